@@ -1,0 +1,3 @@
+export default function Home() {
+  return <main><h1>Workflow Generation Service</h1></main>;
+}

@@ -1,0 +1,4 @@
+export const dynamic = 'force-dynamic';
+export function GET() {
+  return Response.json({ status: 'ok' });
+}

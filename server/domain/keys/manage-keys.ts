@@ -1,0 +1,90 @@
+import type { Prisma, PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { ApiError } from '../errors';
+import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
+
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+async function findKey(db: Prisma.TransactionClient, id: string) {
+  const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
+  if (!key) throw new ApiError('not_found', { message: `No API key with id "${id}".` });
+  return key;
+}
+
+export async function getKey(db: PrismaClient, id: string): Promise<KeyView> {
+  return toKeyView(await findKey(db, id));
+}
+
+export interface ListKeysInput {
+  search?: string;
+  status?: 'active' | 'revoked';
+  packageSlug?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** Newest first, keyset-paged by (created_at, id) so it stays fast with many keys. */
+export async function listKeys(db: PrismaClient, input: ListKeysInput = {}): Promise<{ items: KeyView[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(input.limit ?? 50, 1), 1000);
+  const where: Prisma.ApiKeyWhereInput = {
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.packageSlug ? { packageVersion: { package: { slug: input.packageSlug } } } : {}),
+    ...(input.search
+      ? {
+          OR: [
+            { label: { contains: input.search, mode: 'insensitive' as const } },
+            { prefix: { startsWith: input.search } },
+            ...(isUuid(input.search) ? [{ id: input.search }] : []),
+          ],
+        }
+      : {}),
+  };
+  const rows = await db.apiKey.findMany({
+    where,
+    include: KEY_INCLUDE,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+    ...(input.cursor && isUuid(input.cursor) ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+  });
+  const items = rows.slice(0, limit).map(toKeyView);
+  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+}
+
+/** Revokes at once; every instance refuses the key within the key cache's lifetime (< 1 s). */
+export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Promise<KeyView> {
+  return db.$transaction(async (tx) => {
+    const before = await findKey(tx, id);
+    if (before.status === 'revoked') return toKeyView(before);
+    const after = await tx.apiKey.update({
+      where: { id: before.id },
+      data: { status: 'revoked', revokedAt: new Date() },
+      include: KEY_INCLUDE,
+    });
+    await recordAudit(tx, actor, { action: 'key.revoke', targetType: 'api_key', targetId: id, before: { status: before.status }, after: { status: 'revoked' } });
+    return toKeyView(after);
+  });
+}
+
+/** Adds units in one atomic increment, so a top-up never races with requests spending units. */
+export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units: number): Promise<KeyView> {
+  if (!Number.isInteger(units) || units < 1 || units > 1_000_000_000) {
+    throw ApiError.validation([{ path: 'units', code: 'invalid', message: 'units must be a whole number from 1 to 1,000,000,000' }]);
+  }
+  return db.$transaction(async (tx) => {
+    const before = await findKey(tx, id);
+    const after = await tx.apiKey.update({
+      where: { id: before.id },
+      data: { remainingUnits: { increment: units } },
+      include: KEY_INCLUDE,
+    });
+    await recordAudit(tx, actor, {
+      action: 'key.topup',
+      targetType: 'api_key',
+      targetId: id,
+      before: { remaining_units: before.remainingUnits },
+      after: { remaining_units: after.remainingUnits, added: units },
+    });
+    return toKeyView(after);
+  });
+}

@@ -1,0 +1,113 @@
+import type { Prisma, PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { canonicalJson, sha256Hex } from '../canonical-json';
+import { ApiError } from '../errors';
+import { packagesFileSchema, type PackageDefinition, type PackagesFile } from './package-schema';
+import { formatZodIssues } from '../zod-issues';
+
+export type ChangeStatus = 'created' | 'updated' | 'unchanged';
+
+export interface ApplyResult {
+  providers: { name: string; status: ChangeStatus }[];
+  packages: { slug: string; version: number; status: ChangeStatus }[];
+}
+
+/** Parses a packages file body; every problem is reported with its dotted path. */
+export function parsePackagesFile(raw: unknown): PackagesFile {
+  const parsed = packagesFileSchema.safeParse(raw);
+  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error), 'The packages file is invalid.');
+  return parsed.data;
+}
+
+export function definitionHash(definition: PackageDefinition): string {
+  return sha256Hex(canonicalJson({ ...definition, slug: undefined }));
+}
+
+function referencedProviders(definition: PackageDefinition): { provider: string; path: string }[] {
+  return Object.entries(definition.operations).flatMap(([operation, settings]) => {
+    if (!settings || settings.engine === 'local') return [];
+    return [{ provider: settings.engine.split(':')[0]!, path: `operations.${operation}.engine` }];
+  });
+}
+
+/** Creates or updates providers and packages in one transaction; unchanged packages keep their version. */
+export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile): Promise<ApplyResult> {
+  return db.$transaction(async (tx) => {
+    const result: ApplyResult = { providers: [], packages: [] };
+    for (const [name, provider] of Object.entries(file.providers)) {
+      const data = { type: provider.type, baseUrl: provider.base_url, apiKeyEnv: provider.api_key_env ?? null };
+      const existing = await tx.provider.findUnique({ where: { name } });
+      if (!existing) {
+        await tx.provider.create({ data: { name, ...data } });
+        await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
+        result.providers.push({ name, status: 'created' });
+      } else if (existing.type !== data.type || existing.baseUrl !== data.baseUrl || existing.apiKeyEnv !== data.apiKeyEnv) {
+        await tx.provider.update({ where: { name }, data });
+        const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv };
+        await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
+        result.providers.push({ name, status: 'updated' });
+      } else {
+        result.providers.push({ name, status: 'unchanged' });
+      }
+    }
+
+    const knownProviders = new Set((await tx.provider.findMany({ select: { name: true } })).map((p) => p.name));
+    const missing = file.packages.flatMap((definition, index) =>
+      referencedProviders(definition)
+        .filter((ref) => !knownProviders.has(ref.provider))
+        .map((ref) => ({
+          path: `packages.${index}.${ref.path}`,
+          code: 'unknown_provider',
+          message: `provider "${ref.provider}" is not defined in "providers" or in the database`,
+        })),
+    );
+    if (missing.length > 0) throw ApiError.validation(missing, 'The packages file is invalid.');
+
+    for (const definition of file.packages) {
+      result.packages.push(await applyPackage(tx, actor, definition));
+    }
+    return result;
+  });
+}
+
+async function applyPackage(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  definition: PackageDefinition,
+): Promise<ApplyResult['packages'][number]> {
+  const hash = definitionHash(definition);
+  const existing = await tx.package.findUnique({
+    where: { slug: definition.slug },
+    include: { versions: { orderBy: { version: 'desc' }, take: 1 } },
+  });
+  const latest = existing?.versions[0];
+  if (existing && latest && latest.definitionHash === hash) {
+    return { slug: definition.slug, version: latest.version, status: 'unchanged' };
+  }
+  const version = (existing?.latestVersion ?? 0) + 1;
+  const pkg = existing
+    ? await tx.package.update({ where: { id: existing.id }, data: { name: definition.name, latestVersion: version } })
+    : await tx.package.create({ data: { slug: definition.slug, name: definition.name, latestVersion: version } });
+  await tx.packageVersion.create({
+    data: {
+      packageId: pkg.id,
+      version,
+      name: definition.name,
+      definitionHash: hash,
+      quotaUnits: definition.quota_units,
+      requestsPerMinute: definition.limits.requests_per_minute,
+      concurrency: definition.limits.concurrency,
+      maxUploadBytes: definition.limits.max_upload_bytes,
+      operations: definition.operations as Prisma.InputJsonValue,
+    },
+  });
+  await recordAudit(tx, actor, {
+    action: existing ? 'package.version.create' : 'package.create',
+    targetType: 'package',
+    targetId: definition.slug,
+    before: latest ? { version: latest.version } : undefined,
+    after: { version, definition },
+  });
+  return { slug: definition.slug, version, status: existing ? 'updated' : 'created' };
+}
