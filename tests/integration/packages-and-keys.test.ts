@@ -1,0 +1,53 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { hashKeySecret } from '@/server/domain/keys/key-secret';
+import { issueKey } from '@/server/domain/keys/issue-key';
+import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+
+afterAll(() => disconnectDb());
+
+const file = (slug: string, quota = 100) => ({
+  packages: [
+    {
+      slug,
+      name: 'Test',
+      quota_units: quota,
+      limits: { requests_per_minute: 60, concurrency: 2 },
+      operations: { 'text.generate': { engine: 'local', units: 1 } },
+    },
+  ],
+});
+
+describe('packages apply', () => {
+  it('keeps the version when nothing changed and makes a new one when something did', async () => {
+    const prisma = getPrisma();
+    const first = await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file('pk-versions')));
+    const again = await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file('pk-versions')));
+    const changed = await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file('pk-versions', 200)));
+    expect(first.packages).toEqual([{ slug: 'pk-versions', version: 1, status: 'created' }]);
+    expect(again.packages).toEqual([{ slug: 'pk-versions', version: 1, status: 'unchanged' }]);
+    expect(changed.packages).toEqual([{ slug: 'pk-versions', version: 2, status: 'updated' }]);
+  });
+
+  it('rejects an engine naming an unknown provider and changes nothing', async () => {
+    const bad = file('pk-unknown-provider');
+    bad.packages[0]!.operations['text.generate'].engine = 'ghost:model-1';
+    await expect(applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(bad))).rejects.toMatchObject({
+      code: 'validation_error',
+    });
+    expect(await getPrisma().package.findUnique({ where: { slug: 'pk-unknown-provider' } })).toBeNull();
+  });
+});
+
+describe('keys', () => {
+  it('stores only the hash of an issued key', async () => {
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
+    const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label: 'hash check' });
+    expect(issued.key).toMatch(/^wgs_live_[0-9A-Za-z]{40}$/);
+    expect(issued.remaining_units).toBe(42);
+    const { rows } = await getPool().query('SELECT row_to_json(k)::text AS row FROM api_keys k WHERE id = $1', [issued.id]);
+    expect(rows[0].row).not.toContain(issued.key);
+    expect(rows[0].row).toContain(hashKeySecret(issued.key));
+  });
+});
