@@ -7,6 +7,9 @@ const alias = { '@': root };
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Integration files share one database; each makes its own packages and keys, but races
+    // and counts are easier to reason about one file at a time.
+    fileParallelism: false,
     projects: [
       {
         resolve: { alias },
@@ -24,9 +27,6 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['tests/setup/global-database.ts'],
           setupFiles: ['tests/setup/test-env.ts'],
-          // Files share one database; each creates its own packages and keys, but races and
-          // counts are easier to reason about one file at a time.
-          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

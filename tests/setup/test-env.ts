@@ -5,7 +5,6 @@ import { inject } from 'vitest';
 
 // Every integration test file sees the test database and its own data dir for stored files.
 process.env.DATABASE_URL = inject('databaseUrl');
-process.env.NODE_ENV = 'test';
 process.env.WGS_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'wgs-files-'));
 process.env.SIGNING_SECRET ??= 'test-signing-secret-0123456789abcdef0123456789';
 process.env.PUBLIC_BASE_URL ??= 'http://127.0.0.1:3999';
