@@ -24,7 +24,7 @@ async function seedPackages(): Promise<void> {
 }
 
 function buildIfMissing(): void {
-  if (existsSync(join(process.cwd(), '.next', 'BUILD_ID'))) return;
+  if (existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) return;
   log('no build found: running next build (about a minute)');
   const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
     stdio: 'inherit',
