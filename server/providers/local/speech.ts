@@ -1,0 +1,142 @@
+// Local speech engine: not a voice, but honest, deterministic audio shaped like the text. Each
+// word becomes a voiced tone (pitch from the word and the voice, one pulse per character) and
+// spaces and punctuation become silences, so length and rhythm follow the text.
+import { runFfmpeg } from './ffmpeg';
+import { hash32 } from './seed';
+
+export type SpeechFormat = 'wav' | 'mp3';
+
+export interface SynthesizeSpeechInput {
+  text: string;
+  voice?: string;
+  language?: string;
+  format: SpeechFormat;
+}
+
+export interface SynthesizedSpeech {
+  bytes: Buffer;
+  mimeType: 'audio/wav' | 'audio/mpeg';
+  durationSeconds: number;
+}
+
+export interface SpeechSpan {
+  /** Sample offsets, end exclusive. */
+  start: number;
+  end: number;
+  word: string;
+}
+
+export interface SpeechPlan {
+  sampleRate: number;
+  totalSamples: number;
+  /** The voiced spans; everything between them is silence. */
+  words: SpeechSpan[];
+}
+
+export const SPEECH_SAMPLE_RATE = 16_000;
+const CHAR_SAMPLES = 0.07 * SPEECH_SAMPLE_RATE;
+const EDGE_SAMPLES = 0.15 * SPEECH_SAMPLE_RATE;
+const PAUSES: { pattern: RegExp; samples: number }[] = [
+  { pattern: /^\s+/u, samples: 0.1 * SPEECH_SAMPLE_RATE },
+  { pattern: /^[.!?;:…。！？；：]/u, samples: 0.4 * SPEECH_SAMPLE_RATE },
+  { pattern: /^[,，、()[\]{}"“”«»—–-]/u, samples: 0.2 * SPEECH_SAMPLE_RATE },
+];
+const WORD = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}'’]*/u;
+const SPOKEN_CHAR = /[\p{L}\p{N}]/gu;
+const OTHER_SAMPLES = 0.05 * SPEECH_SAMPLE_RATE;
+
+/** Where each word sounds: the one length rule shared by synthesis and the estimate. */
+export function planSpeech(text: string): SpeechPlan {
+  const words: SpeechSpan[] = [];
+  let cursor = EDGE_SAMPLES;
+  let rest = text;
+  while (rest.length > 0) {
+    const word = WORD.exec(rest)?.[0];
+    if (word) {
+      const spoken = word.match(SPOKEN_CHAR)?.length ?? 1;
+      words.push({ start: cursor, end: cursor + spoken * CHAR_SAMPLES, word });
+      cursor += spoken * CHAR_SAMPLES;
+      rest = rest.slice(word.length);
+      continue;
+    }
+    const pause = PAUSES.map((p) => ({ match: p.pattern.exec(rest)?.[0], samples: p.samples })).find((p) => p.match);
+    const consumed = pause?.match ?? String.fromCodePoint(rest.codePointAt(0) ?? 32);
+    cursor += pause?.samples ?? OTHER_SAMPLES;
+    rest = rest.slice(consumed.length);
+  }
+  return { sampleRate: SPEECH_SAMPLE_RATE, totalSamples: Math.round(cursor + EDGE_SAMPLES), words };
+}
+
+/** Seconds of audio synthesizeSpeech will produce, to enforce a package's duration limit first. */
+export function estimateSpeechSeconds(text: string): number {
+  return roundMs(planSpeech(text).totalSamples / SPEECH_SAMPLE_RATE);
+}
+
+export async function synthesizeSpeech(input: SynthesizeSpeechInput): Promise<SynthesizedSpeech> {
+  const plan = planSpeech(input.text);
+  const pcm = renderPcm(plan, input.voice);
+  const durationSeconds = roundMs(plan.totalSamples / SPEECH_SAMPLE_RATE);
+  if (input.format === 'wav') return { bytes: wavFile(pcm, SPEECH_SAMPLE_RATE), mimeType: 'audio/wav', durationSeconds };
+  const { stdout } = await runFfmpeg(
+    [
+      '-loglevel', 'error',
+      '-f', 's16le', '-ar', String(SPEECH_SAMPLE_RATE), '-ac', '1', '-i', 'pipe:0',
+      // bitexact and no metadata: no encoder version string, so bytes depend only on the input.
+      '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact',
+      '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3', 'pipe:1',
+    ],
+    { input: pcm, timeoutMs: 120_000 },
+  );
+  return { bytes: stdout, mimeType: 'audio/mpeg', durationSeconds };
+}
+
+/** 16-bit little-endian mono PCM of the plan. */
+export function renderPcm(plan: SpeechPlan, voice?: string): Buffer {
+  const pcm = Buffer.alloc(plan.totalSamples * 2);
+  // The voice shifts every pitch by a fixed factor (0.7x to 1.5x), like a different speaker.
+  const voiceFactor = voice ? 0.7 + ((hash32(`voice:${voice}`) % 1000) / 1000) * 0.8 : 1;
+  const fade = Math.round(0.008 * plan.sampleRate);
+  for (const span of plan.words) {
+    const base = (110 + ((hash32(span.word.toLowerCase()) % 1000) / 1000) * 140) * voiceFactor;
+    const chars = Array.from(span.word.replace(/[^\p{L}\p{N}]/gu, ''));
+    const length = span.end - span.start;
+    let phase = 0;
+    for (let i = 0; i < length; i += 1) {
+      const charIndex = Math.min(chars.length - 1, Math.floor(i / CHAR_SAMPLES));
+      const code = chars[charIndex]?.codePointAt(0) ?? 0;
+      // Each character bends the pitch a little and is one amplitude pulse: a syllable-like rhythm.
+      const frequency = base * (1 + ((code % 7) - 3) * 0.03);
+      phase += (2 * Math.PI * frequency) / plan.sampleRate;
+      const within = (i % CHAR_SAMPLES) / CHAR_SAMPLES;
+      const pulse = 0.65 + 0.35 * Math.sin(Math.PI * within);
+      const edge = Math.min(1, i / fade, (length - 1 - i) / fade);
+      const wave = Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.3 * Math.sin(3 * phase) + 0.15 * Math.sin(4 * phase);
+      const sample = Math.round((wave / 1.95) * pulse * edge * 0.5 * 32767);
+      pcm.writeInt16LE(sample, (span.start + i) * 2);
+    }
+  }
+  return pcm;
+}
+
+/** A canonical 44-byte RIFF/WAVE header (PCM, 16-bit, mono) followed by the samples. */
+export function wavFile(pcm: Buffer, sampleRate: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28); // byte rate
+  header.writeUInt16LE(2, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
+}
+
+function roundMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
