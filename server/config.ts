@@ -24,7 +24,7 @@ const envSchema = z.object({
   HOLD_LEASE_SECONDS: positiveInt(300),
   /** API key lookups are cached this long; revocation takes effect on every instance within it. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(500),
-  PROVIDER_TIMEOUT_MS: positiveInt(60_000),
+  PROVIDER_TIMEOUT_MS: positiveInt(30_000),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),
   BLOB_READ_WRITE_TOKEN: z.string().optional(),

@@ -81,6 +81,7 @@ CREATE TABLE "unit_holds" (
     "operation" TEXT NOT NULL,
     "request_id" TEXT NOT NULL,
     "status" "HoldStatus" NOT NULL DEFAULT 'held',
+    "counts_in_flight" BOOLEAN NOT NULL DEFAULT true,
     "lease_until" TIMESTAMPTZ(3) NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "settled_at" TIMESTAMPTZ(3),

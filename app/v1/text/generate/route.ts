@@ -1,0 +1,5 @@
+import { routeMethods } from '@/server/http/pipeline';
+import { textGenerateRoute } from '@/server/http/routes/text-and-code';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ POST: textGenerateRoute });

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+// Field types shared by the /v1 request schemas. Lengths are counted in Unicode code points
+// (CONTRACT.md §1), not the UTF-16 units zod's .min/.max count; the meta keeps the limits
+// visible in the OpenAPI document (JSON Schema counts code points too).
+
+function countCodePoints(text: string, stopAfter: number): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count <= stopAfter; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xdc00 || unit > 0xdfff || i === 0 || !isHighSurrogate(text.charCodeAt(i - 1))) count++;
+  }
+  return count;
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+
+export function text(min: number, max: number) {
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      // Fast path: UTF-16 length bounds code points from above.
+      const length = value.length <= max && value.length >= min * 2 ? value.length : countCodePoints(value, max);
+      if (length < min) {
+        ctx.addIssue({ code: 'too_small', origin: 'string', minimum: min, inclusive: true, input: value,
+          message: min === 1 ? 'must not be empty' : `must be at least ${min} characters` });
+      } else if (length > max) {
+        ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value,
+          message: `must be at most ${max.toLocaleString('en-US')} characters` });
+      }
+      if (!value.isWellFormed()) {
+        ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must be valid Unicode (no lone surrogates)' });
+      }
+    })
+    .meta({ minLength: min, maxLength: max });
+}
+
+export const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
+export const UPLOAD_ID_PATTERN = /^upl_[A-Za-z0-9_-]{12,80}$/;
+
+export const language = z.string().regex(LANGUAGE_PATTERN, 'must look like en or en-US').meta({ example: 'en-US' });
+export const uploadId = z.string().regex(UPLOAD_ID_PATTERN, 'must be an upload id (upl_...)').meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' });
+export const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });

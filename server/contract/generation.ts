@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from '../domain/operations';
+import { language, text, timestamp, uploadId } from './fields';
+
+// Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).
+
+export const textGenerateRequest = z
+  .strictObject({
+    input: text(1, 64_000),
+    context: text(0, 16_000).optional(),
+    output_format: z.enum(TEXT_OUTPUT_FORMATS).optional(),
+  })
+  .meta({ id: 'TextGenerateRequest' });
+
+export const codeGenerateRequest = z
+  .strictObject({
+    input: text(1, 64_000),
+    language: text(1, 80).optional(),
+    requirements: z.array(text(1, 500)).max(30, 'must have at most 30 entries').optional(),
+  })
+  .meta({ id: 'CodeGenerateRequest' });
+
+export const imagesGenerateRequest = z
+  .strictObject({
+    prompt: text(1, 32_000),
+    input_upload_id: uploadId.optional(),
+    style: text(1, 120).optional(),
+    output_format: z.enum(IMAGE_OUTPUT_FORMATS).optional(),
+  })
+  .meta({ id: 'ImagesGenerateRequest' });
+
+export const audioSpeechRequest = z
+  .strictObject({
+    text: text(1, 24_000),
+    voice: text(1, 80).optional(),
+    language: language.optional(),
+    output_format: z.enum(SPEECH_OUTPUT_FORMATS).optional(),
+  })
+  .meta({ id: 'AudioSpeechRequest' });
+
+export const audioTranscribeRequest = z
+  .strictObject({
+    input_upload_id: uploadId,
+    language: language.optional(),
+    timestamps: z.enum(TIMESTAMP_MODES).optional(),
+  })
+  .meta({ id: 'AudioTranscribeRequest' });
+
+export const textOutput = z.strictObject({ text: z.string() }).meta({ id: 'TextOutput' });
+export const codeOutput = z.strictObject({ code: z.string(), explanation: z.string() }).meta({ id: 'CodeOutput' });
+export const fileOutput = z
+  .strictObject({ url: z.string().meta({ format: 'uri', description: 'Short-lived private signed URL.' }), expires_at: timestamp })
+  .meta({ id: 'FileOutput' });
+export const transcriptOutput = z
+  .strictObject({
+    text: z.string(),
+    segments: z.array(z.strictObject({ start: z.number().min(0), end: z.number().min(0), text: z.string() })),
+  })
+  .meta({ id: 'TranscriptOutput' });
+
+export const usageSchema = z
+  .strictObject({ charged_units: z.number().int().min(0), remaining_units: z.number().int().min(0) })
+  .meta({ id: 'Usage' });
+
+export function generationResult<O extends z.ZodType>(operation: string, output: O, id: string) {
+  return z
+    .strictObject({
+      id: z.string().uuid().meta({ description: 'Identifier of the usage event.' }),
+      object: z.literal('generation'),
+      operation: z.literal(operation),
+      output,
+      usage: usageSchema,
+    })
+    .meta({ id });
+}
+
+export const textGenerateResponse = generationResult('text.generate', textOutput, 'TextGeneration');
+export const codeGenerateResponse = generationResult('code.generate', codeOutput, 'CodeGeneration');
+export const imagesGenerateResponse = generationResult('images.generate', fileOutput, 'ImageGeneration');
+export const audioSpeechResponse = generationResult('audio.speech', fileOutput, 'SpeechGeneration');
+export const audioTranscribeResponse = generationResult('audio.transcribe', transcriptOutput, 'TranscriptionGeneration');
+
+export type TextGenerateRequest = z.infer<typeof textGenerateRequest>;
+export type CodeGenerateRequest = z.infer<typeof codeGenerateRequest>;
+export type ImagesGenerateRequest = z.infer<typeof imagesGenerateRequest>;
+export type AudioSpeechRequest = z.infer<typeof audioSpeechRequest>;
+export type AudioTranscribeRequest = z.infer<typeof audioTranscribeRequest>;

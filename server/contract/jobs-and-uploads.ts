@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { text, timestamp, uploadId } from './fields';
+
+// Video jobs and uploads (interface-v1.md §2.2, §2.3, §4.4, §4.7-4.9; CONTRACT.md §5).
+
+export const videosGenerateRequest = z
+  .strictObject({ prompt: text(1, 32_000), input_upload_id: uploadId.optional() })
+  .meta({ id: 'VideosGenerateRequest' });
+
+export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
+
+export const jobSchema = z
+  .strictObject({
+    job_id: z.string().regex(/^job_[A-Za-z0-9_-]{24,}$/),
+    object: z.literal('job'),
+    operation: z.literal('videos.generate'),
+    status: z.enum(JOB_STATUSES),
+    created_at: timestamp,
+    updated_at: timestamp,
+    result: z
+      .strictObject({ url: z.string().meta({ format: 'uri' }), expires_at: timestamp, mime_type: z.string() })
+      .nullable(),
+    error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    usage: z.strictObject({ charged_units: z.number().int().min(0) }),
+  })
+  .meta({ id: 'Job' });
+
+export const UPLOAD_PURPOSES = ['image_input', 'video_input', 'audio_input'] as const;
+export const UPLOAD_MIME_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/mp4',
+  'video/mp4',
+  'video/webm',
+] as const;
+export const MAX_UPLOAD_BYTES = 104_857_600;
+const sha256 = z.string().regex(/^[a-f0-9]{64}$/, 'must be a lowercase hex SHA-256 digest');
+
+export const createUploadRequest = z
+  .strictObject({
+    purpose: z.enum(UPLOAD_PURPOSES),
+    filename: text(1, 180),
+    mime_type: z.enum(UPLOAD_MIME_TYPES),
+    size_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES),
+    sha256,
+  })
+  .meta({ id: 'CreateUploadRequest' });
+
+export const completeUploadRequest = z.strictObject({ sha256 }).meta({ id: 'CompleteUploadRequest' });
+
+export const uploadSchema = z
+  .strictObject({
+    upload_id: uploadId,
+    object: z.literal('upload'),
+    status: z.enum(['pending', 'verified', 'expired']),
+    purpose: z.enum(UPLOAD_PURPOSES),
+    filename: z.string(),
+    mime_type: z.enum(UPLOAD_MIME_TYPES),
+    size_bytes: z.number().int(),
+    sha256: z.string(),
+    created_at: timestamp,
+    expires_at: timestamp,
+    verified_at: timestamp.nullable(),
+    upload_url: z.string().meta({ format: 'uri' }).optional(),
+    upload_method: z.literal('PUT').optional(),
+    upload_headers: z.record(z.string(), z.string()).optional(),
+  })
+  .meta({ id: 'Upload' });
+
+export type VideosGenerateRequest = z.infer<typeof videosGenerateRequest>;
+export type CreateUploadRequest = z.infer<typeof createUploadRequest>;
+export type CompleteUploadRequest = z.infer<typeof completeUploadRequest>;
+export type JobView = z.infer<typeof jobSchema>;
+export type UploadView = z.infer<typeof uploadSchema>;

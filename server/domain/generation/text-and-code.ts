@@ -1,0 +1,41 @@
+import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
+import type { CodeTask, TextTask } from '../../providers/engine';
+import { resolveEngine } from '../../providers/resolve-engine';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { allowedValue, operationSettings } from './package-settings';
+import { callEngine } from './call-engine';
+
+export interface Prepared<T> {
+  task: T;
+  engine: string;
+  units: number;
+}
+
+export function prepareTextGenerate(body: TextGenerateRequest, key: AuthenticatedKey): Prepared<TextTask> {
+  const settings = operationSettings(key, 'text.generate');
+  const outputFormat = allowedValue('output_format', body.output_format, settings.output_formats, 'text');
+  return {
+    task: { input: body.input, context: body.context, outputFormat },
+    engine: settings.engine,
+    units: settings.units,
+  };
+}
+
+export function prepareCodeGenerate(body: CodeGenerateRequest, key: AuthenticatedKey): Prepared<CodeTask> {
+  const settings = operationSettings(key, 'code.generate');
+  return {
+    task: { input: body.input, language: body.language, requirements: body.requirements ?? [] },
+    engine: settings.engine,
+    units: settings.units,
+  };
+}
+
+export async function generateText(prepared: Prepared<TextTask>, signal: AbortSignal): Promise<{ text: string }> {
+  const engine = await resolveEngine(prepared.engine);
+  return callEngine(() => engine.generateText(prepared.task, signal));
+}
+
+export async function generateCode(prepared: Prepared<CodeTask>, signal: AbortSignal): Promise<{ code: string; explanation: string }> {
+  const engine = await resolveEngine(prepared.engine);
+  return callEngine(() => engine.generateCode(prepared.task, signal));
+}

@@ -1,0 +1,83 @@
+import { getConfig } from '../../config';
+import { getPool } from '../../db/client';
+import { ApiError } from '../errors';
+import type { PackageOperations } from '../packages/package-schema';
+import { hashKeySecret, KEY_PATTERN } from './key-secret';
+
+// The key lookup of every /v1 request: one indexed query by hash, cached per process for
+// KEY_CACHE_TTL_MS (< 1 s) so a revocation reaches every instance within a second.
+
+export interface AuthenticatedKey {
+  id: string;
+  packageSlug: string;
+  packageVersionId: string;
+  packageVersion: number;
+  operations: PackageOperations;
+  requestsPerMinute: number;
+  concurrency: number;
+  maxUploadBytes: number;
+}
+
+interface KeyRow {
+  id: string;
+  status: 'active' | 'revoked';
+  expires_at: Date | null;
+  version_id: string;
+  version: number;
+  slug: string;
+  operations: PackageOperations;
+  requests_per_minute: number;
+  concurrency: number;
+  max_upload_bytes: number;
+}
+
+const MAX_CACHED = 10_000;
+const cache = new Map<string, { row: KeyRow | null; until: number }>();
+
+async function loadKey(hash: string): Promise<KeyRow | null> {
+  const ttl = getConfig().KEY_CACHE_TTL_MS;
+  const now = Date.now();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.row;
+  const { rows } = await getPool().query<KeyRow>({
+    name: 'wgs-authenticate-key',
+    text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+                  v.requests_per_minute, v.concurrency, v.max_upload_bytes
+             FROM api_keys k
+             JOIN package_versions v ON v.id = k.package_version_id
+             JOIN packages p ON p.id = v.package_id
+            WHERE k.hash = $1`,
+    values: [hash],
+  });
+  const row = rows[0] ?? null;
+  if (ttl > 0) {
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+    cache.set(hash, { row, until: now + ttl });
+  }
+  return row;
+}
+
+/** Parses `Authorization: Bearer <key>` and returns the active key, or throws 401. */
+export async function authenticateKey(authorization: string | null): Promise<AuthenticatedKey> {
+  const match = authorization?.match(/^Bearer +(\S+) *$/i);
+  const secret = match?.[1];
+  if (!secret || !KEY_PATTERN.test(secret)) throw new ApiError('invalid_api_key');
+  const row = await loadKey(hashKeySecret(secret));
+  if (!row || row.status !== 'active' || (row.expires_at && row.expires_at.getTime() <= Date.now())) {
+    throw new ApiError('invalid_api_key');
+  }
+  return {
+    id: row.id,
+    packageSlug: row.slug,
+    packageVersionId: row.version_id,
+    packageVersion: row.version,
+    operations: row.operations,
+    requestsPerMinute: row.requests_per_minute,
+    concurrency: row.concurrency,
+    maxUploadBytes: row.max_upload_bytes,
+  };
+}
+
+export function clearKeyCache(): void {
+  cache.clear();
+}

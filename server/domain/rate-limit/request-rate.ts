@@ -1,0 +1,54 @@
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { getPool } from '../../db/client';
+import { ApiError } from '../errors';
+
+// Requests per minute per key, counted in PostgreSQL by rate-limiter-flexible so every
+// instance shares one count. One limiter per distinct limit (packages differ).
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+const limiters = new Map<number, RateLimiterPostgres>();
+
+function limiterFor(perMinute: number): RateLimiterPostgres {
+  let limiter = limiters.get(perMinute);
+  if (!limiter) {
+    limiter = new RateLimiterPostgres({
+      storeClient: getPool(),
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true,
+      keyPrefix: `rpm${perMinute}`,
+      points: perMinute,
+      duration: 60,
+    });
+    limiters.set(perMinute, limiter);
+  }
+  return limiter;
+}
+
+export function rateLimitHeaders(state: RateState): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(state.remaining),
+    'RateLimit-Reset': String(state.resetSeconds),
+  };
+}
+
+export async function consumeRequest(apiKeyId: string, perMinute: number): Promise<RateState> {
+  try {
+    const result = await limiterFor(perMinute).consume(apiKeyId);
+    return { limit: perMinute, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not a limit
+    const state = { limit: perMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    throw new ApiError('rate_limited', {
+      message: `Rate limit of ${perMinute} requests per minute reached. Retry later.`,
+      retryAfter: state.resetSeconds,
+      headers: rateLimitHeaders(state),
+    });
+  }
+}

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { getConfig } from '../config';
+import { ApiError, isApiError } from '../domain/errors';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from '../domain/idempotency/idempotency-store';
+import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
+import type { Operation } from '../domain/operations';
+import { captureHold, holdUnits, releaseHold, type Hold } from '../domain/quota/unit-holds';
+import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
+import { formatZodIssues } from '../domain/zod-issues';
+import { readIdempotencyKey, requireJsonContentType } from './headers';
+import { parseJsonObject, readBodyBytes } from './read-json-body';
+import { newRequestId } from './request-id';
+import { jsonResponse, jsonText, toErrorResponse } from './responses';
+
+// Every /v1 request passes these steps in the order of CONTRACT.md §3; the first failure
+// wins and nothing reaches an engine before the units are held.
+
+export interface RouteContext {
+  request: Request;
+  requestId: string;
+  key: AuthenticatedKey;
+  params: Record<string, string>;
+  /** Origin for URLs handed to the client (PUBLIC_BASE_URL, else the request's own). */
+  origin: string;
+}
+
+export interface RunContext extends RouteContext {
+  hold?: Hold & { units: number };
+  idempotencyRecordId: string;
+  /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
+  signal: AbortSignal;
+}
+
+export interface Charge {
+  operation: Operation;
+  units: number;
+  engine: string;
+}
+
+export type Outcome =
+  /** HTTP 200 Generation result; the hold is captured with the usage event. */
+  | { kind: 'generation'; output: unknown }
+  /** Any other success body; `settled` when `run` already stored the response itself. */
+  | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
+
+export interface PostRouteSpec<S extends z.ZodType, P> {
+  /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
+  scope: Operation | ((key: AuthenticatedKey) => boolean);
+  schema: S;
+  /** Step 7, after the schema: package settings and referenced resources. */
+  prepare: (body: z.infer<S>, ctx: RouteContext) => Promise<P> | P;
+  /** Step 10: the units to hold; routes that charge nothing omit it. */
+  charge?: (prepared: P, ctx: RouteContext) => Charge;
+  run: (prepared: P, ctx: RunContext) => Promise<Outcome>;
+}
+
+type NextContext = { params?: Promise<Record<string, string | string[]>> };
+
+async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
+  const key = await authenticateKey(request.headers.get('authorization'));
+  const raw = (await next?.params) ?? {};
+  const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
+  const origin = getConfig().PUBLIC_BASE_URL ?? new URL(request.url).origin;
+  return { request, requestId, key, params, origin };
+}
+
+function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: AuthenticatedKey): boolean {
+  return typeof scope === 'function' ? scope(key) : Boolean(key.operations[scope]);
+}
+
+function leaseSeconds(): number {
+  return getConfig().IDEMPOTENCY_LEASE_SECONDS;
+}
+
+export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
+  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+    const requestId = newRequestId();
+    let recordId: string | undefined;
+    let hold: (Hold & { units: number }) | undefined;
+    try {
+      const ctx = await routeContext(request, requestId, next); // 1. 401
+      if (!allowed(spec.scope as PostRouteSpec<z.ZodType, unknown>['scope'], ctx.key)) throw new ApiError('forbidden'); // 2. 403
+      requireJsonContentType(request); // 3. 415
+      const idempotencyKey = readIdempotencyKey(request); // 4. 400
+      const bytes = await readBodyBytes(request); // 5. 413
+      const json = parseJsonObject(bytes); // 6. 400
+      const parsed = spec.schema.safeParse(json); // 7. 422
+      if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error));
+      const prepared = await spec.prepare(parsed.data, ctx);
+
+      const path = new URL(request.url).pathname;
+      const claim = await claimIdempotencyKey( // 8. 409 / 422 / replay
+        { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey },
+        requestFingerprint('POST', path, json),
+      );
+      if (claim.kind === 'replay') {
+        return jsonText(claim.status, claim.body, requestId, { 'Idempotent-Replayed': 'true' });
+      }
+      recordId = claim.recordId;
+
+      const rate = await consumeRequest(ctx.key.id, ctx.key.requestsPerMinute); // 9. 429
+      const charge = spec.charge?.(prepared, ctx);
+      if (charge) {
+        const taken = await holdUnits({ // 9/10. 429 concurrency, 402 quota
+          apiKeyId: ctx.key.id,
+          units: charge.units,
+          operation: charge.operation,
+          requestId,
+          concurrency: ctx.key.concurrency,
+          leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
+        });
+        hold = { ...taken, units: charge.units };
+      }
+
+      const started = Date.now();
+      const signal = AbortSignal.timeout(Math.max(1, leaseSeconds() - 5) * 1000);
+      let outcome: Outcome;
+      try {
+        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal }); // 11.
+      } catch (error) {
+        if (hold && charge) {
+          const code = isApiError(error) ? error.code : 'internal_error';
+          await releaseHold(hold.holdId, {
+            usageEventId: randomUUID(), packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
+            engine: charge.engine, requestId, durationMs: Date.now() - started, errorCode: code,
+          }, recordId);
+          hold = undefined;
+          recordId = undefined;
+        }
+        throw error;
+      }
+
+      const headers = rateLimitHeaders(rate);
+      if (outcome.kind === 'generation') {
+        if (!hold || !charge) throw new Error('a generation route must charge');
+        const usageEventId = randomUUID();
+        const body = JSON.stringify({
+          id: usageEventId,
+          object: 'generation',
+          operation: charge.operation,
+          output: outcome.output,
+          usage: { charged_units: charge.units, remaining_units: hold.remainingUnits },
+        });
+        const captured = await captureHold(
+          hold.holdId,
+          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation, engine: charge.engine,
+            requestId, durationMs: Date.now() - started },
+          { recordId, status: 200, body },
+        );
+        if (!captured) {
+          // The hold outlived its lease and was returned: the result cannot be charged, so it is not given.
+          hold = undefined;
+          throw new ApiError('provider_unavailable', { retryAfter: 1 });
+        }
+        return jsonText(200, body, requestId, headers);
+      }
+      const body = JSON.stringify(outcome.body);
+      if (!outcome.settled) await completeIdempotencyKey(recordId, outcome.status, body);
+      return jsonText(outcome.status, body, requestId, headers);
+    } catch (error) {
+      await cleanUp(hold?.holdId, recordId);
+      return toErrorResponse(error, requestId);
+    }
+  };
+}
+
+async function cleanUp(holdId: string | undefined, recordId: string | undefined): Promise<void> {
+  try {
+    if (holdId) await releaseHold(holdId, undefined, recordId);
+    else if (recordId) await releaseIdempotencyKey(recordId);
+  } catch {
+    // The database is unreachable: the sweeper returns the hold and the lease frees the key.
+  }
+}
+
+export interface GetRouteSpec {
+  handle: (ctx: RouteContext) => Promise<unknown>;
+}
+
+export function defineGetRoute(spec: GetRouteSpec) {
+  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+    const requestId = newRequestId();
+    try {
+      const ctx = await routeContext(request, requestId, next);
+      return jsonResponse(200, await spec.handle(ctx), requestId);
+    } catch (error) {
+      return toErrorResponse(error, requestId);
+    }
+  };
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+type Method = (typeof METHODS)[number];
+type Handler = (request: Request, next?: NextContext) => Promise<Response>;
+
+/** The exports of a /v1 route file: the given methods, and 405 with `Allow` for every other. */
+export function routeMethods(handlers: Partial<Record<Method, Handler>>): Record<Method, Handler> {
+  const allow = Object.keys(handlers).join(', ');
+  const notAllowed: Handler = async () => {
+    const requestId = newRequestId();
+    const response = toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), requestId);
+    return response;
+  };
+  return Object.fromEntries(METHODS.map((method) => [method, handlers[method] ?? notAllowed])) as Record<Method, Handler>;
+}
+
+/** Every method on an unknown /v1 path. */
+export function notFoundMethods(): Record<Method, Handler> {
+  const notFound: Handler = async () => toErrorResponse(new ApiError('not_found'), newRequestId());
+  return Object.fromEntries(METHODS.map((method) => [method, notFound])) as Record<Method, Handler>;
+}

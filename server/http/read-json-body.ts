@@ -1,0 +1,58 @@
+import { ApiError } from '../domain/errors';
+import { findDuplicateMember } from './duplicate-keys';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Reads at most MAX_BODY_BYTES from the stream; a larger body is refused as soon as it shows. */
+export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Strict JSON: valid UTF-8, one JSON object, no repeated member names (else 400 invalid_request). */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_request', { message: 'The request body is not valid UTF-8.' });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError('invalid_request', { message: 'The request body is not valid JSON.' });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('invalid_request', { message: 'The request body must be a JSON object.' });
+  }
+  const duplicate = findDuplicateMember(text);
+  if (duplicate !== undefined) {
+    throw new ApiError('invalid_request', { message: `The request body repeats the member "${duplicate}".` });
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,60 @@
+import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
+
+// The only place that builds /v1 responses: every one carries X-Request-Id and
+// Cache-Control: no-store, and every error has exactly the envelope of interface-v1.md §7.
+
+export function baseHeaders(requestId: string, extra?: Record<string, string>): Headers {
+  const headers = new Headers(extra);
+  headers.set('X-Request-Id', requestId);
+  headers.set('Cache-Control', 'no-store');
+  return headers;
+}
+
+export function jsonText(status: number, body: string, requestId: string, extra?: Record<string, string>): Response {
+  const headers = baseHeaders(requestId, extra);
+  headers.set('Content-Type', 'application/json; charset=utf-8');
+  return new Response(body, { status, headers });
+}
+
+export function jsonResponse(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
+  return jsonText(status, JSON.stringify(body), requestId, extra);
+}
+
+const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))) {
+    return true;
+  }
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(message);
+}
+
+/** Maps any thrown value to the error envelope. Unknown errors become a generic 500. */
+export function toErrorResponse(error: unknown, requestId: string): Response {
+  let apiError: ApiError;
+  if (isApiError(error)) {
+    apiError = error;
+  } else if (isDatabaseUnavailable(error)) {
+    // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
+    apiError = new ApiError('provider_unavailable', {
+      message: 'The service is temporarily unavailable. No units were charged; retry later with the same Idempotency-Key.',
+      retryAfter: 2,
+    });
+  } else {
+    console.error(`[${requestId}] unexpected error`, error);
+    apiError = new ApiError('internal_error');
+  }
+  const extra: Record<string, string> = { ...apiError.headers };
+  if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
+  const body: { error: Record<string, unknown> } = {
+    error: {
+      code: apiError.code,
+      message: apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message,
+      request_id: requestId,
+      ...(apiError.details ? { details: apiError.details } : {}),
+    },
+  };
+  return jsonResponse(apiError.status, body, requestId, extra);
+}

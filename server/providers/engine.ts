@@ -1,0 +1,74 @@
+// What an engine can do. `local` does all of it offline; an `openai`-type provider does it
+// through any OpenAI-compatible server. Callers pick an engine by the package's engine name.
+
+export interface TextTask {
+  input: string;
+  context?: string;
+  outputFormat: 'text' | 'markdown' | 'json';
+}
+
+export interface CodeTask {
+  input: string;
+  language?: string;
+  requirements: string[];
+}
+
+export interface ImageTask {
+  prompt: string;
+  style?: string;
+  format: 'png' | 'jpeg' | 'webp';
+  inputImage?: Buffer;
+}
+
+export interface SpeechTask {
+  text: string;
+  voice?: string;
+  language?: string;
+  format: 'mp3' | 'wav';
+}
+
+export interface TranscribeTask {
+  bytes: Buffer;
+  mimeType: string;
+  filename: string;
+  language?: string;
+  timestamps: 'none' | 'segment';
+}
+
+export interface VideoTask {
+  prompt: string;
+  inputImage?: Buffer;
+  inputMimeType?: string;
+}
+
+export interface MediaResult {
+  bytes: Buffer;
+  mimeType: string;
+}
+
+export interface Transcript {
+  text: string;
+  segments: { start: number; end: number; text: string }[];
+}
+
+export interface Engine {
+  readonly name: string;
+  generateText(task: TextTask, signal: AbortSignal): Promise<{ text: string }>;
+  generateCode(task: CodeTask, signal: AbortSignal): Promise<{ code: string; explanation: string }>;
+  generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult>;
+  synthesizeSpeech(task: SpeechTask, signal: AbortSignal): Promise<MediaResult>;
+  transcribe(task: TranscribeTask, signal: AbortSignal): Promise<Transcript>;
+  generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult>;
+}
+
+/** Any failure of an engine: answered as 503 provider_unavailable, no provider text passed on. */
+export class ProviderUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ProviderUnavailableError';
+  }
+}

@@ -1,0 +1,204 @@
+import OpenAI, { toFile } from 'openai';
+import type {
+  CodeTask,
+  Engine,
+  ImageTask,
+  MediaResult,
+  SpeechTask,
+  TextTask,
+  Transcript,
+  TranscribeTask,
+  VideoTask,
+} from '../engine';
+import { ProviderUnavailableError } from '../engine';
+
+// Any OpenAI-compatible server, through the official client with its own timeout and
+// bounded retries (429 and 5xx). Every failure becomes ProviderUnavailableError: the
+// caller answers 503 and never passes provider text on to the customer.
+
+export interface OpenAiProviderConfig {
+  name: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+const TEXT_SYSTEM: Record<TextTask['outputFormat'], string> = {
+  text: 'Answer in plain text without markdown.',
+  markdown: 'Answer in GitHub-flavoured markdown.',
+  json: 'Answer with one JSON object and nothing else.',
+};
+
+const CODE_SYSTEM =
+  'You write and analyse code. Never claim to have executed anything. Reply with one JSON object ' +
+  '{"code": string, "explanation": string} and nothing else.';
+
+const IMAGE_MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+const VIDEO_POLL_MS = 2_000;
+
+function retryAfterOf(error: unknown): number {
+  const header = (error as { headers?: Headers | Record<string, string> } | null)?.headers;
+  const value = header instanceof Headers ? header.get('retry-after') : header?.['retry-after'];
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(Math.ceil(seconds), 300) : 5;
+}
+
+export class OpenAiEngine implements Engine {
+  readonly name: string;
+  private readonly client: OpenAI;
+
+  constructor(
+    private readonly config: OpenAiProviderConfig,
+    private readonly model: string,
+  ) {
+    this.name = `${config.name}:${model}`;
+    this.client = new OpenAI({
+      apiKey: config.apiKey ?? 'not-set',
+      baseURL: config.baseUrl,
+      timeout: config.timeoutMs,
+      maxRetries: config.maxRetries,
+    });
+  }
+
+  private async call<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (!this.config.apiKey) {
+      console.error(`[provider ${this.config.name}] its API key environment variable is not set`);
+      throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30);
+    }
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) throw error;
+      const status = (error as { status?: number }).status;
+      console.error(`[provider ${this.name}] ${what} failed${status ? ` with HTTP ${status}` : ''}`);
+      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error });
+    }
+  }
+
+  private async chat(system: string, user: string, json: boolean, signal: AbortSignal): Promise<string> {
+    const completion = await this.client.chat.completions.create(
+      {
+        model: this.model,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+      },
+      { signal },
+    );
+    const content = completion.choices[0]?.message?.content;
+    if (typeof content !== 'string') throw new ProviderUnavailableError('empty completion');
+    return content;
+  }
+
+  generateText(task: TextTask, signal: AbortSignal): Promise<{ text: string }> {
+    return this.call('text generation', async () => {
+      const user = task.context ? `Context:\n${task.context}\n\nInput:\n${task.input}` : task.input;
+      const text = await this.chat(TEXT_SYSTEM[task.outputFormat], user, task.outputFormat === 'json', signal);
+      if (task.outputFormat === 'json') {
+        try {
+          JSON.parse(text);
+        } catch {
+          throw new ProviderUnavailableError('the provider returned invalid JSON');
+        }
+      }
+      return { text };
+    });
+  }
+
+  generateCode(task: CodeTask, signal: AbortSignal): Promise<{ code: string; explanation: string }> {
+    return this.call('code generation', async () => {
+      const user = [
+        task.language ? `Language: ${task.language}` : '',
+        task.requirements.length ? `Requirements:\n${task.requirements.map((r) => `- ${r}`).join('\n')}` : '',
+        `Input:\n${task.input}`,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      const reply = await this.chat(CODE_SYSTEM, user, true, signal);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(reply);
+      } catch {
+        throw new ProviderUnavailableError('the provider returned invalid JSON');
+      }
+      const { code, explanation } = (parsed ?? {}) as { code?: unknown; explanation?: unknown };
+      if (typeof code !== 'string' || typeof explanation !== 'string') {
+        throw new ProviderUnavailableError('the provider reply lacks code or explanation');
+      }
+      return { code, explanation };
+    });
+  }
+
+  generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult> {
+    return this.call('image generation', async () => {
+      const prompt = task.style ? `${task.prompt}\n\nStyle: ${task.style}` : task.prompt;
+      const response = task.inputImage
+        ? await this.client.images.edit(
+            { model: this.model, prompt, image: await toFile(task.inputImage, 'input.png'), output_format: task.format },
+            { signal },
+          )
+        : await this.client.images.generate({ model: this.model, prompt, output_format: task.format }, { signal });
+      const data = response.data?.[0];
+      if (data?.b64_json) return { bytes: Buffer.from(data.b64_json, 'base64'), mimeType: IMAGE_MIME[task.format] };
+      throw new ProviderUnavailableError('the provider returned no image data');
+    });
+  }
+
+  synthesizeSpeech(task: SpeechTask, signal: AbortSignal): Promise<MediaResult> {
+    return this.call('speech synthesis', async () => {
+      const response = await this.client.audio.speech.create(
+        { model: this.model, input: task.text, voice: (task.voice ?? 'alloy') as 'alloy', response_format: task.format },
+        { signal },
+      );
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (bytes.length === 0) throw new ProviderUnavailableError('the provider returned no audio');
+      return { bytes, mimeType: task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav' };
+    });
+  }
+
+  transcribe(task: TranscribeTask, signal: AbortSignal): Promise<Transcript> {
+    return this.call('transcription', async () => {
+      const file = await toFile(task.bytes, task.filename, { type: task.mimeType });
+      const segmented = task.timestamps === 'segment';
+      const result = (await this.client.audio.transcriptions.create(
+        {
+          model: this.model,
+          file,
+          ...(task.language ? { language: task.language.split('-')[0]! } : {}),
+          response_format: segmented ? 'verbose_json' : 'json',
+          ...(segmented ? { timestamp_granularities: ['segment' as const] } : {}),
+        },
+        { signal },
+      )) as { text?: unknown; segments?: { start: number; end: number; text: string }[] };
+      if (typeof result.text !== 'string') throw new ProviderUnavailableError('the provider returned no text');
+      const segments = segmented
+        ? (result.segments ?? []).map((s) => ({ start: Number(s.start), end: Number(s.end), text: String(s.text).trim() }))
+        : [];
+      return { text: result.text, segments };
+    });
+  }
+
+  generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
+    return this.call('video generation', async () => {
+      let video = await this.client.videos.create(
+        {
+          model: this.model as never,
+          prompt: task.prompt,
+          ...(task.inputImage ? { input_reference: await toFile(task.inputImage, 'input', { type: task.inputMimeType }) } : {}),
+        },
+        { signal },
+      );
+      while (video.status === 'queued' || video.status === 'in_progress') {
+        await new Promise((resolve) => setTimeout(resolve, VIDEO_POLL_MS));
+        if (signal.aborted) throw new ProviderUnavailableError('video generation timed out');
+        video = await this.client.videos.retrieve(video.id, { signal });
+      }
+      if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');
+      const content = await this.client.videos.downloadContent(video.id, { signal });
+      return { bytes: Buffer.from(await content.arrayBuffer()), mimeType: 'video/mp4' };
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { getPrisma } from '@/server/db/client';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { issueKey } from '@/server/domain/keys/issue-key';
+import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+
+// Helpers for integration tests that call /v1 route handlers in-process, as Next would.
+
+export const BASE = 'http://127.0.0.1:3999';
+
+type Handler = (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+
+export interface CallOptions {
+  key?: string | null;
+  idempotencyKey?: string | null;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+  params?: Record<string, string>;
+  method?: string;
+  rawBody?: BodyInit;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export const newIdempotencyKey = () => `test-${randomBytes(9).toString('base64url')}`;
+
+export async function call(handler: Handler, path: string, body?: unknown, options: CallOptions = {}): Promise<CallResult> {
+  const headers = new Headers(options.headers);
+  if (options.key !== null && options.key !== undefined) headers.set('Authorization', `Bearer ${options.key}`);
+  const method = options.method ?? (body === undefined && options.rawBody === undefined ? 'GET' : 'POST');
+  if (method === 'POST') {
+    if (options.contentType !== null) headers.set('Content-Type', options.contentType ?? 'application/json');
+    if (options.idempotencyKey !== null) headers.set('Idempotency-Key', options.idempotencyKey ?? newIdempotencyKey());
+  }
+  const request = new Request(`${BASE}${path}`, {
+    method,
+    headers,
+    body: options.rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+    // @ts-expect-error Node's fetch needs duplex for stream bodies
+    duplex: 'half',
+  });
+  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export interface TestKey {
+  key: string;
+  id: string;
+  slug: string;
+}
+
+/** A fresh package (unique slug) and a key for it. `operations` defaults to local text and code. */
+export async function createTestKey(options: {
+  quota?: number;
+  rpm?: number;
+  concurrency?: number;
+  maxUploadBytes?: number;
+  operations?: Record<string, unknown>;
+  providers?: Record<string, unknown>;
+} = {}): Promise<TestKey> {
+  const slug = `t-${randomBytes(6).toString('hex')}`;
+  const file = parsePackagesFile({
+    providers: options.providers ?? {},
+    packages: [
+      {
+        slug,
+        name: `Test ${slug}`,
+        quota_units: options.quota ?? 1000,
+        limits: {
+          requests_per_minute: options.rpm ?? 10_000,
+          concurrency: options.concurrency ?? 100,
+          ...(options.maxUploadBytes ? { max_upload_bytes: options.maxUploadBytes } : {}),
+        },
+        operations: options.operations ?? {
+          'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown', 'json'] },
+          'code.generate': { engine: 'local', units: 2 },
+        },
+      },
+    ],
+  });
+  await applyPackages(getPrisma(), CLI_ACTOR, file);
+  const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
+  return { key: issued.key, id: issued.id, slug };
+}
+
+export async function remainingUnits(keyId: string): Promise<number> {
+  const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  return key.remainingUnits;
+}
+
+export function expectEnvelope(result: CallResult, status: number, code: string): void {
+  const problems: string[] = [];
+  if (result.status !== status) problems.push(`status ${result.status} != ${status}`);
+  const error = result.json?.error;
+  if (!error || error.code !== code) problems.push(`code ${error?.code} != ${code}`);
+  const keys = Object.keys(result.json ?? {});
+  if (keys.length !== 1 || keys[0] !== 'error') problems.push(`top-level keys ${keys.join(',')}`);
+  const extra = Object.keys(error ?? {}).filter((k) => !['code', 'message', 'request_id', 'details'].includes(k));
+  if (extra.length) problems.push(`extra error fields ${extra.join(',')}`);
+  if (typeof error?.message !== 'string' || !error.message) problems.push('no message');
+  if (error?.request_id !== result.headers.get('x-request-id')) problems.push('request_id differs from X-Request-Id');
+  if (!/^req_[A-Za-z0-9_-]{24,}$/.test(result.headers.get('x-request-id') ?? '')) problems.push('bad X-Request-Id');
+  if (result.headers.get('cache-control') !== 'no-store') problems.push('no Cache-Control: no-store');
+  if (problems.length) throw new Error(`${problems.join('; ')}\nbody: ${result.text}`);
+}
