@@ -51,7 +51,7 @@ async function transformInput(
     // Without a requested size, keep the input's aspect ratio within the default square.
     const resize =
       width === undefined && height === undefined
-        ? { width: DEFAULT_SIDE, height: DEFAULT_SIDE, fit: 'inside' as const, withoutEnlargement: true }
+        ? { width: DEFAULT_SIDE, height: DEFAULT_SIDE, fit: 'inside' as const }
         : { width: checkSide(width, 'width'), height: checkSide(height, 'height'), fit: 'cover' as const };
     raw = await sharp(bytes, { failOn: 'error' })
       .rotate()

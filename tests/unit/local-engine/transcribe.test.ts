@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { planSpeech, synthesizeSpeech, wavFile } from '@/server/providers/local/speech';
+import { MediaDecodeError, transcribeAudio } from '@/server/providers/local/transcribe';
+import { renderVideo } from '@/server/providers/local/video';
+import { transcode } from './media-tools';
+
+const TEXT = 'Hello world. This is a small test, of the local engine!';
+
+/** The phrases a listener hears: words joined across pauses shorter than a quarter second. */
+function expectedPhrases(text: string): { start: number; end: number }[] {
+  const phrases: { start: number; end: number }[] = [];
+  for (const word of planSpeech(text).words) {
+    const start = word.start / 16_000;
+    const end = word.end / 16_000;
+    const last = phrases.at(-1);
+    if (last && start - last.end < 0.25) last.end = end;
+    else phrases.push({ start, end });
+  }
+  return phrases;
+}
+
+function expectSegmentsNear(segments: { start: number; end: number }[], tolerance: number) {
+  const phrases = expectedPhrases(TEXT);
+  expect(phrases).toHaveLength(3);
+  expect(segments).toHaveLength(phrases.length);
+  segments.forEach((segment, index) => {
+    expect(Math.abs(segment.start - (phrases[index]?.start ?? NaN))).toBeLessThan(tolerance);
+    expect(Math.abs(segment.end - (phrases[index]?.end ?? NaN))).toBeLessThan(tolerance);
+  });
+}
+
+describe('local transcription engine', () => {
+  it('finds the speech segments of a WAV where the phrases are, and says it cannot recognise words', async () => {
+    const wav = await synthesizeSpeech({ text: TEXT, format: 'wav' });
+    const result = await transcribeAudio({ bytes: wav.bytes, mimeType: 'audio/wav', timestamps: 'segment' });
+    expectSegmentsNear(result.segments, 0.03);
+    for (const segment of result.segments) {
+      expect(Math.round(segment.start * 1000) / 1000).toBe(segment.start);
+      expect(Math.round(segment.end * 1000) / 1000).toBe(segment.end);
+      expect(segment.text).toBe(`[speech ${segment.start.toFixed(2)}–${segment.end.toFixed(2)} s]`);
+    }
+    expect(result.text).toMatch(/^\[local engine: 3 speech segments, \d+\.\d s of speech in 5\.2 s of audio; word recognition needs a provider engine\]$/);
+    expect(result.text).not.toMatch(/hello/i);
+  });
+
+  it('decodes MP3, M4A (audio/mp4) and WebM input too', async () => {
+    const wav = (await synthesizeSpeech({ text: TEXT, format: 'wav' })).bytes;
+    const mp3 = (await synthesizeSpeech({ text: TEXT, format: 'mp3' })).bytes;
+    // MP3 and AAC add encoder delay, so allow a little more slack.
+    expectSegmentsNear((await transcribeAudio({ bytes: mp3, mimeType: 'audio/mpeg', timestamps: 'segment' })).segments, 0.1);
+    const m4a = await transcode(wav, ['-c:a', 'aac', '-b:a', '64k', '-f', 'ipod'], 'm4a');
+    expectSegmentsNear((await transcribeAudio({ bytes: m4a, mimeType: 'audio/mp4', timestamps: 'segment' })).segments, 0.1);
+    const webm = await transcode(wav, ['-c:a', 'libopus', '-b:a', '48k', '-f', 'webm'], 'webm');
+    expectSegmentsNear((await transcribeAudio({ bytes: webm, mimeType: 'video/webm', timestamps: 'segment' })).segments, 0.1);
+  });
+
+  it('finds no speech in silence or in very quiet noise', async () => {
+    const silence = wavFile(Buffer.alloc(16_000 * 2 * 3), 16_000);
+    const result = await transcribeAudio({ bytes: silence, mimeType: 'audio/x-wav', timestamps: 'segment' });
+    expect(result).toEqual({
+      text: '[local engine: no speech detected in 3.0 s of audio; word recognition needs a provider engine]',
+      segments: [],
+    });
+    // Deterministic hiss around -60 dBFS.
+    const hiss = Buffer.alloc(16_000 * 2 * 2);
+    let state = 12345;
+    for (let i = 0; i < hiss.length / 2; i += 1) {
+      state = (state * 1103515245 + 12345) >>> 0;
+      hiss.writeInt16LE(((state >>> 16) % 64) - 32, i * 2);
+    }
+    expect((await transcribeAudio({ bytes: wavFile(hiss, 16_000), mimeType: 'audio/wav', timestamps: 'segment' })).segments).toEqual([]);
+  });
+
+  it("returns no segments with timestamps 'none' but still summarises", async () => {
+    const wav = await synthesizeSpeech({ text: TEXT, format: 'wav' });
+    const result = await transcribeAudio({ bytes: wav.bytes, mimeType: 'audio/wav', timestamps: 'none' });
+    expect(result.segments).toEqual([]);
+    expect(result.text).toMatch(/3 speech segments/);
+  });
+
+  it('throws MediaDecodeError for undecodable bytes, unsupported types and video without audio', async () => {
+    await expect(transcribeAudio({ bytes: Buffer.from('just some text'), mimeType: 'audio/mpeg', timestamps: 'segment' })).rejects.toBeInstanceOf(
+      MediaDecodeError,
+    );
+    const wav = (await synthesizeSpeech({ text: 'hi', format: 'wav' })).bytes;
+    await expect(transcribeAudio({ bytes: wav, mimeType: 'audio/flac', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
+    const silentVideo = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;
+    await expect(transcribeAudio({ bytes: silentVideo, mimeType: 'video/mp4', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
+  });
+});
