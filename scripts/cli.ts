@@ -165,7 +165,9 @@ async function main(): Promise<number> {
     if (isApiError(error)) {
       const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
-      process.stderr.write(`error: ${error.message}\n${issues.map((i) => `  - ${i.message}\n`).join('')}`);
+      // Every issue names its field: zod's messages start with the path, others need it added.
+      const lines = issues.map((i) => (i.path && !i.message.includes(i.path) ? `  - ${i.path}: ${i.message}\n` : `  - ${i.message}\n`));
+      process.stderr.write(`error: ${error.message}\n${lines.join('')}`);
       return 1;
     }
     if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'error', message: (error as Error).message } })}\n`);

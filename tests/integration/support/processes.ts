@@ -18,6 +18,11 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
   delete env.VITEST_POOL_ID;
+  // What tests/setup/test-env.ts set for in-process tests: the child runs as an operator would.
+  delete env.SIGNING_SECRET;
+  delete env.PUBLIC_BASE_URL;
+  delete env.RUN_WORKER;
+  Object.assign(env, extra);
   env.NODE_ENV = 'production';
   return env;
 }

@@ -1,0 +1,377 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres, stopEmbeddedPostgres, type EmbeddedDatabase } from '@/server/db/embedded-postgres';
+import {
+  REPO_ROOT,
+  isRunning,
+  killAllSpawned,
+  parseJsonOutput,
+  postgresProcessesOf,
+  postmasterPid,
+  runCli,
+  type CliResult,
+} from './support/processes';
+
+// The real operator CLI, as an operator runs it: a child process with no DATABASE_URL, so it
+// starts (or shares) the embedded PostgreSQL of its data dir.
+
+const dirs: string[] = [];
+function freshDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wgs-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Runs `work` against the data dir's database: starts it when stopped, stops it again after. */
+async function inDatabase<T>(dataDir: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const database = await startEmbeddedPostgres({ dataDir });
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+    if (database.owned) await database.stop();
+  }
+}
+
+const count = async (client: pg.Client, table: string) => Number((await client.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n);
+const counts = async (client: pg.Client) => ({
+  providers: await count(client, 'providers'),
+  packages: await count(client, 'packages'),
+  package_versions: await count(client, 'package_versions'),
+  audit_log: await count(client, 'audit_log'),
+  api_keys: await count(client, 'api_keys'),
+});
+
+const ok = (result: CliResult) => {
+  expect(result, `stderr: ${result.stderr}`).toMatchObject({ code: 0 });
+  return result;
+};
+
+const EXAMPLE = join(REPO_ROOT, 'packages.example.json');
+
+afterAll(async () => {
+  killAllSpawned();
+  for (const dir of dirs) {
+    await stopEmbeddedPostgres(dir).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe('cli --help', () => {
+  it('documents every command without touching a database', async () => {
+    const dataDir = freshDataDir();
+    const cases: [string[], RegExp[]][] = [
+      [['--help'], [/packages/, /keys/, /operators/]],
+      [['packages', '--help'], [/apply/]],
+      [['packages', 'apply', '--help'], [/<file>/, /--json/]],
+      [['keys', '--help'], [/create/, /list/, /revoke/, /topup/]],
+      [['keys', 'create', '--help'], [/--package <slug>/, /--label <text>/, /--json/]],
+      [['keys', 'list', '--help'], [/--package <slug>/, /--status <status>/, /--json/]],
+      [['keys', 'revoke', '--help'], [/<id>/, /--json/]],
+      [['keys', 'topup', '--help'], [/<id>/, /--units <n>/]],
+      [['operators', '--help'], [/create/]],
+      [['operators', 'create', '--help'], [/--email <email>/, /--password <password>/]],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args, dataDir)));
+    results.forEach((result, i) => {
+      const [args, patterns] = cases[i]!;
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: cli /);
+      for (const pattern of patterns) expect(result.stdout, args.join(' ')).toMatch(pattern);
+    });
+    expect(existsSync(join(dataDir, 'pg'))).toBe(false);
+  });
+
+  it('fails with a usage message on an unknown command or a missing required option', async () => {
+    const dataDir = freshDataDir();
+    const unknown = await runCli(['keys', 'destroy'], dataDir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/unknown command 'destroy'/);
+    const missing = await runCli(['keys', 'create'], dataDir);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/required option '--package <slug>' not specified/);
+    const badUnits = await runCli(['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', '0'], dataDir);
+    expect(badUnits.code).toBe(1);
+    expect(badUnits.stderr).toMatch(/--units <n>.*at least 1/);
+  });
+});
+
+describe('cli on its own embedded PostgreSQL', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = freshDataDir();
+  });
+
+  it('rejects a malformed packages file naming every wrong field, and writes nothing', async () => {
+    const bad = join(dataDir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        packages: [
+          {
+            slug: 'fine-one',
+            name: 'Fine',
+            quota_units: 10,
+            limits: { requests_per_minute: 60, concurrency: 1 },
+            operations: { 'text.generate': { engine: 'local', units: 1 } },
+          },
+          {
+            slug: 'Broken Slug',
+            name: 'Broken',
+            quota_units: 'lots',
+            limits: { requests_per_minute: 60, concurrency: 0 },
+            colour: 'red',
+            operations: { 'text.generate': { engine: 'nonsense engine', units: 1 } },
+          },
+        ],
+      }),
+    );
+    const result = await runCli(['packages', 'apply', bad], dataDir);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    for (const path of [
+      'packages.1.slug',
+      'packages.1.quota_units',
+      'packages.1.limits.concurrency',
+      'packages.1.colour',
+      'packages.1.operations.text.generate.engine',
+    ]) {
+      expect(result.stderr).toContain(path);
+    }
+    expect(result.stderr).not.toContain('packages.0');
+
+    const asJson = await runCli(['packages', 'apply', bad, '--json'], dataDir);
+    expect(asJson.code).toBe(1);
+    const body = parseJsonOutput(asJson) as { error: { code: string; details: { issues: { path: string }[] } } };
+    expect(body.error.code).toBe('validation_error');
+    expect(body.error.details.issues.map((i) => i.path).sort()).toEqual([
+      'packages.1.colour',
+      'packages.1.limits.concurrency',
+      'packages.1.operations.text.generate.engine',
+      'packages.1.quota_units',
+      'packages.1.slug',
+    ]);
+
+    // Valid shape, but an engine names a provider nobody defined: found inside the transaction,
+    // after the file's providers were written, so this proves the rollback.
+    const unknownProvider = join(dataDir, 'unknown-provider.json');
+    writeFileSync(
+      unknownProvider,
+      JSON.stringify({
+        providers: { main: { type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' } },
+        packages: [
+          {
+            slug: 'ghostly',
+            name: 'Ghostly',
+            quota_units: 10,
+            limits: { requests_per_minute: 60, concurrency: 1 },
+            operations: { 'code.generate': { engine: 'ghost:model-1', units: 1 } },
+          },
+        ],
+      }),
+    );
+    const ghost = await runCli(['packages', 'apply', unknownProvider], dataDir);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toContain('packages.0.operations.code.generate.engine');
+
+    const notJson = join(dataDir, 'not-json.json');
+    writeFileSync(notJson, '{"packages": [');
+    const syntax = await runCli(['packages', 'apply', notJson], dataDir);
+    expect(syntax.code).toBe(1);
+    expect(syntax.stderr).toMatch(/not valid JSON/);
+    const missingFile = await runCli(['packages', 'apply', join(dataDir, 'nope.json')], dataDir);
+    expect(missingFile.code).toBe(1);
+    expect(missingFile.stderr).toMatch(/Cannot read/);
+
+    await inDatabase(dataDir, async (client) => {
+      expect(await counts(client)).toEqual({ providers: 0, packages: 0, package_versions: 0, audit_log: 0, api_keys: 0 });
+    });
+  });
+
+  it('applies a valid file, and a second apply changes nothing', async () => {
+    const first = ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    expect(first.stdout.trim().split('\n')).toEqual(['package starter: created (version 1)', 'package text-only: created (version 1)']);
+    const before = await inDatabase(dataDir, counts);
+    expect(before).toMatchObject({ packages: 2, package_versions: 2 });
+
+    const second = ok(await runCli(['packages', 'apply', EXAMPLE, '--json'], dataDir));
+    expect(parseJsonOutput(second)).toEqual({
+      providers: [],
+      packages: [
+        { slug: 'starter', version: 1, status: 'unchanged' },
+        { slug: 'text-only', version: 1, status: 'unchanged' },
+      ],
+    });
+    expect(await inDatabase(dataDir, counts)).toEqual(before);
+
+    // And a malformed edit of a package that exists leaves it as it was.
+    const example = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+    example.packages[0].quota_units = -5;
+    const broken = join(dataDir, 'broken-starter.json');
+    writeFileSync(broken, JSON.stringify(example));
+    const rejected = await runCli(['packages', 'apply', broken], dataDir);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('packages.0.quota_units');
+    expect(await inDatabase(dataDir, counts)).toEqual(before);
+  });
+
+  let issued: Record<string, unknown>;
+
+  it('keys create --json prints exactly the documented object, and only a hash is stored', async () => {
+    const result = ok(await runCli(['keys', 'create', '--package', 'starter', '--json'], dataDir));
+    issued = parseJsonOutput(result);
+    expect(Object.keys(issued).sort()).toEqual(['id', 'key', 'package', 'package_version', 'prefix', 'remaining_units']);
+    expect(issued).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      key: expect.stringMatching(/^wgs_live_[0-9A-Za-z]{32,}$/),
+      prefix: expect.any(String),
+      package: 'starter',
+      package_version: 1,
+      remaining_units: 1000,
+    });
+    const key = issued.key as string;
+    expect(key.startsWith(issued.prefix as string)).toBe(true);
+    expect((issued.prefix as string).length).toBeLessThan(key.length - 16);
+
+    await inDatabase(dataDir, async (client) => {
+      const { rows: columns } = await client.query<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns
+          WHERE table_schema = 'public' AND table_name = 'api_keys' AND data_type IN ('text', 'character varying', 'character')`,
+      );
+      expect(columns.map((c) => c.column_name)).toEqual(expect.arrayContaining(['hash', 'prefix', 'label']));
+      const secretBody = key.slice('wgs_live_'.length);
+      for (const { column_name } of columns) {
+        const { rows } = await client.query(`SELECT "${column_name}" AS value FROM api_keys WHERE "${column_name}" IS NOT NULL`);
+        for (const row of rows) {
+          expect(String(row.value), column_name).not.toContain(secretBody);
+          expect(String(row.value), column_name).not.toContain(secretBody.slice(0, 20));
+        }
+      }
+      // Nowhere else either (audit log included), in any table.
+      const { rows: tables } = await client.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+      );
+      for (const { table_name } of tables) {
+        const { rows } = await client.query(`SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);
+        for (const row of rows) expect(row.row, table_name).not.toContain(secretBody);
+      }
+      const { rows } = await client.query(`SELECT hash FROM api_keys WHERE id = $1`, [issued.id]);
+      expect(rows[0].hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  it('keys list, topup and revoke work on that key; errors exit 1', async () => {
+    const listed = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: Record<string, unknown>[] };
+    expect(listed.keys).toHaveLength(1);
+    expect(listed.keys[0]).toMatchObject({ id: issued.id, prefix: issued.prefix, status: 'active', package: 'starter', package_version: 1, remaining_units: 1000 });
+    expect(listed.keys[0]).not.toHaveProperty('key');
+    expect(JSON.stringify(listed)).not.toContain(issued.key as string);
+
+    const topped = parseJsonOutput(ok(await runCli(['keys', 'topup', issued.id as string, '--units', '25', '--json'], dataDir)));
+    expect(topped).toMatchObject({ id: issued.id, remaining_units: 1025 });
+    const human = ok(await runCli(['keys', 'topup', issued.id as string, '--units', '5'], dataDir));
+    expect(human.stdout.trim()).toBe(`${issued.id}: 1030 units remaining`);
+
+    const revoked = parseJsonOutput(ok(await runCli(['keys', 'revoke', issued.id as string, '--json'], dataDir)));
+    expect(revoked).toMatchObject({ id: issued.id, status: 'revoked', revoked_at: expect.any(String) });
+    const activeOnly = parseJsonOutput(ok(await runCli(['keys', 'list', '--status', 'active', '--json'], dataDir)));
+    expect(activeOnly).toEqual({ keys: [] });
+
+    const unknownPackage = await runCli(['keys', 'create', '--package', 'no-such-package', '--json'], dataDir);
+    expect(unknownPackage.code).toBe(1);
+    expect(parseJsonOutput(unknownPackage)).toMatchObject({ error: { code: 'not_found' } });
+    expect(unknownPackage.stderr).toMatch(/No package "no-such-package"/);
+    const unknownKey = await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], dataDir);
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.stderr).toMatch(/No API key/);
+
+    await inDatabase(dataDir, async (client) => {
+      const { rows } = await client.query(`SELECT status, remaining_units FROM api_keys WHERE id = $1`, [issued.id]);
+      expect(rows).toEqual([{ status: 'revoked', remaining_units: 1030 }]);
+      const { rows: audit } = await client.query(`SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id`, [issued.id]);
+      expect(audit.map((a) => a.action)).toEqual(['key.create', 'key.topup', 'key.topup', 'key.revoke']);
+    });
+  });
+
+  it('operators create stores a password hash, not the password', async () => {
+    const password = 'correct horse battery staple';
+    const created = parseJsonOutput(
+      ok(await runCli(['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'], dataDir)),
+    );
+    expect(created).toMatchObject({ id: expect.any(String), email: 'ops@example.com' });
+    await inDatabase(dataDir, async (client) => {
+      const { rows } = await client.query(`SELECT email, name, password_hash FROM operators`);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ email: 'ops@example.com', name: 'Ops' });
+      expect(rows[0].password_hash).not.toContain(password);
+      expect(rows[0].password_hash.length).toBeGreaterThan(20);
+    });
+  });
+
+  it('leaves no PostgreSQL running after the commands that started it', () => {
+    expect(postgresProcessesOf(dataDir)).toEqual([]);
+    expect(postmasterPid(dataDir)).toBeUndefined();
+  });
+});
+
+describe('cli while the data dir\'s PostgreSQL is already running', () => {
+  let dataDir: string;
+  let server: EmbeddedDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    dataDir = freshDataDir();
+    server = await startEmbeddedPostgres({ dataDir });
+    client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.end().catch(() => {});
+    await server?.stop();
+  });
+
+  it('uses that server, and does not stop it', async () => {
+    expect(server.owned).toBe(true);
+    const pid = postmasterPid(dataDir)!;
+    expect(isRunning(pid)).toBe(true);
+
+    ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'text-only', '--label', 'shared', '--json'], dataDir)));
+
+    // Written through the very server (and connection) the test holds.
+    const { rows } = await client.query(
+      `SELECT k.label, k.remaining_units, p.slug FROM api_keys k
+         JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id WHERE k.id = $1`,
+      [issued.id],
+    );
+    expect(rows).toEqual([{ label: 'shared', remaining_units: 500, slug: 'text-only' }]);
+    expect(postmasterPid(dataDir)).toBe(pid);
+    expect(isRunning(pid)).toBe(true);
+    expect(postgresProcessesOf(dataDir)).toEqual([pid]);
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('cli with a stale postmaster.pid', () => {
+  it('starts a fresh server when the recorded pid now belongs to some other process', async () => {
+    const dataDir = freshDataDir();
+    const first = await startEmbeddedPostgres({ dataDir });
+    const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+    const recorded = readFileSync(pidFile, 'utf8');
+    await first.stop();
+    expect(existsSync(pidFile)).toBe(false);
+    // What a reboot or container restart leaves: the file of a server that is gone, naming
+    // a pid that is now some other live process (here: this test's own).
+    writeFileSync(pidFile, recorded.replace(/^\d+/, String(process.pid)));
+
+    const listed = ok(await runCli(['keys', 'list', '--json'], dataDir));
+    expect(parseJsonOutput(listed)).toEqual({ keys: [] });
+    expect(postgresProcessesOf(dataDir)).toEqual([]);
+  });
+});
