@@ -1,0 +1,60 @@
+import { DataTable } from '@/components/ui/data-table';
+import { Filters, optionsOf, Pager } from '@/components/ui/filters';
+import { formatDate, param, type SearchParams } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { dashboardCaller } from '@/server/trpc/server-caller';
+
+function change(value: unknown) {
+  if (value === null || value === undefined) return '—';
+  const text = JSON.stringify(value);
+  if (text.length <= 120) return <code>{text}</code>;
+  return (
+    <details>
+      <summary>{text.slice(0, 60)}…</summary>
+      <pre className="json">{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}
+
+export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
+  const params = await searchParams;
+  const { caller } = await dashboardCaller('/audit');
+  const actions = await caller.audit.actions();
+  const filters = {
+    action: param(params, 'action', actions),
+    actor: param(params, 'actor')?.slice(0, 320),
+    targetId: param(params, 'target')?.slice(0, 200),
+  };
+  const rawCursor = param(params, 'cursor');
+  const cursor = rawCursor && /^[0-9]{1,19}$/.test(rawCursor) ? rawCursor : undefined;
+  const entries = await caller.audit.list({ ...filters, cursor, limit: 50 });
+  return (
+    <div className="stack">
+      <PageHeader title="Audit log" description="Every operator action: who, what, when, and the values before and after. Entries cannot be changed or deleted." />
+      <Filters
+        action="/audit"
+        label="Filter the audit log"
+        fields={[
+          { kind: 'select', name: 'action', label: 'Action', value: filters.action, options: optionsOf(actions) },
+          { kind: 'search', name: 'actor', label: 'Who', value: filters.actor, placeholder: 'e-mail, cli, system' },
+          { kind: 'search', name: 'target', label: 'Target id', value: filters.targetId, placeholder: 'key id, package slug' },
+        ]}
+      />
+      <DataTable
+        caption="Audit log entries"
+        rows={entries.items}
+        rowKey={(row) => row.id}
+        empty={{ title: 'No entries match', hint: 'Operator actions are recorded here as they happen.' }}
+        columns={[
+          { header: 'When', cell: (row) => formatDate(row.created_at) },
+          { header: 'Who', cell: (row) => `${row.actor_label} (${row.actor_type})` },
+          { header: 'Action', cell: (row) => <code>{row.action}</code> },
+          { header: 'Target', cell: (row) => `${row.target_type} ${row.target_id ?? ''}` },
+          { header: 'Before', cell: (row) => change(row.before) },
+          { header: 'After', cell: (row) => change(row.after) },
+        ]}
+      />
+      <Pager path="/audit" params={{ action: filters.action, actor: filters.actor, target: filters.targetId }} nextCursor={entries.nextCursor} hasCursor={Boolean(cursor)} />
+    </div>
+  );
+}

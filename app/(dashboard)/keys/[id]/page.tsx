@@ -1,0 +1,82 @@
+import Link from 'next/link';
+import { UnitsPerDayChart } from '@/components/charts/usage-charts';
+import { RevokeKeyButton, TopUpForm } from '@/components/keys/key-actions';
+import { StatusBadge } from '@/components/ui/badge';
+import { Card, DetailList, Stat } from '@/components/ui/card';
+import { DataTable } from '@/components/ui/data-table';
+import { formatDate, formatNumber } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export default async function KeyPage(props: { params: Promise<{ id: string }> }) {
+  const { id } = await props.params;
+  const { caller } = await dashboardCaller(`/keys/${id}`);
+  const key = await orNotFound(caller.keys.get({ id }));
+  const activity = await caller.keys.activity({ id: key.id, days: 14 });
+  const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
+  return (
+    <div className="stack">
+      <PageHeader
+        title={key.label ?? `${key.prefix}…`}
+        description={<>Key <code>{key.prefix}…</code> on <Link href={`/packages/${key.package}`}>{key.package}</Link> version {key.package_version}.</>}
+        back={{ href: '/keys', label: 'API keys' }}
+      />
+      <div className="stats">
+        <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units" />
+        <Stat label="Units used (14 days)" value={formatNumber(used)} testId="units-used" />
+        <Stat label="Requests (14 days)" value={formatNumber(activity.daily.reduce((sum, day) => sum + day.requests, 0))} testId="request-count" />
+        <Stat label="Status" value={<StatusBadge status={key.status} />} testId="key-status" />
+      </div>
+      <div className="grid">
+        <Card title="Details">
+          <DetailList
+            items={[
+              ['Id', <code key="id">{key.id}</code>],
+              ['Prefix', <code key="prefix">{key.prefix}</code>],
+              ['Label', key.label ?? '—'],
+              ['Created', formatDate(key.created_at)],
+              ['Last used', formatDate(key.last_used_at)],
+              ['Expires', formatDate(key.expires_at)],
+              ['Revoked', formatDate(key.revoked_at)],
+              ['Requests in flight', formatNumber(key.in_flight)],
+            ]}
+          />
+        </Card>
+        <Card title="Units used per day">
+          <UnitsPerDayChart data={activity.daily} label={`Units charged per day to this key; ${formatNumber(used)} in the last 14 days.`} />
+        </Card>
+      </div>
+      {key.status === 'active' ? (
+        <div className="grid">
+          <Card title="Top up units">
+            <TopUpForm id={key.id} />
+          </Card>
+          <Card title="Revoke">
+            <p className="muted">A revoked key is refused by the API within a second. The audit log records who revoked it.</p>
+            <RevokeKeyButton id={key.id} prefix={key.prefix} />
+          </Card>
+        </div>
+      ) : null}
+      <Card title="Recent requests">
+        <DataTable
+          caption="Recent requests with this key"
+          rows={activity.recent}
+          rowKey={(row) => row.id}
+          empty={{ title: 'No requests yet', hint: 'Requests that reach an engine with this key are listed here.' }}
+          columns={[
+            { header: 'When', cell: (row) => formatDate(row.created_at) },
+            { header: 'Operation', cell: (row) => row.operation },
+            { header: 'Outcome', cell: (row) => <StatusBadge status={row.outcome} /> },
+            { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+            { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
+            { header: 'Duration', cell: (row) => `${formatNumber(row.duration_ms)} ms`, numeric: true },
+            { header: 'Request', cell: (row) => <code>{row.request_id}</code> },
+          ]}
+        />
+        <p>
+          <Link href={`/usage?key=${key.id}`}>All usage of this key</Link>
+        </p>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import Link from 'next/link';
+import { IssueKeyForm } from '@/components/keys/issue-key-form';
+import { EmptyState } from '@/components/ui/card';
+import { param, type SearchParams } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
+  const { caller } = await dashboardCaller('/keys/new');
+  const packages = await caller.packages.list();
+  const requested = param(await searchParams, 'package');
+  return (
+    <div className="stack">
+      <PageHeader title="Issue a key" description="The key is locked to the package version you choose." back={{ href: '/keys', label: 'API keys' }} />
+      {packages.length === 0 ? (
+        <div className="card">
+          <EmptyState title="There is no package to sell yet">
+            <p><Link href="/packages/new">Create a package</Link> first.</p>
+          </EmptyState>
+        </div>
+      ) : (
+        <IssueKeyForm packages={packages} initialPackage={packages.some((pkg) => pkg.slug === requested) ? requested : undefined} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import Link from 'next/link';
+import { StatusBadge } from '@/components/ui/badge';
+import { DataTable } from '@/components/ui/data-table';
+import { Filters, Pager } from '@/components/ui/filters';
+import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { dashboardCaller } from '@/server/trpc/server-caller';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
+  const params = await searchParams;
+  const { caller } = await dashboardCaller('/keys');
+  const filters = {
+    search: param(params, 'q')?.slice(0, 200),
+    status: param(params, 'status', ['active', 'revoked'] as const),
+    packageSlug: param(params, 'package')?.slice(0, 63),
+  };
+  const cursor = param(params, 'cursor');
+  const [keys, packages] = await Promise.all([
+    caller.keys.list({ ...filters, cursor: cursor && UUID.test(cursor) ? cursor : undefined, limit: 50 }),
+    caller.packages.list(),
+  ]);
+  return (
+    <div className="stack">
+      <PageHeader
+        title="API keys"
+        description="Each key is locked to one package version. Search by label, prefix (wgs_live_…) or id."
+        actions={<Link className="button" href="/keys/new">Issue a key</Link>}
+      />
+      <Filters
+        action="/keys"
+        label="Filter keys"
+        fields={[
+          { kind: 'search', name: 'q', label: 'Search', value: filters.search, placeholder: 'label, prefix or id' },
+          { kind: 'select', name: 'status', label: 'Status', value: filters.status, options: [{ value: 'active', label: 'active' }, { value: 'revoked', label: 'revoked' }] },
+          { kind: 'select', name: 'package', label: 'Package', value: filters.packageSlug, options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })) },
+        ]}
+      />
+      <DataTable
+        caption="API keys"
+        rows={keys.items}
+        rowKey={(row) => row.id}
+        empty={{ title: filters.search || filters.status || filters.packageSlug ? 'No keys match these filters' : 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> }}
+        columns={[
+          { header: 'Key', cell: (row) => <Link href={`/keys/${row.id}`}><code>{row.prefix}…</code></Link> },
+          { header: 'Label', cell: (row) => row.label ?? <span className="muted">—</span> },
+          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+          { header: 'Package', cell: (row) => `${row.package} v${row.package_version}` },
+          { header: 'Remaining units', cell: (row) => formatNumber(row.remaining_units), numeric: true },
+          { header: 'Last used', cell: (row) => formatDate(row.last_used_at) },
+          { header: 'Created', cell: (row) => formatDate(row.created_at) },
+        ]}
+      />
+      <Pager path="/keys" params={{ q: filters.search, status: filters.status, package: filters.packageSlug }} nextCursor={keys.nextCursor} hasCursor={Boolean(cursor)} />
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+import Link from 'next/link';
+import { redirect } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { SideNav } from '@/components/nav/side-nav';
+import { SignOutButton } from '@/components/nav/sign-out-button';
+import { getOperatorSession } from '@/server/auth/session';
+
+export const dynamic = 'force-dynamic';
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const session = await getOperatorSession();
+  if (!session) redirect('/signin');
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <Link className="brand" href="/">
+          Workflow Generation Service
+        </Link>
+        <SideNav />
+        <div className="who">
+          <span>
+            Signed in as <strong data-testid="operator-email">{session.email}</strong>
+          </span>
+          <SignOutButton />
+        </div>
+      </aside>
+      <main id="main" className="content">
+        {children}
+      </main>
+    </div>
+  );
+}

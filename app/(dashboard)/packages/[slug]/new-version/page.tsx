@@ -1,0 +1,21 @@
+import { PackageVersionForm } from '@/components/packages/package-version-form';
+import { PageHeader } from '@/components/ui/page-header';
+import { versionToDefinition } from '@/server/domain/packages/list-packages';
+import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export default async function NewVersionPage(props: { params: Promise<{ slug: string }> }) {
+  const { slug } = await props.params;
+  const { caller } = await dashboardCaller(`/packages/${slug}/new-version`);
+  const pkg = await orNotFound(caller.packages.get({ slug }));
+  const latest = pkg.versions[0];
+  return (
+    <div className="stack">
+      <PageHeader
+        title={`New version of ${pkg.name}`}
+        description={`Starts from version ${pkg.latest_version}. Keys already issued keep their version.`}
+        back={{ href: `/packages/${pkg.slug}`, label: pkg.name }}
+      />
+      <PackageVersionForm mode="new-version" initial={latest ? versionToDefinition(pkg.slug, latest) : undefined} />
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import { PackageVersionForm } from '@/components/packages/package-version-form';
+import { PageHeader } from '@/components/ui/page-header';
+import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export default async function NewPackagePage() {
+  await dashboardCaller('/packages/new');
+  return (
+    <div className="stack">
+      <PageHeader title="New package" description="Its first version is created from this form." back={{ href: '/packages', label: 'Packages' }} />
+      <PackageVersionForm mode="new-package" />
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+'use client';
+import { useState } from 'react';
+
+export function CopyButton(props: { value: string; label: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  return (
+    <>
+      <button
+        type="button"
+        className="button button-secondary"
+        onClick={() =>
+          navigator.clipboard.writeText(props.value).then(
+            () => setState('copied'),
+            () => setState('failed'),
+          )
+        }
+      >
+        {props.label}
+      </button>
+      <span role="status" className="muted">
+        {state === 'copied' ? 'Copied.' : state === 'failed' ? 'Copy failed: select the text and copy it.' : ''}
+      </span>
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { describeError, trpc } from '../trpc/client';
+
+export function RevokeKeyButton(props: { id: string; prefix: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function revoke() {
+    if (!window.confirm(`Revoke ${props.prefix}…? Requests with this key will be refused at once. This cannot be undone.`)) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await trpc.keys.revoke.mutate({ id: props.id });
+      router.refresh();
+    } catch (failure) {
+      setError(describeError(failure).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="stack">
+      <div className="actions">
+        <button type="button" className="button button-danger" onClick={() => void revoke()} disabled={busy}>
+          {busy ? 'Revoking…' : 'Revoke key'}
+        </button>
+      </div>
+      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
+    </div>
+  );
+}
+
+export function TopUpForm(props: { id: string }) {
+  const router = useRouter();
+  const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const formElement = event.currentTarget;
+    const units = Number(new FormData(formElement).get('units'));
+    if (!Number.isInteger(units) || units < 1 || units > 1_000_000_000) {
+      setMessage({ tone: 'error', text: 'Enter a whole number of units from 1 to 1,000,000,000.' });
+      return;
+    }
+    setBusy(true);
+    setMessage(null);
+    try {
+      const key = await trpc.keys.topUp.mutate({ id: props.id, units });
+      setMessage({ tone: 'ok', text: `Added ${units} units; ${key.remaining_units} remaining.` });
+      formElement.reset();
+      router.refresh();
+    } catch (failure) {
+      setMessage({ tone: 'error', text: describeError(failure).message });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Top up units" noValidate>
+      <div className="filters">
+        <div className="field">
+          <label htmlFor="topup-units">Units to add</label>
+          <input id="topup-units" name="units" type="number" min={1} max={1_000_000_000} step={1} required />
+        </div>
+        <button className="button" type="submit" disabled={busy}>
+          {busy ? 'Adding…' : 'Top up'}
+        </button>
+      </div>
+      {message ? (
+        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      ) : null}
+    </form>
+  );
+}

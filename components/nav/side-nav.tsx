@@ -1,0 +1,31 @@
+'use client';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+
+const LINKS = [
+  { href: '/', label: 'Overview' },
+  { href: '/packages', label: 'Packages' },
+  { href: '/keys', label: 'Keys' },
+  { href: '/usage', label: 'Usage' },
+  { href: '/jobs', label: 'Jobs' },
+  { href: '/uploads', label: 'Uploads' },
+  { href: '/audit', label: 'Audit log' },
+];
+
+export function SideNav() {
+  const pathname = usePathname();
+  const current = (href: string) => (href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`));
+  return (
+    <nav aria-label="Dashboard">
+      <ul>
+        {LINKS.map((link) => (
+          <li key={link.href}>
+            <Link href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
+              {link.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

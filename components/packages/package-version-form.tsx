@@ -1,0 +1,144 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
+import { formatZodIssues } from '@/server/domain/zod-issues';
+import { describeError, trpc, type FieldIssue } from '../trpc/client';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
+
+type Errors = Record<string, string>;
+
+function toErrors(issues: FieldIssue[]): Errors {
+  const errors: Errors = {};
+  for (const issue of issues) errors[issueField(issue.path)] ??= issue.message;
+  return errors;
+}
+
+function Field(props: { name: string; label: string; errors: Errors; hint?: string; children: (a11y: object) => ReactNode }) {
+  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
+  const error = props.errors[props.name];
+  const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      {props.children({ id, name: props.name, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      {props.hint ? <span className="hint" id={`${id}-hint`}>{props.hint}</span> : null}
+      {error ? <span className="error" id={`${id}-error`}>{error}</span> : null}
+    </div>
+  );
+}
+
+/** Creates a package or a new version of one; validated with the packages-file schema here and on the server. */
+export function PackageVersionForm(props: { mode: 'new-package' | 'new-version'; initial?: PackageDefinition }) {
+  const router = useRouter();
+  const [errors, setErrors] = useState<Errors>({});
+  const [message, setMessage] = useState<{ tone: 'error' | 'warn'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const initial = props.initial;
+  const ops = (initial?.operations ?? {}) as Record<string, Record<string, unknown> | undefined>;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const definition = formToDefinition(new FormData(event.currentTarget));
+    const checked = packageDefinitionSchema.safeParse(definition);
+    if (!checked.success) {
+      setErrors(toErrors(formatZodIssues(checked.error)));
+      setMessage({ tone: 'error', text: 'Fix the highlighted fields.' });
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    setMessage(null);
+    try {
+      const result = await trpc.packages.createVersion.mutate({ definition, mode: props.mode });
+      if (result.status === 'unchanged') {
+        setMessage({ tone: 'warn', text: `Nothing changed: version ${result.version} stays the latest.` });
+        setBusy(false);
+        return;
+      }
+      router.push(`/packages/${result.slug}?created=${result.version}`);
+      router.refresh();
+    } catch (error) {
+      const described = describeError(error);
+      setErrors(toErrors(described.issues));
+      setMessage({ tone: 'error', text: described.message });
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} noValidate aria-label="Package definition">
+      {message ? (
+        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+          {errors.operations ? <> {errors.operations}</> : null}
+        </div>
+      ) : null}
+      <fieldset>
+        <legend>Package</legend>
+        <div className="form-grid">
+          <Field name="slug" label="Slug" errors={errors} hint="lowercase letters, digits and hyphens">
+            {(a11y) => <input type="text" {...a11y} defaultValue={initial?.slug} readOnly={props.mode === 'new-version'} required />}
+          </Field>
+          <Field name="name" label="Name" errors={errors}>
+            {(a11y) => <input type="text" {...a11y} defaultValue={initial?.name} required />}
+          </Field>
+          <Field name="quota_units" label="Quota (units)" errors={errors}>
+            {(a11y) => <input type="number" min={0} {...a11y} defaultValue={initial?.quota_units} required />}
+          </Field>
+          <Field name="requests_per_minute" label="Requests per minute" errors={errors}>
+            {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.requests_per_minute} required />}
+          </Field>
+          <Field name="concurrency" label="Concurrent requests" errors={errors}>
+            {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.concurrency} required />}
+          </Field>
+          <Field name="max_upload_bytes" label="Largest upload (bytes)" errors={errors} hint="empty: 104857600">
+            {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.max_upload_bytes} />}
+          </Field>
+        </div>
+      </fieldset>
+      {OPERATIONS.map((operation) => {
+        const settings = ops[operation];
+        const list = (key: string) => (Array.isArray(settings?.[key]) ? (settings[key] as string[]).join(', ') : '');
+        return (
+          <fieldset key={operation}>
+            <legend>{operation}</legend>
+            <label className="checkbox">
+              <input type="checkbox" name={fieldName(operation, 'enabled')} defaultChecked={Boolean(settings)} />
+              Sell {operation}
+            </label>
+            <div className="form-grid" style={{ marginTop: '0.75rem' }}>
+              <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint='"local" or PROVIDER:MODEL'>
+                {(a11y) => <input type="text" {...a11y} defaultValue={String(settings?.engine ?? 'local')} />}
+              </Field>
+              <Field name={fieldName(operation, 'units')} label="Units per call" errors={errors}>
+                {(a11y) => <input type="number" min={0} {...a11y} defaultValue={String(settings?.units ?? 1)} />}
+              </Field>
+              {LIST_FIELDS[operation].map((field) => (
+                <Field key={field.key} name={fieldName(operation, field.key)} label={field.label} errors={errors} hint={`${field.hint}; empty allows all`}>
+                  {(a11y) => <input type="text" {...a11y} defaultValue={list(field.key)} />}
+                </Field>
+              ))}
+              {operation === 'audio.speech' ? (
+                <Field name={fieldName(operation, 'max_duration_seconds')} label="Longest audio (seconds)" errors={errors}>
+                  {(a11y) => <input type="number" min={1} {...a11y} defaultValue={settings?.max_duration_seconds as number | undefined} />}
+                </Field>
+              ) : null}
+              {TAKES_UPLOADS.includes(operation) ? (
+                <label className="checkbox">
+                  <input type="checkbox" name={fieldName(operation, 'input_uploads')} defaultChecked={Boolean(settings?.input_uploads)} />
+                  Accepts uploaded input
+                </label>
+              ) : null}
+            </div>
+          </fieldset>
+        );
+      })}
+      <div className="actions">
+        <button className="button" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : props.mode === 'new-version' ? 'Create version' : 'Create package'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,15 @@
+const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
+  active: 'ok',
+  succeeded: 'ok',
+  verified: 'ok',
+  revoked: 'danger',
+  failed: 'danger',
+  expired: 'neutral',
+  pending: 'warn',
+  submitted: 'neutral',
+  running: 'warn',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${TONES[status] ?? 'neutral'}`}>{status}</span>;
+}

@@ -1,0 +1,39 @@
+// Formatting shared by server and client components. Deterministic (UTC, en-US) so the server's
+// HTML and the browser's hydration always agree.
+const numberFormat = new Intl.NumberFormat('en-US');
+
+export const formatNumber = (value: number) => numberFormat.format(value);
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  return `${value.slice(0, 10)} ${value.slice(11, 19)} UTC`;
+}
+
+export const formatPercent = (ratio: number) => `${(ratio * 100).toFixed(ratio > 0 && ratio < 0.001 ? 2 : 1)}%`;
+
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** First value of a search param, or undefined; restricted to allowed values when given. */
+export function param<T extends string>(
+  params: Record<string, string | string[] | undefined>,
+  name: string,
+  allowed?: readonly T[],
+): T | undefined {
+  const raw = params[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (!value) return undefined;
+  if (allowed && !allowed.includes(value as T)) return undefined;
+  return value as T;
+}
+
+export type SearchParams = Promise<Record<string, string | string[] | undefined>>;

@@ -1,0 +1,77 @@
+import type { NextAuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import GitHubProvider from 'next-auth/providers/github';
+import GoogleProvider from 'next-auth/providers/google';
+import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
+
+/** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
+export const SESSION_MAX_AGE_SECONDS = Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
+
+export const RATE_LIMITED_ERROR = 'RateLimited';
+
+/** OAuth providers are offered only when their credentials are configured. */
+export function oauthProviders() {
+  const providers = [];
+  if (process.env.GITHUB_ID && process.env.GITHUB_SECRET) {
+    providers.push(GitHubProvider({ clientId: process.env.GITHUB_ID, clientSecret: process.env.GITHUB_SECRET }));
+  }
+  if (process.env.GOOGLE_CLIENT_ID && process.env.GOOGLE_CLIENT_SECRET) {
+    providers.push(GoogleProvider({ clientId: process.env.GOOGLE_CLIENT_ID, clientSecret: process.env.GOOGLE_CLIENT_SECRET }));
+  }
+  return providers;
+}
+
+function clientAddress(headers: Record<string, unknown> | undefined): string {
+  const forwarded = headers?.['x-forwarded-for'];
+  const first = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
+  return first || 'unknown';
+}
+
+export const authOptions: NextAuthOptions = {
+  session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_MAX_AGE_SECONDS },
+  jwt: { maxAge: SESSION_MAX_AGE_SECONDS },
+  pages: { signIn: '/signin', error: '/signin' },
+  providers: [
+    CredentialsProvider({
+      id: 'credentials',
+      name: 'E-mail and password',
+      credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' } },
+      async authorize(credentials, req) {
+        try {
+          return await authorizeOperator(credentials ?? {}, clientAddress(req?.headers));
+        } catch (error) {
+          // next-auth passes a thrown message to the sign-in page as ?error=...
+          if (error instanceof SignInRateLimited) throw new Error(RATE_LIMITED_ERROR);
+          throw error;
+        }
+      },
+    }),
+    ...oauthProviders(),
+  ],
+  callbacks: {
+    async signIn({ user, account }) {
+      if (!account || account.provider === 'credentials') return Boolean(user);
+      return Boolean(user.email && (await findOperatorByEmail(user.email)));
+    },
+    async jwt({ token, user, account }) {
+      if (user && account) {
+        const operator = account.provider === 'credentials' ? user : await findOperatorByEmail(user.email ?? '');
+        if (operator) {
+          token.operatorId = operator.id;
+          token.email = operator.email;
+          token.signedInAt = Date.now();
+        }
+      }
+      return token;
+    },
+    session({ session, token }) {
+      // The JWT is re-issued on use; signedInAt keeps the session's end fixed at sign-in + max age.
+      const fresh = typeof token.signedInAt === 'number' && Date.now() - token.signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
+      if (session.user && typeof token.operatorId === 'string' && fresh) {
+        session.user.id = token.operatorId;
+        session.user.email = token.email ?? session.user.email;
+      }
+      return session;
+    },
+  },
+};

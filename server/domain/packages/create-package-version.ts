@@ -1,0 +1,49 @@
+import type { PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { ApiError, isApiError, type ValidationIssue } from '../errors';
+import { formatZodIssues } from '../zod-issues';
+import { applyPackages } from './apply-packages';
+import { packageDefinitionSchema } from './package-schema';
+
+export interface CreateVersionResult {
+  slug: string;
+  version: number;
+  status: 'created' | 'updated' | 'unchanged';
+}
+
+/**
+ * Creates a package, or a new version of one, from a single definition: the same schema and
+ * the same apply as the packages file, so the rules live in one place. An identical definition
+ * keeps the current version ("unchanged").
+ */
+export async function createPackageVersion(
+  db: PrismaClient,
+  actor: Actor,
+  input: { definition: unknown; expectExisting?: boolean },
+): Promise<CreateVersionResult> {
+  const parsed = packageDefinitionSchema.safeParse(input.definition);
+  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error), 'The package definition is invalid.');
+  const definition = parsed.data;
+  const existing = await db.package.findUnique({ where: { slug: definition.slug }, select: { id: true } });
+  if (input.expectExisting === true && !existing) {
+    throw new ApiError('not_found', { message: `No package "${definition.slug}".` });
+  }
+  if (input.expectExisting === false && existing) {
+    throw ApiError.validation([{ path: 'slug', code: 'already_exists', message: `a package with slug "${definition.slug}" exists` }]);
+  }
+  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }).catch((error: unknown) => {
+    throw withDefinitionPaths(error);
+  });
+  const applied = result.packages[0]!;
+  return { slug: applied.slug, version: applied.version, status: applied.status };
+}
+
+/** applyPackages reports paths inside a file (packages.0.x); the form knows only the definition. */
+function withDefinitionPaths(error: unknown): unknown {
+  const issues = isApiError(error) ? (error.details?.issues as ValidationIssue[] | undefined) : undefined;
+  if (!issues) return error;
+  return ApiError.validation(
+    issues.map((issue) => ({ ...issue, path: issue.path.replace(/^packages\.0\./, '') })),
+    'The package definition is invalid.',
+  );
+}

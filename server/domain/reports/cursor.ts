@@ -1,0 +1,44 @@
+import { ApiError } from '../errors';
+
+// Keyset paging for the dashboard's read models: a cursor is the (created_at, id) of the last
+// row of a page, opaque to the caller, so a page costs one index range scan however deep it is.
+
+export interface KeysetPosition {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(`${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): KeysetPosition | undefined {
+  if (!cursor) return undefined;
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) {
+    throw ApiError.validation([{ path: 'cursor', code: 'invalid_cursor', message: 'cursor is not one this service returned' }]);
+  }
+  return { createdAt, id };
+}
+
+/** The Prisma condition "strictly after this position" in newest-first order. */
+export function afterPosition(position: KeysetPosition | undefined) {
+  if (!position) return {};
+  return {
+    OR: [{ createdAt: { lt: position.createdAt } }, { createdAt: position.createdAt, id: { lt: position.id } }],
+  };
+}
+
+export function clampLimit(limit: number | undefined, fallback = 50): number {
+  return Math.min(Math.max(limit ?? fallback, 1), 200);
+}
+
+/** Cuts the extra probe row and returns the cursor of the next page, if there is one. */
+export function toPage<Row extends KeysetPosition, View>(rows: Row[], limit: number, view: (row: Row) => View) {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(view), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+export const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

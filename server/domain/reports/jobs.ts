@@ -1,0 +1,56 @@
+import type { Job, PrismaClient } from '../../db/generated/client';
+import { ApiError } from '../errors';
+import { afterPosition, clampLimit, decodeCursor, iso, toPage } from './cursor';
+
+export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
+export type JobStatusFilter = (typeof JOB_STATUSES)[number];
+
+type JobWithKey = Job & { apiKey: { prefix: string; label: string | null } };
+
+export function toJobView(job: JobWithKey) {
+  return {
+    id: job.id,
+    operation: job.operation,
+    status: job.status,
+    engine: job.engine,
+    units: job.units,
+    attempts: job.attempts,
+    api_key_id: job.apiKeyId,
+    key_prefix: job.apiKey.prefix,
+    request_id: job.requestId,
+    result_mime_type: job.resultMimeType,
+    error_code: job.errorCode,
+    error_message: job.errorMessage,
+    created_at: job.createdAt.toISOString(),
+    updated_at: iso(job.updatedAt),
+  };
+}
+
+export type JobView = ReturnType<typeof toJobView>;
+const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
+
+export async function listJobs(
+  db: PrismaClient,
+  input: { status?: JobStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
+): Promise<{ items: JobView[]; nextCursor: string | null }> {
+  const limit = clampLimit(input.limit);
+  const rows = await db.job.findMany({
+    where: {
+      AND: [
+        { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) },
+        afterPosition(decodeCursor(input.cursor)),
+      ],
+    },
+    include: KEY_SELECT,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  return toPage(rows, limit, toJobView);
+}
+
+/** One job with its input as submitted (the operator sees what the caller asked for). */
+export async function getJob(db: PrismaClient, id: string): Promise<JobView & { input: unknown }> {
+  const job = await db.job.findUnique({ where: { id }, include: KEY_SELECT });
+  if (!job) throw new ApiError('not_found', { message: `No job with id "${id}".` });
+  return { ...toJobView(job), input: job.input };
+}

@@ -1,0 +1,55 @@
+import type { PrismaClient, Upload } from '../../db/generated/client';
+import { ApiError } from '../errors';
+import { afterPosition, clampLimit, decodeCursor, iso, toPage } from './cursor';
+
+export const UPLOAD_STATUSES = ['pending', 'verified', 'expired'] as const;
+export type UploadStatusFilter = (typeof UPLOAD_STATUSES)[number];
+
+type UploadWithKey = Upload & { apiKey: { prefix: string; label: string | null } };
+
+export function toUploadView(upload: UploadWithKey) {
+  return {
+    id: upload.id,
+    status: upload.status,
+    purpose: upload.purpose,
+    filename: upload.filename,
+    mime_type: upload.mimeType,
+    size_bytes: upload.sizeBytes,
+    received_bytes: upload.receivedBytes,
+    sha256: upload.sha256,
+    received_sha256: upload.receivedSha256,
+    api_key_id: upload.apiKeyId,
+    key_prefix: upload.apiKey.prefix,
+    created_at: upload.createdAt.toISOString(),
+    expires_at: upload.expiresAt.toISOString(),
+    verified_at: iso(upload.verifiedAt),
+  };
+}
+
+export type UploadView = ReturnType<typeof toUploadView>;
+const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
+
+export async function listUploads(
+  db: PrismaClient,
+  input: { status?: UploadStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
+): Promise<{ items: UploadView[]; nextCursor: string | null }> {
+  const limit = clampLimit(input.limit);
+  const rows = await db.upload.findMany({
+    where: {
+      AND: [
+        { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) },
+        afterPosition(decodeCursor(input.cursor)),
+      ],
+    },
+    include: KEY_SELECT,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  return toPage(rows, limit, toUploadView);
+}
+
+export async function getUpload(db: PrismaClient, id: string): Promise<UploadView> {
+  const upload = await db.upload.findUnique({ where: { id }, include: KEY_SELECT });
+  if (!upload) throw new ApiError('not_found', { message: `No upload with id "${id}".` });
+  return toUploadView(upload);
+}

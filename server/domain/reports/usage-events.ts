@@ -1,0 +1,88 @@
+import type { Prisma, PrismaClient, UsageEvent } from '../../db/generated/client';
+import { afterPosition, clampLimit, decodeCursor, toPage } from './cursor';
+
+export interface UsageFilters {
+  apiKeyId?: string;
+  operation?: string;
+  outcome?: 'succeeded' | 'failed';
+  /** Inclusive lower bound on created_at. */
+  from?: Date;
+  /** Exclusive upper bound on created_at. */
+  to?: Date;
+}
+
+type EventWithKey = UsageEvent & { apiKey: { prefix: string; label: string | null } };
+
+export function toUsageView(event: EventWithKey) {
+  return {
+    id: event.id,
+    created_at: event.createdAt.toISOString(),
+    api_key_id: event.apiKeyId,
+    key_prefix: event.apiKey.prefix,
+    key_label: event.apiKey.label,
+    operation: event.operation,
+    engine: event.engine,
+    outcome: event.outcome,
+    units: event.units,
+    error_code: event.errorCode,
+    request_id: event.requestId,
+    job_id: event.jobId,
+    duration_ms: event.durationMs,
+  };
+}
+
+export type UsageView = ReturnType<typeof toUsageView>;
+
+function usageWhere(filters: UsageFilters): Prisma.UsageEventWhereInput {
+  return {
+    ...(filters.apiKeyId ? { apiKeyId: filters.apiKeyId } : {}),
+    ...(filters.operation ? { operation: filters.operation } : {}),
+    ...(filters.outcome ? { outcome: filters.outcome } : {}),
+    ...(filters.from || filters.to
+      ? { createdAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lt: filters.to } : {}) } }
+      : {}),
+  };
+}
+
+const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
+
+/** Newest first, keyset-paged on the (api_key_id, created_at) and (created_at) indexes. */
+export async function listUsageEvents(
+  db: PrismaClient,
+  input: UsageFilters & { cursor?: string; limit?: number } = {},
+): Promise<{ items: UsageView[]; nextCursor: string | null }> {
+  const limit = clampLimit(input.limit);
+  const rows = await db.usageEvent.findMany({
+    where: { AND: [usageWhere(input), afterPosition(decodeCursor(input.cursor))] },
+    include: KEY_SELECT,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  return toPage(rows, limit, toUsageView);
+}
+
+export const USAGE_CSV_COLUMNS = [
+  'id', 'created_at', 'api_key_id', 'key_prefix', 'operation', 'engine', 'outcome', 'units', 'error_code', 'request_id', 'job_id', 'duration_ms',
+] as const satisfies readonly (keyof UsageView)[];
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = String(value);
+  // Quote when needed; a leading formula character is defused so spreadsheets show it as text.
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** The filtered events as CSV lines (header first), read page by page so memory stays flat. */
+export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, maxRows = 1_000_000): AsyncGenerator<string> {
+  yield `${USAGE_CSV_COLUMNS.join(',')}\r\n`;
+  let cursor: string | undefined;
+  let sent = 0;
+  do {
+    const page = await listUsageEvents(db, { ...filters, cursor, limit: 200 });
+    for (const item of page.items) yield `${USAGE_CSV_COLUMNS.map((column) => csvCell(item[column])).join(',')}\r\n`;
+    sent += page.items.length;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && sent < maxRows);
+}
+

@@ -1,0 +1,18 @@
+import { createCallerFactory, router } from './init';
+import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } from './routers/activity';
+import { keysRouter } from './routers/keys';
+import { packagesRouter } from './routers/packages';
+
+export const appRouter = router({
+  overview: overviewRouter,
+  packages: packagesRouter,
+  keys: keysRouter,
+  usage: usageRouter,
+  jobs: jobsRouter,
+  uploads: uploadsRouter,
+  audit: auditRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

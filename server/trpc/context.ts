@@ -1,0 +1,20 @@
+import type { PrismaClient } from '../db/generated/client';
+import { getPrisma } from '../db/client';
+import type { Actor } from '../domain/actor';
+import { getOperatorSession, operatorActor, type OperatorSession } from '../auth/session';
+
+export interface TrpcContext {
+  db: PrismaClient;
+  session: OperatorSession | null;
+  actor: Actor | null;
+}
+
+/** The context from a known session: used by tests and by the request context below. */
+export function createInnerContext(session: OperatorSession | null, db: PrismaClient = getPrisma()): TrpcContext {
+  return { db, session, actor: session ? operatorActor(session) : null };
+}
+
+/** The context of the current request (the /api/trpc handler and server components). */
+export async function createRequestContext(): Promise<TrpcContext> {
+  return createInnerContext(await getOperatorSession());
+}

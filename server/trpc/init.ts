@@ -1,0 +1,36 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ERROR_CATALOG, isApiError } from '../domain/errors';
+import type { Actor } from '../domain/actor';
+import type { OperatorSession } from '../auth/session';
+import type { TrpcContext } from './context';
+import { apiErrorData, toTRPCError } from './error-map';
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error }) {
+    // Unexpected failures say nothing about their insides (SQL, stack) to the browser.
+    const hidden = error.code === 'INTERNAL_SERVER_ERROR';
+    const { stack: _stack, ...data } = shape.data;
+    return {
+      ...shape,
+      message: hidden ? ERROR_CATALOG.internal_error.message : shape.message,
+      data: { ...data, ...apiErrorData(error.cause) },
+    };
+  },
+});
+
+/** Every ApiError thrown by the domain leaves a procedure as the tRPC code of its HTTP status. */
+const mapApiErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isApiError(result.error.cause)) throw toTRPCError(result.error.cause);
+  return result;
+});
+
+const requireOperator = t.middleware(({ ctx, next }) => {
+  if (!ctx.session || !ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to use the dashboard.' });
+  return next({ ctx: { ...ctx, session: ctx.session as OperatorSession, actor: ctx.actor as Actor } });
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+/** Every dashboard procedure is an operator procedure: there is no public one. */
+export const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator);

@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { authorizeOperator, SignInRateLimited } from '@/server/auth/authorize-operator';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { createOperator } from '@/server/domain/operators/create-operator';
+import { anonymousCaller, expectTrpcError } from './helpers';
+
+afterAll(() => disconnectDb());
+
+describe('operator sign-in', () => {
+  it('accepts the right password and refuses a wrong one or an unknown e-mail', async () => {
+    const email = `signin-${randomUUID().slice(0, 8)}@example.com`;
+    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const ok = await authorizeOperator({ email: email.toUpperCase(), password: 'the right password' }, '10.0.0.1');
+    expect(ok).toMatchObject({ email });
+    expect(await authorizeOperator({ email, password: 'the wrong password' }, '10.0.0.1')).toBeNull();
+    expect(await authorizeOperator({ email: 'nobody@example.com', password: 'whatever password' }, '10.0.0.1')).toBeNull();
+    const stored = await getPrisma().operator.findUnique({ where: { email } });
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(stored?.lastLoginAt).not.toBeNull();
+  });
+
+  it('refuses a disabled operator', async () => {
+    const email = `disabled-${randomUUID().slice(0, 8)}@example.com`;
+    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await getPrisma().operator.update({ where: { email }, data: { disabledAt: new Date() } });
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.0.0.2')).toBeNull();
+  });
+
+  it('rate limits attempts per e-mail: the 11th within 5 minutes is refused, even with the right password', async () => {
+    const email = `limited-${randomUUID().slice(0, 8)}@example.com`;
+    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, `10.1.0.${attempt}`)).toBeNull();
+    }
+    await expect(authorizeOperator({ email, password: 'the right password' }, '10.1.1.1')).rejects.toBeInstanceOf(SignInRateLimited);
+  });
+});
+
+describe('every procedure refuses an unauthenticated caller', () => {
+  const caller = anonymousCaller();
+  const id = randomUUID();
+  const calls: [string, () => Promise<unknown>][] = [
+    ['overview.get', () => caller.overview.get()],
+    ['packages.list', () => caller.packages.list()],
+    ['packages.get', () => caller.packages.get({ slug: 'starter' })],
+    ['packages.createVersion', () => caller.packages.createVersion({ definition: {}, mode: 'new-package' })],
+    ['keys.list', () => caller.keys.list({})],
+    ['keys.get', () => caller.keys.get({ id })],
+    ['keys.activity', () => caller.keys.activity({ id })],
+    ['keys.issue', () => caller.keys.issue({ packageSlug: 'starter' })],
+    ['keys.revoke', () => caller.keys.revoke({ id })],
+    ['keys.topUp', () => caller.keys.topUp({ id, units: 5 })],
+    ['usage.list', () => caller.usage.list({})],
+    ['jobs.list', () => caller.jobs.list({})],
+    ['jobs.get', () => caller.jobs.get({ id: 'job_x' })],
+    ['uploads.list', () => caller.uploads.list({})],
+    ['uploads.get', () => caller.uploads.get({ id: 'upl_x' })],
+    ['audit.list', () => caller.audit.list({})],
+    ['audit.actions', () => caller.audit.actions()],
+  ];
+  it.each(calls)('%s', async (_name, call) => {
+    await expectTrpcError(call(), 'UNAUTHORIZED');
+  });
+
+  it('covers every procedure of the router', async () => {
+    const { appRouter } = await import('@/server/trpc/app-router');
+    expect(Object.keys(appRouter._def.procedures).sort()).toEqual(calls.map(([name]) => name).sort());
+  });
+});

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { hashKeySecret } from '@/server/domain/keys/key-secret';
+import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug, usage } from './helpers';
+
+afterAll(() => disconnectDb());
+
+describe('keys', () => {
+  it('issue returns the secret once, stores its hash and audits the operator', async () => {
+    const { caller, operator } = await operatorCaller();
+    const slug = uniqueSlug('pk-issue');
+    await seedPackage(slug, 42);
+    const issued = await caller.keys.issue({ packageSlug: slug, label: 'customer A' });
+    expect(issued).toMatchObject({ package: slug, package_version: 1, remaining_units: 42 });
+    expect(issued.key).toMatch(/^wgs_live_/);
+    expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: issued.id } })).hash).toBe(hashKeySecret(issued.key));
+    const view = await caller.keys.get({ id: issued.id });
+    expect(JSON.stringify(view)).not.toContain(issued.key);
+    expect(await getPrisma().auditLog.findFirst({ where: { targetId: issued.id, action: 'key.create' } })).toMatchObject({ actorId: operator.id });
+  });
+
+  it('issue validates input and reports an unknown package as NOT_FOUND', async () => {
+    const { caller } = await operatorCaller();
+    await expectTrpcError(caller.keys.issue({ packageSlug: 'no-such-package' }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(caller.keys.issue({ packageSlug: '', label: 'x' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.keys.issue({ packageSlug: 'starter', label: 'x'.repeat(201) }), 'BAD_REQUEST');
+  });
+
+  it('list searches, filters and pages through keys', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-page');
+    await seedPackage(slug);
+    const marker = randomUUID().slice(0, 8);
+    for (let i = 0; i < 5; i++) await caller.keys.issue({ packageSlug: slug, label: `paging ${marker} ${i}` });
+    const first = await caller.keys.list({ search: marker, limit: 2 });
+    expect(first.items).toHaveLength(2);
+    const second = await caller.keys.list({ search: marker, limit: 2, cursor: first.nextCursor! });
+    const third = await caller.keys.list({ search: marker, limit: 2, cursor: second.nextCursor! });
+    const labels = [...first.items, ...second.items, ...third.items].map((key) => key.label);
+    expect(labels).toEqual([4, 3, 2, 1, 0].map((i) => `paging ${marker} ${i}`));
+    expect(third.nextCursor).toBeNull();
+    expect((await caller.keys.list({ packageSlug: slug, status: 'revoked' })).items).toEqual([]);
+    await expectTrpcError(caller.keys.list({ cursor: 'not-a-uuid' }), 'BAD_REQUEST');
+  });
+
+  it('revoke and topUp change the key and are audited with before and after', async () => {
+    const { caller, operator } = await operatorCaller();
+    const slug = uniqueSlug('pk-manage');
+    await seedPackage(slug, 10);
+    const { id } = await caller.keys.issue({ packageSlug: slug });
+    expect((await caller.keys.topUp({ id, units: 15 })).remaining_units).toBe(25);
+    expect((await caller.keys.revoke({ id })).status).toBe('revoked');
+    const entries = await getPrisma().auditLog.findMany({ where: { targetId: id }, orderBy: { id: 'asc' } });
+    expect(entries.map((entry) => [entry.action, entry.actorLabel])).toEqual([
+      ['key.create', operator.email],
+      ['key.topup', operator.email],
+      ['key.revoke', operator.email],
+    ]);
+    expect(entries[1]).toMatchObject({ before: { remaining_units: 10 }, after: { remaining_units: 25, added: 15 } });
+    const audit = await caller.audit.list({ targetId: id });
+    expect(audit.items.map((item) => item.action)).toEqual(['key.revoke', 'key.topup', 'key.create']);
+  });
+
+  it('revoke, topUp and get of an unknown key are NOT_FOUND; bad units are BAD_REQUEST', async () => {
+    const { caller } = await operatorCaller();
+    const missing = randomUUID();
+    await expectTrpcError(caller.keys.get({ id: missing }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(caller.keys.revoke({ id: missing }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(caller.keys.topUp({ id: missing, units: 1 }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(caller.keys.topUp({ id: missing, units: 0 }), 'BAD_REQUEST');
+    await expectTrpcError(caller.keys.topUp({ id: missing, units: 1.5 }), 'BAD_REQUEST');
+    await expectTrpcError(caller.keys.revoke({ id: 'nope' }), 'BAD_REQUEST');
+  });
+
+  it('activity shows units per day and recent requests of one key', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-activity');
+    await seedPackage(slug);
+    const { id } = await caller.keys.issue({ packageSlug: slug });
+    await usage(id, 'succeeded', 3);
+    await usage(id, 'succeeded', 2);
+    await usage(id, 'failed', 0);
+    const activity = await caller.keys.activity({ id, days: 7 });
+    expect(activity.daily).toHaveLength(7);
+    expect(activity.daily.at(-1)).toMatchObject({ units: 5, requests: 3, failed: 1 });
+    expect(activity.recent.map((event) => event.outcome)).toEqual(['failed', 'succeeded', 'succeeded']);
+    await expectTrpcError(caller.keys.activity({ id, days: 0 }), 'BAD_REQUEST');
+  });
+});

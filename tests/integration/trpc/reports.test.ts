@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { usageCsvLines } from '@/server/domain/reports/usage-events';
+import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug, usage } from './helpers';
+
+afterAll(() => disconnectDb());
+
+async function keyWithPackage(caller: Awaited<ReturnType<typeof operatorCaller>>['caller']) {
+  const slug = uniqueSlug('pk-report');
+  await seedPackage(slug, 1000);
+  return caller.keys.issue({ packageSlug: slug, label: 'reports' });
+}
+
+describe('overview', () => {
+  it('counts units per day, requests per operation, error rates and recent failures', async () => {
+    const { caller } = await operatorCaller();
+    const before = await caller.overview.get({ days: 7 });
+    const key = await keyWithPackage(caller);
+    await usage(key.id, 'succeeded', 4, 'text.generate');
+    await usage(key.id, 'succeeded', 6, 'code.generate');
+    await usage(key.id, 'failed', 0, 'code.generate');
+    const after = await caller.overview.get({ days: 7 });
+    expect(after.daily).toHaveLength(7);
+    expect(after.totals.units - before.totals.units).toBe(10);
+    expect(after.totals.requests - before.totals.requests).toBe(3);
+    expect(after.totals.failed - before.totals.failed).toBe(1);
+    const code = (o: typeof after) => o.operations.find((op) => op.operation === 'code.generate') ?? { requests: 0, failed: 0 };
+    expect(code(after).requests - code(before).requests).toBe(2);
+    expect(code(after).failed - code(before).failed).toBe(1);
+    expect(after.recent_failures[0]).toMatchObject({ api_key_id: key.id, error_code: 'provider_unavailable', outcome: 'failed' });
+    await expectTrpcError(caller.overview.get({ days: 0 }), 'BAD_REQUEST');
+  });
+});
+
+describe('usage events', () => {
+  it('lists with filters and keyset paging', async () => {
+    const { caller } = await operatorCaller();
+    const key = await keyWithPackage(caller);
+    for (let i = 0; i < 5; i++) await usage(key.id, i === 2 ? 'failed' : 'succeeded', i);
+    const first = await caller.usage.list({ apiKeyId: key.id, limit: 3 });
+    const second = await caller.usage.list({ apiKeyId: key.id, limit: 3, cursor: first.nextCursor! });
+    expect([...first.items, ...second.items].map((event) => event.units)).toEqual([4, 3, 2, 1, 0]);
+    expect(second.nextCursor).toBeNull();
+    const failed = await caller.usage.list({ apiKeyId: key.id, outcome: 'failed' });
+    expect(failed.items).toHaveLength(1);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await caller.usage.list({ apiKeyId: key.id, from: today, to: today })).items.length).toBeGreaterThanOrEqual(4);
+    expect((await caller.usage.list({ apiKeyId: key.id, from: '2000-01-01', to: '2000-01-02' })).items).toEqual([]);
+  });
+
+  it('rejects bad filters and a forged cursor', async () => {
+    const { caller } = await operatorCaller();
+    // @ts-expect-error checked at run time
+    await expectTrpcError(caller.usage.list({ operation: 'text.delete' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.usage.list({ from: 'yesterday' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.usage.list({ cursor: 'Zm9v' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+  });
+
+  it('exports CSV with a header, one line per event, and defused formula cells', async () => {
+    const { caller } = await operatorCaller();
+    const key = await keyWithPackage(caller);
+    await usage(key.id, 'succeeded', 7);
+    await getPrisma().usageEvent.updateMany({ where: { apiKeyId: key.id }, data: { errorCode: '=HYPERLINK("x")' } });
+    const lines: string[] = [];
+    for await (const line of usageCsvLines(getPrisma(), { apiKeyId: key.id })) lines.push(line);
+    expect(lines[0]).toBe('id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(`,${key.id},`);
+    expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
+  });
+});
+
+describe('jobs and uploads', () => {
+  it('list with status filters, get details, and NOT_FOUND for unknown ids', async () => {
+    const { caller } = await operatorCaller();
+    const key = await keyWithPackage(caller);
+    const jobId = `job_${randomUUID().replaceAll('-', '')}`;
+    await getPrisma().job.create({
+      data: { id: jobId, apiKeyId: key.id, operation: 'videos.generate', status: 'failed', input: { prompt: 'a cat' }, engine: 'local', units: 20, requestId: 'req_test', errorCode: 'provider_unavailable' },
+    });
+    const uploadId = `upl_${randomUUID().replaceAll('-', '')}`;
+    await getPrisma().upload.create({
+      data: { id: uploadId, apiKeyId: key.id, purpose: 'image_input', filename: 'cat.png', mimeType: 'image/png', sizeBytes: 10, sha256: 'a'.repeat(64), storageKey: `uploads/${uploadId}`, expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    expect((await caller.jobs.list({ status: 'failed', apiKeyId: key.id })).items.map((job) => job.id)).toEqual([jobId]);
+    expect((await caller.jobs.list({ status: 'succeeded', apiKeyId: key.id })).items).toEqual([]);
+    expect(await caller.jobs.get({ id: jobId })).toMatchObject({ status: 'failed', input: { prompt: 'a cat' }, key_prefix: key.prefix });
+    expect((await caller.uploads.list({ status: 'pending', apiKeyId: key.id })).items.map((upload) => upload.id)).toEqual([uploadId]);
+    expect(await caller.uploads.get({ id: uploadId })).toMatchObject({ filename: 'cat.png', status: 'pending' });
+    await expectTrpcError(caller.jobs.get({ id: 'job_missing' }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(caller.uploads.get({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
+    // @ts-expect-error checked at run time
+    await expectTrpcError(caller.jobs.list({ status: 'done' }), 'BAD_REQUEST');
+    // @ts-expect-error checked at run time
+    await expectTrpcError(caller.uploads.list({ status: 'done' }), 'BAD_REQUEST');
+  });
+});
+
+describe('audit log', () => {
+  it('lists newest first with filters and paging; actions lists what happened', async () => {
+    const { caller, operator } = await operatorCaller();
+    const key = await keyWithPackage(caller);
+    await caller.keys.topUp({ id: key.id, units: 1 });
+    await caller.keys.topUp({ id: key.id, units: 2 });
+    const mine = await caller.audit.list({ actor: operator.email, limit: 2 });
+    expect(mine.items.map((item) => item.action)).toEqual(['key.topup', 'key.topup']);
+    expect(mine.items[0]).toMatchObject({ actor_type: 'operator', actor_id: operator.id, after: { added: 2 } });
+    const rest = await caller.audit.list({ actor: operator.email, limit: 2, cursor: mine.nextCursor! });
+    expect(rest.items.map((item) => item.action)).toEqual(['key.create']);
+    expect(await caller.audit.actions()).toEqual(expect.arrayContaining(['key.create', 'key.topup', 'operator.create']));
+    await expectTrpcError(caller.audit.list({ cursor: 'abc' }), 'BAD_REQUEST');
+  });
+
+  it('is append-only: the database refuses to change an entry', async () => {
+    await expect(getPrisma().auditLog.updateMany({ data: { action: 'tampered' } })).rejects.toThrow();
+  });
+});
