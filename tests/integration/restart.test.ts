@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import {
+  REPO_ROOT,
+  childEnv,
+  freePort,
+  isRunning,
+  killAllSpawned,
+  parseJsonOutput,
+  postgresProcessesOf,
+  postmasterPid,
+  runCli,
+  track,
+  waitFor,
+} from './support/processes';
+
+// `npm start` survives being SIGKILLed: the embedded PostgreSQL it leaves running is found and
+// adopted on the next start, and a SIGTERM later stops both. The real product, in child processes.
+
+const DIST_DIR = '.next-found';
+const dataDir = mkdtempSync(join(tmpdir(), 'wgs-restart-'));
+let port: number;
+
+interface App {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function appEnv() {
+  return childEnv({ WGS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', NEXT_DIST_DIR: DIST_DIR });
+}
+
+function startApp(): App {
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: REPO_ROOT, env: appEnv(), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+async function waitHealthy(app: App): Promise<void> {
+  let exitedEarly = false;
+  void app.exited.then(() => (exitedEarly = true));
+  await waitFor(
+    `GET /v1/health on port ${port}`,
+    async () => {
+      if (exitedEarly) throw new Error(`the app exited:\n${app.output()}`);
+      const response = await fetch(`http://127.0.0.1:${port}/v1/health`, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      return response.status === 200 ? true : undefined;
+    },
+    120_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n--- app output ---\n${app.output()}`);
+  });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  if (existsSync(join(REPO_ROOT, DIST_DIR, 'BUILD_ID'))) return;
+  const build = track(
+    spawn(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: REPO_ROOT, env: appEnv(), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  let output = '';
+  build.stdout!.on('data', (chunk) => (output += chunk));
+  build.stderr!.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+  if (code !== 0) throw new Error(`next build failed (${code}):\n${output}`);
+}, 240_000);
+
+afterAll(async () => {
+  killAllSpawned();
+  await stopEmbeddedPostgres(dataDir).catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start after a SIGKILL', () => {
+  it('serves again on the same data dir, with its data, and stops cleanly on SIGTERM', async () => {
+    const first = startApp();
+    await waitHealthy(first);
+    const postmaster = postmasterPid(dataDir);
+    expect(postmaster).toBeDefined();
+    expect(isRunning(postmaster!)).toBe(true);
+
+    // The example packages were seeded into the empty database; the CLI shares the app's server.
+    const issued = parseJsonOutput(await runCli(['keys', 'create', '--package', 'starter', '--label', 'before-kill', '--json'], dataDir));
+    expect(issued).toMatchObject({ package: 'starter', package_version: 1, remaining_units: 1000 });
+    expect(isRunning(postmaster!)).toBe(true);
+
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The orphan: PostgreSQL outlives its owner, still holding postmaster.pid.
+    expect(isRunning(postmaster!)).toBe(true);
+    expect(postmasterPid(dataDir)).toBe(postmaster);
+
+    const second = startApp();
+    await waitHealthy(second);
+    // Adopted, not fought: the same single server.
+    expect(postmasterPid(dataDir)).toBe(postmaster);
+    expect(postgresProcessesOf(dataDir)).toEqual([postmaster]);
+    const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    expect(health.status).toBe(200);
+    await health.arrayBuffer();
+
+    const listed = parseJsonOutput(await runCli(['keys', 'list', '--json'], dataDir)) as { keys: { id: string; label: string }[] };
+    expect(listed.keys).toEqual([expect.objectContaining({ id: issued.id, label: 'before-kill', status: 'active' })]);
+
+    second.child.kill('SIGTERM');
+    // Handled (not killed by the signal): start.ts exits 0, embedded-postgres's own hook 143.
+    const exit = await second.exited;
+    expect(exit.signal).toBeNull();
+    expect([0, 143]).toContain(exit.code);
+    await waitFor('the adopted postmaster to stop', () => (isRunning(postmaster!) ? undefined : true), 30_000);
+    expect(postgresProcessesOf(dataDir)).toEqual([]);
+    expect(postmasterPid(dataDir)).toBeUndefined();
+  }, 300_000);
+});
