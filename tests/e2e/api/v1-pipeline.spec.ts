@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { expect, test, type APIResponse } from '@playwright/test';
+import { codeGenerateResponse, textGenerateResponse } from '../../../server/contract/generation';
+import { errorResponseSchema } from '../../../server/contract/errors';
+import { cli } from '../support/cli';
+
+// The /v1 pipeline through the real product (`npm start`): HTTP framing, Next routing and
+// the same checks the integration tests make in-process.
+
+let key: string;
+
+test.beforeAll(() => {
+  key = cli<{ key: string }>('keys', 'create', '--package', 'starter').key;
+});
+
+const idem = () => `e2e-${randomBytes(9).toString('base64url')}`;
+const headers = (extra: Record<string, string> = {}) => ({
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  'Idempotency-Key': idem(),
+  ...extra,
+});
+
+async function expectError(response: APIResponse, status: number, code: string) {
+  const text = await response.text();
+  expect(response.status(), text).toBe(status);
+  const body = errorResponseSchema.parse(JSON.parse(text));
+  expect(body.error.code).toBe(code);
+  expect(response.headers()['x-request-id']).toBe(body.error.request_id);
+  expect(response.headers()['cache-control']).toBe('no-store');
+  expect(text).not.toContain(key);
+  return body;
+}
+
+test('text.generate succeeds with the documented result shape', async ({ request }) => {
+  const response = await request.post('/v1/text/generate', { headers: headers(), data: { input: 'Summarise: the sky is blue.' } });
+  expect(response.status(), await response.text()).toBe(200);
+  const body = textGenerateResponse.parse(await response.json());
+  expect(body.operation).toBe('text.generate');
+  expect(body.usage.charged_units).toBe(1);
+  expect(body.usage.remaining_units).toBeGreaterThanOrEqual(0);
+  expect(response.headers()['x-request-id']).toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+  expect(response.headers()['cache-control']).toBe('no-store');
+});
+
+test('code.generate succeeds with code and explanation', async ({ request }) => {
+  const response = await request.post('/v1/code/generate', {
+    headers: headers(),
+    data: { input: 'function add(a, b) { return a + b }', language: 'javascript', requirements: ['explain it'] },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+  const body = codeGenerateResponse.parse(await response.json());
+  expect(body.usage.charged_units).toBe(2);
+  expect(typeof body.output.code).toBe('string');
+  expect(typeof body.output.explanation).toBe('string');
+});
+
+test('401 without a valid key', async ({ request }) => {
+  const response = await request.post('/v1/text/generate', {
+    headers: headers({ Authorization: 'Bearer wgs_live_notarealkeynotarealkeynotarealkey00' }),
+    data: { input: 'x' },
+  });
+  await expectError(response, 401, 'invalid_api_key');
+});
+
+test('404 for an unknown /v1 path, in the envelope', async ({ request }) => {
+  const response = await request.post('/v1/does/not/exist', { headers: headers(), data: { input: 'x' } });
+  await expectError(response, 404, 'not_found');
+  await expectError(await request.get('/v1/nothing-here'), 404, 'not_found');
+});
+
+test('405 with Allow for a wrong method on a known path', async ({ request }) => {
+  const response = await request.get('/v1/text/generate', { headers: { Authorization: `Bearer ${key}` } });
+  await expectError(response, 405, 'method_not_allowed');
+  expect(response.headers()['allow']).toBe('POST');
+});
+
+test('415 for a non-JSON content type', async ({ request }) => {
+  const response = await request.post('/v1/text/generate', {
+    headers: headers({ 'Content-Type': 'text/plain' }),
+    data: JSON.stringify({ input: 'x' }),
+  });
+  await expectError(response, 415, 'unsupported_media_type');
+});
+
+test('400 when the Idempotency-Key is missing', async ({ request }) => {
+  const { 'Idempotency-Key': _omit, ...rest } = headers();
+  const response = await request.post('/v1/text/generate', { headers: rest, data: { input: 'x' } });
+  await expectError(response, 400, 'missing_idempotency_key');
+});
+
+test('422 for an unknown field', async ({ request }) => {
+  const response = await request.post('/v1/text/generate', { headers: headers(), data: { input: 'x', temperature: 2 } });
+  const body = await expectError(response, 422, 'validation_error');
+  expect(JSON.stringify(body.error.details)).toContain('temperature');
+});
+
+test('a retry with the same Idempotency-Key replays the stored response', async ({ request }) => {
+  const sent = headers();
+  const first = await request.post('/v1/text/generate', { headers: sent, data: { input: 'replay me' } });
+  expect(first.status()).toBe(200);
+  const second = await request.post('/v1/text/generate', { headers: sent, data: { input: 'replay me' } });
+  expect(second.status()).toBe(200);
+  expect(second.headers()['idempotent-replayed']).toBe('true');
+  expect(first.headers()['idempotent-replayed']).toBeUndefined();
+  expect(await second.text()).toBe(await first.text());
+  expect(second.headers()['x-request-id']).not.toBe(first.headers()['x-request-id']);
+});
+
+test('413 for a 2 MiB body', async ({ request }) => {
+  const big = Buffer.from(JSON.stringify({ input: 'a'.repeat(2 * 1024 * 1024) }));
+  const response = await request.post('/v1/text/generate', { headers: headers(), data: big });
+  await expectError(response, 413, 'payload_too_large');
+});

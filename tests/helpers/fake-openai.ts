@@ -1,0 +1,163 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+// A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
+// POST /v1/chat/completions with switchable behaviour, counts calls and records what it got.
+
+export type FakeMode =
+  | { kind: 'ok' }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'status'; status: number; message?: string }
+  | { kind: 'garbage' }
+  | { kind: 'hang' };
+
+export interface FakeCall {
+  path: string;
+  authorization: string | undefined;
+  body: unknown;
+}
+
+/** Text the fake puts into its error bodies: it must never reach a customer. */
+export const FAKE_ERROR_TEXT = 'FAKE-UPSTREAM-SECRET-DIAGNOSTIC: database shard 7 exploded';
+
+export interface FakeOpenAi {
+  /** e.g. http://127.0.0.1:41234/v1 */
+  baseUrl: string;
+  port: number;
+  calls: FakeCall[];
+  readonly callCount: number;
+  /** The Authorization header of the most recent call. */
+  readonly lastAuthorization: string | undefined;
+  setMode(mode: FakeMode): void;
+  /** The assistant message content for `ok`/`slow`; by default text, or {code, explanation} JSON when json mode is asked. */
+  setReply(content: string | undefined): void;
+  /** How many requests are being handled right now, and the most ever at once. */
+  readonly active: number;
+  readonly maxActive: number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+function completion(model: string, content: string) {
+  return {
+    id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export async function startFakeOpenAi(): Promise<FakeOpenAi> {
+  let mode: FakeMode = { kind: 'ok' };
+  let reply: string | undefined;
+  let active = 0;
+  let maxActive = 0;
+  const calls: FakeCall[] = [];
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+
+  const server: Server = createServer(async (request, response) => {
+    active++;
+    maxActive = Math.max(maxActive, active);
+    response.on('close', () => {
+      active--;
+      hanging.delete(response);
+    });
+    const body = await readBody(request);
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    calls.push({ path, authorization: request.headers.authorization, body });
+
+    if (request.method !== 'POST' || path !== '/v1/chat/completions') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `no route ${path}`, type: 'invalid_request_error' } }));
+      return;
+    }
+    const current = mode;
+    const model = (body as { model?: string })?.model ?? 'unknown';
+    const wantsJson = (body as { response_format?: { type?: string } })?.response_format?.type === 'json_object';
+    const content = reply ?? (wantsJson
+      ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
+      : `fake answer from ${model}`);
+
+    switch (current.kind) {
+      case 'ok':
+      case 'slow': {
+        if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
+        if (response.destroyed) return;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(completion(model, content)));
+        return;
+      }
+      case 'status': {
+        // retry-after-ms keeps the client's retries fast; retry-after is what the engine reports.
+        response.writeHead(current.status, { 'content-type': 'application/json', 'retry-after-ms': '5', 'retry-after': '1' });
+        response.end(JSON.stringify({
+          error: { message: current.message ?? FAKE_ERROR_TEXT, type: 'server_error', code: 'fake_failure' },
+        }));
+        return;
+      }
+      case 'garbage': {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"id": "chatcmpl-x", "choices": [ {{{ not json at all');
+        return;
+      }
+      case 'hang':
+        hanging.add(response);
+        return; // never answers; closed by the client's timeout or by close()
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    calls,
+    get callCount() {
+      return calls.filter((c) => c.path === '/v1/chat/completions').length;
+    },
+    get lastAuthorization() {
+      return calls[calls.length - 1]?.authorization;
+    },
+    get active() {
+      return active;
+    },
+    get maxActive() {
+      return maxActive;
+    },
+    setMode(next) {
+      mode = next;
+    },
+    setReply(content) {
+      reply = content;
+    },
+    reset() {
+      calls.length = 0;
+      mode = { kind: 'ok' };
+      reply = undefined;
+      maxActive = active;
+    },
+    async close() {
+      for (const response of hanging) response.destroy();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

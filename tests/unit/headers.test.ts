@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { isApiError } from '@/server/domain/errors';
+import { readIdempotencyKey, requireJsonContentType } from '@/server/http/headers';
+
+const req = (headers: Record<string, string>) => new Request('http://127.0.0.1/v1/text/generate', { method: 'POST', headers });
+
+function codeOf(work: () => unknown): string | undefined {
+  try {
+    work();
+    return undefined;
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return error.code;
+  }
+}
+
+describe('requireJsonContentType', () => {
+  it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON; Charset=UTF-8', 'application/json;charset=utf-8',
+    'application/json; charset="utf-8"', ' application/json '])('accepts %j', (value) => {
+    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBeUndefined();
+  });
+
+  it.each(['text/plain', 'application/json; charset=latin1', 'application/json; charset=iso-8859-1', 'application/jsonp',
+    'application/json-patch+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16', 'application/json; boundary=x', 'json', '*/*', 'application/*'])('refuses %j with 415', (value) => {
+    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBe('unsupported_media_type');
+  });
+
+  it('refuses a missing Content-Type', () => {
+    expect(codeOf(() => requireJsonContentType(req({})))).toBe('unsupported_media_type');
+  });
+});
+
+describe('readIdempotencyKey', () => {
+  const read = (value?: string) => readIdempotencyKey(req(value === undefined ? {} : { 'Idempotency-Key': value }));
+
+  it('is missing_idempotency_key without the header', () => {
+    expect(codeOf(() => read())).toBe('missing_idempotency_key');
+  });
+
+  it.each(['abc12345', 'A-Z_a.z~0:9', 'x'.repeat(128), '12345678'])('accepts %j bare', (value) => {
+    expect(read(value)).toBe(value);
+  });
+
+  it('accepts the RFC 8941 string form and names the same key', () => {
+    expect(read('"abc12345"')).toBe('abc12345');
+    expect(read(`"${'k'.repeat(128)}"`)).toBe('k'.repeat(128));
+  });
+
+  it.each([
+    ['7 chars', 'abc1234'],
+    ['129 chars', 'x'.repeat(129)],
+    ['a space inside', 'abc 12345'],
+    ['a slash', 'abc/12345'],
+    ['a plus', 'abc+12345'],
+    ['non-ASCII', 'abcdéfghi'],
+    ['empty quotes', '""'],
+    ['a lone quote', '"abc12345'],
+    ['quoted but 7 chars', '"abc1234"'],
+    ['quoted and 129 chars', `"${'x'.repeat(129)}"`],
+    ['double quoted', '""abc12345""'],
+    ['an empty value', ''],
+  ])('refuses %s with invalid_idempotency_key', (_name, value) => {
+    expect(codeOf(() => read(value))).toBe('invalid_idempotency_key');
+  });
+});
