@@ -1,4 +1,5 @@
 import { ProviderUnavailableError } from '../../providers/engine';
+import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { ApiError } from '../errors';
 
 /** Runs an engine call; any engine failure becomes 503 provider_unavailable with Retry-After. */
@@ -7,6 +8,12 @@ export async function callEngine<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof ApiError) throw error;
+    if (error instanceof MediaDecodeError) {
+      // The input passed its magic-byte check but holds no usable media: the caller's to fix.
+      throw ApiError.validation([
+        { path: 'input_upload_id', code: 'undecodable_media', message: 'input_upload_id: the uploaded media could not be decoded.' },
+      ]);
+    }
     if (!(error instanceof ProviderUnavailableError)) console.error('[engine] unexpected failure', error);
     const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterSeconds : 5;
     throw new ApiError('provider_unavailable', { retryAfter, cause: error });

@@ -4,7 +4,7 @@ import { renderImage } from './image';
 import { synthesizeSpeech } from './speech';
 import { generateLocalText } from './text';
 import { transcribeAudio } from './transcribe';
-import { renderVideo } from './video';
+import { extractVideoFrame, renderVideo } from './video';
 
 /** The built-in engine: offline and deterministic (see docs/local-engine.md for its limits). */
 export const localEngine: Engine = {
@@ -22,7 +22,10 @@ export const localEngine: Engine = {
   transcribe: async (task) =>
     transcribeAudio({ bytes: task.bytes, mimeType: task.mimeType, language: task.language, timestamps: task.timestamps }),
   generateVideo: async (task) => {
-    const video = await renderVideo({ prompt: task.prompt, inputImage: task.inputImage });
+    // A video input seeds the render with its first frame.
+    const inputImage =
+      task.inputImage && task.inputMimeType?.startsWith('video/') ? await extractVideoFrame(task.inputImage) : task.inputImage;
+    const video = await renderVideo({ prompt: task.prompt, inputImage });
     return { bytes: video.bytes, mimeType: video.mimeType };
   },
 };

@@ -1,0 +1,30 @@
+import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
+import { sweepExpiredHolds } from './domain/quota/unit-holds';
+
+// Housekeeping every instance runs: each task is safe to run on many instances at once
+// (conditional updates, SKIP LOCKED), so no leader is needed.
+
+const INTERVAL_MS = 15_000;
+
+export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
+  'return expired unit holds': sweepExpiredHolds,
+  'delete expired idempotency records': deleteExpiredIdempotencyRecords,
+};
+
+let timer: NodeJS.Timeout | undefined;
+
+export async function runBackgroundTasksOnce(): Promise<void> {
+  for (const [name, task] of Object.entries(BACKGROUND_TASKS)) {
+    try {
+      await task();
+    } catch (error) {
+      console.error(`[background] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+export function startBackgroundTasks(): void {
+  if (timer) return;
+  timer = setInterval(() => void runBackgroundTasksOnce(), INTERVAL_MS);
+  timer.unref();
+}
