@@ -42,7 +42,7 @@ export default defineConfig({
   ],
   webServer: {
     command: 'node --import tsx scripts/start.ts',
-    url: `${baseURL}/v1/health`,
+    url: `${baseURL}/healthz`,
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: 'ignore',
