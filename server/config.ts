@@ -27,9 +27,44 @@ const envSchema = z.object({
   PROVIDER_TIMEOUT_MS: positiveInt(30_000),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),
-  BLOB_READ_WRITE_TOKEN: z.string().optional(),
+  BLOB_READ_WRITE_TOKEN: z
+    .string()
+    .regex(/^vercel_blob_rw_[A-Za-z0-9]+_[A-Za-z0-9]+$/, 'must be a Vercel Blob read-write token (vercel_blob_rw_<store>_<secret>)')
+    .optional(),
+  /** S3-compatible storage (STORAGE_DRIVER=s3): bucket, region, optional endpoint for non-AWS servers. */
+  S3_BUCKET: z.string().min(3, 'must name the bucket objects are stored in').optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: z.string().url('must be a URL such as http://127.0.0.1:9000').optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], 'must be true or false').default('false'),
   RUN_WORKER: z.enum(['true', 'false']).default('true'),
+  /** Video jobs (pg-boss queue). Units of a job stay held this long at most; must outlast every retry. */
+  JOB_HOLD_LEASE_SECONDS: positiveInt(7200),
+  /** A worker that stops heartbeating this long (it died) loses the job to another worker. pg-boss needs >= 10. */
+  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10, 'JOB_HEARTBEAT_SECONDS must be at least 10 (pg-boss minimum)').default(30),
+  /** Longest one attempt of a job may run before it is retried. */
+  JOB_EXPIRE_SECONDS: positiveInt(1800),
+  /** Attempts after the first before a job is marked failed. */
+  JOB_RETRY_LIMIT: z.coerce.number().int().min(0, 'JOB_RETRY_LIMIT must be 0 or more').max(20, 'JOB_RETRY_LIMIT must be at most 20').default(3),
+  JOB_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').default(5),
+  /** How often the queue's supervisor looks for expired and heartbeat-less jobs. */
+  JOB_SUPERVISE_INTERVAL_SECONDS: positiveInt(10),
+  /** How often an idle worker polls the queue (pg-boss needs >= 0.5). */
+  JOB_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').default(1),
+  /** Jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1, 'WORKER_CONCURRENCY must be at least 1').max(64, 'WORKER_CONCURRENCY must be at most 64').default(2),
   SEED_PACKAGES_FILE: z.string().default('packages.example.json'),
+}).superRefine((env, ctx) => {
+  if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+    ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });
+  }
+  if (env.STORAGE_DRIVER === 's3' && Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS credential chain)' });
+  }
+  if (env.STORAGE_DRIVER === 'vercel-blob' && !env.BLOB_READ_WRITE_TOKEN) {
+    ctx.addIssue({ code: 'custom', path: ['BLOB_READ_WRITE_TOKEN'], message: 'is required when STORAGE_DRIVER=vercel-blob' });
+  }
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { getConfig } from '../config';
 import { LocalDiskStore } from './local-disk-store';
 import type { ObjectStore } from './object-store';
+import { S3Store } from './s3-store';
+import { VercelBlobStore } from './vercel-blob-store';
 
 let store: ObjectStore | undefined;
 
@@ -10,8 +12,20 @@ export function getObjectStore(): ObjectStore {
   if (store) return store;
   const config = getConfig();
   const driver = config.STORAGE_DRIVER ?? (config.BLOB_READ_WRITE_TOKEN ? 'vercel-blob' : 'local');
-  if (driver !== 'local') throw new Error(`storage driver "${driver}" is not available in this build`);
-  store = new LocalDiskStore(join(config.dataDir, 'storage'));
+  if (driver === 's3') {
+    store = new S3Store({
+      bucket: config.S3_BUCKET!, // required by the config schema for this driver
+      region: config.S3_REGION,
+      endpoint: config.S3_ENDPOINT,
+      accessKeyId: config.S3_ACCESS_KEY_ID,
+      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE === 'true',
+    });
+  } else if (driver === 'vercel-blob') {
+    store = new VercelBlobStore(config.BLOB_READ_WRITE_TOKEN!);
+  } else {
+    store = new LocalDiskStore(join(config.dataDir, 'storage'));
+  }
   return store;
 }
 

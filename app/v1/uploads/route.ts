@@ -1,0 +1,5 @@
+import { routeMethods } from '@/server/http/pipeline';
+import { createUploadRoute } from '@/server/http/routes/uploads';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ POST: createUploadRoute });

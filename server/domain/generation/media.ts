@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { AudioSpeechRequest, AudioTranscribeRequest, ImagesGenerateRequest } from '../../contract/generation';
+import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
+import { estimateSpeechSeconds } from '../../providers/local/speech';
+import { resolveEngine } from '../../providers/resolve-engine';
+import { getObjectStore } from '../../storage/get-object-store';
+import { signObjectUrl } from '../../storage/signed-urls';
+import { ApiError } from '../errors';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
+import { callEngine } from './call-engine';
+import { allowedValue, operationSettings } from './package-settings';
+
+// images.generate, audio.speech and audio.transcribe: package settings and referenced uploads
+// are checked in prepare (step 7); the engine runs after the units are held.
+
+export interface MediaPrepared<T> {
+  task: T;
+  engine: string;
+  units: number;
+  keyId: string;
+  input?: InputUpload;
+}
+
+export interface FileOutput {
+  url: string;
+  expires_at: string;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'audio/mpeg': 'mp3', 'audio/wav': 'wav',
+};
+
+/** Stores an engine's output privately and hands back a short-lived signed URL for it. */
+export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
+  const key = `outputs/${keyId}/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+  await getObjectStore().put(key, bytes, mimeType);
+  const signed = signObjectUrl(origin, key, mimeType);
+  return { url: signed.url, expires_at: signed.expiresAt.toISOString() };
+}
+
+export async function prepareImagesGenerate(
+  body: ImagesGenerateRequest, key: AuthenticatedKey,
+): Promise<MediaPrepared<Omit<ImageTask, 'inputImage'>>> {
+  const settings = operationSettings(key, 'images.generate');
+  const format = allowedValue('output_format', body.output_format, settings.output_formats, 'png');
+  const style = allowedValue('style', body.style, settings.styles);
+  let input: InputUpload | undefined;
+  if (body.input_upload_id !== undefined) {
+    if (!settings.input_uploads) {
+      throw ApiError.validation([{ path: 'input_upload_id', code: 'not_allowed_by_package',
+        message: "input_upload_id: this key's package does not take input uploads for images.generate." }]);
+    }
+    input = await resolveInputUpload(key, body.input_upload_id, ['image_input']);
+  }
+  return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
+}
+
+export async function generateImage(
+  prepared: MediaPrepared<Omit<ImageTask, 'inputImage'>>, origin: string, signal: AbortSignal,
+): Promise<FileOutput> {
+  const engine = await resolveEngine(prepared.engine);
+  const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
+  const result = await callEngine(() => engine.generateImage({ ...prepared.task, inputImage }, signal));
+  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+}
+
+export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedKey): MediaPrepared<SpeechTask> {
+  const settings = operationSettings(key, 'audio.speech');
+  const voice = allowedValue('voice', body.voice, settings.voices);
+  const language = allowedValue('language', body.language, settings.languages);
+  const format = allowedValue('output_format', body.output_format, settings.output_formats, 'mp3');
+  if (settings.max_duration_seconds !== undefined) {
+    const seconds = estimateSpeechSeconds(body.text);
+    if (seconds > settings.max_duration_seconds) {
+      throw ApiError.validation([{
+        path: 'text',
+        code: 'not_allowed_by_package',
+        message: `text: about ${seconds} s of speech; this key's package allows at most ${settings.max_duration_seconds} s.`,
+      }]);
+    }
+  }
+  return { task: { text: body.text, voice, language, format }, engine: settings.engine, units: settings.units, keyId: key.id };
+}
+
+export async function synthesizeSpeech(prepared: MediaPrepared<SpeechTask>, origin: string, signal: AbortSignal): Promise<FileOutput> {
+  const engine = await resolveEngine(prepared.engine);
+  const result = await callEngine(() => engine.synthesizeSpeech(prepared.task, signal));
+  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+}
+
+export interface TranscribeSettings {
+  language?: string;
+  timestamps: 'none' | 'segment';
+}
+
+export async function prepareAudioTranscribe(
+  body: AudioTranscribeRequest, key: AuthenticatedKey,
+): Promise<MediaPrepared<TranscribeSettings> & { input: InputUpload }> {
+  const settings = operationSettings(key, 'audio.transcribe');
+  const language = allowedValue('language', body.language, settings.languages);
+  const timestamps = allowedValue('timestamps', body.timestamps, settings.timestamps, 'segment');
+  const input = await resolveInputUpload(key, body.input_upload_id, ['audio_input', 'video_input']);
+  return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input };
+}
+
+export async function transcribeUpload(
+  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload }, signal: AbortSignal,
+): Promise<Transcript> {
+  const engine = await resolveEngine(prepared.engine);
+  const bytes = await loadUploadBytes(prepared.input.storageKey);
+  const transcript = await callEngine(() => engine.transcribe({
+    bytes, mimeType: prepared.input.mimeType, filename: prepared.input.filename, ...prepared.task,
+  }, signal));
+  return prepared.task.timestamps === 'none' ? { text: transcript.text, segments: [] } : transcript;
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { UploadView } from '../../contract/jobs-and-uploads';
+import { getPrisma } from '../../db/client';
+import type { Upload } from '../../db/generated/client';
+import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
+import { getObjectStore } from '../../storage/get-object-store';
+import { ApiError } from '../errors';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { toUploadView } from './upload-view';
+
+// POST /v1/uploads/{id}/complete (CONTRACT.md §5): the stored bytes are read back and must
+// match the declared size, the SHA-256 (declared and sent) and the mime type's magic bytes.
+// Any mismatch is 422 and the upload stays pending, so the client may PUT again.
+
+const mismatch = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
+
+/** Step 7: the caller's own upload (else 404), not expired (else 422). */
+export async function findCompletableUpload(key: AuthenticatedKey, uploadId: string): Promise<Upload> {
+  const upload = await getPrisma().upload.findUnique({ where: { id: uploadId } });
+  if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The upload was not found.' });
+  if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
+    throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
+  }
+  return upload;
+}
+
+interface StoredFacts {
+  size: number;
+  sha256: string;
+  head: Buffer;
+}
+
+async function readBack(storageKey: string): Promise<StoredFacts | null> {
+  const object = await getObjectStore().get(storageKey);
+  if (!object) return null;
+  const hash = createHash('sha256');
+  const headParts: Buffer[] = [];
+  let headBytes = 0;
+  let size = 0;
+  for await (const chunk of object.body) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    size += buf.length;
+    hash.update(buf);
+    if (headBytes < SNIFF_BYTES) {
+      const part = buf.subarray(0, SNIFF_BYTES - headBytes);
+      headParts.push(part);
+      headBytes += part.length;
+    }
+  }
+  return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
+}
+
+export async function completeUpload(upload: Upload, sha256: string): Promise<UploadView> {
+  if (upload.status === 'verified') return toUploadView(upload);
+  if (sha256 !== upload.sha256) {
+    throw mismatch('sha256', 'sha256_mismatch', 'sha256 differs from the digest declared when the upload was created.');
+  }
+  const stored = await readBack(upload.storageKey);
+  if (!stored) throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
+  if (stored.size !== upload.sizeBytes) {
+    throw mismatch('size_bytes', 'size_mismatch', `The stored object has ${stored.size} bytes; ${upload.sizeBytes} were declared.`);
+  }
+  if (stored.sha256 !== upload.sha256) {
+    throw mismatch('sha256', 'sha256_mismatch', 'The SHA-256 of the stored bytes differs from the declared digest.');
+  }
+  const sniffed = await sniffMime(stored.head);
+  if (!mimeMatchesDeclared(upload.mimeType, sniffed)) {
+    throw mismatch('mime_type', 'content_mismatch',
+      `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`);
+  }
+  const now = new Date();
+  const updated = await getPrisma().upload.updateMany({
+    where: { id: upload.id, status: 'pending', expiresAt: { gt: now } },
+    data: { status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256 },
+  });
+  const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
+  if (updated.count === 0 && current.status !== 'verified') {
+    throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
+  }
+  return toUploadView(current);
+}

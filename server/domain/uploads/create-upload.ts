@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { getConfig } from '../../config';
+import type { CreateUploadRequest, UploadView } from '../../contract/jobs-and-uploads';
+import { getPrisma } from '../../db/client';
+import { getObjectStore } from '../../storage/get-object-store';
+import { signUploadUrl } from '../../storage/upload-urls';
+import { ApiError } from '../errors';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { toUploadView } from './upload-view';
+
+// POST /v1/uploads (CONTRACT.md §5): a pending upload and where to send its bytes directly.
+
+const PURPOSE_MIME_PREFIX = { image_input: 'image/', audio_input: 'audio/', video_input: 'video/' } as const;
+
+/** Scope of POST /v1/uploads: the package sells an operation that takes an uploaded input. */
+export function canCreateUploads(key: AuthenticatedKey): boolean {
+  const ops = key.operations;
+  return Boolean(ops['images.generate']?.input_uploads || ops['videos.generate']?.input_uploads || ops['audio.transcribe']);
+}
+
+/** Step 7 checks: the purpose fits the mime type (422), the size fits the package (413). */
+export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadRequest): CreateUploadRequest {
+  if (!body.mime_type.startsWith(PURPOSE_MIME_PREFIX[body.purpose])) {
+    throw ApiError.validation([{
+      path: 'mime_type',
+      code: 'mime_type_mismatch',
+      message: `mime_type: ${body.mime_type} does not fit purpose ${body.purpose} (expected ${PURPOSE_MIME_PREFIX[body.purpose]}*).`,
+    }]);
+  }
+  if (body.size_bytes > key.maxUploadBytes) {
+    throw new ApiError('payload_too_large', {
+      message: `size_bytes ${body.size_bytes} exceeds this key's package limit of ${key.maxUploadBytes} bytes.`,
+      details: { max_upload_bytes: key.maxUploadBytes },
+    });
+  }
+  return body;
+}
+
+export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
+
+export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
+  const id = newUploadId();
+  const storageKey = `uploads/${key.id}/${id}`;
+  const expiresAt = new Date(Date.now() + getConfig().UPLOAD_TTL_SECONDS * 1000);
+  const store = getObjectStore();
+  const direct = store.createDirectUpload
+    ? await store.createDirectUpload(storageKey, { contentType: body.mime_type, sizeBytes: body.size_bytes, expiresAt })
+    : { url: signUploadUrl(origin, id, expiresAt), method: 'PUT' as const, headers: { 'Content-Type': body.mime_type } };
+  const upload = await getPrisma().upload.create({
+    data: {
+      id,
+      apiKeyId: key.id,
+      purpose: body.purpose,
+      filename: body.filename,
+      mimeType: body.mime_type,
+      sizeBytes: body.size_bytes,
+      sha256: body.sha256,
+      storageKey,
+      expiresAt,
+    },
+  });
+  return { ...toUploadView(upload), upload_url: direct.url, upload_method: direct.method, upload_headers: direct.headers };
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { getPrisma } from '../../db/client';
+import { getObjectStore } from '../../storage/get-object-store';
+import { ApiError } from '../errors';
+
+// The bytes of a direct upload to this service (local store): streamed to storage, hashed and
+// counted on the way, refused as soon as more than the declared size arrives.
+
+export interface ReceivedBytes {
+  upload_id: string;
+  received_bytes: number;
+  sha256: string;
+}
+
+const gone = () => new ApiError('not_found', { message: 'There is no pending upload at this URL.' });
+
+export async function receiveUploadBytes(uploadId: string, body: Readable, contentLength?: number): Promise<ReceivedBytes> {
+  const upload = await getPrisma().upload.findUnique({ where: { id: uploadId } });
+  if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
+  const tooLarge = () => new ApiError('payload_too_large', {
+    message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,
+  });
+  if (contentLength !== undefined && contentLength > upload.sizeBytes) {
+    body.destroy();
+    throw tooLarge();
+  }
+
+  const hash = createHash('sha256');
+  let received = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > upload.sizeBytes) return done(tooLarge());
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  body.on('error', (error) => meter.destroy(error));
+  try {
+    await getObjectStore().put(upload.storageKey, body.pipe(meter), upload.mimeType);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
+  const sha256 = hash.digest('hex');
+  const updated = await getPrisma().upload.updateMany({
+    where: { id: uploadId, status: 'pending' },
+    data: { receivedBytes: received, receivedSha256: sha256 },
+  });
+  if (updated.count === 0) throw gone();
+  return { upload_id: uploadId, received_bytes: received, sha256 };
+}

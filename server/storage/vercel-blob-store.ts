@@ -1,0 +1,71 @@
+import { BlobNotFoundError, del, head, put } from '@vercel/blob';
+import { generateClientTokenFromReadWriteToken } from '@vercel/blob/client';
+import { Readable } from 'node:stream';
+import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject } from './object-store';
+
+// Vercel Blob with private access. Reads are authenticated fetches of the blob's own URL;
+// direct uploads use a client token bound to one pathname, one content type and the declared size.
+
+const DEFAULT_API_URL = 'https://vercel.com/api/blob';
+const BLOB_API_VERSION = '12'; // what @vercel/blob 2.8 sends; the PUT API refuses requests without it
+
+export function blobApiUrl(): string {
+  return process.env.VERCEL_BLOB_API_URL || process.env.NEXT_PUBLIC_VERCEL_BLOB_API_URL || DEFAULT_API_URL;
+}
+
+export class VercelBlobStore implements ObjectStore {
+  readonly driver = 'vercel-blob' as const;
+
+  constructor(private readonly token: string) {}
+
+  async createDirectUpload(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload> {
+    assertSafeKey(key);
+    const clientToken = await generateClientTokenFromReadWriteToken({
+      token: this.token,
+      pathname: key,
+      allowedContentTypes: [options.contentType],
+      maximumSizeInBytes: options.sizeBytes,
+      validUntil: options.expiresAt.getTime(),
+      addRandomSuffix: false,
+      allowOverwrite: true, // a failed verification may be followed by a second PUT of the right bytes
+    });
+    return {
+      url: `${blobApiUrl()}/?${new URLSearchParams({ pathname: key })}`,
+      method: 'PUT',
+      headers: {
+        'Content-Type': options.contentType,
+        authorization: `Bearer ${clientToken}`,
+        'x-api-version': BLOB_API_VERSION,
+        'x-vercel-blob-access': 'private',
+        'x-content-type': options.contentType,
+        'x-add-random-suffix': '0',
+        'x-allow-overwrite': '1',
+      },
+    };
+  }
+
+  async put(key: string, body: Buffer | Readable, contentType: string): Promise<void> {
+    assertSafeKey(key);
+    await put(key, body, { access: 'private', token: this.token, contentType, addRandomSuffix: false, allowOverwrite: true });
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    assertSafeKey(key);
+    let meta: Awaited<ReturnType<typeof head>>;
+    try {
+      meta = await head(key, { token: this.token });
+    } catch (error) {
+      if (error instanceof BlobNotFoundError) return null;
+      throw error;
+    }
+    const response = await fetch(meta.url, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+    if (response.status === 404) return null;
+    if (!response.ok || !response.body) throw new Error(`blob read failed with HTTP ${response.status}`);
+    return { body: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), size: meta.size };
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key);
+    await del(key, { token: this.token });
+  }
+}
