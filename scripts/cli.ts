@@ -16,7 +16,8 @@ import { applyPackages, parsePackagesFile } from '../server/domain/packages/appl
 let database: ProvidedDatabase | undefined;
 
 async function withDb<T>(work: () => Promise<T>): Promise<T> {
-  database = await provideDatabase();
+  // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
+  database = await provideDatabase({ log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
   return work();
 }
 

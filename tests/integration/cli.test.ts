@@ -313,6 +313,13 @@ describe('cli on its own embedded PostgreSQL', () => {
     });
   });
 
+  it('warns on stderr about an applied migration that was edited since, and still works', async () => {
+    await inDatabase(dataDir, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
+    const result = ok(await runCli(['keys', 'list', '--json'], dataDir));
+    expect(parseJsonOutput(result)).toMatchObject({ keys: [expect.objectContaining({ id: issued.id })] });
+    expect(result.stderr).toMatch(/warning: migration \d+_\w+ was edited after it was applied/);
+  });
+
   it('leaves no PostgreSQL running after the commands that started it', () => {
     expect(postgresProcessesOf(dataDir)).toEqual([]);
     expect(postmasterPid(dataDir)).toBeUndefined();

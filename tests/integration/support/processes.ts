@@ -23,7 +23,7 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   delete env.PUBLIC_BASE_URL;
   delete env.RUN_WORKER;
   Object.assign(env, extra);
-  env.NODE_ENV = 'production';
+  (env as Record<string, string | undefined>).NODE_ENV = 'production';
   return env;
 }
 
