@@ -1,0 +1,14 @@
+// `npm run db:migrate`: applies prisma/migrations to DATABASE_URL (or the embedded database).
+import { disconnectDb } from '../server/db/client';
+import { provideDatabase } from '../server/db/provide-database';
+
+try {
+  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`) });
+  process.stdout.write('database is up to date\n');
+  await disconnectDb();
+  await database.stop();
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
