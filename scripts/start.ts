@@ -11,6 +11,7 @@ import { disconnectDb, getPrisma } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
 import { SYSTEM_ACTOR } from '../server/domain/actor';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
+import { startWorker, type RunningWorker } from '../server/jobs/worker';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -49,6 +50,12 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)`);
+  // Video job workers in this process unless RUN_WORKER=false (then run `npm run worker` apart).
+  let worker: RunningWorker | undefined;
+  if (config.RUN_WORKER === 'true') {
+    worker = await startWorker();
+    log(`video job worker running (concurrency ${config.WORKER_CONCURRENCY})`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -57,6 +64,7 @@ async function main(): Promise<void> {
     log(`${signal}: shutting down`);
     server.close();
     server.closeAllConnections();
+    await worker?.stop().catch(() => {});
     await disconnectDb().catch(() => {});
     await database.stop().catch(() => {});
     process.exit(0);

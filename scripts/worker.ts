@@ -1,0 +1,35 @@
+// `npm run worker`: video job workers only, for production deployments that run them apart
+// from the web servers (any number of these may run, on any number of machines). Uses
+// DATABASE_URL, or the data dir's embedded PostgreSQL (shared with `npm start` if it runs).
+import { getConfig } from '../server/config';
+import { disconnectDb } from '../server/db/client';
+import { provideDatabase } from '../server/db/provide-database';
+import { startWorker } from '../server/jobs/worker';
+
+const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
+
+async function main(): Promise<void> {
+  const config = getConfig();
+  // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it.
+  const database = await provideDatabase({ log });
+  const worker = await startWorker();
+  log(`working on video jobs (concurrency ${config.WORKER_CONCURRENCY}, pid ${process.pid})`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: finishing running jobs, then stopping`);
+    await worker.stop().catch((error: unknown) => log(`stop failed: ${String(error)}`));
+    await disconnectDb().catch(() => {});
+    if (database.embedded) await database.stop().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[wgs-worker] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

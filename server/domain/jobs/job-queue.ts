@@ -1,0 +1,106 @@
+import { PgBoss } from 'pg-boss';
+import type pg from 'pg';
+import { getConfig } from '../../config';
+
+/** pg-boss's database adapter shape (its `IDatabase`, not exported by name). */
+type QueueDb = NonNullable<NonNullable<Parameters<PgBoss['send']>[2]>['db']>;
+
+// The video job queue: pg-boss on the product's own PostgreSQL (schema `pgboss`, created and
+// migrated by `start()`). A queue entry only carries the job id; the `jobs` row is the truth.
+//
+// Crash safety comes from the queue's settings: a worker heartbeats every job it runs; when
+// the heartbeats stop (the process died) the supervisor of any running instance fails the
+// attempt and it is retried (bounded by retryLimit). A job whose retries are used up is copied
+// to the dead-letter queue, whose handler marks the job failed and returns its units.
+
+export const VIDEO_QUEUE = 'videos-generate';
+export const VIDEO_DEAD_LETTER_QUEUE = 'videos-generate-dead';
+
+export interface VideoJobMessage {
+  jobId: string;
+}
+
+export function queueSettings() {
+  const config = getConfig();
+  return {
+    retryLimit: config.JOB_RETRY_LIMIT,
+    retryDelay: config.JOB_RETRY_DELAY_SECONDS,
+    expireInSeconds: config.JOB_EXPIRE_SECONDS,
+    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+  };
+}
+
+/** A pg-boss instance on DATABASE_URL. `supervise` only where workers run (it expires and retries jobs). */
+export function createBoss(options: { supervise: boolean; max?: number }): PgBoss {
+  const config = getConfig();
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set: the job queue needs the database.');
+  const boss = new PgBoss({
+    connectionString: config.DATABASE_URL,
+    max: options.max ?? 4,
+    application_name: 'wgs-jobs',
+    supervise: options.supervise,
+    schedule: false,
+    superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+    monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+  });
+  // Connection errors are retried by pg-boss itself; log them instead of crashing the process.
+  boss.on('error', (error) => console.error('[jobs] queue error:', error.message));
+  return boss;
+}
+
+/** Creates both queues, or brings their retry/expiry/heartbeat settings up to this process's config. */
+export async function ensureQueues(boss: PgBoss): Promise<void> {
+  if (!(await boss.getQueue(VIDEO_DEAD_LETTER_QUEUE))) {
+    await boss.createQueue(VIDEO_DEAD_LETTER_QUEUE, { retryLimit: 5, retryDelay: 5, expireInSeconds: 300 }).catch(ignoreExists);
+  }
+  const settings = { ...queueSettings(), deadLetter: VIDEO_DEAD_LETTER_QUEUE };
+  const existing = await boss.getQueue(VIDEO_QUEUE);
+  if (!existing) {
+    await boss.createQueue(VIDEO_QUEUE, settings).catch(ignoreExists);
+  } else if (
+    existing.retryLimit !== settings.retryLimit || existing.retryDelay !== settings.retryDelay ||
+    existing.expireInSeconds !== settings.expireInSeconds || existing.heartbeatSeconds !== settings.heartbeatSeconds ||
+    existing.deadLetter !== settings.deadLetter
+  ) {
+    await boss.updateQueue(VIDEO_QUEUE, settings);
+  }
+}
+
+function ignoreExists(error: unknown): void {
+  // Another instance created it between our check and our create.
+  if (!/already exists/i.test(String((error as Error)?.message))) throw error;
+}
+
+const globalForQueue = globalThis as typeof globalThis & { __wgsJobQueue?: Promise<PgBoss> };
+
+/** The sending side of the queue (API processes): started once per process, no supervisor. */
+export function getJobQueue(): Promise<PgBoss> {
+  globalForQueue.__wgsJobQueue ??= (async () => {
+    const boss = createBoss({ supervise: false, max: 4 });
+    await boss.start();
+    await ensureQueues(boss);
+    return boss;
+  })().catch((error: unknown) => {
+    globalForQueue.__wgsJobQueue = undefined;
+    throw error;
+  });
+  return globalForQueue.__wgsJobQueue;
+}
+
+export async function stopJobQueue(): Promise<void> {
+  const pending = globalForQueue.__wgsJobQueue;
+  globalForQueue.__wgsJobQueue = undefined;
+  if (pending) await (await pending.catch(() => undefined))?.stop({ graceful: false, close: true });
+}
+
+/** pg-boss statements on our own transaction's client, so the queue entry commits with the job row. */
+export function onClient(client: pg.PoolClient): QueueDb {
+  return { executeSql: (text: string, values?: unknown[]) => client.query(text, values) };
+}
+
+/** Enqueues a job inside the caller's transaction. */
+export async function enqueueVideoJob(boss: PgBoss, client: pg.PoolClient, jobId: string): Promise<void> {
+  const message: VideoJobMessage = { jobId };
+  const id = await boss.send(VIDEO_QUEUE, message, { ...queueSettings(), db: onClient(client) });
+  if (!id) throw new Error(`the queue refused job ${jobId}`);
+}

@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { getPool } from '../../db/client';
+
+// The `jobs` rows and the settlement of their unit holds. Every state change that touches
+// units is one SQL statement, so a job's units are captured or released exactly once however
+// many workers (or retries of a dead worker's attempt) reach the same job.
+
+export type JobStatus = 'submitted' | 'running' | 'succeeded' | 'failed';
+
+export interface JobInput {
+  prompt: string;
+  inputUpload?: { storageKey: string; mimeType: string } | null;
+}
+
+export interface JobRow {
+  id: string;
+  api_key_id: string;
+  operation: string;
+  status: JobStatus;
+  input: JobInput;
+  engine: string;
+  units: number;
+  hold_id: string | null;
+  request_id: string;
+  attempts: number;
+  result_key: string | null;
+  result_mime_type: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const JOB_ID_PATTERN = /^job_[A-Za-z0-9_-]{24,}$/;
+
+/** `job_` + 24 url-safe random characters (CONTRACT.md §5). */
+export function newJobId(): string {
+  return `job_${randomBytes(18).toString('base64url')}`;
+}
+
+export interface NewJob {
+  id: string;
+  apiKeyId: string;
+  operation: string;
+  input: JobInput;
+  engine: string;
+  units: number;
+  holdId: string;
+  requestId: string;
+  createdAt: Date;
+}
+
+/** Inserts the row of a submitted job on the caller's transaction. */
+export async function insertJob(client: pg.PoolClient, job: NewJob): Promise<void> {
+  await client.query({
+    name: 'wgs-job-insert',
+    text: `INSERT INTO jobs (id, api_key_id, operation, status, input, engine, units, hold_id, request_id, attempts, created_at, updated_at)
+           VALUES ($1, $2, $3, 'submitted', $4, $5, $6, $7, $8, 0, $9, $9)`,
+    values: [job.id, job.apiKeyId, job.operation, JSON.stringify(job.input), job.engine, job.units, job.holdId, job.requestId, job.createdAt],
+  });
+}
+
+/** Stores the 202 for replay, on the caller's transaction. False when the key is no longer this request's. */
+export async function completeIdempotencyOn(client: pg.PoolClient, recordId: string, status: number, body: string): Promise<boolean> {
+  const result = await client.query({
+    name: 'wgs-job-idempotency-complete',
+    text: `UPDATE idempotency_records SET status = 'completed', response_status = $2, response_body = $3
+            WHERE id = $1 AND status = 'running'`,
+    values: [recordId, status, body],
+  });
+  return result.rowCount === 1;
+}
+
+/**
+ * The hold now belongs to the job: it stops counting against the key's concurrency (the
+ * request is over) and its lease covers the job's whole life. Same SQL as
+ * unit-holds.ts detachHoldFromRequest, on the caller's transaction. False when the hold is gone.
+ */
+export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseSeconds: number): Promise<boolean> {
+  const result = await client.query<{ detached: number }>({
+    name: 'wgs-job-detach-hold',
+    text: `WITH hold AS (
+             UPDATE unit_holds SET counts_in_flight = false, lease_until = now() + make_interval(secs => $2)
+              WHERE id = $1 AND status = 'held' AND counts_in_flight
+             RETURNING api_key_id
+           ), key AS (
+             UPDATE api_keys k SET in_flight = k.in_flight - 1 FROM hold h WHERE k.id = h.api_key_id RETURNING k.id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS detached, (SELECT count(*) FROM key)::int AS keys`,
+    values: [holdId, leaseSeconds],
+  });
+  return result.rows[0]!.detached === 1;
+}
+
+export async function findJob(jobId: string): Promise<JobRow | null> {
+  const { rows } = await getPool().query<JobRow>({
+    name: 'wgs-job-find',
+    text: 'SELECT * FROM jobs WHERE id = $1',
+    values: [jobId],
+  });
+  return rows[0] ?? null;
+}
+
+/** Marks a job running for a new attempt; null when it already finished (nothing left to do). */
+export async function startJobAttempt(jobId: string): Promise<JobRow | null> {
+  const { rows } = await getPool().query<JobRow>({
+    name: 'wgs-job-start',
+    text: `UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
+            WHERE id = $1 AND status IN ('submitted', 'running')
+           RETURNING *`,
+    values: [jobId],
+  });
+  return rows[0] ?? null;
+}
+
+export interface JobUsage {
+  usageEventId: string;
+  packageVersionId: string;
+  durationMs: number;
+}
+
+export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
+
+/**
+ * Success, in one statement: captures the job's hold, records the usage event (with the job
+ * id) and sets the job succeeded with its result. Nothing happens unless the job is still
+ * open AND its hold is still held, so a second worker can never charge the same job again.
+ */
+export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
+  const { rows } = await getPool().query<{ done: number; job_status: JobStatus | null }>({
+    name: 'wgs-job-succeed',
+    text: `WITH job AS (
+             SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
+           ), hold AS (
+             UPDATE unit_holds SET status = 'captured', settled_at = now()
+              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
+             RETURNING id, api_key_id, units, counts_in_flight
+           ), key AS (
+             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END),
+                                   last_used_at = now()
+               FROM hold h WHERE k.id = h.api_key_id
+             RETURNING k.id
+           ), usage AS (
+             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
+                                       request_id, hold_id, job_id, duration_ms)
+             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int
+               FROM hold
+             RETURNING id
+           ), done AS (
+             UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage,
+                  (SELECT status FROM jobs WHERE id = $1) AS job_status`,
+    values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, job.engine, job.request_id,
+      usage.durationMs, result.key, result.mimeType],
+  });
+  const row = rows[0]!;
+  if (row.done === 1) return 'succeeded';
+  return row.job_status === 'succeeded' || row.job_status === 'failed' ? 'already_finished' : 'hold_lost';
+}
+
+export interface JobFailure {
+  code: string;
+  message: string;
+  /** A failed usage event (0 units) when the attempt reached an engine. */
+  usage?: JobUsage & { packageVersionId: string };
+}
+
+/**
+ * Failure, in one statement: sets the job failed with its error, returns the held units and
+ * records the failed attempt. Nothing happens when the job already finished. Returns whether
+ * this call failed the job.
+ */
+export async function failJob(jobId: string, failure: JobFailure): Promise<boolean> {
+  const { rows } = await getPool().query<{ failed: number }>({
+    name: 'wgs-job-fail',
+    text: `WITH job AS (
+             UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
+              WHERE id = $1 AND status IN ('submitted', 'running')
+             RETURNING id, hold_id, operation, engine, request_id
+           ), hold AS (
+             UPDATE unit_holds SET status = 'released', settled_at = now()
+              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
+             RETURNING id, api_key_id, units, counts_in_flight
+           ), key AS (
+             UPDATE api_keys k SET remaining_units = k.remaining_units + h.units,
+                                   in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)
+               FROM hold h WHERE k.id = h.api_key_id
+             RETURNING k.id
+           ), usage AS (
+             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
+                                       error_code, request_id, hold_id, job_id, duration_ms)
+             SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, j.engine, 'failed', 0, $2::text, j.request_id, h.id, j.id, $6::int
+               FROM hold h, job j WHERE $4::uuid IS NOT NULL
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage`,
+    values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
+      failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null],
+  });
+  return rows[0]!.failed === 1;
+}
+
+/** The package version a job's key is locked to (for its usage events). */
+export async function packageVersionOfKey(apiKeyId: string): Promise<string> {
+  const { rows } = await getPool().query<{ package_version_id: string }>({
+    name: 'wgs-job-key-version',
+    text: 'SELECT package_version_id FROM api_keys WHERE id = $1',
+    values: [apiKeyId],
+  });
+  if (!rows[0]) throw new Error(`api key ${apiKeyId} not found`);
+  return rows[0].package_version_id;
+}

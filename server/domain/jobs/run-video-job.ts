@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { VideoTask } from '../../providers/engine';
+import { resolveEngine } from '../../providers/resolve-engine';
+import { getObjectStore } from '../../storage/get-object-store';
+import { ApiError } from '../errors';
+import { callEngine } from '../generation/call-engine';
+import { loadUploadBytes } from '../uploads/resolve-input-upload';
+import { failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } from './job-store';
+
+// One attempt of a video job, run by a queue worker. Safe to run again for the same job at
+// any point (a retry after a crash, or a second worker): a finished job is left alone, and
+// the units are settled by statements that only act on a still-held hold.
+
+export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again.';
+export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again.';
+
+/** Where a job's video is stored. */
+export function jobResultKey(apiKeyId: string, jobId: string): string {
+  return `outputs/${apiKeyId}/${jobId}.mp4`;
+}
+
+export type AttemptOutcome = 'succeeded' | 'failed' | 'already_finished';
+
+/**
+ * Runs one attempt. Engine failures fail the job (units released); anything unexpected
+ * (database, storage) is thrown so the queue retries the attempt.
+ */
+export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<AttemptOutcome> {
+  const job = await startJobAttempt(jobId);
+  if (!job) return 'already_finished';
+  const started = Date.now();
+  const packageVersionId = await packageVersionOfKey(job.api_key_id);
+  const task: VideoTask = { prompt: job.input.prompt };
+  if (job.input.inputUpload) {
+    task.inputImage = await loadUploadBytes(job.input.inputUpload.storageKey);
+    task.inputMimeType = job.input.inputUpload.mimeType;
+  }
+
+  let media;
+  try {
+    media = await callEngine(async () => (await resolveEngine(job.engine)).generateVideo(task, signal));
+  } catch (error) {
+    // The queue took the attempt away (it expired): another attempt owns the job now.
+    if (signal.aborted) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started };
+    const failure = error.code === 'provider_unavailable'
+      ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
+      : { code: error.code, message: error.message };
+    return (await failJob(job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
+  }
+
+  const key = jobResultKey(job.api_key_id, job.id);
+  await getObjectStore().put(key, media.bytes, media.mimeType);
+  const outcome = await succeedJob(
+    job,
+    { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started },
+    { key, mimeType: media.mimeType },
+  );
+  if (outcome === 'succeeded') return 'succeeded';
+  const now = await findJob(job.id);
+  if (!now || now.status === 'succeeded' || now.status === 'failed') return 'already_finished';
+  // The hold was returned (its lease ran out) while the job was still open: the job cannot be charged, so it fails.
+  await failJob(job.id, { code: 'internal_error', message: EXHAUSTED_MESSAGE });
+  return 'failed';
+}
+
+/** A job whose attempts are all used up (dead-letter queue): failed, units returned. */
+export async function failExhaustedJob(jobId: string): Promise<boolean> {
+  const job = await findJob(jobId);
+  if (!job) return false;
+  const packageVersionId = await packageVersionOfKey(job.api_key_id);
+  return failJob(jobId, {
+    code: 'internal_error',
+    message: EXHAUSTED_MESSAGE,
+    usage: { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - job.updated_at.getTime() },
+  });
+}

@@ -1,0 +1,87 @@
+import type { JobView, VideosGenerateRequest } from '../../contract/jobs-and-uploads';
+import { getConfig } from '../../config';
+import { getPool } from '../../db/client';
+import { ApiError } from '../errors';
+import { operationSettings } from '../generation/package-settings';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { resolveInputUpload } from '../uploads/resolve-input-upload';
+import { enqueueVideoJob, getJobQueue } from './job-queue';
+import { completeIdempotencyOn, detachHoldOn, insertJob, newJobId, type JobInput } from './job-store';
+import { toJobView } from './job-view';
+
+// POST /v1/videos/generate, the domain half: package settings and the referenced upload
+// (step 7), then, with the units already held, one transaction that makes the job durable,
+// stores the 202 for idempotent replay, hands the hold over to the job and enqueues it.
+// Either all of that commits or none of it does.
+
+export interface PreparedVideoJob {
+  input: JobInput;
+  engine: string;
+  units: number;
+}
+
+export async function prepareVideosGenerate(body: VideosGenerateRequest, key: AuthenticatedKey): Promise<PreparedVideoJob> {
+  const settings = operationSettings(key, 'videos.generate');
+  let inputUpload: JobInput['inputUpload'] = null;
+  if (body.input_upload_id !== undefined) {
+    if (!settings.input_uploads) {
+      throw ApiError.validation([{
+        path: 'input_upload_id',
+        code: 'not_allowed_by_package',
+        message: "input_upload_id: this key's package does not take input uploads for videos.generate.",
+      }]);
+    }
+    const upload = await resolveInputUpload(key, body.input_upload_id, ['image_input', 'video_input']);
+    inputUpload = { storageKey: upload.storageKey, mimeType: upload.mimeType };
+  }
+  return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };
+}
+
+export interface SubmitContext {
+  apiKeyId: string;
+  holdId: string;
+  requestId: string;
+  idempotencyRecordId: string;
+  origin: string;
+}
+
+export async function submitVideoJob(prepared: PreparedVideoJob, ctx: SubmitContext): Promise<JobView> {
+  const boss = await getJobQueue();
+  const createdAt = new Date();
+  const job = {
+    id: newJobId(),
+    apiKeyId: ctx.apiKeyId,
+    operation: 'videos.generate',
+    input: prepared.input,
+    engine: prepared.engine,
+    units: prepared.units,
+    holdId: ctx.holdId,
+    requestId: ctx.requestId,
+    createdAt,
+  };
+  const view = toJobView({
+    id: job.id, status: 'submitted', units: job.units, created_at: createdAt, updated_at: createdAt,
+    result_key: null, result_mime_type: null, error_code: null, error_message: null,
+  }, ctx.origin);
+
+  const client = await getPool().connect();
+  try {
+    await client.query('BEGIN');
+    await insertJob(client, job);
+    if (!(await completeIdempotencyOn(client, ctx.idempotencyRecordId, 202, JSON.stringify(view)))) {
+      // The request outlived its idempotency lease and a retry took the key over.
+      throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
+    }
+    if (!(await detachHoldOn(client, ctx.holdId, getConfig().JOB_HOLD_LEASE_SECONDS))) {
+      throw new Error(`hold ${ctx.holdId} was no longer held at submission`);
+    }
+    await enqueueVideoJob(boss, client, job.id);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  return view;
+}

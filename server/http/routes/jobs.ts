@@ -1,0 +1,29 @@
+import { videosGenerateRequest } from '../../contract/jobs-and-uploads';
+import { readOwnJob } from '../../domain/jobs/job-view';
+import { prepareVideosGenerate, submitVideoJob } from '../../domain/jobs/submit-video-job';
+import { defineGetRoute, definePostRoute } from '../pipeline';
+
+// POST /v1/videos/generate (202 Job) and GET /v1/jobs/{jobId}.
+
+export const videosGenerateRoute = definePostRoute({
+  scope: 'videos.generate',
+  schema: videosGenerateRequest,
+  prepare: (body, ctx) => prepareVideosGenerate(body, ctx.key),
+  charge: (prepared) => ({ operation: 'videos.generate', units: prepared.units, engine: prepared.engine }),
+  run: async (prepared, ctx) => {
+    if (!ctx.hold) throw new Error('videos.generate must hold units');
+    const job = await submitVideoJob(prepared, {
+      apiKeyId: ctx.key.id,
+      holdId: ctx.hold.holdId,
+      requestId: ctx.requestId,
+      idempotencyRecordId: ctx.idempotencyRecordId,
+      origin: ctx.origin,
+    });
+    // The job row, the stored 202 and the hold's hand-over committed together.
+    return { kind: 'resource', status: 202, body: job, settled: true };
+  },
+});
+
+export const getJobRoute = defineGetRoute({
+  handle: (ctx) => readOwnJob(ctx.key.id, ctx.params.jobId, ctx.origin),
+});

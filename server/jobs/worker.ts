@@ -1,0 +1,44 @@
+import type { PgBoss } from 'pg-boss';
+import { getConfig } from '../config';
+import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
+import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
+
+// The video job worker: pg-boss workers on the shared queue. Any number of these, in any
+// number of processes and machines, share it safely: pg-boss hands each attempt to one
+// worker (SKIP LOCKED), heartbeats it while it runs, and its supervisor gives the attempt of
+// a worker that stopped heartbeating (killed, machine lost) to another worker.
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+export async function startWorker(options: { concurrency?: number } = {}): Promise<RunningWorker> {
+  const config = getConfig();
+  const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
+  const boss: PgBoss = createBoss({ supervise: true, max: concurrency + 4 });
+  await boss.start();
+  await ensureQueues(boss);
+  const polling = { pollingIntervalSeconds: config.JOB_POLL_INTERVAL_SECONDS };
+
+  await boss.work<VideoJobMessage>(VIDEO_QUEUE, { ...polling, batchSize: 1, localConcurrency: concurrency }, async ([job]) => {
+    if (!job) return;
+    const outcome = await runVideoJob(job.data.jobId, job.signal);
+    return { outcome };
+  });
+  await boss.work<VideoJobMessage>(VIDEO_DEAD_LETTER_QUEUE, { ...polling, batchSize: 1 }, async ([job]) => {
+    if (!job) return;
+    const failed = await failExhaustedJob(job.data.jobId);
+    if (failed) console.error(`[jobs] ${job.data.jobId} failed after its last attempt`);
+    return { failed };
+  });
+
+  let stopped = false;
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      // Graceful: running attempts may finish; what does not is retried by another worker.
+      await boss.stop({ graceful: true, close: true, timeout: 20_000 });
+    },
+  };
+}
