@@ -21,7 +21,8 @@ import {
 // `npm start` survives being SIGKILLed: the embedded PostgreSQL it leaves running is found and
 // adopted on the next start, and a SIGTERM later stops both. The real product, in child processes.
 
-const DIST_DIR = '.next-found';
+// The build `npm test` makes before the integration tests (or a parallel work tree's own).
+const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 const dataDir = mkdtempSync(join(tmpdir(), 'wgs-restart-'));
 let port: number;
 
@@ -52,10 +53,10 @@ async function waitHealthy(app: App): Promise<void> {
   let exitedEarly = false;
   void app.exited.then(() => (exitedEarly = true));
   await waitFor(
-    `GET /v1/health on port ${port}`,
+    `GET /healthz on port ${port}`,
     async () => {
       if (exitedEarly) throw new Error(`the app exited:\n${app.output()}`);
-      const response = await fetch(`http://127.0.0.1:${port}/v1/health`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5_000) });
       await response.arrayBuffer();
       return response.status === 200 ? true : undefined;
     },
@@ -108,7 +109,7 @@ describe('npm start after a SIGKILL', () => {
     // Adopted, not fought: the same single server.
     expect(postmasterPid(dataDir)).toBe(postmaster);
     expect(postgresProcessesOf(dataDir)).toEqual([postmaster]);
-    const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
     await health.arrayBuffer();
 
