@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { getPrisma } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
@@ -28,17 +28,18 @@ export async function receiveUploadBytes(uploadId: string, body: Readable, conte
 
   const hash = createHash('sha256');
   let received = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
+  // Pulled lazily by the store, so nothing flows (or fails) before the store is reading.
+  async function* metered() {
+    for await (const piece of body) {
+      const chunk = Buffer.isBuffer(piece) ? piece : Buffer.from(piece as Uint8Array);
       received += chunk.length;
-      if (received > upload.sizeBytes) return done(tooLarge());
+      if (received > upload!.sizeBytes) throw tooLarge();
       hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  body.on('error', (error) => meter.destroy(error));
+      yield chunk;
+    }
+  }
   try {
-    await getObjectStore().put(upload.storageKey, body.pipe(meter), upload.mimeType);
+    await getObjectStore().put(upload.storageKey, Readable.from(metered(), { objectMode: false }), upload.mimeType);
   } catch (error) {
     body.destroy();
     throw error;

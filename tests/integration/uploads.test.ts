@@ -1,0 +1,256 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { POST as createPost, GET as createGet } from '@/app/v1/uploads/route';
+import { uploadSchema } from '@/server/contract/jobs-and-uploads';
+import { getPrisma } from '@/server/db/client';
+import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
+import { resolveInputUpload } from '@/server/domain/uploads/resolve-input-upload';
+import { authenticateKey } from '@/server/domain/keys/authenticate-key';
+import { signUploadUrl } from '@/server/storage/upload-urls';
+import { getConfig } from '@/server/config';
+import { BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
+import { complete, createUpload, putBytes, samplePng, sampleWav, sha256Hex } from './support/storage/uploads';
+
+const IMAGE = { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' } as const;
+const UPLOAD_OPS = {
+  'images.generate': { engine: 'local', units: 5, input_uploads: true },
+  'audio.transcribe': { engine: 'local', units: 4 },
+};
+
+let owner: TestKey;
+let png: Buffer;
+
+const storedPath = (storageKey: string) => join(getConfig().dataDir, 'storage', storageKey);
+
+beforeAll(async () => {
+  owner = await createTestKey({ operations: UPLOAD_OPS, maxUploadBytes: 1_000_000 });
+  png = await samplePng();
+});
+
+describe('POST /v1/uploads', () => {
+  it('201 with the Upload fields and a signed PUT URL, replayed for the same Idempotency-Key', async () => {
+    const before = Date.now();
+    const created = await createUpload(owner.key, IMAGE, png);
+    expect(created.status, created.text).toBe(201);
+    const body = uploadSchema.parse(created.json);
+    expect(body.upload_id).toMatch(/^upl_[A-Za-z0-9_-]{24}$/);
+    expect(body).toMatchObject({
+      object: 'upload', status: 'pending', purpose: 'image_input', filename: 'in.png', mime_type: 'image/png',
+      size_bytes: png.length, sha256: sha256Hex(png), verified_at: null, upload_method: 'PUT',
+      upload_headers: { 'Content-Type': 'image/png' },
+    });
+    expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const ttl = Date.parse(body.expires_at) - before;
+    expect(ttl).toBeGreaterThan(3590_000);
+    expect(ttl).toBeLessThan(3700_000);
+    expect(body.upload_url).toMatch(new RegExp(`^${BASE}/uploads/${body.upload_id}\\?exp=\\d+&sig=`));
+    expect(created.headers.get('cache-control')).toBe('no-store');
+
+    const idem = 'upload-idem-0001';
+    const first = await call(createPost, '/v1/uploads', { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) }, { key: owner.key, idempotencyKey: idem });
+    const again = await call(createPost, '/v1/uploads', { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) }, { key: owner.key, idempotencyKey: idem });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json.upload_id).toBe(first.json.upload_id);
+  });
+
+  it('403 forbidden for a key whose package takes no uploads', async () => {
+    const textOnly = await createTestKey();
+    const noInput = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: false } } });
+    expectEnvelope(await createUpload(textOnly.key, IMAGE, png), 403, 'forbidden');
+    expectEnvelope(await createUpload(noInput.key, IMAGE, png), 403, 'forbidden');
+    const transcribeOnly = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } } });
+    expect((await createUpload(transcribeOnly.key, IMAGE, png)).status).toBe(201);
+  });
+
+  it('422 when the purpose does not fit the mime type', async () => {
+    for (const [purpose, mime] of [['image_input', 'audio/wav'], ['audio_input', 'video/mp4'], ['video_input', 'image/png']]) {
+      const result = await createUpload(owner.key, { purpose: purpose as 'image_input', mime_type: mime }, png);
+      expectEnvelope(result, 422, 'validation_error');
+      expect(result.json.error.details.issues[0]).toMatchObject({ path: 'mime_type', code: 'mime_type_mismatch' });
+    }
+  });
+
+  it('413 above the package upload limit, 422 outside the schema limits', async () => {
+    const tooBig = await createUpload(owner.key, IMAGE, png, { size_bytes: 1_000_001 });
+    expectEnvelope(tooBig, 413, 'payload_too_large');
+    expect((await createUpload(owner.key, IMAGE, png, { size_bytes: 1_000_000 })).status).toBe(201);
+    for (const size of [0, -1, 104_857_601, 1.5]) {
+      const result = await createUpload(owner.key, IMAGE, png, { size_bytes: size });
+      expectEnvelope(result, 422, 'validation_error');
+      expect(result.json.error.details.issues[0].path).toBe('size_bytes');
+    }
+    expectEnvelope(await createUpload(owner.key, IMAGE, png, { mime_type: 'image/gif' }), 422, 'validation_error');
+    expectEnvelope(await createUpload(owner.key, IMAGE, png, { sha256: 'ABC' }), 422, 'validation_error');
+    expectEnvelope(await createUpload(owner.key, IMAGE, png, { extra: 1 }), 422, 'validation_error');
+    expectEnvelope(await createUpload(owner.key, IMAGE, png, { filename: 'x'.repeat(181) }), 422, 'validation_error');
+  });
+
+  it('405 for other methods', async () => {
+    const result = await call(createGet, '/v1/uploads', undefined, { key: owner.key });
+    expectEnvelope(result, 405, 'method_not_allowed');
+    expect(result.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('direct PUT and complete', () => {
+  it('PUT without an API key stores the bytes; complete verifies; completing twice returns it again', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const put = await putBytes(created.json.upload_url, png, 'image/png');
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toEqual({ upload_id: created.json.upload_id, received_bytes: png.length, sha256: sha256Hex(png) });
+    const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
+    expect(row).toMatchObject({ receivedBytes: png.length, receivedSha256: sha256Hex(png), status: 'pending' });
+
+    const done = await complete(owner.key, created.json.upload_id, sha256Hex(png));
+    expect(done.status, done.text).toBe(200);
+    const view = uploadSchema.parse(done.json);
+    expect(view.status).toBe('verified');
+    expect(view.verified_at).not.toBeNull();
+    expect(done.json.upload_url).toBeUndefined();
+    expect(done.json.upload_headers).toBeUndefined();
+
+    const twice = await complete(owner.key, created.json.upload_id, sha256Hex(png));
+    expect(twice.status).toBe(200);
+    expect(twice.json).toEqual(done.json);
+
+    // A verified upload's bytes cannot be replaced through its URL.
+    expectEnvelope(await putBytes(created.json.upload_url, png), 404, 'not_found');
+  });
+
+  it('a PUT larger than size_bytes is refused with 413 and stores nothing', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const bigger = Buffer.concat([png, Buffer.from('extra')]);
+    expectEnvelope(await putBytes(created.json.upload_url, bigger), 413, 'payload_too_large');
+    // Streamed without a Content-Length: refused once the count passes the declared size.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(bigger.subarray(0, 10)));
+        controller.enqueue(new Uint8Array(bigger.subarray(10)));
+        controller.close();
+      },
+    });
+    expectEnvelope(await putBytes(created.json.upload_url, stream), 413, 'payload_too_large');
+    expect(existsSync(storedPath(`uploads/${owner.id}/${created.json.upload_id}`))).toBe(false);
+    const done = await complete(owner.key, created.json.upload_id, sha256Hex(png));
+    expectEnvelope(done, 422, 'validation_error');
+    expect(done.json.error.details.issues[0].code).toBe('not_uploaded');
+  });
+
+  it('complete refuses a wrong SHA-256, size or content with 422, stays pending, and a retry succeeds', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const id = created.json.upload_id;
+    const issue = async (sha = sha256Hex(png)) => {
+      const result = await complete(owner.key, id, sha);
+      expectEnvelope(result, 422, 'validation_error');
+      expect((await getPrisma().upload.findUniqueOrThrow({ where: { id } })).status).toBe('pending');
+      return result.json.error.details.issues[0].code;
+    };
+    expect(await issue()).toBe('not_uploaded');
+    expect(await issue('0'.repeat(64))).toBe('sha256_mismatch');
+
+    await putBytes(created.json.upload_url, png.subarray(0, png.length - 3));
+    expect(await issue()).toBe('size_mismatch');
+
+    const corrupted = Buffer.from(png);
+    corrupted[corrupted.length - 1] ^= 0xff;
+    await putBytes(created.json.upload_url, corrupted);
+    expect(await issue()).toBe('sha256_mismatch');
+
+    await putBytes(created.json.upload_url, png);
+    const done = await complete(owner.key, id, sha256Hex(png));
+    expect(done.status, done.text).toBe(200);
+    expect(done.json.status).toBe('verified');
+  });
+
+  it('complete refuses bytes whose magic bytes are not the declared mime type', async () => {
+    const wav = await sampleWav('Short.');
+    const asPng = await createUpload(owner.key, IMAGE, wav);
+    await putBytes(asPng.json.upload_url, wav);
+    const result = await complete(owner.key, asPng.json.upload_id, sha256Hex(wav));
+    expectEnvelope(result, 422, 'validation_error');
+    expect(result.json.error.details.issues[0]).toMatchObject({ path: 'mime_type', code: 'content_mismatch' });
+
+    const text = Buffer.from('just some text pretending to be audio');
+    const asWav = await createUpload(owner.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, text);
+    await putBytes(asWav.json.upload_url, text);
+    expect((await complete(owner.key, asWav.json.upload_id, sha256Hex(text))).json.error.details.issues[0].code).toBe('content_mismatch');
+
+    const realWav = await createUpload(owner.key, { purpose: 'audio_input', mime_type: 'audio/x-wav' }, wav);
+    await putBytes(realWav.json.upload_url, wav);
+    expect((await complete(owner.key, realWav.json.upload_id, sha256Hex(wav))).status).toBe(200);
+  });
+
+  it("another key's upload is 404 on complete and as an input", async () => {
+    const other = await createTestKey({ operations: UPLOAD_OPS });
+    const created = await createUpload(owner.key, IMAGE, png);
+    await putBytes(created.json.upload_url, png);
+    expectEnvelope(await complete(other.key, created.json.upload_id, sha256Hex(png)), 404, 'not_found');
+    expectEnvelope(await complete(owner.key, 'upl_doesnotexist0000000000', sha256Hex(png)), 404, 'not_found');
+    expect((await complete(owner.key, created.json.upload_id, sha256Hex(png))).status).toBe(200);
+    const otherKey = await authenticateKey(`Bearer ${other.key}`);
+    await expect(resolveInputUpload(otherKey, created.json.upload_id, ['image_input'])).rejects.toMatchObject({ status: 404 });
+    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
+    await expect(resolveInputUpload(ownerKey, created.json.upload_id, ['audio_input'])).rejects.toMatchObject({ status: 422 });
+    expect((await resolveInputUpload(ownerKey, created.json.upload_id, ['image_input'])).sizeBytes).toBe(png.length);
+  });
+
+  it('a tampered, expired or foreign PUT URL is refused in the envelope', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const url = new URL(created.json.upload_url);
+    const tampered = new URL(url);
+    tampered.searchParams.set('exp', String(Number(url.searchParams.get('exp')) + 60));
+    expectEnvelope(await putBytes(tampered.toString(), png), 404, 'not_found');
+    const badSig = new URL(url);
+    badSig.searchParams.set('sig', 'A' + url.searchParams.get('sig')!.slice(1));
+    expectEnvelope(await putBytes(badSig.toString(), png), 404, 'not_found');
+    const unsigned = new URL(url);
+    unsigned.search = '';
+    expectEnvelope(await putBytes(unsigned.toString(), png), 404, 'not_found');
+
+    const expired = signUploadUrl(BASE, created.json.upload_id, new Date(Date.now() - 1000));
+    const result = await putBytes(expired, png);
+    expectEnvelope(result, 404, 'not_found');
+    expect(result.json.error.message).toMatch(/expired/);
+
+    // A valid signature for another upload id does not open this one.
+    const second = await createUpload(owner.key, IMAGE, png);
+    const swapped = new URL(second.json.upload_url);
+    swapped.pathname = url.pathname;
+    expectEnvelope(await putBytes(swapped.toString(), png), 404, 'not_found');
+  });
+});
+
+describe('expiry', () => {
+  it('complete of an expired upload is 422; expireStaleUploads marks it expired and deletes its bytes', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const id = created.json.upload_id;
+    await putBytes(created.json.upload_url, png);
+    const path = storedPath(`uploads/${owner.id}/${id}`);
+    expect(existsSync(path)).toBe(true);
+    const fresh = await createUpload(owner.key, IMAGE, png);
+    await putBytes(fresh.json.upload_url, png);
+
+    await getPrisma().upload.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const refused = await complete(owner.key, id, sha256Hex(png));
+    expectEnvelope(refused, 422, 'validation_error');
+    expect(refused.json.error.details.issues[0].code).toBe('upload_expired');
+    expectEnvelope(await putBytes(created.json.upload_url, png), 404, 'not_found');
+
+    const [a, b] = await Promise.all([expireStaleUploads(), expireStaleUploads()]);
+    expect(a + b).toBeGreaterThanOrEqual(1);
+    const row = await getPrisma().upload.findUniqueOrThrow({ where: { id } });
+    expect(row.status).toBe('expired');
+    expect(existsSync(path)).toBe(false);
+    expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: fresh.json.upload_id } })).status).toBe('pending');
+    expect(existsSync(storedPath(`uploads/${owner.id}/${fresh.json.upload_id}`))).toBe(true);
+    expect(await expireStaleUploads()).toBe(0);
+
+    const still = await complete(owner.key, id, sha256Hex(png));
+    expectEnvelope(still, 422, 'validation_error');
+    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
+    await expect(resolveInputUpload(ownerKey, id, ['image_input'])).rejects.toMatchObject({ status: 422 });
+  });
+});
