@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as codeRoute from '@/app/v1/code/generate/route';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
+import { disconnectDb, getPool } from '@/server/db/client';
+import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+
+// Quota (CONTRACT.md §6, interface-v1.md §8): units are held before any engine runs, charged on
+// success, returned on failure, never below zero however many requests race.
+
+const TEXT = '/v1/text/generate';
+const CODE = '/v1/code/generate';
+
+let fake: FakeOpenAi;
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  process.env.FAKE_PROVIDER_KEY = 'sk-fake-quota-secret';
+});
+afterAll(async () => {
+  await fake.close();
+  await disconnectDb();
+});
+
+const providers = () => ({ fakequota: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } });
+
+async function keyState(id: string) {
+  const { rows } = await getPool().query<{ remaining_units: number; in_flight: number }>(
+    'SELECT remaining_units, in_flight FROM api_keys WHERE id = $1', [id]);
+  return rows[0]!;
+}
+
+async function usageEvents(id: string) {
+  const { rows } = await getPool().query<{ outcome: string; units: number; error_code: string | null }>(
+    'SELECT outcome::text, units, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at', [id]);
+  return rows;
+}
+
+const routes = [
+  { name: 'text.generate', handler: textRoute.POST, path: TEXT, body: { input: 'hello' }, schema: textGenerateResponse },
+  { name: 'code.generate', handler: codeRoute.POST, path: CODE, body: { input: 'let x = 1' }, schema: codeGenerateResponse },
+] as const;
+
+describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => {
+  const keyWith = (quota: number) =>
+    createTestKey({ quota, operations: { [name]: { engine: 'local', units: 3 } } });
+
+  it('enough units: 200, charged and remaining units in the result', async () => {
+    const { key, id } = await keyWith(10);
+    const result = await call(handler, path, body, { key });
+    expect(result.status, result.text).toBe(200);
+    expect(schema.parse(result.json).usage).toEqual({ charged_units: 3, remaining_units: 7 });
+    expect(await keyState(id)).toEqual({ remaining_units: 7, in_flight: 0 });
+  });
+
+  it('exactly enough units: 200 and remaining 0', async () => {
+    const { key, id } = await keyWith(3);
+    const result = await call(handler, path, body, { key });
+    expect(schema.parse(result.json).usage).toEqual({ charged_units: 3, remaining_units: 0 });
+    expect(await remainingUnits(id)).toBe(0);
+  });
+
+  it('fewer units than the call costs: 402 quota_exhausted, nothing taken', async () => {
+    const { key, id } = await keyWith(2);
+    expectEnvelope(await call(handler, path, body, { key }), 402, 'quota_exhausted');
+    expect(await keyState(id)).toEqual({ remaining_units: 2, in_flight: 0 });
+    expect(await usageEvents(id)).toEqual([]);
+  });
+
+  it('no units: 402 quota_exhausted', async () => {
+    const { key, id } = await keyWith(0);
+    expectEnvelope(await call(handler, path, body, { key }), 402, 'quota_exhausted');
+    expect(await remainingUnits(id)).toBe(0);
+  });
+
+  it('plus one: 422 never charges', async () => {
+    const { key, id } = await keyWith(3);
+    expectEnvelope(await call(handler, path, { ...body, unknown: 1 }, { key }), 422, 'validation_error');
+    expect(await remainingUnits(id)).toBe(3);
+  });
+
+  it('plus two: 503 never charges; the units are released and a failed usage event with 0 units recorded', async () => {
+    const { key, id } = await createTestKey({ quota: 3, providers: providers(), operations: { [name]: { engine: 'fakequota:model-q', units: 3 } } });
+    fake.reset();
+    fake.setMode({ kind: 'status', status: 500 });
+    expectEnvelope(await call(handler, path, body, { key }), 503, 'provider_unavailable');
+    expect(await keyState(id)).toEqual({ remaining_units: 3, in_flight: 0 });
+    expect(await usageEvents(id)).toEqual([{ outcome: 'failed', units: 0, error_code: 'provider_unavailable' }]);
+    const { rows } = await getPool().query('SELECT status::text FROM unit_holds WHERE api_key_id = $1', [id]);
+    expect(rows).toEqual([{ status: 'released' }]);
+    fake.setMode({ kind: 'ok' });
+    const ok = await call(handler, path, body, { key });
+    expect(schema.parse(ok.json).usage).toEqual({ charged_units: 3, remaining_units: 0 });
+    fake.reset();
+  });
+
+  it('units: 0 operations succeed and report 0 charged', async () => {
+    const { key } = await createTestKey({ quota: 0, operations: { [name]: { engine: 'local', units: 0 } } });
+    const result = await call(handler, path, body, { key });
+    expect(result.status, result.text).toBe(200);
+    expect(schema.parse(result.json).usage).toEqual({ charged_units: 0, remaining_units: 0 });
+  });
+});
+
+describe('sweepExpiredHolds', () => {
+  it('returns the units of a hold whose lease passed and frees its concurrency slot', async () => {
+    const { key, id } = await createTestKey({ quota: 10, concurrency: 1 });
+    // What holdUnits does, for a request that then died: take the units and a slot, write the hold.
+    const holdId = randomUUID();
+    await getPool().query(
+      `WITH taken AS (UPDATE api_keys SET remaining_units = remaining_units - 4, in_flight = in_flight + 1 WHERE id = $1 RETURNING id)
+       INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
+       SELECT $2::uuid, $1::uuid, 4, 'text.generate', 'req_crashedcrashedcrashed00', now() - interval '1 second' FROM taken`,
+      [id, holdId],
+    );
+    expect(await keyState(id)).toEqual({ remaining_units: 6, in_flight: 1 });
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited'); // the dead request's slot
+    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
+    const { rows } = await getPool().query('SELECT status::text FROM unit_holds WHERE id = $1', [holdId]);
+    expect(rows).toEqual([{ status: 'released' }]);
+    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
+    expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
+    const after = await call(textRoute.POST, TEXT, { input: 'x' }, { key });
+    expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 9 });
+  });
+
+  it('leaves a hold whose lease has not passed', async () => {
+    const { id } = await createTestKey({ quota: 10 });
+    const holdId = randomUUID();
+    await getPool().query(
+      `WITH taken AS (UPDATE api_keys SET remaining_units = remaining_units - 2, in_flight = in_flight + 1 WHERE id = $1 RETURNING id)
+       INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
+       SELECT $2::uuid, $1::uuid, 2, 'text.generate', 'req_livelivelivelivelivelive0', now() + interval '5 minutes' FROM taken`,
+      [id, holdId],
+    );
+    await sweepExpiredHolds();
+    expect(await keyState(id)).toEqual({ remaining_units: 8, in_flight: 1 });
+  });
+});
+
+describe('races', () => {
+  it('50 concurrent requests with one Idempotency-Key: exactly one provider call and one charge', async () => {
+    const { key, id } = await createTestKey({ quota: 100, providers: providers(), operations: { 'text.generate': { engine: 'fakequota:model-race', units: 5 } } });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 400 });
+    const idempotencyKey = newIdempotencyKey();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => call(textRoute.POST, TEXT, { input: 'once only' }, { key, idempotencyKey })),
+    );
+    expect(fake.callCount).toBe(1);
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409), JSON.stringify(statuses)).toBe(true);
+    const fresh = results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+    expect(fresh).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 409)) expectEnvelope(r, 409, 'idempotency_key_in_use');
+    for (const r of results.filter((r) => r.status === 200)) expect(r.text).toBe(fresh[0]!.text);
+    expect(await keyState(id)).toEqual({ remaining_units: 95, in_flight: 0 });
+    expect((await usageEvents(id)).filter((e) => e.outcome === 'succeeded')).toHaveLength(1);
+    // After the race every retry replays it.
+    const replay = await call(textRoute.POST, TEXT, { input: 'once only' }, { key, idempotencyKey });
+    expect(replay.text).toBe(fresh[0]!.text);
+    expect(fake.callCount).toBe(1);
+    fake.reset();
+  });
+
+  it.each([
+    { n: 10, units: 1, op: 'text.generate' as const },
+    { n: 8, units: 3, op: 'code.generate' as const },
+  ])('units for $n calls of $op hit by 3N concurrent requests: N successes, the rest 402, remaining 0', async ({ n, units, op }) => {
+    const { key, id } = await createTestKey({ quota: n * units, operations: { [op]: { engine: 'local', units } } });
+    const [handler, path] = op === 'text.generate' ? [textRoute.POST, TEXT] : [codeRoute.POST, CODE];
+    const results: CallResult[] = await Promise.all(
+      Array.from({ length: 3 * n }, (_, i) => call(handler, path, { input: `race ${i}` }, { key })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 402);
+    expect(ok.length, JSON.stringify(results.map((r) => r.status))).toBe(n);
+    expect(refused).toHaveLength(2 * n);
+    for (const r of refused) expectEnvelope(r, 402, 'quota_exhausted');
+    const remaining = ok.map((r) => r.json.usage.remaining_units as number).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: n }, (_, i) => i * units)); // each balance reported once, none negative
+    expect(await keyState(id)).toEqual({ remaining_units: 0, in_flight: 0 });
+    expect(await usageEvents(id)).toHaveLength(n);
+  });
+
+  it('a balance that does not divide evenly never goes negative', async () => {
+    const { key, id } = await createTestKey({ quota: 7, operations: { 'code.generate': { engine: 'local', units: 2 } } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(codeRoute.POST, CODE, { input: `r${i}` }, { key })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 402)).toHaveLength(9);
+    expect(await keyState(id)).toEqual({ remaining_units: 1, in_flight: 0 });
+  });
+});
