@@ -1,0 +1,265 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
+import * as videosRoute from '@/app/v1/videos/generate/route';
+import { jobSchema } from '@/server/contract/jobs-and-uploads';
+import { resetConfigForTests } from '@/server/config';
+import { getPool, getPrisma } from '@/server/db/client';
+import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { serveSignedObject } from '@/server/http/serve-signed-object';
+import { startWorker, type RunningWorker } from '@/server/jobs/worker';
+import { renderImage } from '@/server/providers/local/image';
+import { getObjectStore } from '@/server/storage/get-object-store';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
+import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
+import { pollUntil } from './support/jobs/poll';
+import { probeVideo } from './support/jobs/video-probe';
+
+// Video jobs end to end, in-process: the route handlers as Next calls them, and a real
+// pg-boss worker on the test database. Short queue settings so retries are quick.
+process.env.PROVIDER_MAX_RETRIES = '0';
+process.env.JOB_HEARTBEAT_SECONDS = '10';
+process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
+process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
+process.env.JOB_RETRY_DELAY_SECONDS = '1';
+resetConfigForTests();
+
+const PATH = '/v1/videos/generate';
+const submit = (key: string, body: unknown, idempotencyKey?: string) =>
+  call(videosRoute.POST, PATH, body, { key, idempotencyKey });
+const getJob = (key: string | null, jobId: string) =>
+  call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key, params: { jobId } });
+
+async function waitForStatus(key: string, jobId: string, statuses: string[]): Promise<CallResult> {
+  return pollUntil(`job ${jobId} to reach ${statuses.join('/')}`, async () => {
+    const result = await getJob(key, jobId);
+    expect(result.status, result.text).toBe(200);
+    return statuses.includes(result.json.status) ? result : undefined;
+  });
+}
+
+async function download(url: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
+  const response = await serveSignedObject(new Request(url));
+  return { status: response.status, type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+async function holdsOf(keyId: string) {
+  const { rows } = await getPool().query<{ status: string; units: number; counts_in_flight: boolean }>(
+    'SELECT status, units, counts_in_flight FROM unit_holds WHERE api_key_id = $1', [keyId]);
+  return rows;
+}
+
+async function usageOf(keyId: string) {
+  const { rows } = await getPool().query<{ outcome: string; units: number; job_id: string | null; error_code: string | null }>(
+    'SELECT outcome, units, job_id, error_code FROM usage_events WHERE api_key_id = $1', [keyId]);
+  return rows;
+}
+
+const localVideos = (extra: Record<string, unknown> = {}) => ({
+  'videos.generate': { engine: 'local', units: 20, input_uploads: false, ...extra },
+});
+
+let worker: RunningWorker;
+let failing: FakeVideoProvider;
+
+beforeAll(async () => {
+  worker = await startWorker({ concurrency: 2 });
+  failing = await startFakeVideoProvider({ mode: 'fail' });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await stopJobQueue();
+  await failing?.close();
+});
+
+describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
+  let owner: TestKey;
+  beforeAll(async () => {
+    owner = await createTestKey({ quota: 100, operations: localVideos() });
+  });
+
+  it('answers 202 with a submitted Job, runs it to succeeded and serves a real H.264 MP4', async () => {
+    const submitted = await submit(owner.key, { prompt: 'a red fox crossing a snowy field' });
+    expect(submitted.status, submitted.text).toBe(202);
+    const job = jobSchema.parse(submitted.json);
+    expect(job).toMatchObject({ object: 'job', operation: 'videos.generate', status: 'submitted', result: null, error: null,
+      usage: { charged_units: 20 } });
+    expect(submitted.headers.get('x-request-id')).toMatch(/^req_/);
+    // Units are held at submission; the hold no longer counts as an in-flight request.
+    expect(await remainingUnits(owner.id)).toBe(80);
+
+    const done = await waitForStatus(owner.key, job.job_id, ['succeeded', 'failed']);
+    const view = jobSchema.parse(done.json);
+    expect(view.status, done.text).toBe('succeeded');
+    expect(view.error).toBeNull();
+    expect(view.usage.charged_units).toBe(20);
+    expect(view.created_at).toBe(job.created_at);
+    expect(Date.parse(view.updated_at)).toBeGreaterThanOrEqual(Date.parse(view.created_at));
+    expect(view.result!.mime_type).toBe('video/mp4');
+    expect(Date.parse(view.result!.expires_at)).toBeGreaterThan(Date.now());
+
+    const file = await download(view.result!.url);
+    expect(file.status).toBe(200);
+    expect(file.type).toBe('video/mp4');
+    const probe = probeVideo(file.bytes);
+    expect(probe.container).toContain('mp4');
+    expect(probe.codec).toBe('h264');
+    expect(probe.errors).toBe('');
+    expect(probe.decodedFrames).toBeGreaterThan(0);
+
+    // Charged exactly once: one captured hold, one succeeded usage event for the job.
+    expect(await remainingUnits(owner.id)).toBe(80);
+    expect(await holdsOf(owner.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
+    expect(await usageOf(owner.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: job.job_id, error_code: null }]);
+    const row = await getPrisma().job.findUniqueOrThrow({ where: { id: job.job_id } });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, resultKey: `outputs/${owner.id}/${job.job_id}.mp4` });
+    const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: owner.id } });
+    expect(key.inFlight).toBe(0);
+
+    // Every read signs the URL again, and each signed URL serves the file.
+    const again = jobSchema.parse((await getJob(owner.key, job.job_id)).json);
+    expect((await download(again.result!.url)).bytes.equals(file.bytes)).toBe(true);
+    expect(again.result!.url).toContain(`/files/outputs/${owner.id}/${job.job_id}.mp4?`);
+  });
+
+  it('gives 404 to another key, for unknown ids and for malformed ids; 401 without a valid key', async () => {
+    const submitted = await submit(owner.key, { prompt: 'a lighthouse at dusk' });
+    expect(submitted.status, submitted.text).toBe(202);
+    const jobId = submitted.json.job_id as string;
+    const stranger = await createTestKey({ operations: localVideos() });
+
+    expectEnvelope(await getJob(stranger.key, jobId), 404, 'not_found');
+    expectEnvelope(await getJob(owner.key, `job_${randomBytes(18).toString('base64url')}`), 404, 'not_found');
+    expectEnvelope(await getJob(owner.key, 'job_short'), 404, 'not_found');
+    expectEnvelope(await getJob(owner.key, 'upl_abcdefghijklmnopqrstuvwx'), 404, 'not_found');
+    expectEnvelope(await getJob(null, jobId), 401, 'invalid_api_key');
+    expectEnvelope(await getJob('wgs_live_notarealkeynotarealkeynotarealkey12', jobId), 401, 'invalid_api_key');
+    // A key for another operation still reads its own jobs only: GET is open to any active key.
+    const textOnly = await createTestKey();
+    expectEnvelope(await getJob(textOnly.key, jobId), 404, 'not_found');
+    // No idempotency key is needed on GET, and POST is not a method of the route.
+    const post = await call(jobRoute.POST, `/v1/jobs/${jobId}`, {}, { key: owner.key, params: { jobId } });
+    expectEnvelope(post, 405, 'method_not_allowed');
+    expect(post.headers.get('allow')).toBe('GET');
+
+    await waitForStatus(owner.key, jobId, ['succeeded', 'failed']);
+  });
+
+  it('replays the same job for a retried submission with the same Idempotency-Key: one job, units held once', async () => {
+    const key = await createTestKey({ quota: 50, operations: localVideos() });
+    const idem = newIdempotencyKey();
+    const first = await submit(key.key, { prompt: 'waves on a pier' }, idem);
+    const second = await submit(key.key, { prompt: 'waves on a pier' }, idem);
+    expect(first.status, first.text).toBe(202);
+    expect(second.status, second.text).toBe(202);
+    expect(second.json.job_id).toBe(first.json.job_id);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await getPrisma().job.count({ where: { apiKeyId: key.id } })).toBe(1);
+    expect(await remainingUnits(key.id)).toBe(30);
+    // The same key with another body is refused.
+    expectEnvelope(await submit(key.key, { prompt: 'something else' }, idem), 422, 'idempotency_key_reused');
+
+    await waitForStatus(key.key, first.json.job_id, ['succeeded', 'failed']);
+    const third = await submit(key.key, { prompt: 'waves on a pier' }, idem);
+    expect(third.json.job_id).toBe(first.json.job_id);
+    expect(await getPrisma().job.count({ where: { apiKeyId: key.id } })).toBe(1);
+    expect(await remainingUnits(key.id)).toBe(30);
+    expect((await usageOf(key.id)).length).toBe(1);
+  });
+
+  it('fails the job with provider_unavailable when the provider fails, and returns the units', async () => {
+    const provider = `fail${randomBytes(4).toString('hex')}`;
+    const key = await createTestKey({
+      quota: 60,
+      providers: { [provider]: { type: 'openai', base_url: failing.baseUrl } },
+      operations: { 'videos.generate': { engine: `${provider}:fake-video`, units: 25 } },
+    });
+    const submitted = await submit(key.key, { prompt: 'a storm over the sea' });
+    expect(submitted.status, submitted.text).toBe(202);
+    expect(await remainingUnits(key.id)).toBe(35);
+
+    const done = await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed']);
+    const view = jobSchema.parse(done.json);
+    expect(view.status).toBe('failed');
+    expect(view.error!.code).toBe('provider_unavailable');
+    expect(view.error!.message).not.toContain('fake provider');
+    expect(view.result).toBeNull();
+    expect(view.usage.charged_units).toBe(0);
+    expect(failing.requests.some((r) => r.startsWith('POST ') && r.endsWith('/videos'))).toBe(true);
+
+    expect(await remainingUnits(key.id)).toBe(60);
+    expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 25, counts_in_flight: false }]);
+    expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: view.job_id, error_code: 'provider_unavailable' }]);
+  });
+
+  it('refuses invalid bodies and settings with 422 before holding any units', async () => {
+    const key = await createTestKey({ quota: 40, operations: localVideos() });
+    expectEnvelope(await submit(key.key, {}), 422, 'validation_error');
+    expectEnvelope(await submit(key.key, { prompt: '' }), 422, 'validation_error');
+    expectEnvelope(await submit(key.key, { prompt: 'x'.repeat(32_001) }), 422, 'validation_error');
+    expectEnvelope(await submit(key.key, { prompt: 'ok', seconds: 4 }), 422, 'validation_error');
+    expectEnvelope(await submit(key.key, { prompt: 'ok', input_upload_id: 'not-an-upload' }), 422, 'validation_error');
+
+    const notAllowed = await submit(key.key, { prompt: 'ok', input_upload_id: `upl_${randomBytes(18).toString('base64url')}` });
+    expectEnvelope(notAllowed, 422, 'validation_error');
+    expect(notAllowed.json.error.details.issues).toEqual([
+      expect.objectContaining({ path: 'input_upload_id', code: 'not_allowed_by_package' }),
+    ]);
+    expect(await remainingUnits(key.id)).toBe(40);
+    expect(await getPrisma().job.count({ where: { apiKeyId: key.id } })).toBe(0);
+
+    const textOnly = await createTestKey();
+    expectEnvelope(await submit(textOnly.key, { prompt: 'ok' }), 403, 'forbidden');
+    expectEnvelope(await call(videosRoute.POST, PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }), 400, 'missing_idempotency_key');
+  });
+
+  it('402 when the quota cannot cover the job; nothing is enqueued', async () => {
+    const key = await createTestKey({ quota: 10, operations: localVideos() });
+    expectEnvelope(await submit(key.key, { prompt: 'too expensive' }), 402, 'quota_exhausted');
+    expect(await getPrisma().job.count({ where: { apiKeyId: key.id } })).toBe(0);
+    expect(await remainingUnits(key.id)).toBe(10);
+  });
+
+  describe('input uploads, where the package allows them', () => {
+    async function storeUpload(apiKeyId: string, status: 'verified' | 'pending', purpose: 'image_input' | 'audio_input' = 'image_input') {
+      const image = await renderImage({ prompt: 'a blue square', format: 'png', width: 64, height: 64 });
+      const id = `upl_${randomBytes(18).toString('base64url')}`;
+      const storageKey = `uploads/${apiKeyId}/${id}`;
+      await getObjectStore().put(storageKey, image.bytes, image.mimeType);
+      await getPrisma().upload.create({
+        data: {
+          id, apiKeyId, purpose, filename: 'square.png', mimeType: image.mimeType, sizeBytes: image.bytes.length,
+          sha256: createHash('sha256').update(image.bytes).digest('hex'), status, storageKey,
+          expiresAt: new Date(Date.now() + 3_600_000), verifiedAt: status === 'verified' ? new Date() : null,
+        },
+      });
+      return id;
+    }
+
+    it('takes a verified image upload as the first frame; refuses unverified, wrong-purpose and foreign uploads', async () => {
+      const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });
+      const verified = await storeUpload(key.id, 'verified');
+      const submitted = await submit(key.key, { prompt: 'the square starts to spin', input_upload_id: verified });
+      expect(submitted.status, submitted.text).toBe(202);
+      const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
+      expect(done.status).toBe('succeeded');
+      expect(probeVideo((await download(done.result!.url)).bytes).codec).toBe('h264');
+
+      const pending = await storeUpload(key.id, 'pending');
+      const unverified = await submit(key.key, { prompt: 'x', input_upload_id: pending });
+      expectEnvelope(unverified, 422, 'validation_error');
+      expect(unverified.json.error.details.issues[0]).toMatchObject({ path: 'input_upload_id', code: 'upload_not_verified' });
+
+      const audio = await storeUpload(key.id, 'verified', 'audio_input');
+      const wrongPurpose = await submit(key.key, { prompt: 'x', input_upload_id: audio });
+      expectEnvelope(wrongPurpose, 422, 'validation_error');
+      expect(wrongPurpose.json.error.details.issues[0]).toMatchObject({ code: 'upload_wrong_purpose' });
+
+      const other = await createTestKey({ operations: localVideos({ input_uploads: true }) });
+      const foreign = await storeUpload(other.id, 'verified');
+      expectEnvelope(await submit(key.key, { prompt: 'x', input_upload_id: foreign }), 404, 'not_found');
+      expect(await remainingUnits(key.id)).toBe(80);
+    });
+  });
+});
