@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as codeRoute from '@/app/v1/code/generate/route';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { textGenerateResponse } from '@/server/contract/generation';
+import { disconnectDb, getPool } from '@/server/db/client';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+
+// Requests per minute (rate-limiter-flexible in PostgreSQL) and concurrent requests, both from
+// the key's package (CONTRACT.md §6); 429 rate_limited with Retry-After.
+
+const TEXT = '/v1/text/generate';
+const CODE = '/v1/code/generate';
+
+let fake: FakeOpenAi;
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  process.env.FAKE_PROVIDER_KEY = 'sk-fake-rate-secret';
+});
+afterAll(async () => {
+  await fake.close();
+  await disconnectDb();
+});
+
+const slowKey = (concurrency: number, quota = 100) =>
+  createTestKey({
+    quota,
+    concurrency,
+    providers: { fakerate: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+    operations: { 'text.generate': { engine: 'fakerate:model-slow', units: 1 } },
+  });
+
+async function inFlight(id: string): Promise<number> {
+  const { rows } = await getPool().query<{ in_flight: number }>('SELECT in_flight FROM api_keys WHERE id = $1', [id]);
+  return rows[0]!.in_flight;
+}
+
+describe('requests per minute', () => {
+  it('the (n+1)th request in the minute is 429 rate_limited with Retry-After and RateLimit headers', async () => {
+    const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
+    for (let i = 0; i < 3; i++) {
+      const ok = await call(textRoute.POST, TEXT, { input: `r${i}` }, { key });
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.headers.get('ratelimit-limit')).toBe('3');
+      expect(ok.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+      const reset = Number(ok.headers.get('ratelimit-reset'));
+      expect(reset).toBeGreaterThanOrEqual(0);
+      expect(reset).toBeLessThanOrEqual(60);
+    }
+    const limited = await call(textRoute.POST, TEXT, { input: 'r3' }, { key });
+    expectEnvelope(limited, 429, 'rate_limited');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.headers.get('ratelimit-limit')).toBe('3');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+    expect(await remainingUnits(id)).toBe(97); // the 429 charged nothing
+  });
+
+  it('the count is per key and shared by the routes of the key', async () => {
+    const a = await createTestKey({ rpm: 2 });
+    const b = await createTestKey({ rpm: 2 });
+    expect((await call(textRoute.POST, TEXT, { input: 'a' }, { key: a.key })).status).toBe(200);
+    expect((await call(codeRoute.POST, CODE, { input: 'a' }, { key: a.key })).status).toBe(200);
+    expectEnvelope(await call(codeRoute.POST, CODE, { input: 'a' }, { key: a.key }), 429, 'rate_limited');
+    expect((await call(textRoute.POST, TEXT, { input: 'b' }, { key: b.key })).status).toBe(200); // another key is not affected
+  });
+
+  it('a 429 leaves the Idempotency-Key free', async () => {
+    const { key } = await createTestKey({ rpm: 1 });
+    expect((await call(textRoute.POST, TEXT, { input: 'first' }, { key })).status).toBe(200);
+    const idempotencyKey = newIdempotencyKey();
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'second' }, { key, idempotencyKey }), 429, 'rate_limited');
+    const { rows } = await getPool().query('SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1', [idempotencyKey]);
+    expect(rows[0].n).toBe(0);
+    // a different body with that key is therefore not a reuse (still limited by the rate)
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'third' }, { key, idempotencyKey }), 429, 'rate_limited');
+  });
+
+  it('many concurrent requests against a small limit: exactly the limit succeed', async () => {
+    const { key, id } = await createTestKey({ rpm: 5, quota: 100 });
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => call(textRoute.POST, TEXT, { input: `c${i}` }, { key })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    for (const r of results.filter((r) => r.status !== 200)) expectEnvelope(r, 429, 'rate_limited');
+    expect(await remainingUnits(id)).toBe(95);
+  });
+});
+
+describe('concurrency', () => {
+  it('concurrency + 1 simultaneous slow requests: exactly one 429, units not lost', async () => {
+    const { key, id } = await slowKey(2, 10);
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_000 });
+    const results = await Promise.all(Array.from({ length: 3 }, (_, i) => call(textRoute.POST, TEXT, { input: `s${i}` }, { key })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses, results.map((r) => r.text).join('\n')).toEqual([200, 200, 429]);
+    const limited = results.find((r) => r.status === 429)!;
+    expectEnvelope(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(fake.callCount).toBe(2);
+    expect(fake.maxActive).toBeLessThanOrEqual(2);
+    expect(await remainingUnits(id)).toBe(8);
+    expect(await inFlight(id)).toBe(0);
+    // the slots are free again
+    fake.setMode({ kind: 'ok' });
+    const after = await call(textRoute.POST, TEXT, { input: 'after' }, { key });
+    expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 7 });
+    fake.reset();
+  });
+
+  it('never more than `concurrency` running at once under a burst, every unit accounted for', async () => {
+    const { key, id } = await slowKey(3, 100);
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 600 });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(textRoute.POST, TEXT, { input: `b${i}` }, { key })));
+    const ok = results.filter((r) => r.status === 200);
+    const limited = results.filter((r) => r.status === 429);
+    expect(ok.length + limited.length).toBe(12);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(ok.length).toBeLessThanOrEqual(12);
+    for (const r of limited) expectEnvelope(r, 429, 'rate_limited');
+    expect(fake.maxActive).toBeLessThanOrEqual(3);
+    expect(fake.callCount).toBe(ok.length);
+    expect(await remainingUnits(id)).toBe(100 - ok.length);
+    expect(await inFlight(id)).toBe(0);
+    fake.reset();
+  });
+
+  it('a failed slow request frees its slot and its units', async () => {
+    const { key, id } = await slowKey(1, 5);
+    fake.reset();
+    fake.setMode({ kind: 'status', status: 503 });
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 503, 'provider_unavailable');
+    expect(await inFlight(id)).toBe(0);
+    expect(await remainingUnits(id)).toBe(5);
+    fake.setMode({ kind: 'ok' });
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200);
+    fake.reset();
+  });
+});
