@@ -1,0 +1,398 @@
+// `npm run bench`: measures the product against two references on the same machine, in the
+// same run, with the same load generator (autocannon, fixed connections, after a warm-up):
+//   - product:      POST /v1/text/generate (local engine), a fresh Idempotency-Key per request
+//   - trivial:      GET /healthz of the same Next.js process (the cost of Next itself)
+//   - bare floor:   scripts/bench/bare-floor.ts, node:http + pg doing the same essential
+//                   database work (claim idempotency key, hold units, record usage)
+// plus the rejection paths (401, 422: no database write allowed) and the idempotent replay.
+// Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
+// The figures are printed, never asserted. The last line has a fixed form for comparisons.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const DIST_DIR = '.next-bench';
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 4);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = 50;
+const FIXED_RATE = 250;
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const children: ChildProcess[] = [];
+let benchDataDir: string | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, waitFor: RegExp, timeoutMs: number): Promise<ChildProcess> {
+  return new Promise((resolveChild, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (waitFor.test(output)) {
+        clearTimeout(timer);
+        resolveChild(child);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`cli ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+/** VmRSS and VmHWM of a process, in MB. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/** CPU time (user + system) of processes, in ms, from /proc/<pid>/stat. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10; // USER_HZ = 100
+}
+
+/** The postmaster and all its children (backends, background workers). */
+let postmasterPid = 0;
+function postgresPids(): number[] {
+  const pids = [postmasterPid];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmasterPid) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb?: number;
+  statuses: Record<string, number>;
+  errors: number;
+  /** CPU ms per request: the server process, and PostgreSQL (all its processes). */
+  cpuServer?: number;
+  cpuPg?: number;
+  note?: string;
+}
+
+interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key per request. */
+  freshKey?: boolean;
+  connections?: number;
+  overallRate?: number;
+  duration?: number;
+}
+
+let keyCounter = 0;
+const runId = Date.now().toString(36);
+
+async function cannon(load: Load): Promise<autocannon.Result> {
+  const headers = { ...load.headers };
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers,
+    body: load.body,
+    connections: load.connections ?? CONNECTIONS,
+    duration: load.duration ?? DURATION_S,
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+    ...(load.freshKey
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, 'idempotency-key': `bench-${runId}-${++keyCounter}` },
+              }),
+            },
+          ],
+        }
+      : {}),
+  });
+  return result;
+}
+
+async function measure(name: string, load: Load, pid?: number, note?: string): Promise<Measured> {
+  log(`${name}: warm-up ${WARMUP_S}s`);
+  await cannon({ ...load, duration: WARMUP_S });
+  log(`${name}: measuring ${load.duration ?? DURATION_S}s`);
+  let rssMb = 0;
+  const sampler = pid
+    ? setInterval(() => {
+        try {
+          rssMb = Math.max(rssMb, memoryOf(pid).rss);
+        } catch {
+          // gone
+        }
+      }, 200)
+    : undefined;
+  const pgPids = postmasterPid ? postgresPids() : [];
+  const cpuBefore = [pid ? cpuMs([pid]) : 0, cpuMs(pgPids)];
+  const result = await cannon(load);
+  const cpuAfter = [pid ? cpuMs([pid]) : 0, cpuMs(pgPids)];
+  if (sampler) clearInterval(sampler);
+  const statuses: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+    statuses[code] = stat.count;
+  }
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rssMb: pid ? rssMb : undefined,
+    statuses,
+    errors: result.errors + result.timeouts,
+    cpuServer: pid && result.requests.total ? (cpuAfter[0]! - cpuBefore[0]!) / result.requests.total : undefined,
+    cpuPg: result.requests.total ? (cpuAfter[1]! - cpuBefore[1]!) / result.requests.total : undefined,
+    note,
+  };
+}
+
+/** What a paid or rejected request could write: row counts, units, rate-limit points, last use. */
+async function writeSnapshot(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ s: string }>(
+    `SELECT concat_ws(' ',
+       (SELECT count(*) FROM idempotency_records), (SELECT count(*) FROM usage_events),
+       (SELECT count(*) FROM unit_holds), (SELECT count(*) FROM unit_holds WHERE status = 'held'),
+       (SELECT coalesce(sum(points), 0) FROM rate_limits), (SELECT count(*) FROM rate_limits),
+       (SELECT sum(remaining_units) FROM api_keys), (SELECT sum(in_flight) FROM api_keys),
+       (SELECT max(last_used_at) FROM api_keys)) AS s`,
+  );
+  return rows[0]!.s;
+}
+
+async function settle(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1_000)); // requests still in flight when the load stopped
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const startLoad = loadavg().map((n) => n.toFixed(2)).join(' ');
+  const dataDir = mkdtempSync(join(tmpdir(), 'wgs-bench-'));
+  benchDataDir = dataDir;
+  const appPort = await freePort();
+  const floorPort = await freePort();
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production', NEXT_DIST_DIR: DIST_DIR, WGS_DATA_DIR: dataDir };
+  delete baseEnv.DATABASE_URL;
+  delete baseEnv.NODE_OPTIONS;
+
+  if (!existsSync(join(ROOT, DIST_DIR, 'BUILD_ID'))) {
+    log(`no build in ${DIST_DIR}: building it (next build)`);
+    const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: ROOT, env: baseEnv, stdio: ['ignore', 2, 2] });
+    if (build.status !== 0) throw new Error('next build failed');
+  }
+
+  log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
+  const app = await spawnNode(['--import', 'tsx', 'scripts/start.ts'], { ...baseEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+
+  // A bench-only package: large quota, limits far above the offered load.
+  const packagesFile = join(dataDir, 'bench-packages.json');
+  writeFileSync(packagesFile, JSON.stringify({
+    providers: {},
+    packages: [{
+      slug: 'bench',
+      name: 'Benchmark',
+      quota_units: 100_000_000,
+      limits: { requests_per_minute: 1_000_000, concurrency: 1_000, max_upload_bytes: 1_048_576 },
+      operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown'] } },
+    }],
+  }));
+  runCli(['packages', 'apply', packagesFile, '--json'], baseEnv);
+  const productKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench product', '--json'], baseEnv).key);
+  const floorKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench floor', '--json'], baseEnv).key);
+
+  const pgDir = join(dataDir, 'pg');
+  const pgPort = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+  const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
+  const databaseUrl = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/wgs`;
+  const floor = await spawnNode(['--import', 'tsx', 'scripts/bench/bare-floor.ts'], { ...baseEnv, DATABASE_URL: databaseUrl, PORT: String(floorPort), HOST: '127.0.0.1' }, /listening/, 60_000);
+  postmasterPid = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const stats = new pg.Client({ connectionString: databaseUrl });
+  await stats.connect();
+
+  const app$ = `http://127.0.0.1:${appPort}`;
+  await fetch(`${app$}/healthz`).then((r) => r.arrayBuffer());
+  const idleRss = memoryOf(app.pid!).rss;
+  const paid = (key: string) => ({
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' }),
+    freshKey: true,
+  });
+
+  const rows: Measured[] = [];
+  const trivial = await measure('trivial route  GET /healthz', { url: `${app$}/healthz` }, app.pid);
+  rows.push(trivial);
+  const product = await measure('text.generate  (product)', { url: `${app$}/v1/text/generate`, ...paid(productKey) }, app.pid);
+  rows.push(product);
+  const bare = await measure('bare floor     (node:http+pg)', { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey) }, floor.pid);
+  rows.push(bare);
+
+  // Rejections: a well-formed but unknown key (401) and a schema failure (422).
+  await settle();
+  let before = await writeSnapshot(stats);
+  const unknownKey = `wgs_live_${'x'.repeat(40)}`;
+  const r401 = await measure('401 unknown key', { url: `${app$}/v1/text/generate`, ...paid(unknownKey) }, app.pid);
+  await settle();
+  let after = await writeSnapshot(stats);
+  r401.note = before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}`;
+  rows.push(r401);
+  before = after;
+  const r422 = await measure('422 schema', { url: `${app$}/v1/text/generate`, ...paid(productKey), body: JSON.stringify({ input: '' }) }, app.pid);
+  await settle();
+  after = await writeSnapshot(stats);
+  r422.note = before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}`;
+  rows.push(r422);
+
+  // Idempotent replay: one key, stored once, replayed by every request.
+  const replayKey = `bench-replay-${runId}`;
+  const first = await fetch(`${app$}/v1/text/generate`, { method: 'POST', headers: { ...paid(productKey).headers, 'idempotency-key': replayKey }, body: paid(productKey).body });
+  if (first.status !== 200) throw new Error(`replay setup answered ${first.status}: ${await first.text()}`);
+  const replay = await measure('replay (same Idempotency-Key)', {
+    url: `${app$}/v1/text/generate`, ...paid(productKey), freshKey: false,
+    headers: { ...paid(productKey).headers, 'idempotency-key': replayKey },
+  }, app.pid);
+  rows.push(replay);
+
+  // Latency at a fixed offered load.
+  const fixedProduct = await measure(`text.generate @ ${FIXED_RATE}/s`, { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: FIXED_RATE, connections: 25 }, app.pid);
+  rows.push(fixedProduct);
+  const fixedTrivial = await measure(`trivial route @ ${FIXED_RATE}/s`, { url: `${app$}/healthz`, overallRate: FIXED_RATE, connections: 25 }, app.pid);
+  rows.push(fixedTrivial);
+  const fixedBare = await measure(`bare floor @ ${FIXED_RATE}/s`, { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey), overallRate: FIXED_RATE, connections: 25 }, floor.pid);
+  rows.push(fixedBare);
+
+  const memory = memoryOf(app.pid!);
+  const rssMax = Math.max(...rows.filter((r) => r.rssMb !== undefined && r !== fixedBare && r !== bare).map((r) => r.rssMb!), memory.rss);
+
+  await settle();
+  // Consistency check of the product's own books after the load (not a timing).
+  const { rows: books } = await stats.query<{ label: string; remaining: number; captured: string; usage: string; held: string }>(
+    `SELECT k.label, k.remaining_units AS remaining,
+            (SELECT coalesce(sum(units),0) FROM unit_holds h WHERE h.api_key_id = k.id AND h.status = 'captured')::text AS captured,
+            (SELECT count(*) FROM usage_events u WHERE u.api_key_id = k.id AND u.outcome = 'succeeded')::text AS usage,
+            (SELECT count(*) FROM unit_holds h WHERE h.api_key_id = k.id AND h.status = 'held')::text AS held
+       FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
+      WHERE p.slug = 'bench' ORDER BY k.label`,
+  );
+  await stats.end();
+
+  const statusText = (s: Record<string, number>) => Object.entries(s).map(([c, n]) => `${c}:${n}`).join(' ');
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max RSS MB', 'CPU ms/req srv+pg', 'statuses', 'notes'];
+  const table = rows.map((r) => [
+    r.name, fmt(r.rps), fmt(r.p50), fmt(r.p99), r.rssMb === undefined ? '-' : fmt(r.rssMb),
+    `${fmt(r.cpuServer ?? 0, 2)} + ${fmt(r.cpuPg ?? 0, 2)}`,
+    statusText(r.statuses) + (r.errors ? ` errors:${r.errors}` : ''), r.note ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const out = (s = '') => process.stdout.write(`${s}\n`);
+
+  const ratioTrivial = product.rps / trivial.rps;
+  const ratioBare = product.rps / bare.rps;
+  out(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}; ${new Date().toISOString()}`);
+  out(`load average (1/5/15 min) at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}; at the start: ${startLoad}`);
+  out(`load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario; fixed-rate runs ${FIXED_RATE} req/s over 25 connections`);
+  out('');
+  out(line(header));
+  out(line(widths.map((w) => '-'.repeat(w))));
+  for (const row of table) out(line(row));
+  out('');
+  out(`product / trivial route: ${fmt(ratioTrivial, 2)} x    product / bare floor: ${fmt(ratioBare, 2)} x`);
+  out(`product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB during load, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`);
+  for (const b of books) {
+    out(`books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`);
+  }
+  const targets = [
+    ['text.generate >= 0.7 x trivial route', ratioTrivial >= 0.7],
+    ['text.generate >= 700 req/s', product.rps >= 700],
+    [`p99 <= 25 ms at ${FIXED_RATE} req/s`, fixedProduct.p99 <= 25],
+    ['rejections without a database write', r401.note === 'no db write' && r422.note === 'no db write'],
+    ['RSS <= 300 MB', rssMax <= 300],
+  ] as const;
+  out(`targets: ${targets.map(([what, ok]) => `${what}: ${ok ? 'met' : 'NOT met'}`).join('; ')}`);
+  out(`(total bench time ${fmt((Date.now() - started) / 1000)} s)`);
+  out(`bench: text.generate ${fmt(product.rps)} req/s, ${fmt(ratioTrivial, 2)} x trivial route, ${fmt(ratioBare, 2)} x bare floor, p99 ${fmt(fixedProduct.p99)} ms, rss ${fmt(rssMax)} MB`);
+
+  await shutdown(dataDir);
+}
+
+async function shutdown(dataDir?: string): Promise<void> {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  }
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && children.some((c) => c.exitCode === null && c.signalCode === null)) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  if (dataDir) {
+    // The app stops its embedded PostgreSQL on SIGTERM; a survivor (app killed) is stopped here.
+    const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      try {
+        process.kill(pid, 'SIGINT');
+        await new Promise((r) => setTimeout(r, 1_000));
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  await shutdown(benchDataDir);
+  process.exit(1);
+});
