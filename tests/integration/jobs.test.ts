@@ -6,6 +6,8 @@ import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { failJobsWithoutHold } from '@/server/domain/jobs/job-store';
+import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
 import { serveSignedObject } from '@/server/http/serve-signed-object';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderImage } from '@/server/providers/local/image';
@@ -22,6 +24,7 @@ process.env.JOB_HEARTBEAT_SECONDS = '10';
 process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
 process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
 process.env.JOB_RETRY_DELAY_SECONDS = '1';
+process.env.JOB_RETRY_LIMIT = '1';
 resetConfigForTests();
 
 const PATH = '/v1/videos/generate';
@@ -221,6 +224,33 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await remainingUnits(key.id)).toBe(10);
   });
 
+  it('holds a job\'s units for its whole life; a job whose hold ran out anyway is failed, never charged', async () => {
+    const key = await createTestKey({ quota: 100, operations: localVideos() });
+    const submitted = await submit(key.key, { prompt: 'a long night' });
+    expect(submitted.status, submitted.text).toBe(202);
+    const lease = await getPool().query<{ seconds: number }>(
+      `SELECT EXTRACT(EPOCH FROM (h.lease_until - now()))::int AS seconds FROM unit_holds h JOIN jobs j ON j.hold_id = h.id WHERE j.id = $1`,
+      [submitted.json.job_id]);
+    expect(lease.rows[0]!.seconds).toBeGreaterThan(3600);
+    await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed']);
+
+    // A job left open past its hold's lease (simulated: the row is reopened and the lease ended).
+    const stuck = await submit(key.key, { prompt: 'stuck' });
+    const jobId = stuck.json.job_id as string;
+    await waitForStatus(key.key, jobId, ['succeeded', 'failed']);
+    const before = await remainingUnits(key.id);
+    await getPool().query(`UPDATE unit_holds SET status = 'held', settled_at = NULL, lease_until = now() - interval '1 second'
+                            WHERE id = (SELECT hold_id FROM jobs WHERE id = $1)`, [jobId]);
+    await getPool().query(`UPDATE jobs SET status = 'running' WHERE id = $1`, [jobId]);
+    await getPool().query(`DELETE FROM usage_events WHERE job_id = $1`, [jobId]);
+    await getPool().query(`UPDATE api_keys SET remaining_units = remaining_units - 20 WHERE id = $1`, [key.id]);
+    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await remainingUnits(key.id)).toBe(before);
+    expect(await failJobsWithoutHold('gone')).toBeGreaterThanOrEqual(1);
+    const view = jobSchema.parse((await getJob(key.key, jobId)).json);
+    expect(view).toMatchObject({ status: 'failed', error: { code: 'internal_error' }, usage: { charged_units: 0 }, result: null });
+  });
+
   describe('input uploads, where the package allows them', () => {
     async function storeUpload(apiKeyId: string, status: 'verified' | 'pending', purpose: 'image_input' | 'audio_input' = 'image_input') {
       const image = await renderImage({ prompt: 'a blue square', format: 'png', width: 64, height: 64 });
@@ -236,6 +266,25 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       });
       return id;
     }
+
+    it('an attempt that keeps failing unexpectedly is retried a bounded number of times, then failed with its units returned', async () => {
+      const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });
+      const upload = await storeUpload(key.id, 'verified');
+      const submitted = await submit(key.key, { prompt: 'the square fades', input_upload_id: upload });
+      expect(submitted.status, submitted.text).toBe(202);
+      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure).
+      await getObjectStore().delete(`uploads/${key.id}/${upload}`);
+
+      const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
+      expect(done.status).toBe('failed');
+      expect(done.error).toEqual({ code: 'internal_error', message: expect.any(String) });
+      expect(done.usage.charged_units).toBe(0);
+      // JOB_RETRY_LIMIT=1: the first attempt and one retry, then the dead-letter handler failed it.
+      expect((await getPrisma().job.findUniqueOrThrow({ where: { id: done.job_id } })).attempts).toBe(2);
+      expect(await remainingUnits(key.id)).toBe(100);
+      expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
+      expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: done.job_id, error_code: 'internal_error' }]);
+    });
 
     it('takes a verified image upload as the first frame; refuses unverified, wrong-purpose and foreign uploads', async () => {
       const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });

@@ -216,3 +216,19 @@ export async function packageVersionOfKey(apiKeyId: string): Promise<string> {
   if (!rows[0]) throw new Error(`api key ${apiKeyId} not found`);
   return rows[0].package_version_id;
 }
+
+/**
+ * Open jobs whose hold is no longer held (its lease ran out and the hold sweeper returned the
+ * units, e.g. after a long outage of every worker) can never be charged: they are failed.
+ * Safe on many instances at once. Returns how many jobs it failed.
+ */
+export async function failJobsWithoutHold(message: string): Promise<number> {
+  const { rowCount } = await getPool().query({
+    name: 'wgs-job-fail-orphans',
+    text: `UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()
+             FROM unit_holds h
+            WHERE j.hold_id = h.id AND j.status IN ('submitted', 'running') AND h.status <> 'held'`,
+    values: [message],
+  });
+  return rowCount ?? 0;
+}

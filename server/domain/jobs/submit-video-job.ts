@@ -37,6 +37,17 @@ export async function prepareVideosGenerate(body: VideosGenerateRequest, key: Au
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };
 }
 
+/**
+ * The hold of a job must outlive every attempt the queue may still make (else the hold sweeper
+ * would return the units of a live job): JOB_HOLD_LEASE_SECONDS, or longer if the retry settings need it.
+ */
+export function jobHoldLeaseSeconds(): number {
+  const config = getConfig();
+  const attempts = config.JOB_RETRY_LIMIT + 1;
+  const worstCase = attempts * (config.JOB_EXPIRE_SECONDS + config.JOB_HEARTBEAT_SECONDS + config.JOB_RETRY_DELAY_SECONDS) + 600;
+  return Math.max(config.JOB_HOLD_LEASE_SECONDS, worstCase);
+}
+
 export interface SubmitContext {
   apiKeyId: string;
   holdId: string;
@@ -72,7 +83,7 @@ export async function submitVideoJob(prepared: PreparedVideoJob, ctx: SubmitCont
       // The request outlived its idempotency lease and a retry took the key over.
       throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
     }
-    if (!(await detachHoldOn(client, ctx.holdId, getConfig().JOB_HOLD_LEASE_SECONDS))) {
+    if (!(await detachHoldOn(client, ctx.holdId, jobHoldLeaseSeconds()))) {
       throw new Error(`hold ${ctx.holdId} was no longer held at submission`);
     }
     await enqueueVideoJob(boss, client, job.id);
