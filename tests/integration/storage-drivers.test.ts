@@ -33,7 +33,7 @@ afterEach(() => setObjectStoreForTests(undefined));
 
 /** PUT to a store's direct upload URL exactly as a client would: the returned method, URL and headers. */
 function directPut(created: { upload_url: string; upload_method: string; upload_headers: Record<string, string> }, bytes: Buffer) {
-  return fetch(created.upload_url, { method: created.upload_method, headers: created.upload_headers, body: bytes });
+  return fetch(created.upload_url, { method: created.upload_method, headers: created.upload_headers, body: new Uint8Array(bytes) });
 }
 
 /** The shared behaviour every driver must have. */
@@ -62,7 +62,7 @@ async function checkUploadFlow(store: ObjectStore) {
 
   // Wrong bytes first: complete refuses, then the right bytes may be sent again.
   const wrong = Buffer.from(png);
-  wrong[wrong.length - 1] ^= 1;
+  wrong[wrong.length - 1]! ^= 1;
   expect((await directPut(created.json, wrong)).status).toBe(200);
   const refused = await complete(key.key, created.json.upload_id, sha256Hex(png));
   expectEnvelope(refused, 422, 'validation_error');
@@ -180,11 +180,11 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     const clientPuts = standIn.requests.filter((r) => r.method === 'PUT' && r.auth === 'client');
     expect(clientPuts.length).toBe(2);
 
-    const tooBig = await fetch(created.upload_url, { method: 'PUT', headers: created.upload_headers, body: Buffer.concat([png, png]) });
+    const tooBig = await fetch(created.upload_url, { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(Buffer.concat([png, png])) });
     expect(tooBig.status).toBe(400);
-    const wrongType = await fetch(created.upload_url, { method: 'PUT', headers: { ...created.upload_headers, 'x-content-type': 'image/jpeg' }, body: png });
+    const wrongType = await fetch(created.upload_url, { method: 'PUT', headers: { ...created.upload_headers, 'x-content-type': 'image/jpeg' }, body: new Uint8Array(png) });
     expect(wrongType.status).toBe(400);
-    const otherPath = await fetch(created.upload_url.replace(encodeURIComponent(created.upload_id), 'someone-else'), { method: 'PUT', headers: created.upload_headers, body: png });
+    const otherPath = await fetch(created.upload_url.replace(encodeURIComponent(created.upload_id), 'someone-else'), { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(png) });
     expect(otherPath.status).toBe(400);
     // The verified object is still the one that was checked.
     expect(sha256Hex(standIn.blobs.get(`uploads/${key.id}/${created.upload_id}`)!.bytes)).toBe(sha256Hex(png));
@@ -201,7 +201,7 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
 
 describe('configuration', () => {
   it('STORAGE_DRIVER picks the driver; missing settings are named', () => {
-    const base = { DATABASE_URL: process.env.DATABASE_URL };
+    const base = { NODE_ENV: 'test', DATABASE_URL: process.env.DATABASE_URL } as const;
     expect(() => readConfig({ ...base, STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET: is required when STORAGE_DRIVER=s3/);
     expect(() => readConfig({ ...base, STORAGE_DRIVER: 'vercel-blob' })).toThrow(/BLOB_READ_WRITE_TOKEN: is required/);
     expect(() => readConfig({ ...base, STORAGE_DRIVER: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'x' })).toThrow(/S3_SECRET_ACCESS_KEY/);

@@ -67,7 +67,7 @@ describe('POST /v1/uploads', () => {
 
   it('422 when the purpose does not fit the mime type', async () => {
     for (const [purpose, mime] of [['image_input', 'audio/wav'], ['audio_input', 'video/mp4'], ['video_input', 'image/png']]) {
-      const result = await createUpload(owner.key, { purpose: purpose as 'image_input', mime_type: mime }, png);
+      const result = await createUpload(owner.key, { purpose: purpose as 'image_input', mime_type: mime! }, png);
       expectEnvelope(result, 422, 'validation_error');
       expect(result.json.error.details.issues[0]).toMatchObject({ path: 'mime_type', code: 'mime_type_mismatch' });
     }
@@ -155,7 +155,7 @@ describe('direct PUT and complete', () => {
     expect(await issue()).toBe('size_mismatch');
 
     const corrupted = Buffer.from(png);
-    corrupted[corrupted.length - 1] ^= 0xff;
+    corrupted[corrupted.length - 1]! ^= 0xff;
     await putBytes(created.json.upload_url, corrupted);
     expect(await issue()).toBe('sha256_mismatch');
 
