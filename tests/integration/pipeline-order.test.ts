@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
-import * as unknownRoute from '@/app/v1/[...path]/route';
+import * as unknownRoute from '@/app/v1/[[...path]]/route';
+import * as healthRoute from '@/app/v1/health/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -242,6 +243,7 @@ describe('unknown paths and wrong methods', () => {
       });
       expectEnvelope(result, 404, 'not_found');
     }
+    expectEnvelope(await call(unknownRoute.GET, '/v1', undefined, { key, method: 'GET' }), 404, 'not_found'); // /v1 itself
     const head = await unknownRoute.HEAD(new Request('http://127.0.0.1/v1/nope', { method: 'HEAD' }));
     expect(head.status).toBe(404);
     expect(head.headers.get('cache-control')).toBe('no-store');
@@ -260,5 +262,20 @@ describe('unknown paths and wrong methods', () => {
       expect(head.status).toBe(405);
       expect(head.headers.get('allow')).toBe('POST');
     }
+  });
+});
+
+describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', () => {
+  // CONTRACT.md §1 says every response; the health route is a /v1 response too.
+  it('GET /v1/health', async () => {
+    const response = await healthRoute.GET();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id') ?? '(no X-Request-Id header)').toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+    expect(response.headers.get('cache-control') ?? '(no Cache-Control header)').toBe('no-store');
+  });
+
+  it('wrong methods on /v1/health are the 405 envelope with Allow (the route answers every method)', () => {
+    // Without exports for the other methods Next answers them itself: a bare 405, no envelope, no X-Request-Id.
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(healthRoute, method).toHaveProperty(method);
   });
 });
