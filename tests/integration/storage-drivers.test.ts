@@ -73,6 +73,11 @@ async function checkUploadFlow(store: ObjectStore) {
   const done = await complete(key.key, created.json.upload_id, sha256Hex(png));
   expect(done.status, done.text).toBe(200);
   expect(done.json.status).toBe('verified');
+  // The direct URL still takes PUTs until it expires, but the verified bytes were sealed away.
+  expect((await directPut(created.json, wrong)).status).toBe(200);
+  const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
+  expect(row.storageKey).toBe(`uploads/${key.id}/${created.json.upload_id}.verified`);
+  expect(sha256Hex(await buffer((await store.get(row.storageKey))!.body))).toBe(sha256Hex(png));
 
   const result = await call(imagesPost, '/v1/images/generate', { prompt: 'from a stored input', input_upload_id: created.json.upload_id }, { key: key.key });
   expect(result.status, result.text).toBe(200);
@@ -178,7 +183,7 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     expect(created.upload_headers.authorization).toMatch(/^Bearer vercel_blob_client_/);
     expect(created.upload_headers.authorization).not.toContain(standIn.token);
     const clientPuts = standIn.requests.filter((r) => r.method === 'PUT' && r.auth === 'client');
-    expect(clientPuts.length).toBe(2);
+    expect(clientPuts.length).toBe(3); // wrong bytes, right bytes, and a PUT after verification
 
     const tooBig = await fetch(created.upload_url, { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(Buffer.concat([png, png])) });
     expect(tooBig.status).toBe(400);
@@ -187,7 +192,7 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     const otherPath = await fetch(created.upload_url.replace(encodeURIComponent(created.upload_id), 'someone-else'), { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(png) });
     expect(otherPath.status).toBe(400);
     // The verified object is still the one that was checked.
-    expect(sha256Hex(standIn.blobs.get(`uploads/${key.id}/${created.upload_id}`)!.bytes)).toBe(sha256Hex(png));
+    expect(sha256Hex(standIn.blobs.get(`uploads/${key.id}/${created.upload_id}.verified`)!.bytes)).toBe(sha256Hex(png));
   });
 
   it('complete reads the object back: nothing uploaded is 422 not_uploaded', async () => {

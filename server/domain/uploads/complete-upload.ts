@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import { getPrisma } from '../../db/client';
 import type { Upload } from '../../db/generated/client';
@@ -30,22 +31,35 @@ interface StoredFacts {
   head: Buffer;
 }
 
-async function readBack(storageKey: string): Promise<StoredFacts | null> {
-  const object = await getObjectStore().get(storageKey);
+/**
+ * Reads the stored object once: size, SHA-256 and leading bytes. With `copyTo`, the same pass
+ * writes the bytes to a key no client can write to, so what was verified cannot be replaced.
+ */
+async function readBack(storageKey: string, mimeType: string, copyTo?: string): Promise<StoredFacts | null> {
+  const store = getObjectStore();
+  const object = await store.get(storageKey);
   if (!object) return null;
   const hash = createHash('sha256');
   const headParts: Buffer[] = [];
   let headBytes = 0;
   let size = 0;
-  for await (const chunk of object.body) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    size += buf.length;
-    hash.update(buf);
-    if (headBytes < SNIFF_BYTES) {
-      const part = buf.subarray(0, SNIFF_BYTES - headBytes);
-      headParts.push(part);
-      headBytes += part.length;
+  async function* measured() {
+    for await (const chunk of object!.body) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      size += buf.length;
+      hash.update(buf);
+      if (headBytes < SNIFF_BYTES) {
+        const part = buf.subarray(0, SNIFF_BYTES - headBytes);
+        headParts.push(part);
+        headBytes += part.length;
+      }
+      yield buf;
     }
+  }
+  if (copyTo) {
+    await store.put(copyTo, Readable.from(measured()), mimeType);
+  } else {
+    for await (const _ of measured()); // eslint-disable-line @typescript-eslint/no-unused-vars
   }
   return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
 }
@@ -55,27 +69,41 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
   if (sha256 !== upload.sha256) {
     throw mismatch('sha256', 'sha256_mismatch', 'sha256 differs from the digest declared when the upload was created.');
   }
-  const stored = await readBack(upload.storageKey);
+  // Stores that take uploads directly (S3, Vercel Blob) keep accepting PUTs to the upload's
+  // key until its URL expires; the verified bytes are sealed under another key.
+  const store = getObjectStore();
+  const sealedKey = store.createDirectUpload ? `${upload.storageKey}.verified` : undefined;
+  const stored = await readBack(upload.storageKey, upload.mimeType, sealedKey);
   if (!stored) throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
+  const discardSealed = async () => { if (sealedKey) await store.delete(sealedKey).catch(() => {}); };
   if (stored.size !== upload.sizeBytes) {
+    await discardSealed();
     throw mismatch('size_bytes', 'size_mismatch', `The stored object has ${stored.size} bytes; ${upload.sizeBytes} were declared.`);
   }
   if (stored.sha256 !== upload.sha256) {
+    await discardSealed();
     throw mismatch('sha256', 'sha256_mismatch', 'The SHA-256 of the stored bytes differs from the declared digest.');
   }
   const sniffed = await sniffMime(stored.head);
   if (!mimeMatchesDeclared(upload.mimeType, sniffed)) {
+    await discardSealed();
     throw mismatch('mime_type', 'content_mismatch',
       `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`);
   }
   const now = new Date();
   const updated = await getPrisma().upload.updateMany({
     where: { id: upload.id, status: 'pending', expiresAt: { gt: now } },
-    data: { status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256 },
+    data: {
+      status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256,
+      ...(sealedKey ? { storageKey: sealedKey } : {}),
+    },
   });
   const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
-  if (updated.count === 0 && current.status !== 'verified') {
-    throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
+  if (updated.count === 0) {
+    await discardSealed();
+    if (current.status !== 'verified') throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
+  } else if (sealedKey) {
+    await store.delete(upload.storageKey).catch(() => {}); // the unsealed copy is no longer referenced
   }
   return toUploadView(current);
 }
