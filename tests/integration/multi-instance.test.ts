@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createTestKey } from '../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import {
+  books,
+  createDatabase,
+  ensureBuild,
+  killAllProducts,
+  newKey,
+  post,
+  startProduct,
+  tally,
+  useDatabaseInThisProcess,
+  type Product,
+  type Reply,
+  type TestDatabase,
+} from './support/product/product';
+
+// Two real app processes (`scripts/start.ts`) on one database: quota, idempotency, rate and
+// concurrency limits are kept in PostgreSQL, so they hold across instances with exact counts.
+
+const TEXT = '/v1/text/generate';
+let database: TestDatabase;
+let a: Product;
+let b: Product;
+let fake: FakeOpenAi;
+
+beforeAll(async () => {
+  ensureBuild();
+  database = await createDatabase(inject('databaseUrl'), 'wgs_multi');
+  await useDatabaseInThisProcess(database.url);
+  fake = await startFakeOpenAi();
+  // One after the other: both would seed packages.example.json into the empty database at
+  // once, and the second seeding fails on the unique slug (scripts/start.ts seedPackages).
+  a = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
+  b = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
+}, 240_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await fake?.close();
+  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await database?.drop().catch(() => {});
+});
+
+/** Request i goes to instance A when even, B when odd. */
+const instance = (i: number) => (i % 2 === 0 ? a : b);
+
+describe('two instances on one database', () => {
+  it('serves from both processes', () => {
+    expect(a.pid).not.toBe(b.pid);
+    expect(a.port).not.toBe(b.port);
+  });
+
+  it('quota race: exactly the quota is sold across both instances, never more', async () => {
+    const quota = 40;
+    const key = await createTestKey({ quota, rpm: 100_000, concurrency: 1_000 });
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => post(instance(i).base, TEXT, key.key, { input: `race ${i}` }, newKey('quota'))),
+    );
+    const counts = tally(replies);
+    expect(counts).toEqual({ 200: quota, 402: 100 - quota });
+    for (const reply of replies.filter((r) => r.status === 402)) expect(reply.json.error.code).toBe('quota_exhausted');
+    // Both instances sold some of the units.
+    expect(replies.filter((r, i) => r.status === 200 && i % 2 === 0).length).toBeGreaterThan(0);
+    expect(replies.filter((r, i) => r.status === 200 && i % 2 === 1).length).toBeGreaterThan(0);
+    const remaining = replies.filter((r) => r.status === 200).map((r) => r.json.usage.remaining_units as number).sort((x, y) => x - y);
+    expect(remaining).toEqual(Array.from({ length: quota }, (_, i) => i)); // every balance 0..39 handed out once
+    expect(await books(database.url, key.id)).toMatchObject({
+      remaining: 0, inFlight: 0, captured: quota, capturedUnits: quota, held: 0, succeeded: quota,
+    });
+  });
+
+  it('idempotency race: one key sent 24 times at once to both instances is charged once', async () => {
+    const key = await createTestKey({ quota: 100, rpm: 100_000, concurrency: 1_000 });
+    const idem = newKey('idem');
+    const body = { input: 'the same logical request' };
+    const replies = await Promise.all(Array.from({ length: 24 }, (_, i) => post(instance(i).base, TEXT, key.key, body, idem)));
+    for (const reply of replies) expect([200, 409]).toContain(reply.status);
+    for (const reply of replies.filter((r) => r.status === 409)) {
+      expect(reply.json.error.code).toBe('idempotency_key_in_use');
+      expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const ok = replies.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    const original = ok.find((r) => r.headers.get('idempotent-replayed') !== 'true');
+    expect(ok.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
+    for (const reply of ok) expect(reply.text).toBe(original!.text);
+
+    // Afterwards both instances replay the one stored response.
+    const replays = await Promise.all([post(a.base, TEXT, key.key, body, idem), post(b.base, TEXT, key.key, body, idem)]);
+    for (const replay of replays) {
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(original!.text);
+    }
+    // The same key with another body is refused on either instance.
+    const reused = await post(b.base, TEXT, key.key, { input: 'something else' }, idem);
+    expect(reused.status).toBe(422);
+    expect(reused.json.error.code).toBe('idempotency_key_reused');
+
+    expect(await books(database.url, key.id)).toMatchObject({ remaining: 99, captured: 1, held: 0, succeeded: 1, inFlight: 0 });
+  });
+
+  it('rate limit: requests per minute are counted once for both instances', async () => {
+    const rpm = 30;
+    const key = await createTestKey({ quota: 1_000, rpm, concurrency: 1_000 });
+    const replies = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => post(instance(i).base, TEXT, key.key, { input: `rpm ${i}` }, newKey('rpm'))),
+    );
+    expect(tally(replies)).toEqual({ 200: rpm, 429: 70 - rpm });
+    for (const reply of replies.filter((r) => r.status === 429)) {
+      expect(reply.json.error.code).toBe('rate_limited');
+      expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    expect(await books(database.url, key.id)).toMatchObject({ remaining: 1_000 - rpm, captured: rpm, succeeded: rpm, held: 0 });
+  });
+
+  it('concurrency limit: in-flight requests never exceed the package limit across instances', async () => {
+    const concurrency = 3;
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_500 });
+    const key = await createTestKey({
+      quota: 1_000,
+      rpm: 100_000,
+      concurrency,
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+      operations: { 'text.generate': { engine: 'fake:model-c', units: 2, output_formats: ['text'] } },
+    });
+    const replies: Reply[] = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(instance(i).base, TEXT, key.key, { input: `slow ${i}` }, newKey('conc'))),
+    );
+    const counts = tally(replies);
+    expect((counts[200] ?? 0) + (counts[429] ?? 0)).toBe(12);
+    expect(counts[200]).toBeGreaterThanOrEqual(1);
+    expect(fake.maxActive).toBeLessThanOrEqual(concurrency);
+    for (const reply of replies.filter((r) => r.status === 429)) expect(reply.json.error.code).toBe('rate_limited');
+    const ok = counts[200]!;
+    expect(await books(database.url, key.id)).toMatchObject({
+      remaining: 1_000 - 2 * ok, captured: ok, capturedUnits: 2 * ok, succeeded: ok, held: 0, inFlight: 0,
+    });
+    fake.reset();
+  });
+});
