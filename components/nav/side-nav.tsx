@@ -8,7 +8,7 @@ const LINKS = [
   { href: '/keys', label: 'Keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/jobs', label: 'Jobs' },
-  { href: '/uploads', label: 'Uploads' },
+  { href: '/input-uploads', label: 'Uploads' },
   { href: '/audit', label: 'Audit log' },
 ];
 

@@ -1,8 +1,10 @@
 'use client';
 import { signOut } from 'next-auth/react';
+import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 
 export function SignOutButton() {
+  const router = useRouter();
   const [busy, setBusy] = useState(false);
   return (
     <button
@@ -11,7 +13,11 @@ export function SignOutButton() {
       disabled={busy}
       onClick={() => {
         setBusy(true);
-        void signOut({ callbackUrl: '/signin' });
+        // No redirect by next-auth: its URL is built from NEXTAUTH_URL, which may name another host.
+        void signOut({ redirect: false }).finally(() => {
+          router.replace('/signin');
+          router.refresh();
+        });
       }}
     >
       Sign out

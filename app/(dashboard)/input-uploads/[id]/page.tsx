@@ -7,11 +7,11 @@ import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export default async function UploadPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
-  const { caller } = await dashboardCaller(`/uploads/${id}`);
+  const { caller } = await dashboardCaller(`/input-uploads/${id}`);
   const upload = await orNotFound(caller.uploads.get({ id }));
   return (
     <div className="stack">
-      <PageHeader title={`Upload ${upload.id}`} back={{ href: '/uploads', label: 'Uploads' }} />
+      <PageHeader title={`Upload ${upload.id}`} back={{ href: '/input-uploads', label: 'Uploads' }} />
       <Card title="Details">
         <DetailList
           items={[

@@ -9,21 +9,21 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export default async function UploadsPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
-  const { caller } = await dashboardCaller('/uploads');
+  const { caller } = await dashboardCaller('/input-uploads');
   const status = param(params, 'status', UPLOAD_STATUSES);
   const cursor = param(params, 'cursor');
   const uploads = await caller.uploads.list({ status, cursor, limit: 50 }).catch(() => caller.uploads.list({ status, limit: 50 }));
   return (
     <div className="stack">
       <PageHeader title="Uploads" description="Direct private uploads used as inputs, newest first." />
-      <Filters action="/uploads" label="Filter uploads" fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(UPLOAD_STATUSES) }]} />
+      <Filters action="/input-uploads" label="Filter uploads" fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(UPLOAD_STATUSES) }]} />
       <DataTable
         caption="Uploads"
         rows={uploads.items}
         rowKey={(row) => row.id}
         empty={{ title: status ? `No ${status} uploads` : 'No uploads yet', hint: 'Uploads created with POST /v1/uploads appear here.' }}
         columns={[
-          { header: 'Upload', cell: (row) => <Link href={`/uploads/${row.id}`}><code>{row.id}</code></Link> },
+          { header: 'Upload', cell: (row) => <Link href={`/input-uploads/${row.id}`}><code>{row.id}</code></Link> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Purpose', cell: (row) => row.purpose },
           { header: 'File', cell: (row) => row.filename },
@@ -33,7 +33,7 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
           { header: 'Created', cell: (row) => formatDate(row.created_at) },
         ]}
       />
-      <Pager path="/uploads" params={{ status }} nextCursor={uploads.nextCursor} hasCursor={Boolean(cursor)} />
+      <Pager path="/input-uploads" params={{ status }} nextCursor={uploads.nextCursor} hasCursor={Boolean(cursor)} />
     </div>
   );
 }

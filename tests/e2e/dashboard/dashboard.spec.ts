@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { OPERATOR } from '../support/cli';
+import { keepScreenshot, signIn, stat } from '../support/dashboard';
+
+// The operator's whole journey against `next start`: sign in, publish a package version,
+// sell a key, watch the API spend it, top it up, revoke it, sign out.
+
+function generate(request: APIRequestContext, key: string) {
+  return request.post('/v1/text/generate', {
+    headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': `e2e-${randomUUID()}`, 'Content-Type': 'application/json' },
+    data: { input: 'Say hello to the dashboard.' },
+  });
+}
+
+test('pages and tRPC refuse a visitor who has not signed in', async ({ page, request }) => {
+  for (const path of ['/', '/keys', '/packages/starter', '/usage', '/audit']) {
+    await page.goto(path);
+    await expect(page).toHaveURL(/\/signin/);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to the operator dashboard');
+  }
+  const trpc = await request.get('/api/trpc/keys.list?input=%7B%7D');
+  expect(trpc.status()).toBe(401);
+  expect((await request.get('/usage/export')).status()).toBe(401);
+});
+
+test('a wrong password is refused with a clear message', async ({ page }) => {
+  await signIn(page, 'not the password at all');
+  await expect(page.getByRole('alert').filter({ hasText: 'The e-mail or password is not correct.' })).toBeVisible();
+  await expect(page).toHaveURL(/\/signin/);
+});
+
+test('operator journey: package version, key, API usage, top-up, revoke, sign out', async ({ page, request }) => {
+  test.setTimeout(180_000);
+
+  await test.step('sign in', async () => {
+    await signIn(page);
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+    await expect(page.getByTestId('operator-email')).toHaveText(OPERATOR.email);
+    await keepScreenshot(page, 'overview-empty');
+  });
+
+  await test.step('create a package version from the form, with validation', async () => {
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Packages' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Packages' })).toBeVisible();
+    await keepScreenshot(page, 'packages');
+    await page.getByRole('link', { name: 'Starter' }).click();
+    await page.getByRole('link', { name: 'New version' }).click();
+    const quota = page.getByLabel('Quota (units)');
+    await quota.fill('-5');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Fix the highlighted fields' })).toBeVisible();
+    await expect(quota).toHaveAttribute('aria-invalid', 'true');
+    await quota.fill('2000');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    await expect(page).toHaveURL(/\/packages\/starter\?created=2/);
+    await expect(page.getByText('Version 2 created.')).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Version 2 (latest)' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Version 1', exact: true })).toBeVisible();
+    await keepScreenshot(page, 'package-detail');
+  });
+
+  let key = '';
+  await test.step('issue a key and read it from the page', async () => {
+    await page.getByRole('link', { name: 'Issue a key' }).click();
+    await expect(page.getByLabel('Package')).toHaveValue('starter');
+    await expect(page.getByLabel('Version')).toHaveValue('2');
+    await page.getByLabel('Label').fill('e2e customer');
+    await page.getByRole('button', { name: 'Issue key' }).click();
+    key = (await page.getByTestId('issued-key').textContent()) ?? '';
+    expect(key).toMatch(/^wgs_live_[0-9A-Za-z]{32,}$/);
+    await expect(page.getByRole('button', { name: 'Copy key' })).toBeVisible();
+    await keepScreenshot(page, 'key-issued');
+    await page.getByRole('link', { name: 'Open the key' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'e2e customer' })).toBeVisible();
+    await expect(stat(page, 'remaining-units')).toHaveText('2,000');
+    await expect(stat(page, 'request-count')).toHaveText('0');
+  });
+
+  await test.step('call the API with the key and see usage and remaining units change', async () => {
+    const response = await generate(request, key);
+    expect(response.status(), await response.text()).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ object: 'generation', operation: 'text.generate', usage: { charged_units: 1, remaining_units: 1999 } });
+    await page.reload();
+    await expect(stat(page, 'remaining-units')).toHaveText('1,999');
+    await expect(stat(page, 'units-used')).toHaveText('1');
+    await expect(stat(page, 'request-count')).toHaveText('1');
+    const recent = page.getByRole('region', { name: 'Recent requests with this key' });
+    await expect(recent.getByRole('row')).toHaveCount(2);
+    await expect(recent).toContainText('text.generate');
+    await expect(recent).toContainText('succeeded');
+    await keepScreenshot(page, 'key-detail');
+  });
+
+  await test.step('top up units (audited)', async () => {
+    await page.getByLabel('Units to add').fill('10');
+    await page.getByRole('button', { name: 'Top up' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Added 10 units' })).toBeVisible();
+    await expect(stat(page, 'remaining-units')).toHaveText('2,009');
+  });
+
+  await test.step('usage, jobs, uploads and the overview show the traffic', async () => {
+    await page.goto('/usage?operation=text.generate');
+    await expect(page.getByRole('region', { name: 'Usage events' })).toContainText(key.slice(0, 13));
+    await keepScreenshot(page, 'usage');
+    const csv = await page.request.get('/usage/export?operation=text.generate');
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    expect(await csv.text()).toContain(key.slice(0, 13));
+    await page.goto('/');
+    await expect(stat(page, 'total-requests')).not.toHaveText('0');
+    await keepScreenshot(page, 'overview');
+    await page.goto('/jobs');
+    await expect(page.getByRole('heading', { level: 1, name: 'Jobs' })).toBeVisible();
+    await keepScreenshot(page, 'jobs');
+    await page.goto('/input-uploads');
+    await expect(page.getByRole('heading', { level: 1, name: 'Uploads' })).toBeVisible();
+    await keepScreenshot(page, 'uploads');
+    await page.goto('/keys?q=e2e+customer');
+    await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
+    await keepScreenshot(page, 'keys');
+  });
+
+  await test.step('revoke the key and see the API answer 401', async () => {
+    await page.getByRole('region', { name: 'API keys' }).getByRole('link', { name: /wgs_live_/ }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await expect(stat(page, 'key-status')).toHaveText('revoked');
+    await expect(page.getByRole('button', { name: 'Revoke key' })).toHaveCount(0);
+    await expect.poll(async () => (await generate(request, key)).status(), { timeout: 5_000 }).toBe(401);
+  });
+
+  await test.step('the audit log names the operator for each action', async () => {
+    await page.goto(`/audit?actor=${encodeURIComponent(OPERATOR.email)}`);
+    const log = page.getByRole('region', { name: 'Audit log entries' });
+    for (const action of ['key.revoke', 'key.topup', 'key.create', 'package.version.create']) await expect(log).toContainText(action);
+    await keepScreenshot(page, 'audit');
+  });
+
+  await test.step('sign out and see pages refuse access', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/signin/);
+    await page.goto('/keys');
+    await expect(page).toHaveURL(/\/signin/);
+    expect((await page.request.get('/api/trpc/keys.list?input=%7B%7D')).status()).toBe(401);
+  });
+});
