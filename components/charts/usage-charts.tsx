@@ -44,8 +44,8 @@ export function RequestsPerOperationChart({ data, label }: { data: OperationUsag
           <YAxis allowDecimals={false} fontSize={12} width={48} />
           <Tooltip />
           <Legend />
-          <Bar dataKey="succeeded" name="Succeeded" stackId="r" fill="#1a7f45" isAnimationActive={false} />
-          <Bar dataKey="failed" name="Failed" stackId="r" fill="#b42318" isAnimationActive={false} />
+          <Bar maxBarSize={64} dataKey="succeeded" name="Succeeded" stackId="r" fill="#1a7f45" isAnimationActive={false} />
+          <Bar maxBarSize={64} dataKey="failed" name="Failed" stackId="r" fill="#b42318" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

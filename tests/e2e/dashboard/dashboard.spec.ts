@@ -37,6 +37,8 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await signIn(page);
     await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
     await expect(page.getByTestId('operator-email')).toHaveText(OPERATOR.email);
+    await page.keyboard.press('Tab');
+    await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
     await keepScreenshot(page, 'overview-empty');
   });
 
@@ -120,6 +122,10 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await page.goto('/keys?q=e2e+customer');
     await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
     await keepScreenshot(page, 'keys');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' })).toBeVisible();
+    await keepScreenshot(page, 'keys-narrow');
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   await test.step('revoke the key and see the API answer 401', async () => {
