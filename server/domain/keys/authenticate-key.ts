@@ -33,12 +33,11 @@ interface KeyRow {
 
 const MAX_CACHED = 10_000;
 const cache = new Map<string, { row: KeyRow | null; until: number }>();
+// Lookups in flight, so the requests that find an expired entry at the same moment share one
+// SELECT instead of each sending its own (50 concurrent requests of a key: 50 SELECTs -> 1).
+const pending = new Map<string, Promise<KeyRow | null>>();
 
-async function loadKey(hash: string): Promise<KeyRow | null> {
-  const ttl = getConfig().KEY_CACHE_TTL_MS;
-  const now = Date.now();
-  const hit = cache.get(hash);
-  if (hit && hit.until > now) return hit.row;
+async function queryKey(hash: string, ttl: number, now: number): Promise<KeyRow | null> {
   const { rows } = await getPool().query<KeyRow>({
     name: 'wgs-authenticate-key',
     text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
@@ -55,6 +54,23 @@ async function loadKey(hash: string): Promise<KeyRow | null> {
     cache.set(hash, { row, until: now + ttl });
   }
   return row;
+}
+
+async function loadKey(hash: string): Promise<KeyRow | null> {
+  const ttl = getConfig().KEY_CACHE_TTL_MS;
+  const now = Date.now();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.row;
+  if (ttl <= 0) return queryKey(hash, ttl, now); // no cache: every request reads the row itself
+  let lookup = pending.get(hash);
+  if (!lookup) {
+    const started = queryKey(hash, ttl, now).finally(() => {
+      if (pending.get(hash) === started) pending.delete(hash);
+    });
+    pending.set(hash, started);
+    lookup = started;
+  }
+  return lookup;
 }
 
 /** Parses `Authorization: Bearer <key>` and returns the active key, or throws 401. */
@@ -80,4 +96,5 @@ export async function authenticateKey(authorization: string | null): Promise<Aut
 
 export function clearKeyCache(): void {
   cache.clear();
+  pending.clear();
 }

@@ -1,0 +1,91 @@
+// Measurements behind docs/performance.md, in-process against a throwaway embedded PostgreSQL:
+//  1. key-lookup stampede: how many SELECTs N concurrent requests of one key cause when its
+//     cache entry has expired (counted at the pool);
+//  2. Prisma vs raw SQL (pg) on the statements of the hot path: CPU and wall time per call.
+// Run: npx tsx scripts/bench/hot-path-probe.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wgs-probe-'));
+  const { startEmbeddedPostgres } = await import('../../server/db/embedded-postgres');
+  const { migrateDatabase } = await import('../../server/db/migrate');
+  const database = await startEmbeddedPostgres({ dataDir });
+  try {
+    await migrateDatabase(database.url);
+    process.env.DATABASE_URL = database.url;
+    const { getPool, getPrisma, disconnectDb } = await import('../../server/db/client');
+    const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
+    const { issueKey } = await import('../../server/domain/keys/issue-key');
+    const { CLI_ACTOR } = await import('../../server/domain/actor');
+    const { authenticateKey, clearKeyCache } = await import('../../server/domain/keys/authenticate-key');
+    const { hashKeySecret } = await import('../../server/domain/keys/key-secret');
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
+      providers: {},
+      packages: [{ slug: 'probe', name: 'Probe', quota_units: 1_000_000, limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
+        operations: { 'text.generate': { engine: 'local', units: 1 } } }],
+    }));
+    const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'probe' });
+
+    // 1. Stampede.
+    const pool = getPool();
+    const original = pool.query.bind(pool);
+    let lookups = 0;
+    (pool as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const config = args[0] as { name?: string };
+      if (config && typeof config === 'object' && config.name === 'wgs-authenticate-key') lookups++;
+      return (original as (...a: unknown[]) => unknown)(...args);
+    };
+    for (const concurrent of [1, 20, 50]) {
+      clearKeyCache();
+      lookups = 0;
+      await Promise.all(Array.from({ length: concurrent }, () => authenticateKey(`Bearer ${issued.key}`)));
+      console.log(`key lookup: ${concurrent} concurrent requests after the cache entry expired -> ${lookups} SELECT(s)`);
+    }
+    (pool as unknown as { query: unknown }).query = original;
+
+    // 2. Prisma vs raw, sequential, after a warm-up.
+    const prisma = getPrisma();
+    const hash = hashKeySecret(issued.key);
+    const time = async (label: string, n: number, op: (i: number) => Promise<unknown>) => {
+      for (let i = 0; i < 200; i++) await op(-i - 1);
+      const cpu0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) await op(i);
+      const wall = Number(process.hrtime.bigint() - t0) / 1e6 / n;
+      const cpu = process.cpuUsage(cpu0);
+      console.log(`${label.padEnd(58)} ${(wall * 1000).toFixed(0).padStart(5)} us wall, ${(((cpu.user + cpu.system) / n)).toFixed(0).padStart(5)} us CPU (node) per call`);
+    };
+    const N = 2000;
+    await time('key lookup, Prisma findUnique + include version, package', N, () =>
+      prisma.apiKey.findUnique({ where: { hash }, include: { packageVersion: { include: { package: true } } } }));
+    await time('key lookup, Prisma $queryRaw (same SQL)', N, () =>
+      prisma.$queryRaw`SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+                              v.requests_per_minute, v.concurrency, v.max_upload_bytes
+                         FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
+                        WHERE k.hash = ${hash}`);
+    await time('key lookup, pg named prepared statement (the product)', N, () =>
+      pool.query({ name: 'probe-key', text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+                              v.requests_per_minute, v.concurrency, v.max_upload_bytes
+                         FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
+                        WHERE k.hash = $1`, values: [hash] }));
+    const version = await prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } });
+    await time('usage event insert, Prisma create', N, () =>
+      prisma.usageEvent.create({ data: { id: randomUUID(), apiKeyId: issued.id, packageVersionId: version.packageVersionId, operation: 'text.generate',
+        engine: 'local', outcome: 'succeeded', units: 1, requestId: 'req_probe', durationMs: 1 } }));
+    await time('usage event insert, pg named prepared statement', N, () =>
+      pool.query({ name: 'probe-usage', text: `INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, duration_ms)
+                   VALUES ($1, $2, $3, 'text.generate', 'local', 'succeeded', 1, 'req_probe', 1)`, values: [randomUUID(), issued.id, version.packageVersionId] }));
+    await disconnectDb();
+  } finally {
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
