@@ -74,9 +74,11 @@ describe('sessions', () => {
   it('end at sign-in + max age, however often the JWT is re-issued', async () => {
     const { authOptions, SESSION_MAX_AGE_SECONDS } = await import('@/server/auth/auth-options');
     const session = authOptions.callbacks!.session!;
-    const base = { session: { user: { email: 'a@example.com' }, expires: '' }, user: undefined, newSession: undefined, trigger: 'update' } as never;
-    const withToken = (signedInAt: number) =>
-      session({ ...(base as object), session: { user: { email: 'a@example.com' }, expires: '' }, token: { operatorId: 'op-1', email: 'a@example.com', signedInAt } } as never);
+    const withToken = async (signedInAt: number) =>
+      (await session({
+        session: { user: { email: 'a@example.com' }, expires: '' },
+        token: { operatorId: 'op-1', email: 'a@example.com', signedInAt },
+      } as never)) as { user?: { id?: string } };
     const fresh = await withToken(Date.now() - 60_000);
     expect(fresh.user?.id).toBe('op-1');
     const stale = await withToken(Date.now() - SESSION_MAX_AGE_SECONDS * 1000 - 1);
