@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb } from '@/server/db/client';
+import { ApiError, ERROR_CATALOG, ERROR_CODES } from '@/server/domain/errors';
+import { appRouter } from '@/server/trpc/app-router';
+import { createInnerContext } from '@/server/trpc/context';
+import { toTRPCError } from '@/server/trpc/error-map';
+import { expectTrpcError, operatorCaller } from './helpers';
+
+afterAll(() => disconnectDb());
+
+describe('errors map from the catalog of the REST API', () => {
+  it.each(ERROR_CODES)('%s answers tRPC with the same HTTP status', (code) => {
+    const error = toTRPCError(new ApiError(code));
+    const status = ERROR_CATALOG[code].status;
+    expect(getHTTPStatusCodeFromError(error)).toBe(status);
+    expect(error.cause).toBeInstanceOf(ApiError);
+    if (status >= 500) expect(error.message).toBe(ERROR_CATALOG.internal_error.message);
+  });
+});
+
+describe('input validation of the detail reads', () => {
+  it('refuses malformed ids and slugs with BAD_REQUEST and names the field', async () => {
+    const { caller } = await operatorCaller();
+    const error = await expectTrpcError(caller.keys.get({ id: 'not-a-uuid' }), 'BAD_REQUEST');
+    expect(error.cause).toMatchObject({ issues: [expect.objectContaining({ path: ['id'] })] });
+    await expectTrpcError(caller.packages.get({ slug: '' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.jobs.get({ id: '' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.uploads.get({ id: '' }), 'BAD_REQUEST');
+    // @ts-expect-error unknown fields are refused, as on the REST API
+    await expectTrpcError(caller.keys.list({ colour: 'blue' }), 'BAD_REQUEST');
+  });
+});
+
+describe('the /api/trpc wire format', () => {
+  async function post(path: string, input: unknown, signedIn: boolean) {
+    const { operator } = await operatorCaller();
+    const session = signedIn ? { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() } : null;
+    const response = await fetchRequestHandler({
+      endpoint: '/api/trpc',
+      req: new Request(`http://localhost/api/trpc/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }),
+      router: appRouter,
+      createContext: () => createInnerContext(session),
+    });
+    return { status: response.status, body: (await response.json()) as { error: { message: string; data: Record<string, unknown> } } };
+  }
+
+  it('carries the HTTP status, the catalog code and the field issues; no stack', async () => {
+    const missing = await post('keys.topUp', { id: randomUUID(), units: 5 }, true);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.data).toMatchObject({ code: 'NOT_FOUND', httpStatus: 404, apiCode: 'not_found' });
+    expect(missing.body.error.data).not.toHaveProperty('stack');
+    const invalid = await post('packages.createVersion', { definition: { slug: 'BAD SLUG' }, mode: 'new-package' }, true);
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error.data.apiCode).toBe('validation_error');
+    expect(invalid.body.error.data.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'slug' }), expect.objectContaining({ path: 'name', code: 'required' })]));
+    const badInput = await post('keys.topUp', { id: 'x', units: 0 }, true);
+    expect(badInput.status).toBe(400);
+    expect((badInput.body.error.data.issues as { path: string }[]).map((issue) => issue.path).sort()).toEqual(['id', 'units']);
+    const anonymous = await post('keys.topUp', { id: randomUUID(), units: 5 }, false);
+    expect(anonymous.status).toBe(401);
+  });
+});
