@@ -69,6 +69,10 @@ test('404 for an unknown /v1 path, in the envelope', async ({ request }) => {
   await expectError(await request.get('/v1/nothing-here'), 404, 'not_found');
 });
 
+test('/v1 itself is the 404 envelope too', async ({ request }) => {
+  await expectError(await request.get('/v1'), 404, 'not_found');
+});
+
 test('405 with Allow for a wrong method on a known path', async ({ request }) => {
   const response = await request.get('/v1/text/generate', { headers: { Authorization: `Bearer ${key}` } });
   await expectError(response, 405, 'method_not_allowed');
@@ -111,4 +115,46 @@ test('413 for a 2 MiB body', async ({ request }) => {
   const big = Buffer.from(JSON.stringify({ input: 'a'.repeat(2 * 1024 * 1024) }));
   const response = await request.post('/v1/text/generate', { headers: headers(), data: big });
   await expectError(response, 413, 'payload_too_large');
+});
+
+test('413 for a streamed (chunked) body without Content-Length', async ({ baseURL }) => {
+  const chunk = new TextEncoder().encode('a'.repeat(64 * 1024));
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"input":"'));
+    },
+    pull(controller) {
+      sent += chunk.byteLength;
+      if (sent > 3 * 1024 * 1024) controller.close();
+      else controller.enqueue(chunk);
+    },
+  });
+  const response = await fetch(`${baseURL}/v1/text/generate`, {
+    method: 'POST',
+    headers: headers(),
+    body,
+    // @ts-expect-error Node's fetch needs duplex for stream bodies
+    duplex: 'half',
+  }).catch((error: unknown) => error);
+  // The server may answer 413 before the upload ends, or close the connection once it has answered.
+  if (response instanceof Response) {
+    expect(response.status).toBe(413);
+    const text = await response.text();
+    expect(errorResponseSchema.parse(JSON.parse(text)).error.code).toBe('payload_too_large');
+  } else {
+    throw new Error(`no response: ${String(response)}`);
+  }
+});
+
+test('every /v1 response carries X-Request-Id and Cache-Control: no-store, /v1/health included', async ({ request }) => {
+  const health = await request.get('/v1/health');
+  expect(health.headers()['x-request-id'] ?? '(no X-Request-Id header)').toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+  expect(health.headers()['cache-control']).toBe('no-store');
+});
+
+test('a wrong method on /v1/health is the 405 envelope with Allow', async ({ request }) => {
+  const wrongMethod = await request.post('/v1/health', { headers: headers(), data: {} });
+  await expectError(wrongMethod, 405, 'method_not_allowed');
+  expect(wrongMethod.headers()['allow']).toContain('GET');
 });
