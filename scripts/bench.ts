@@ -72,19 +72,26 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
-/** CPU time (user + system) of processes, in ms, from /proc/<pid>/stat. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
+/** CPU time (user + system) per process, in ms, from /proc/<pid>/stat. */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const times = new Map<number, number>();
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      times.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, USER_HZ = 100
     } catch {
       // gone
     }
   }
-  return ticks * 10; // USER_HZ = 100
+  return times;
+}
+
+/** CPU ms spent between two samples: processes that started meanwhile count from 0; ones that exited are lost. */
+function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += Math.max(0, ms - (before.get(pid) ?? 0));
+  return total;
 }
 
 /** The postmaster and all its children (backends, background workers). */
@@ -172,10 +179,11 @@ async function measure(name: string, load: Load, pid?: number, note?: string): P
         }
       }, 200)
     : undefined;
-  const pgPids = postmasterPid ? postgresPids() : [];
-  const cpuBefore = [pid ? cpuMs([pid]) : 0, cpuMs(pgPids)];
+  const serverBefore = cpuByPid(pid ? [pid] : []);
+  const pgBefore = cpuByPid(postmasterPid ? postgresPids() : []);
   const result = await cannon(load);
-  const cpuAfter = [pid ? cpuMs([pid]) : 0, cpuMs(pgPids)];
+  const serverCpu = cpuSpent(serverBefore, cpuByPid(pid ? [pid] : []));
+  const pgCpu = cpuSpent(pgBefore, cpuByPid(postmasterPid ? postgresPids() : []));
   if (sampler) clearInterval(sampler);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
@@ -189,8 +197,8 @@ async function measure(name: string, load: Load, pid?: number, note?: string): P
     rssMb: pid ? rssMb : undefined,
     statuses,
     errors: result.errors + result.timeouts,
-    cpuServer: pid && result.requests.total ? (cpuAfter[0]! - cpuBefore[0]!) / result.requests.total : undefined,
-    cpuPg: result.requests.total ? (cpuAfter[1]! - cpuBefore[1]!) / result.requests.total : undefined,
+    cpuServer: pid && result.requests.total ? serverCpu / result.requests.total : undefined,
+    cpuPg: result.requests.total ? pgCpu / result.requests.total : undefined,
     note,
   };
 }
@@ -224,6 +232,8 @@ async function main(): Promise<void> {
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production', NEXT_DIST_DIR: DIST_DIR, WGS_DATA_DIR: dataDir };
   delete baseEnv.DATABASE_URL;
   delete baseEnv.NODE_OPTIONS;
+  // Experiments only (e.g. a heap cap); the default run measures the product as shipped.
+  const productEnv = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {};
 
   if (!existsSync(join(ROOT, DIST_DIR, 'BUILD_ID'))) {
     log(`no build in ${DIST_DIR}: building it (next build)`);
@@ -232,7 +242,7 @@ async function main(): Promise<void> {
   }
 
   log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
-  const app = await spawnNode(['--import', 'tsx', 'scripts/start.ts'], { ...baseEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+  const app = await spawnNode(['--import', 'tsx', 'scripts/start.ts'], { ...baseEnv, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
 
   // A bench-only package: large quota, limits far above the offered load.
   const packagesFile = join(dataDir, 'bench-packages.json');
@@ -341,6 +351,7 @@ async function main(): Promise<void> {
   const ratioBare = product.rps / bare.rps;
   out(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}; ${new Date().toISOString()}`);
   out(`load average (1/5/15 min) at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}; at the start: ${startLoad}`);
+  if (process.env.BENCH_NODE_OPTIONS) out(`experiment: product started with NODE_OPTIONS=${process.env.BENCH_NODE_OPTIONS}`);
   out(`load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario; fixed-rate runs ${FIXED_RATE} req/s over 25 connections`);
   out('');
   out(line(header));
