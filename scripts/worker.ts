@@ -5,6 +5,7 @@ import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
 import { startWorker } from '../server/jobs/worker';
+import { startBackgroundTasks } from '../server/background';
 
 const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
 
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it.
   const database = await provideDatabase({ log });
   const worker = await startWorker();
+  startBackgroundTasks(); // sweeps are safe on any number of processes
   log(`working on video jobs (concurrency ${config.WORKER_CONCURRENCY}, pid ${process.pid})`);
 
   let stopping = false;

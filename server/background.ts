@@ -1,5 +1,6 @@
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
+import { expireStaleUploads } from './domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
 // (conditional updates, SKIP LOCKED), so no leader is needed.
@@ -9,6 +10,7 @@ const INTERVAL_MS = 15_000;
 export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'return expired unit holds': sweepExpiredHolds,
   'delete expired idempotency records': deleteExpiredIdempotencyRecords,
+  'expire uploads never completed (and delete their bytes)': expireStaleUploads,
 };
 
 let timer: NodeJS.Timeout | undefined;

@@ -79,7 +79,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const dataDir = isAbsolute(parsed.data.WGS_DATA_DIR)
     ? parsed.data.WGS_DATA_DIR
-    : resolve(process.cwd(), parsed.data.WGS_DATA_DIR);
+    : resolve(/*turbopackIgnore: true*/ process.cwd(), parsed.data.WGS_DATA_DIR);
   return { ...parsed.data, dataDir };
 }
 

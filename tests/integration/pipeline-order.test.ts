@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import * as unknownRoute from '@/app/v1/[[...path]]/route';
-import * as healthRoute from '@/app/v1/health/route';
+import * as openApiRoute from '@/app/v1/openapi.json/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -266,16 +266,20 @@ describe('unknown paths and wrong methods', () => {
 });
 
 describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', () => {
-  // CONTRACT.md §1 says every response; the health route is a /v1 response too.
-  it('GET /v1/health', async () => {
-    const response = await healthRoute.GET();
+  // CONTRACT.md §1 says every response; the public OpenAPI document is a /v1 response too.
+  it('GET /v1/openapi.json', async () => {
+    const response = await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'));
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id') ?? '(no X-Request-Id header)').toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
     expect(response.headers.get('cache-control') ?? '(no Cache-Control header)').toBe('no-store');
   });
 
-  it('wrong methods on /v1/health are the 405 envelope with Allow (the route answers every method)', () => {
-    // Without exports for the other methods Next answers them itself: a bare 405, no envelope, no X-Request-Id.
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(healthRoute, method).toHaveProperty(method);
+  it('wrong methods on /v1/openapi.json are the 405 envelope with Allow (the route answers every method)', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      const response = await openApiRoute[method](new Request('http://127.0.0.1/v1/openapi.json', { method }));
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET');
+      expect(response.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+    }
   });
 });

@@ -147,14 +147,21 @@ test('413 for a streamed (chunked) body without Content-Length', async ({ baseUR
   }
 });
 
-test('every /v1 response carries X-Request-Id and Cache-Control: no-store, /v1/health included', async ({ request }) => {
-  const health = await request.get('/v1/health');
-  expect(health.headers()['x-request-id'] ?? '(no X-Request-Id header)').toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
-  expect(health.headers()['cache-control']).toBe('no-store');
+test('every /v1 response carries X-Request-Id and Cache-Control: no-store, the OpenAPI document included', async ({ request }) => {
+  const document = await request.get('/v1/openapi.json');
+  expect(document.status()).toBe(200);
+  expect(document.headers()['x-request-id'] ?? '(no X-Request-Id header)').toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+  expect(document.headers()['cache-control']).toBe('no-store');
+  expect((await document.json()).openapi).toBe('3.1.0');
 });
 
-test('a wrong method on /v1/health is the 405 envelope with Allow', async ({ request }) => {
-  const wrongMethod = await request.post('/v1/health', { headers: headers(), data: {} });
+test('a wrong method on /v1/openapi.json is the 405 envelope with Allow', async ({ request }) => {
+  const wrongMethod = await request.post('/v1/openapi.json', { headers: headers(), data: {} });
   await expectError(wrongMethod, 405, 'method_not_allowed');
-  expect(wrongMethod.headers()['allow']).toContain('GET');
+  expect(wrongMethod.headers()['allow']).toBe('GET');
+});
+
+test('/v1 has no health route: that lives at /healthz, outside the interface', async ({ request }) => {
+  await expectError(await request.get('/v1/health'), 404, 'not_found');
+  expect((await request.get('/healthz')).status()).toBe(200);
 });

@@ -1,4 +1,0 @@
-export const dynamic = 'force-dynamic';
-export function GET() {
-  return Response.json({ status: 'ok' });
-}
