@@ -48,9 +48,9 @@ export async function expectTrpcError(call: Promise<unknown>, code: TRPCError['c
   return error as TRPCError;
 }
 
-let clock = Date.now() - 60_000;
+let clock = 0;
 
-/** A usage event as the API pipeline writes it; each one a millisecond later than the last. */
+/** A usage event as the API pipeline writes it: now, and always later than the previous one. */
 export async function usage(apiKeyId: string, outcome: 'succeeded' | 'failed', units: number, operation = 'text.generate') {
   const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: apiKeyId } });
   await getPrisma().usageEvent.create({
@@ -64,7 +64,7 @@ export async function usage(apiKeyId: string, outcome: 'succeeded' | 'failed', u
       errorCode: outcome === 'failed' ? 'provider_unavailable' : null,
       requestId: `req_${randomUUID()}`,
       durationMs: 12,
-      createdAt: new Date((clock += 1)),
+      createdAt: new Date((clock = Math.max(clock + 1, Date.now()))),
     },
   });
 }
