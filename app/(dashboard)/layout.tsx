@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
@@ -6,6 +7,8 @@ import { SignOutButton } from '@/components/nav/sign-out-button';
 import { getOperatorSession } from '@/server/auth/session';
 
 export const dynamic = 'force-dynamic';
+
+export const metadata: Metadata = { title: { template: '%s · Workflow Generation Service', default: 'Workflow Generation Service' } };
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await getOperatorSession();

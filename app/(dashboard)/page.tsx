@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ErrorRateChart, RequestsPerOperationChart, UnitsPerDayChart } from '@/components/charts/usage-charts';
 import { StatusBadge } from '@/components/ui/badge';
@@ -6,6 +7,8 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber, formatPercent } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Overview' };
 
 export default async function OverviewPage() {
   const { caller } = await dashboardCaller('/');

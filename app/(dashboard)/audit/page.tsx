@@ -1,8 +1,11 @@
+import type { Metadata } from 'next';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf, Pager } from '@/components/ui/filters';
 import { formatDate, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Audit log' };
 
 function change(value: unknown) {
   if (value === null || value === undefined) return '—';

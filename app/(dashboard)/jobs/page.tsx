@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
@@ -6,6 +7,8 @@ import { formatDate, formatNumber, param, type SearchParams } from '@/components
 import { PageHeader } from '@/components/ui/page-header';
 import { JOB_STATUSES } from '@/server/domain/reports/jobs';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Jobs' };
 
 export default async function JobsPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;

@@ -1,8 +1,11 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Packages' };
 
 export default async function PackagesPage() {
   const { caller } = await dashboardCaller('/packages');

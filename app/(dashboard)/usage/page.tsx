@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { Alert } from '@/components/ui/card';
@@ -8,6 +9,8 @@ import { PageHeader } from '@/components/ui/page-header';
 import { OPERATIONS } from '@/server/domain/operations';
 import { usageFilters } from '@/server/trpc/routers/activity';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Usage' };
 
 export default async function UsagePage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;

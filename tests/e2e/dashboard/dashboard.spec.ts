@@ -120,6 +120,7 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await expect(page.getByRole('heading', { level: 1, name: 'Uploads' })).toBeVisible();
     await keepScreenshot(page, 'uploads');
     await page.goto('/keys?q=e2e+customer');
+    await expect(page).toHaveTitle('API keys · Workflow Generation Service');
     await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
     await keepScreenshot(page, 'keys');
     await page.setViewportSize({ width: 390, height: 844 });

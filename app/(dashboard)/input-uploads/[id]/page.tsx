@@ -1,9 +1,12 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
 import { formatBytes, formatDate } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Upload' };
 
 export default async function UploadPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;

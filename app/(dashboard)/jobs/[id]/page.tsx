@@ -1,9 +1,12 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, JsonBlock } from '@/components/ui/card';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Job' };
 
 export default async function JobPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;

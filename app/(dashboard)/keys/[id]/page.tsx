@@ -1,3 +1,4 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { UnitsPerDayChart } from '@/components/charts/usage-charts';
 import { RevokeKeyButton, TopUpForm } from '@/components/keys/key-actions';
@@ -7,6 +8,8 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'API key' };
 
 export default async function KeyPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;

@@ -1,9 +1,12 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { IssueKeyForm } from '@/components/keys/issue-key-form';
 import { EmptyState } from '@/components/ui/card';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Issue a key' };
 
 export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
   const { caller } = await dashboardCaller('/keys/new');

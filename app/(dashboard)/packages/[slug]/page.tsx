@@ -1,9 +1,12 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Package' };
 
 function settingsRows(operations: Record<string, Record<string, unknown> | undefined>) {
   return Object.entries(operations)

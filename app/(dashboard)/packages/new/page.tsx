@@ -1,6 +1,9 @@
+import type { Metadata } from 'next';
 import { PackageVersionForm } from '@/components/packages/package-version-form';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'New package' };
 
 export default async function NewPackagePage() {
   await dashboardCaller('/packages/new');

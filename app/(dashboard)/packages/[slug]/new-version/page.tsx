@@ -1,7 +1,10 @@
+import type { Metadata } from 'next';
 import { PackageVersionForm } from '@/components/packages/package-version-form';
 import { PageHeader } from '@/components/ui/page-header';
 import { versionToDefinition } from '@/server/domain/packages/list-packages';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'New package version' };
 
 export default async function NewVersionPage(props: { params: Promise<{ slug: string }> }) {
   const { slug } = await props.params;
