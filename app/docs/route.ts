@@ -8,4 +8,8 @@ export const GET = ApiReference({
   pageTitle: 'Workflow Generation Service API',
   withDefaultFonts: false,
   hideClientButton: true,
+  // Hosted extras that need Scalar's cloud: off, so the page is whole offline.
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
 });
