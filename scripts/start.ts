@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
 import { getConfig } from '../server/config';
-import { disconnectDb, getPrisma } from '../server/db/client';
+import { disconnectDb, getPool, getPrisma } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
 import { SYSTEM_ACTOR } from '../server/domain/actor';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
@@ -16,12 +16,22 @@ import { ensureLocalSecrets } from '../server/runtime-secrets';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
+const SEED_LOCK_ID = 72707370; // instances starting together seed the example packages once
+
 async function seedPackages(): Promise<void> {
   const prisma = getPrisma();
   const file = getConfig().SEED_PACKAGES_FILE;
-  if ((await prisma.package.count()) > 0 || !existsSync(file)) return;
-  const result = await applyPackages(prisma, SYSTEM_ACTOR, parsePackagesFile(JSON.parse(readFileSync(file, 'utf8'))));
-  log(`empty database: applied ${file} (${result.packages.map((p) => p.slug).join(', ')})`);
+  if (!existsSync(file)) return;
+  const lock = await getPool().connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_ID]);
+    if ((await prisma.package.count()) > 0) return;
+    const result = await applyPackages(prisma, SYSTEM_ACTOR, parsePackagesFile(JSON.parse(readFileSync(file, 'utf8'))));
+    log(`empty database: applied ${file} (${result.packages.map((p) => p.slug).join(', ')})`);
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_ID]).catch(() => {});
+    lock.release();
+  }
 }
 
 function buildIfMissing(): void {
