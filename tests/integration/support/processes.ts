@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from '../../../server/free-port';
+export { freePort };
 
 // Helpers for tests that run the real product as child processes: the repo root, a CLI
 // runner, a registry of everything spawned (so afterAll can kill it even after a failure),
@@ -81,16 +82,6 @@ export function parseJsonOutput(result: CliResult): Record<string, unknown> {
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Running = exists and is not a zombie. */
 export function isRunning(pid: number): boolean {

@@ -1,23 +1,24 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
+import { freePort } from '../../../../server/free-port';
+export { freePort };
 
 // The real product (`scripts/start.ts`) as child processes on 127.0.0.1, for the
 // multi-instance and fault tests: a database of their own on the test server, a prebuilt
-// Next app in .next-bench, distinct ports, every process killed in afterAll.
+// Next app (the build `npm test` makes first, or NEXT_DIST_DIR's), distinct ports, every process killed in afterAll.
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
-export const DIST_DIR = '.next-bench';
+export const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 
-/** Builds the app into .next-bench once, if no build is there. */
+/** Builds the app into DIST_DIR once, if no build is there. */
 export function ensureBuild(): void {
   if (existsSync(join(REPO_ROOT, DIST_DIR, 'BUILD_ID'))) return;
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
@@ -26,16 +27,6 @@ export function ensureBuild(): void {
   if (build.status !== 0) throw new Error(`next build into ${DIST_DIR} failed:\n${build.stdout}\n${build.stderr}`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface TestDatabase {
   url: string;
