@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { getPool } from '../../db/client';
+import { CAPTURED_HOLD_KEY_CTE, RELEASED_HOLD_KEY_CTE } from '../quota/unit-holds';
 
 // The `jobs` rows and the settlement of their unit holds. Every state change that touches
 // units is one SQL statement, so a job's units are captured or released exactly once however
@@ -136,12 +137,7 @@ export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: st
              UPDATE unit_holds SET status = 'captured', settled_at = now()
               WHERE id = (SELECT hold_id FROM job) AND status = 'held'
              RETURNING id, api_key_id, units, counts_in_flight
-           ), key AS (
-             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END),
-                                   last_used_at = now()
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           ), usage AS (
+           ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
                                        request_id, hold_id, job_id, duration_ms)
              SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int
@@ -186,12 +182,7 @@ export async function failJob(jobId: string, failure: JobFailure): Promise<boole
              UPDATE unit_holds SET status = 'released', settled_at = now()
               WHERE id = (SELECT hold_id FROM job) AND status = 'held'
              RETURNING id, api_key_id, units, counts_in_flight
-           ), key AS (
-             UPDATE api_keys k SET remaining_units = k.remaining_units + h.units,
-                                   in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           ), usage AS (
+           ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
                                        error_code, request_id, hold_id, job_id, duration_ms)
              SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, j.engine, 'failed', 0, $2::text, j.request_id, h.id, j.id, $6::int

@@ -7,6 +7,26 @@ import { ApiError } from '../errors';
 // in-flight count, and a CHECK constraint keeps the balance >= 0 whatever happens. The same
 // statement writes the hold, so a crash leaves a hold the sweeper can return.
 
+// The key-side half of settling a hold, shared by every statement that settles one (requests
+// here, video jobs in domain/jobs): they follow a `hold` CTE returning api_key_id, units and
+// counts_in_flight of the hold they just settled.
+
+/** Capture: the units stay spent; the request's concurrency slot (if it still has one) is freed. */
+export const CAPTURED_HOLD_KEY_CTE = `key AS (
+             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END),
+                                   last_used_at = now()
+               FROM hold h WHERE k.id = h.api_key_id
+             RETURNING k.id
+           )`;
+
+/** Release: the units go back to the key and the slot (if any) is freed. */
+export const RELEASED_HOLD_KEY_CTE = `key AS (
+             UPDATE api_keys k SET remaining_units = k.remaining_units + h.units,
+                                   in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)
+               FROM hold h WHERE k.id = h.api_key_id
+             RETURNING k.id
+           )`;
+
 export interface Hold {
   holdId: string;
   /** The key's balance right after these units were taken. */
@@ -91,12 +111,7 @@ export async function captureHold(
              UPDATE unit_holds SET status = 'captured', settled_at = now()
               WHERE id = $1 AND status = 'held'
              RETURNING api_key_id, units, counts_in_flight
-           ), key AS (
-             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END),
-                                   last_used_at = now()
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           ), usage AS (
+           ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
                                        request_id, hold_id, job_id, duration_ms)
              SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, $1::uuid, $7::text, $8::int
@@ -131,12 +146,7 @@ export async function releaseHold(
              UPDATE unit_holds SET status = 'released', settled_at = now()
               WHERE id = $1 AND status = 'held'
              RETURNING api_key_id, units, counts_in_flight
-           ), key AS (
-             UPDATE api_keys k SET remaining_units = k.remaining_units + h.units,
-                                   in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           ), usage AS (
+           ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
                                        error_code, request_id, hold_id, job_id, duration_ms)
              SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'failed', 0, $6::text, $7::text, $1::uuid, $8::text, $9::int
