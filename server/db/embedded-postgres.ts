@@ -26,7 +26,7 @@ interface RunningPostmaster {
 }
 
 /** Alive and not a zombie (an exited child nobody reaped yet no longer runs). */
-function isRunning(pid: number): boolean {
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

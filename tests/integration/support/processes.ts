@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../../server/free-port';
+import { isRunning } from '../../../server/db/embedded-postgres';
+export { isRunning };
 export { freePort };
 
 // Helpers for tests that run the real product as child processes: the repo root, a CLI
@@ -82,21 +84,6 @@ export function parseJsonOutput(result: CliResult): Record<string, unknown> {
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
 
-
-/** Running = exists and is not a zombie. */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** The pid in the data dir's postmaster.pid, if the file exists. */
 export function postmasterPid(dataDir: string): number | undefined {
