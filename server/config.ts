@@ -22,6 +22,12 @@ const envSchema = z.object({
   IDEMPOTENCY_LEASE_SECONDS: positiveInt(120),
   /** How long a unit hold may stay open before the sweeper returns it. */
   HOLD_LEASE_SECONDS: positiveInt(300),
+  /**
+   * Provisional writes of the paid hot path (claim, rate point, hold) commit without waiting for
+   * the WAL flush, set per connection with the startup option synchronous_commit=off. Set false
+   * behind a pooler that refuses startup options (PgBouncer without ignore_startup_parameters).
+   */
+  ASYNC_PROVISIONAL_COMMITS: z.enum(['true', 'false'], 'must be true or false').default('true'),
   /** API key lookups are cached this long; revocation takes effect on every instance within it. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(500),
   PROVIDER_TIMEOUT_MS: positiveInt(30_000),

@@ -1,8 +1,9 @@
-// The "bare floor" of `npm run bench`: a plain node:http server with one pg.Pool that does
-// the same essential database work per paid request as the product's text.generate, and
-// nothing else: key lookup (cached in memory), claim the idempotency key, hold the units,
-// record the usage (capture the hold + usage event + stored response). Same tables, same
-// statement shapes as server/domain/{idempotency,quota}; no Next.js, no zod, no rate limit.
+// The "bare floor" of `npm run bench`: a plain node:http server with pg that does the same
+// essential database work per paid request as the product's text.generate, and nothing else:
+// key lookup (cached in memory), claim the idempotency key and hold the units (one statement,
+// provisional commit), record the usage (capture the hold + usage event + stored response,
+// durable commit). Same tables, same statement shapes and the same two pools as
+// server/domain/{idempotency,quota}; no Next.js, no zod, no rate limit.
 // It tells how much of the product's cost per request is the database work itself.
 //
 // Run: node --import tsx scripts/bench/bare-floor.ts   (env DATABASE_URL, PORT, HOST)
@@ -19,6 +20,8 @@ interface KeyRow {
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, idleTimeoutMillis: 30_000 });
 pool.on('error', () => {});
+const provisionalPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 30_000, options: '-c synchronous_commit=off' });
+provisionalPool.on('error', () => {});
 const keys = new Map<string, KeyRow | null>();
 
 async function lookupKey(secret: string): Promise<KeyRow | null> {
@@ -66,37 +69,33 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (typeof body.input !== 'string') return send(res, 422, '{"error":{"code":"validation_error"}}');
   const fingerprint = createHash('sha256').update(`POST\n/v1/text/generate\n${text}`).digest('hex');
 
-  // 1. claim the idempotency key
-  const claimed = await pool.query<{ id: string }>({
-    name: 'floor-claim',
-    text: `INSERT INTO idempotency_records AS r
-             (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
-           VALUES ($1, $2, 'POST', '/v1/text/generate', $3, $4, 'running', now() + make_interval(secs => 120), now() + make_interval(hours => 24))
-           ON CONFLICT (api_key_id, method, path, key) DO UPDATE
-             SET id = EXCLUDED.id, status = 'running', locked_until = EXCLUDED.locked_until
-             WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
-           RETURNING id`,
-    values: [randomUUID(), key.id, idempotencyKey, fingerprint],
-  });
-  const recordId = claimed.rows[0]?.id;
-  if (!recordId) return send(res, 409, '{"error":{"code":"idempotency_key_in_use"}}');
-
-  // 2. hold the units
+  // 1. claim the idempotency key and hold the units, one statement, committed without
+  // waiting for the WAL flush (as the product's provisional writes are)
   const holdId = randomUUID();
-  const held = await pool.query<{ remaining: number | null }>({
-    name: 'floor-hold',
-    text: `WITH taken AS (
-             UPDATE api_keys SET remaining_units = remaining_units - $2, in_flight = in_flight + 1
-              WHERE id = $1 AND status = 'active' AND in_flight < $3 AND remaining_units >= $2
+  const held = await provisionalPool.query<{ record_id: string | null; remaining: number | null }>({
+    name: 'floor-claim-and-hold',
+    text: `WITH claim AS (
+             INSERT INTO idempotency_records AS r
+               (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
+             VALUES ($1, $2, 'POST', '/v1/text/generate', $3, $4, 'running', now() + make_interval(secs => 120), now() + make_interval(hours => 24))
+             ON CONFLICT (api_key_id, method, path, key) DO UPDATE
+               SET id = EXCLUDED.id, status = 'running', locked_until = EXCLUDED.locked_until
+               WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
+             RETURNING id
+           ), taken AS (
+             UPDATE api_keys SET remaining_units = remaining_units - $5, in_flight = in_flight + 1
+              WHERE id = $2 AND status = 'active' AND in_flight < $6 AND remaining_units >= $5 AND EXISTS (SELECT 1 FROM claim)
              RETURNING remaining_units
            ), hold AS (
              INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
-             SELECT $4::uuid, $1::uuid, $2::int, 'text.generate', $5::text, now() + make_interval(secs => 300) FROM taken
+             SELECT $7::uuid, $2::uuid, $5::int, 'text.generate', $8::text, now() + make_interval(secs => 300) FROM taken
              RETURNING id
            )
-           SELECT (SELECT remaining_units FROM taken) AS remaining`,
-    values: [key.id, key.units, key.concurrency, holdId, `floor_${holdId}`],
+           SELECT (SELECT id FROM claim) AS record_id, (SELECT remaining_units FROM taken) AS remaining`,
+    values: [randomUUID(), key.id, idempotencyKey, fingerprint, key.units, key.concurrency, holdId, `floor_${holdId}`],
   });
+  const recordId = held.rows[0]?.record_id;
+  if (!recordId) return send(res, 409, '{"error":{"code":"idempotency_key_in_use"}}');
   const remaining = held.rows[0]?.remaining;
   if (remaining === null || remaining === undefined) {
     await pool.query({ name: 'floor-release-key', text: `DELETE FROM idempotency_records WHERE id = $1`, values: [recordId] });
@@ -150,7 +149,7 @@ server.listen(port, process.env.HOST ?? '127.0.0.1', () => process.stdout.write(
 const stop = () => {
   server.close();
   server.closeAllConnections();
-  void pool.end().finally(() => process.exit(0));
+  void Promise.all([pool.end(), provisionalPool.end()]).finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

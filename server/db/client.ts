@@ -3,28 +3,40 @@ import pg from 'pg';
 import { getConfig } from '../config';
 import { PrismaClient } from './generated/client';
 
-// One pool per process, shared by Prisma (dashboard, CLI) and the raw SQL of the paid hot
-// path, so both see the same connections and limits.
+// One pool per process shared by Prisma (dashboard, CLI) and the raw SQL of the paid hot
+// path, so both see the same connections and limits; and a small second pool for the hot
+// path's provisional writes, which need no flush to disk before they answer.
 
 export type Db = PrismaClient;
 
 interface DbHandles {
   pool: pg.Pool;
+  provisionalPool: pg.Pool;
   prisma: PrismaClient;
 }
 
 const globalForDb = globalThis as typeof globalThis & { __wgsDb?: DbHandles };
 
 function connect(): DbHandles {
-  const url = getConfig().DATABASE_URL;
+  const config = getConfig();
+  const url = config.DATABASE_URL;
   if (!url) {
     throw new Error('DATABASE_URL is not set: start the product with `npm start`, which provides a database.');
   }
   const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 30_000 });
   // A dropped connection (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Writes a crash may lose without harm (see getProvisionalPool) commit without waiting for
+  // the WAL flush. Each commit's flush costs more CPU than the statement itself.
+  const provisionalPool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? { options: '-c synchronous_commit=off' } : {}),
+  });
+  provisionalPool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  return { pool, prisma };
+  return { pool, provisionalPool, prisma };
 }
 
 function handles(): DbHandles {
@@ -40,10 +52,23 @@ export function getPool(): pg.Pool {
   return handles().pool;
 }
 
+/**
+ * For writes whose loss in a crash of the database's machine harms nothing: the idempotency
+ * claim, the rate-limit count, the unit hold. They commit without waiting for the WAL flush
+ * (synchronous_commit=off: atomic and immediately visible, only not yet on disk). The durable
+ * commit that settles the request (capture or release, on getPool) flushes the WAL up to and
+ * including them; a request that never got there never succeeded, and losing its claim or hold
+ * frees the key and returns the units, exactly as the lease and the sweeper would.
+ */
+export function getProvisionalPool(): pg.Pool {
+  return handles().provisionalPool;
+}
+
 export async function disconnectDb(): Promise<void> {
   const current = globalForDb.__wgsDb;
   globalForDb.__wgsDb = undefined;
   if (!current) return;
   await current.prisma.$disconnect();
   await current.pool.end();
+  await current.provisionalPool.end();
 }

@@ -5,13 +5,16 @@ import { ApiError, isApiError } from '../domain/errors';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
+  findExisting,
+  judgeExisting,
   releaseIdempotencyKey,
   requestFingerprint,
 } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
-import { captureHold, holdUnits, releaseHold, type Hold } from '../domain/quota/unit-holds';
-import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
+import { claimAndHold } from '../domain/quota/claim-and-hold';
+import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds';
+import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
 import { formatZodIssues } from '../domain/zod-issues';
 import { readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
@@ -95,27 +98,50 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const prepared = await spec.prepare(parsed.data, ctx);
 
       const path = new URL(request.url).pathname;
-      const claim = await claimIdempotencyKey( // 8. 409 / 422 / replay
-        { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey },
-        requestFingerprint('POST', path, json),
-      );
-      if (claim.kind === 'replay') {
-        return jsonText(claim.status, claim.body, requestId, { 'Idempotent-Replayed': 'true' });
-      }
-      recordId = claim.recordId;
-
-      const rate = await consumeRequest(ctx.key.id, ctx.key.requestsPerMinute); // 9. 429
+      const scope = { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey };
+      const fingerprint = requestFingerprint('POST', path, json);
       const charge = spec.charge?.(prepared, ctx);
-      if (charge) {
-        const taken = await holdUnits({ // 9/10. 429 concurrency, 402 quota
-          apiKeyId: ctx.key.id,
-          units: charge.units,
-          operation: charge.operation,
-          requestId,
-          concurrency: ctx.key.concurrency,
-          leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
-        });
-        hold = { ...taken, units: charge.units };
+
+      // 8. idempotency and 9. rate share their round trips: the request-rate point is taken
+      // first and given back when the key turns out to be another request's (replay, 409,
+      // 422), so those answer as if step 9 never ran; a rate-limited request whose key has a
+      // record still gets step 8's answer.
+      let rate: RateState;
+      try {
+        rate = await consumeRequest(ctx.key.id, ctx.key.requestsPerMinute); // 9. 429
+      } catch (error) {
+        const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(scope) : undefined;
+        if (!existing) throw error;
+        return replayResponse(judgeExisting(existing, fingerprint), requestId);
+      }
+      try {
+        if (charge) {
+          const claimed = await claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
+            units: charge.units,
+            operation: charge.operation,
+            requestId,
+            concurrency: ctx.key.concurrency,
+            leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
+          });
+          if (claimed.kind === 'refused') throw claimed.error;
+          if (claimed.kind === 'existing') {
+            const replay = judgeExisting(claimed.existing, fingerprint); // or throws 409 / 422
+            await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+            return replayResponse(replay, requestId);
+          }
+          recordId = claimed.recordId;
+          hold = { ...claimed.hold, units: charge.units };
+        } else {
+          const claim = await claimIdempotencyKey(scope, fingerprint); // 8.
+          if (claim.kind === 'replay') {
+            await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+            return replayResponse(claim, requestId);
+          }
+          recordId = claim.recordId;
+        }
+      } catch (error) {
+        if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+        throw error;
       }
 
       const started = Date.now();
@@ -168,6 +194,12 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return toErrorResponse(error, requestId);
     }
   };
+}
+
+const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
+
+function replayResponse(replay: { status: number; body: string }, requestId: string): Response {
+  return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
 }
 
 async function cleanUp(holdId: string | undefined, recordId: string | undefined): Promise<void> {

@@ -3,6 +3,7 @@ import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb, getPool } from '@/server/db/client';
+import { requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 
@@ -76,6 +77,47 @@ describe('requests per minute', () => {
     expect(rows[0].n).toBe(0);
     // a different body with that key is therefore not a reuse (still limited by the rate)
     expectEnvelope(await call(textRoute.POST, TEXT, { input: 'third' }, { key, idempotencyKey }), 429, 'rate_limited');
+  });
+
+  it('idempotency is judged before the rate (CONTRACT.md §3, 8 before 9): replay, 422 and 409 even when the minute is used up', async () => {
+    const { key, id } = await createTestKey({ rpm: 2, quota: 100 });
+    const idempotencyKey = newIdempotencyKey();
+    const first = await call(textRoute.POST, TEXT, { input: 'kept' }, { key, idempotencyKey });
+    expect(first.status, first.text).toBe(200);
+    expect((await call(textRoute.POST, TEXT, { input: 'fills the minute' }, { key })).status).toBe(200);
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'limited' }, { key }), 429, 'rate_limited');
+
+    const replay = await call(textRoute.POST, TEXT, { input: 'kept' }, { key, idempotencyKey });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(first.text);
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'other body' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+
+    // a key still running: 409, not 429
+    const running = newIdempotencyKey();
+    await getPool().query(
+      `INSERT INTO idempotency_records (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
+       VALUES (gen_random_uuid(), $1, 'POST', $2, $3, $4, 'running', now() + interval '1 minute', now() + interval '1 day')`,
+      [id, TEXT, running, requestFingerprint('POST', TEXT, { input: 'x' })],
+    );
+    const inUse = await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: running });
+    expectEnvelope(inUse, 409, 'idempotency_key_in_use');
+    expect(Number(inUse.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await remainingUnits(id)).toBe(98);
+  });
+
+  it('replays and idempotency conflicts give their point back: they do not use up the minute', async () => {
+    const { key } = await createTestKey({ rpm: 3, quota: 100 });
+    const idempotencyKey = newIdempotencyKey();
+    const first = await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey });
+    expect(first.headers.get('ratelimit-remaining')).toBe('2');
+    for (let i = 0; i < 4; i++) {
+      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: `other ${i}` }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+    }
+    const second = await call(textRoute.POST, TEXT, { input: 'new' }, { key });
+    expect(second.status, second.text).toBe(200);
+    expect(second.headers.get('ratelimit-remaining')).toBe('1');
   });
 
   it('many concurrent requests against a small limit: exactly the limit succeed', async () => {

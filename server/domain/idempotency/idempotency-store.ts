@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getConfig } from '../../config';
-import { getPool } from '../../db/client';
+import { getPool, getProvisionalPool } from '../../db/client';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
@@ -23,49 +23,71 @@ export function requestFingerprint(method: string, path: string, body: unknown):
   return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body)}`).digest('hex');
 }
 
-interface ExistingRow {
+export interface ExistingRow {
   fingerprint: string;
   status: 'running' | 'completed';
   response_status: number | null;
   response_body: string | null;
-  lease_left_ms: number;
 }
 
-export async function claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
-  const config = getConfig();
-  const pool = getPool();
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await pool.query<{ id: string }>({
-      name: 'wgs-idempotency-claim',
-      text: `INSERT INTO idempotency_records AS r
+/**
+ * The claim as a CTE named `claim` (returning the record id when this request took the key),
+ * with $1 record id, $2 API key id, $3 method, $4 path, $5 key, $6 fingerprint, $7 lease
+ * seconds, $8 retention hours: shared by the claim alone and the claim with a unit hold.
+ */
+export const CLAIM_CTE = `claim AS (
+             INSERT INTO idempotency_records AS r
                (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, 'running', now() + make_interval(secs => $7), now() + make_interval(hours => $8))
+             VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, 'running',
+                     now() + make_interval(secs => $7::int), now() + make_interval(hours => $8::int))
              ON CONFLICT (api_key_id, method, path, key) DO UPDATE
                SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status = 'running',
                    locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at,
                    response_status = NULL, response_body = NULL, created_at = now()
                WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
-             RETURNING id`,
-      values: [randomUUID(), scope.apiKeyId, scope.method, scope.path, scope.key, fingerprint,
-        config.IDEMPOTENCY_LEASE_SECONDS, config.IDEMPOTENCY_RETENTION_HOURS],
+             RETURNING id
+           )`;
+
+/** The values of CLAIM_CTE's $1 to $8. */
+export function claimValues(scope: IdempotencyScope, fingerprint: string): unknown[] {
+  const config = getConfig();
+  return [randomUUID(), scope.apiKeyId, scope.method, scope.path, scope.key, fingerprint,
+    config.IDEMPOTENCY_LEASE_SECONDS, config.IDEMPOTENCY_RETENTION_HOURS];
+}
+
+/** The record that kept this request from claiming the key: a replay, or 422 / 409. */
+export function judgeExisting(existing: ExistingRow, fingerprint: string): ClaimResult & { kind: 'replay' } {
+  if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
+  if (existing.status === 'completed' && existing.response_status !== null && existing.response_body !== null) {
+    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  }
+  throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
+}
+
+/** The record of a key as it stands, if any (read only). */
+export async function findExisting(scope: IdempotencyScope): Promise<ExistingRow | undefined> {
+  const { rows } = await getPool().query<ExistingRow>({
+    name: 'wgs-idempotency-existing',
+    text: `SELECT fingerprint, status, response_status, response_body
+             FROM idempotency_records
+            WHERE api_key_id = $1 AND method = $2 AND path = $3 AND key = $4
+              AND NOT (status = 'running' AND locked_until < now()) AND expires_at >= now()`,
+    values: [scope.apiKeyId, scope.method, scope.path, scope.key],
+  });
+  return rows[0];
+}
+
+export async function claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const claimed = await getProvisionalPool().query<{ id: string }>({
+      name: 'wgs-idempotency-claim',
+      text: `WITH ${CLAIM_CTE} SELECT id FROM claim`,
+      values: claimValues(scope, fingerprint),
     });
     if (claimed.rows[0]) return { kind: 'claimed', recordId: claimed.rows[0].id };
-
-    const { rows } = await pool.query<ExistingRow>({
-      name: 'wgs-idempotency-existing',
-      text: `SELECT fingerprint, status, response_status, response_body,
-                    GREATEST(0, EXTRACT(EPOCH FROM (locked_until - now())) * 1000)::int AS lease_left_ms
-               FROM idempotency_records
-              WHERE api_key_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-      values: [scope.apiKeyId, scope.method, scope.path, scope.key],
-    });
-    const existing = rows[0];
-    if (!existing) continue; // freed between our two statements: claim again
-    if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
-    if (existing.status === 'completed' && existing.response_status !== null && existing.response_body !== null) {
-      return { kind: 'replay', status: existing.response_status, body: existing.response_body };
-    }
-    throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
+    const existing = await findExisting(scope);
+    if (existing) return judgeExisting(existing, fingerprint);
+    // freed between our two statements: claim again
   }
   throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
 }

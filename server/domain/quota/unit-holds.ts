@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getPool } from '../../db/client';
+import { getPool, getProvisionalPool } from '../../db/client';
 import { ApiError } from '../errors';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
@@ -43,44 +43,69 @@ export interface HoldRequest {
   leaseSeconds: number;
 }
 
-interface HoldRow {
+/**
+ * The hold as CTEs `current` (the key's row as the statement began), `taken` (the balance
+ * after the units were taken, when they were) and `hold`. The SQL expressions for the values
+ * are given, so the hold can stand alone or follow an idempotency claim (`gate`).
+ */
+export function unitHoldCtes(p: {
+  apiKeyId: string; units: string; concurrency: string; holdId: string; operation: string;
+  requestId: string; leaseSeconds: string; gate?: string;
+}): string {
+  return `current AS (
+               SELECT status, remaining_units, in_flight FROM api_keys WHERE id = ${p.apiKeyId}
+             ), taken AS (
+               UPDATE api_keys SET remaining_units = remaining_units - ${p.units}, in_flight = in_flight + 1
+                WHERE id = ${p.apiKeyId} AND status = 'active' AND in_flight < ${p.concurrency} AND remaining_units >= ${p.units}
+                  ${p.gate ? `AND ${p.gate}` : ''}
+               RETURNING remaining_units
+             ), hold AS (
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
+               SELECT ${p.holdId}, ${p.apiKeyId}, ${p.units}, ${p.operation}, ${p.requestId}, now() + make_interval(secs => ${p.leaseSeconds}) FROM taken
+               RETURNING id
+             )`;
+}
+
+/** What the statement after unitHoldCtes selects about the hold. */
+export const HOLD_OUTCOME_COLUMNS = `(SELECT remaining_units FROM taken) AS remaining,
+                    (SELECT status FROM current) AS status,
+                    (SELECT remaining_units FROM current) AS current_remaining,
+                    (SELECT in_flight FROM current) AS current_in_flight`;
+
+export interface HoldOutcome {
   remaining: number | null;
   status: 'active' | 'revoked' | null;
   current_remaining: number | null;
   current_in_flight: number | null;
 }
 
+/**
+ * Why a hold was refused, judged on the key's row as the statement began (the limit checked
+ * first wins); undefined when that row allowed it, i.e. the row changed meanwhile: try again.
+ */
+export function holdRefusal(row: HoldOutcome, units: number, concurrency: number): ApiError | undefined {
+  if (row.status !== 'active') return new ApiError('invalid_api_key');
+  if ((row.current_in_flight ?? 0) >= concurrency) {
+    return new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
+  }
+  if ((row.current_remaining ?? 0) < units) return new ApiError('quota_exhausted');
+  return undefined;
+}
+
 export async function holdUnits(request: HoldRequest): Promise<Hold> {
   const holdId = randomUUID();
   for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await getPool().query<HoldRow>({
+    const { rows } = await getProvisionalPool().query<HoldOutcome>({
       name: 'wgs-hold-units',
-      text: `WITH current AS (
-               SELECT status, remaining_units, in_flight FROM api_keys WHERE id = $1
-             ), taken AS (
-               UPDATE api_keys SET remaining_units = remaining_units - $2, in_flight = in_flight + 1
-                WHERE id = $1 AND status = 'active' AND in_flight < $3 AND remaining_units >= $2
-               RETURNING remaining_units
-             ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
-               SELECT $4::uuid, $1::uuid, $2::int, $5::text, $6::text, now() + make_interval(secs => $7) FROM taken
-               RETURNING id
-             )
-             SELECT (SELECT remaining_units FROM taken) AS remaining,
-                    (SELECT status FROM current) AS status,
-                    (SELECT remaining_units FROM current) AS current_remaining,
-                    (SELECT in_flight FROM current) AS current_in_flight`,
+      text: `WITH ${unitHoldCtes({ apiKeyId: '$1::uuid', units: '$2::int', concurrency: '$3::int', holdId: '$4::uuid',
+        operation: '$5::text', requestId: '$6::text', leaseSeconds: '$7::int' })}
+             SELECT ${HOLD_OUTCOME_COLUMNS}`,
       values: [request.apiKeyId, request.units, request.concurrency, holdId, request.operation, request.requestId, request.leaseSeconds],
     });
     const row = rows[0]!;
     if (row.remaining !== null) return { holdId, remainingUnits: row.remaining };
-    // Why it failed, judged on the row as the statement began: the limit checked first wins.
-    if (row.status !== 'active') throw new ApiError('invalid_api_key');
-    if ((row.current_in_flight ?? 0) >= request.concurrency) {
-      throw new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
-    }
-    if ((row.current_remaining ?? 0) < request.units) throw new ApiError('quota_exhausted');
-    // The row changed between the snapshot and the update: look again.
+    const refusal = holdRefusal(row, request.units, request.concurrency);
+    if (refusal) throw refusal;
   }
   throw new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
 }

@@ -1,5 +1,5 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { getPool } from '../../db/client';
+import { getProvisionalPool } from '../../db/client';
 import { ApiError } from '../errors';
 
 // Requests per minute per key, counted in PostgreSQL by rate-limiter-flexible so every
@@ -17,7 +17,7 @@ function limiterFor(perMinute: number): RateLimiterPostgres {
   let limiter = limiters.get(perMinute);
   if (!limiter) {
     limiter = new RateLimiterPostgres({
-      storeClient: getPool(),
+      storeClient: getProvisionalPool(),
       storeType: 'pool',
       tableName: 'rate_limits',
       tableCreated: true,
@@ -51,4 +51,12 @@ export async function consumeRequest(apiKeyId: string, perMinute: number): Promi
       headers: rateLimitHeaders(state),
     });
   }
+}
+
+/**
+ * Gives back the point of a request that turned out to be another request's (an idempotent
+ * replay or conflict). Best effort: a point not given back only makes this minute stricter.
+ */
+export async function refundRequest(apiKeyId: string, perMinute: number): Promise<void> {
+  await limiterFor(perMinute).reward(apiKeyId, 1).catch(() => {});
 }

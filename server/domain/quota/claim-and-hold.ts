@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { getProvisionalPool } from '../../db/client';
+import type { ApiError } from '../errors';
+import {
+  CLAIM_CTE,
+  claimIdempotencyKey,
+  claimValues,
+  releaseIdempotencyKey,
+  type ExistingRow,
+  type IdempotencyScope,
+} from '../idempotency/idempotency-store';
+import { HOLD_OUTCOME_COLUMNS, holdRefusal, holdUnits, unitHoldCtes, type Hold, type HoldOutcome, type HoldRequest } from './unit-holds';
+
+// A paid request's idempotency claim and unit hold in one statement (one round trip): the
+// hold is taken only when the claim was, and the record that kept the key is read in the
+// same statement, so the common outcomes (held, replay, 409, 422, 402) need nothing more.
+
+export type ClaimAndHoldResult =
+  | { kind: 'held'; recordId: string; hold: Hold }
+  /** Another request holds or held the key: judge it with judgeExisting. */
+  | { kind: 'existing'; existing: ExistingRow }
+  /** The key was claimed and freed again, because the hold was refused. */
+  | { kind: 'refused'; error: ApiError };
+
+interface Row extends HoldOutcome {
+  record_id: string | null;
+  fingerprint: string | null;
+  existing_status: 'running' | 'completed' | null;
+  response_status: number | null;
+  response_body: string | null;
+}
+
+export async function claimAndHold(
+  scope: IdempotencyScope,
+  fingerprint: string,
+  request: Omit<HoldRequest, 'apiKeyId'>,
+): Promise<ClaimAndHoldResult> {
+  const holdId = randomUUID();
+  const { rows } = await getProvisionalPool().query<Row>({
+    name: 'wgs-claim-and-hold',
+    text: `WITH ${CLAIM_CTE}, existing AS (
+             SELECT fingerprint, status, response_status, response_body FROM idempotency_records
+              WHERE api_key_id = $2 AND method = $3 AND path = $4 AND key = $5
+                AND NOT EXISTS (SELECT 1 FROM claim)
+           ), ${unitHoldCtes({ apiKeyId: '$2::uuid', units: '$9::int', concurrency: '$10::int', holdId: '$11::uuid',
+             operation: '$12::text', requestId: '$13::text', leaseSeconds: '$14::int', gate: 'EXISTS (SELECT 1 FROM claim)' })}
+           SELECT (SELECT id FROM claim) AS record_id, ${HOLD_OUTCOME_COLUMNS},
+                  e.fingerprint, e.status AS existing_status, e.response_status, e.response_body
+             FROM (SELECT 1) AS one LEFT JOIN existing e ON true`,
+    values: [...claimValues(scope, fingerprint), request.units, request.concurrency, holdId, request.operation,
+      request.requestId, request.leaseSeconds],
+  });
+  const row = rows[0]!;
+  if (row.record_id && row.remaining !== null) {
+    return { kind: 'held', recordId: row.record_id, hold: { holdId, remainingUnits: row.remaining } };
+  }
+  if (row.record_id) {
+    const refusal = holdRefusal(row, request.units, request.concurrency);
+    if (refusal) {
+      await releaseIdempotencyKey(row.record_id);
+      return { kind: 'refused', error: refusal };
+    }
+    // The key's row changed while the statement ran: the claim stands, hold again on its own.
+    try {
+      return { kind: 'held', recordId: row.record_id, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
+    } catch (error) {
+      await releaseIdempotencyKey(row.record_id);
+      throw error;
+    }
+  }
+  if (row.fingerprint !== null && row.existing_status !== null) {
+    return {
+      kind: 'existing',
+      existing: { fingerprint: row.fingerprint, status: row.existing_status, response_status: row.response_status, response_body: row.response_body },
+    };
+  }
+  // The record that kept the key was written after this statement's snapshot was taken (or
+  // freed since): the two-step claim settles it, then the hold follows.
+  const claim = await claimIdempotencyKey(scope, fingerprint);
+  if (claim.kind === 'replay') return { kind: 'existing', existing: { fingerprint, status: 'completed', response_status: claim.status, response_body: claim.body } };
+  try {
+    return { kind: 'held', recordId: claim.recordId, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
+  } catch (error) {
+    await releaseIdempotencyKey(claim.recordId);
+    throw error;
+  }
+}

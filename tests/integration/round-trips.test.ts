@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey } from '../helpers/api';
+
+// The statements each kind of request sends to PostgreSQL, counted at the driver: the paid
+// hot path makes at most 3 round trips (rate point; idempotency claim + unit hold; capture +
+// usage event + stored response), and rejections make none.
+
+const TEXT = '/v1/text/generate';
+
+afterEach(() => vi.restoreAllMocks());
+afterAll(() => disconnectDb());
+
+const isKeyLookup = (sql: string) => sql.includes('WHERE k.hash = $1');
+
+/**
+ * The SQL statements sent while `work` runs (every pool, every client), leaving out the key
+ * lookup: it is cached for KEY_CACHE_TTL_MS, so it belongs to no request in steady state, and
+ * whether a test is slower than the TTL must not decide its outcome.
+ */
+async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0];
+    sent.push(typeof config === 'string' ? config : String((config as { text?: string }).text));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query);
+  await work();
+  vi.restoreAllMocks();
+  return sent.filter((sql) => !isKeyLookup(sql));
+}
+
+describe('database round trips per request', () => {
+  it('a paid text.generate: 3 statements; its replay: 3 (rate point, claim, point given back)', async () => {
+    const { key } = await createTestKey({ quota: 100 });
+    const idempotencyKey = newIdempotencyKey();
+
+    const paid = await statementsDuring(async () => {
+      const response = await call(textRoute.POST, TEXT, { input: 'count me' }, { key, idempotencyKey });
+      expect(response.status, response.text).toBe(200);
+    });
+    expect(paid, paid.join('\n---\n')).toHaveLength(3);
+    expect(paid[1]).toContain('INSERT INTO idempotency_records');
+    expect(paid[1]).toContain('INSERT INTO unit_holds');
+    expect(paid[2]).toContain('INSERT INTO usage_events');
+
+    const replay = await statementsDuring(async () => {
+      const response = await call(textRoute.POST, TEXT, { input: 'count me' }, { key, idempotencyKey });
+      expect(response.headers.get('idempotent-replayed')).toBe('true');
+    });
+    expect(replay.length, replay.join('\n---\n')).toBeLessThanOrEqual(3);
+  });
+
+  it('401 and 422 send no statement but the (cached) key lookup', async () => {
+    const { key } = await createTestKey({ quota: 100 });
+    const unknown = `wgs_live_${'x'.repeat(40)}`;
+    const sent = await statementsDuring(async () => {
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key: unknown }), 401, 'invalid_api_key');
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: '' }, { key }), 422, 'validation_error');
+    });
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('commit durability per statement', () => {
+  it('provisional writes (claim, rate point, hold) commit without waiting for the flush; settling waits for it', async () => {
+    const setting = async (pool: pg.Pool) =>
+      (await pool.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`)).rows[0]!.s;
+    expect(await setting(getProvisionalPool())).toBe('off');
+    expect(await setting(getPool())).toBe('on');
+  });
+});
