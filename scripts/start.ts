@@ -2,37 +2,16 @@
 // DATABASE_URL is set), migrates it, seeds the example packages into an empty database,
 // builds the app when no build exists, then serves API and dashboard on PORT.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import next from 'next';
 import { getConfig } from '../server/config';
-import { disconnectDb, getPool, getPrisma } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
-import { SYSTEM_ACTOR } from '../server/domain/actor';
-import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
-import { startWorker, type RunningWorker } from '../server/jobs/worker';
+import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
-
-const SEED_LOCK_ID = 72707370; // instances starting together seed the example packages once
-
-async function seedPackages(): Promise<void> {
-  const prisma = getPrisma();
-  const file = getConfig().SEED_PACKAGES_FILE;
-  if (!existsSync(file)) return;
-  const lock = await getPool().connect();
-  try {
-    await lock.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_ID]);
-    if ((await prisma.package.count()) > 0) return;
-    const result = await applyPackages(prisma, SYSTEM_ACTOR, parsePackagesFile(JSON.parse(readFileSync(file, 'utf8'))));
-    log(`empty database: applied ${file} (${result.packages.map((p) => p.slug).join(', ')})`);
-  } finally {
-    await lock.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_ID]).catch(() => {});
-    lock.release();
-  }
-}
 
 function buildIfMissing(): void {
   if (existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) return;
@@ -44,28 +23,34 @@ function buildIfMissing(): void {
   if (build.status !== 0) throw new Error('next build failed');
 }
 
+/** Where this process reaches its own listener. */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const config = getConfig();
   ensureLocalSecrets(config);
   buildIfMissing();
   const database = await provideDatabase({ adopt: true, log });
-  await seedPackages();
-  await disconnectDb();
 
+  // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
+  // costs ~100 MB of heap for stack traces nobody reads in production.
+  process.setSourceMapsEnabled(false);
   const app = next({ dev: false, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  // Next prepares the app (instrumentation.ts) on its first request: make that request now, so
+  // the example packages, sweeps and workers are in place before anyone is told it is ready.
+  const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
+  if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
   log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)`);
-  // Video job workers in this process unless RUN_WORKER=false (then run `npm run worker` apart).
-  let worker: RunningWorker | undefined;
-  if (config.RUN_WORKER === 'true') {
-    worker = await startWorker();
-    log(`video job worker running (concurrency ${config.WORKER_CONCURRENCY})`);
-  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -74,8 +59,7 @@ async function main(): Promise<void> {
     log(`${signal}: shutting down`);
     server.close();
     server.closeAllConnections();
-    await worker?.stop().catch(() => {});
-    await disconnectDb().catch(() => {});
+    await runShutdownHooks(); // video job workers finish their jobs, then the app's pool closes
     await database.stop().catch(() => {});
     process.exit(0);
   };

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeOpenAi();
   // One after the other: both would seed packages.example.json into the empty database at
-  // once, and the second seeding fails on the unique slug (scripts/start.ts seedPackages).
+  // once, and the second seeding fails on the unique slug (server/domain/packages/seed-example-packages.ts).
   a = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
   b = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
 }, 240_000);

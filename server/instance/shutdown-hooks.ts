@@ -1,0 +1,16 @@
+// The launcher (scripts/start.ts) and the app it serves (Next's bundle) load separate copies of
+// our modules, so what the app starts is stopped through hooks kept on globalThis.
+
+type Hook = () => Promise<void>;
+const HOOKS = Symbol.for('wgs.shutdownHooks');
+const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[] };
+
+export function onShutdown(hook: Hook): void {
+  (registry[HOOKS] ??= []).push(hook);
+}
+
+/** Runs every hook once, last registered first; a failing hook does not stop the others. */
+export async function runShutdownHooks(): Promise<void> {
+  const hooks = registry[HOOKS]?.splice(0).reverse() ?? [];
+  for (const hook of hooks) await hook().catch(() => {});
+}

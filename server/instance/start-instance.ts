@@ -1,0 +1,26 @@
+import { startBackgroundTasks } from '../background';
+import { getConfig } from '../config';
+import { disconnectDb } from '../db/client';
+import { seedExamplePackages } from '../domain/packages/seed-example-packages';
+import { startWorker } from '../jobs/worker';
+import { onShutdown } from './shutdown-hooks';
+
+const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
+
+/**
+ * What an app instance runs beside its HTTP handlers, started from Next's instrumentation hook
+ * so it uses the app's own modules (one copy in memory): the example packages on an empty
+ * database, the housekeeping sweeps, and video job workers unless RUN_WORKER=false.
+ */
+export async function startInstance(): Promise<void> {
+  const config = getConfig();
+  const seeded = await seedExamplePackages(config.SEED_PACKAGES_FILE);
+  if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
+  startBackgroundTasks();
+  onShutdown(disconnectDb);
+  if (config.RUN_WORKER === 'true') {
+    const worker = await startWorker();
+    onShutdown(() => worker.stop());
+    log(`video job worker running (concurrency ${config.WORKER_CONCURRENCY})`);
+  }
+}
