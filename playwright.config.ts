@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { startNodeArgs } from './scripts/lib/start-command';
 
 // One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
 // The env var is set once by the runner and inherited by its workers, so all agree.
@@ -41,7 +42,7 @@ export default defineConfig({
     { name: 'dashboard', testDir: 'tests/e2e/dashboard' },
   ],
   webServer: {
-    command: 'node --import tsx scripts/start.ts',
+    command: ['node', ...startNodeArgs(import.meta.dirname)].join(' '), // exactly `npm start`
     url: `${baseURL}/healthz`,
     timeout: 240_000,
     reuseExistingServer: false,

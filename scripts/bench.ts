@@ -14,6 +14,8 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../server/free-port';
+import { measureHandlerInProcess } from './bench/in-process';
+import { startNodeArgs } from './lib/start-command';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST_DIR = '.next-bench';
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
   }
 
   log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
-  const app = await spawnNode(['--import', 'tsx', 'scripts/start.ts'], { ...baseEnv, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+  const app = await spawnNode(startNodeArgs(ROOT), { ...baseEnv, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
 
   // A bench-only package: large quota, limits far above the offered load.
   const packagesFile = join(dataDir, 'bench-packages.json');
@@ -249,6 +251,7 @@ async function main(): Promise<void> {
   runCli(['packages', 'apply', packagesFile, '--json'], baseEnv);
   const productKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench product', '--json'], baseEnv).key);
   const floorKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench floor', '--json'], baseEnv).key);
+  const inProcessKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench in-process', '--json'], baseEnv).key);
 
   const pgDir = join(dataDir, 'pg');
   const pgPort = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
@@ -303,6 +306,19 @@ async function main(): Promise<void> {
   }, app.pid);
   rows.push(replay);
 
+  // The pipeline without Next: the route handler called in this process.
+  log(`handler in-process: warm-up 3s, measuring ${DURATION_S}s`);
+  const pgStart = cpuByPid(postgresPids());
+  const handler = await measureHandlerInProcess({
+    databaseUrl, apiKey: inProcessKey, body: paid(inProcessKey).body, seconds: DURATION_S, concurrency: CONNECTIONS,
+    databaseCpuMs: () => cpuSpent(pgStart, cpuByPid(postgresPids())),
+  });
+  rows.push({
+    name: 'handler in-process (no Next)', rps: handler.rps, p50: Number.NaN, p99: Number.NaN, statuses: handler.statuses, errors: 0,
+    cpuServer: handler.cpuMs, cpuPg: handler.databaseCpuMs, note: 'CPU of the bench process',
+  });
+  const handlerRow = rows[rows.length - 1]!;
+
   // Latency at a fixed offered load.
   const fixedProduct = await measure(`text.generate @ ${FIXED_RATE}/s`, { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: FIXED_RATE, connections: 25 }, app.pid);
   rows.push(fixedProduct);
@@ -329,7 +345,7 @@ async function main(): Promise<void> {
   const statusText = (s: Record<string, number>) => Object.entries(s).map(([c, n]) => `${c}:${n}`).join(' ');
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max RSS MB', 'CPU ms/req srv+pg', 'statuses', 'notes'];
   const table = rows.map((r) => [
-    r.name, fmt(r.rps), fmt(r.p50), fmt(r.p99), r.rssMb === undefined ? '-' : fmt(r.rssMb),
+    r.name, fmt(r.rps), Number.isNaN(r.p50) ? '-' : fmt(r.p50), Number.isNaN(r.p99) ? '-' : fmt(r.p99), r.rssMb === undefined ? '-' : fmt(r.rssMb),
     `${fmt(r.cpuServer ?? 0, 2)} + ${fmt(r.cpuPg ?? 0, 2)}`,
     statusText(r.statuses) + (r.errors ? ` errors:${r.errors}` : ''), r.note ?? '',
   ]);
@@ -349,6 +365,7 @@ async function main(): Promise<void> {
   for (const row of table) out(line(row));
   out('');
   out(`product / trivial route: ${fmt(ratioTrivial, 2)} x    product / bare floor: ${fmt(ratioBare, 2)} x`);
+  out(`CPU ms per paid request: product ${fmt(product.cpuServer ?? 0, 2)}, of which the pipeline itself ~${fmt(handlerRow.cpuServer ?? 0, 2)} (handler in-process) and Next + HTTP the rest; trivial route ${fmt(trivial.cpuServer ?? 0, 2)}`);
   out(`product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB during load, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`);
   for (const b of books) {
     out(`books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`);
