@@ -28,6 +28,8 @@ const envSchema = z.object({
    * behind a pooler that refuses startup options (PgBouncer without ignore_startup_parameters).
    */
   ASYNC_PROVISIONAL_COMMITS: z.enum(['true', 'false'], 'must be true or false').default('true'),
+  /** Redis for the requests-per-minute counts (shared by every instance); PostgreSQL when unset. */
+  REDIS_URL: z.string().url('must be a URL such as redis://127.0.0.1:6379').optional(),
   /** API key lookups are cached this long; revocation takes effect on every instance within it. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(500),
   PROVIDER_TIMEOUT_MS: positiveInt(30_000),

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { getConfig } from '../config';
+import { disconnectRedis } from './redis';
 import { PrismaClient } from './generated/client';
 
 // One pool per process shared by Prisma (dashboard, CLI) and the raw SQL of the paid hot
@@ -64,7 +65,9 @@ export function getProvisionalPool(): pg.Pool {
   return handles().provisionalPool;
 }
 
+/** Closes every connection to the shared stores (PostgreSQL pools, and Redis when used). */
 export async function disconnectDb(): Promise<void> {
+  await disconnectRedis();
   const current = globalForDb.__wgsDb;
   globalForDb.__wgsDb = undefined;
   if (!current) return;

@@ -1,3 +1,4 @@
+import { isRedisUnavailable } from '../db/redis';
 import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
 
 // The only place that builds /v1 responses: every one carries X-Request-Id and
@@ -36,7 +37,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   let apiError: ApiError;
   if (isApiError(error)) {
     apiError = error;
-  } else if (isDatabaseUnavailable(error)) {
+  } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
       message: 'The service is temporarily unavailable. No units were charged; retry later with the same Idempotency-Key.',

@@ -1,9 +1,11 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { getProvisionalPool } from '../../db/client';
+import { getRedis } from '../../db/redis';
 import { ApiError } from '../errors';
 
-// Requests per minute per key, counted in PostgreSQL by rate-limiter-flexible so every
-// instance shares one count. One limiter per distinct limit (packages differ).
+// Requests per minute per key, counted by rate-limiter-flexible in Redis when REDIS_URL is
+// set, else in PostgreSQL, so every instance shares one count. One limiter per distinct limit
+// (packages differ).
 
 export interface RateState {
   limit: number;
@@ -11,20 +13,16 @@ export interface RateState {
   resetSeconds: number;
 }
 
-const limiters = new Map<number, RateLimiterPostgres>();
+const limiters = new Map<number, RateLimiterAbstract>();
 
-function limiterFor(perMinute: number): RateLimiterPostgres {
+function limiterFor(perMinute: number): RateLimiterAbstract {
   let limiter = limiters.get(perMinute);
   if (!limiter) {
-    limiter = new RateLimiterPostgres({
-      storeClient: getProvisionalPool(),
-      storeType: 'pool',
-      tableName: 'rate_limits',
-      tableCreated: true,
-      keyPrefix: `rpm${perMinute}`,
-      points: perMinute,
-      duration: 60,
-    });
+    const common = { keyPrefix: `rpm${perMinute}`, points: perMinute, duration: 60 };
+    const redis = getRedis();
+    limiter = redis
+      ? new RateLimiterRedis({ ...common, storeClient: redis })
+      : new RateLimiterPostgres({ ...common, storeClient: getProvisionalPool(), storeType: 'pool', tableName: 'rate_limits', tableCreated: true });
     limiters.set(perMinute, limiter);
   }
   return limiter;

@@ -1,0 +1,32 @@
+import { Redis } from 'ioredis';
+import { getConfig } from '../config';
+
+// The optional Redis (REDIS_URL) that holds the requests-per-minute counts instead of
+// PostgreSQL. A command waits at most a second (reconnecting included), then fails: the
+// request is refused with 503 rather than let through uncounted.
+
+const globalForRedis = globalThis as typeof globalThis & { __wgsRedis?: Redis };
+
+export function getRedis(): Redis | undefined {
+  const url = getConfig().REDIS_URL;
+  if (!url) return undefined;
+  if (!globalForRedis.__wgsRedis) {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000, connectTimeout: 2_000 });
+    redis.on('error', () => {}); // reconnects by itself; commands meanwhile fail (503)
+    globalForRedis.__wgsRedis = redis;
+  }
+  return globalForRedis.__wgsRedis;
+}
+
+export async function disconnectRedis(): Promise<void> {
+  const redis = globalForRedis.__wgsRedis;
+  globalForRedis.__wgsRedis = undefined;
+  if (redis) await redis.quit().catch(() => redis.disconnect());
+}
+
+/** Errors of a Redis that is down or unreachable. */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'MaxRetriesPerRequestError'
+    || /Command timed out|Connection is closed|Stream isn't writeable|Reached the max retries per request limit/i.test(error.message);
+}

@@ -1,0 +1,112 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { resetConfigForTests } from '@/server/config';
+import { disconnectDb, getPool } from '@/server/db/client';
+import { freePort } from '@/server/free-port';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+
+// REDIS_URL set: the requests-per-minute counts live in Redis (a real redis-server on
+// 127.0.0.1), not in PostgreSQL and not in the process; a Redis that is down refuses paid
+// requests with 503 (fail closed), charging nothing.
+
+const TEXT = '/v1/text/generate';
+let port: number;
+let server: ChildProcess | undefined;
+let admin: Redis;
+
+async function startRedis(): Promise<void> {
+  const found = spawnSync('redis-server', ['--version']);
+  if (found.error) throw new Error('redis-server is needed by this test: apt-get install -y redis-server (.ci/run does)');
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server = child;
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+  });
+}
+
+async function stopRedis(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  await startRedis();
+  process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
+  resetConfigForTests();
+  admin = new Redis(port, '127.0.0.1');
+});
+
+afterAll(async () => {
+  admin.disconnect();
+  await disconnectDb();
+  await stopRedis();
+  delete process.env.REDIS_URL;
+  resetConfigForTests();
+});
+
+describe('requests per minute in Redis (REDIS_URL)', () => {
+  it('counts in Redis, not in PostgreSQL: the (n+1)th request is 429, and forgetting Redis forgets the count', async () => {
+    const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
+    for (let i = 0; i < 3; i++) {
+      const ok = await call(textRoute.POST, TEXT, { input: `r${i}` }, { key });
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+    }
+    const limited = await call(textRoute.POST, TEXT, { input: 'r3' }, { key });
+    expectEnvelope(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+    expect(await admin.get(`rpm3:${id}`)).toBe('4');
+    const { rows } = await getPool().query('SELECT count(*)::int AS n FROM rate_limits WHERE key LIKE $1', [`%${id}`]);
+    expect(rows[0].n).toBe(0);
+
+    await admin.del(`rpm3:${id}`); // the state is Redis's alone: every instance sees this
+    expect((await call(textRoute.POST, TEXT, { input: 'after' }, { key })).status).toBe(200);
+    expect(await remainingUnits(id)).toBe(96);
+  });
+
+  it('a replay gives its point back in Redis too', async () => {
+    const { key, id } = await createTestKey({ rpm: 2, quota: 100 });
+    const idempotencyKey = newIdempotencyKey();
+    expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
+    }
+    expect(await admin.get(`rpm2:${id}`)).toBe('1');
+    expect((await call(textRoute.POST, TEXT, { input: 'second' }, { key })).status).toBe(200);
+  });
+
+  it('Redis down: 503 with Retry-After, nothing charged, the key free; back up: served again', async () => {
+    const { key, id } = await createTestKey({ rpm: 100, quota: 10 });
+    expect((await call(textRoute.POST, TEXT, { input: 'before' }, { key })).status).toBe(200);
+    await stopRedis();
+
+    const idempotencyKey = newIdempotencyKey();
+    const down = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+    expectEnvelope(down, 503, 'provider_unavailable');
+    expect(Number(down.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await remainingUnits(id)).toBe(9);
+
+    await startRedis();
+    let again = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+    for (let attempt = 0; again.status === 503 && attempt < 20; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 250)); // the client reconnects by itself
+      again = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+    }
+    expect(again.status, again.text).toBe(200);
+    expect(await remainingUnits(id)).toBe(8);
+  });
+});
