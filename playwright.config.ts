@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { startNodeArgs } from './scripts/lib/start-command';
+import { startCommand } from './scripts/lib/start-command';
 
 // One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
 // The env var is set once by the runner and inherited by its workers, so all agree.
@@ -42,13 +42,14 @@ export default defineConfig({
     { name: 'dashboard', testDir: 'tests/e2e/dashboard' },
   ],
   webServer: {
-    command: ['node', ...startNodeArgs(import.meta.dirname)].join(' '), // exactly `npm start`
+    command: ['node', ...startCommand(import.meta.dirname).args].join(' '), // exactly `npm start`
     url: `${baseURL}/healthz`,
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',
     env: {
+      ...startCommand(import.meta.dirname).env,
       WGS_DATA_DIR: process.env.WGS_E2E_DATA_DIR,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -16,7 +16,7 @@ import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
 import pg from 'pg';
 import { freePort } from '../server/free-port';
 import { measureHandlerInProcess } from './bench/in-process';
-import { startNodeArgs } from './lib/start-command';
+import { startCommand } from './lib/start-command';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST_DIR = '.next-bench';
@@ -290,7 +290,8 @@ async function main(): Promise<void> {
   }
 
   log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
-  const app = await spawnNode(startNodeArgs(ROOT), { ...baseEnv, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+  const start = startCommand(ROOT);
+  const app = await spawnNode(start.args, { ...baseEnv, ...start.env, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
 
   // A bench-only package: large quota, limits far above the offered load.
   const packagesFile = join(dataDir, 'bench-packages.json');

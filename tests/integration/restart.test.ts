@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
-import { startNodeArgs } from '../../scripts/lib/start-command';
+import { startCommand } from '../../scripts/lib/start-command';
 import {
   REPO_ROOT,
   childEnv,
@@ -39,7 +39,7 @@ function appEnv() {
 
 function startApp(): App {
   const child = track(
-    spawn(process.execPath, startNodeArgs(REPO_ROOT), { cwd: REPO_ROOT, env: appEnv(), stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, startCommand(REPO_ROOT).args, { cwd: REPO_ROOT, env: { ...appEnv(), ...startCommand(REPO_ROOT).env }, stdio: ['ignore', 'pipe', 'pipe'] }),
   );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -8,7 +8,7 @@ import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
 import { freePort } from '../../../../server/free-port';
-import { startNodeArgs } from '../../../../scripts/lib/start-command';
+import { startCommand } from '../../../../scripts/lib/start-command';
 export { freePort };
 
 // The real product (`scripts/start.ts`) as child processes on 127.0.0.1, for the
@@ -100,7 +100,8 @@ export async function startProduct(options: { databaseUrl: string; port?: number
     WGS_DATA_DIR: mkdtempSync(join(tmpdir(), 'wgs-product-files-')),
     ...options.env,
   });
-  const child = spawn(process.execPath, startNodeArgs(REPO_ROOT), { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = startCommand(REPO_ROOT);
+  const child = spawn(process.execPath, start.args, { cwd: REPO_ROOT, env: { ...env, ...start.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
