@@ -31,8 +31,8 @@ beforeAll(async () => {
   database = await createDatabase(inject('databaseUrl'), 'wgs_multi');
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeOpenAi();
-  // One after the other: both would seed packages.example.json into the empty database at
-  // once, and the second seeding fails on the unique slug (server/domain/packages/seed-example-packages.ts).
+  // One after the other, as an operator would start them (instances that do start together
+  // seed packages.example.json once: server/domain/packages/seed-example-packages.ts).
   a = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
   b = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
 }, 240_000);

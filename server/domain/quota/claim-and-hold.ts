@@ -61,12 +61,7 @@ export async function claimAndHold(
       return { kind: 'refused', error: refusal };
     }
     // The key's row changed while the statement ran: the claim stands, hold again on its own.
-    try {
-      return { kind: 'held', recordId: row.record_id, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
-    } catch (error) {
-      await releaseIdempotencyKey(row.record_id);
-      throw error;
-    }
+    return holdForClaim(row.record_id, scope, request);
   }
   if (row.fingerprint !== null && row.existing_status !== null) {
     return {
@@ -78,10 +73,15 @@ export async function claimAndHold(
   // freed since): the two-step claim settles it, then the hold follows.
   const claim = await claimIdempotencyKey(scope, fingerprint);
   if (claim.kind === 'replay') return { kind: 'existing', existing: { fingerprint, status: 'completed', response_status: claim.status, response_body: claim.body } };
+  return holdForClaim(claim.recordId, scope, request);
+}
+
+/** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
+async function holdForClaim(recordId: string, scope: IdempotencyScope, request: Omit<HoldRequest, 'apiKeyId'>): Promise<ClaimAndHoldResult> {
   try {
-    return { kind: 'held', recordId: claim.recordId, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
+    return { kind: 'held', recordId, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
   } catch (error) {
-    await releaseIdempotencyKey(claim.recordId);
+    await releaseIdempotencyKey(recordId);
     throw error;
   }
 }

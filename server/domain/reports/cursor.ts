@@ -30,6 +30,22 @@ export function afterPosition(position: KeysetPosition | undefined) {
   };
 }
 
+/** What every report row carries of its API key. */
+export const WITH_KEY = { apiKey: { select: { prefix: true, label: true } } } as const;
+
+/**
+ * The shared part of a report's findMany: rows matching `where` strictly after the cursor,
+ * newest first, with their key, and one probe row more than the page (see toPage).
+ */
+export function keysetPageQuery<Where extends object>(where: Where, cursor: string | undefined, limit: number) {
+  return {
+    where: { AND: [where, afterPosition(decodeCursor(cursor))] },
+    include: WITH_KEY,
+    orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
+    take: limit + 1,
+  };
+}
+
 export function clampLimit(limit: number | undefined, fallback = 50): number {
   return Math.min(Math.max(limit ?? fallback, 1), 200);
 }

@@ -1,6 +1,6 @@
 import type { Job, PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import { afterPosition, clampLimit, decodeCursor, iso, toPage } from './cursor';
+import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
 
 export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatusFilter = (typeof JOB_STATUSES)[number];
@@ -27,30 +27,20 @@ export function toJobView(job: JobWithKey) {
 }
 
 export type JobView = ReturnType<typeof toJobView>;
-const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
 
 export async function listJobs(
   db: PrismaClient,
   input: { status?: JobStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
 ): Promise<{ items: JobView[]; nextCursor: string | null }> {
   const limit = clampLimit(input.limit);
-  const rows = await db.job.findMany({
-    where: {
-      AND: [
-        { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) },
-        afterPosition(decodeCursor(input.cursor)),
-      ],
-    },
-    include: KEY_SELECT,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-  });
+  const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
+  const rows = await db.job.findMany(keysetPageQuery(filter, input.cursor, limit));
   return toPage(rows, limit, toJobView);
 }
 
 /** One job with its input as submitted (the operator sees what the caller asked for). */
 export async function getJob(db: PrismaClient, id: string): Promise<JobView & { input: unknown }> {
-  const job = await db.job.findUnique({ where: { id }, include: KEY_SELECT });
+  const job = await db.job.findUnique({ where: { id }, include: WITH_KEY });
   if (!job) throw new ApiError('not_found', { message: `No job with id "${id}".` });
   return { ...toJobView(job), input: job.input };
 }

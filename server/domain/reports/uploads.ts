@@ -1,6 +1,6 @@
 import type { PrismaClient, Upload } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import { afterPosition, clampLimit, decodeCursor, iso, toPage } from './cursor';
+import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
 
 export const UPLOAD_STATUSES = ['pending', 'verified', 'expired'] as const;
 export type UploadStatusFilter = (typeof UPLOAD_STATUSES)[number];
@@ -27,29 +27,19 @@ export function toUploadView(upload: UploadWithKey) {
 }
 
 export type UploadView = ReturnType<typeof toUploadView>;
-const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
 
 export async function listUploads(
   db: PrismaClient,
   input: { status?: UploadStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
 ): Promise<{ items: UploadView[]; nextCursor: string | null }> {
   const limit = clampLimit(input.limit);
-  const rows = await db.upload.findMany({
-    where: {
-      AND: [
-        { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) },
-        afterPosition(decodeCursor(input.cursor)),
-      ],
-    },
-    include: KEY_SELECT,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-  });
+  const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
+  const rows = await db.upload.findMany(keysetPageQuery(filter, input.cursor, limit));
   return toPage(rows, limit, toUploadView);
 }
 
 export async function getUpload(db: PrismaClient, id: string): Promise<UploadView> {
-  const upload = await db.upload.findUnique({ where: { id }, include: KEY_SELECT });
+  const upload = await db.upload.findUnique({ where: { id }, include: WITH_KEY });
   if (!upload) throw new ApiError('not_found', { message: `No upload with id "${id}".` });
   return toUploadView(upload);
 }

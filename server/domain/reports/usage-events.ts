@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient, UsageEvent } from '../../db/generated/client';
-import { afterPosition, clampLimit, decodeCursor, toPage } from './cursor';
+import { clampLimit, keysetPageQuery, toPage } from './cursor';
 
 export interface UsageFilters {
   apiKeyId?: string;
@@ -44,20 +44,13 @@ function usageWhere(filters: UsageFilters): Prisma.UsageEventWhereInput {
   };
 }
 
-const KEY_SELECT = { apiKey: { select: { prefix: true, label: true } } } as const;
-
 /** Newest first, keyset-paged on the (api_key_id, created_at) and (created_at) indexes. */
 export async function listUsageEvents(
   db: PrismaClient,
   input: UsageFilters & { cursor?: string; limit?: number } = {},
 ): Promise<{ items: UsageView[]; nextCursor: string | null }> {
   const limit = clampLimit(input.limit);
-  const rows = await db.usageEvent.findMany({
-    where: { AND: [usageWhere(input), afterPosition(decodeCursor(input.cursor))] },
-    include: KEY_SELECT,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-  });
+  const rows = await db.usageEvent.findMany(keysetPageQuery(usageWhere(input), input.cursor, limit));
   return toPage(rows, limit, toUsageView);
 }
 
