@@ -1,6 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  skipTrailingSlashRedirect: true,
   reactStrictMode: true,
   // Native and binary-carrying packages are loaded by Node at run time, not bundled.
   serverExternalPackages: [

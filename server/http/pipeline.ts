@@ -97,7 +97,8 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error));
       const prepared = await spec.prepare(parsed.data, ctx);
 
-      const path = new URL(request.url).pathname;
+      // `/v1/text/generate/` reaches the same route (no redirect): one scope for both spellings.
+      const path = new URL(request.url).pathname.replace(/\/+$/, '');
       const scope = { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey };
       const fingerprint = requestFingerprint('POST', path, json);
       const charge = spec.charge?.(prepared, ctx);

@@ -73,6 +73,19 @@ test('/v1 itself is the 404 envelope too', async ({ request }) => {
   await expectError(await request.get('/v1'), 404, 'not_found');
 });
 
+test('a trailing slash names the same route, answered in the envelope (no redirect)', async ({ request }) => {
+  const sameRequest = { headers: headers(), data: { input: 'trailing slash' }, maxRedirects: 0 };
+  const slashed = await request.post('/v1/text/generate/', sameRequest);
+  expect(slashed.status(), await slashed.text()).toBe(200);
+  expect(textGenerateResponse.parse(await slashed.json()).operation).toBe('text.generate');
+  // Both spellings are one idempotency scope: the retry without the slash is a replay.
+  const retried = await request.post('/v1/text/generate', sameRequest);
+  expect(retried.headers()['idempotent-replayed']).toBe('true');
+  expect(await retried.text()).toBe(await slashed.text());
+  await expectError(await request.get('/v1/text/generate/', { maxRedirects: 0 }), 405, 'method_not_allowed');
+  await expectError(await request.get('/v1/nothing-here/', { maxRedirects: 0 }), 404, 'not_found');
+});
+
 test('405 with Allow for a wrong method on a known path', async ({ request }) => {
   const response = await request.get('/v1/text/generate', { headers: { Authorization: `Bearer ${key}` } });
   await expectError(response, 405, 'method_not_allowed');
