@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const config = getConfig();
   ensureLocalSecrets(config);
   buildIfMissing();
-  const database = await provideDatabase({ adopt: true, log });
+  const database = await provideDatabase({ adopt: true, log, beforeStop: runShutdownHooks });
 
   // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
   // costs ~100 MB of heap for stack traces nobody reads in production.

@@ -11,9 +11,17 @@ const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
 
 async function main(): Promise<void> {
   const config = getConfig();
-  // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it.
-  const database = await provideDatabase({ log });
-  const worker = await startWorker();
+  // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it. When
+  // it started one itself, running jobs finish and the pool closes before that server stops.
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let finished: Promise<void> | undefined;
+  const finishJobs = () =>
+    (finished ??= (async () => {
+      await worker?.stop().catch((error: unknown) => log(`stop failed: ${String(error)}`));
+      await disconnectDb().catch(() => {});
+    })());
+  const database = await provideDatabase({ log, beforeStop: finishJobs });
+  worker = await startWorker();
   startBackgroundTasks(); // sweeps are safe on any number of processes
   log(`working on video jobs (concurrency ${config.WORKER_CONCURRENCY}, pid ${process.pid})`);
 
@@ -22,8 +30,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: finishing running jobs, then stopping`);
-    await worker.stop().catch((error: unknown) => log(`stop failed: ${String(error)}`));
-    await disconnectDb().catch(() => {});
+    await finishJobs();
     if (database.embedded) await database.stop().catch(() => {});
     process.exit(0);
   };

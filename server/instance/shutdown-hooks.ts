@@ -3,14 +3,20 @@
 
 type Hook = () => Promise<void>;
 const HOOKS = Symbol.for('wgs.shutdownHooks');
-const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[] };
+const RUNNING = Symbol.for('wgs.shutdownHooks.running');
+const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[]; [RUNNING]?: Promise<void> };
 
 export function onShutdown(hook: Hook): void {
   (registry[HOOKS] ??= []).push(hook);
 }
 
-/** Runs every hook once, last registered first; a failing hook does not stop the others. */
-export async function runShutdownHooks(): Promise<void> {
-  const hooks = registry[HOOKS]?.splice(0).reverse() ?? [];
-  for (const hook of hooks) await hook().catch(() => {});
+/**
+ * Runs every hook once, last registered first; a failing hook does not stop the others. A second
+ * caller (the signal handler and the database's stop both ask) waits for the same run.
+ */
+export function runShutdownHooks(): Promise<void> {
+  return (registry[RUNNING] ??= (async () => {
+    const hooks = registry[HOOKS]?.splice(0).reverse() ?? [];
+    for (const hook of hooks) await hook().catch(() => {});
+  })());
 }

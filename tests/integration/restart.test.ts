@@ -122,6 +122,10 @@ describe('npm start after a SIGKILL', () => {
     const exit = await second.exited;
     expect(exit.signal).toBeNull();
     expect([0, 143]).toContain(exit.code);
+    // The app's workers and pool close before PostgreSQL stops, so none of them sees it go.
+    const shutdownLog = second.output().slice(second.output().indexOf('SIGTERM: shutting down'));
+    expect(shutdownLog).toContain('SIGTERM: shutting down');
+    expect(shutdownLog).not.toMatch(/terminating connection|queue error|Connection terminated/i);
     await waitFor('the adopted postmaster to stop', () => (isRunning(postmaster!) ? undefined : true), 30_000);
     expect(postgresProcessesOf(dataDir)).toEqual([]);
     expect(postmasterPid(dataDir)).toBeUndefined();
