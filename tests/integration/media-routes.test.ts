@@ -237,7 +237,10 @@ describe('signed /files URLs', () => {
     const variants: ((u: URL) => void)[] = [
       (u) => u.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600)),
       (u) => u.searchParams.set('type', 'text/html'),
-      (u) => u.searchParams.set('sig', `${u.searchParams.get('sig')!.slice(0, -2)}AA`),
+      (u) => {
+        const sig = u.searchParams.get('sig')!;
+        u.searchParams.set('sig', `${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`); // always a different signature
+      },
       (u) => { u.pathname = u.pathname.replace(/\.jpg$/, '.png'); },
       (u) => u.searchParams.delete('sig'),
     ];
