@@ -10,6 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
+import { mergeSlashes } from './lib/merge-slashes';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -43,7 +44,10 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer((req, res) => {
+    req.url = mergeSlashes(req.url ?? '/');
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   // Next prepares the app (instrumentation.ts) on its first request: make that request now, so

@@ -100,7 +100,7 @@ export function buildOpenApiDocument(serverUrl?: string) {
       title: 'Workflow Generation Service',
       version: '1.0.0',
       description:
-        'Strict JSON workflow operations sold as fixed packages. Every request needs `Authorization: Bearer <API_KEY>`; every POST needs `Idempotency-Key` and `Content-Type: application/json`. Lengths count Unicode code points. Timestamps are RFC 3339 UTC with milliseconds. A path with a trailing slash names the same operation (no redirect).',
+        'Strict JSON workflow operations sold as fixed packages. Every request needs `Authorization: Bearer <API_KEY>`; every POST needs `Idempotency-Key` and `Content-Type: application/json`. Lengths count Unicode code points. Timestamps are RFC 3339 UTC with milliseconds. A path with a trailing slash or repeated slashes names the same operation (no redirect).',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: `wgs_live_…`' } } },

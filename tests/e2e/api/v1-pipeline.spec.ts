@@ -73,7 +73,7 @@ test('/v1 itself is the 404 envelope too', async ({ request }) => {
   await expectError(await request.get('/v1'), 404, 'not_found');
 });
 
-test('a trailing slash names the same route, answered in the envelope (no redirect)', async ({ request }) => {
+test('a trailing or repeated slash names the same route, answered in the envelope (no redirect)', async ({ request }) => {
   const sameRequest = { headers: headers(), data: { input: 'trailing slash' }, maxRedirects: 0 };
   const slashed = await request.post('/v1/text/generate/', sameRequest);
   expect(slashed.status(), await slashed.text()).toBe(200);
@@ -82,6 +82,10 @@ test('a trailing slash names the same route, answered in the envelope (no redire
   const retried = await request.post('/v1/text/generate', sameRequest);
   expect(retried.headers()['idempotent-replayed']).toBe('true');
   expect(await retried.text()).toBe(await slashed.text());
+  // Repeated slashes are merged before routing (no 308 either), so that is the same request too.
+  const doubled = await request.post('/v1//text//generate', sameRequest);
+  expect(doubled.status()).toBe(200);
+  expect(doubled.headers()['idempotent-replayed']).toBe('true');
   await expectError(await request.get('/v1/text/generate/', { maxRedirects: 0 }), 405, 'method_not_allowed');
   await expectError(await request.get('/v1/nothing-here/', { maxRedirects: 0 }), 404, 'not_found');
 });
