@@ -10,6 +10,7 @@ process.env.WGS_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'wgs-e2e-'));
 process.env.WGS_E2E_PORT ??= '3107';
 const port = Number(process.env.WGS_E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
+const start = startCommand(import.meta.dirname);
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -42,14 +43,14 @@ export default defineConfig({
     { name: 'dashboard', testDir: 'tests/e2e/dashboard' },
   ],
   webServer: {
-    command: ['node', ...startCommand(import.meta.dirname).args].join(' '), // exactly `npm start`
+    command: ['node', ...start.args].join(' '), // exactly `npm start`
     url: `${baseURL}/healthz`,
     timeout: 240_000,
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',
     env: {
-      ...startCommand(import.meta.dirname).env,
+      ...start.env,
       WGS_DATA_DIR: process.env.WGS_E2E_DATA_DIR,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -4,6 +4,7 @@
 import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
+import { onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
 import { startBackgroundTasks } from '../server/background';
 
@@ -13,15 +14,12 @@ async function main(): Promise<void> {
   const config = getConfig();
   // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it. When
   // it started one itself, running jobs finish and the pool closes before that server stops.
-  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
-  let finished: Promise<void> | undefined;
-  const finishJobs = () =>
-    (finished ??= (async () => {
-      await worker?.stop().catch((error: unknown) => log(`stop failed: ${String(error)}`));
-      await disconnectDb().catch(() => {});
-    })());
-  const database = await provideDatabase({ log, beforeStop: finishJobs });
-  worker = await startWorker();
+  const database = await provideDatabase({ log, beforeStop: runShutdownHooks });
+  onShutdown(disconnectDb);
+  const worker = await startWorker();
+  onShutdown(async () => {
+    await worker.stop().catch((error: unknown) => log(`stop failed: ${String(error)}`));
+  });
   startBackgroundTasks(); // sweeps are safe on any number of processes
   log(`working on video jobs (concurrency ${config.WORKER_CONCURRENCY}, pid ${process.pid})`);
 
@@ -30,7 +28,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: finishing running jobs, then stopping`);
-    await finishJobs();
+    await runShutdownHooks(); // running jobs finish, then the pool closes
     if (database.embedded) await database.stop().catch(() => {});
     process.exit(0);
   };

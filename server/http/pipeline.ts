@@ -116,30 +116,21 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         return replayResponse(judgeExisting(existing, fingerprint), requestId);
       }
       try {
-        if (charge) {
-          const claimed = await claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
+        const claim = charge
+          ? await claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
             units: charge.units,
             operation: charge.operation,
             requestId,
             concurrency: ctx.key.concurrency,
             leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
-          });
-          if (claimed.kind === 'refused') throw claimed.error;
-          if (claimed.kind === 'existing') {
-            const replay = judgeExisting(claimed.existing, fingerprint); // or throws 409 / 422
-            await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-            return replayResponse(replay, requestId);
-          }
-          recordId = claimed.recordId;
-          hold = { ...claimed.hold, units: charge.units };
-        } else {
-          const claim = await claimIdempotencyKey(scope, fingerprint); // 8.
-          if (claim.kind === 'replay') {
-            await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-            return replayResponse(claim, requestId);
-          }
-          recordId = claim.recordId;
+          })
+          : await claimIdempotencyKey(scope, fingerprint); // 8.
+        if (claim.kind === 'replay') {
+          await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+          return replayResponse(claim, requestId);
         }
+        recordId = claim.recordId;
+        if (charge && claim.kind === 'held') hold = { ...claim.hold, units: charge.units };
       } catch (error) {
         if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
         throw error;

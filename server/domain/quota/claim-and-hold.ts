@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { getProvisionalPool } from '../../db/client';
-import type { ApiError } from '../errors';
 import {
   CLAIM_CTE,
   claimIdempotencyKey,
   claimValues,
+  judgeExisting,
   releaseIdempotencyKey,
-  type ExistingRow,
+  type ClaimResult,
   type IdempotencyScope,
 } from '../idempotency/idempotency-store';
 import { HOLD_OUTCOME_COLUMNS, holdRefusal, holdUnits, unitHoldCtes, type Hold, type HoldOutcome, type HoldRequest } from './unit-holds';
@@ -14,13 +14,11 @@ import { HOLD_OUTCOME_COLUMNS, holdRefusal, holdUnits, unitHoldCtes, type Hold, 
 // A paid request's idempotency claim and unit hold in one statement (one round trip): the
 // hold is taken only when the claim was, and the record that kept the key is read in the
 // same statement, so the common outcomes (held, replay, 409, 422, 402) need nothing more.
+// A refused hold frees the key again and throws (402, 429 concurrency, 401), as do 409 and 422.
 
 export type ClaimAndHoldResult =
   | { kind: 'held'; recordId: string; hold: Hold }
-  /** Another request holds or held the key: judge it with judgeExisting. */
-  | { kind: 'existing'; existing: ExistingRow }
-  /** The key was claimed and freed again, because the hold was refused. */
-  | { kind: 'refused'; error: ApiError };
+  | Extract<ClaimResult, { kind: 'replay' }>;
 
 interface Row extends HoldOutcome {
   record_id: string | null;
@@ -58,22 +56,21 @@ export async function claimAndHold(
     const refusal = holdRefusal(row, request.units, request.concurrency);
     if (refusal) {
       await releaseIdempotencyKey(row.record_id);
-      return { kind: 'refused', error: refusal };
+      throw refusal;
     }
     // The key's row changed while the statement ran: the claim stands, hold again on its own.
     return holdForClaim(row.record_id, scope, request);
   }
   if (row.fingerprint !== null && row.existing_status !== null) {
-    return {
-      kind: 'existing',
-      existing: { fingerprint: row.fingerprint, status: row.existing_status, response_status: row.response_status, response_body: row.response_body },
-    };
+    return judgeExisting( // a replay, or throws 409 / 422
+      { fingerprint: row.fingerprint, status: row.existing_status, response_status: row.response_status, response_body: row.response_body },
+      fingerprint,
+    );
   }
   // The record that kept the key was written after this statement's snapshot was taken (or
   // freed since): the two-step claim settles it, then the hold follows.
   const claim = await claimIdempotencyKey(scope, fingerprint);
-  if (claim.kind === 'replay') return { kind: 'existing', existing: { fingerprint, status: 'completed', response_status: claim.status, response_body: claim.body } };
-  return holdForClaim(claim.recordId, scope, request);
+  return claim.kind === 'replay' ? claim : holdForClaim(claim.recordId, scope, request);
 }
 
 /** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
