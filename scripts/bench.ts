@@ -65,19 +65,34 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
+/** CPU time (user + system) in ms from a /proc stat file; throws when the process is gone. */
+function cpuMsOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, USER_HZ = 100
+}
+
 /** CPU time (user + system) per process, in ms, from /proc/<pid>/stat. */
 function cpuByPid(pids: number[]): Map<number, number> {
   const times = new Map<number, number>();
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      times.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, USER_HZ = 100
+      times.set(pid, cpuMsOf(`/proc/${pid}/stat`));
     } catch {
       // gone
     }
   }
   return times;
+}
+
+/** CPU ms of a process's main thread alone (the JavaScript thread; V8's GC and libuv helpers excluded). */
+function mainThreadCpu(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    return cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
+  } catch {
+    return 0;
+  }
 }
 
 /** CPU ms spent between two samples: processes that started meanwhile count from 0; ones that exited are lost. */
@@ -113,6 +128,8 @@ interface Measured {
   errors: number;
   /** CPU ms per request: the server process, and PostgreSQL (all its processes). */
   cpuServer?: number;
+  /** Of cpuServer, the main (JavaScript) thread's share. */
+  cpuServerMain?: number;
   cpuPg?: number;
   note?: string;
 }
@@ -227,9 +244,11 @@ async function measure(name: string, load: Load, pid?: number, note?: string): P
       }, 200)
     : undefined;
   const serverBefore = cpuByPid(pid ? [pid] : []);
+  const mainBefore = mainThreadCpu(pid);
   const pgBefore = cpuByPid(postmasterPid ? postgresPids() : []);
   const result = await drive(load);
   const serverCpu = cpuSpent(serverBefore, cpuByPid(pid ? [pid] : []));
+  const mainCpu = mainThreadCpu(pid) - mainBefore;
   const pgCpu = cpuSpent(pgBefore, cpuByPid(postmasterPid ? postgresPids() : []));
   if (sampler) clearInterval(sampler);
   return {
@@ -241,6 +260,7 @@ async function measure(name: string, load: Load, pid?: number, note?: string): P
     statuses: result.statuses,
     errors: result.errors,
     cpuServer: pid && result.total ? serverCpu / result.total : undefined,
+    cpuServerMain: pid && result.total ? mainCpu / result.total : undefined,
     cpuPg: result.total ? pgCpu / result.total : undefined,
     note,
   };
@@ -425,6 +445,8 @@ async function main(): Promise<void> {
   out('');
   out(`product / trivial route: ${fmt(ratioTrivial, 2)} x    product / bare floor: ${fmt(ratioBare, 2)} x`);
   out(`CPU ms per paid request: product ${fmt(product.cpuServer ?? 0, 2)}, of which the pipeline itself ~${fmt(handlerRow.cpuServer ?? 0, 2)} (handler in-process) and Next + HTTP the rest; trivial route ${fmt(trivial.cpuServer ?? 0, 2)}`);
+  const threads = (r: Measured) => `main thread ${fmt(r.cpuServerMain ?? 0, 2)} + other threads ${fmt((r.cpuServer ?? 0) - (r.cpuServerMain ?? 0), 2)}`;
+  out(`server CPU ms per request by thread (other threads: V8's garbage collector helpers, libuv): product ${threads(product)}; trivial route ${threads(trivial)}; 422 ${threads(r422)}`);
   out(`product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB during load, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`);
   for (const b of books) {
     out(`books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`);

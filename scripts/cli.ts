@@ -162,7 +162,14 @@ async function main(): Promise<number> {
     await program.parseAsync(process.argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) {
+      // Commander already printed the message and usage on stderr; --json still gets its one object.
+      if (json && error.exitCode !== 0) {
+        const message = error.message.replace(/^error: /, '');
+        process.stdout.write(`${JSON.stringify({ error: { code: 'invalid_arguments', message } })}\n`);
+      }
+      return error.exitCode;
+    }
     if (isApiError(error)) {
       const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);

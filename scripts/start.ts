@@ -10,7 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
-import { mergeSlashes } from './lib/merge-slashes';
+import { normalizeTarget, routedMethod } from './lib/normalize-request';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -45,7 +45,8 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((req, res) => {
-    req.url = mergeSlashes(req.url ?? '/');
+    req.url = normalizeTarget(req.url ?? '/');
+    req.method = routedMethod(req.method ?? 'GET');
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -42,7 +42,7 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
     const definition = formToDefinition(new FormData(event.currentTarget));
     const checked = packageDefinitionSchema.safeParse(definition);
     if (!checked.success) {
-      setErrors(toErrors(formatZodIssues(checked.error)));
+      setErrors(toErrors(formatZodIssues(checked.error, definition)));
       setMessage({ tone: 'error', text: 'Fix the highlighted fields.' });
       return;
     }

@@ -1,8 +1,22 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from './errors';
 
-/** zod issues as the envelope's `details.issues`: dotted path, stable code, readable message. */
-export function formatZodIssues(error: z.ZodError): ValidationIssue[] {
+/** The value at a zod issue's path in the parsed input (undefined when absent). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value;
+}
+
+/**
+ * zod issues as the envelope's `details.issues`: dotted path, stable code, readable message.
+ * A field of the wrong type is `invalid_type`; only a missing one is `required` (judged on the
+ * input itself: zod leaves the value out of its issues).
+ */
+export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
@@ -14,7 +28,7 @@ export function formatZodIssues(error: z.ZodError): ValidationIssue[] {
       };
     }
     const code =
-      issue.code === 'invalid_type' && issue.input === undefined
+      issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined
         ? 'required'
         : issue.code === 'custom'
           ? ((issue.params?.code as string | undefined) ?? 'invalid')

@@ -1,12 +1,20 @@
 import { ApiError } from '../domain/errors';
 
-const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+// `application/json`, optionally `; charset=utf-8` (bare or quoted) or an empty parameter (RFC 9110 allows `;` alone).
+const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*(?:charset\s*=\s*(?:utf-8|"utf-8")\s*)?)?$/i;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9\-_.~:]{8,128}$/;
 
-/** `application/json`, optionally with `charset=utf-8` in any case; anything else is 415. */
+/**
+ * `application/json`, optionally with `charset=utf-8` in any case; anything else is 415, and so
+ * is a body in a content coding (gzip, ...) the API does not decode (RFC 9110 §15.5.16).
+ */
 export function requireJsonContentType(request: Request): void {
   const value = request.headers.get('content-type');
   if (value === null || !JSON_CONTENT_TYPE.test(value.trim())) throw new ApiError('unsupported_media_type');
+  const coding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new ApiError('unsupported_media_type', { message: 'Content-Encoding is not supported: send the JSON body uncompressed.' });
+  }
 }
 
 /** The key bare (`abc12345`) or as an RFC 8941 string (`"abc12345"`); both name the same key. */
@@ -17,4 +25,26 @@ export function readIdempotencyKey(request: Request): string {
   const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
   if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_idempotency_key');
   return key;
+}
+
+const HOST = /^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The first value of a possibly comma-separated forwarding header. */
+function firstForwarded(request: Request, name: string): string | undefined {
+  return request.headers.get(name)?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * The origin the client used, for URLs handed back to it (uploads, outputs) when PUBLIC_BASE_URL
+ * is not set: the forwarded or direct Host and protocol. A malformed value falls back to the
+ * server's own origin. Only the caller's own response is affected: the URLs' signatures do not
+ * cover the host.
+ */
+export function publicOrigin(request: Request, configured: string | undefined): string {
+  if (configured) return configured;
+  const own = new URL(request.url);
+  const host = firstForwarded(request, 'x-forwarded-host') ?? request.headers.get('host') ?? '';
+  const proto = firstForwarded(request, 'x-forwarded-proto')?.toLowerCase();
+  const protocol = proto === 'https' || proto === 'http' ? proto : own.protocol.slice(0, -1);
+  return HOST.test(host) ? `${protocol}://${host.toLowerCase()}` : own.origin;
 }

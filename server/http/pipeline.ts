@@ -16,7 +16,7 @@ import { claimAndHold } from '../domain/quota/claim-and-hold';
 import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds';
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
 import { formatZodIssues } from '../domain/zod-issues';
-import { readIdempotencyKey, requireJsonContentType } from './headers';
+import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { newRequestId } from './request-id';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
@@ -69,7 +69,7 @@ async function routeContext(request: Request, requestId: string, next?: NextCont
   const key = await authenticateKey(request.headers.get('authorization'));
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
-  const origin = getConfig().PUBLIC_BASE_URL ?? new URL(request.url).origin;
+  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL);
   return { request, requestId, key, params, origin };
 }
 
@@ -94,7 +94,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const bytes = await readBodyBytes(request); // 5. 413
       const json = parseJsonObject(bytes); // 6. 400
       const parsed = spec.schema.safeParse(json); // 7. 422
-      if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error));
+      if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, json));
       const prepared = await spec.prepare(parsed.data, ctx);
 
       // `/v1/text/generate/` reaches the same route (no redirect): one scope for both spellings.
@@ -133,6 +133,10 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         if (charge && claim.kind === 'held') hold = { ...claim.hold, units: charge.units };
       } catch (error) {
         if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+        // The concurrency limit's 429 tells the minute's count too, as the per-minute 429 does.
+        if (isApiError(error) && error.code === 'rate_limited') {
+          throw new ApiError('rate_limited', { message: error.message, retryAfter: error.retryAfter, headers: { ...rateLimitHeaders(rate), ...error.headers } });
+        }
         throw error;
       }
 
@@ -223,9 +227,13 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 type Method = (typeof METHODS)[number];
 type Handler = (request: Request, next?: NextContext) => Promise<Response>;
 
-/** The exports of a /v1 route file: the given methods, and 405 with `Allow` for every other. */
-export function routeMethods(handlers: Partial<Record<Method, Handler>>): Record<Method, Handler> {
-  const allow = Object.keys(handlers).join(', ');
+/**
+ * The exports of a /v1 route file: the given methods, HEAD wherever GET is (RFC 9110 §9.3.2; the
+ * server sends no body for it), and 405 with `Allow` for every other.
+ */
+export function routeMethods(given: Partial<Record<Method, Handler>>): Record<Method, Handler> {
+  const handlers = given.GET && !given.HEAD ? { ...given, HEAD: given.GET } : given;
+  const allow = METHODS.filter((method) => handlers[method]).join(', ');
   const notAllowed: Handler = async () => {
     const requestId = newRequestId();
     const response = toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), requestId);

@@ -18,7 +18,7 @@ const commonHeaders = {
 };
 const retryAfter = { description: 'Seconds to wait before retrying with the same Idempotency-Key.', schema: { type: 'integer' as const, minimum: 1 } };
 const rateHeaders = {
-  'RateLimit-Limit': { description: 'Requests allowed per minute by the key’s package.', schema: { type: 'integer' as const } },
+  'RateLimit-Limit': { description: 'Requests allowed per minute by the key’s package (on fresh answers; a replay carries the stored response’s headers only).', schema: { type: 'integer' as const } },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
   'RateLimit-Reset': { description: 'Seconds until the minute window resets.', schema: { type: 'integer' as const } },
 };
@@ -114,6 +114,17 @@ export function buildOpenApiDocument(serverUrl?: string) {
       '/v1/uploads': { post: post('Create a direct private upload', 'createUpload', jobs.createUploadRequest, { status: 201, schema: jobs.uploadSchema, description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).' }) },
       '/v1/uploads/{uploadId}/complete': {
         post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload.' }, z.object({ uploadId: z.string().meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
+      },
+      '/v1/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This OpenAPI document (public: no API key needed)',
+          security: [],
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document of /v1.', headers: commonHeaders, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+            ...errorResponses([405]),
+          },
+        },
       },
       '/v1/jobs/{jobId}': {
         get: {

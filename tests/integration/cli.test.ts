@@ -98,6 +98,14 @@ describe('cli --help', () => {
     const badUnits = await runCli(['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', '0'], dataDir);
     expect(badUnits.code).toBe(1);
     expect(badUnits.stderr).toMatch(/--units <n>.*at least 1/);
+    expect(badUnits.stdout).toBe('');
+    // With --json, stdout still carries exactly one JSON object.
+    for (const args of [['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', 'abc', '--json'], ['keys', 'create', '--json']]) {
+      const result = await runCli(args, dataDir);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_arguments', message: expect.any(String) } });
+      expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    }
   });
 });
 

@@ -144,7 +144,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     // No idempotency key is needed on GET, and POST is not a method of the route.
     const post = await call(jobRoute.POST, `/v1/jobs/${jobId}`, {}, { key: owner.key, params: { jobId } });
     expectEnvelope(post, 405, 'method_not_allowed');
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
 
     await waitForStatus(owner.key, jobId, ['succeeded', 'failed']);
   });

@@ -170,9 +170,10 @@ describe('422 validation_error: schema', () => {
   it('input is required, non-empty, a string, well-formed Unicode', async () => {
     expectIssue(await text({}), 'input', 'required');
     expectIssue(await text({ input: '' }), 'input', 'too_small');
-    expectIssue(await text({ input: 5 }), 'input');
-    expectIssue(await text({ input: null }), 'input');
-    expectIssue(await text({ input: ['a'] }), 'input');
+    // Present but of the wrong type is not "required".
+    expectIssue(await text({ input: 5 }), 'input', 'invalid_type');
+    expectIssue(await text({ input: null }), 'input', 'invalid_type');
+    expectIssue(await text({ input: ['a'] }), 'input', 'invalid_type');
     expectIssue(await raw('{"input":"\\ud800"}'), 'input', 'invalid_string');
   });
 

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
@@ -274,11 +275,28 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
     expect(response.headers.get('cache-control') ?? '(no Cache-Control header)').toBe('no-store');
   });
 
+  it('the OpenAPI document lists every /v1 route file, with its methods', async () => {
+    const document = await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json() as { paths: Record<string, object> };
+    const routeFiles = (readdirSync('app/v1', { recursive: true }) as string[])
+      .filter((file) => file.endsWith('route.ts') && !file.includes('[[...'))
+      .map((file) => `/v1/${file.replace(/\/?route\.ts$/, '')}`.replace(/\[(\w+)\]/g, '{$1}'));
+    expect(routeFiles.length).toBeGreaterThanOrEqual(10);
+    expect(Object.keys(document.paths).sort()).toEqual(routeFiles.sort());
+    for (const path of routeFiles) expect(Object.keys(document.paths[path]!).length, path).toBeGreaterThan(0);
+  });
+
+  it('HEAD /v1/openapi.json answers as GET does (the server drops the body)', async () => {
+    const response = await openApiRoute.HEAD(new Request('http://127.0.0.1/v1/openapi.json', { method: 'HEAD' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('wrong methods on /v1/openapi.json are the 405 envelope with Allow (the route answers every method)', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       const response = await openApiRoute[method](new Request('http://127.0.0.1/v1/openapi.json', { method }));
       expect(response.status, method).toBe(405);
-      expect(response.headers.get('allow')).toBe('GET');
+      expect(response.headers.get('allow')).toBe('GET, HEAD');
       expect(response.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
     }
   });

@@ -140,6 +140,10 @@ describe('concurrency', () => {
     const limited = results.find((r) => r.status === 429)!;
     expectEnvelope(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The minute's count is told on this 429 too (the limit is the package's requests per minute).
+    expect(limited.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+    expect(Number(limited.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+    expect(limited.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
     expect(fake.callCount).toBe(2);
     expect(fake.maxActive).toBeLessThanOrEqual(2);
     expect(await remainingUnits(id)).toBe(8);

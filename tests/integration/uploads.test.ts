@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { POST as createPost, GET as createGet } from '@/app/v1/uploads/route';
+import * as uploadUrlRoute from '@/app/uploads/[uploadId]/route';
+import * as fileUrlRoute from '@/app/files/[...key]/route';
 import { uploadSchema } from '@/server/contract/jobs-and-uploads';
 import { getPrisma } from '@/server/db/client';
 import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
@@ -93,6 +95,19 @@ describe('POST /v1/uploads', () => {
     expectEnvelope(result, 405, 'method_not_allowed');
     expect(result.headers.get('allow')).toBe('POST');
   });
+
+  it('405 in the envelope for other methods on upload and output URLs', async () => {
+    for (const method of ['GET', 'POST', 'DELETE', 'PATCH'] as const) {
+      const result = await call(uploadUrlRoute[method], '/uploads/upl_AAAAAAAAAAAAAAAAAAAAAAAA?exp=1&sig=x', undefined, { method });
+      expectEnvelope(result, 405, 'method_not_allowed');
+      expect(result.headers.get('allow')).toBe('PUT');
+    }
+    for (const method of ['POST', 'PUT', 'DELETE'] as const) {
+      const result = await call(fileUrlRoute[method], '/files/outputs/x.png?exp=1&sig=x', undefined, { method });
+      expectEnvelope(result, 405, 'method_not_allowed');
+      expect(result.headers.get('allow')).toBe('GET, HEAD');
+    }
+  });
 });
 
 describe('direct PUT and complete', () => {
@@ -115,6 +130,10 @@ describe('direct PUT and complete', () => {
     const twice = await complete(owner.key, created.json.upload_id, sha256Hex(png));
     expect(twice.status).toBe(200);
     expect(twice.json).toEqual(done.json);
+    // Completing again still checks the digest the request asserts.
+    const wrongDigest = await complete(owner.key, created.json.upload_id, 'b'.repeat(64));
+    expectEnvelope(wrongDigest, 422, 'validation_error');
+    expect(wrongDigest.json.error.details.issues[0]).toMatchObject({ path: 'sha256', code: 'sha256_mismatch' });
 
     // A verified upload's bytes cannot be replaced through its URL.
     expectEnvelope(await putBytes(created.json.upload_url, png), 404, 'not_found');

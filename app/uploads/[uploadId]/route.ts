@@ -1,4 +1,6 @@
+import { routeMethods } from '@/server/http/pipeline';
 import { handleUploadPut } from '@/server/http/upload-put';
 
 export const dynamic = 'force-dynamic';
-export const PUT = handleUploadPut;
+// Other methods get 405 in the error envelope, as under /v1: upload URLs are part of the API.
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ PUT: handleUploadPut });

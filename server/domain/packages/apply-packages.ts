@@ -16,7 +16,7 @@ export interface ApplyResult {
 /** Parses a packages file body; every problem is reported with its dotted path. */
 export function parsePackagesFile(raw: unknown): PackagesFile {
   const parsed = packagesFileSchema.safeParse(raw);
-  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error), 'The packages file is invalid.');
+  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, raw), 'The packages file is invalid.');
   return parsed.data;
 }
 

@@ -22,7 +22,7 @@ export async function createPackageVersion(
   input: { definition: unknown; expectExisting?: boolean },
 ): Promise<CreateVersionResult> {
   const parsed = packageDefinitionSchema.safeParse(input.definition);
-  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error), 'The package definition is invalid.');
+  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, input.definition), 'The package definition is invalid.');
   const definition = parsed.data;
   const existing = await db.package.findUnique({ where: { slug: definition.slug }, select: { id: true } });
   if (input.expectExisting === true && !existing) {

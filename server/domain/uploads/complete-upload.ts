@@ -65,10 +65,11 @@ async function readBack(storageKey: string, mimeType: string, copyTo?: string): 
 }
 
 export async function completeUpload(upload: Upload, sha256: string): Promise<UploadView> {
-  if (upload.status === 'verified') return toUploadView(upload);
+  // Checked first, so a wrong digest is 422 whether or not the upload is already verified.
   if (sha256 !== upload.sha256) {
     throw mismatch('sha256', 'sha256_mismatch', 'sha256 differs from the digest declared when the upload was created.');
   }
+  if (upload.status === 'verified') return toUploadView(upload);
   // Stores that take uploads directly (S3, Vercel Blob) keep accepting PUTs to the upload's
   // key until its URL expires; the verified bytes are sealed under another key.
   const store = getObjectStore();

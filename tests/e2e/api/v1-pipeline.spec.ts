@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { expect, test, type APIResponse } from '@playwright/test';
 import { codeGenerateResponse, textGenerateResponse } from '../../../server/contract/generation';
 import { errorResponseSchema } from '../../../server/contract/errors';
@@ -90,6 +91,60 @@ test('a trailing or repeated slash names the same route, answered in the envelop
   await expectError(await request.get('/v1/nothing-here/', { maxRedirects: 0 }), 404, 'not_found');
 });
 
+/** A request exactly as written (method, target, Host), which fetch and Playwright would normalise. */
+function raw(baseURL: string, method: string, target: string, extra: Record<string, string> = {}, body?: string) {
+  const url = new URL(baseURL);
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: extra }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function expectRawError(response: Awaited<ReturnType<typeof raw>>, status: number, code: string) {
+  expect(response.status, response.text).toBe(status);
+  const body = errorResponseSchema.parse(JSON.parse(response.text));
+  expect(body.error.code).toBe(code);
+  expect(response.headers['x-request-id']).toBe(body.error.request_id);
+  expect(response.headers['cache-control']).toBe('no-store');
+}
+
+test('a path whose percent-encoding does not decode is the 404 envelope, not a bare 500', async ({ baseURL }) => {
+  for (const target of ['/v1/%zz', '/v1/%', '/v1/%E0%A4%A', '/v1/text/%zz?x=1']) {
+    expectRawError(await raw(baseURL!, 'GET', target), 404, 'not_found');
+  }
+  const post = await raw(baseURL!, 'POST', '/v1/text/%zz', headers(), JSON.stringify({ input: 'x' }));
+  expectRawError(post, 404, 'not_found');
+});
+
+test('methods Next does not route (TRACE, PROPFIND, ...) get the 405 envelope with Allow, or 404 off the map', async ({ baseURL }) => {
+  for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE']) {
+    const known = await raw(baseURL!, method, '/v1/text/generate', { Authorization: `Bearer ${key}` });
+    expectRawError(known, 405, 'method_not_allowed');
+    expect(known.headers['allow']).toBe('POST');
+    expectRawError(await raw(baseURL!, method, '/v1/nothing-here'), 404, 'not_found');
+  }
+});
+
+test('upload URLs name the host the client used (no PUBLIC_BASE_URL set)', async ({ baseURL }) => {
+  const declared = { purpose: 'image_input', filename: 'a.png', mime_type: 'image/png', size_bytes: 10, sha256: 'a'.repeat(64) };
+  const created = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), Host: 'api.example.test:8443' }, JSON.stringify(declared));
+  expect(created.status, created.text).toBe(201);
+  expect(JSON.parse(created.text).upload_url).toMatch(/^http:\/\/api\.example\.test:8443\/uploads\/upl_/);
+  const forwarded = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' }, JSON.stringify(declared));
+  expect(JSON.parse(forwarded.text).upload_url).toMatch(/^https:\/\/api\.example\.com\/uploads\/upl_/);
+});
+
+test('HEAD /v1/openapi.json answers like GET, without a body', async ({ baseURL }) => {
+  const head = await raw(baseURL!, 'HEAD', '/v1/openapi.json');
+  expect(head.status).toBe(200);
+  expect(head.text).toBe('');
+  expect(head.headers['cache-control']).toBe('no-store');
+});
+
 test('405 with Allow for a wrong method on a known path', async ({ request }) => {
   const response = await request.get('/v1/text/generate', { headers: { Authorization: `Bearer ${key}` } });
   await expectError(response, 405, 'method_not_allowed');
@@ -175,7 +230,7 @@ test('every /v1 response carries X-Request-Id and Cache-Control: no-store, the O
 test('a wrong method on /v1/openapi.json is the 405 envelope with Allow', async ({ request }) => {
   const wrongMethod = await request.post('/v1/openapi.json', { headers: headers(), data: {} });
   await expectError(wrongMethod, 405, 'method_not_allowed');
-  expect(wrongMethod.headers()['allow']).toBe('GET');
+  expect(wrongMethod.headers()['allow']).toBe('GET, HEAD');
 });
 
 test('/v1 has no health route: that lives at /healthz, outside the interface', async ({ request }) => {
