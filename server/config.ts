@@ -12,7 +12,7 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** Where the embedded PostgreSQL, local storage and generated secrets live. */
   WGS_DATA_DIR: z.string().default('.data'),
-  /** Public origin used in upload and output URLs; defaults to the request's own origin. */
+  /** Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto). */
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** HMAC secret for signed URLs; generated into the data dir when unset (single machine). */
   SIGNING_SECRET: z.string().min(32).optional(),
