@@ -10,7 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
-import { normalizeTarget, routedMethod } from './lib/normalize-request';
+import { normalizeTarget, repeatedAuthorization, routedMethod } from './lib/normalize-request';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -47,6 +47,8 @@ async function main(): Promise<void> {
   const server = createServer((req, res) => {
     req.url = normalizeTarget(req.url ?? '/');
     req.method = routedMethod(req.method ?? 'GET');
+    const authorization = repeatedAuthorization(req.rawHeaders);
+    if (authorization !== undefined) req.headers.authorization = authorization;
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -46,6 +46,19 @@ export function routedMethod(method: string): string {
   return ROUTED_METHODS.has(method) ? method : 'PATCH';
 }
 
+/**
+ * Node keeps only the first of repeated `Authorization` headers; credentials that disagree must
+ * not be settled by order. All values are handed on joined (as a proxy folding them would), which
+ * no key matches: 401. Undefined when the header is not repeated.
+ */
+export function repeatedAuthorization(rawHeaders: string[]): string | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1]!);
+  }
+  return values.length > 1 ? values.join(', ') : undefined;
+}
+
 export function normalizeTarget(target: string): string {
   return escapeMalformedPath(mergeSlashes(target));
 }

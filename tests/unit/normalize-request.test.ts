@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMalformedPath, mergeSlashes, normalizeTarget, routedMethod } from '../../scripts/lib/normalize-request';
+import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedAuthorization, routedMethod } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -40,5 +40,12 @@ describe('routedMethod', () => {
   it('keeps the methods Next routes and hands every other one on as PATCH', () => {
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(routedMethod(method)).toBe(method);
     for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK']) expect(routedMethod(method)).toBe('PATCH');
+  });
+});
+
+describe('repeatedAuthorization', () => {
+  it('joins repeated Authorization headers (any case) and leaves a single one alone', () => {
+    expect(repeatedAuthorization(['Host', 'x', 'Authorization', 'Bearer a'])).toBeUndefined();
+    expect(repeatedAuthorization(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b'])).toBe('Bearer a, Bearer b');
   });
 });

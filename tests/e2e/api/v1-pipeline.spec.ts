@@ -92,7 +92,7 @@ test('a trailing or repeated slash names the same route, answered in the envelop
 });
 
 /** A request exactly as written (method, target, Host), which fetch and Playwright would normalise. */
-function raw(baseURL: string, method: string, target: string, extra: Record<string, string> = {}, body?: string) {
+function raw(baseURL: string, method: string, target: string, extra: Record<string, string | string[]> = {}, body?: string) {
   const url = new URL(baseURL);
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: extra }, (res) => {
@@ -126,6 +126,16 @@ test('methods Next does not route (TRACE, PROPFIND, ...) get the 405 envelope wi
     expectRawError(known, 405, 'method_not_allowed');
     expect(known.headers['allow']).toBe('POST');
     expectRawError(await raw(baseURL!, method, '/v1/nothing-here'), 404, 'not_found');
+  }
+});
+
+test('two Authorization headers are refused (401), not settled by their order', async ({ baseURL }) => {
+  const other = cli<{ key: string }>('keys', 'create', '--package', 'starter').key;
+  const body = JSON.stringify({ input: 'two keys' });
+  for (const pair of [[`Bearer ${key}`, `Bearer ${other}`], [`Bearer ${key}`, `Bearer ${key}`]]) {
+    const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), Authorization: pair }, body);
+    expectRawError(response, 401, 'invalid_api_key');
+    expect(response.text).not.toContain(key);
   }
 });
 
