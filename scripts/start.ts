@@ -10,7 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
-import { normalizeTarget, repeatedAuthorization, routedMethod } from './lib/normalize-request';
+import { normalizeTarget, repeatedHeader, routedMethod } from './lib/normalize-request';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -46,9 +46,17 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   const server = createServer((req, res) => {
     req.url = normalizeTarget(req.url ?? '/');
-    req.method = routedMethod(req.method ?? 'GET');
-    const authorization = repeatedAuthorization(req.rawHeaders);
-    if (authorization !== undefined) req.headers.authorization = authorization;
+    const method = routedMethod(req.method ?? 'GET', req.url);
+    if (method === undefined) {
+      // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
+      res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+      return;
+    }
+    req.method = method;
+    for (const name of ['authorization', 'content-type'] as const) {
+      const joined = repeatedHeader(req.rawHeaders, name);
+      if (joined !== undefined) req.headers[name] = joined;
+    }
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -1,9 +1,13 @@
-// What `npm start` does to a request before Next routes it, so that every answer under /v1 comes
-// from the app's own routes, in the error envelope: Next would otherwise answer some targets and
-// methods itself (a 308 redirect, a bare 500 or 400).
+// What `npm start` does to a request before Next routes it, so that every answer of the API
+// (/v1, upload and output URLs) comes from the app's own routes, in the error envelope: Next would
+// otherwise answer some targets and methods itself (a 308 redirect, a bare 500 or 400).
 
 /** The methods Next's route handlers can be asked for. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']);
+/** Paths served by the API's own route files (every method answered: 405 or 404 in the envelope). */
+const API_PATH = /^\/(?:v1(?:[/?]|$)|uploads\/|files\/)/;
+/** The scheme and authority of an absolute-form target (`http://host:port`), kept as sent. */
+const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 function splitTarget(target: string): { path: string; rest: string } {
   const queryAt = target.indexOf('?');
@@ -12,8 +16,8 @@ function splitTarget(target: string): { path: string; rest: string } {
 
 /**
  * `/v1//text/generate` is served as `/v1/text/generate`, as nginx's merge_slashes does: Next would
- * answer it with a 308 redirect, outside the /v1 error envelope. Only an origin-form target
- * (`/path?query`) is touched, and never its query string.
+ * answer it with a 308 redirect, outside the /v1 error envelope. Only the path of an origin-form
+ * target (`/path?query`) is touched, never its query string.
  */
 export function mergeSlashes(target: string): string {
   if (!target.startsWith('/')) return target;
@@ -38,27 +42,35 @@ export function escapeMalformedPath(target: string): string {
   }
 }
 
+/** Both of the above, on an origin-form target or on the path of an absolute-form one. */
+export function normalizeTarget(target: string): string {
+  const authority = AUTHORITY.exec(target)?.[0] ?? '';
+  const originForm = target.slice(authority.length) || '/';
+  const normalized = escapeMalformedPath(mergeSlashes(originForm));
+  return authority ? authority + normalized : normalized;
+}
+
 /**
- * A method Next cannot route (TRACE, PROPFIND, ...) is handed on as PATCH, which no API route
+ * The method to hand Next, or undefined when `npm start` must answer 405 itself. A method Next
+ * cannot route (TRACE, PROPFIND, ...) on an API path goes on as PATCH, which no API route
  * accepts: known paths answer 405 with their `Allow` header, unknown /v1 paths 404.
  */
-export function routedMethod(method: string): string {
-  return ROUTED_METHODS.has(method) ? method : 'PATCH';
+export function routedMethod(method: string, target: string): string | undefined {
+  if (ROUTED_METHODS.has(method)) return method;
+  const path = target.slice(AUTHORITY.exec(target)?.[0].length ?? 0);
+  return API_PATH.test(path) ? 'PATCH' : undefined;
 }
 
 /**
- * Node keeps only the first of repeated `Authorization` headers; credentials that disagree must
- * not be settled by order. All values are handed on joined (as a proxy folding them would), which
- * no key matches: 401. Undefined when the header is not repeated.
+ * Node keeps only the first of some repeated headers (Authorization, Content-Type); values that
+ * disagree must not be settled by their order. All values are handed on joined, as a proxy folding
+ * them would, which no key and no accepted media type matches: 401 or 415. Undefined when the
+ * header is not repeated.
  */
-export function repeatedAuthorization(rawHeaders: string[]): string | undefined {
+export function repeatedHeader(rawHeaders: string[], name: string): string | undefined {
   const values: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === 'authorization') values.push(rawHeaders[i + 1]!);
+    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
   }
   return values.length > 1 ? values.join(', ') : undefined;
-}
-
-export function normalizeTarget(target: string): string {
-  return escapeMalformedPath(mergeSlashes(target));
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors';
 
-// `application/json`, optionally `; charset=utf-8` (bare or quoted) or an empty parameter (RFC 9110 allows `;` alone).
+// `application/json`, optionally followed by `; charset=utf-8` (bare or quoted, any case) or by a lone `;`.
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*(?:charset\s*=\s*(?:utf-8|"utf-8")\s*)?)?$/i;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9\-_.~:]{8,128}$/;
 

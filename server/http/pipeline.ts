@@ -227,12 +227,21 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 type Method = (typeof METHODS)[number];
 type Handler = (request: Request, next?: NextContext) => Promise<Response>;
 
+/** HEAD as GET answers it, without the body; the body is cancelled so a streamed object is closed, not leaked. */
+function headOf(get: Handler): Handler {
+  return async (request, next) => {
+    const response = await get(request, next);
+    await response.body?.cancel().catch(() => {});
+    return new Response(null, { status: response.status, headers: response.headers });
+  };
+}
+
 /**
  * The exports of a /v1 route file: the given methods, HEAD wherever GET is (RFC 9110 §9.3.2; the
  * server sends no body for it), and 405 with `Allow` for every other.
  */
 export function routeMethods(given: Partial<Record<Method, Handler>>): Record<Method, Handler> {
-  const handlers = given.GET && !given.HEAD ? { ...given, HEAD: given.GET } : given;
+  const handlers = given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given;
   const allow = METHODS.filter((method) => handlers[method]).join(', ');
   const notAllowed: Handler = async () => {
     const requestId = newRequestId();

@@ -3,7 +3,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { POST as speechPost } from '@/app/v1/audio/speech/route';
 import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
-import { GET as filesGet } from '@/app/files/[...key]/route';
+import { GET as filesGet, HEAD as filesHead } from '@/app/files/[...key]/route';
+import { readdirSync } from 'node:fs';
 import { POST as imagesPost, GET as imagesGet } from '@/app/v1/images/generate/route';
 import { audioSpeechResponse, audioTranscribeResponse, imagesGenerateResponse } from '@/server/contract/generation';
 import { getObjectStore } from '@/server/storage/get-object-store';
@@ -266,5 +267,21 @@ describe('signed /files URLs', () => {
     expect(served.bytes.toString()).toBe('RIFF....WAVE');
     const stored = await getObjectStore().get('outputs/test/served.wav');
     expect(sha256Hex(await buffer(stored!.body))).toBe(sha256Hex(Buffer.from('RIFF....WAVE')));
+  });
+
+  it('HEAD answers with the headers of GET and no body, and leaves no stored object open', async () => {
+    await getObjectStore().put('outputs/test/large.bin', Buffer.alloc(1024 * 1024, 7), 'video/mp4');
+    const url = signObjectUrl('http://127.0.0.1:3999', 'outputs/test/large.bin', 'video/mp4').url;
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    for (let i = 0; i < 20; i++) {
+      const head = await filesHead(new Request(url, { method: 'HEAD' }));
+      expect(head.status).toBe(200);
+      expect(head.body).toBeNull();
+      expect(head.headers.get('content-length')).toBe(String(1024 * 1024));
+      expect(head.headers.get('content-type')).toBe('video/mp4');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200)); // closing a file stream takes a turn of the loop
+    expect(openFiles() - before).toBeLessThan(5);
   });
 });

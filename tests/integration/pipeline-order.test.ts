@@ -275,7 +275,7 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
     expect(response.headers.get('cache-control') ?? '(no Cache-Control header)').toBe('no-store');
   });
 
-  it('the OpenAPI document lists every /v1 route file, with its methods', async () => {
+  it('the OpenAPI document lists every /v1 route file, each with an operation', async () => {
     const document = await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json() as { paths: Record<string, object> };
     const routeFiles = (readdirSync('app/v1', { recursive: true }) as string[])
       .filter((file) => file.endsWith('route.ts') && !file.includes('[[...'))

@@ -142,7 +142,7 @@ describe('concurrency', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // The minute's count is told on this 429 too (the limit is the package's requests per minute).
     expect(limited.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
-    expect(Number(limited.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+    expect(limited.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
     expect(limited.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
     expect(fake.callCount).toBe(2);
     expect(fake.maxActive).toBeLessThanOrEqual(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedAuthorization, routedMethod } from '../../scripts/lib/normalize-request';
+import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeader, routedMethod } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -13,7 +13,7 @@ describe('mergeSlashes (npm start, before Next routes a request)', () => {
     expect(mergeSlashes('/v1/text/generate/')).toBe('/v1/text/generate/');
   });
 
-  it('does not touch an absolute-form target', () => {
+  it('leaves an absolute-form target to normalizeTarget', () => {
     expect(mergeSlashes('http://127.0.0.1:3000//v1')).toBe('http://127.0.0.1:3000//v1');
   });
 });
@@ -31,21 +31,36 @@ describe('escapeMalformedPath (npm start, before Next routes a request)', () => 
     expect(escapeMalformedPath('/v1/text/generate?q=%zz')).toBe('/v1/text/generate?q=%zz');
   });
 
-  it('normalizeTarget merges slashes, then escapes', () => {
+  it('normalizeTarget merges slashes, then escapes, on the path of origin- and absolute-form targets', () => {
     expect(normalizeTarget('/v1//%zz')).toBe('/v1/%25zz');
+    expect(normalizeTarget('http://api.example.test:8080//v1/%zz?q=//%zz')).toBe('http://api.example.test:8080/v1/%25zz?q=//%zz');
+    expect(normalizeTarget('http://api.example.test')).toBe('http://api.example.test/');
+    expect(normalizeTarget('*')).toBe('*');
   });
 });
 
 describe('routedMethod', () => {
-  it('keeps the methods Next routes and hands every other one on as PATCH', () => {
-    for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']) expect(routedMethod(method)).toBe(method);
-    for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK']) expect(routedMethod(method)).toBe('PATCH');
+  it('keeps the methods Next routes, on every path', () => {
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+      expect(routedMethod(method, '/v1/text/generate')).toBe(method);
+      expect(routedMethod(method, '/keys')).toBe(method);
+    }
+  });
+
+  it('hands every other method on as PATCH on the API\'s paths only', () => {
+    for (const path of ['/v1', '/v1/', '/v1/text/generate', '/v1?x', '/uploads/upl_x', '/files/outputs/a.png', 'http://h/v1/jobs/job_x']) {
+      for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK']) expect(routedMethod(method, path), `${method} ${path}`).toBe('PATCH');
+    }
+    for (const path of ['/', '/keys', '/api/trpc/keys.list', '/v10', '/v1x', '/uploadsx', '/signin']) {
+      expect(routedMethod('TRACE', path), path).toBeUndefined();
+    }
   });
 });
 
-describe('repeatedAuthorization', () => {
-  it('joins repeated Authorization headers (any case) and leaves a single one alone', () => {
-    expect(repeatedAuthorization(['Host', 'x', 'Authorization', 'Bearer a'])).toBeUndefined();
-    expect(repeatedAuthorization(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b'])).toBe('Bearer a, Bearer b');
+describe('repeatedHeader', () => {
+  it('joins a repeated header (any case) and leaves a single one alone', () => {
+    expect(repeatedHeader(['Host', 'x', 'Authorization', 'Bearer a'], 'authorization')).toBeUndefined();
+    expect(repeatedHeader(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b'], 'authorization')).toBe('Bearer a, Bearer b');
+    expect(repeatedHeader(['Content-Type', 'application/json', 'content-type', 'text/plain'], 'content-type')).toBe('application/json, text/plain');
   });
 });

@@ -139,6 +139,18 @@ test('two Authorization headers are refused (401), not settled by their order', 
   }
 });
 
+test('a repeated Content-Type is 415, not settled by its order', async ({ baseURL }) => {
+  const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), 'Content-Type': ['application/json', 'text/plain'] }, JSON.stringify({ input: 'x' }));
+  expectRawError(response, 415, 'unsupported_media_type');
+});
+
+test('an absolute-form target is normalised too; off the API, unroutable methods are a plain 405', async ({ baseURL }) => {
+  expectRawError(await raw(baseURL!, 'GET', `${baseURL}/v1/%zz`), 404, 'not_found');
+  const page = await raw(baseURL!, 'TRACE', '/');
+  expect(page.status).toBe(405);
+  expect(page.headers['allow']).toBe('GET, HEAD, POST');
+});
+
 test('upload URLs name the host the client used (no PUBLIC_BASE_URL set)', async ({ baseURL }) => {
   const declared = { purpose: 'image_input', filename: 'a.png', mime_type: 'image/png', size_bytes: 10, sha256: 'a'.repeat(64) };
   const created = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), Host: 'api.example.test:8443' }, JSON.stringify(declared));
