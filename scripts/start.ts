@@ -10,7 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
-import { normalizeTarget, repeatedHeader, routedMethod } from './lib/normalize-request';
+import { normalizeTarget, repeatedHeader, routedMethod, toOriginForm } from './lib/normalize-request';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -45,7 +45,9 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer((req, res) => {
-    req.url = normalizeTarget(req.url ?? '/');
+    const originForm = toOriginForm(req.url ?? '/');
+    if (originForm.host) req.headers.host = originForm.host;
+    req.url = normalizeTarget(originForm.target);
     const method = routedMethod(req.method ?? 'GET', req.url);
     if (method === undefined) {
       // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.

@@ -6,8 +6,8 @@
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']);
 /** Paths served by the API's own route files (every method answered: 405 or 404 in the envelope). */
 const API_PATH = /^\/(?:v1(?:[/?]|$)|uploads\/|files\/)/;
-/** The scheme and authority of an absolute-form target (`http://host:port`), kept as sent. */
-const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+/** The scheme and authority of an absolute-form target (`http://user@host:port`); group 1 is the host. */
+const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/;
 
 function splitTarget(target: string): { path: string; rest: string } {
   const queryAt = target.indexOf('?');
@@ -42,12 +42,20 @@ export function escapeMalformedPath(target: string): string {
   }
 }
 
-/** Both of the above, on an origin-form target or on the path of an absolute-form one. */
+/**
+ * An absolute-form target (`GET http://host/v1/... HTTP/1.1`, as sent to proxies) in origin form,
+ * with the host it names: RFC 9112 §3.2.2 has the server use that host rather than the Host
+ * header. Next would answer the absolute form with a redirect of its own.
+ */
+export function toOriginForm(target: string): { target: string; host?: string } {
+  const authority = AUTHORITY.exec(target);
+  if (!authority) return { target };
+  return { target: target.slice(authority[0].length) || '/', host: authority[1] || undefined };
+}
+
+/** Both of the above, on an origin-form target. */
 export function normalizeTarget(target: string): string {
-  const authority = AUTHORITY.exec(target)?.[0] ?? '';
-  const originForm = target.slice(authority.length) || '/';
-  const normalized = escapeMalformedPath(mergeSlashes(originForm));
-  return authority ? authority + normalized : normalized;
+  return escapeMalformedPath(mergeSlashes(target));
 }
 
 /**
@@ -57,8 +65,7 @@ export function normalizeTarget(target: string): string {
  */
 export function routedMethod(method: string, target: string): string | undefined {
   if (ROUTED_METHODS.has(method)) return method;
-  const path = target.slice(AUTHORITY.exec(target)?.[0].length ?? 0);
-  return API_PATH.test(path) ? 'PATCH' : undefined;
+  return API_PATH.test(target) ? 'PATCH' : undefined;
 }
 
 /**

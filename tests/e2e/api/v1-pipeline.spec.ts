@@ -146,6 +146,8 @@ test('a repeated Content-Type is 415, not settled by its order', async ({ baseUR
 
 test('an absolute-form target is normalised too; off the API, unroutable methods are a plain 405', async ({ baseURL }) => {
   expectRawError(await raw(baseURL!, 'GET', `${baseURL}/v1/%zz`), 404, 'not_found');
+  const absolute = await raw(baseURL!, 'POST', `${baseURL}//v1/text/generate`, headers(), JSON.stringify({ input: 'absolute form' }));
+  expect(absolute.status, absolute.text).toBe(200);
   const page = await raw(baseURL!, 'TRACE', '/');
   expect(page.status).toBe(405);
   expect(page.headers['allow']).toBe('GET, HEAD, POST');
