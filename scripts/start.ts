@@ -10,7 +10,7 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
-import { normalizeTarget, repeatedHeader, routedMethod, toOriginForm } from './lib/normalize-request';
+import { normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -55,10 +55,7 @@ async function main(): Promise<void> {
       return;
     }
     req.method = method;
-    for (const name of ['authorization', 'content-type'] as const) {
-      const joined = repeatedHeader(req.rawHeaders, name);
-      if (joined !== undefined) req.headers[name] = joined;
-    }
+    Object.assign(req.headers, repeatedHeaders(req.rawHeaders));
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -34,6 +34,7 @@ export function mergeSlashes(target: string): string {
 export function escapeMalformedPath(target: string): string {
   if (!target.startsWith('/')) return target;
   const { path, rest } = splitTarget(target);
+  if (!path.includes('%')) return target;
   try {
     decodeURIComponent(path);
     return target;
@@ -48,6 +49,7 @@ export function escapeMalformedPath(target: string): string {
  * header. Next would answer the absolute form with a redirect of its own.
  */
 export function toOriginForm(target: string): { target: string; host?: string } {
+  if (target.startsWith('/')) return { target }; // origin form, nearly every request
   const authority = AUTHORITY.exec(target);
   if (!authority) return { target };
   return { target: target.slice(authority[0].length) || '/', host: authority[1] || undefined };
@@ -68,16 +70,21 @@ export function routedMethod(method: string, target: string): string | undefined
   return API_PATH.test(target) ? 'PATCH' : undefined;
 }
 
+/** Headers Node keeps only the first of when repeated, and whose order must not settle a request. */
+const SINGLE_VALUE_HEADERS = ['authorization', 'content-type'] as const;
+
 /**
- * Node keeps only the first of some repeated headers (Authorization, Content-Type); values that
- * disagree must not be settled by their order. All values are handed on joined, as a proxy folding
- * them would, which no key and no accepted media type matches: 401 or 415. Undefined when the
- * header is not repeated.
+ * Node keeps only the first of a repeated Authorization or Content-Type; values that disagree must
+ * not be settled by their order. For each such header that is repeated, all its values joined (as
+ * a proxy folding them would), which no key and no accepted media type matches: 401 or 415.
  */
-export function repeatedHeader(rawHeaders: string[], name: string): string | undefined {
-  const values: string[] = [];
+export function repeatedHeaders(rawHeaders: string[]): Partial<Record<(typeof SINGLE_VALUE_HEADERS)[number], string>> {
+  const values: Partial<Record<(typeof SINGLE_VALUE_HEADERS)[number], string[]>> = {};
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+    const name = rawHeaders[i]!.toLowerCase() as (typeof SINGLE_VALUE_HEADERS)[number];
+    if (SINGLE_VALUE_HEADERS.includes(name)) (values[name] ??= []).push(rawHeaders[i + 1]!);
   }
-  return values.length > 1 ? values.join(', ') : undefined;
+  const repeated: Partial<Record<(typeof SINGLE_VALUE_HEADERS)[number], string>> = {};
+  for (const name of SINGLE_VALUE_HEADERS) if ((values[name]?.length ?? 0) > 1) repeated[name] = values[name]!.join(', ');
+  return repeated;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeader, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -68,10 +68,10 @@ describe('routedMethod', () => {
   });
 });
 
-describe('repeatedHeader', () => {
+describe('repeatedHeaders', () => {
   it('joins a repeated header (any case) and leaves a single one alone', () => {
-    expect(repeatedHeader(['Host', 'x', 'Authorization', 'Bearer a'], 'authorization')).toBeUndefined();
-    expect(repeatedHeader(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b'], 'authorization')).toBe('Bearer a, Bearer b');
-    expect(repeatedHeader(['Content-Type', 'application/json', 'content-type', 'text/plain'], 'content-type')).toBe('application/json, text/plain');
+    expect(repeatedHeaders(['Host', 'x', 'Authorization', 'Bearer a']).authorization).toBeUndefined();
+    expect(repeatedHeaders(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b']).authorization).toBe('Bearer a, Bearer b');
+    expect(repeatedHeaders(['Content-Type', 'application/json', 'content-type', 'text/plain'])['content-type']).toBe('application/json, text/plain');
   });
 });

@@ -22,13 +22,25 @@ const headers = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** The error envelope, with X-Request-Id equal to error.request_id and Cache-Control: no-store. */
+function expectEnvelope(answer: Answer, status: number, code: string) {
+  expect(answer.status, answer.text).toBe(status);
+  const body = errorResponseSchema.parse(JSON.parse(answer.text));
+  expect(body.error.code).toBe(code);
+  expect(answer.headers['x-request-id']).toBe(body.error.request_id);
+  expect(answer.headers['cache-control']).toBe('no-store');
+  return body;
+}
+
 async function expectError(response: APIResponse, status: number, code: string) {
   const text = await response.text();
-  expect(response.status(), text).toBe(status);
-  const body = errorResponseSchema.parse(JSON.parse(text));
-  expect(body.error.code).toBe(code);
-  expect(response.headers()['x-request-id']).toBe(body.error.request_id);
-  expect(response.headers()['cache-control']).toBe('no-store');
+  const body = expectEnvelope({ status: response.status(), headers: response.headers(), text }, status, code);
   expect(text).not.toContain(key);
   return body;
 }
@@ -94,7 +106,7 @@ test('a trailing or repeated slash names the same route, answered in the envelop
 /** A request exactly as written (method, target, Host), which fetch and Playwright would normalise. */
 function raw(baseURL: string, method: string, target: string, extra: Record<string, string | string[]> = {}, body?: string) {
   const url = new URL(baseURL);
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
+  return new Promise<Answer>((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: extra }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
@@ -104,28 +116,20 @@ function raw(baseURL: string, method: string, target: string, extra: Record<stri
   });
 }
 
-function expectRawError(response: Awaited<ReturnType<typeof raw>>, status: number, code: string) {
-  expect(response.status, response.text).toBe(status);
-  const body = errorResponseSchema.parse(JSON.parse(response.text));
-  expect(body.error.code).toBe(code);
-  expect(response.headers['x-request-id']).toBe(body.error.request_id);
-  expect(response.headers['cache-control']).toBe('no-store');
-}
-
 test('a path whose percent-encoding does not decode is the 404 envelope, not a bare 500', async ({ baseURL }) => {
   for (const target of ['/v1/%zz', '/v1/%', '/v1/%E0%A4%A', '/v1/text/%zz?x=1']) {
-    expectRawError(await raw(baseURL!, 'GET', target), 404, 'not_found');
+    expectEnvelope(await raw(baseURL!, 'GET', target), 404, 'not_found');
   }
   const post = await raw(baseURL!, 'POST', '/v1/text/%zz', headers(), JSON.stringify({ input: 'x' }));
-  expectRawError(post, 404, 'not_found');
+  expectEnvelope(post, 404, 'not_found');
 });
 
 test('methods Next does not route (TRACE, PROPFIND, ...) get the 405 envelope with Allow, or 404 off the map', async ({ baseURL }) => {
   for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE']) {
     const known = await raw(baseURL!, method, '/v1/text/generate', { Authorization: `Bearer ${key}` });
-    expectRawError(known, 405, 'method_not_allowed');
+    expectEnvelope(known, 405, 'method_not_allowed');
     expect(known.headers['allow']).toBe('POST');
-    expectRawError(await raw(baseURL!, method, '/v1/nothing-here'), 404, 'not_found');
+    expectEnvelope(await raw(baseURL!, method, '/v1/nothing-here'), 404, 'not_found');
   }
 });
 
@@ -134,18 +138,18 @@ test('two Authorization headers are refused (401), not settled by their order', 
   const body = JSON.stringify({ input: 'two keys' });
   for (const pair of [[`Bearer ${key}`, `Bearer ${other}`], [`Bearer ${key}`, `Bearer ${key}`]]) {
     const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), Authorization: pair }, body);
-    expectRawError(response, 401, 'invalid_api_key');
+    expectEnvelope(response, 401, 'invalid_api_key');
     expect(response.text).not.toContain(key);
   }
 });
 
 test('a repeated Content-Type is 415, not settled by its order', async ({ baseURL }) => {
   const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), 'Content-Type': ['application/json', 'text/plain'] }, JSON.stringify({ input: 'x' }));
-  expectRawError(response, 415, 'unsupported_media_type');
+  expectEnvelope(response, 415, 'unsupported_media_type');
 });
 
 test('an absolute-form target is normalised too; off the API, unroutable methods are a plain 405', async ({ baseURL }) => {
-  expectRawError(await raw(baseURL!, 'GET', `${baseURL}/v1/%zz`), 404, 'not_found');
+  expectEnvelope(await raw(baseURL!, 'GET', `${baseURL}/v1/%zz`), 404, 'not_found');
   const absolute = await raw(baseURL!, 'POST', `${baseURL}//v1/text/generate`, headers(), JSON.stringify({ input: 'absolute form' }));
   expect(absolute.status, absolute.text).toBe(200);
   const page = await raw(baseURL!, 'TRACE', '/');
