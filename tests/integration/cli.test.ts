@@ -287,6 +287,9 @@ describe('cli on its own embedded PostgreSQL', () => {
 
     const revoked = parseJsonOutput(ok(await runCli(['keys', 'revoke', issued.id as string, '--json'], dataDir)));
     expect(revoked).toMatchObject({ id: issued.id, status: 'revoked', revoked_at: expect.any(String) });
+    const toppedRevoked = await runCli(['keys', 'topup', issued.id as string, '--units', '5', '--json'], dataDir);
+    expect(toppedRevoked.code).toBe(1);
+    expect(parseJsonOutput(toppedRevoked)).toMatchObject({ error: { code: 'validation_error', details: { issues: [{ code: 'key_revoked' }] } } });
     const activeOnly = parseJsonOutput(ok(await runCli(['keys', 'list', '--status', 'active', '--json'], dataDir)));
     expect(activeOnly).toEqual({ keys: [] });
 

@@ -66,13 +66,20 @@ export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Pro
   });
 }
 
-/** Adds units in one atomic increment, so a top-up never races with requests spending units. */
+/**
+ * Adds units in one atomic increment, so a top-up never races with requests spending units.
+ * A revoked or expired key can never spend them again, so it is refused rather than sold units.
+ */
 export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units: number): Promise<KeyView> {
   if (!Number.isInteger(units) || units < 1 || units > 1_000_000_000) {
     throw ApiError.validation([{ path: 'units', code: 'invalid', message: 'units must be a whole number from 1 to 1,000,000,000' }]);
   }
   return db.$transaction(async (tx) => {
     const before = await findKey(tx, id);
+    const inactive = before.status === 'revoked' ? 'revoked' : before.expiresAt && before.expiresAt <= new Date() ? 'expired' : null;
+    if (inactive) {
+      throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` }]);
+    }
     const after = await tx.apiKey.update({
       where: { id: before.id },
       data: { remainingUnits: { increment: units } },

@@ -51,6 +51,8 @@ describe('keys', () => {
     const { id } = await caller.keys.issue({ packageSlug: slug });
     expect((await caller.keys.topUp({ id, units: 15 })).remaining_units).toBe(25);
     expect((await caller.keys.revoke({ id })).status).toBe('revoked');
+    await expectTrpcError(caller.keys.topUp({ id, units: 5 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    expect((await caller.keys.get({ id })).remaining_units).toBe(25);
     const entries = await getPrisma().auditLog.findMany({ where: { targetId: id }, orderBy: { id: 'asc' } });
     expect(entries.map((entry) => [entry.action, entry.actorLabel])).toEqual([
       ['key.create', operator.email],
