@@ -42,7 +42,11 @@ const sha256 = z.string().regex(/^[a-f0-9]{64}$/, 'must be a lowercase hex SHA-2
 
 export const createUploadRequest = z
   .strictObject({
-    purpose: z.enum(UPLOAD_PURPOSES),
+    purpose: z.enum(UPLOAD_PURPOSES).meta({
+      description: 'Must fit mime_type (image_input: image/*, audio_input: audio/*, video_input: video/*) and be taken by an '
+        + "operation of the key's package (images.generate: image_input; videos.generate: image_input or video_input; "
+        + 'audio.transcribe: audio_input or video_input), else 422.',
+    }),
     filename: text(1, 180),
     mime_type: z.enum(UPLOAD_MIME_TYPES),
     size_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES),

@@ -15,5 +15,11 @@ export const IMAGE_OUTPUT_FORMATS = ['png', 'jpeg', 'webp'] as const;
 export const SPEECH_OUTPUT_FORMATS = ['mp3', 'wav'] as const;
 export const TIMESTAMP_MODES = ['none', 'segment'] as const;
 
-/** Operations that take an uploaded input; a key with none of them may not create uploads. */
-export const UPLOAD_TAKING_OPERATIONS: readonly Operation[] = ['images.generate', 'videos.generate', 'audio.transcribe'];
+export type UploadPurpose = 'image_input' | 'video_input' | 'audio_input';
+
+/** The upload purposes each upload-taking operation accepts as its input (CONTRACT.md §5). */
+export const INPUT_UPLOAD_PURPOSES = {
+  'images.generate': ['image_input'],
+  'videos.generate': ['image_input', 'video_input'],
+  'audio.transcribe': ['audio_input', 'video_input'],
+} as const satisfies Partial<Record<Operation, readonly UploadPurpose[]>>;

@@ -63,8 +63,27 @@ describe('POST /v1/uploads', () => {
     const noInput = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: false } } });
     expectEnvelope(await createUpload(textOnly.key, IMAGE, png), 403, 'forbidden');
     expectEnvelope(await createUpload(noInput.key, IMAGE, png), 403, 'forbidden');
+  });
+
+  it('422 not_allowed_by_package for a purpose no operation of the package takes', async () => {
     const transcribeOnly = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } } });
-    expect((await createUpload(transcribeOnly.key, IMAGE, png)).status).toBe(201);
+    const wav = await sampleWav();
+    expect((await createUpload(transcribeOnly.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, wav)).status).toBe(201);
+    expect((await createUpload(transcribeOnly.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'v.mp4' }, wav)).status).toBe(201);
+    const image = await createUpload(transcribeOnly.key, IMAGE, png);
+    expectEnvelope(image, 422, 'validation_error');
+    expect(image.json.error.details.issues).toEqual([expect.objectContaining({ path: 'purpose', code: 'not_allowed_by_package' })]);
+
+    const imagesOnly = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true } } });
+    expect((await createUpload(imagesOnly.key, IMAGE, png)).status).toBe(201);
+    for (const declared of [{ purpose: 'audio_input', mime_type: 'audio/wav' }, { purpose: 'video_input', mime_type: 'video/mp4' }] as const) {
+      const refused = await createUpload(imagesOnly.key, declared, png);
+      expectEnvelope(refused, 422, 'validation_error');
+      expect(refused.json.error.details.issues[0]).toMatchObject({ path: 'purpose', code: 'not_allowed_by_package' });
+    }
+    const videosWithInput = await createTestKey({ operations: { 'videos.generate': { engine: 'local', units: 1, input_uploads: true } } });
+    expect((await createUpload(videosWithInput.key, { purpose: 'video_input', mime_type: 'video/mp4' }, png)).status).toBe(201);
+    expectEnvelope(await createUpload(videosWithInput.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, png), 422, 'validation_error');
   });
 
   it('422 when the purpose does not fit the mime type', async () => {

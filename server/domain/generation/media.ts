@@ -6,6 +6,7 @@ import { resolveEngine } from '../../providers/resolve-engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
+import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine } from './call-engine';
@@ -51,7 +52,7 @@ export async function prepareImagesGenerate(
       throw ApiError.validation([{ path: 'input_upload_id', code: 'not_allowed_by_package',
         message: "input_upload_id: this key's package does not take input uploads for images.generate." }]);
     }
-    input = await resolveInputUpload(key, body.input_upload_id, ['image_input']);
+    input = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
   }
   return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
@@ -100,7 +101,7 @@ export async function prepareAudioTranscribe(
   const settings = operationSettings(key, 'audio.transcribe');
   const language = allowedValue('language', body.language, settings.languages);
   const timestamps = allowedValue('timestamps', body.timestamps, settings.timestamps, 'segment');
-  const input = await resolveInputUpload(key, body.input_upload_id, ['audio_input', 'video_input']);
+  const input = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
   return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 

@@ -2,6 +2,7 @@ import type { JobView, VideosGenerateRequest } from '../../contract/jobs-and-upl
 import { getConfig } from '../../config';
 import { getPool } from '../../db/client';
 import { ApiError } from '../errors';
+import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { resolveInputUpload } from '../uploads/resolve-input-upload';
@@ -31,7 +32,7 @@ export async function prepareVideosGenerate(body: VideosGenerateRequest, key: Au
         message: "input_upload_id: this key's package does not take input uploads for videos.generate.",
       }]);
     }
-    const upload = await resolveInputUpload(key, body.input_upload_id, ['image_input', 'video_input']);
+    const upload = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
     inputUpload = { storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };

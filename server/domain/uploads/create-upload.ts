@@ -5,6 +5,7 @@ import { getPrisma } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signUploadUrl } from '../../storage/upload-urls';
 import { ApiError } from '../errors';
+import { INPUT_UPLOAD_PURPOSES, type UploadPurpose } from '../operations';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { toUploadView } from './upload-view';
 
@@ -12,14 +13,33 @@ import { toUploadView } from './upload-view';
 
 const PURPOSE_MIME_PREFIX = { image_input: 'image/', audio_input: 'audio/', video_input: 'video/' } as const;
 
-/** Scope of POST /v1/uploads: the package sells an operation that takes an uploaded input. */
-export function canCreateUploads(key: AuthenticatedKey): boolean {
+/** The upload purposes some operation of the key's package takes as input. */
+function usablePurposes(key: AuthenticatedKey): Set<UploadPurpose> {
   const ops = key.operations;
-  return Boolean(ops['images.generate']?.input_uploads || ops['videos.generate']?.input_uploads || ops['audio.transcribe']);
+  return new Set<UploadPurpose>([
+    ...(ops['images.generate']?.input_uploads ? INPUT_UPLOAD_PURPOSES['images.generate'] : []),
+    ...(ops['videos.generate']?.input_uploads ? INPUT_UPLOAD_PURPOSES['videos.generate'] : []),
+    ...(ops['audio.transcribe'] ? INPUT_UPLOAD_PURPOSES['audio.transcribe'] : []),
+  ]);
 }
 
-/** Step 7 checks: the purpose fits the mime type (422), the size fits the package (413). */
+/** Scope of POST /v1/uploads: the package sells an operation that takes an uploaded input. */
+export const canCreateUploads = (key: AuthenticatedKey): boolean => usablePurposes(key).size > 0;
+
+/**
+ * Step 7 checks: the purpose fits the mime type and some operation of the package (422), the
+ * size fits the package (413). An upload no operation of the key could take is refused up front
+ * rather than accepted, stored and only refused when used.
+ */
 export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadRequest): CreateUploadRequest {
+  const usable = usablePurposes(key);
+  if (!usable.has(body.purpose)) {
+    throw ApiError.validation([{
+      path: 'purpose',
+      code: 'not_allowed_by_package',
+      message: `purpose: no operation of this key's package takes ${body.purpose} uploads (allowed: ${[...usable].join(', ')}).`,
+    }]);
+  }
   if (!body.mime_type.startsWith(PURPOSE_MIME_PREFIX[body.purpose])) {
     throw ApiError.validation([{
       path: 'mime_type',

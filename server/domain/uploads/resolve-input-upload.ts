@@ -3,7 +3,7 @@ import { getPrisma } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
-import type { UploadPurpose } from './upload-view';
+import type { UploadPurpose } from '../operations';
 
 export interface InputUpload {
   id: string;

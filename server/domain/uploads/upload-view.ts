@@ -1,8 +1,6 @@
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import type { Upload } from '../../db/generated/client';
 
-export type UploadPurpose = 'image_input' | 'video_input' | 'audio_input';
-
 /** The Upload resource of CONTRACT.md §5 (without the direct-upload fields of the 201). */
 export function toUploadView(upload: Upload): UploadView {
   return {
