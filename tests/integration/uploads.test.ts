@@ -7,7 +7,7 @@ import * as fileUrlRoute from '@/app/files/[...key]/route';
 import { uploadSchema } from '@/server/contract/jobs-and-uploads';
 import { getPrisma } from '@/server/db/client';
 import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
-import { resolveInputUpload } from '@/server/domain/uploads/resolve-input-upload';
+import { loadUploadBytes, resolveInputUpload } from '@/server/domain/uploads/resolve-input-upload';
 import { authenticateKey } from '@/server/domain/keys/authenticate-key';
 import { signUploadUrl } from '@/server/storage/upload-urls';
 import { getConfig } from '@/server/config';
@@ -156,6 +156,37 @@ describe('direct PUT and complete', () => {
 
     // A verified upload's bytes cannot be replaced through its URL.
     expectEnvelope(await putBytes(created.json.upload_url, png), 404, 'not_found');
+  });
+
+  it('a PUT still streaming when complete verifies cannot replace the verified bytes', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const id = created.json.upload_id;
+    expect((await putBytes(created.json.upload_url, png)).status).toBe(200);
+    // A second PUT of other bytes of the same size starts, and stalls after its first chunk.
+    const other = Buffer.from(png);
+    other[other.length - 1]! ^= 0xff;
+    let finish!: () => void;
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(other.subarray(0, 16)));
+        finish = () => {
+          controller.enqueue(new Uint8Array(other.subarray(16)));
+          controller.close();
+        };
+      },
+    });
+    const latePut = putBytes(created.json.upload_url, stalled);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const done = await complete(owner.key, id, sha256Hex(png));
+    expect(done.status, done.text).toBe(200);
+    finish();
+    expectEnvelope(await latePut, 404, 'not_found');
+
+    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
+    const input = await resolveInputUpload(ownerKey, id, ['image_input']);
+    expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
+    // The late bytes were not kept anywhere.
+    expect(existsSync(storedPath(`uploads/${owner.id}/${id}`))).toBe(false);
   });
 
   it('a PUT larger than size_bytes is refused with 413 and stores nothing', async () => {

@@ -32,10 +32,10 @@ interface StoredFacts {
 }
 
 /**
- * Reads the stored object once: size, SHA-256 and leading bytes. With `copyTo`, the same pass
- * writes the bytes to a key no client can write to, so what was verified cannot be replaced.
+ * Reads the stored object once: size, SHA-256 and leading bytes, and in the same pass writes
+ * the bytes to `copyTo`, a key no client can write to, so what was verified cannot be replaced.
  */
-async function readBack(storageKey: string, mimeType: string, copyTo?: string): Promise<StoredFacts | null> {
+async function readBack(storageKey: string, mimeType: string, copyTo: string): Promise<StoredFacts | null> {
   const store = getObjectStore();
   const object = await store.get(storageKey);
   if (!object) return null;
@@ -56,11 +56,7 @@ async function readBack(storageKey: string, mimeType: string, copyTo?: string): 
       yield buf;
     }
   }
-  if (copyTo) {
-    await store.put(copyTo, Readable.from(measured()), mimeType);
-  } else {
-    for await (const _ of measured()); // eslint-disable-line @typescript-eslint/no-unused-vars
-  }
+  await store.put(copyTo, Readable.from(measured()), mimeType);
   return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
 }
 
@@ -70,13 +66,14 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
     throw mismatch('sha256', 'sha256_mismatch', 'sha256 differs from the digest declared when the upload was created.');
   }
   if (upload.status === 'verified') return toUploadView(upload);
-  // Stores that take uploads directly (S3, Vercel Blob) keep accepting PUTs to the upload's
-  // key until its URL expires; the verified bytes are sealed under another key.
+  // A PUT may still be streaming to the upload's key while this runs (and S3 or Vercel Blob
+  // accept PUTs there until the URL expires), so the bytes verified here are sealed, in the
+  // same pass, under a key no client can write to: a later PUT cannot replace them.
   const store = getObjectStore();
-  const sealedKey = store.createDirectUpload ? `${upload.storageKey}.verified` : undefined;
+  const sealedKey = `${upload.storageKey}.verified`;
   const stored = await readBack(upload.storageKey, upload.mimeType, sealedKey);
   if (!stored) throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
-  const discardSealed = async () => { if (sealedKey) await store.delete(sealedKey).catch(() => {}); };
+  const discardSealed = () => store.delete(sealedKey).catch(() => {});
   if (stored.size !== upload.sizeBytes) {
     await discardSealed();
     throw mismatch('size_bytes', 'size_mismatch', `The stored object has ${stored.size} bytes; ${upload.sizeBytes} were declared.`);
@@ -95,15 +92,14 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
   const updated = await getPrisma().upload.updateMany({
     where: { id: upload.id, status: 'pending', expiresAt: { gt: now } },
     data: {
-      status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256,
-      ...(sealedKey ? { storageKey: sealedKey } : {}),
+      status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256, storageKey: sealedKey,
     },
   });
   const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
   if (updated.count === 0) {
     await discardSealed();
     if (current.status !== 'verified') throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
-  } else if (sealedKey) {
+  } else {
     await store.delete(upload.storageKey).catch(() => {}); // the unsealed copy is no longer referenced
   }
   return toUploadView(current);

@@ -49,6 +49,11 @@ export async function receiveUploadBytes(uploadId: string, body: Readable, conte
     where: { id: uploadId, status: 'pending' },
     data: { receivedBytes: received, receivedSha256: sha256 },
   });
-  if (updated.count === 0) throw gone();
+  if (updated.count === 0) {
+    // Completed (its verified bytes are sealed under another key) or expired while these bytes
+    // streamed in: they belong to nothing, so they are not kept.
+    await getObjectStore().delete(upload.storageKey).catch(() => {});
+    throw gone();
+  }
   return { upload_id: uploadId, received_bytes: received, sha256 };
 }
