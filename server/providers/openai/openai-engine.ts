@@ -10,6 +10,7 @@ import type {
   TranscribeTask,
   VideoTask,
 } from '../engine';
+import { checkedMedia } from '../checked-media';
 import { ProviderUnavailableError } from '../engine';
 
 // Any OpenAI-compatible server, through the official client with its own timeout and
@@ -142,7 +143,7 @@ export class OpenAiEngine implements Engine {
           )
         : await this.client.images.generate({ model: this.model, prompt, output_format: task.format }, { signal });
       const data = response.data?.[0];
-      if (data?.b64_json) return { bytes: Buffer.from(data.b64_json, 'base64'), mimeType: IMAGE_MIME[task.format] };
+      if (data?.b64_json) return checkedMedia(Buffer.from(data.b64_json, 'base64'), IMAGE_MIME[task.format], `${this.name} image`);
       throw new ProviderUnavailableError('the provider returned no image data');
     });
   }
@@ -155,7 +156,7 @@ export class OpenAiEngine implements Engine {
       );
       const bytes = Buffer.from(await response.arrayBuffer());
       if (bytes.length === 0) throw new ProviderUnavailableError('the provider returned no audio');
-      return { bytes, mimeType: task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav' };
+      return checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav', `${this.name} speech`);
     });
   }
 
@@ -198,7 +199,7 @@ export class OpenAiEngine implements Engine {
       }
       if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');
       const content = await this.client.videos.downloadContent(video.id, { signal });
-      return { bytes: Buffer.from(await content.arrayBuffer()), mimeType: 'video/mp4' };
+      return checkedMedia(Buffer.from(await content.arrayBuffer()), 'video/mp4', `${this.name} video`);
     });
   }
 }

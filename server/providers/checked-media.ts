@@ -1,0 +1,24 @@
+import sharp from 'sharp';
+import { ProviderUnavailableError, type MediaResult } from './engine';
+import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES, type AcceptedMimeType } from './local/sniff-mime';
+
+// A provider's media is checked before anyone is charged for it: the bytes must be the format
+// that was asked for. An image in another image format is converted (some servers ignore
+// output_format); anything else is a failed call (503, units released), never a broken file sold.
+
+const SHARP_FORMATS = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' } as const;
+
+export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType, what: string): Promise<MediaResult> {
+  const sniffed = await sniffMime(bytes.subarray(0, SNIFF_BYTES));
+  if (mimeMatchesDeclared(mimeType, sniffed)) return { bytes, mimeType };
+  const target = SHARP_FORMATS[mimeType as keyof typeof SHARP_FORMATS];
+  if (target && sniffed && sniffed in SHARP_FORMATS) {
+    try {
+      return { bytes: await sharp(bytes).toFormat(target).toBuffer(), mimeType };
+    } catch {
+      // undecodable despite its magic bytes: refused below
+    }
+  }
+  console.error(`[provider ${what}] returned ${sniffed ?? 'bytes of no recognised format'} instead of ${mimeType}`);
+  throw new ProviderUnavailableError(`the provider's output is not ${mimeType}`);
+}

@@ -1,0 +1,87 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GET as filesGet } from '@/app/files/[...key]/route';
+import { POST as speechPost } from '@/app/v1/audio/speech/route';
+import { POST as imagesPost } from '@/app/v1/images/generate/route';
+import { resetConfigForTests } from '@/server/config';
+import { synthesizeSpeech } from '@/server/providers/local/speech';
+import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
+import { samplePng } from './support/storage/uploads';
+import { startFakeMediaProvider, type FakeMediaProvider } from './support/providers/fake-media-provider';
+
+// Media from an OpenAI-compatible provider is checked before it is sold: the format asked for
+// (an image in another image format is converted), else 503 and nothing charged.
+
+process.env.FAKE_MEDIA_KEY = 'sk-fake-media-0123456789';
+process.env.PROVIDER_MAX_RETRIES = '0';
+resetConfigForTests();
+
+const HTML = Buffer.from('<!doctype html><html><body>Service temporarily paused</body></html>');
+let fake: FakeMediaProvider;
+let key: TestKey;
+
+beforeAll(async () => {
+  fake = await startFakeMediaProvider();
+  key = await createTestKey({
+    quota: 100,
+    providers: { media: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_MEDIA_KEY' } },
+    operations: {
+      'images.generate': { engine: 'media:image-model', units: 5, output_formats: ['png', 'webp'] },
+      'audio.speech': { engine: 'media:speech-model', units: 3, output_formats: ['wav', 'mp3'] },
+    },
+  });
+});
+afterAll(() => fake.close());
+
+async function output(url: string): Promise<{ type: string | null; bytes: Buffer }> {
+  const response = await filesGet(new Request(url));
+  expect(response.status).toBe(200);
+  return { type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
+}
+
+describe('images from a provider', () => {
+  it('the format asked for is sold as it came; another image format is converted to it', async () => {
+    fake.image = await samplePng();
+    const asked = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
+    expect(asked.status, asked.text).toBe(200);
+    const png = await output(asked.json.output.url);
+    expect(png.bytes.equals(fake.image)).toBe(true);
+
+    fake.image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).jpeg().toBuffer();
+    const converted = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
+    expect(converted.status, converted.text).toBe(200);
+    const webp = await output(converted.json.output.url);
+    expect(webp.type).toBe('image/webp');
+    expect((await sharp(webp.bytes).metadata()).format).toBe('webp');
+    expect(converted.json.usage.charged_units).toBe(5);
+  });
+
+  it('bytes that are no image, or an undecodable one, are 503 and charge nothing', async () => {
+    const pngHeaderOnly = (await samplePng()).subarray(0, 40);
+    for (const bytes of [HTML, Buffer.alloc(0), pngHeaderOnly.subarray(0, 8)]) {
+      fake.image = bytes;
+      const before = await remainingUnits(key.id);
+      const result = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
+      expectEnvelope(result, 503, 'provider_unavailable');
+      expect(result.text).not.toContain('paused');
+      expect(await remainingUnits(key.id)).toBe(before);
+    }
+  });
+});
+
+describe('speech from a provider', () => {
+  it('audio of the format asked for is sold; anything else is 503 and charges nothing', async () => {
+    fake.speech = (await synthesizeSpeech({ text: 'Hello.', format: 'wav' })).bytes;
+    const wav = await call(speechPost, '/v1/audio/speech', { text: 'Hello.', output_format: 'wav' }, { key: key.key });
+    expect(wav.status, wav.text).toBe(200);
+    expect((await output(wav.json.output.url)).bytes.subarray(0, 4).toString()).toBe('RIFF');
+
+    for (const [bytes, format] of [[fake.speech, 'mp3'], [HTML, 'wav']] as const) {
+      fake.speech = bytes;
+      const before = await remainingUnits(key.id);
+      const result = await call(speechPost, '/v1/audio/speech', { text: 'Hello.', output_format: format }, { key: key.key });
+      expectEnvelope(result, 503, 'provider_unavailable');
+      expect(await remainingUnits(key.id)).toBe(before);
+    }
+  });
+});
