@@ -124,6 +124,8 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     const again = jobSchema.parse((await getJob(owner.key, job.job_id)).json);
     expect((await download(again.result!.url)).bytes.equals(file.bytes)).toBe(true);
     expect(again.result!.url).toContain(`/files/outputs/${owner.id}/${job.job_id}.mp4?`);
+    // Fresh on each read, even two reads within the same second.
+    expect(again.result!.url).not.toBe(view.result!.url);
   });
 
   it('gives 404 to another key, for unknown ids and for malformed ids; 401 without a valid key', async () => {

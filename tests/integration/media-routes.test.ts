@@ -238,6 +238,8 @@ describe('signed /files URLs', () => {
     const variants: ((u: URL) => void)[] = [
       (u) => u.searchParams.set('exp', String(Number(u.searchParams.get('exp')) + 3600)),
       (u) => u.searchParams.set('type', 'text/html'),
+      (u) => u.searchParams.set('n', 'AAAAAAAAAAAA'),
+      (u) => u.searchParams.delete('n'),
       (u) => {
         const sig = u.searchParams.get('sig')!;
         u.searchParams.set('sig', `${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`); // always a different signature
