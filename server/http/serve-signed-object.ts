@@ -5,7 +5,7 @@ import { verifyObjectUrl } from '../storage/signed-urls';
 import { newRequestId } from './request-id';
 import { baseHeaders, toErrorResponse } from './responses';
 
-/** GET /files/<key>?exp&type&sig: streams a private object to whoever holds a valid, unexpired URL. */
+/** GET /files/<key>?exp&type&n&sig: streams a private object to whoever holds a valid, unexpired URL. */
 export async function serveSignedObject(request: Request): Promise<Response> {
   const requestId = newRequestId();
   try {
