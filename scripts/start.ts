@@ -3,14 +3,16 @@
 // builds the app when no build exists, then serves API and dashboard on PORT.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import next from 'next';
 import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
+import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -44,8 +46,20 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createServer((req, res) => {
+  const answer = (res: ServerResponse, { status, headers, body }: ProtocolAnswer) =>
+    res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
+  // Without a Host Node would answer a bare 400 itself; the check below answers in the envelope.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    const repeated = repeatedHeaders(req.rawHeaders);
+    if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
+      answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
+      return;
+    }
     const originForm = toOriginForm(req.url ?? '/');
+    if (!originForm.target.startsWith('/')) {
+      answer(res, nonPathTargetAnswer(req.method ?? '', originForm.target));
+      return;
+    }
     if (originForm.host) req.headers.host = originForm.host;
     req.url = normalizeTarget(originForm.target);
     const method = routedMethod(req.method ?? 'GET', req.url);
@@ -55,15 +69,22 @@ async function main(): Promise<void> {
       return;
     }
     req.method = method;
-    Object.assign(req.headers, repeatedHeaders(req.rawHeaders));
+    Object.assign(req.headers, repeated);
     void handle(req, res);
   });
+  server.on('clientError', answerClientError);
+  server.on('connect', (_req, socket: Duplex) => socket.end(rawAnswer(connectAnswer())));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   // Next prepares the app (instrumentation.ts) on its first request: make that request now, so
   // the example packages, sweeps and workers are in place before anyone is told it is ready.
   const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
   if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
+  // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
+  // app has none), and drops every other upgrade's connection. Without a listener Node serves a
+  // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
+  // RFC 9110 §7.8 allows.
+  server.removeAllListeners('upgrade');
   log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)`);
 
   let stopping = false;

@@ -71,12 +71,13 @@ export function routedMethod(method: string, target: string): string | undefined
 }
 
 /** Headers Node keeps only the first of when repeated, and whose order must not settle a request. */
-const SINGLE_VALUE_HEADERS = ['authorization', 'content-type'] as const;
+const SINGLE_VALUE_HEADERS = ['authorization', 'content-type', 'host'] as const;
 
 /**
- * Node keeps only the first of a repeated Authorization or Content-Type; values that disagree must
- * not be settled by their order. For each such header that is repeated, all its values joined (as
- * a proxy folding them would), which no key and no accepted media type matches: 401 or 415.
+ * Node keeps only the first of a repeated Authorization, Content-Type or Host; values that
+ * disagree must not be settled by their order. For each such header that is repeated, all its
+ * values joined (as a proxy folding them would), which no key and no accepted media type matches:
+ * 401 or 415. A repeated Host is refused outright (400, RFC 9112 §3.2).
  */
 export function repeatedHeaders(rawHeaders: string[]): Partial<Record<(typeof SINGLE_VALUE_HEADERS)[number], string>> {
   const values: Partial<Record<(typeof SINGLE_VALUE_HEADERS)[number], string[]>> = {};

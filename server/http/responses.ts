@@ -49,6 +49,8 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   }
   const extra: Record<string, string> = { ...apiError.headers };
   if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
+  // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
+  if (apiError.status === 401) extra['WWW-Authenticate'] = 'Bearer realm="api"';
   const body: { error: Record<string, unknown> } = {
     error: {
       code: apiError.code,

@@ -52,6 +52,7 @@ describe('step 1: 401 invalid_api_key comes before everything else', () => {
         method: 'POST',
       });
       expectEnvelope(result, 401, 'invalid_api_key');
+      expect(result.headers.get('www-authenticate')).toBe('Bearer realm="api"');
       expect(result.text).not.toContain(key);
       expect(result.text).not.toContain(unknown);
     }

@@ -73,5 +73,7 @@ describe('repeatedHeaders', () => {
     expect(repeatedHeaders(['Host', 'x', 'Authorization', 'Bearer a']).authorization).toBeUndefined();
     expect(repeatedHeaders(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b']).authorization).toBe('Bearer a, Bearer b');
     expect(repeatedHeaders(['Content-Type', 'application/json', 'content-type', 'text/plain'])['content-type']).toBe('application/json, text/plain');
+    expect(repeatedHeaders(['Host', 'a.example', 'host', 'b.example']).host).toBe('a.example, b.example');
+    expect(repeatedHeaders(['Host', 'a.example']).host).toBeUndefined();
   });
 });

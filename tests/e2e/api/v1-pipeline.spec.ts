@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { expect, test, type APIResponse } from '@playwright/test';
 import { codeGenerateResponse, textGenerateResponse } from '../../../server/contract/generation';
 import { errorResponseSchema } from '../../../server/contract/errors';
@@ -164,6 +165,66 @@ test('upload URLs name the host the client used (no PUBLIC_BASE_URL set)', async
   expect(JSON.parse(created.text).upload_url).toMatch(/^http:\/\/api\.example\.test:8443\/uploads\/upl_/);
   const forwarded = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' }, JSON.stringify(declared));
   expect(JSON.parse(forwarded.text).upload_url).toMatch(/^https:\/\/api\.example\.com\/uploads\/upl_/);
+});
+
+/** Bytes written to a fresh connection; the first response read back (status, headers, body). */
+function rawBytes(baseURL: string, bytes: string) {
+  const url = new URL(baseURL);
+  return new Promise<Answer>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let data = Buffer.alloc(0);
+    const parsed = () => {
+      const at = data.indexOf('\r\n\r\n');
+      if (at === -1) return undefined;
+      const [statusLine, ...lines] = data.subarray(0, at).toString('latin1').split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      const status = Number(statusLine!.split(' ')[1]);
+      const length = headers['content-length'] ?? (status === 204 ? '0' : undefined);
+      return { status, headers, body: data.subarray(at + 4), length: length === undefined ? undefined : Number(length) };
+    };
+    const done = (answer: NonNullable<ReturnType<typeof parsed>>) => {
+      socket.destroy();
+      resolve({ status: answer.status, headers: answer.headers, text: answer.body.subarray(0, answer.length).toString('utf8') });
+    };
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const answer = parsed();
+      if (answer?.length !== undefined && answer.body.length >= answer.length) done(answer);
+    });
+    socket.on('end', () => {
+      const answer = parsed();
+      if (answer) done(answer);
+      else reject(new Error(`no response: ${JSON.stringify(data.toString('latin1'))}`));
+    });
+    socket.on('error', reject);
+    socket.write(bytes);
+  });
+}
+
+test('a request offering a protocol upgrade (curl --http2: Upgrade: h2c) is served as HTTP/1.1', async ({ baseURL }) => {
+  const upgrade = { Connection: 'Upgrade, HTTP2-Settings', Upgrade: 'h2c', 'HTTP2-Settings': 'AAMAAABkAARAAAAAAAIAAAAA' };
+  const generated = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), ...upgrade }, JSON.stringify({ input: 'over h2c?' }));
+  expect(generated.status, generated.text).toBe(200);
+  expect(JSON.parse(generated.text).object).toBe('generation');
+  const websocket = await raw(baseURL!, 'GET', '/v1/jobs/job_nothing', { Connection: 'Upgrade', Upgrade: 'websocket' });
+  expectEnvelope(websocket, 401, 'invalid_api_key');
+});
+
+test("what Node's parser refuses, and targets that are no path, are answered in the envelope", async ({ baseURL }) => {
+  const host = new URL(baseURL!).host;
+  const options = await rawBytes(baseURL!, `OPTIONS * HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  expect(options.status).toBe(204);
+  expect(options.headers['allow']).toBe('GET, HEAD, POST, PUT');
+  expect(options.headers['x-request-id']).toMatch(/^req_/);
+  expectEnvelope(await rawBytes(baseURL!, `GET * HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 400, 'invalid_request');
+  expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nHost: other.example\r\n\r\n`), 400, 'invalid_request');
+  expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\n\r\n`), 400, 'invalid_request');
+  expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'invalid_request');
+  expectEnvelope(await rawBytes(baseURL!, `POST /v1/text/generate HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`), 400, 'invalid_request');
+  expectEnvelope(await rawBytes(baseURL!, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 405, 'method_not_allowed');
+  // HTTP/1.0 needs no Host.
+  expect((await rawBytes(baseURL!, 'GET /v1/openapi.json HTTP/1.0\r\n\r\n')).status).toBe(200);
 });
 
 test('HEAD /v1/openapi.json answers like GET, without a body', async ({ baseURL }) => {
