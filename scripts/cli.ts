@@ -1,13 +1,14 @@
 // The operator CLI (CONTRACT.md §7): `npm run cli -- <command>`. It works on the same
 // database as the app, whether the app is running (it shares its embedded PostgreSQL) or not.
 import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { extname, resolve } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { getPrisma, disconnectDb } from '../server/db/client';
 import { provideDatabase, type ProvidedDatabase } from '../server/db/provide-database';
 import { CLI_ACTOR } from '../server/domain/actor';
 import { isApiError } from '../server/domain/errors';
+import { findDuplicateMember } from '../server/http/duplicate-keys';
 import { issueKey } from '../server/domain/keys/issue-key';
 import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys';
 import { createOperator } from '../server/domain/operators/create-operator';
@@ -25,24 +26,34 @@ function output(json: boolean, value: unknown, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
 
+/** Decimal digits only: `1e3`, `0x10` or `12.0` are refused rather than read as some number. */
 const positiveInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1, in decimal digits');
   return n;
 };
 
-function readPackagesFile(path: string): unknown {
+function readPackagesFile(file: string): unknown {
+  // npm run starts scripts in the project root; a relative path means the operator's directory.
+  const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    throw new Error(`Cannot read ${path}`);
+    throw new Error(`Cannot read ${file}`);
   }
+  const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
+  let parsed: unknown;
   try {
-    return ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
+    parsed = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new Error(`${path} is not valid ${extname(path).match(/ya?ml/i) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+    throw new Error(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
   }
+  // JSON.parse keeps the last of a repeated member silently (YAML refuses it): which value was
+  // meant cannot be told, so the file is refused, as a request body would be.
+  const repeated = yaml ? undefined : findDuplicateMember(text);
+  if (repeated !== undefined) throw new Error(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
+  return parsed;
 }
 
 const program = new Command('cli')
@@ -98,7 +109,7 @@ keys
   .command('list')
   .description('List API keys, newest first')
   .option('--package <slug>', 'only keys of this package')
-  .option('--status <status>', 'active or revoked')
+  .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked']))
   .option('--limit <n>', 'how many (default 100)', positiveInt)
   .option('--json', 'print {"keys":[...]}')
   .action((options: { package?: string; status?: 'active' | 'revoked'; limit?: number; json?: boolean }) =>

@@ -100,7 +100,13 @@ describe('cli --help', () => {
     expect(badUnits.stderr).toMatch(/--units <n>.*at least 1/);
     expect(badUnits.stdout).toBe('');
     // With --json, stdout still carries exactly one JSON object.
-    for (const args of [['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', 'abc', '--json'], ['keys', 'create', '--json']]) {
+    for (const args of [
+      ['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', 'abc', '--json'],
+      ['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', '1e3', '--json'],
+      ['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', '0x10', '--json'],
+      ['keys', 'list', '--status', 'sleeping', '--json'],
+      ['keys', 'create', '--json'],
+    ]) {
       const result = await runCli(args, dataDir);
       expect(result.code).toBe(1);
       expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_arguments', message: expect.any(String) } });
@@ -192,6 +198,12 @@ describe('cli on its own embedded PostgreSQL', () => {
     const syntax = await runCli(['packages', 'apply', notJson], dataDir);
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/not valid JSON/);
+    // A repeated member (here the slug) is refused, not settled by JSON.parse keeping the last;
+    // a relative path is read from the operator's directory (npm's INIT_CWD), not the project's.
+    writeFileSync(join(dataDir, 'repeated.json'), readFileSync(EXAMPLE, 'utf8').replace('"slug": "starter",', '"slug": "starter", "slug": "text-only",'));
+    const repeated = await runCli(['packages', 'apply', 'repeated.json'], dataDir, undefined, { INIT_CWD: dataDir });
+    expect(repeated.code).toBe(1);
+    expect(repeated.stderr).toMatch(/repeated\.json is not valid JSON: the member "slug" appears twice/);
     const missingFile = await runCli(['packages', 'apply', join(dataDir, 'nope.json')], dataDir);
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);

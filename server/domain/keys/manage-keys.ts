@@ -4,6 +4,9 @@ import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
+/** remaining_units is a PostgreSQL integer. */
+const MAX_REMAINING_UNITS = 2_147_483_647;
+
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 async function findKey(db: Prisma.TransactionClient, id: string) {
@@ -80,11 +83,16 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
     if (inactive) {
       throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` }]);
     }
-    const after = await tx.apiKey.update({
-      where: { id: before.id },
+    // Conditional, so a balance can never pass the column's range however top-ups race.
+    const { count } = await tx.apiKey.updateMany({
+      where: { id: before.id, remainingUnits: { lte: MAX_REMAINING_UNITS - units } },
       data: { remainingUnits: { increment: units } },
-      include: KEY_INCLUDE,
     });
+    if (count === 0) {
+      throw ApiError.validation([{ path: 'units', code: 'balance_too_large',
+        message: `adding ${units} units would take the key past the largest balance, ${MAX_REMAINING_UNITS.toLocaleString('en-US')} units` }]);
+    }
+    const after = await tx.apiKey.findUniqueOrThrow({ where: { id: before.id }, include: KEY_INCLUDE });
     await recordAudit(tx, actor, {
       action: 'key.topup',
       targetType: 'api_key',

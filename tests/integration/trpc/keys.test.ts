@@ -64,6 +64,20 @@ describe('keys', () => {
     expect(audit.items.map((item) => item.action)).toEqual(['key.revoke', 'key.topup', 'key.create']);
   });
 
+  it('a top-up that would take the balance past its 32-bit column is refused, not a 500', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-ceiling');
+    await seedPackage(slug, 25);
+    const { id } = await caller.keys.issue({ packageSlug: slug });
+    expect((await caller.keys.topUp({ id, units: 1_000_000_000 })).remaining_units).toBe(1_000_000_025);
+    expect((await caller.keys.topUp({ id, units: 1_000_000_000 })).remaining_units).toBe(2_000_000_025);
+    const tooMuch = await expectTrpcError(caller.keys.topUp({ id, units: 1_000_000_000 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    expect(tooMuch.message).toMatch(/largest balance/);
+    expect((await caller.keys.topUp({ id, units: 147_483_622 })).remaining_units).toBe(2_147_483_647);
+    await expectTrpcError(caller.keys.topUp({ id, units: 1 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    expect((await caller.keys.get({ id })).remaining_units).toBe(2_147_483_647);
+  });
+
   it('revoke, topUp and get of an unknown key are NOT_FOUND; bad units are BAD_REQUEST', async () => {
     const { caller } = await operatorCaller();
     const missing = randomUUID();
