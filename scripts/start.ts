@@ -7,6 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import next from 'next';
+import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
 import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
       return;
     }
     req.method = method;
-    Object.assign(req.headers, repeated);
+    Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '' });
     void handle(req, res);
   });
   server.on('clientError', answerClientError);

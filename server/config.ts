@@ -47,6 +47,8 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], 'must be true or false').default('false'),
   RUN_WORKER: z.enum(['true', 'false']).default('true'),
+  /** Behind a proxy that appends the client's address to X-Forwarded-For (sign-in rate limits). */
+  TRUST_PROXY: z.enum(['true', 'false'], 'must be true or false').default('false'),
   /** Video jobs (pg-boss queue). Units of a job stay held this long at most; must outlast every retry. */
   JOB_HOLD_LEASE_SECONDS: positiveInt(7200),
   /** A worker that stops heartbeating this long (it died) loses the job to another worker. pg-boss needs >= 10. */

@@ -3,6 +3,7 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
+import { clientAddress } from './client-address';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS = Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
@@ -19,12 +20,6 @@ export function oauthProviders() {
     providers.push(GoogleProvider({ clientId: process.env.GOOGLE_CLIENT_ID, clientSecret: process.env.GOOGLE_CLIENT_SECRET }));
   }
   return providers;
-}
-
-function clientAddress(headers: Record<string, unknown> | undefined): string {
-  const forwarded = headers?.['x-forwarded-for'];
-  const first = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined;
-  return first || 'unknown';
 }
 
 export const authOptions: NextAuthOptions = {

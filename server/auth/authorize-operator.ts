@@ -2,8 +2,10 @@ import { verify } from '@node-rs/argon2';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { getPool, getPrisma } from '../db/client';
 
-// Checks an operator's e-mail and password. Attempts are counted per e-mail and per client
-// address in PostgreSQL (shared by every instance); over the limit, nothing is checked.
+// Checks an operator's e-mail and password. Attempts are counted in PostgreSQL (shared by every
+// instance) per e-mail (10 in 5 minutes) and per client address (50: several operators may sign
+// in from one office or proxy); over either limit nothing is checked. A successful sign-in gives
+// its attempts back, so only failures lock an e-mail or an address.
 
 export class SignInRateLimited extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -12,17 +14,22 @@ export class SignInRateLimited extends Error {
   }
 }
 
-let limiter: RateLimiterPostgres | undefined;
+const WINDOW_SECONDS = 300;
+const limiters = new Map<string, RateLimiterPostgres>();
 
-function signInLimiter(): RateLimiterPostgres {
-  limiter ??= new RateLimiterPostgres({
-    storeClient: getPool(),
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix: 'signin',
-    points: 10,
-    duration: 300,
-  });
+function signInLimiter(kind: 'email' | 'address'): RateLimiterPostgres {
+  let limiter = limiters.get(kind);
+  if (!limiter) {
+    limiter = new RateLimiterPostgres({
+      storeClient: getPool(),
+      tableName: 'rate_limits',
+      tableCreated: true,
+      keyPrefix: `signin-${kind}`,
+      points: kind === 'email' ? 10 : 50,
+      duration: WINDOW_SECONDS,
+    });
+    limiters.set(kind, limiter);
+  }
   return limiter;
 }
 
@@ -35,9 +42,10 @@ export interface SignedInOperator {
   name: string | null;
 }
 
-async function consume(key: string): Promise<void> {
+/** Counts the attempt first (atomic, so parallel guesses cannot slip past the limit). */
+async function consume(kind: 'email' | 'address', key: string): Promise<void> {
   try {
-    await signInLimiter().consume(key);
+    await signInLimiter(kind).consume(key);
   } catch (error) {
     if (error instanceof RateLimiterRes) throw new SignInRateLimited(Math.ceil(error.msBeforeNext / 1000));
     throw error;
@@ -52,8 +60,8 @@ export async function authorizeOperator(
   const password = typeof credentials.password === 'string' ? credentials.password : '';
   if (!email || !password || email.length > 320 || password.length > 200) return null;
 
-  await consume(`email:${email}`);
-  await consume(`ip:${clientAddress}`);
+  await consume('email', email);
+  await consume('address', clientAddress);
 
   const db = getPrisma();
   const operator = await db.operator.findUnique({ where: { email } });
@@ -61,6 +69,7 @@ export async function authorizeOperator(
   if (!operator || !valid || operator.disabledAt) return null;
 
   await db.operator.update({ where: { id: operator.id }, data: { lastLoginAt: new Date() } });
+  await Promise.all([signInLimiter('email').delete(email), signInLimiter('address').reward(clientAddress, 1)]);
   return { id: operator.id, email: operator.email, name: operator.name };
 }
 

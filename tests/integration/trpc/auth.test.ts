@@ -1,6 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { authorizeOperator, SignInRateLimited } from '@/server/auth/authorize-operator';
+import { clientAddress, CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
@@ -35,6 +37,46 @@ describe('operator sign-in', () => {
       expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, `10.1.0.${attempt}`)).toBeNull();
     }
     await expect(authorizeOperator({ email, password: 'the right password' }, '10.1.1.1')).rejects.toBeInstanceOf(SignInRateLimited);
+  });
+
+  it('a successful sign-in gives its attempts back: only failures lock an e-mail', async () => {
+    const email = `recovers-${randomUUID().slice(0, 8)}@example.com`;
+    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    for (let attempt = 0; attempt < 9; attempt++) expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, '10.2.0.1')).toBeNull();
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.2.0.1')).toMatchObject({ email });
+    for (let attempt = 0; attempt < 10; attempt++) expect(await authorizeOperator({ email, password: `wrong again ${attempt}` }, '10.2.0.2')).toBeNull();
+    await expect(authorizeOperator({ email, password: 'the right password' }, '10.2.0.3')).rejects.toBeInstanceOf(SignInRateLimited);
+  });
+
+  it('rate limits failures per client address (50 in 5 minutes), whatever the e-mails', async () => {
+    const address = `10.3.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}-${randomUUID().slice(0, 4)}`;
+    const email = `office-${randomUUID().slice(0, 8)}@example.com`;
+    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    for (let attempt = 0; attempt < 49; attempt++) {
+      expect(await authorizeOperator({ email: `guess-${attempt}@example.com`, password: 'a guess' }, address)).toBeNull();
+    }
+    // A success from the address does not use up its allowance.
+    expect(await authorizeOperator({ email, password: 'the right password' }, address)).toMatchObject({ email });
+    expect(await authorizeOperator({ email: 'guess-last@example.com', password: 'a guess' }, address)).toBeNull();
+    await expect(authorizeOperator({ email, password: 'the right password' }, address)).rejects.toBeInstanceOf(SignInRateLimited);
+    expect(await authorizeOperator({ email, password: 'the right password' }, `${address}-elsewhere`)).toMatchObject({ email });
+  });
+});
+
+describe('the address sign-in attempts are counted under', () => {
+  afterEach(() => {
+    delete process.env.TRUST_PROXY;
+    resetConfigForTests();
+  });
+
+  it("is the connection's (set by npm start); X-Forwarded-For only with TRUST_PROXY, and only its last entry", () => {
+    const headers = { [CLIENT_ADDRESS_HEADER]: '192.0.2.7', 'x-forwarded-for': '203.0.113.9, 198.51.100.4' };
+    expect(clientAddress(headers)).toBe('192.0.2.7');
+    expect(clientAddress({})).toBe('unknown');
+    process.env.TRUST_PROXY = 'true';
+    resetConfigForTests();
+    expect(clientAddress(headers)).toBe('198.51.100.4');
+    expect(clientAddress({ [CLIENT_ADDRESS_HEADER]: '192.0.2.7' })).toBe('192.0.2.7');
   });
 });
 
