@@ -16,6 +16,7 @@ import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
 import pg from 'pg';
 import { freePort } from '../server/free-port';
 import { measureHandlerInProcess } from './bench/in-process';
+import { ensureBuild } from './lib/ensure-build';
 import { startCommand } from './lib/start-command';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -303,11 +304,7 @@ async function main(): Promise<void> {
   // Experiments only (e.g. a heap cap); the default run measures the product as shipped.
   const productEnv = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {};
 
-  if (!existsSync(join(ROOT, DIST_DIR, 'BUILD_ID'))) {
-    log(`no build in ${DIST_DIR}: building it (next build)`);
-    const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: ROOT, env: baseEnv, stdio: ['ignore', 2, 2] });
-    if (build.status !== 0) throw new Error('next build failed');
-  }
+  ensureBuild(ROOT, DIST_DIR, log);
 
   log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
   const start = startCommand(ROOT);

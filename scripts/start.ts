@@ -1,10 +1,7 @@
 // `npm start`: the whole product in one process. Provides the database (embedded unless
 // DATABASE_URL is set), migrates it, seeds the example packages into an empty database,
-// builds the app when no build exists, then serves API and dashboard on PORT.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// builds the app when there is no build of the current code, then serves API and dashboard on PORT.
 import { createServer, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
@@ -12,20 +9,11 @@ import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
+import { ensureBuild } from './lib/ensure-build';
 import { normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
-
-function buildIfMissing(): void {
-  if (existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) return;
-  log('no build found: running next build (about a minute)');
-  const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
-    stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  });
-  if (build.status !== 0) throw new Error('next build failed');
-}
 
 /** Where this process reaches its own listener. */
 function loopbackFor(host: string): string {
@@ -38,7 +26,7 @@ async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const config = getConfig();
   ensureLocalSecrets(config);
-  buildIfMissing();
+  ensureBuild(process.cwd(), process.env.NEXT_DIST_DIR || '.next', log);
   const database = await provideDatabase({ adopt: true, log, beforeStop: runShutdownHooks });
 
   // The app's own bundles are loaded without source maps: keeping every bundle's map in memory

@@ -1,6 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -8,6 +8,7 @@ import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
 import { freePort } from '../../../../server/free-port';
+import { ensureBuild as ensureCurrentBuild } from '../../../../scripts/lib/ensure-build';
 import { startCommand } from '../../../../scripts/lib/start-command';
 export { freePort };
 
@@ -19,14 +20,8 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 
-/** Builds the app into DIST_DIR once, if no build is there. */
-export function ensureBuild(): void {
-  if (existsSync(join(REPO_ROOT, DIST_DIR, 'BUILD_ID'))) return;
-  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
-  delete env.NODE_OPTIONS;
-  const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 300_000 });
-  if (build.status !== 0) throw new Error(`next build into ${DIST_DIR} failed:\n${build.stdout}\n${build.stderr}`);
-}
+/** Builds the app into DIST_DIR when it has no build of the current code (as npm start would). */
+export const ensureBuild = (): void => ensureCurrentBuild(REPO_ROOT, DIST_DIR);
 
 
 export interface TestDatabase {
