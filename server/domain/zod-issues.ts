@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from './errors';
 
+const MAX_NAMED_FIELDS = 10;
+
 /** The value at a zod issue's path in the parsed input (undefined when absent). */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
@@ -21,10 +23,13 @@ export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIs
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       const fields = issue.keys.map((key) => (path ? `${path}.${key}` : key));
+      // Named up to a few: a body of a million made-up names must not come back twice as large.
+      const named = fields.slice(0, MAX_NAMED_FIELDS).map((field) => (field.length > 100 ? `${field.slice(0, 100)}…` : field));
+      const more = fields.length > named.length ? ` and ${fields.length - named.length} more` : '';
       return {
-        path: fields[0] ?? path,
+        path: named[0] ?? path,
         code: 'unknown_field',
-        message: `Unknown field${fields.length > 1 ? 's' : ''}: ${fields.join(', ')}.`,
+        message: `Unknown field${fields.length > 1 ? 's' : ''}: ${named.join(', ')}${more}.`,
       };
     }
     const code =

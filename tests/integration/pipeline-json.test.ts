@@ -153,6 +153,19 @@ describe('422 validation_error: schema', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('many or long unknown field names are named only in part: the answer stays small', async () => {
+    const names = Array.from({ length: 20_000 }, (_, i) => `made_up_field_${i}`);
+    const body = `{"input":"a",${names.map((name) => `"${name}":1`).join(',')}}`;
+    const many = await raw(body);
+    expectIssue(many, 'made_up_field_0', 'unknown_field');
+    expect(many.json.error.message).toBe(`Unknown fields: ${names.slice(0, 10).join(', ')} and 19990 more.`);
+    expect(many.text.length).toBeLessThan(2_000);
+    const long = await raw(`{"input":"a","${'z'.repeat(300_000)}":1}`);
+    expect(long.status).toBe(422);
+    expect(long.json.error.details.issues[0]).toMatchObject({ code: 'unknown_field', path: `${'z'.repeat(100)}…` });
+    expect(long.text.length).toBeLessThan(2_000);
+  });
+
   it('counts text.generate input in code points: 64,000 emoji ok, 64,001 refused', async () => {
     const ok = await text({ input: EMOJI.repeat(64_000) });
     expect(ok.status, ok.text.slice(0, 300)).toBe(200);
