@@ -25,6 +25,9 @@ export const jobSchema = z
   })
   .meta({ id: 'Job' });
 
+/** The 202 of POST /v1/videos/generate: a Job that has just been accepted. */
+export const submittedJobSchema = jobSchema.extend({ status: z.literal('submitted') }).meta({ id: 'SubmittedJob' });
+
 export const UPLOAD_PURPOSES = ['image_input', 'video_input', 'audio_input'] as const;
 export const UPLOAD_MIME_TYPES = [
   'image/jpeg',
@@ -64,7 +67,7 @@ export const uploadSchema = z
     purpose: z.enum(UPLOAD_PURPOSES),
     filename: z.string(),
     mime_type: z.enum(UPLOAD_MIME_TYPES),
-    size_bytes: z.number().int(),
+    size_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES),
     sha256: z.string(),
     created_at: timestamp,
     expires_at: timestamp,
@@ -74,6 +77,11 @@ export const uploadSchema = z
     upload_headers: z.record(z.string(), z.string()).optional(),
   })
   .meta({ id: 'Upload' });
+
+/** The 201 of POST /v1/uploads: the Upload with where and how to send its bytes. */
+export const createdUploadSchema = uploadSchema
+  .required({ upload_url: true, upload_method: true, upload_headers: true })
+  .meta({ id: 'CreatedUpload' });
 
 export type VideosGenerateRequest = z.infer<typeof videosGenerateRequest>;
 export type CreateUploadRequest = z.infer<typeof createUploadRequest>;

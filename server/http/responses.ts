@@ -40,7 +40,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
-      message: 'The service is temporarily unavailable. No units were charged; retry later with the same Idempotency-Key.',
+      message: 'The service is temporarily unavailable. No units were charged; retry later (a POST with the same Idempotency-Key).',
       retryAfter: 2,
     });
   } else {

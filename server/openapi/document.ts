@@ -36,7 +36,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Schema or package-settings validation failed (no units charged), or the Idempotency-Key was used for a different request.',
   429: 'Rate or concurrency limit reached.',
   500: 'Unexpected internal failure.',
-  503: 'Provider unavailable; no units were charged.',
+  503: 'Provider (or the service’s database) unavailable; no units were charged.',
 };
 
 function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
@@ -48,6 +48,7 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
         ...(status === 429 ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
+        ...(status === 401 ? { 'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer realm="api"`.', schema: { type: 'string' as const } } } : {}),
       };
       return [
         String(status),
@@ -64,6 +65,7 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
 const POST_ERRORS = [400, 401, 402, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503];
 const idempotencyKey = z
   .string()
+  .regex(/^(?:[A-Za-z0-9_.~:-]{8,128}|"[A-Za-z0-9_.~:-]{8,128}")$/)
   .meta({
     description: '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request.',
     example: 'order-1234-attempt',
@@ -108,12 +110,12 @@ export function buildOpenApiDocument(serverUrl?: string) {
       '/v1/text/generate': { post: post('Generate text', 'textGenerate', gen.textGenerateRequest, { status: 200, schema: gen.textGenerateResponse, description: 'Generation result.' }) },
       '/v1/code/generate': { post: post('Analyze or generate code (never executed)', 'codeGenerate', gen.codeGenerateRequest, { status: 200, schema: gen.codeGenerateResponse, description: 'Generation result.' }) },
       '/v1/images/generate': { post: post('Generate or transform an image', 'imagesGenerate', gen.imagesGenerateRequest, { status: 200, schema: gen.imagesGenerateResponse, description: 'Generation result with a short-lived private URL.' }) },
-      '/v1/videos/generate': { post: post('Submit a video job', 'videosGenerate', jobs.videosGenerateRequest, { status: 202, schema: jobs.jobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' }) },
+      '/v1/videos/generate': { post: post('Submit a video job', 'videosGenerate', jobs.videosGenerateRequest, { status: 202, schema: jobs.submittedJobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' }) },
       '/v1/audio/speech': { post: post('Generate speech audio', 'audioSpeech', gen.audioSpeechRequest, { status: 200, schema: gen.audioSpeechResponse, description: 'Generation result with a short-lived private URL.' }) },
       '/v1/audio/transcribe': { post: post('Transcribe a verified upload', 'audioTranscribe', gen.audioTranscribeRequest, { status: 200, schema: gen.audioTranscribeResponse, description: 'Generation result with text and segments.' }) },
-      '/v1/uploads': { post: post('Create a direct private upload', 'createUpload', jobs.createUploadRequest, { status: 201, schema: jobs.uploadSchema, description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).' }) },
+      '/v1/uploads': { post: post('Create a direct private upload', 'createUpload', jobs.createUploadRequest, { status: 201, schema: jobs.createdUploadSchema, description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).' }) },
       '/v1/uploads/{uploadId}/complete': {
-        post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 (`sha256_mismatch`).' }, z.object({ uploadId: z.string().meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
+        post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 (`sha256_mismatch`).' }, z.object({ uploadId: z.string().regex(/^upl_[A-Za-z0-9_-]{12,80}$/).meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
       },
       '/v1/openapi.json': {
         get: {
@@ -131,10 +133,10 @@ export function buildOpenApiDocument(serverUrl?: string) {
           operationId: 'getJob',
           summary: 'Retrieve an owned video job',
           security: [{ bearer: [] }],
-          requestParams: { path: z.object({ jobId: z.string().meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' }) }) },
+          requestParams: { path: z.object({ jobId: z.string().regex(/^job_[A-Za-z0-9_-]+$/).meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' }) }) },
           responses: {
             '200': { description: 'The job; `result.url` is a fresh signed URL on every read.', headers: commonHeaders, content: { 'application/json': { schema: jobs.jobSchema } } },
-            ...errorResponses([401, 404, 405, 500]),
+            ...errorResponses([401, 404, 405, 500, 503]),
           },
         },
       },

@@ -99,7 +99,8 @@ describe('PostgreSQL restarted under load', () => {
     };
     const load = Promise.all(Array.from({ length: 6 }, worker));
 
-    await sleep(2_000);
+    // Until the app has answered 200s before the outage (bounded: a loaded machine is slow to warm up).
+    for (let i = 0; i < 150 && phases.before!.filter((s) => s === 200).length < 5; i++) await sleep(200);
     phase = 'down';
     await stopEmbeddedPostgres(pgDataDir); // fast shutdown of the postmaster, under load
     await sleep(3_000);

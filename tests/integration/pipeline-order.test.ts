@@ -4,6 +4,8 @@ import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import * as unknownRoute from '@/app/v1/[[...path]]/route';
 import * as openApiRoute from '@/app/v1/openapi.json/route';
+import { readIdempotencyKey } from '@/server/http/headers';
+import { resetConfigForTests } from '@/server/config';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -284,6 +286,40 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
     expect(routeFiles.length).toBeGreaterThanOrEqual(10);
     expect(Object.keys(document.paths).sort()).toEqual(routeFiles.sort());
     for (const path of routeFiles) expect(Object.keys(document.paths[path]!).length, path).toBeGreaterThan(0);
+  });
+
+  it("the document names the origin it was fetched from, and its Idempotency-Key pattern is the server's rule", async () => {
+    type Doc = { servers: { url: string }[]; paths: Record<string, { post?: { parameters: { name: string; schema: { pattern: string } }[] } }> };
+    const fetched = async (host?: string) => (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json', { headers: host ? { host } : {} }))).json()) as Doc;
+    const configured = process.env.PUBLIC_BASE_URL;
+    let document: Doc;
+    try {
+      process.env.PUBLIC_BASE_URL = 'https://api.example.com';
+      resetConfigForTests();
+      expect((await fetched('other.example.test')).servers).toEqual([{ url: 'https://api.example.com' }]);
+      delete process.env.PUBLIC_BASE_URL;
+      resetConfigForTests();
+      expect((await fetched()).servers).toEqual([{ url: 'http://127.0.0.1' }]);
+      document = await fetched('api.example.test:8443');
+      expect(document.servers).toEqual([{ url: 'http://api.example.test:8443' }]);
+    } finally {
+      if (configured === undefined) delete process.env.PUBLIC_BASE_URL;
+      else process.env.PUBLIC_BASE_URL = configured;
+      resetConfigForTests();
+    }
+    const parameter = document.paths['/v1/text/generate']!.post!.parameters.find((p) => p.name === 'Idempotency-Key')!;
+    const pattern = new RegExp(parameter.schema.pattern, 'u');
+    const accepted = (value: string) => {
+      try {
+        readIdempotencyKey(new Request('http://127.0.0.1/', { headers: { 'Idempotency-Key': value } }));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const value of ['abc12345', '"abc12345"', 'a'.repeat(128), 'A-Z_a.z~0:9', 'short', 'a'.repeat(129), 'has space', 'abcd/efgh', '"abc12345', '"short"', '']) {
+      expect(pattern.test(value), value).toBe(accepted(value));
+    }
   });
 
   it('HEAD /v1/openapi.json answers as GET does (the server drops the body)', async () => {
