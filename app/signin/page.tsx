@@ -7,9 +7,16 @@ import { getOperatorSession } from '@/server/auth/session';
 
 export const metadata: Metadata = { title: 'Sign in · Workflow Generation Service' };
 
-/** Only same-site paths: a crafted callbackUrl must not send the operator elsewhere. */
+/**
+ * Only same-site paths: a crafted callbackUrl must not send the operator elsewhere. Parsed as
+ * a browser would (it reads `/\host` as `//host`), and handed back as a plain path.
+ */
 function safeCallback(value: string | undefined): string {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/signin') ? value : '/';
+  if (!value?.startsWith('/')) return '/';
+  const base = 'http://dashboard.invalid';
+  const url = new URL(value, base);
+  if (url.origin !== base || url.pathname.startsWith('/signin')) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {

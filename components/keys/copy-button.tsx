@@ -8,12 +8,11 @@ export function CopyButton(props: { value: string; label: string }) {
       <button
         type="button"
         className="button button-secondary"
-        onClick={() =>
-          navigator.clipboard.writeText(props.value).then(
-            () => setState('copied'),
-            () => setState('failed'),
-          )
-        }
+        onClick={() => {
+          // navigator.clipboard exists only in secure contexts (HTTPS or localhost).
+          const written = navigator.clipboard?.writeText(props.value) ?? Promise.reject(new Error('no clipboard'));
+          written.then(() => setState('copied'), () => setState('failed'));
+        }}
       >
         {props.label}
       </button>

@@ -4,6 +4,7 @@ import { Filters, optionsOf, Pager } from '@/components/ui/filters';
 import { formatDate, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
+import { isAuditCursor } from '@/server/domain/audit/list-audit';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
@@ -29,7 +30,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
     targetId: param(params, 'target')?.slice(0, 200),
   };
   const rawCursor = param(params, 'cursor');
-  const cursor = rawCursor && /^[0-9]{1,19}$/.test(rawCursor) ? rawCursor : undefined;
+  const cursor = rawCursor && isAuditCursor(rawCursor) ? rawCursor : undefined;
   const entries = await caller.audit.list({ ...filters, cursor, limit: 50 });
   return (
     <div className="stack">

@@ -1,4 +1,5 @@
 import type { AuditLog, Prisma, PrismaClient } from '../../db/generated/client';
+import { likeLiteral } from '../like-literal';
 import { ApiError } from '../errors';
 
 // The audit log is append-only (a trigger refuses UPDATE and DELETE); this is its only reader.
@@ -28,9 +29,12 @@ export function toAuditView(row: AuditLog) {
 
 export type AuditView = ReturnType<typeof toAuditView>;
 
+/** An audit cursor is an entry id: a PostgreSQL bigint. */
+export const isAuditCursor = (value: string): boolean => /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n;
+
 function parseCursor(cursor: string | undefined): bigint | undefined {
   if (!cursor) return undefined;
-  if (!/^[0-9]{1,19}$/.test(cursor)) {
+  if (!isAuditCursor(cursor)) {
     throw ApiError.validation([{ path: 'cursor', code: 'invalid_cursor', message: 'cursor is not one this service returned' }]);
   }
   return BigInt(cursor);
@@ -44,7 +48,7 @@ export async function listAudit(
   const before = parseCursor(input.cursor);
   const where: Prisma.AuditLogWhereInput = {
     ...(input.action ? { action: input.action } : {}),
-    ...(input.actor ? { actorLabel: { contains: input.actor, mode: 'insensitive' as const } } : {}),
+    ...(input.actor ? { actorLabel: { contains: likeLiteral(input.actor), mode: 'insensitive' as const } } : {}),
     ...(input.targetType ? { targetType: input.targetType } : {}),
     ...(input.targetId ? { targetId: input.targetId } : {}),
     ...(before !== undefined ? { id: { lt: before } } : {}),

@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { likeLiteral } from '../like-literal';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
 /** remaining_units is a PostgreSQL integer. */
@@ -36,8 +37,8 @@ export async function listKeys(db: PrismaClient, input: ListKeysInput = {}): Pro
     ...(input.search
       ? {
           OR: [
-            { label: { contains: input.search, mode: 'insensitive' as const } },
-            { prefix: { startsWith: input.search } },
+            { label: { contains: likeLiteral(input.search), mode: 'insensitive' as const } },
+            { prefix: { startsWith: likeLiteral(input.search) } },
             ...(isUuid(input.search) ? [{ id: input.search }] : []),
           ],
         }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listAudit, listAuditActions } from '../../domain/audit/list-audit';
+import { isAuditCursor, listAudit, listAuditActions } from '../../domain/audit/list-audit';
 import { getJob, JOB_STATUSES, listJobs } from '../../domain/reports/jobs';
 import { getOverview } from '../../domain/reports/overview';
 import { getUpload, listUploads, UPLOAD_STATUSES } from '../../domain/reports/uploads';
@@ -59,7 +59,7 @@ export const auditRouter = router({
         actor: z.string().max(320).optional(),
         targetType: z.string().max(100).optional(),
         targetId: z.string().max(200).optional(),
-        cursor: z.string().regex(/^[0-9]{1,19}$/).optional(),
+        cursor: z.string().refine(isAuditCursor, 'not a cursor this service returned').optional(),
         limit,
       }),
     )

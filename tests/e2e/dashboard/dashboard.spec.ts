@@ -30,6 +30,18 @@ test('a wrong password is refused with a clear message', async ({ page }) => {
   await expect(page).toHaveURL(/\/signin/);
 });
 
+test('a callbackUrl leads only to a page of the dashboard itself', async ({ page, baseURL }) => {
+  await signIn(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  for (const crafted of ['/\\example.org', '//example.org', 'https://example.org/', '/\\/example.org/keys']) {
+    await page.goto(`/signin?callbackUrl=${encodeURIComponent(crafted)}`);
+    expect(new URL(page.url()).origin, crafted).toBe(new URL(baseURL!).origin);
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  }
+  await page.goto(`/signin?callbackUrl=${encodeURIComponent('/keys?status=active')}`);
+  await expect(page).toHaveURL(/\/keys\?status=active$/);
+});
+
 test('operator journey: package version, key, API usage, top-up, revoke, sign out', async ({ page, request }) => {
   test.setTimeout(180_000);
 

@@ -41,6 +41,11 @@ describe('keys', () => {
     expect(labels).toEqual([4, 3, 2, 1, 0].map((i) => `paging ${marker} ${i}`));
     expect(third.nextCursor).toBeNull();
     expect((await caller.keys.list({ packageSlug: slug, status: 'revoked' })).items).toEqual([]);
+    // LIKE wildcards in a search are plain characters.
+    for (const search of ['%', '_', 'paging%', `paging ${marker}_`]) {
+      expect((await caller.keys.list({ packageSlug: slug, search })).items, search).toEqual([]);
+    }
+    expect((await caller.keys.list({ packageSlug: slug, search: `paging ${marker} 3` })).items.map((key) => key.label)).toEqual([`paging ${marker} 3`]);
     await expectTrpcError(caller.keys.list({ cursor: 'not-a-uuid' }), 'BAD_REQUEST');
   });
 

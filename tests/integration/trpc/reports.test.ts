@@ -110,6 +110,9 @@ describe('audit log', () => {
     expect(rest.items.map((item) => item.action)).toEqual(['key.create']);
     expect(await caller.audit.actions()).toEqual(expect.arrayContaining(['key.create', 'key.topup', 'operator.create']));
     await expectTrpcError(caller.audit.list({ cursor: 'abc' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.audit.list({ cursor: '9999999999999999999' }), 'BAD_REQUEST'); // past bigint: refused, not a 500
+    expect((await caller.audit.list({ cursor: '9223372036854775807', actor: operator.email })).items.length).toBeGreaterThan(0);
+    expect((await caller.audit.list({ actor: '%' })).items).toEqual([]); // a wildcard is a plain character
   });
 
   it('is append-only: the database refuses to change an entry', async () => {
