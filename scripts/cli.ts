@@ -110,15 +110,19 @@ keys
   .description('List API keys, newest first')
   .option('--package <slug>', 'only keys of this package')
   .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked']))
-  .option('--limit <n>', 'how many (default 100)', positiveInt)
+  .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
   .option('--json', 'print {"keys":[...]}')
   .action((options: { package?: string; status?: 'active' | 'revoked'; limit?: number; json?: boolean }) =>
     withDb(async () => {
-      const { items } = await listKeys(getPrisma(), {
-        packageSlug: options.package,
-        status: options.status,
-        limit: options.limit ?? 100,
-      });
+      // Page by page (1,000 at most each), until the limit or the last key.
+      const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
+      let cursor: string | undefined;
+      do {
+        const wanted = Math.min(1000, (options.limit ?? Infinity) - items.length);
+        const page = await listKeys(getPrisma(), { packageSlug: options.package, status: options.status, limit: wanted, cursor });
+        items.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor && items.length < (options.limit ?? Infinity));
       output(Boolean(options.json), { keys: items }, () =>
         items.length === 0
           ? 'No keys.'
