@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const answer = (res: ServerResponse, { status, headers, body }: ProtocolAnswer) =>
-    res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
+    res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
   // Without a Host Node would answer a bare 400 itself; the check below answers in the envelope.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     const repeated = repeatedHeaders(req.rawHeaders);
@@ -62,7 +62,14 @@ async function main(): Promise<void> {
     void handle(req, res);
   });
   server.on('clientError', answerClientError);
-  server.on('connect', (_req, socket: Duplex) => socket.end(rawAnswer(connectAnswer())));
+  server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
+    // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,
+    // survive a reset, and make sure it closes even if the client never does.
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.resume();
+    socket.end(rawAnswer(connectAnswer()));
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   // Next prepares the app (instrumentation.ts) on its first request: make that request now, so

@@ -15,8 +15,10 @@ function safeCallback(value: string | undefined): string {
   if (!value?.startsWith('/')) return '/';
   const base = 'http://dashboard.invalid';
   const url = new URL(value, base);
-  if (url.origin !== base || url.pathname.startsWith('/signin')) return '/';
-  return `${url.pathname}${url.search}${url.hash}`;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // Removing dot segments can turn `/.//host` into `//host`: the result is checked again.
+  const safe = url.origin === base && !/^\/[/\\]/.test(path) && new URL(path, base).origin === base;
+  return safe && !url.pathname.startsWith('/signin') ? path : '/';
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // `npm start` serves the build of the code it is started from: it builds when there is no build,
@@ -8,7 +8,11 @@ import { join } from 'node:path';
 
 /** What `next build` reads: the app's folders and the files that configure it. */
 const SOURCES = ['app', 'server', 'components', 'instrumentation.ts', 'next.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
-const LOCK_STALE_MS = 10 * 60_000;
+/**
+ * The last file `next build` writes (after BUILD_ID, manifests and static pages; it empties the
+ * folder first), so a build that is still running or was interrupted does not count as one.
+ */
+const COMPLETE_MARKER = 'export-marker.json';
 
 function newestChange(path: string): number {
   if (!existsSync(path)) return 0;
@@ -21,9 +25,9 @@ function newestChange(path: string): number {
 
 /** Why the build must be made, or undefined when the one in `distDir` is current. */
 export function staleBuild(root: string, distDir: string): string | undefined {
-  const buildId = join(root, distDir, 'BUILD_ID');
-  if (!existsSync(buildId)) return 'no build found';
-  const builtAt = statSync(buildId).mtimeMs;
+  const marker = join(root, distDir, COMPLETE_MARKER);
+  if (!existsSync(marker)) return 'no complete build found';
+  const builtAt = statSync(marker).mtimeMs;
   return SOURCES.some((source) => newestChange(join(root, source)) > builtAt) ? 'the code changed since the last build' : undefined;
 }
 
@@ -31,23 +35,53 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Builds when needed, one process at a time (a lock folder next to the build). `log` gets a line
- * saying why; without it the build's own output is kept back and shown only if it fails.
+ * Takes the build lock: a folder holding the builder's pid. A lock whose builder is gone (Ctrl-C
+ * during a build, a crash) is taken over; a live builder is waited for, however long it takes.
+ */
+function acquireLock(lock: string, log?: (line: string) => void): void {
+  let told = false;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+    } catch {
+      // the holder is between mkdir and writing its pid, or has just released the lock
+    }
+    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (!told) log?.(`waiting for another process's next build (${lock})`);
+    told = true;
+    sleep(500);
+  }
+}
+
+/**
+ * Builds when needed, one process at a time. `log` gets a line saying why; without it the
+ * build's own output is kept back and shown only if it fails.
  */
 export function ensureBuild(root: string, distDir: string, log?: (line: string) => void): void {
   if (!staleBuild(root, distDir)) return;
   const lock = join(root, `${distDir}.building`);
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true }); // its builder died
-      else sleep(500);
-    }
-  }
+  acquireLock(lock, log);
   try {
     const reason = staleBuild(root, distDir); // another process may have built it meanwhile
     if (!reason) return;

@@ -52,7 +52,8 @@ export function toOriginForm(target: string): { target: string; host?: string } 
   if (target.startsWith('/')) return { target }; // origin form, nearly every request
   const authority = AUTHORITY.exec(target);
   if (!authority) return { target };
-  return { target: target.slice(authority[0].length) || '/', host: authority[1] || undefined };
+  const rest = target.slice(authority[0].length);
+  return { target: rest.startsWith('/') ? rest : `/${rest}`, host: authority[1] || undefined }; // `http://host?x=1` is `/?x=1`
 }
 
 /** Both of the above, on an origin-form target. */

@@ -23,11 +23,15 @@ export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIs
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       const fields = issue.keys.map((key) => (path ? `${path}.${key}` : key));
-      // Named up to a few: a body of a million made-up names must not come back twice as large.
-      const named = fields.slice(0, MAX_NAMED_FIELDS).map((field) => (field.length > 100 ? `${field.slice(0, 100)}…` : field));
+      // The message names a few, each cut at 100 code points: a body of a million made-up names
+      // must not come back larger than it was sent. The path stays the exact field path.
+      const named = fields.slice(0, MAX_NAMED_FIELDS).map((field) => {
+        const points = Array.from(field);
+        return points.length > 100 ? `${points.slice(0, 100).join('')}…` : field;
+      });
       const more = fields.length > named.length ? ` and ${fields.length - named.length} more` : '';
       return {
-        path: named[0] ?? path,
+        path: fields[0] ?? path,
         code: 'unknown_field',
         message: `Unknown field${fields.length > 1 ? 's' : ''}: ${named.join(', ')}${more}.`,
       };

@@ -2,9 +2,10 @@ import sharp from 'sharp';
 import { ProviderUnavailableError, type MediaResult } from './engine';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES, type AcceptedMimeType } from './local/sniff-mime';
 
-// A provider's media is checked before anyone is charged for it: the bytes must be the format
-// that was asked for. An image in another image format is converted (some servers ignore
-// output_format); anything else is a failed call (503, units released), never a broken file sold.
+// A provider's media is checked before anyone is charged for it: its magic bytes must be the
+// format that was asked for. An image in another image format is converted (some servers ignore
+// output_format); anything else is a failed call (503, units released), never a file of another
+// format sold under the name asked for. (A file cut short after its header is not detected.)
 
 const SHARP_FORMATS = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' } as const;
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import { ensureBuild } from '../../scripts/lib/ensure-build';
 import { startCommand } from '../../scripts/lib/start-command';
 import {
   REPO_ROOT,
@@ -69,16 +70,8 @@ async function waitHealthy(app: App): Promise<void> {
 
 beforeAll(async () => {
   port = await freePort();
-  if (existsSync(join(REPO_ROOT, DIST_DIR, 'BUILD_ID'))) return;
-  const build = track(
-    spawn(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { cwd: REPO_ROOT, env: appEnv(), stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-  let output = '';
-  build.stdout!.on('data', (chunk) => (output += chunk));
-  build.stderr!.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
-  if (code !== 0) throw new Error(`next build failed (${code}):\n${output}`);
-}, 240_000);
+  ensureBuild(REPO_ROOT, DIST_DIR);
+}, 300_000);
 
 afterAll(async () => {
   killAllSpawned();

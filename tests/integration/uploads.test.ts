@@ -189,6 +189,20 @@ describe('direct PUT and complete', () => {
     expect(existsSync(storedPath(`uploads/${owner.id}/${id}`))).toBe(false);
   });
 
+  it('completes racing each other all answer verified, and the verified bytes survive them', async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const id = created.json.upload_id;
+    await putBytes(created.json.upload_url, png);
+    const results = await Promise.all(Array.from({ length: 6 }, () => complete(owner.key, id, sha256Hex(png))));
+    for (const result of results) {
+      expect(result.status, result.text).toBe(200);
+      expect(result.json.status).toBe('verified');
+    }
+    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
+    const input = await resolveInputUpload(ownerKey, id, ['image_input']);
+    expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
+  });
+
   it('a PUT larger than size_bytes is refused with 413 and stores nothing', async () => {
     const created = await createUpload(owner.key, IMAGE, png);
     const bigger = Buffer.concat([png, Buffer.from('extra')]);

@@ -21,12 +21,14 @@ const at = (path: string, seconds: number) => utimesSync(path, seconds, seconds)
 describe('staleBuild (npm start builds when it says why)', () => {
   it('no build, a build older than a source file or folder, and a current build', () => {
     const root = project();
-    expect(staleBuild(root, '.next')).toBe('no build found');
+    expect(staleBuild(root, '.next')).toBe('no complete build found');
 
     mkdirSync(join(root, '.next'));
-    writeFileSync(join(root, '.next/BUILD_ID'), 'x');
+    writeFileSync(join(root, '.next/BUILD_ID'), 'x'); // written midway through a build: not enough
+    expect(staleBuild(root, '.next')).toBe('no complete build found');
+    writeFileSync(join(root, '.next/export-marker.json'), '{}');
     for (const path of ['server/domain/rules.ts', 'server/domain', 'server', 'package.json']) at(join(root, path), 1_000);
-    at(join(root, '.next/BUILD_ID'), 2_000);
+    at(join(root, '.next/export-marker.json'), 2_000);
     expect(staleBuild(root, '.next')).toBeUndefined();
 
     at(join(root, 'server/domain/rules.ts'), 3_000); // an edit, a git pull

@@ -42,6 +42,7 @@ describe('toOriginForm', () => {
     expect(toOriginForm('http://api.example.test:8080//v1/%zz?q=1')).toEqual({ target: '//v1/%zz?q=1', host: 'api.example.test:8080' });
     expect(toOriginForm('https://user@api.example.test')).toEqual({ target: '/', host: 'api.example.test' });
     expect(toOriginForm('http:///v1')).toEqual({ target: '/v1', host: undefined });
+    expect(toOriginForm('http://api.example.test?x=1')).toEqual({ target: '/?x=1', host: 'api.example.test' });
   });
 
   it('leaves origin-form and asterisk-form targets alone', () => {

@@ -10,7 +10,9 @@ const MAX_REMAINING_UNITS = 2_147_483_647;
 
 const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
-async function findKey(db: Prisma.TransactionClient, id: string) {
+/** With `lock`, the key's row stays locked until the transaction ends: a revoke and a top-up cannot interleave. */
+async function findKey(db: Prisma.TransactionClient, id: string, lock = false) {
+  if (lock && isUuid(id)) await db.$executeRaw`SELECT 1 FROM api_keys WHERE id = ${id}::uuid FOR UPDATE`;
   const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
   if (!key) throw new ApiError('not_found', { message: `No API key with id "${id}".` });
   return key;
@@ -58,7 +60,7 @@ export async function listKeys(db: PrismaClient, input: ListKeysInput = {}): Pro
 /** Revokes at once; every instance refuses the key within the key cache's lifetime (< 1 s). */
 export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Promise<KeyView> {
   return db.$transaction(async (tx) => {
-    const before = await findKey(tx, id);
+    const before = await findKey(tx, id, true);
     if (before.status === 'revoked') return toKeyView(before);
     const after = await tx.apiKey.update({
       where: { id: before.id },
@@ -79,7 +81,7 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
     throw ApiError.validation([{ path: 'units', code: 'invalid', message: 'units must be a whole number from 1 to 1,000,000,000' }]);
   }
   return db.$transaction(async (tx) => {
-    const before = await findKey(tx, id);
+    const before = await findKey(tx, id, true);
     const inactive = before.status === 'revoked' ? 'revoked' : before.expiresAt && before.expiresAt <= new Date() ? 'expired' : null;
     if (inactive) {
       throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` }]);

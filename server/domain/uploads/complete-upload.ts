@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import { getPrisma } from '../../db/client';
@@ -70,9 +70,16 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
   // accept PUTs there until the URL expires), so the bytes verified here are sealed, in the
   // same pass, under a key no client can write to: a later PUT cannot replace them.
   const store = getObjectStore();
-  const sealedKey = `${upload.storageKey}.verified`;
+  // One sealed copy per attempt: of two completes racing, the one that loses the update below
+  // deletes only its own copy, never the winner's.
+  const sealedKey = `${upload.storageKey}.${randomBytes(6).toString('hex')}.verified`;
   const stored = await readBack(upload.storageKey, upload.mimeType, sealedKey);
-  if (!stored) throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
+  if (!stored) {
+    // A complete racing this one may have verified the upload and moved its bytes meanwhile.
+    const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
+    if (current.status === 'verified') return toUploadView(current);
+    throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
+  }
   const discardSealed = () => store.delete(sealedKey).catch(() => {});
   if (stored.size !== upload.sizeBytes) {
     await discardSealed();

@@ -33,7 +33,7 @@ test('a wrong password is refused with a clear message', async ({ page }) => {
 test('a callbackUrl leads only to a page of the dashboard itself', async ({ page, baseURL }) => {
   await signIn(page);
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
-  for (const crafted of ['/\\example.org', '//example.org', 'https://example.org/', '/\\/example.org/keys']) {
+  for (const crafted of ['/\\example.org', '//example.org', 'https://example.org/', '/\\/example.org/keys', '/.//example.org', '/..//example.org', '/%2e//example.org', '/./\\example.org']) {
     await page.goto(`/signin?callbackUrl=${encodeURIComponent(crafted)}`);
     expect(new URL(page.url()).origin, crafted).toBe(new URL(baseURL!).origin);
     await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();

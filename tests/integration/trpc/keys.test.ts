@@ -69,6 +69,24 @@ describe('keys', () => {
     expect(audit.items.map((item) => item.action)).toEqual(['key.revoke', 'key.topup', 'key.create']);
   });
 
+  it('top-ups racing a revoke: none lands after it, and every one that lands is counted', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-race');
+    await seedPackage(slug, 0);
+    const { id } = await caller.keys.issue({ packageSlug: slug });
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 4 }, () => caller.keys.topUp({ id, units: 10 })),
+      caller.keys.revoke({ id }),
+      ...Array.from({ length: 4 }, () => caller.keys.topUp({ id, units: 10 })),
+    ]);
+    const landed = results.filter((result, i) => i !== 4 && result.status === 'fulfilled').length;
+    const entries = await getPrisma().auditLog.findMany({ where: { targetId: id }, orderBy: { id: 'asc' } });
+    const actions = entries.map((entry) => entry.action);
+    expect(actions.slice(actions.indexOf('key.revoke') + 1)).toEqual([]);
+    expect(actions.filter((action) => action === 'key.topup')).toHaveLength(landed);
+    expect((await caller.keys.get({ id })).remaining_units).toBe(10 * landed);
+  });
+
   it('a top-up that would take the balance past its 32-bit column is refused, not a 500', async () => {
     const { caller } = await operatorCaller();
     const slug = uniqueSlug('pk-ceiling');
