@@ -5,6 +5,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
+import { REQUEST_PATH_HEADER } from '../server/auth/request-path';
 import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       return;
     }
     req.method = method;
-    Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '' });
+    Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '', [REQUEST_PATH_HEADER]: req.url });
     void handle(req, res);
   });
   server.on('clientError', answerClientError);

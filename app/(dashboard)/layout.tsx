@@ -1,9 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { SideNav } from '@/components/nav/side-nav';
 import { SignOutButton } from '@/components/nav/sign-out-button';
+import { REQUEST_PATH_HEADER, signInPathFor } from '@/server/auth/request-path';
 import { getOperatorSession } from '@/server/auth/session';
 
 export const dynamic = 'force-dynamic';
@@ -12,7 +14,7 @@ export const metadata: Metadata = { title: { template: '%s · Workflow Generatio
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await getOperatorSession();
-  if (!session) redirect('/signin');
+  if (!session) redirect(signInPathFor((await headers()).get(REQUEST_PATH_HEADER)));
   return (
     <div className="shell">
       <a className="skip-link" href="#main">

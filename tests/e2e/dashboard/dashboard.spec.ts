@@ -24,6 +24,16 @@ test('pages and tRPC refuse a visitor who has not signed in', async ({ page, req
   expect((await request.get('/usage/export')).status()).toBe(401);
 });
 
+test('signed out, a dashboard page sends the operator to sign in and back to it', async ({ page }) => {
+  await page.goto('/keys?status=active');
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fkeys%3Fstatus%3Dactive$/);
+  await page.getByLabel('E-mail').fill(OPERATOR.email);
+  await page.getByLabel('Password').fill(OPERATOR.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).toHaveURL(/\/keys\?status=active$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+});
+
 test('a wrong password is refused with a clear message', async ({ page }) => {
   await signIn(page, 'not the password at all');
   await expect(page.getByRole('alert').filter({ hasText: 'The e-mail or password is not correct.' })).toBeVisible();
