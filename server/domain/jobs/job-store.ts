@@ -11,7 +11,8 @@ export type JobStatus = 'submitted' | 'running' | 'succeeded' | 'failed';
 
 export interface JobInput {
   prompt: string;
-  inputUpload?: { storageKey: string; mimeType: string } | null;
+  /** uploadId: since session 5 (older jobs lack it). */
+  inputUpload?: { uploadId?: string; storageKey: string; mimeType: string } | null;
 }
 
 export interface JobRow {

@@ -33,7 +33,7 @@ export async function prepareVideosGenerate(body: VideosGenerateRequest, key: Au
       }]);
     }
     const upload = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
-    inputUpload = { storageKey: upload.storageKey, mimeType: upload.mimeType };
+    inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };
 }

@@ -1,4 +1,5 @@
 import type { Job, PrismaClient } from '../../db/generated/client';
+import type { JobInput } from '../jobs/job-store';
 import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
 
@@ -38,9 +39,22 @@ export async function listJobs(
   return toPage(rows, limit, toJobView);
 }
 
+/** What the caller asked for, in the API's own terms (not where the input's bytes are stored). */
+export interface JobRequestView {
+  prompt: string;
+  input_upload_id: string | null;
+}
+
+function toRequestView(input: JobInput): JobRequestView {
+  const upload = input.inputUpload;
+  // Older jobs kept only the storage key, `uploads/<key id>/<upload id>[...]`.
+  const uploadId = upload ? (upload.uploadId ?? upload.storageKey.split('/')[2]?.split('.')[0] ?? null) : null;
+  return { prompt: input.prompt, input_upload_id: uploadId };
+}
+
 /** One job with its input as submitted (the operator sees what the caller asked for). */
-export async function getJob(db: PrismaClient, id: string): Promise<JobView & { input: unknown }> {
+export async function getJob(db: PrismaClient, id: string): Promise<JobView & { input: JobRequestView }> {
   const job = await db.job.findUnique({ where: { id }, include: WITH_KEY });
   if (!job) throw new ApiError('not_found', { message: `No job with id "${id}".` });
-  return { ...toJobView(job), input: job.input };
+  return { ...toJobView(job), input: toRequestView(job.input as unknown as JobInput) };
 }

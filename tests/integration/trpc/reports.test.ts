@@ -85,7 +85,14 @@ describe('jobs and uploads', () => {
     });
     expect((await caller.jobs.list({ status: 'failed', apiKeyId: key.id })).items.map((job) => job.id)).toEqual([jobId]);
     expect((await caller.jobs.list({ status: 'succeeded', apiKeyId: key.id })).items).toEqual([]);
-    expect(await caller.jobs.get({ id: jobId })).toMatchObject({ status: 'failed', input: { prompt: 'a cat' }, key_prefix: key.prefix });
+    expect(await caller.jobs.get({ id: jobId })).toEqual(expect.objectContaining({ status: 'failed', input: { prompt: 'a cat', input_upload_id: null }, key_prefix: key.prefix }));
+    // The operator sees the upload the caller named, never where its bytes are stored.
+    const withUpload = `${jobId}_u`;
+    await getPrisma().job.create({
+      data: { id: withUpload, apiKeyId: key.id, operation: 'videos.generate', status: 'submitted', engine: 'local', units: 20, requestId: 'req_test',
+        input: { prompt: 'a dog', inputUpload: { uploadId: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA', storageKey: `uploads/${key.id}/upl_AAAAAAAAAAAAAAAAAAAAAAAA.0a1b2c3d4e5f.verified`, mimeType: 'image/png' } } },
+    });
+    expect((await caller.jobs.get({ id: withUpload })).input).toEqual({ prompt: 'a dog', input_upload_id: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA' });
     expect((await caller.uploads.list({ status: 'pending', apiKeyId: key.id })).items.map((upload) => upload.id)).toEqual([uploadId]);
     expect(await caller.uploads.get({ id: uploadId })).toMatchObject({ filename: 'cat.png', status: 'pending' });
     await expectTrpcError(caller.jobs.get({ id: 'job_missing' }), 'NOT_FOUND', 'not_found');

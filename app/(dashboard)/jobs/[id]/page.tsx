@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
-import { Card, DetailList, JsonBlock } from '@/components/ui/card';
+import { Card, DetailList } from '@/components/ui/card';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
@@ -34,7 +34,12 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
           />
         </Card>
         <Card title="Input">
-          <JsonBlock value={job.input} label="Job input" />
+          <DetailList
+            items={[
+              ['Prompt', job.input.prompt],
+              ['Input upload', job.input.input_upload_id ? <Link key="upload" href={`/uploads/${job.input.input_upload_id}`}><code>{job.input.input_upload_id}</code></Link> : '—'],
+            ]}
+          />
         </Card>
       </div>
     </div>
