@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { ErrorCode } from '../../server/domain/errors';
+import { errorEnvelope } from '../../server/http/error-envelope';
 import { newRequestId } from '../../server/http/request-id';
 
 // Answers `npm start` gives itself, before Next sees a request: what Node's HTTP parser refuses
@@ -7,20 +9,18 @@ import { newRequestId } from '../../server/http/request-id';
 // every answer of the API they carry X-Request-Id and Cache-Control: no-store and the error
 // envelope of interface-v1.md §7, instead of Node's bare status line or a dropped connection.
 
-type EnvelopeCode = 'invalid_request' | 'payload_too_large' | 'method_not_allowed';
-
 export interface ProtocolAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
 }
 
-export function envelopeAnswer(status: number, code: EnvelopeCode, message: string, extra: Record<string, string> = {}): ProtocolAnswer {
+export function envelopeAnswer(status: number, code: ErrorCode, message: string, extra: Record<string, string> = {}): ProtocolAnswer {
   const requestId = newRequestId();
   return {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestId, 'Cache-Control': 'no-store', ...extra },
-    body: JSON.stringify({ error: { code, message, request_id: requestId } }),
+    body: JSON.stringify(errorEnvelope(code, message, requestId)),
   };
 }
 

@@ -1,5 +1,6 @@
 import { isRedisUnavailable } from '../db/redis';
 import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
+import { errorEnvelope } from './error-envelope';
 
 // The only place that builds /v1 responses: every one carries X-Request-Id and
 // Cache-Control: no-store, and every error has exactly the envelope of interface-v1.md §7.
@@ -51,13 +52,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
   if (apiError.status === 401) extra['WWW-Authenticate'] = 'Bearer realm="api"';
-  const body: { error: Record<string, unknown> } = {
-    error: {
-      code: apiError.code,
-      message: apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message,
-      request_id: requestId,
-      ...(apiError.details ? { details: apiError.details } : {}),
-    },
-  };
+  const message = apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message;
+  const body = errorEnvelope(apiError.code, message, requestId, apiError.details);
   return jsonResponse(apiError.status, body, requestId, extra);
 }

@@ -86,16 +86,12 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
     if (inactive) {
       throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` }]);
     }
-    // Conditional, so a balance can never pass the column's range however top-ups race.
-    const { count } = await tx.apiKey.updateMany({
-      where: { id: before.id, remainingUnits: { lte: MAX_REMAINING_UNITS - units } },
-      data: { remainingUnits: { increment: units } },
-    });
-    if (count === 0) {
+    // The row is locked: nothing changes the balance between this check and the update.
+    if (before.remainingUnits + units > MAX_REMAINING_UNITS) {
       throw ApiError.validation([{ path: 'units', code: 'balance_too_large',
         message: `adding ${units} units would take the key past the largest balance, ${MAX_REMAINING_UNITS.toLocaleString('en-US')} units` }]);
     }
-    const after = await tx.apiKey.findUniqueOrThrow({ where: { id: before.id }, include: KEY_INCLUDE });
+    const after = await tx.apiKey.update({ where: { id: before.id }, data: { remainingUnits: { increment: units } }, include: KEY_INCLUDE });
     await recordAudit(tx, actor, {
       action: 'key.topup',
       targetType: 'api_key',
