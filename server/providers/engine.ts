@@ -18,6 +18,7 @@ export interface ImageTask {
   style?: string;
   format: 'png' | 'jpeg' | 'webp';
   inputImage?: Buffer;
+  inputMimeType?: string;
 }
 
 export interface SpeechTask {

@@ -2,11 +2,12 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { POST as speechPost } from '@/app/v1/audio/speech/route';
+import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { synthesizeSpeech } from '@/server/providers/local/speech';
 import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
-import { samplePng } from './support/storage/uploads';
+import { samplePng, sampleWav, verifiedUpload } from './support/storage/uploads';
 import { startFakeMediaProvider, type FakeMediaProvider } from './support/providers/fake-media-provider';
 
 // Media from an OpenAI-compatible provider is checked before it is sold: the format asked for
@@ -26,8 +27,9 @@ beforeAll(async () => {
     quota: 100,
     providers: { media: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_MEDIA_KEY' } },
     operations: {
-      'images.generate': { engine: 'media:image-model', units: 5, output_formats: ['png', 'webp'] },
+      'images.generate': { engine: 'media:image-model', units: 5, output_formats: ['png', 'webp'], input_uploads: true },
       'audio.speech': { engine: 'media:speech-model', units: 3, output_formats: ['wav', 'mp3'] },
+      'audio.transcribe': { engine: 'media:whisper-model', units: 4, timestamps: ['segment', 'none'] },
     },
   });
 });
@@ -66,6 +68,51 @@ describe('images from a provider', () => {
       expect(result.text).not.toContain('paused');
       expect(await remainingUnits(key.id)).toBe(before);
     }
+  });
+});
+
+describe('an image to transform, sent to a provider', () => {
+  it('goes as what it is (a JPEG as input.jpg, image/jpeg): OpenAI refuses an untyped part', async () => {
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#345678' } }).jpeg().toBuffer();
+    const uploadId = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/jpeg', filename: 'photo.jpg' }, jpeg);
+    fake.image = await samplePng();
+    const result = await call(imagesPost, '/v1/images/generate', { prompt: 'warmer', input_upload_id: uploadId, output_format: 'png' }, { key: key.key });
+    expect(result.status, result.text).toBe(200);
+    const multipart = fake.bodies.get('/v1/images/edits')!.toString('latin1');
+    expect(multipart).toMatch(/name="image"; filename="input\.jpg"\r\nContent-Type: image\/jpeg\r\n/);
+    expect(multipart).toContain(jpeg.toString('latin1'));
+  });
+});
+
+describe('transcripts from a provider', () => {
+  let audioId: string;
+  beforeAll(async () => {
+    audioId = await verifiedUpload(key.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, await sampleWav());
+  });
+  const transcribe = () => call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
+
+  it('well-formed segments are sold as {start, end, text}, the provider\'s other members dropped', async () => {
+    fake.transcript = { text: 'Hello there.', segments: [{ id: 0, seek: 0, start: 0, end: 1.5, text: ' Hello there. ', tokens: [1, 2] }] };
+    const result = await transcribe();
+    expect(result.status, result.text).toBe(200);
+    expect(result.json.output).toEqual({ text: 'Hello there.', segments: [{ start: 0, end: 1.5, text: 'Hello there.' }] });
+    expect(result.json.usage.charged_units).toBe(4);
+  });
+
+  it.each([
+    ['a negative start', { text: 'x', segments: [{ start: -5, end: -1, text: 'x' }] }],
+    ['an end before its start', { text: 'x', segments: [{ start: 9, end: 2, text: 'x' }] }],
+    ['a segment without text', { text: 'x', segments: [{ start: 0, end: 1 }] }],
+    ['a start that is no number', { text: 'x', segments: [{ start: 'abc', end: 1, text: 'x' }] }],
+    ['text that is an object', { text: 'x', segments: [{ start: 0, end: 1, text: { o: 1 } }] }],
+    ['no segments at all', { text: 'x' }],
+    ['no text', { segments: [] }],
+  ])('%s is 503 and charges nothing', async (_, transcript) => {
+    fake.transcript = transcript;
+    const before = await remainingUnits(key.id);
+    const result = await transcribe();
+    expectEnvelope(result, 503, 'provider_unavailable');
+    expect(await remainingUnits(key.id)).toBe(before);
   });
 });
 

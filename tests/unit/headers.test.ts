@@ -97,4 +97,8 @@ describe('publicOrigin', () => {
     'falls back to the server\'s own origin for the malformed Host %j', (host) => {
       expect(publicOrigin(at(host ? { host } : {}), undefined)).toBe('http://localhost:3000');
     });
+
+  it.each(['a b', 'evil.example/path?', 'ex\u00e9.com', ''])('skips the malformed X-Forwarded-Host %j for the request\'s Host', (forwarded) => {
+    expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-host': forwarded }), undefined)).toBe('http://api.example.com');
+  });
 });

@@ -42,7 +42,7 @@ export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string
 
 export async function prepareImagesGenerate(
   body: ImagesGenerateRequest, key: AuthenticatedKey,
-): Promise<MediaPrepared<Omit<ImageTask, 'inputImage'>>> {
+): Promise<MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>> {
   const settings = operationSettings(key, 'images.generate');
   const format = allowedValue('output_format', body.output_format, settings.output_formats, 'png');
   const style = allowedValue('style', body.style, settings.styles);
@@ -58,11 +58,11 @@ export async function prepareImagesGenerate(
 }
 
 export async function generateImage(
-  prepared: MediaPrepared<Omit<ImageTask, 'inputImage'>>, origin: string, signal: AbortSignal,
+  prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>, origin: string, signal: AbortSignal,
 ): Promise<FileOutput> {
   const engine = await resolveEngine(prepared.engine);
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
-  const result = await callEngine(() => engine.generateImage({ ...prepared.task, inputImage }, signal));
+  const result = await callEngine(() => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal));
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 

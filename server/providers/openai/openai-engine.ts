@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import { z } from 'zod';
 import type {
   CodeTask,
   Engine,
@@ -36,6 +37,13 @@ const CODE_SYSTEM =
   '{"code": string, "explanation": string} and nothing else.';
 
 const IMAGE_MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+const IMAGE_EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+/** A provider's segments, checked before anyone pays for them (extra members dropped). */
+const TRANSCRIPT_SEGMENTS = z.array(
+  z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() })
+    .refine((segment) => segment.end >= segment.start),
+);
 const VIDEO_POLL_MS = 2_000;
 
 function retryAfterOf(error: unknown): number {
@@ -136,9 +144,12 @@ export class OpenAiEngine implements Engine {
   generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult> {
     return this.call('image generation', async () => {
       const prompt = task.style ? `${task.prompt}\n\nStyle: ${task.style}` : task.prompt;
+      // The input goes as what it is (`input.jpg`, image/jpeg): OpenAI refuses an untyped image part.
+      const inputType = task.inputMimeType ?? 'image/png';
       const response = task.inputImage
         ? await this.client.images.edit(
-            { model: this.model, prompt, image: await toFile(task.inputImage, 'input.png'), output_format: task.format },
+            { model: this.model, prompt, output_format: task.format,
+              image: await toFile(task.inputImage, `input.${IMAGE_EXTENSION[inputType] ?? 'png'}`, { type: inputType }) },
             { signal },
           )
         : await this.client.images.generate({ model: this.model, prompt, output_format: task.format }, { signal });
@@ -173,12 +184,12 @@ export class OpenAiEngine implements Engine {
           ...(segmented ? { timestamp_granularities: ['segment' as const] } : {}),
         },
         { signal },
-      )) as { text?: unknown; segments?: { start: number; end: number; text: string }[] };
+      )) as { text?: unknown; segments?: unknown };
       if (typeof result.text !== 'string') throw new ProviderUnavailableError('the provider returned no text');
-      const segments = segmented
-        ? (result.segments ?? []).map((s) => ({ start: Number(s.start), end: Number(s.end), text: String(s.text).trim() }))
-        : [];
-      return { text: result.text, segments };
+      if (!segmented) return { text: result.text, segments: [] };
+      const segments = TRANSCRIPT_SEGMENTS.safeParse(result.segments);
+      if (!segments.success) throw new ProviderUnavailableError('the provider returned malformed segments');
+      return { text: result.text, segments: segments.data.map((segment) => ({ ...segment, text: segment.text.trim() })) };
     });
   }
 
