@@ -9,6 +9,7 @@ import { REQUEST_PATH_HEADER } from '../server/auth/request-path';
 import { getConfig } from '../server/config';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
 import { normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
@@ -21,6 +22,19 @@ function loopbackFor(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Every response carries an X-Request-Id (CONTRACT.md §1), also those the API's routes do not
+ * make (pages, /healthz, static files); one the response already has is kept. Set as the head
+ * goes out: set before, Next would keep it over the /v1 pipeline's own.
+ */
+function stampRequestId(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!this.hasHeader('x-request-id')) this.setHeader('X-Request-Id', newRequestId());
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
 }
 
 async function main(): Promise<void> {
@@ -40,6 +54,7 @@ async function main(): Promise<void> {
     res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
   // Without a Host Node would answer a bare 400 itself; the check below answers in the envelope.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
+    stampRequestId(res);
     const repeated = repeatedHeaders(req.rawHeaders);
     if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
       answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
