@@ -133,9 +133,12 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         if (charge && claim.kind === 'held') hold = { ...claim.hold, units: charge.units };
       } catch (error) {
         if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-        // The concurrency limit's 429 tells the minute's count too, as the per-minute 429 does.
+        // The concurrency limit's 429 gives its point back (a refused request uses none of the
+        // minute) and tells the minute's count, as the per-minute 429 does.
         if (isApiError(error) && error.code === 'rate_limited') {
-          throw new ApiError('rate_limited', { message: error.message, retryAfter: error.retryAfter, headers: { ...rateLimitHeaders(rate), ...error.headers } });
+          await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
+          const minute = rateLimitHeaders({ ...rate, remaining: rate.remaining + 1 });
+          throw new ApiError('rate_limited', { message: error.message, retryAfter: error.retryAfter, headers: { ...minute, ...error.headers } });
         }
         throw error;
       }

@@ -55,7 +55,11 @@ describe('requests per minute', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(limited.headers.get('ratelimit-limit')).toBe('3');
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
-    expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+    const reset = Number(limited.headers.get('ratelimit-reset'));
+    expect(reset).toBeGreaterThanOrEqual(1);
+    // the same, as the structured fields of the draft's current revisions
+    expect(limited.headers.get('ratelimit-policy')).toBe('"minute";q=3;w=60');
+    expect(limited.headers.get('ratelimit')).toBe(`"minute";r=0;t=${reset}`);
     expect(await remainingUnits(id)).toBe(97); // the 429 charged nothing
   });
 
@@ -148,10 +152,11 @@ describe('concurrency', () => {
     expect(fake.maxActive).toBeLessThanOrEqual(2);
     expect(await remainingUnits(id)).toBe(8);
     expect(await inFlight(id)).toBe(0);
-    // the slots are free again
+    // the slots are free again, and the refused request used none of the minute: 2 + this one
     fake.setMode({ kind: 'ok' });
     const after = await call(textRoute.POST, TEXT, { input: 'after' }, { key });
     expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 7 });
+    expect(Number(after.headers.get('ratelimit-remaining'))).toBe(Number(after.headers.get('ratelimit-limit')) - 3);
     fake.reset();
   });
 

@@ -11,8 +11,8 @@ import { failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } fr
 // any point (a retry after a crash, or a second worker): a finished job is left alone, and
 // the units are settled by statements that only act on a still-held hold.
 
-export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again.';
-export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again.';
+export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
+export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
 
 /** Where a job's video is stored. */
 export function jobResultKey(apiKeyId: string, jobId: string): string {

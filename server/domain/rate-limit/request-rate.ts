@@ -28,8 +28,15 @@ function limiterFor(perMinute: number): RateLimiterAbstract {
   return limiter;
 }
 
+/**
+ * The minute's count in both forms of draft-ietf-httpapi-ratelimit-headers: the structured
+ * `RateLimit-Policy` and `RateLimit` fields of its current revisions, and the separate
+ * `RateLimit-Limit`, `-Remaining` and `-Reset` fields of its earlier ones, which clients still read.
+ */
 export function rateLimitHeaders(state: RateState): Record<string, string> {
   return {
+    'RateLimit-Policy': `"minute";q=${state.limit};w=60`,
+    RateLimit: `"minute";r=${state.remaining};t=${state.resetSeconds}`,
     'RateLimit-Limit': String(state.limit),
     'RateLimit-Remaining': String(state.remaining),
     'RateLimit-Reset': String(state.resetSeconds),
@@ -53,7 +60,8 @@ export async function consumeRequest(apiKeyId: string, perMinute: number): Promi
 
 /**
  * Gives back the point of a request that turned out to be another request's (an idempotent
- * replay or conflict). Best effort: a point not given back only makes this minute stricter.
+ * replay or conflict) or was refused by the concurrency limit. Best effort: a point not given
+ * back only makes this minute stricter.
  */
 export async function refundRequest(apiKeyId: string, perMinute: number): Promise<void> {
   await limiterFor(perMinute).reward(apiKeyId, 1).catch(() => {});
