@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, stopEmbeddedPostgres, type EmbeddedDatabase } from '@/server/db/embedded-postgres';
 import {
   REPO_ROOT,
+  childEnv,
   isRunning,
   killAllSpawned,
   parseJsonOutput,
@@ -112,6 +114,14 @@ describe('cli --help', () => {
       expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_arguments', message: expect.any(String) } });
       expect(result.stdout.trim().split('\n')).toHaveLength(1);
     }
+  });
+
+  it('through `npm run cli -- ... --json` (CONTRACT.md §7\'s form) too: npm adds no banner to stdout', async () => {
+    const env = childEnv({ WGS_DATA_DIR: freshDataDir() });
+    for (const name of Object.keys(env)) if (name.toLowerCase().startsWith('npm_')) delete env[name]; // as from an operator's shell
+    const result = spawnSync('npm', ['run', 'cli', '--', 'keys', 'create', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    expect(result.status, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_arguments', message: expect.any(String) } });
   });
 });
 
