@@ -32,6 +32,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().url('must be a URL such as redis://127.0.0.1:6379').optional(),
   /** API key lookups are cached this long; revocation takes effect on every instance within it. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(500),
+  /** How long the app waits for PostgreSQL to answer a query before the request fails closed (503). */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   PROVIDER_TIMEOUT_MS: positiveInt(30_000),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),

@@ -20,11 +20,15 @@ const globalForDb = globalThis as typeof globalThis & { __wgsDb?: DbHandles };
 
 function connect(): DbHandles {
   const config = getConfig();
+  // A database that stops answering (a frozen server, a network partition) must not hold requests
+  // forever: a connection, or a free one from the pool, is waited for 10 s and an answer to a query
+  // DATABASE_QUERY_TIMEOUT_MS, then the request fails closed with 503. TCP keepalive notices a dead peer.
+  const liveness = { idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, query_timeout: config.DATABASE_QUERY_TIMEOUT_MS, keepAlive: true };
   const url = config.DATABASE_URL;
   if (!url) {
     throw new Error('DATABASE_URL is not set: start the product with `npm start`, which provides a database.');
   }
-  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max: 20, ...liveness });
   // A dropped connection (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   // Writes a crash may lose without harm (see getProvisionalPool) commit without waiting for
@@ -32,7 +36,7 @@ function connect(): DbHandles {
   const provisionalPool = new pg.Pool({
     connectionString: url,
     max: 10,
-    idleTimeoutMillis: 30_000,
+    ...liveness,
     ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? { options: '-c synchronous_commit=off' } : {}),
   });
   provisionalPool.on('error', () => {});

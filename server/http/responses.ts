@@ -24,13 +24,15 @@ export function jsonResponse(status: number, body: unknown, requestId: string, e
 
 const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
 
+const SOCKET_FAILURES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
+
 function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))) {
-    return true;
-  }
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || SOCKET_FAILURES.includes(code))) return true;
+  // A Unix-socket DATABASE_URL whose server is down (no socket file); a missing stored file is not this.
+  if (code === 'ENOENT' && syscall === 'connect') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(message);
 }
 
 /** Maps any thrown value to the error envelope. Unknown errors become a generic 500. */
@@ -41,7 +43,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
-      message: 'The service is temporarily unavailable. No units were charged; retry later (a POST with the same Idempotency-Key).',
+      message: 'The service is temporarily unavailable. Retry later (a POST with the same Idempotency-Key): a request that did not complete is not charged, and one that did is replayed.',
       retryAfter: 2,
     });
   } else {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,6 +155,49 @@ describe('PostgreSQL restarted under load', () => {
     await app.stop();
     await useDatabaseInThisProcess(inject('databaseUrl'));
   }, 180_000);
+});
+
+describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
+  const frozenDir = mkdtempSync(join(tmpdir(), 'wgs-faults-frozen-'));
+  const processesOf = (dataDir: string) => {
+    const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    return [postmaster, ...children];
+  };
+  const signalAll = (pids: number[], signal: NodeJS.Signals) => pids.forEach((pid) => { try { process.kill(pid, signal); } catch { /* gone */ } });
+  afterAll(async () => {
+    await stopEmbeddedPostgres(frozenDir).catch(() => {});
+    rmSync(frozenDir, { recursive: true, force: true });
+  });
+
+  it('a paid request fails closed with 503 + Retry-After after DATABASE_QUERY_TIMEOUT_MS, and is charged once when retried', async () => {
+    const { url } = await startEmbeddedPostgres({ dataDir: frozenDir });
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const key = await createTestKey({ quota: 10 });
+    const app = await startProduct({ databaseUrl: url, env: { DATABASE_QUERY_TIMEOUT_MS: '1500', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' } });
+    expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
+
+    const frozen = processesOf(frozenDir);
+    const idem = newKey('frz');
+    let reply: Reply;
+    signalAll(frozen, 'SIGSTOP');
+    try {
+      reply = await post(app.base, TEXT, key.key, { input: 'while frozen' }, idem, 60_000);
+    } finally {
+      signalAll(frozen, 'SIGCONT');
+    }
+    expect(reply.status, reply.text).toBe(503);
+    expect(reply.json.error.code).toBe('provider_unavailable');
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+    await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
+    await sleep(5_500);
+    await sweepExpiredHolds();
+    expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
+    await app.stop();
+    await useDatabaseInThisProcess(inject('databaseUrl'));
+  }, 120_000);
 });
 
 describe('app process killed and provider faults', () => {

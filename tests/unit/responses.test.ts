@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { toErrorResponse } from '@/server/http/responses';
+
+// A database that cannot be reached fails closed and retryable (503 with Retry-After); anything
+// else unexpected is the generic 500.
+
+const errorWith = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
+
+describe('toErrorResponse for failures that are not ApiErrors', () => {
+  it.each([
+    ['TCP refused', errorWith('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED', syscall: 'connect' })],
+    ['Unix socket missing', errorWith('connect ENOENT /tmp/pg/.s.PGSQL.5432', { code: 'ENOENT', syscall: 'connect' })],
+    ['host unreachable', errorWith('connect EHOSTUNREACH 10.0.0.9:5432', { code: 'EHOSTUNREACH', syscall: 'connect' })],
+    ['a query never answered', new Error('Query read timeout')],
+    ['no free connection in time', new Error('timeout exceeded when trying to connect')],
+    ['server shutting down', errorWith('terminating connection due to administrator command', { code: '57P01' })],
+  ])('%s is 503 with Retry-After', async (_, error) => {
+    const response = toErrorResponse(error, 'req_000000000000000000000000');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect((await response.json()).error.code).toBe('provider_unavailable');
+  });
+
+  it('a stored file that is missing (ENOENT from open) is a 500, not an outage', async () => {
+    const response = toErrorResponse(errorWith("ENOENT: no such file or directory, open '/data/x'", { code: 'ENOENT', syscall: 'open' }), 'req_000000000000000000000000');
+    expect(response.status).toBe(500);
+    expect(response.headers.get('retry-after')).toBeNull();
+    expect((await response.json()).error).toEqual({ code: 'internal_error', message: expect.any(String), request_id: 'req_000000000000000000000000' });
+  });
+});
