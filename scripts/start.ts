@@ -1,12 +1,13 @@
 // `npm start`: the whole product in one process. Provides the database (embedded unless
 // DATABASE_URL is set), migrates it, seeds the example packages into an empty database,
 // builds the app when there is no build of the current code, then serves API and dashboard on PORT.
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
 import { REQUEST_PATH_HEADER } from '../server/auth/request-path';
 import { getConfig } from '../server/config';
+import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
@@ -35,6 +36,23 @@ function stampRequestId(res: ServerResponse): void {
     if (!this.hasHeader('x-request-id')) this.setHeader('X-Request-Id', newRequestId());
     return writeHead.apply(this, args);
   } as typeof writeHead;
+}
+
+/** How long a stop waits for requests in flight (a paid request that is cut waits for its leases). */
+const SHUTDOWN_GRACE_MS = 25_000;
+
+/**
+ * Stops taking connections and lets the requests in flight finish, up to `graceMs`, closing each
+ * keep-alive connection as soon as it is idle; then cuts whatever is left.
+ */
+async function drain(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearInterval(idle);
+  clearTimeout(cut);
 }
 
 async function main(): Promise<void> {
@@ -87,7 +105,14 @@ async function main(): Promise<void> {
     socket.end(rawAnswer(connectAnswer()));
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  // A port in use or a HOST that does not resolve stops the process (a supervisor restarts it).
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   // Next prepares the app (instrumentation.ts) on its first request: make that request now, so
   // the example packages, sweeps and workers are in place before anyone is told it is ready.
   const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
@@ -101,15 +126,19 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log(`${signal} again: cutting the requests still running`);
+      server.closeAllConnections();
+      return;
+    }
     stopping = true;
-    log(`${signal}: shutting down`);
-    server.close();
-    server.closeAllConnections();
+    log(`${signal}: shutting down; requests in flight get ${SHUTDOWN_GRACE_MS / 1000} s to finish`);
+    await drain(server, SHUTDOWN_GRACE_MS);
     await runShutdownHooks(); // video job workers finish their jobs, then the app's pool closes
     await database.stop().catch(() => {});
     process.exit(0);
   };
+  leaveStopSignalsToCaller();
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -3,6 +3,7 @@
 // DATABASE_URL, or the data dir's embedded PostgreSQL (shared with `npm start` if it runs).
 import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
+import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     if (database.embedded) await database.stop().catch(() => {});
     process.exit(0);
   };
+  leaveStopSignalsToCaller();
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }

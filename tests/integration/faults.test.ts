@@ -299,4 +299,22 @@ describe('app process killed and provider faults', () => {
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await books(database!.url, key.id)).toMatchObject({ remaining: quota - 4, captured: 1, succeeded: 1, failed: 1, held: 0 });
   }, 60_000);
+
+  it('SIGTERM mid-request (a rolling restart): the request in flight finishes and is charged once, then the process exits 0', async () => {
+    const quota = 10;
+    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-t', units: 2, output_formats: ['text'] } } });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_000 });
+    const inFlight = post(app.base, TEXT, key.key, { input: 'finish me' }, newKey('term'), 30_000);
+    for (let i = 0; i < 200 && fake.callCount === 0; i++) await sleep(25);
+    expect(fake.callCount).toBe(1);
+    app.child.kill('SIGTERM');
+    const reply = await inFlight;
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.json.usage).toEqual({ charged_units: 2, remaining_units: quota - 2 });
+    expect(await app.exited).toBe(0);
+    expect(await books(database!.url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 1, remaining: quota - 2 });
+    fake.setMode({ kind: 'ok' });
+  }, 60_000);
 });
