@@ -1,4 +1,5 @@
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
+import { failJobsWithoutHold } from './domain/jobs/job-store';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
 import { expireStaleUploads } from './domain/uploads/expire-uploads';
 
@@ -9,6 +10,8 @@ const INTERVAL_MS = 15_000;
 
 export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'return expired unit holds': sweepExpiredHolds,
+  // After the holds: a video job whose units just came back (no worker ran it in time) says so.
+  'fail video jobs whose units were returned': () => failJobsWithoutHold(),
   'delete expired idempotency records': deleteExpiredIdempotencyRecords,
   'expire uploads never completed (and delete their bytes)': expireStaleUploads,
 };

@@ -9,7 +9,10 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().url().regex(/^postgres(?:ql)?:\/\//, 'must be a PostgreSQL URL (postgres:// or postgresql://)').optional(),
+  /** Dashboard sessions (next-auth): generated / http://localhost:PORT when unset. */
+  NEXTAUTH_URL: z.string().url('must be the dashboard\'s public URL, such as https://ops.example.com').optional(),
+  NEXTAUTH_SECRET: z.string().min(1, 'must not be empty (unset it to have one generated)').optional(),
   /** Where the embedded PostgreSQL, local storage and generated secrets live. */
   WGS_DATA_DIR: z.string().default('.data'),
   /** Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto). */

@@ -1,10 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import { getConfig } from '../config';
 import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
-import { failJobsWithoutHold } from '../domain/jobs/job-store';
-import { EXHAUSTED_MESSAGE, failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
+import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
 
-const ORPHAN_SWEEP_MS = 60_000;
 
 // The video job worker: pg-boss workers on the shared queue. Any number of these, in any
 // number of processes and machines, share it safely: pg-boss hands each attempt to one
@@ -35,18 +33,11 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     return { failed };
   });
 
-  // Jobs whose units were already returned (their hold outlived its lease) are failed.
-  const sweep = setInterval(() => {
-    failJobsWithoutHold(EXHAUSTED_MESSAGE).catch((error: unknown) => console.error('[jobs] orphan sweep failed:', String(error)));
-  }, ORPHAN_SWEEP_MS);
-  sweep.unref();
-
   let stopped = false;
   return {
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(sweep);
       // Graceful: running attempts may finish; what does not is retried by another worker.
       await boss.stop({ graceful: true, close: true, timeout: 20_000 });
     },

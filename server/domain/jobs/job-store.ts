@@ -214,7 +214,11 @@ export async function packageVersionOfKey(apiKeyId: string): Promise<string> {
  * units, e.g. after a long outage of every worker) can never be charged: they are failed.
  * Safe on many instances at once. Returns how many jobs it failed.
  */
-export async function failJobsWithoutHold(message: string): Promise<number> {
+export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
+export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
+
+/** Fails the open jobs whose units were already returned (their hold outlived its lease: no worker ran them). */
+export async function failJobsWithoutHold(message = EXHAUSTED_MESSAGE): Promise<number> {
   const { rowCount } = await getPool().query({
     name: 'wgs-job-fail-orphans',
     text: `UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()

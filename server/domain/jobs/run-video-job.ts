@@ -5,14 +5,14 @@ import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine } from '../generation/call-engine';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
-import { failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } from './job-store';
+import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } from './job-store';
+
+export { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE };
 
 // One attempt of a video job, run by a queue worker. Safe to run again for the same job at
 // any point (a retry after a crash, or a second worker): a finished job is left alone, and
 // the units are settled by statements that only act on a still-held hold.
 
-export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
-export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
 
 /** Where a job's video is stored. */
 export function jobResultKey(apiKeyId: string, jobId: string): string {
