@@ -55,12 +55,16 @@ async function drain(server: Server, graceMs: number): Promise<void> {
   clearTimeout(cut);
 }
 
+/** Stopped when the start fails after it (a port in use), so no PostgreSQL is left behind. */
+let startedDatabase: { stop(): Promise<void> } | undefined;
+
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const config = getConfig();
   ensureLocalSecrets(config);
   ensureBuild(process.cwd(), process.env.NEXT_DIST_DIR || '.next', log);
   const database = await provideDatabase({ adopt: true, log, beforeStop: runShutdownHooks });
+  startedDatabase = database;
 
   // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
   // costs ~100 MB of heap for stack traces nobody reads in production.
@@ -127,12 +131,18 @@ async function main(): Promise<void> {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
-      log(`${signal} again: cutting the requests still running`);
+      log(`${signal} again: cutting the requests still running, exiting in 5 s at most`);
       server.closeAllConnections();
+      setTimeout(() => process.exit(1), 5_000).unref();
       return;
     }
     stopping = true;
     log(`${signal}: shutting down; requests in flight get ${SHUTDOWN_GRACE_MS / 1000} s to finish`);
+    // A database that hangs must not keep the process from ending: the stop has a deadline.
+    setTimeout(() => {
+      log('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS + 30_000).unref();
     await drain(server, SHUTDOWN_GRACE_MS);
     await runShutdownHooks(); // video job workers finish their jobs, then the app's pool closes
     await database.stop().catch(() => {});
@@ -143,7 +153,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   process.stderr.write(`[wgs] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  await startedDatabase?.stop().catch(() => {});
   process.exit(1);
 });

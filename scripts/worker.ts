@@ -26,9 +26,13 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log(`${signal} again: exiting now (jobs cut short are retried by another worker)`);
+      process.exit(1);
+    }
     stopping = true;
     log(`${signal}: finishing running jobs, then stopping`);
+    setTimeout(() => process.exit(1), 60_000).unref(); // a database that hangs must not keep it alive
     await runShutdownHooks(); // running jobs finish, then the pool closes
     if (database.embedded) await database.stop().catch(() => {});
     process.exit(0);

@@ -18,12 +18,46 @@ interface DbHandles {
 
 const globalForDb = globalThis as typeof globalThis & { __wgsDb?: DbHandles };
 
+/**
+ * A connection whose query went unanswered past query_timeout is closed, never reused: pg leaves
+ * that query running on it, so inside a transaction the connection's next user would find itself
+ * in a transaction that is not its own. Closed, it is dropped by the pool, and the server rolls
+ * back whatever was open on it.
+ */
+export class ClosingOnTimeoutClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const last = args.length - 1;
+    const callback: unknown = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: unknown, result: unknown) => {
+        this.closeIfTimedOut(error);
+        (callback as (error: unknown, result: unknown) => void)(error, result);
+      };
+    }
+    const result: unknown = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) result.catch((error: unknown) => this.closeIfTimedOut(error));
+    return result;
+  }
+
+  private closeIfTimedOut(error: unknown): void {
+    if (error instanceof Error && error.message === 'Query read timeout') {
+      this.on('error', () => {}); // the end this causes is no news to anyone
+      (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    }
+  }
+}
+
 function connect(): DbHandles {
   const config = getConfig();
   // A database that stops answering (a frozen server, a network partition) must not hold requests
   // forever: a connection, or a free one from the pool, is waited for 10 s and an answer to a query
-  // DATABASE_QUERY_TIMEOUT_MS, then the request fails closed with 503. TCP keepalive notices a dead peer.
-  const liveness = { idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, query_timeout: config.DATABASE_QUERY_TIMEOUT_MS, keepAlive: true };
+  // DATABASE_QUERY_TIMEOUT_MS, then the request fails closed with 503 (and that connection is
+  // closed). TCP keepalive probes an idle connection after 10 s.
+  const liveness = {
+    Client: ClosingOnTimeoutClient, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000,
+    query_timeout: config.DATABASE_QUERY_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+  };
   const url = config.DATABASE_URL;
   if (!url) {
     throw new Error('DATABASE_URL is not set: start the product with `npm start`, which provides a database.');

@@ -22,7 +22,7 @@ const rateHeaders = {
   RateLimit: { description: 'The current minute as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";r=<requests left>;t=<seconds until the window resets>`.', schema: { type: 'string' as const } },
   'RateLimit-Limit': { description: 'Requests allowed per minute by the key’s package (on fresh answers; a replay carries the stored response’s headers only).', schema: { type: 'integer' as const } },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
-  'RateLimit-Reset': { description: 'Seconds until the minute window resets. The window is fixed: it opens with the first counted request and allows the package’s requests per minute until it closes 60 s later. Requests refused before the rate step, or by the concurrency limit, replays and idempotency conflicts are not counted.', schema: { type: 'integer' as const } },
+  'RateLimit-Reset': { description: 'Seconds until the minute window resets. The window is fixed: it opens with the first counted request and allows the package’s requests per minute until it closes 60 s later. Requests refused before the rate step (401 to 422), replays and idempotency conflicts are not counted; a request refused by the concurrency limit is.', schema: { type: 'integer' as const } },
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -69,7 +69,7 @@ const idempotencyKey = z
   .string()
   .regex(/^(?:[A-Za-z0-9_.~:-]{8,128}|"[A-Za-z0-9_.~:-]{8,128}")$/)
   .meta({
-    description: '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request: the same key, method and path, and a body with the same JSON value (member order, whitespace and escapes do not matter; an optional field sent with its default value makes a different request). Any error leaves the key free; a 2xx is replayed for 24 hours (the default retention).',
+    description: '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request: the same key, method and path, and a body with the same JSON value (member order, whitespace and escapes do not matter; an optional field sent with its default value makes a different request). An error answer leaves the key free for a retry, except that 409 means a request with it is still running, and a retry after a 503 may find that the work did complete and get it replayed; a 2xx is replayed for 24 hours (the default retention).',
     example: 'order-1234-attempt',
   });
 

@@ -175,7 +175,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     await migrateDatabase(url);
     await useDatabaseInThisProcess(url);
     const key = await createTestKey({ quota: 10 });
-    const app = await startProduct({ databaseUrl: url, env: { DATABASE_QUERY_TIMEOUT_MS: '1500', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' } });
+    const app = await startProduct({ databaseUrl: url, env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' } });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
     const frozen = processesOf(frozenDir);

@@ -60,8 +60,7 @@ export async function consumeRequest(apiKeyId: string, perMinute: number): Promi
 
 /**
  * Gives back the point of a request that turned out to be another request's (an idempotent
- * replay or conflict) or was refused by the concurrency limit. Best effort: a point not given
- * back only makes this minute stricter.
+ * replay or conflict). Best effort: a point not given back only makes this minute stricter.
  */
 export async function refundRequest(apiKeyId: string, perMinute: number): Promise<void> {
   await limiterFor(perMinute).reward(apiKeyId, 1).catch(() => {});
