@@ -13,7 +13,7 @@ import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
-import { normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
+import { dashboardBodyRefusal, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -93,6 +93,12 @@ async function main(): Promise<void> {
     if (method === undefined) {
       // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
       res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+      return;
+    }
+    const refusal = dashboardBodyRefusal(req.url, req.headers);
+    if (refusal) {
+      answer(res, envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, { Connection: 'close' }));
+      req.resume(); // whatever was sent is read and dropped, never kept
       return;
     }
     req.method = method;

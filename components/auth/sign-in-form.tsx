@@ -3,15 +3,16 @@ import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 
-const MESSAGES: Record<string, string> = {
-  CredentialsSignin: 'The e-mail or password is not correct.',
-  RateLimited: 'Too many sign-in attempts. Wait a few minutes and try again.',
-  AccessDenied: 'No operator account matches that sign-in.',
-};
+// A Map, not an object: `?error=__proto__` or `toString` must not find anything.
+const MESSAGES = new Map<string, string>([
+  ['CredentialsSignin', 'The e-mail or password is not correct.'],
+  ['RateLimited', 'Too many sign-in attempts. Wait a few minutes and try again.'],
+  ['AccessDenied', 'No operator account matches that sign-in.'],
+]);
 
 export function SignInForm(props: { callbackUrl: string; initialError?: string; oauth: { id: string; name: string }[] }) {
   const router = useRouter();
-  const [error, setError] = useState(props.initialError ? (MESSAGES[props.initialError] ?? 'Sign-in failed.') : null);
+  const [error, setError] = useState(props.initialError ? (MESSAGES.get(props.initialError) ?? 'Sign-in failed.') : null);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -30,7 +31,7 @@ export function SignInForm(props: { callbackUrl: string; initialError?: string; 
       return;
     }
     setBusy(false);
-    setError(MESSAGES[result?.error ?? ''] ?? 'Sign-in failed. Try again.');
+    setError(MESSAGES.get(result?.error ?? '') ?? 'Sign-in failed. Try again.');
   }
 
   return (

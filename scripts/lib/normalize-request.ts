@@ -90,3 +90,23 @@ export function repeatedHeaders(rawHeaders: string[]): Partial<Record<(typeof SI
   for (const name of SINGLE_VALUE_HEADERS) if ((values[name]?.length ?? 0) > 1) repeated[name] = values[name]!.join(', ');
   return repeated;
 }
+
+/** The largest body a request outside the API may send (sign-in forms, dashboard calls are small). */
+export const DASHBOARD_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Why a request outside the API's own routes is refused before Next reads its body, if it is: Next
+ * and next-auth read such a body whole into memory, so a large one (sent by anyone, signed in or
+ * not) would exhaust the heap. It must declare its length (411 otherwise) and stay under 1 MiB (413).
+ * The API's routes stream their bodies under their own limits.
+ */
+export function dashboardBodyRefusal(target: string, headers: { 'content-length'?: string; 'transfer-encoding'?: string }): { status: 411 | 413; message: string } | undefined {
+  if (API_PATH.test(target)) return undefined;
+  if (headers['transfer-encoding'] !== undefined) {
+    return { status: 411, message: 'A request body outside /v1 needs a Content-Length (no chunked transfer).' };
+  }
+  if (Number(headers['content-length'] ?? 0) > DASHBOARD_BODY_LIMIT) {
+    return { status: 413, message: 'The request body is larger than 1 MiB.' };
+  }
+  return undefined;
+}

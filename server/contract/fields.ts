@@ -28,6 +28,10 @@ export function text(min: number, max: number) {
         ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value,
           message: `must be at most ${max.toLocaleString('en-US')} characters` });
       }
+      // PostgreSQL's text cannot hold U+0000: refused here, for every field, stored or not.
+      if (value.includes('\u0000')) {
+        ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must not contain the NUL character (U+0000)' });
+      }
       if (!value.isWellFormed()) {
         ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must be valid Unicode (no lone surrogates)' });
       }

@@ -25,6 +25,21 @@ const mapApiErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Whether any string in an input holds U+0000, which PostgreSQL's text cannot store or match. */
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item, depth + 1));
+}
+
+/** A NUL in any input is refused as invalid (422), for every procedure, before a query fails on it. */
+const refuseNul = t.middleware(async ({ getRawInput, next }) => {
+  if (holdsNul(await getRawInput())) {
+    throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: 'Text must not contain the NUL character (U+0000).' });
+  }
+  return next();
+});
+
 const requireOperator = t.middleware(({ ctx, next }) => {
   if (!ctx.session || !ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to use the dashboard.' });
   return next({ ctx: { ...ctx, session: ctx.session as OperatorSession, actor: ctx.actor as Actor } });
@@ -33,4 +48,4 @@ const requireOperator = t.middleware(({ ctx, next }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 /** Every dashboard procedure is an operator procedure: there is no public one. */
-export const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator);
+export const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseNul);

@@ -107,6 +107,7 @@ describe('transcripts from a provider', () => {
     ['text that is an object', { text: 'x', segments: [{ start: 0, end: 1, text: { o: 1 } }] }],
     ['no segments at all', { text: 'x' }],
     ['no text', { segments: [] }],
+    ['a reply over 16 MiB (read whole, it would exhaust the heap)', { text: 'x'.repeat(17 * 1024 * 1024), segments: [] }],
   ])('%s is 503 and charges nothing', async (_, transcript) => {
     fake.transcript = transcript;
     const before = await remainingUnits(key.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -76,5 +76,22 @@ describe('repeatedHeaders', () => {
     expect(repeatedHeaders(['Content-Type', 'application/json', 'content-type', 'text/plain'])['content-type']).toBe('application/json, text/plain');
     expect(repeatedHeaders(['Host', 'a.example', 'host', 'b.example']).host).toBe('a.example, b.example');
     expect(repeatedHeaders(['Host', 'a.example']).host).toBeUndefined();
+  });
+});
+
+describe('dashboardBodyRefusal', () => {
+  it('leaves the API\'s own routes to their streaming limits', () => {
+    for (const target of ['/v1/text/generate', '/uploads/upl_x', '/files/outputs/x']) {
+      expect(dashboardBodyRefusal(target, { 'content-length': String(50 * 1024 * 1024) })).toBeUndefined();
+      expect(dashboardBodyRefusal(target, { 'transfer-encoding': 'chunked' })).toBeUndefined();
+    }
+  });
+
+  it('refuses a body over 1 MiB (413) or of unknown length (411) anywhere else, before Next reads it whole', () => {
+    expect(dashboardBodyRefusal('/api/auth/callback/credentials', { 'content-length': String(60 * 1024 * 1024) })?.status).toBe(413);
+    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'content-length': String(DASHBOARD_BODY_LIMIT + 1) })?.status).toBe(413);
+    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'transfer-encoding': 'chunked' })?.status).toBe(411);
+    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'content-length': String(DASHBOARD_BODY_LIMIT) })).toBeUndefined();
+    expect(dashboardBodyRefusal('/signin', {})).toBeUndefined();
   });
 });

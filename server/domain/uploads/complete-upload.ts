@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { UPLOAD_ID_PATTERN } from '../../contract/fields';
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import { getPrisma } from '../../db/client';
 import type { Upload } from '../../db/generated/client';
@@ -17,7 +18,7 @@ const mismatch = (path: string, code: string, message: string) => ApiError.valid
 
 /** Step 7: the caller's own upload (else 404), not expired (else 422). */
 export async function findCompletableUpload(key: AuthenticatedKey, uploadId: string): Promise<Upload> {
-  const upload = await getPrisma().upload.findUnique({ where: { id: uploadId } });
+  const upload = UPLOAD_ID_PATTERN.test(uploadId) ? await getPrisma().upload.findUnique({ where: { id: uploadId } }) : null;
   if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The upload was not found.' });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');

@@ -15,3 +15,17 @@ test('responses outside /v1 carry a request id too, and the API keeps its own', 
   expect(refused.status()).toBe(401);
   expect(refused.headers()['x-request-id']).toBe((await refused.json()).error.request_id);
 });
+
+test('a large body outside /v1 (sign-in, dashboard API) is refused before it is read: 413, and the server stays up', async ({ request }) => {
+  const big = 'a'.repeat(2 * 1024 * 1024);
+  const refused = await request.post('/api/auth/callback/credentials', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, data: big });
+  expect(refused.status()).toBe(413);
+  expect((await refused.json()).error.code).toBe('payload_too_large');
+  expect((await request.get('/healthz')).status()).toBe(200);
+});
+
+test('/signin?error=__proto__ is the sign-in page with a generic message, not a 500', async ({ request }) => {
+  const page = await request.get('/signin?error=__proto__');
+  expect(page.status()).toBe(200);
+  expect(await page.text()).toContain('Sign-in failed.');
+});
