@@ -211,8 +211,9 @@ export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () =
     authMethod: 'scram-sha-256',
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     // PostgreSQL's own log goes to a file beside its data, not to the app's output.
-    onLog: (message) => appendFileSync(join(dataDir, 'postgres.log'), String(message)),
-    onError: (message) => appendFileSync(join(dataDir, 'postgres.log'), `${String(message)}\n`),
+    // The log quotes failed statements: readable by the app's user only.
+    onLog: (message) => appendFileSync(join(dataDir, 'postgres.log'), String(message), { mode: 0o600 }),
+    onError: (message) => appendFileSync(join(dataDir, 'postgres.log'), `${String(message)}\n`, { mode: 0o600 }),
   });
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     rmSync(pgDir, { recursive: true, force: true }); // a half-made dir from an interrupted init

@@ -19,7 +19,7 @@ export class LocalDiskStore implements ObjectStore {
 
   async put(key: string, body: Buffer | Readable, _contentType: string): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 }); // object names hold key and upload ids: the app's user only
     const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
     try {
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { mode: 0o600 }));
