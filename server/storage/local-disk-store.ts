@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,11 +32,20 @@ export class LocalDiskStore implements ObjectStore {
 
   async get(key: string): Promise<StoredObject | null> {
     const path = this.pathOf(key);
+    // Opened before anything is read: a delete racing this read (two completes of one upload)
+    // then cannot cut the stream short, the open file keeps its bytes until it is closed.
+    let handle;
     try {
-      const info = await stat(path);
-      return { body: createReadStream(path), size: info.size };
+      handle = await open(path, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const info = await handle.stat();
+      return { body: handle.createReadStream(), size: info.size };
+    } catch (error) {
+      await handle.close();
       throw error;
     }
   }

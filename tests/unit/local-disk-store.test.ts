@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalDiskStore } from '@/server/storage/local-disk-store';
 
@@ -16,5 +17,17 @@ describe('LocalDiskStore', () => {
     expect(statSync(join(root, 'outputs')).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'outputs', 'key-1')).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'outputs', 'key-1', 'a.png')).mode & 0o777).toBe(0o600);
+  });
+
+  it('a read that has begun keeps its bytes when the object is deleted meanwhile', async () => {
+    // Two completes of one upload race: the winner deletes the unsealed copy the other reads.
+    const store = new LocalDiskStore(root);
+    const bytes = Buffer.alloc(256 * 1024, 7);
+    await store.put('uploads/key-1/upl_race', bytes, 'image/png');
+    const object = await store.get('uploads/key-1/upl_race');
+    rmSync(join(root, 'uploads', 'key-1', 'upl_race')); // at once, before any further read
+    expect(object?.size).toBe(bytes.length);
+    expect((await buffer(object!.body)).equals(bytes)).toBe(true);
+    expect(await store.get('uploads/key-1/upl_race')).toBeNull();
   });
 });
