@@ -23,7 +23,6 @@ export async function serveSignedObject(request: Request): Promise<Response> {
       'X-Content-Type-Options': 'nosniff',
       'Content-Disposition': 'inline',
     });
-    headers.set('Cache-Control', 'private, no-store');
     return new Response(Readable.toWeb(object.body) as ReadableStream, { status: 200, headers });
   } catch (error) {
     return toErrorResponse(error, requestId);

@@ -35,12 +35,12 @@ beforeAll(async () => {
 });
 
 /** GET the signed output URL through the /files route, as a client would. */
-async function fetchOutput(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; json: any }> {
+async function fetchOutput(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; json: any; headers: Headers }> {
   const response = await filesGet(new Request(url));
   const bytes = Buffer.from(await response.arrayBuffer());
   let json: unknown;
   try { json = JSON.parse(bytes.toString()); } catch { json = undefined; }
-  return { status: response.status, type: response.headers.get('content-type'), bytes, json };
+  return { status: response.status, type: response.headers.get('content-type'), bytes, json, headers: response.headers };
 }
 
 function issue(result: { json: any }) {
@@ -66,6 +66,9 @@ describe('images.generate', () => {
       const file = await fetchOutput(body.output.url);
       expect(file.status).toBe(200);
       expect(file.type).toBe(mime);
+      // CONTRACT.md §1: every response, the private output URLs included.
+      expect(file.headers.get('cache-control')).toBe('no-store');
+      expect(file.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
       const meta = await sharp(file.bytes).metadata();
       expect(meta.format).toBe(format);
       const { info } = await sharp(file.bytes).raw().toBuffer({ resolveWithObject: true });

@@ -166,6 +166,19 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     expect(await remainingUnits(id)).toBe(10);
   });
 
+  it('a provider the package names that is no longer an openai provider: 503 (not 500), nothing charged', async () => {
+    const { key, id } = await createTestKey({
+      quota: 10,
+      providers: { fakeretyped: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+      operations: { 'text.generate': { engine: 'fakeretyped:model-z', units: 1 }, 'code.generate': { engine: 'fakeretyped:model-z', units: 1 } },
+    });
+    await getPool().query(`UPDATE providers SET type = 'retired' WHERE name = 'fakeretyped'`);
+    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
+    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x', language: 'python' }, { key }));
+    expect(fake.callCount).toBe(0);
+    expect(await remainingUnits(id)).toBe(10);
+  });
+
   it('after a 503 the same Idempotency-Key succeeds once the provider is back, charged once', async () => {
     const { key, id } = await providerKey(10);
     const idempotencyKey = newIdempotencyKey();

@@ -1,11 +1,15 @@
-import { ProviderUnavailableError } from '../../providers/engine';
+import { ProviderUnavailableError, type Engine } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
+import { resolveEngine } from '../../providers/resolve-engine';
 import { ApiError } from '../errors';
 
-/** Runs an engine call; any engine failure becomes 503 provider_unavailable with Retry-After. */
-export async function callEngine<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Resolves the named engine and runs one call on it; any failure of either (a provider the
+ * package names but that is gone, a provider error) becomes 503 provider_unavailable with Retry-After.
+ */
+export async function callEngine<T>(engineName: string, work: (engine: Engine) => Promise<T>): Promise<T> {
   try {
-    return await work();
+    return await work(await resolveEngine(engineName));
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof MediaDecodeError) {

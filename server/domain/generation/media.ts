@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AudioSpeechRequest, AudioTranscribeRequest, ImagesGenerateRequest } from '../../contract/generation';
 import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
 import { estimateSpeechSeconds } from '../../providers/local/speech';
-import { resolveEngine } from '../../providers/resolve-engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
@@ -60,9 +59,8 @@ export async function prepareImagesGenerate(
 export async function generateImage(
   prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>, origin: string, signal: AbortSignal,
 ): Promise<FileOutput> {
-  const engine = await resolveEngine(prepared.engine);
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
-  const result = await callEngine(() => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal));
+  const result = await callEngine(prepared.engine, (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal));
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -85,8 +83,7 @@ export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedK
 }
 
 export async function synthesizeSpeech(prepared: MediaPrepared<SpeechTask>, origin: string, signal: AbortSignal): Promise<FileOutput> {
-  const engine = await resolveEngine(prepared.engine);
-  const result = await callEngine(() => engine.synthesizeSpeech(prepared.task, signal));
+  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal));
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -108,9 +105,8 @@ export async function prepareAudioTranscribe(
 export async function transcribeUpload(
   prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload }, signal: AbortSignal,
 ): Promise<Transcript> {
-  const engine = await resolveEngine(prepared.engine);
   const bytes = await loadUploadBytes(prepared.input.storageKey);
-  const transcript = await callEngine(() => engine.transcribe({
+  const transcript = await callEngine(prepared.engine, (engine) => engine.transcribe({
     bytes, mimeType: prepared.input.mimeType, filename: prepared.input.filename, ...prepared.task,
   }, signal));
   return prepared.task.timestamps === 'none' ? { text: transcript.text, segments: [] } : transcript;

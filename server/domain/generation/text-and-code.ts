@@ -1,6 +1,5 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { CodeTask, TextTask } from '../../providers/engine';
-import { resolveEngine } from '../../providers/resolve-engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { allowedValue, operationSettings } from './package-settings';
 import { callEngine } from './call-engine';
@@ -31,11 +30,9 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
 }
 
 export async function generateText(prepared: Prepared<TextTask>, signal: AbortSignal): Promise<{ text: string }> {
-  const engine = await resolveEngine(prepared.engine);
-  return callEngine(() => engine.generateText(prepared.task, signal));
+  return callEngine(prepared.engine, (engine) => engine.generateText(prepared.task, signal));
 }
 
 export async function generateCode(prepared: Prepared<CodeTask>, signal: AbortSignal): Promise<{ code: string; explanation: string }> {
-  const engine = await resolveEngine(prepared.engine);
-  return callEngine(() => engine.generateCode(prepared.task, signal));
+  return callEngine(prepared.engine, (engine) => engine.generateCode(prepared.task, signal));
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { VideoTask } from '../../providers/engine';
-import { resolveEngine } from '../../providers/resolve-engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine } from '../generation/call-engine';
@@ -38,7 +37,7 @@ export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<A
 
   let media;
   try {
-    media = await callEngine(async () => (await resolveEngine(job.engine)).generateVideo(task, signal));
+    media = await callEngine(job.engine, (engine) => engine.generateVideo(task, signal));
   } catch (error) {
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
