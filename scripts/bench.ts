@@ -8,7 +8,7 @@
 // Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
 // The figures are printed, never asserted. The last line has a fixed form for comparisons.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -37,6 +37,12 @@ function spawnNode(args: string[], env: NodeJS.ProcessEnv, waitFor: RegExp, time
     children.push(child);
     let output = '';
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    // BENCH_PRODUCT_LOG=FILE keeps what the processes print (e.g. with BENCH_NODE_OPTIONS=--trace-gc).
+    if (process.env.BENCH_PRODUCT_LOG) {
+      const log = createWriteStream(process.env.BENCH_PRODUCT_LOG, { flags: 'a' });
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+    }
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (waitFor.test(output)) {
@@ -308,7 +314,9 @@ async function main(): Promise<void> {
 
   log(`starting the product on 127.0.0.1:${appPort} (data dir ${dataDir})`);
   const start = startCommand(ROOT);
-  const app = await spawnNode(start.args, { ...baseEnv, ...start.env, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+  // BENCH_NODE_ARGS: V8 flags NODE_OPTIONS refuses (e.g. --trace-gc), put before the start script's own.
+  const extraArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
+  const app = await spawnNode([...extraArgs, ...start.args], { ...baseEnv, ...start.env, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
 
   // A bench-only package: large quota, limits far above the offered load.
   const packagesFile = join(dataDir, 'bench-packages.json');

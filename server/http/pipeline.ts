@@ -18,6 +18,7 @@ import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from 
 import { formatZodIssues } from '../domain/zod-issues';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
+import { requestDeadline } from './request-deadline';
 import { newRequestId } from './request-id';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
 
@@ -143,10 +144,10 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       }
 
       const started = Date.now();
-      const signal = AbortSignal.timeout(Math.max(1, leaseSeconds() - 5) * 1000);
+      const deadline = requestDeadline(Math.max(1, leaseSeconds() - 5) * 1000);
       let outcome: Outcome;
       try {
-        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal }); // 11.
+        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal: deadline.signal }); // 11.
       } catch (error) {
         if (hold && charge) {
           const code = isApiError(error) ? error.code : 'internal_error';
@@ -158,6 +159,8 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
           recordId = undefined;
         }
         throw error;
+      } finally {
+        deadline.clear();
       }
 
       const headers = rateLimitHeaders(rate);

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import { ProviderUnavailableError, type MediaResult } from './engine';
+import { loadSharp } from './load-sharp';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES, type AcceptedMimeType } from './local/sniff-mime';
 
 // A provider's media is checked before anyone is charged for it: its magic bytes must be the
@@ -15,6 +15,7 @@ export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType, wh
   const target = SHARP_FORMATS[mimeType as keyof typeof SHARP_FORMATS];
   if (target && sniffed && sniffed in SHARP_FORMATS) {
     try {
+      const sharp = await loadSharp();
       return { bytes: await sharp(bytes).toFormat(target).toBuffer(), mimeType };
     } catch {
       // undecodable despite its magic bytes: refused below

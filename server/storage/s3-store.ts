@@ -1,15 +1,4 @@
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject } from './object-store';
 
@@ -17,6 +6,24 @@ import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject }
 // clients reach them only through this service's signed /files URLs or a presigned PUT.
 
 const PART_BYTES = 8 * 1024 * 1024;
+
+// The AWS SDK (~21 MB resident) is loaded when the S3 driver is first used, not by every
+// server that stores on local disk.
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+type Presign = typeof import('@aws-sdk/s3-request-presigner')['getSignedUrl'];
+let sdkLoading: Promise<{ s3: S3Sdk; presign: Presign }> | undefined;
+
+function loadSdk(): Promise<{ s3: S3Sdk; presign: Presign }> {
+  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')])
+    .then(([s3, presigner]) => ({ s3, presign: presigner.getSignedUrl }));
+  return sdkLoading;
+}
+
+interface Connection {
+  client: S3Client;
+  s3: S3Sdk;
+  presign: Presign;
+}
 
 export interface S3StoreOptions {
   bucket: string;
@@ -29,29 +36,37 @@ export interface S3StoreOptions {
 
 export class S3Store implements ObjectStore {
   readonly driver = 's3' as const;
-  private readonly client: S3Client;
   private readonly bucket: string;
+  private connection: Promise<Connection> | undefined;
 
-  constructor(options: S3StoreOptions) {
+  constructor(private readonly options: S3StoreOptions) {
     this.bucket = options.bucket;
-    this.client = new S3Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      forcePathStyle: options.forcePathStyle,
-      credentials: options.accessKeyId && options.secretAccessKey
-        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-        : undefined,
-    });
+  }
+
+  private connect(): Promise<Connection> {
+    const { region, endpoint, forcePathStyle, accessKeyId, secretAccessKey } = this.options;
+    this.connection ??= loadSdk().then(({ s3, presign }) => ({
+      s3,
+      presign,
+      client: new s3.S3Client({
+        region,
+        endpoint,
+        forcePathStyle,
+        credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+      }),
+    }));
+    return this.connection;
   }
 
   async createDirectUpload(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload> {
     assertSafeKey(key);
+    const { client, s3, presign } = await this.connect();
     const expiresIn = Math.max(1, Math.floor((options.expiresAt.getTime() - Date.now()) / 1000));
-    const command = new PutObjectCommand({
+    const command = new s3.PutObjectCommand({
       Bucket: this.bucket, Key: key, ContentType: options.contentType, ContentLength: options.sizeBytes,
     });
     // Both headers stay signed, so the client cannot send another type or a larger body.
-    const url = await getSignedUrl(this.client, command, {
+    const url = await presign(client, command, {
       expiresIn: Math.min(expiresIn, 7 * 24 * 3600),
       signableHeaders: new Set(['content-type', 'content-length']),
     });
@@ -61,7 +76,8 @@ export class S3Store implements ObjectStore {
   async put(key: string, body: Buffer | Readable, contentType: string): Promise<void> {
     assertSafeKey(key);
     if (Buffer.isBuffer(body)) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }));
+      const { client, s3 } = await this.connect();
+      await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }));
       return;
     }
     await this.putStream(key, body, contentType);
@@ -69,6 +85,7 @@ export class S3Store implements ObjectStore {
 
   /** A stream of unknown length: one PUT when it fits a part, else a multipart upload (memory stays at one part). */
   private async putStream(key: string, body: Readable, contentType: string): Promise<void> {
+    const { client, s3 } = await this.connect();
     let uploadId: string | undefined;
     const parts: { ETag?: string; PartNumber: number }[] = [];
     let pending: Buffer[] = [];
@@ -78,11 +95,11 @@ export class S3Store implements ObjectStore {
       pending = [];
       pendingBytes = 0;
       if (!uploadId) {
-        const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+        const created = await client.send(new s3.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
         uploadId = created.UploadId;
       }
       const PartNumber = parts.length + 1;
-      const result = await this.client.send(new UploadPartCommand({
+      const result = await client.send(new s3.UploadPartCommand({
         Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: chunk, ContentLength: chunk.length,
       }));
       parts.push({ ETag: result.ETag, PartNumber });
@@ -96,16 +113,16 @@ export class S3Store implements ObjectStore {
       }
       if (!uploadId) {
         const whole = Buffer.concat(pending, pendingBytes);
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: whole, ContentType: contentType, ContentLength: whole.length }));
+        await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: whole, ContentType: contentType, ContentLength: whole.length }));
         return;
       }
       if (pendingBytes > 0) await flush();
-      await this.client.send(new CompleteMultipartUploadCommand({
+      await client.send(new s3.CompleteMultipartUploadCommand({
         Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
       }));
     } catch (error) {
       if (uploadId) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => {});
+        await client.send(new s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => {});
       }
       throw error;
     }
@@ -113,12 +130,13 @@ export class S3Store implements ObjectStore {
 
   async get(key: string): Promise<StoredObject | null> {
     assertSafeKey(key);
+    const { client, s3 } = await this.connect();
     try {
-      const result = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const result = await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: key }));
       if (!result.Body) return null;
       return { body: result.Body as Readable, size: Number(result.ContentLength ?? 0) };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
+      if (error instanceof s3.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
         return null;
       }
       throw error;
@@ -127,10 +145,11 @@ export class S3Store implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    const { client, s3 } = await this.connect();
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   destroy(): void {
-    this.client.destroy();
+    void this.connection?.then(({ client }) => client.destroy());
   }
 }

@@ -1,6 +1,7 @@
 // Local image engine: draws the prompt's deterministic scene (see scene-svg.ts) or, given an
 // input image, tints it with the prompt's palette and overlays the scene's caption.
-import sharp, { type OutputInfo, type Sharp } from 'sharp';
+import type { OutputInfo, Sharp } from 'sharp';
+import { loadSharp } from '../load-sharp';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg } from './scene-svg';
 
@@ -37,6 +38,7 @@ export async function renderImage(input: RenderImageInput): Promise<RenderedImag
 
 async function drawScene(scene: ReturnType<typeof buildScene>, width: number, height: number) {
   const svg = Buffer.from(sceneSvg(scene, width, height));
+  const sharp = await loadSharp();
   return { image: sharp(svg, { density: 72 }).resize(width, height, { fit: 'fill' }), width, height };
 }
 
@@ -46,6 +48,7 @@ async function transformInput(
   width: number | undefined,
   height: number | undefined,
 ) {
+  const sharp = await loadSharp();
   let raw: { data: Buffer; info: OutputInfo };
   try {
     // Without a requested size, keep the input's aspect ratio within the default square.

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import { loadSharp } from '../load-sharp';
 import { FfmpegError, runFfmpeg } from './ffmpeg';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg, type Scene } from './scene-svg';
@@ -71,6 +71,7 @@ export async function extractVideoFrame(bytes: Buffer): Promise<Buffer> {
 }
 
 async function decodeBase(bytes: Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     return await sharp(bytes, { failOn: 'error' })
       .rotate()
@@ -85,6 +86,7 @@ async function decodeBase(bytes: Buffer): Promise<Buffer> {
 
 /** Frames as raw RGB24, produced one at a time so long videos never sit in memory at once. */
 async function* renderFrames(scene: Scene, frameCount: number, base: Buffer | undefined): AsyncGenerator<Buffer> {
+  const sharp = await loadSharp();
   for (let frame = 0; frame < frameCount; frame += 1) {
     const time = frame / VIDEO_FPS;
     const svg = Buffer.from(sceneSvg(scene, VIDEO_WIDTH, VIDEO_HEIGHT, { time, background: !base }));
