@@ -53,6 +53,10 @@ export class S3Store implements ObjectStore {
         endpoint,
         forcePathStyle,
         credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+        // Checksums only where S3 requires them: by default the SDK signs a CRC32 of the body into
+        // presigned PUT URLs, which at signing time is empty, so S3 refused every client upload.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
       }),
     }));
     return this.connection;

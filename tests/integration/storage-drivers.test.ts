@@ -135,6 +135,10 @@ describe('S3 driver against s3rver', () => {
     expect(lifetime).toBeGreaterThan(3500);
     expect(lifetime).toBeLessThanOrEqual(3600);
     expect(url.searchParams.has('Content-Type') || url.searchParams.has('content-type')).toBe(false);
+    // No checksum of the (empty, at signing time) body baked into the URL: since SDK 3.729 the
+    // default put one there (x-amz-checksum-crc32=AAAAAA==), and real S3, R2 and MinIO then refuse
+    // the client's bytes as a checksum mismatch. s3rver ignores it, so it is checked here.
+    expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
     expect(url.pathname).toBe(`/wgs-test/uploads/${key.id}/${created.upload_id}`);
     // (s3rver has no ACLs, so privacy is not observable here: the driver sets no ACL and clients only get /files URLs.)
   });
