@@ -87,17 +87,15 @@ export class S3Store implements ObjectStore {
     await this.putStream(key, body, contentType);
   }
 
-  /** A stream of unknown length: one PUT when it fits a part, else a multipart upload (memory stays at one part). */
+  /**
+   * A stream of unknown length: one PUT when it fits a part, else a multipart upload of equal
+   * parts (R2 refuses unequal ones; S3 allows them). Memory stays at two parts.
+   */
   private async putStream(key: string, body: Readable, contentType: string): Promise<void> {
     const { client, s3 } = await this.connect();
     let uploadId: string | undefined;
     const parts: { ETag?: string; PartNumber: number }[] = [];
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = async () => {
-      const chunk = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
+    const uploadPart = async (chunk: Buffer) => {
       if (!uploadId) {
         const created = await client.send(new s3.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
         uploadId = created.UploadId;
@@ -109,18 +107,17 @@ export class S3Store implements ObjectStore {
       parts.push({ ETag: result.ETag, PartNumber });
     };
     try {
-      for await (const piece of body) {
-        const buf = Buffer.isBuffer(piece) ? piece : Buffer.from(piece);
-        pending.push(buf);
-        pendingBytes += buf.length;
-        if (pendingBytes >= PART_BYTES) await flush();
+      let held: Buffer | undefined; // one part behind: a body of a single part is a plain PUT
+      for await (const part of equalParts(body, PART_BYTES)) {
+        if (held) await uploadPart(held);
+        held = part;
       }
       if (!uploadId) {
-        const whole = Buffer.concat(pending, pendingBytes);
+        const whole = held ?? Buffer.alloc(0);
         await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: whole, ContentType: contentType, ContentLength: whole.length }));
         return;
       }
-      if (pendingBytes > 0) await flush();
+      await uploadPart(held!);
       await client.send(new s3.CompleteMultipartUploadCommand({
         Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
       }));
@@ -156,4 +153,26 @@ export class S3Store implements ObjectStore {
   destroy(): void {
     void this.connection?.then(({ client }) => client.destroy());
   }
+}
+
+/** The stream cut into parts of exactly `size` bytes; the last part holds the rest. */
+export async function* equalParts(body: AsyncIterable<Buffer | Uint8Array | string>, size: number): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const piece of body) {
+    let buf = Buffer.isBuffer(piece) ? piece : Buffer.from(piece);
+    while (pendingBytes + buf.length >= size) {
+      const take = size - pendingBytes;
+      pending.push(buf.subarray(0, take));
+      yield Buffer.concat(pending, size);
+      pending = [];
+      pendingBytes = 0;
+      buf = buf.subarray(take);
+    }
+    if (buf.length > 0) {
+      pending.push(buf);
+      pendingBytes += buf.length;
+    }
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending, pendingBytes);
 }

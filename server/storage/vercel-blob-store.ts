@@ -58,7 +58,12 @@ export class VercelBlobStore implements ObjectStore {
       if (error instanceof BlobNotFoundError) return null;
       throw error;
     }
-    const response = await fetch(meta.url, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+    // cache=0 reads from the origin (what the library's get does with useCache: false): the CDN
+    // may serve an overwritten private blob's old bytes for up to 60 s, and an upload's key is
+    // overwritten when a client PUTs again after a failed verification.
+    const url = new URL(meta.url);
+    url.searchParams.set('cache', '0');
+    const response = await fetch(url, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
     if (response.status === 404) return null;
     if (!response.ok || !response.body) throw new Error(`blob read failed with HTTP ${response.status}`);
     return { body: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), size: meta.size };

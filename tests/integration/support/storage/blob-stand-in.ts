@@ -53,6 +53,7 @@ interface ClientPayload {
 export async function startBlobStandIn(): Promise<BlobStandIn> {
   const token = `vercel_blob_rw_${STORE_ID}_${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 30)}`;
   const blobs = new Map<string, Blob>();
+  const cdn = new Map<string, Blob>(); // what a read without ?cache=0 was last served
   const requests: BlobStandIn['requests'] = [];
   let origin = '';
 
@@ -93,8 +94,13 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     if (url.pathname.startsWith('/store/')) {
       // Private blobs are readable only with the store's read-write token.
       if (auth.kind !== 'rw') return fail(res, 403, 'forbidden', 'Access denied');
-      const blob = blobs.get(decodeURIComponent(url.pathname.slice('/store/'.length)));
-      if (!blob || req.method !== 'GET') return fail(res, 404, 'not_found', 'The requested blob does not exist');
+      const pathname = decodeURIComponent(url.pathname.slice('/store/'.length));
+      const current = blobs.get(pathname);
+      if (!current || req.method !== 'GET') return fail(res, 404, 'not_found', 'The requested blob does not exist');
+      // Vercel's CDN: an overwritten private blob may be served from cache for up to 60 s;
+      // ?cache=0 reads from the origin.
+      const blob = url.searchParams.get('cache') === '0' ? current : (cdn.get(pathname) ?? current);
+      cdn.set(pathname, blob);
       res.writeHead(200, { 'content-type': blob.contentType, 'content-length': String(blob.bytes.length) });
       res.end(blob.bytes);
       return;
