@@ -21,6 +21,12 @@ test('pages and tRPC refuse a visitor who has not signed in', async ({ page, req
   }
   const trpc = await request.get('/api/trpc/keys.list?input=%7B%7D');
   expect(trpc.status()).toBe(401);
+  // A batch over the limit is refused whole, before any of its calls runs.
+  const calls = Array.from({ length: 11 }, () => 'keys.list');
+  const input = encodeURIComponent(JSON.stringify(Object.fromEntries(calls.map((_, i) => [i, {}]))));
+  const batch = await request.get(`/api/trpc/${calls.join(',')}?batch=1&input=${input}`);
+  expect(batch.status()).toBe(400);
+  expect(await batch.text()).toContain('Batch call exceeds maximum size');
   expect((await request.get('/usage/export')).status()).toBe(401);
 });
 

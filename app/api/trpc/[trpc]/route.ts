@@ -1,6 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/trpc/app-router';
 import { createRequestContext } from '@/server/trpc/context';
+import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,6 +11,7 @@ function handler(req: Request) {
     req,
     router: appRouter,
     createContext: createRequestContext,
+    maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: () => ({ headers: new Headers({ 'Cache-Control': 'no-store' }) }),
   });
 }
