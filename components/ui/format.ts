@@ -31,7 +31,8 @@ export function param<T extends string>(
 ): T | undefined {
   const raw = params[name];
   const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-  if (!value) return undefined;
+  // U+0000 cannot be stored or searched for in PostgreSQL (the query would fail): no such filter.
+  if (!value || value.includes('\u0000')) return undefined;
   if (allowed && !allowed.includes(value as T)) return undefined;
   return value as T;
 }

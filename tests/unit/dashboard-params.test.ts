@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { param } from '@/components/ui/format';
+
+// Dashboard pages read their filters from the query string with `param`.
+
+describe('param', () => {
+  it('takes the first value, trimmed, and only an allowed one when a list is given', () => {
+    expect(param({ actor: ['  a@b.c ', 'x'] }, 'actor')).toBe('a@b.c');
+    expect(param({ status: 'active' }, 'status', ['active', 'revoked'])).toBe('active');
+    expect(param({ status: 'other' }, 'status', ['active', 'revoked'])).toBeUndefined();
+    expect(param({ actor: '   ' }, 'actor')).toBeUndefined();
+  });
+
+  it('ignores a value holding U+0000, which PostgreSQL cannot compare (the query behind the page failed)', () => {
+    expect(param({ actor: 'a\u0000b' }, 'actor')).toBeUndefined();
+  });
+});
