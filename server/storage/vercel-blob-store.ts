@@ -38,8 +38,8 @@ export class VercelBlobStore implements ObjectStore {
         'x-api-version': BLOB_API_VERSION,
         'x-vercel-blob-access': 'private',
         'x-content-type': options.contentType,
-        'x-add-random-suffix': '0',
-        'x-allow-overwrite': '1',
+        // No x-add-random-suffix / x-allow-overwrite: with a client token those live in the token,
+        // and @vercel/blob's own client put refuses to send them.
       },
     };
   }
