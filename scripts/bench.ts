@@ -37,7 +37,7 @@ function spawnNode(args: string[], env: NodeJS.ProcessEnv, waitFor: RegExp, time
     children.push(child);
     let output = '';
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    // BENCH_PRODUCT_LOG=FILE keeps what the processes print (e.g. with BENCH_NODE_OPTIONS=--trace-gc).
+    // BENCH_PRODUCT_LOG=FILE keeps what the processes print (e.g. with BENCH_NODE_ARGS=--trace-gc).
     if (process.env.BENCH_PRODUCT_LOG) {
       const log = createWriteStream(process.env.BENCH_PRODUCT_LOG, { flags: 'a' });
       child.stdout!.pipe(log);

@@ -36,19 +36,18 @@ export interface S3StoreOptions {
 
 export class S3Store implements ObjectStore {
   readonly driver = 's3' as const;
-  private readonly bucket: string;
   private connection: Promise<Connection> | undefined;
 
-  constructor(private readonly options: S3StoreOptions) {
-    this.bucket = options.bucket;
+  constructor(private readonly options: S3StoreOptions) {}
+
+  private get bucket(): string {
+    return this.options.bucket;
   }
 
   private connect(): Promise<Connection> {
-    const { region, endpoint, forcePathStyle, accessKeyId, secretAccessKey } = this.options;
-    this.connection ??= loadSdk().then(({ s3, presign }) => ({
-      s3,
-      presign,
-      client: new s3.S3Client({
+    this.connection ??= loadSdk().then(({ s3, presign }) => {
+      const { region, endpoint, forcePathStyle, accessKeyId, secretAccessKey } = this.options;
+      const client = new s3.S3Client({
         region,
         endpoint,
         forcePathStyle,
@@ -57,8 +56,9 @@ export class S3Store implements ObjectStore {
         // presigned PUT URLs, which at signing time is empty, so S3 refused every client upload.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
-      }),
-    }));
+      });
+      return { s3, presign, client };
+    });
     return this.connection;
   }
 
