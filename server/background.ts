@@ -1,7 +1,8 @@
+import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-store';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
-import { expireStaleUploads } from './domain/uploads/expire-uploads';
+import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
 // (conditional updates, SKIP LOCKED), so no leader is needed.
@@ -14,6 +15,8 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'fail video jobs whose units were returned': () => failJobsWithoutHold(),
   'delete expired idempotency records': deleteExpiredIdempotencyRecords,
   'expire uploads never completed (and delete their bytes)': expireStaleUploads,
+  'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(),
+  'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
 };
 
 let timer: NodeJS.Timeout | undefined;

@@ -4,6 +4,7 @@ import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
+import { endOperatorSession, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS = Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
@@ -55,6 +56,7 @@ export const authOptions: NextAuthOptions = {
           token.operatorId = operator.id;
           token.email = operator.email;
           token.signedInAt = Date.now();
+          token.sessionId = await startOperatorSession(operator.id, SESSION_MAX_AGE_SECONDS);
         }
       }
       return token;
@@ -62,11 +64,18 @@ export const authOptions: NextAuthOptions = {
     session({ session, token }) {
       // The JWT is re-issued on use; signedInAt keeps the session's end fixed at sign-in + max age.
       const fresh = typeof token.signedInAt === 'number' && Date.now() - token.signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      if (session.user && typeof token.operatorId === 'string' && fresh) {
+      if (session.user && typeof token.operatorId === 'string' && typeof token.sessionId === 'string' && fresh) {
         session.user.id = token.operatorId;
         session.user.email = token.email ?? session.user.email;
+        session.sessionId = token.sessionId;
       }
       return session;
+    },
+  },
+  events: {
+    // Sign-out ends the session on the server too: a copy of the cookie stops working.
+    async signOut({ token }) {
+      if (typeof token?.sessionId === 'string') await endOperatorSession(token.sessionId);
     },
   },
 };

@@ -3,6 +3,8 @@ import 'next-auth/jwt';
 
 declare module 'next-auth' {
   interface Session {
+    /** The operator_sessions row this sign-in created (sign-out ends it). */
+    sessionId?: string;
     user?: { id?: string; name?: string | null; email?: string | null; image?: string | null };
   }
 }
@@ -11,5 +13,6 @@ declare module 'next-auth/jwt' {
   interface JWT {
     operatorId?: string;
     signedInAt?: number;
+    sessionId?: string;
   }
 }

@@ -1,7 +1,8 @@
 import { getServerSession } from 'next-auth';
-import { getPrisma } from '../db/client';
 import type { Actor } from '../domain/actor';
+import { isUuid } from '../domain/uuid';
 import { authOptions } from './auth-options';
+import { isLiveOperatorSession } from './operator-sessions';
 
 export interface OperatorSession {
   operatorId: string;
@@ -14,10 +15,11 @@ export async function getOperatorSession(): Promise<OperatorSession | null> {
   const session = await getServerSession(authOptions);
   const id = session?.user?.id;
   const email = session?.user?.email;
-  if (!session || !id || !email) return null;
-  // A JWT outlives a change in the database: an operator disabled since sign-in is refused at once.
-  const operator = await getPrisma().operator.findUnique({ where: { id }, select: { disabledAt: true } });
-  if (!operator || operator.disabledAt) return null;
+  const sessionId = session?.sessionId;
+  if (!session || !id || !email || !sessionId || !isUuid(sessionId) || !isUuid(id)) return null;
+  // A JWT outlives a change in the database: a session signed out, or an operator disabled, since
+  // the cookie was issued is refused at once.
+  if (!(await isLiveOperatorSession(sessionId, id))) return null;
   return { operatorId: id, email, expires: session.expires };
 }
 

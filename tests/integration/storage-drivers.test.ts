@@ -11,7 +11,7 @@ import { GET as filesGet } from '@/app/files/[...key]/route';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { getPrisma } from '@/server/db/client';
 import { resetConfigForTests, readConfig } from '@/server/config';
-import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
+import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { getObjectStore, setObjectStoreForTests } from '@/server/storage/get-object-store';
 import type { ObjectStore } from '@/server/storage/object-store';
 import { S3Store } from '@/server/storage/s3-store';
@@ -150,6 +150,23 @@ describe('S3 driver against s3rver', () => {
     await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: new Date(Date.now() - 1) } });
     expect(await expireStaleUploads()).toBeGreaterThanOrEqual(1);
     expect(await store.get(`uploads/${key.id}/${created.json.upload_id}`)).toBeNull();
+  });
+
+  it('a PUT to the presigned URL after the upload was verified is deleted once the URL is closed', async () => {
+    setObjectStoreForTests(store);
+    const created = await createUpload(key.key, IMAGE, png);
+    expect((await directPut(created.json, png)).status).toBe(200);
+    expect((await complete(key.key, created.json.upload_id, sha256Hex(png))).status).toBe(200);
+    const uploadKey = `uploads/${key.id}/${created.json.upload_id}`;
+    expect(await store.get(uploadKey)).toBeNull(); // complete moved the bytes to the sealed key
+    expect((await directPut(created.json, png)).status).toBe(200); // S3 still takes the URL
+    expect(await store.get(uploadKey)).not.toBeNull();
+    const closed = new Date(Date.now() - (LATE_PUT_GRACE_SECONDS + 1) * 1000);
+    await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: closed } });
+    expect(await clearClosedUploadKeys()).toBeGreaterThanOrEqual(1);
+    expect(await store.get(uploadKey)).toBeNull();
+    const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
+    expect((await store.get(row.storageKey))?.size).toBe(png.length);
   });
 });
 

@@ -6,11 +6,12 @@ import * as uploadUrlRoute from '@/app/uploads/[uploadId]/route';
 import * as fileUrlRoute from '@/app/files/[...key]/route';
 import { uploadSchema } from '@/server/contract/jobs-and-uploads';
 import { getPrisma } from '@/server/db/client';
-import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
+import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { loadUploadBytes, resolveInputUpload } from '@/server/domain/uploads/resolve-input-upload';
 import { authenticateKey } from '@/server/domain/keys/authenticate-key';
 import { signUploadUrl } from '@/server/storage/upload-urls';
 import { getConfig } from '@/server/config';
+import { getObjectStore } from '@/server/storage/get-object-store';
 import { BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
 import { complete, createUpload, putBytes, samplePng, sampleWav, sha256Hex } from './support/storage/uploads';
 
@@ -336,5 +337,50 @@ describe('expiry', () => {
     expectEnvelope(still, 422, 'validation_error');
     const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
     await expect(resolveInputUpload(ownerKey, id, ['image_input'])).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('bytes a late PUT leaves at a settled upload\'s URL are deleted once the URL is closed; the verified copy stays', async () => {
+    // S3 and Vercel Blob take PUTs at an upload's URL until it expires, verified or not (this
+    // service's own PUT route refuses them, so the late PUT is written straight to the store).
+    const store = getObjectStore();
+    const verified = await createUpload(owner.key, IMAGE, png);
+    await putBytes(verified.json.upload_url, png);
+    expect((await complete(owner.key, verified.json.upload_id, sha256Hex(png))).status).toBe(200);
+    const expired = await createUpload(owner.key, IMAGE, png);
+    const pending = await createUpload(owner.key, IMAGE, png);
+    const recent = await createUpload(owner.key, IMAGE, png);
+    await putBytes(recent.json.upload_url, png);
+    expect((await complete(owner.key, recent.json.upload_id, sha256Hex(png))).status).toBe(200);
+    const uploadKey = (id: string) => `uploads/${owner.id}/${id}`;
+    const ids = [verified, expired, pending, recent].map((created) => created.json.upload_id as string);
+    for (const id of ids) await store.put(uploadKey(id), Buffer.from('late bytes'), 'image/png');
+
+    const closed = new Date(Date.now() - (LATE_PUT_GRACE_SECONDS + 60) * 1000);
+    await getPrisma().upload.updateMany({ where: { id: { in: ids.slice(0, 3) } }, data: { expiresAt: closed } });
+    await getPrisma().upload.update({ where: { id: expired.json.upload_id }, data: { status: 'expired' } });
+    // Expired less than the grace ago: a PUT that started before the expiry may still be arriving.
+    await getPrisma().upload.update({ where: { id: recent.json.upload_id }, data: { expiresAt: new Date(Date.now() - 60_000) } });
+
+    const [a, b] = await Promise.all([clearClosedUploadKeys(), clearClosedUploadKeys()]);
+    expect(a + b).toBeGreaterThanOrEqual(2);
+    expect(existsSync(storedPath(uploadKey(verified.json.upload_id)))).toBe(false);
+    expect(existsSync(storedPath(uploadKey(expired.json.upload_id)))).toBe(false);
+    // Pending is the expiry sweep's business; the recent one's URL is not closed yet.
+    expect(existsSync(storedPath(uploadKey(pending.json.upload_id)))).toBe(true);
+    expect(existsSync(storedPath(uploadKey(recent.json.upload_id)))).toBe(true);
+
+    const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } });
+    expect(row.uploadKeyClearedAt).not.toBeNull();
+    expect(row.storageKey).not.toBe(uploadKey(verified.json.upload_id));
+    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
+    const input = await resolveInputUpload(ownerKey, verified.json.upload_id, ['image_input']);
+    expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
+
+    // Each upload is swept once: a second late PUT there now (impossible, the URL is closed) stays.
+    await store.put(uploadKey(verified.json.upload_id), Buffer.from('again'), 'image/png');
+    await clearClosedUploadKeys();
+    expect(existsSync(storedPath(uploadKey(verified.json.upload_id)))).toBe(true);
+    expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } })).uploadKeyClearedAt).toEqual(row.uploadKeyClearedAt);
+    await store.delete(uploadKey(verified.json.upload_id));
   });
 });

@@ -5,11 +5,11 @@ import { DataTable } from '@/components/ui/data-table';
 import { Filters, Pager } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { isUuid } from '@/server/domain/uuid';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API keys' };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
@@ -21,7 +21,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   };
   const cursor = param(params, 'cursor');
   const [keys, packages] = await Promise.all([
-    caller.keys.list({ ...filters, cursor: cursor && UUID.test(cursor) ? cursor : undefined, limit: 50 }),
+    caller.keys.list({ ...filters, cursor: cursor && isUuid(cursor) ? cursor : undefined, limit: 50 }),
     caller.packages.list(),
   ]);
   return (

@@ -3,12 +3,11 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
+import { isUuid } from '../uuid';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
 /** remaining_units is a PostgreSQL integer. */
 const MAX_REMAINING_UNITS = 2_147_483_647;
-
-const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 /** With `lock`, the key's row stays locked until the transaction ends: a revoke and a top-up cannot interleave. */
 async function findKey(db: Prisma.TransactionClient, id: string, lock = false) {

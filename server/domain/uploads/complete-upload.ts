@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { UPLOAD_ID_PATTERN } from '../../contract/fields';
 import type { UploadView } from '../../contract/jobs-and-uploads';
@@ -8,6 +8,7 @@ import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/loc
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
+import { newSealedKey } from './upload-keys';
 import { toUploadView } from './upload-view';
 
 // POST /v1/uploads/{id}/complete (CONTRACT.md §5): the stored bytes are read back and must
@@ -73,7 +74,7 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
   const store = getObjectStore();
   // One sealed copy per attempt: of two completes racing, the one that loses the update below
   // deletes only its own copy, never the winner's.
-  const sealedKey = `${upload.storageKey}.${randomBytes(6).toString('hex')}.verified`;
+  const sealedKey = newSealedKey(upload.storageKey);
   const stored = await readBack(upload.storageKey, upload.mimeType, sealedKey);
   if (!stored) {
     // A complete racing this one may have verified the upload and moved its bytes meanwhile.

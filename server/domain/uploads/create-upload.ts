@@ -8,6 +8,7 @@ import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES, type UploadPurpose } from '../operations';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { toUploadView } from './upload-view';
+import { uploadKeyFor } from './upload-keys';
 
 // POST /v1/uploads (CONTRACT.md §5): a pending upload and where to send its bytes directly.
 
@@ -60,7 +61,7 @@ export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
 
 export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
   const id = newUploadId();
-  const storageKey = `uploads/${key.id}/${id}`;
+  const storageKey = uploadKeyFor(key.id, id);
   const expiresAt = new Date(Date.now() + getConfig().UPLOAD_TTL_SECONDS * 1000);
   const store = getObjectStore();
   const direct = store.createDirectUpload

@@ -173,11 +173,19 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await keepScreenshot(page, 'audit');
   });
 
-  await test.step('sign out and see pages refuse access', async () => {
+  await test.step('sign out and see pages refuse access, even to a copy of the old session cookie', async () => {
+    const signedInCookies = await page.context().cookies();
+    expect((await page.request.get('/api/trpc/keys.list?input=%7B%7D')).status()).toBe(200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(/\/signin/);
     await page.goto('/keys');
     await expect(page).toHaveURL(/\/signin/);
     expect((await page.request.get('/api/trpc/keys.list?input=%7B%7D')).status()).toBe(401);
+    // The cookie is still a validly signed, unexpired JWT; the server ended the session it names.
+    await page.context().addCookies(signedInCookies);
+    expect((await page.request.get('/api/trpc/keys.list?input=%7B%7D')).status()).toBe(401);
+    expect((await page.request.get('/usage/export')).status()).toBe(401);
+    await page.goto('/keys');
+    await expect(page).toHaveURL(/\/signin/);
   });
 });

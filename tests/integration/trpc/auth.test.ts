@@ -116,15 +116,70 @@ describe('sessions', () => {
   it('end at sign-in + max age, however often the JWT is re-issued', async () => {
     const { authOptions, SESSION_MAX_AGE_SECONDS } = await import('@/server/auth/auth-options');
     const session = authOptions.callbacks!.session!;
+    const sessionId = randomUUID();
     const withToken = async (signedInAt: number) =>
       (await session({
         session: { user: { email: 'a@example.com' }, expires: '' },
-        token: { operatorId: 'op-1', email: 'a@example.com', signedInAt },
-      } as never)) as { user?: { id?: string } };
+        token: { operatorId: 'op-1', email: 'a@example.com', signedInAt, sessionId },
+      } as never)) as { user?: { id?: string }; sessionId?: string };
     const fresh = await withToken(Date.now() - 60_000);
     expect(fresh.user?.id).toBe('op-1');
+    expect(fresh.sessionId).toBe(sessionId);
     const stale = await withToken(Date.now() - SESSION_MAX_AGE_SECONDS * 1000 - 1);
     expect(stale.user?.id).toBeUndefined();
+    expect(stale.sessionId).toBeUndefined();
     expect(authOptions.session).toMatchObject({ strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS });
+  });
+
+  it('a JWT from before server-side sessions (no session id) signs no one in', async () => {
+    const { authOptions } = await import('@/server/auth/auth-options');
+    const result = (await authOptions.callbacks!.session!({
+      session: { user: { email: 'a@example.com' }, expires: '' },
+      token: { operatorId: 'op-1', email: 'a@example.com', signedInAt: Date.now() },
+    } as never)) as { user?: { id?: string } };
+    expect(result.user?.id).toBeUndefined();
+  });
+
+  it('sign-in records a session that sign-out ends on the server (a copied cookie stops working)', async () => {
+    const { authOptions } = await import('@/server/auth/auth-options');
+    const { isLiveOperatorSession } = await import('@/server/auth/operator-sessions');
+    const email = `session-${randomUUID().slice(0, 8)}@example.com`;
+    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const token = await authOptions.callbacks!.jwt!({
+      token: {}, user: { id: operator.id, email }, account: { provider: 'credentials', type: 'credentials', providerAccountId: operator.id },
+    } as never);
+    expect(typeof token.sessionId).toBe('string');
+    const sessionId = token.sessionId as string;
+    expect(await isLiveOperatorSession(sessionId, operator.id)).toBe(true);
+    // The same session id under another operator is no session at all.
+    expect(await isLiveOperatorSession(sessionId, randomUUID())).toBe(false);
+
+    await authOptions.events!.signOut!({ token } as never);
+    expect(await isLiveOperatorSession(sessionId, operator.id)).toBe(false);
+    const row = await getPrisma().operatorSession.findUniqueOrThrow({ where: { id: sessionId } });
+    expect(row.endedAt).not.toBeNull();
+    // Signing out twice (two tabs) changes nothing.
+    await authOptions.events!.signOut!({ token } as never);
+    expect((await getPrisma().operatorSession.findUniqueOrThrow({ where: { id: sessionId } })).endedAt).toEqual(row.endedAt);
+  });
+
+  it('a session ends when its operator is disabled or its time is up, and housekeeping deletes old rows', async () => {
+    const { deleteFinishedOperatorSessions, isLiveOperatorSession, startOperatorSession } = await import('@/server/auth/operator-sessions');
+    const email = `session-${randomUUID().slice(0, 8)}@example.com`;
+    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const live = await startOperatorSession(operator.id, 3600);
+    const expired = await startOperatorSession(operator.id, 3600);
+    const longGone = await startOperatorSession(operator.id, 3600);
+    await getPrisma().operatorSession.update({ where: { id: expired }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getPrisma().operatorSession.update({ where: { id: longGone }, data: { expiresAt: new Date(Date.now() - 25 * 3600 * 1000) } });
+    expect(await isLiveOperatorSession(live, operator.id)).toBe(true);
+    expect(await isLiveOperatorSession(expired, operator.id)).toBe(false);
+
+    await deleteFinishedOperatorSessions();
+    const left = await getPrisma().operatorSession.findMany({ where: { operatorId: operator.id }, select: { id: true } });
+    expect(left.map((row) => row.id).sort()).toEqual([live, expired].sort());
+
+    await getPrisma().operator.update({ where: { id: operator.id }, data: { disabledAt: new Date() } });
+    expect(await isLiveOperatorSession(live, operator.id)).toBe(false);
   });
 });
