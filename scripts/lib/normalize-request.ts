@@ -110,3 +110,19 @@ export function dashboardBodyRefusal(target: string, headers: { 'content-length'
   }
   return undefined;
 }
+
+/**
+ * Request headers Next.js acts on itself: React Server Component and prefetch requests (`RSC`,
+ * `Next-Router-*`, `Next-Url`, `Purpose`), server actions (`Next-Action`), middleware and internal
+ * routing signals (`X-Middleware-*`, `X-Invoke-*`, `X-Matched-Path`, `X-Now-Route-Matches`),
+ * revalidation and deployment ones. None means anything to the API, and Next would answer some of
+ * them before the route runs: `RSC: 1` with a 307 to `?_rsc`, `X-Middleware-Prefetch: 1` with
+ * `200 {}`, skipping authentication and the envelope.
+ */
+const FRAMEWORK_HEADER = /^(?:rsc|purpose|next-.+|x-next-.+|x-nextjs-.+|x-middleware-.+|x-invoke-.+|x-action-.+|x-matched-path|x-now-route-matches|x-prerender-revalidate.*|x-deployment-id|x-vercel-.+)$/;
+
+/** On the API's own paths, removes the headers above (Node's lower-case names), so the route answers. */
+export function dropFrameworkHeaders(target: string, headers: Record<string, unknown>): void {
+  if (!API_PATH.test(target)) return;
+  for (const name of Object.keys(headers)) if (FRAMEWORK_HEADER.test(name)) delete headers[name];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -93,5 +93,28 @@ describe('dashboardBodyRefusal', () => {
     expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'transfer-encoding': 'chunked' })?.status).toBe(411);
     expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'content-length': String(DASHBOARD_BODY_LIMIT) })).toBeUndefined();
     expect(dashboardBodyRefusal('/signin', {})).toBeUndefined();
+  });
+});
+
+describe('dropFrameworkHeaders', () => {
+  const sent = () => ({
+    host: 'x', authorization: 'Bearer k', 'content-type': 'application/json', 'idempotency-key': 'abc12345',
+    'x-forwarded-host': 'api.example', 'x-request-id': 'mine', accept: '*/*',
+    rsc: '1', 'next-router-prefetch': '1', 'next-router-state-tree': '%5B%5D', 'next-url': '/x', 'next-action': 'abc',
+    'x-middleware-prefetch': '1', 'x-middleware-subrequest': 'middleware', 'x-nextjs-data': '1', 'x-invoke-path': '/x',
+    'x-matched-path': '/x', 'x-now-route-matches': 'a=1', 'x-prerender-revalidate': 't', 'x-deployment-id': 'd', purpose: 'prefetch',
+  });
+  const kept = ['host', 'authorization', 'content-type', 'idempotency-key', 'x-forwarded-host', 'x-request-id', 'accept'];
+
+  it.each(['/v1/text/generate', '/v1/jobs/job_x', '/v1/nope', '/v1', '/uploads/upl_x?sig=1', '/files/outputs/a.png'])('removes what Next acts on from %s, and nothing else', (target) => {
+    const headers = sent();
+    dropFrameworkHeaders(target, headers);
+    expect(Object.keys(headers).sort()).toEqual([...kept].sort());
+  });
+
+  it('leaves the dashboard\'s headers alone (its client navigation uses them)', () => {
+    const headers = sent();
+    dropFrameworkHeaders('/keys', headers);
+    expect(headers).toEqual(sent());
   });
 });

@@ -77,6 +77,30 @@ test('401 without a valid key', async ({ request }) => {
   await expectError(response, 401, 'invalid_api_key');
 });
 
+// Next answers some request headers itself (RSC: 1 with a 307 to ?_rsc, X-Middleware-Prefetch: 1
+// with 200 {}); on the API they are dropped, so the route answers as it would without them.
+const FRAMEWORK_HEADERS: Record<string, string>[] = [
+  { RSC: '1' },
+  { RSC: '1', 'Next-Router-Prefetch': '1' },
+  { 'X-Middleware-Prefetch': '1' },
+  { 'Next-Action': 'abc123' },
+  { 'X-Nextjs-Data': '1' },
+  { Purpose: 'prefetch', 'Next-Router-State-Tree': '%5B%5D' },
+];
+
+test('headers Next acts on itself change nothing on /v1: the route authenticates and answers', async ({ request }) => {
+  for (const extra of FRAMEWORK_HEADERS) {
+    const noKey = await request.post('/v1/text/generate', { headers: { ...headers(extra), Authorization: '' }, data: { input: 'x' }, maxRedirects: 0 });
+    await expectError(noKey, 401, 'invalid_api_key');
+    await expectError(await request.get('/v1/jobs/job_abcdefghijklmnopqrstuvwxyz', { headers: extra, maxRedirects: 0 }), 401, 'invalid_api_key');
+    await expectError(await request.delete('/v1/nope', { headers: extra, maxRedirects: 0 }), 404, 'not_found');
+    const paid = await request.post('/v1/text/generate', { headers: headers(extra), data: { input: 'Say hi.' }, maxRedirects: 0 });
+    expect(paid.status(), `${JSON.stringify(extra)}: ${await paid.text()}`).toBe(200);
+    expect(textGenerateResponse.parse(await paid.json()).usage.charged_units).toBe(1);
+    expect(paid.headers()['cache-control']).toBe('no-store');
+  }
+});
+
 test('404 for an unknown /v1 path, in the envelope', async ({ request }) => {
   const response = await request.post('/v1/does/not/exist', { headers: headers(), data: { input: 'x' } });
   await expectError(response, 404, 'not_found');
