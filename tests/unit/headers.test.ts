@@ -16,15 +16,24 @@ function codeOf(work: () => unknown): string | undefined {
 
 describe('requireJsonContentType', () => {
   it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON; Charset=UTF-8', 'application/json;charset=utf-8',
-    'application/json; charset="utf-8"', ' application/json ', 'application/json;', 'application/json ; '])('accepts %j', (value) => {
+    'application/json; charset="utf-8"', ' application/json ', 'application/json;', 'application/json ; ', 'application/json;;',
+    'application/json;charset=utf-8;', 'application/json; ; charset=utf-8'])('accepts %j', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBeUndefined();
   });
 
   it.each(['text/plain', 'application/json; charset=latin1', 'application/json; charset=iso-8859-1', 'application/jsonp',
     'application/json-patch+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
     'application/json; charset=utf-16', 'application/json; boundary=x', 'json', '*/*', 'application/*',
-    'application/json; charset=utf-8"', 'application/json; charset="utf-8', 'application/json;;', 'application/json; charset='])('refuses %j with 415', (value) => {
+    'application/json; charset=utf-8"', 'application/json; charset="utf-8', 'application/json; charset=', 'application/json;charset=utf-8;boundary=x',
+    'application/json; charset=utf-8 ; charset=latin1'])('refuses %j with 415', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBe('unsupported_media_type');
+  });
+
+  it('answers long runs of blanks and semicolons at once (a pattern that backtracks would never finish these)', () => {
+    for (const tail of ['; '.repeat(4000), ' ; '.repeat(3000), ';\t '.repeat(3000), '; charset=utf-8 '.repeat(800)]) {
+      expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': `application/json${tail}x` })))).toBe('unsupported_media_type');
+    }
+    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': `application/json${'; '.repeat(4000)}` })))).toBeUndefined();
   });
 
   it.each(['gzip', 'br', 'deflate', 'GZIP'])('refuses a body with Content-Encoding %j (415)', (coding) => {
