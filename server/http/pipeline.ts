@@ -114,6 +114,9 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       } catch (error) {
         const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(scope) : undefined;
         if (!existing) throw error;
+        // The limiter counted the refused point too: given back, so that a burst of retries
+        // answered by step 8 (409 while the first runs) does not use up the minute.
+        await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
         return replayResponse(judgeExisting(existing, fingerprint), requestId);
       }
       try {

@@ -124,6 +124,23 @@ describe('requests per minute', () => {
     expect(second.headers.get('ratelimit-remaining')).toBe('1');
   });
 
+  it('a burst of 409 retries does not use up the minute, even when it pushes the count past the limit', async () => {
+    const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
+    expect((await call(textRoute.POST, TEXT, { input: 'first' }, { key })).status).toBe(200);
+    const running = newIdempotencyKey();
+    await getPool().query(
+      `INSERT INTO idempotency_records (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
+       VALUES (gen_random_uuid(), $1, 'POST', $2, $3, $4, 'running', now() + interval '1 minute', now() + interval '1 day')`,
+      [id, TEXT, running, requestFingerprint('POST', TEXT, { input: 'slow' })],
+    );
+    // Most of these are refused by the limiter (the count passes 3) before step 8 answers them.
+    const retries = await Promise.all(Array.from({ length: 12 }, () => call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey: running })));
+    for (const retry of retries) expectEnvelope(retry, 409, 'idempotency_key_in_use');
+    const next = await call(textRoute.POST, TEXT, { input: 'second' }, { key });
+    expect(next.status, next.text).toBe(200);
+    expect(next.headers.get('ratelimit-remaining')).toBe('1');
+  });
+
   it('many concurrent requests against a small limit: exactly the limit succeed', async () => {
     const { key, id } = await createTestKey({ rpm: 5, quota: 100 });
     const results = await Promise.all(Array.from({ length: 15 }, (_, i) => call(textRoute.POST, TEXT, { input: `c${i}` }, { key })));
