@@ -99,6 +99,23 @@ describe('images.generate', () => {
     expect(await remainingUnits(main.id)).toBe(before - 5);
   });
 
+  it('every setting the package does not allow is named in one 422, not only the first', async () => {
+    const both = await call(imagesPost, '/v1/images/generate', { prompt: 'x', style: 'watercolor', output_format: 'png' }, { key: narrow.key });
+    expectEnvelope(both, 422, 'validation_error');
+    expect(both.json.error.details.issues).toEqual([
+      expect.objectContaining({ path: 'output_format', code: 'not_allowed_by_package' }),
+    ]); // narrow sets no style list: any style is allowed
+    const three = await call(imagesPost, '/v1/images/generate', {
+      prompt: 'x', output_format: 'png', input_upload_id: 'upl_abcdefghijklmnopqrstuvwx',
+    }, { key: narrow.key });
+    expect(three.json.error.details.issues.map((i: { path: string; code: string }) => [i.path, i.code])).toEqual([
+      ['output_format', 'not_allowed_by_package'], ['input_upload_id', 'not_allowed_by_package'],
+    ]);
+    const speech = await call(speechPost, '/v1/audio/speech', { text: 'x', voice: 'nova', language: 'de' }, { key: main.key });
+    expectEnvelope(speech, 422, 'validation_error');
+    expect(speech.json.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['voice', 'language']);
+  });
+
   it('input uploads: allowed only when the package says so, owned (404), image purpose and verified (422)', async () => {
     const png = await samplePng();
     const id = await verifiedUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, png);
@@ -164,7 +181,7 @@ describe('audio.speech', () => {
     expect((await decodeAudio(file.bytes, 'mp3')).length).toBeGreaterThan(0);
   });
 
-  it('voice, language, format and duration outside the package are 422 and charge nothing', async () => {
+  it('voice, language, format and duration outside the package are 422 and charge nothing; language tags match in any case', async () => {
     const only = await createTestKey({ operations: { 'audio.speech': { engine: 'local', units: 3, output_formats: ['mp3'], max_duration_seconds: 2 } } });
     const before = await remainingUnits(main.id);
     const cases: [TestKey, Record<string, unknown>, string][] = [
@@ -178,10 +195,16 @@ describe('audio.speech', () => {
       expectEnvelope(result, 422, 'validation_error');
       expect(issue(result)).toMatchObject({ path, code: 'not_allowed_by_package' });
     }
+    // Language tags are case-insensitive (BCP 47): the package's `en-US` takes `EN-us`.
+    for (const language of ['EN-us', 'EN', 'en-us']) {
+      const result = await call(speechPost, '/v1/audio/speech', { text: 'Hi.', language }, { key: main.key });
+      expect(result.status, result.text).toBe(200);
+    }
+    expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(estimateSpeechSeconds('This sentence is long enough to take well over two seconds to say out loud, surely.')).toBeGreaterThan(2);
     expect((await call(speechPost, '/v1/audio/speech', { text: 'Hi.' }, { key: only.key })).status).toBe(200);
     expectEnvelope(await call(speechPost, '/v1/audio/speech', { text: 'x', output_format: 'ogg' }, { key: main.key }), 422, 'validation_error');
-    expect(await remainingUnits(main.id)).toBe(before);
+    expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(await remainingUnits(only.id)).toBe(1000 - 3);
   });
 });

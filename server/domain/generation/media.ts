@@ -4,12 +4,11 @@ import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
 import { estimateSpeechSeconds } from '../../providers/local/speech';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
-import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine } from './call-engine';
-import { allowedValue, operationSettings } from './package-settings';
+import { operationSettings, PackageSettingsCheck } from './package-settings';
 
 // images.generate, audio.speech and audio.transcribe: package settings and referenced uploads
 // are checked in prepare (step 7); the engine runs after the units are held.
@@ -43,16 +42,17 @@ export async function prepareImagesGenerate(
   body: ImagesGenerateRequest, key: AuthenticatedKey,
 ): Promise<MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>> {
   const settings = operationSettings(key, 'images.generate');
-  const format = allowedValue('output_format', body.output_format, settings.output_formats, 'png');
-  const style = allowedValue('style', body.style, settings.styles);
-  let input: InputUpload | undefined;
-  if (body.input_upload_id !== undefined) {
-    if (!settings.input_uploads) {
-      throw ApiError.validation([{ path: 'input_upload_id', code: 'not_allowed_by_package',
-        message: "input_upload_id: this key's package does not take input uploads for images.generate." }]);
-    }
-    input = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
+  const check = new PackageSettingsCheck();
+  const format = check.value('output_format', body.output_format, settings.output_formats, 'png');
+  const style = check.value('style', body.style, settings.styles);
+  if (body.input_upload_id !== undefined && !settings.input_uploads) {
+    check.refuse({ path: 'input_upload_id', code: 'not_allowed_by_package',
+      message: "input_upload_id: this key's package does not take input uploads for images.generate." });
   }
+  check.done();
+  const input = body.input_upload_id === undefined
+    ? undefined
+    : await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
   return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 
@@ -66,19 +66,21 @@ export async function generateImage(
 
 export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedKey): MediaPrepared<SpeechTask> {
   const settings = operationSettings(key, 'audio.speech');
-  const voice = allowedValue('voice', body.voice, settings.voices);
-  const language = allowedValue('language', body.language, settings.languages);
-  const format = allowedValue('output_format', body.output_format, settings.output_formats, 'mp3');
+  const check = new PackageSettingsCheck();
+  const voice = check.value('voice', body.voice, settings.voices);
+  const language = check.language('language', body.language, settings.languages);
+  const format = check.value('output_format', body.output_format, settings.output_formats, 'mp3');
   if (settings.max_duration_seconds !== undefined) {
     const seconds = estimateSpeechSeconds(body.text);
     if (seconds > settings.max_duration_seconds) {
-      throw ApiError.validation([{
+      check.refuse({
         path: 'text',
         code: 'not_allowed_by_package',
         message: `text: about ${seconds} s of speech; this key's package allows at most ${settings.max_duration_seconds} s.`,
-      }]);
+      });
     }
   }
+  check.done();
   return { task: { text: body.text, voice, language, format }, engine: settings.engine, units: settings.units, keyId: key.id };
 }
 
@@ -96,8 +98,10 @@ export async function prepareAudioTranscribe(
   body: AudioTranscribeRequest, key: AuthenticatedKey,
 ): Promise<MediaPrepared<TranscribeSettings> & { input: InputUpload }> {
   const settings = operationSettings(key, 'audio.transcribe');
-  const language = allowedValue('language', body.language, settings.languages);
-  const timestamps = allowedValue('timestamps', body.timestamps, settings.timestamps, 'segment');
+  const check = new PackageSettingsCheck();
+  const language = check.language('language', body.language, settings.languages);
+  const timestamps = check.value('timestamps', body.timestamps, settings.timestamps, 'segment');
+  check.done();
   const input = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
   return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }

@@ -1,7 +1,7 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { CodeTask, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
-import { allowedValue, operationSettings } from './package-settings';
+import { operationSettings, PackageSettingsCheck } from './package-settings';
 import { callEngine } from './call-engine';
 
 export interface Prepared<T> {
@@ -12,7 +12,9 @@ export interface Prepared<T> {
 
 export function prepareTextGenerate(body: TextGenerateRequest, key: AuthenticatedKey): Prepared<TextTask> {
   const settings = operationSettings(key, 'text.generate');
-  const outputFormat = allowedValue('output_format', body.output_format, settings.output_formats, 'text');
+  const check = new PackageSettingsCheck();
+  const outputFormat = check.value('output_format', body.output_format, settings.output_formats, 'text');
+  check.done();
   return {
     task: { input: body.input, context: body.context, outputFormat },
     engine: settings.engine,
