@@ -67,6 +67,13 @@ export class ApiError extends Error {
     this.headers = options.headers;
   }
 
+  /** The same error with more response headers (the error's own win over these). */
+  withHeaders(headers: Record<string, string>): ApiError {
+    return new ApiError(this.code, {
+      message: this.message, details: this.details, retryAfter: this.retryAfter, headers: { ...headers, ...this.headers }, cause: this.cause,
+    });
+  }
+
   static validation(issues: ValidationIssue[], message?: string): ApiError {
     return new ApiError('validation_error', {
       message: message ?? issues[0]?.message ?? ERROR_CATALOG.validation_error.message,

@@ -137,11 +137,11 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         if (charge && claim.kind === 'held') hold = { ...claim.hold, units: charge.units };
       } catch (error) {
         if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-        // The concurrency limit's 429 tells the minute's count too, as the per-minute 429 does. Its
-        // point is kept: given back, a key at its concurrency limit could send refused requests
-        // (each a few writes) without any per-minute bound.
-        if (isApiError(error) && error.code === 'rate_limited') {
-          throw new ApiError('rate_limited', { message: error.message, retryAfter: error.retryAfter, headers: { ...rateLimitHeaders(rate), ...error.headers } });
+        // The concurrency limit's 429 and the quota's 402 tell the minute's count too, as the
+        // per-minute 429 does. Their point is kept: given back, a key at its concurrency limit
+        // could send refused requests (each a few writes) without any per-minute bound.
+        if (isApiError(error) && (error.code === 'rate_limited' || error.code === 'quota_exhausted')) {
+          throw error.withHeaders(rateLimitHeaders(rate));
         }
         throw error;
       }

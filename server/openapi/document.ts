@@ -48,7 +48,7 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
       const headers = {
         ...commonHeaders,
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
-        ...(status === 429 ? rateHeaders : {}),
+        ...(status === 429 || status === 402 ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
         ...(status === 401 ? { 'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer realm="api"`.', schema: { type: 'string' as const } } } : {}),
       };

@@ -50,4 +50,13 @@ describe('keys', () => {
     expect(rows[0].row).not.toContain(issued.key);
     expect(rows[0].row).toContain(hashKeySecret(issued.key));
   });
+
+  it('refuses an empty label as too short and a 201-character one as too long', async () => {
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
+    for (const [label, code] of [['', 'too_short'], ['x'.repeat(201), 'too_long']] as const) {
+      await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label })).rejects.toMatchObject({
+        code: 'validation_error', details: { issues: [{ path: 'label', code, message: 'label must be 1 to 200 characters' }] },
+      });
+    }
+  });
 });

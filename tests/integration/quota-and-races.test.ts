@@ -71,8 +71,13 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
 
   it('no units: 402 quota_exhausted', async () => {
     const { key, id } = await keyWith(0);
-    expectEnvelope(await call(handler, path, body, { key }), 402, 'quota_exhausted');
+    const refused = await call(handler, path, body, { key });
+    expectEnvelope(refused, 402, 'quota_exhausted');
     expect(await remainingUnits(id)).toBe(0);
+    // Step 9 ran before the quota refused it: the minute's count is told, as on a 200 or a 429.
+    expect(refused.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"minute";r=\d+;t=\d+$/);
+    expect(refused.headers.get('retry-after')).toBeNull();
   });
 
   it('plus one: 422 never charges', async () => {

@@ -44,9 +44,8 @@ describe('POST /v1/uploads', () => {
       upload_headers: { 'Content-Type': 'image/png' },
     });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const ttl = Date.parse(body.expires_at) - before;
-    expect(ttl).toBeGreaterThan(3590_000);
-    expect(ttl).toBeLessThan(3700_000);
+    expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(3600_000); // UPLOAD_TTL_SECONDS exactly
     expect(body.upload_url).toMatch(new RegExp(`^${BASE}/uploads/${body.upload_id}\\?exp=\\d+&sig=`));
     expect(created.headers.get('cache-control')).toBe('no-store');
 

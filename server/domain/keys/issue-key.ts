@@ -30,7 +30,8 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
   });
   if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
   if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
-    throw ApiError.validation([{ path: 'label', code: 'too_long', message: 'label must be 1 to 200 characters' }]);
+    const code = input.label.length < 1 ? 'too_short' : 'too_long';
+    throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
   }
 
   const secret = generateKeySecret();

@@ -62,7 +62,9 @@ export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
 export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
   const id = newUploadId();
   const storageKey = uploadKeyFor(key.id, id);
-  const expiresAt = new Date(Date.now() + getConfig().UPLOAD_TTL_SECONDS * 1000);
+  // One clock reading for both, so expires_at is exactly created_at + UPLOAD_TTL_SECONDS.
+  const createdAt = new Date();
+  const expiresAt = new Date(createdAt.getTime() + getConfig().UPLOAD_TTL_SECONDS * 1000);
   const store = getObjectStore();
   const direct = store.createDirectUpload
     ? await store.createDirectUpload(storageKey, { contentType: body.mime_type, sizeBytes: body.size_bytes, expiresAt })
@@ -77,6 +79,7 @@ export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequ
       sizeBytes: body.size_bytes,
       sha256: body.sha256,
       storageKey,
+      createdAt,
       expiresAt,
     },
   });
