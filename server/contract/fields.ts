@@ -36,7 +36,19 @@ export function text(min: number, max: number) {
         ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must be valid Unicode (no lone surrogates)' });
       }
     })
-    .meta({ minLength: min, maxLength: max });
+    // The pattern tells generated clients about the NUL rule; lone surrogates cannot be said in JSON Schema.
+    .meta({ minLength: min, maxLength: max, pattern: '^[^\\u0000]*$' });
+}
+
+/**
+ * A request field whose allowed values the key's package version fixes (CONTRACT.md §6): said in
+ * the OpenAPI document, where the schema alone cannot show it.
+ */
+export function packageSetting<T extends z.ZodType>(schema: T, what: string): T {
+  return schema.meta({
+    ...schema.meta(),
+    description: `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`,
+  });
 }
 
 export const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;

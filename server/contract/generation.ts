@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from '../domain/operations';
-import { language, text, timestamp, uploadId } from './fields';
+import { language, packageSetting, text, timestamp, uploadId } from './fields';
 
 // Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).
 
@@ -8,7 +8,7 @@ export const textGenerateRequest = z
   .strictObject({
     input: text(1, 64_000),
     context: text(0, 16_000).optional(),
-    output_format: z.enum(TEXT_OUTPUT_FORMATS).optional(),
+    output_format: packageSetting(z.enum(TEXT_OUTPUT_FORMATS), 'Format of output.text.').optional(),
   })
   .meta({ id: 'TextGenerateRequest' });
 
@@ -23,26 +23,26 @@ export const codeGenerateRequest = z
 export const imagesGenerateRequest = z
   .strictObject({
     prompt: text(1, 32_000),
-    input_upload_id: uploadId.optional(),
-    style: text(1, 120).optional(),
-    output_format: z.enum(IMAGE_OUTPUT_FORMATS).optional(),
+    input_upload_id: uploadId.meta({ ...uploadId.meta(), description: 'A verified image upload of the calling key, when the key\'s package takes input uploads (else 422 `not_allowed_by_package`).' }).optional(),
+    style: packageSetting(text(1, 120), 'Image style.').optional(),
+    output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.').optional(),
   })
   .meta({ id: 'ImagesGenerateRequest' });
 
 export const audioSpeechRequest = z
   .strictObject({
     text: text(1, 24_000),
-    voice: text(1, 80).optional(),
-    language: language.optional(),
-    output_format: z.enum(SPEECH_OUTPUT_FORMATS).optional(),
+    voice: packageSetting(text(1, 80), 'Voice.').optional(),
+    language: packageSetting(language, 'Language tag (matched in any case).').optional(),
+    output_format: packageSetting(z.enum(SPEECH_OUTPUT_FORMATS), 'Audio format.').optional(),
   })
   .meta({ id: 'AudioSpeechRequest' });
 
 export const audioTranscribeRequest = z
   .strictObject({
     input_upload_id: uploadId,
-    language: language.optional(),
-    timestamps: z.enum(TIMESTAMP_MODES).optional(),
+    language: packageSetting(language, 'Language of the audio (matched in any case).').optional(),
+    timestamps: packageSetting(z.enum(TIMESTAMP_MODES), 'Whether output.segments is filled (`segment`) or empty (`none`).').optional(),
   })
   .meta({ id: 'AudioTranscribeRequest' });
 

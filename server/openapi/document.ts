@@ -117,7 +117,7 @@ export function buildOpenApiDocument(serverUrl?: string) {
       '/v1/audio/transcribe': { post: post('Transcribe a verified upload', 'audioTranscribe', gen.audioTranscribeRequest, { status: 200, schema: gen.audioTranscribeResponse, description: 'Generation result with text and segments.' }) },
       '/v1/uploads': { post: post('Create a direct private upload', 'createUpload', jobs.createUploadRequest, { status: 201, schema: jobs.createdUploadSchema, description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).' }) },
       '/v1/uploads/{uploadId}/complete': {
-        post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 (`sha256_mismatch`).' }, z.object({ uploadId: z.string().regex(/^upl_[A-Za-z0-9_-]{12,80}$/).meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
+        post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).' }, z.object({ uploadId: z.string().regex(/^upl_[A-Za-z0-9_-]{12,80}$/).meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
       },
       '/v1/openapi.json': {
         get: {

@@ -288,6 +288,25 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
     for (const path of routeFiles) expect(Object.keys(document.paths[path]!).length, path).toBeGreaterThan(0);
   });
 
+  it('the document says what 422 details hold and which fields the package settles', async () => {
+    type Schema = { description?: string; pattern?: string; properties?: Record<string, Schema>; items?: Schema };
+    const document = await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json() as { components: { schemas: Record<string, Schema> } };
+    const schemas = document.components.schemas;
+    const issue = schemas.Error!.properties!.error!.properties!.details!.properties!.issues!.items!;
+    expect(Object.keys(issue.properties!)).toEqual(['path', 'code', 'message']);
+    expect(issue.properties!.code!.description).toContain('not_allowed_by_package');
+    const settled: [string, string][] = [
+      ['TextGenerateRequest', 'output_format'], ['ImagesGenerateRequest', 'style'], ['ImagesGenerateRequest', 'output_format'],
+      ['AudioSpeechRequest', 'voice'], ['AudioSpeechRequest', 'language'], ['AudioSpeechRequest', 'output_format'],
+      ['AudioTranscribeRequest', 'language'], ['AudioTranscribeRequest', 'timestamps'],
+    ];
+    for (const [name, field] of settled) expect(schemas[name]!.properties![field]!.description, `${name}.${field}`).toContain('not_allowed_by_package');
+    // The NUL rule of every text field, as a pattern generated clients can check.
+    const nul = new RegExp(schemas.TextGenerateRequest!.properties!.input!.pattern!);
+    expect(nul.test('plain text ✓')).toBe(true);
+    expect(nul.test('a\u0000b')).toBe(false);
+  });
+
   it("the document names the origin it was fetched from, and its Idempotency-Key pattern is the server's rule", async () => {
     type Doc = { servers: { url: string }[]; paths: Record<string, { post?: { parameters: { name: string; schema: { pattern: string } }[] } }> };
     const fetched = async (host?: string) => (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json', { headers: host ? { host } : {} }))).json()) as Doc;
