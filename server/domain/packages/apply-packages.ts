@@ -31,9 +31,22 @@ function referencedProviders(definition: PackageDefinition): { provider: string;
   });
 }
 
-/** Creates or updates providers and packages in one transaction; unchanged packages keep their version. */
-export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile): Promise<ApplyResult> {
+/** Held for the whole transaction: applies (CLI, dashboard, seeding, any instance) run one at a time. */
+const APPLY_LOCK_ID = 72707371;
+
+export interface ApplyOptions {
+  /** true: every package must exist already (404 otherwise); false: none may (422 `already_exists`). */
+  expectExisting?: boolean;
+}
+
+/**
+ * Creates or updates providers and packages in one transaction; unchanged packages keep their
+ * version. Applies are serialised, so two at once cannot both create a slug or both take the
+ * next version number, and the existence rule of `options` is judged inside the same lock.
+ */
+export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile, options: ApplyOptions = {}): Promise<ApplyResult> {
   return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const result: ApplyResult = { providers: [], packages: [] };
     for (const [name, provider] of Object.entries(file.providers)) {
       const data = { type: provider.type, baseUrl: provider.base_url, apiKeyEnv: provider.api_key_env ?? null };
@@ -65,7 +78,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
     if (missing.length > 0) throw ApiError.validation(missing, 'The packages file is invalid.');
 
     for (const definition of file.packages) {
-      result.packages.push(await applyPackage(tx, actor, definition));
+      result.packages.push(await applyPackage(tx, actor, definition, options));
     }
     return result;
   });
@@ -75,12 +88,19 @@ async function applyPackage(
   tx: Prisma.TransactionClient,
   actor: Actor,
   definition: PackageDefinition,
+  options: ApplyOptions,
 ): Promise<ApplyResult['packages'][number]> {
   const hash = definitionHash(definition);
   const existing = await tx.package.findUnique({
     where: { slug: definition.slug },
     include: { versions: { orderBy: { version: 'desc' }, take: 1 } },
   });
+  if (options.expectExisting === true && !existing) {
+    throw new ApiError('not_found', { message: `No package "${definition.slug}".` });
+  }
+  if (options.expectExisting === false && existing) {
+    throw ApiError.validation([{ path: 'slug', code: 'already_exists', message: `a package with slug "${definition.slug}" exists` }]);
+  }
   const latest = existing?.versions[0];
   if (existing && latest && latest.definitionHash === hash) {
     return { slug: definition.slug, version: latest.version, status: 'unchanged' };

@@ -24,14 +24,7 @@ export async function createPackageVersion(
   const parsed = packageDefinitionSchema.safeParse(input.definition);
   if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, input.definition), 'The package definition is invalid.');
   const definition = parsed.data;
-  const existing = await db.package.findUnique({ where: { slug: definition.slug }, select: { id: true } });
-  if (input.expectExisting === true && !existing) {
-    throw new ApiError('not_found', { message: `No package "${definition.slug}".` });
-  }
-  if (input.expectExisting === false && existing) {
-    throw ApiError.validation([{ path: 'slug', code: 'already_exists', message: `a package with slug "${definition.slug}" exists` }]);
-  }
-  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }).catch((error: unknown) => {
+  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }, { expectExisting: input.expectExisting }).catch((error: unknown) => {
     throw withDefinitionPaths(error);
   });
   const applied = result.packages[0]!;
@@ -41,7 +34,7 @@ export async function createPackageVersion(
 /** applyPackages reports paths inside a file (packages.0.x); the form knows only the definition. */
 function withDefinitionPaths(error: unknown): unknown {
   const issues = isApiError(error) ? (error.details?.issues as ValidationIssue[] | undefined) : undefined;
-  if (!issues) return error;
+  if (!issues || !issues.some((issue) => issue.path.startsWith('packages.0.'))) return error;
   return ApiError.validation(
     issues.map((issue) => ({ ...issue, path: issue.path.replace(/^packages\.0\./, '') })),
     'The package definition is invalid.',

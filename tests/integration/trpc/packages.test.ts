@@ -42,6 +42,23 @@ describe('packages', () => {
     expect(error.message).toMatch(/exists/);
   });
 
+  it('createVersion under a race: one new package per slug, the others refused; versions numbered one after another', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-race');
+    const racers = await Promise.allSettled(Array.from({ length: 6 }, (_, i) =>
+      caller.packages.createVersion({ definition: { ...definition(slug), name: `racer ${i}` }, mode: 'new-package' })));
+    const won = racers.filter((r) => r.status === 'fulfilled');
+    expect(won.map((r) => r.value)).toEqual([{ slug, version: 1, status: 'created' }]);
+    for (const lost of racers.filter((r) => r.status === 'rejected')) {
+      expect((lost.reason as { code: string }).code).toBe('UNPROCESSABLE_CONTENT');
+      expect(String((lost.reason as Error).message)).toMatch(/exists/);
+    }
+    const versions = await Promise.all(Array.from({ length: 4 }, (_, i) =>
+      caller.packages.createVersion({ definition: definition(slug, 1000 + i), mode: 'new-version' })));
+    expect(versions.map((v) => v.version).sort()).toEqual([2, 3, 4, 5]);
+    expect((await caller.packages.get({ slug })).versions).toHaveLength(5);
+  });
+
   it('createVersion validates with the packages-file schema and reports field paths', async () => {
     const { caller } = await operatorCaller();
     const slug = uniqueSlug('pk-bad');
