@@ -51,6 +51,13 @@ describe('keys', () => {
     expect(rows[0].row).toContain(hashKeySecret(issued.key));
   });
 
+  it('a version no package can have (0, 2^31, 2.5) is 404, not a database error', async () => {
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
+    for (const version of [0, 2 ** 31, 2.5, Number.MAX_SAFE_INTEGER]) {
+      await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', version })).rejects.toMatchObject({ code: 'not_found' });
+    }
+  });
+
   it('refuses an empty label as too short and a 201-character one as too long', async () => {
     await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
     for (const [label, code] of [['', 'too_short'], ['x'.repeat(201), 'too_long']] as const) {

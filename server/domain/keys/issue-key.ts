@@ -25,9 +25,11 @@ export interface IssuedKey {
 export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
   const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
   if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
-  const version = await db.packageVersion.findUnique({
-    where: { packageId_version: { packageId: pkg.id, version: input.version ?? pkg.latestVersion } },
-  });
+  const wanted = input.version ?? pkg.latestVersion;
+  // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
+  const version = Number.isInteger(wanted) && wanted >= 1 && wanted <= 2_147_483_647
+    ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
+    : null;
   if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
   if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
     const code = input.label.length < 1 ? 'too_short' : 'too_long';

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors';
+import { isUuid } from '../uuid';
 
 // Keyset paging for the dashboard's read models: a cursor is the (created_at, id) of the last
 // row of a page, opaque to the caller, so a page costs one index range scan however deep it is.
@@ -16,7 +17,9 @@ export function decodeCursor(cursor: string | undefined): KeysetPosition | undef
   if (!cursor) return undefined;
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) {
+  // Forged positions are refused here, not by the database (a 500): ids are uuids, times within 1970-9999.
+  const year = createdAt.getUTCFullYear();
+  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
     throw ApiError.validation([{ path: 'cursor', code: 'invalid_cursor', message: 'cursor is not one this service returned' }]);
   }
   return { createdAt, id };

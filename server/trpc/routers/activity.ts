@@ -5,7 +5,7 @@ import { getOverview } from '../../domain/reports/overview';
 import { getUpload, listUploads, UPLOAD_STATUSES } from '../../domain/reports/uploads';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import { operatorProcedure, router } from '../init';
-import { cursor, limit, operation, page, uuid } from './inputs';
+import { cursor, day, limit, operation, page, uuid } from './inputs';
 
 // Read-only views of what the API did: overview charts, usage events, jobs, uploads, audit.
 
@@ -13,8 +13,8 @@ export const usageFilters = z.strictObject({
   apiKeyId: uuid.optional(),
   operation: operation.optional(),
   outcome: z.enum(['succeeded', 'failed']).optional(),
-  from: z.iso.date().optional(),
-  to: z.iso.date().optional(),
+  from: day.optional(),
+  to: day.optional(),
 });
 
 /** Dates are whole UTC days; `to` includes its day. */

@@ -34,7 +34,7 @@ export const keysRouter = router({
     .input(
       z.strictObject({
         packageSlug: z.string().min(1).max(63),
-        version: z.number().int().min(1).optional(),
+        version: z.number().int().min(1).max(2_147_483_647).optional(), // a PostgreSQL integer
         label: z.string().trim().min(1).max(200).optional(),
       }),
     )

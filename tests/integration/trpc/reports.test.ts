@@ -55,6 +55,18 @@ describe('usage events', () => {
     await expectTrpcError(caller.usage.list({ operation: 'text.delete' }), 'BAD_REQUEST');
     await expectTrpcError(caller.usage.list({ from: 'yesterday' }), 'BAD_REQUEST');
     await expectTrpcError(caller.usage.list({ cursor: 'Zm9v' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    // Days and positions the database cannot hold are refused before it sees them (they were 500s).
+    for (const day of ['0000-01-01', '1969-12-31', '9999-12-31']) {
+      await expectTrpcError(caller.usage.list({ from: day }), 'BAD_REQUEST');
+      await expectTrpcError(caller.usage.list({ to: day }), 'BAD_REQUEST');
+    }
+    const forged = (position: string) => Buffer.from(position, 'utf8').toString('base64url');
+    for (const cursor of [forged('2026-01-01T00:00:00.000Z|notauuid'), forged('-271821-04-20T00:00:00.000Z|00000000-0000-0000-0000-000000000000')]) {
+      await expectTrpcError(caller.usage.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+      await expectTrpcError(caller.jobs.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+      await expectTrpcError(caller.uploads.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    }
+    expect((await caller.usage.list({ from: '1970-01-01', to: '9999-12-30' })).items).toBeDefined();
   });
 
   it('exports CSV with a header, one line per event, and defused formula cells', async () => {
