@@ -16,6 +16,19 @@ const nextConfig = {
   distDir: process.env.NEXT_DIST_DIR || '.next',
   // `npm run typecheck` checks the whole project once; the build need not do it again.
   typescript: { ignoreBuildErrors: true },
+  // No page of this app may be framed by another (clickjacking of Revoke, Top-up, Issue).
+  async headers() {
+    return [
+      {
+        source: '/:path*',
+        headers: [
+          { key: 'X-Frame-Options', value: 'DENY' },
+          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -13,7 +13,7 @@ import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
-import { dashboardBodyRefusal, dropFrameworkHeaders, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
+import { dashboardBodyRefusal, dropFrameworkHeaders, normalizeTarget, withoutUnparseableCallbackCookie, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -103,6 +103,8 @@ async function main(): Promise<void> {
     }
     req.method = method;
     dropFrameworkHeaders(req.url, req.headers);
+    const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
+    if (cookie !== undefined) req.headers.cookie = cookie;
     Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '', [REQUEST_PATH_HEADER]: req.url });
     void handle(req, res);
   });

@@ -36,7 +36,8 @@ export function SignInForm(props: { callbackUrl: string; initialError?: string; 
 
   return (
     <>
-      <form onSubmit={submit} noValidate={false} aria-describedby={error ? 'signin-error' : undefined}>
+      {/* POST even before the script runs (or without it): a GET would put the password in the URL. */}
+      <form method="post" onSubmit={submit} noValidate={false} aria-describedby={error ? 'signin-error' : undefined}>
         {error ? (
           <div className="alert alert-error" role="alert" id="signin-error">
             {error}

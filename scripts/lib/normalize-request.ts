@@ -1,3 +1,5 @@
+import { isParseableCallbackUrl } from '../../server/auth/callback-url';
+
 // What `npm start` does to a request before Next routes it, so that every answer of the API
 // (/v1, upload and output URLs) comes from the app's own routes, in the error envelope: Next would
 // otherwise answer some targets and methods itself (a 308 redirect, a bare 500 or 400).
@@ -125,4 +127,32 @@ const FRAMEWORK_HEADER = /^(?:rsc|purpose|next-.+|x-next-.+|x-nextjs-.+|x-middle
 export function dropFrameworkHeaders(target: string, headers: Record<string, unknown>): void {
   if (!API_PATH.test(target)) return;
   for (const name of Object.keys(headers)) if (FRAMEWORK_HEADER.test(name)) delete headers[name];
+}
+
+/** next-auth's cookie remembering where to go after sign-in (the `__Secure-` name on https). */
+const CALLBACK_URL_COOKIE = /^(?:__Secure-)?next-auth\.callback-url$/;
+
+function parsesAsCallbackUrl(encoded: string): boolean {
+  try {
+    return isParseableCallbackUrl(decodeURIComponent(encoded));
+  } catch {
+    return false; // not even percent-decodable
+  }
+}
+
+/**
+ * The Cookie header without a next-auth callback-url cookie that does not parse as a URL. next-auth
+ * checks that cookie on every request and answers 500 when it does not parse, so one planted by
+ * another origin of the same site (another port, a sibling subdomain) would lock operators out
+ * of the whole dashboard, sign-in included. Undefined when nothing changes.
+ */
+export function withoutUnparseableCallbackCookie(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader || !cookieHeader.includes('callback-url')) return undefined;
+  const pairs = cookieHeader.split(';');
+  const kept = pairs.filter((pair) => {
+    const at = pair.indexOf('=');
+    const name = (at === -1 ? pair : pair.slice(0, at)).trim();
+    return !CALLBACK_URL_COOKIE.test(name) || parsesAsCallbackUrl(pair.slice(at + 1).trim());
+  });
+  return kept.length === pairs.length ? undefined : kept.join(';');
 }

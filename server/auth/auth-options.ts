@@ -4,7 +4,8 @@ import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
-import { endOperatorSession, startOperatorSession } from './operator-sessions';
+import { isUuid } from '../domain/uuid';
+import { endOperatorSession, isLiveOperatorSession, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS = Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
@@ -61,15 +62,26 @@ export const authOptions: NextAuthOptions = {
       }
       return token;
     },
-    session({ session, token }) {
+    async session({ session, token }) {
       // The JWT is re-issued on use; signedInAt keeps the session's end fixed at sign-in + max age.
-      const fresh = typeof token.signedInAt === 'number' && Date.now() - token.signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      if (session.user && typeof token.operatorId === 'string' && typeof token.sessionId === 'string' && fresh) {
-        session.user.id = token.operatorId;
-        session.user.email = token.email ?? session.user.email;
-        session.sessionId = token.sessionId;
+      // A JWT also outlives a change in the database: a session signed out, or an operator
+      // disabled, since the cookie was issued names no one (here, for pages, tRPC and /api/auth/session alike).
+      const { operatorId, sessionId, signedInAt } = token;
+      const fresh = typeof signedInAt === 'number' && Date.now() - signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
+      const live = fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId)
+        && (await isLiveOperatorSession(sessionId, operatorId));
+      if (!live) return { expires: session.expires };
+      return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email }, sessionId };
+    },
+    // next-auth's own redirect throws on a URL it cannot parse (a planted callback-url cookie made
+    // every dashboard request a 500); anything but this site's own URLs goes to its root.
+    redirect({ url, baseUrl }) {
+      if (url.startsWith('/') && !url.startsWith('//')) return `${baseUrl}${url}`;
+      try {
+        return new URL(url).origin === baseUrl ? url : baseUrl;
+      } catch {
+        return baseUrl;
       }
-      return session;
     },
   },
   events: {

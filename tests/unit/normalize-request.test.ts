@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, withoutUnparseableCallbackCookie, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -116,5 +116,23 @@ describe('dropFrameworkHeaders', () => {
     const headers = sent();
     dropFrameworkHeaders('/keys', headers);
     expect(headers).toEqual(sent());
+  });
+});
+
+describe('withoutUnparseableCallbackCookie', () => {
+  it('drops a next-auth callback-url cookie next-auth could not parse, and only that cookie', () => {
+    expect(withoutUnparseableCallbackCookie('a=1; next-auth.callback-url=http%3A%2F%2F%5B; next-auth.session-token=t'))
+      .toBe('a=1; next-auth.session-token=t');
+    expect(withoutUnparseableCallbackCookie('__Secure-next-auth.callback-url=http://%5B')).toBe('');
+    expect(withoutUnparseableCallbackCookie('next-auth.callback-url=%E0%A4%A')).toBe(''); // not even percent-decodable
+    expect(withoutUnparseableCallbackCookie('next-auth.callback-url=javascript%3Aalert(1); x=2')).toBe(' x=2');
+  });
+
+  it('leaves well-formed values, other cookies and no cookies alone', () => {
+    expect(withoutUnparseableCallbackCookie(undefined)).toBeUndefined();
+    expect(withoutUnparseableCallbackCookie('a=1; b=2')).toBeUndefined();
+    expect(withoutUnparseableCallbackCookie('next-auth.callback-url=http%3A%2F%2Flocalhost%3A3000%2Fkeys')).toBeUndefined();
+    expect(withoutUnparseableCallbackCookie('next-auth.callback-url=%2Fkeys')).toBeUndefined();
+    expect(withoutUnparseableCallbackCookie('my-callback-url=http://%5B')).toBeUndefined();
   });
 });

@@ -58,6 +58,43 @@ test('a callbackUrl leads only to a page of the dashboard itself', async ({ page
   await expect(page).toHaveURL(/\/keys\?status=active$/);
 });
 
+test('odd cookies and next-auth requests are answered (no 500), and no page may be framed', async ({ page, baseURL }) => {
+  // A same-site origin could plant an unparseable callback URL; next-auth used to fail every request on it.
+  await page.context().addCookies([{ name: 'next-auth.callback-url', value: 'http://%5B', url: baseURL! }]);
+  const signin = await page.goto('/signin');
+  expect(signin!.status()).toBe(200);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to the operator dashboard');
+  expect(signin!.headers()['x-frame-options']).toBe('DENY');
+  expect(signin!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect((await page.request.get('/api/auth/session?callbackUrl=http://%5B')).status()).toBe(400);
+  expect((await page.request.get('/api/auth/session?callbackUrl=%2Fkeys')).status()).toBe(200);
+  const csrfToken = (await (await page.request.get('/api/auth/csrf')).json()).csrfToken as string;
+  const badCallback = await page.request.post('/api/auth/callback/credentials', {
+    form: { csrfToken, email: 'nobody@example.com', password: 'wrong password here', callbackUrl: 'http://[' },
+  });
+  expect(badCallback.status()).toBe(400);
+  expect((await page.request.get('/api/auth/csrf')).status()).toBe(200);
+  const callback = await page.request.get('/api/auth/callback/credentials');
+  expect(callback.status()).toBe(405);
+  expect(await callback.text()).not.toContain('Error');
+  expect((await page.request.post('/api/auth/_log', { form: { level: 'error', code: 'x', message: 'forged' } })).status()).toBe(404);
+});
+
+test('the sign-in form posts: without its script, the password never lands in the URL', async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ baseURL, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto('/signin?callbackUrl=%2Fkeys');
+  await page.getByLabel('E-mail').fill(OPERATOR.email);
+  await page.getByLabel('Password').fill('not the real password');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForLoadState();
+  expect(page.url()).not.toContain('password');
+  expect(page.url()).not.toContain('not+the+real');
+  // Nothing signs in without the script (the form's POST only renders the page again), and nothing fails.
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to the operator dashboard');
+  await context.close();
+});
+
 test('operator journey: package version, key, API usage, top-up, revoke, sign out', async ({ page, request }) => {
   test.setTimeout(180_000);
 
@@ -184,6 +221,7 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     // The cookie is still a validly signed, unexpired JWT; the server ended the session it names.
     await page.context().addCookies(signedInCookies);
     expect((await page.request.get('/api/trpc/keys.list?input=%7B%7D')).status()).toBe(401);
+    expect(await (await page.request.get('/api/auth/session')).json()).not.toHaveProperty('user');
     expect((await page.request.get('/usage/export')).status()).toBe(401);
     await page.goto('/keys');
     await expect(page).toHaveURL(/\/signin/);

@@ -115,18 +115,20 @@ describe('every procedure refuses an unauthenticated caller', () => {
 describe('sessions', () => {
   it('end at sign-in + max age, however often the JWT is re-issued', async () => {
     const { authOptions, SESSION_MAX_AGE_SECONDS } = await import('@/server/auth/auth-options');
-    const session = authOptions.callbacks!.session!;
-    const sessionId = randomUUID();
+    const { startOperatorSession } = await import('@/server/auth/operator-sessions');
+    const email = `session-${randomUUID().slice(0, 8)}@example.com`;
+    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const sessionId = await startOperatorSession(operator.id, SESSION_MAX_AGE_SECONDS);
     const withToken = async (signedInAt: number) =>
-      (await session({
-        session: { user: { email: 'a@example.com' }, expires: '' },
-        token: { operatorId: 'op-1', email: 'a@example.com', signedInAt, sessionId },
+      (await authOptions.callbacks!.session!({
+        session: { user: { email }, expires: '' },
+        token: { operatorId: operator.id, email, signedInAt, sessionId },
       } as never)) as { user?: { id?: string }; sessionId?: string };
     const fresh = await withToken(Date.now() - 60_000);
-    expect(fresh.user?.id).toBe('op-1');
+    expect(fresh.user?.id).toBe(operator.id);
     expect(fresh.sessionId).toBe(sessionId);
     const stale = await withToken(Date.now() - SESSION_MAX_AGE_SECONDS * 1000 - 1);
-    expect(stale.user?.id).toBeUndefined();
+    expect(stale.user).toBeUndefined();
     expect(stale.sessionId).toBeUndefined();
     expect(authOptions.session).toMatchObject({ strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS });
   });
@@ -137,7 +139,17 @@ describe('sessions', () => {
       session: { user: { email: 'a@example.com' }, expires: '' },
       token: { operatorId: 'op-1', email: 'a@example.com', signedInAt: Date.now() },
     } as never)) as { user?: { id?: string } };
-    expect(result.user?.id).toBeUndefined();
+    expect(result.user).toBeUndefined();
+  });
+
+  it('next-auth redirects only within this site, and a URL it cannot parse (a planted cookie) is no error', async () => {
+    const { authOptions } = await import('@/server/auth/auth-options');
+    const redirect = (url: string) => authOptions.callbacks!.redirect!({ url, baseUrl: 'http://127.0.0.1:3000' });
+    expect(await redirect('/keys?status=active')).toBe('http://127.0.0.1:3000/keys?status=active');
+    expect(await redirect('http://127.0.0.1:3000/usage')).toBe('http://127.0.0.1:3000/usage');
+    for (const url of ['http://[', 'https://evil.example/', '//evil.example', 'http://127.0.0.1:3000.evil.example/', 'javascript:alert(1)', '']) {
+      expect(await redirect(url), url).toBe('http://127.0.0.1:3000');
+    }
   });
 
   it('sign-in records a session that sign-out ends on the server (a copied cookie stops working)', async () => {

@@ -1,6 +1,34 @@
 import NextAuth from 'next-auth';
 import { authOptions } from '@/server/auth/auth-options';
+import { isParseableCallbackUrl } from '@/server/auth/callback-url';
 
-const handler = NextAuth(authOptions);
+const nextAuth = NextAuth(authOptions);
+type Context = { params: Promise<{ nextauth: string[] }> };
+
+const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
+  new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
+
+/** The callbackUrl a request gives next-auth (query, or form field of a POST), if any. */
+async function callbackUrlOf(request: Request): Promise<string | undefined> {
+  const query = new URL(request.url).searchParams.get('callbackUrl');
+  if (query !== null) return query;
+  if (request.method !== 'POST' || !request.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return undefined;
+  const form = new URLSearchParams(await request.clone().text()); // bodies here are under 1 MiB (npm start)
+  return form.get('callbackUrl') ?? undefined;
+}
+
+/**
+ * next-auth's routes, less what it answers badly: `_log` (its client logger's endpoint, which
+ * takes log lines from anyone; the dashboard does not use it), a GET of the credentials callback
+ * and a callbackUrl it cannot parse (both 500s naming next-auth's internals).
+ */
+async function handler(request: Request, context: Context): Promise<Response> {
+  const action = new URL(request.url).pathname.replace(/^\/api\/auth\/?/, '');
+  if (action === '_log' || action.startsWith('_log/')) return plain(404, 'Not Found');
+  if (request.method === 'GET' && /^callback\/credentials\/?$/.test(action)) return plain(405, 'Method Not Allowed', { Allow: 'POST' });
+  const callbackUrl = await callbackUrlOf(request);
+  if (callbackUrl !== undefined && !isParseableCallbackUrl(callbackUrl)) return plain(400, 'callbackUrl must be a path or an http(s) URL.');
+  return nextAuth(request, context);
+}
 
 export { handler as GET, handler as POST };
