@@ -12,6 +12,7 @@ import { findDuplicateMember } from '../server/http/duplicate-keys';
 import { issueKey } from '../server/domain/keys/issue-key';
 import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys';
 import { createOperator } from '../server/domain/operators/create-operator';
+import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
 
 let database: ProvidedDatabase | undefined;
@@ -170,6 +171,23 @@ operators
       output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id})`);
     }),
   );
+
+for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+  operators
+    .command(name)
+    .description(disabled
+      ? 'Stop an operator signing in to the dashboard; their open sessions end at once'
+      : 'Let a disabled operator sign in again')
+    .requiredOption('--email <email>', 'the operator\'s e-mail address')
+    .option('--json', 'print {"id","email","disabled","sessions_ended"}')
+    .action((options: { email: string; json?: boolean }) =>
+      withDb(async () => {
+        const access = await setOperatorDisabled(getPrisma(), CLI_ACTOR, options.email, disabled);
+        output(Boolean(options.json), access, () =>
+          `operator ${access.email} ${disabled ? `disabled (${access.sessions_ended} session(s) ended)` : 'enabled'}`);
+      }),
+    );
+}
 
 async function main(): Promise<number> {
   const json = process.argv.includes('--json');

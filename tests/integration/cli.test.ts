@@ -76,7 +76,7 @@ describe('cli --help', () => {
       [['keys', 'list', '--help'], [/--package <slug>/, /--status <status>/, /--json/]],
       [['keys', 'revoke', '--help'], [/<id>/, /--json/]],
       [['keys', 'topup', '--help'], [/<id>/, /--units <n>/]],
-      [['operators', '--help'], [/create/]],
+      [['operators', '--help'], [/create/, /disable/, /enable/]],
       [['operators', 'create', '--help'], [/--email <email>/, /--password <password>/]],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args, dataDir)));
@@ -351,6 +351,15 @@ describe('cli on its own embedded PostgreSQL', () => {
       expect(rows[0].password_hash).not.toContain(password);
       expect(rows[0].password_hash.length).toBeGreaterThan(20);
     });
+    const disabled = parseJsonOutput(ok(await runCli(['operators', 'disable', '--email', 'OPS@example.com', '--json'], dataDir)));
+    expect(disabled).toEqual({ id: (created as { id: string }).id, email: 'ops@example.com', disabled: true, sessions_ended: 0 });
+    await inDatabase(dataDir, async (client) => {
+      expect((await client.query(`SELECT disabled_at FROM operators`)).rows[0].disabled_at).not.toBeNull();
+    });
+    expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({ disabled: false });
+    const unknown = await runCli(['operators', 'disable', '--email', 'nobody@example.com', '--json'], dataDir);
+    expect(unknown.code).not.toBe(0);
+    expect(parseJsonOutput(unknown)).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {

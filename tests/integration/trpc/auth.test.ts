@@ -175,6 +175,22 @@ describe('sessions', () => {
     expect((await getPrisma().operatorSession.findUniqueOrThrow({ where: { id: sessionId } })).endedAt).toEqual(row.endedAt);
   });
 
+  it('disabling an operator ends their open sessions; enabling again opens none', async () => {
+    const { isLiveOperatorSession, startOperatorSession } = await import('@/server/auth/operator-sessions');
+    const { setOperatorDisabled } = await import('@/server/domain/operators/disable-operator');
+    const email = `disable-${randomUUID().slice(0, 8)}@example.com`;
+    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const sessions = [await startOperatorSession(operator.id, 3600), await startOperatorSession(operator.id, 3600)];
+    expect(await setOperatorDisabled(getPrisma(), CLI_ACTOR, email, true)).toMatchObject({ disabled: true, sessions_ended: 2 });
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.9.0.1')).toBeNull();
+    expect(await setOperatorDisabled(getPrisma(), CLI_ACTOR, email, false)).toMatchObject({ disabled: false, sessions_ended: 0 });
+    for (const id of sessions) expect(await isLiveOperatorSession(id, operator.id)).toBe(false); // ended for good
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.9.0.1')).toMatchObject({ email });
+    const audit = await getPrisma().auditLog.findMany({ where: { targetId: operator.id }, orderBy: { id: 'asc' }, select: { action: true } });
+    expect(audit.map((row) => row.action)).toEqual(['operator.create', 'operator.disable', 'operator.enable']);
+    await expect(setOperatorDisabled(getPrisma(), CLI_ACTOR, 'nobody@example.com', true)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('a session ends when its operator is disabled or its time is up, and housekeeping deletes old rows', async () => {
     const { deleteFinishedOperatorSessions, isLiveOperatorSession, startOperatorSession } = await import('@/server/auth/operator-sessions');
     const email = `session-${randomUUID().slice(0, 8)}@example.com`;
