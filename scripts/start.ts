@@ -13,7 +13,7 @@ import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
-import { dashboardBodyRefusal, dropFrameworkHeaders, normalizeTarget, withoutUnparseableCallbackCookie, repeatedHeaders, routedMethod, toOriginForm } from './lib/normalize-request';
+import { dashboardBodyRefusal, dropFrameworkHeaders, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm, withoutUnparseableCallbackCookie } from './lib/normalize-request';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
