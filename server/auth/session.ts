@@ -1,4 +1,5 @@
 import { getServerSession } from 'next-auth';
+import { cache } from 'react';
 import type { Actor } from '../domain/actor';
 import { authOptions } from './auth-options';
 
@@ -8,15 +9,19 @@ export interface OperatorSession {
   expires: string;
 }
 
-/** The signed-in operator of the current request (server components, route handlers), or null. */
-export async function getOperatorSession(): Promise<OperatorSession | null> {
+/**
+ * The signed-in operator of the current request (server components, route handlers), or null.
+ * Once per page render: the dashboard layout and the page's tRPC caller both ask, and each answer
+ * costs a JWT decode and a database read (React's cache is per request, and does nothing outside a render).
+ */
+export const getOperatorSession = cache(async (): Promise<OperatorSession | null> => {
   const session = await getServerSession(authOptions);
   const id = session?.user?.id;
   const email = session?.user?.email;
   // The session callback names an operator only for a live session (auth-options.ts).
   if (!session || !id || !email || !session.sessionId) return null;
   return { operatorId: id, email, expires: session.expires };
-}
+});
 
 export function operatorActor(session: OperatorSession): Actor {
   return { type: 'operator', id: session.operatorId, label: session.email };

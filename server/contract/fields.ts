@@ -45,10 +45,12 @@ export function text(min: number, max: number) {
  * the OpenAPI document, where the schema alone cannot show it.
  */
 export function packageSetting<T extends z.ZodType>(schema: T, what: string): T {
-  return schema.meta({
-    ...schema.meta(),
-    description: `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`,
-  });
+  return described(schema, `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`);
+}
+
+/** The schema with a description in the OpenAPI document, keeping the metadata it had (limits, example). */
+export function described<T extends z.ZodType>(schema: T, description: string): T {
+  return schema.meta({ ...schema.meta(), description });
 }
 
 export const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;

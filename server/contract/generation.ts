@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from '../domain/operations';
-import { language, packageSetting, text, timestamp, uploadId } from './fields';
+import { described, language, packageSetting, text, timestamp, uploadId } from './fields';
 
 // Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).
 
@@ -23,7 +23,7 @@ export const codeGenerateRequest = z
 export const imagesGenerateRequest = z
   .strictObject({
     prompt: text(1, 32_000),
-    input_upload_id: uploadId.meta({ ...uploadId.meta(), description: 'A verified image upload of the calling key, when the key\'s package takes input uploads (else 422 `not_allowed_by_package`).' }).optional(),
+    input_upload_id: described(uploadId, 'A verified image upload of the calling key, when the key\'s package takes input uploads (else 422 `not_allowed_by_package`).').optional(),
     style: packageSetting(text(1, 120), 'Image style.').optional(),
     output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.').optional(),
   })

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { text, timestamp, uploadId } from './fields';
+import { described, text, timestamp, uploadId } from './fields';
 
 // Video jobs and uploads (interface-v1.md §2.2, §2.3, §4.4, §4.7-4.9; CONTRACT.md §5).
 
 export const videosGenerateRequest = z
   .strictObject({
     prompt: text(1, 32_000),
-    input_upload_id: uploadId.meta({ ...uploadId.meta(), description: 'A verified image or video upload of the calling key, when the key\'s package takes input uploads for videos (else 422 `not_allowed_by_package`).' }).optional(),
+    input_upload_id: described(uploadId, 'A verified image or video upload of the calling key, when the key\'s package takes input uploads for videos (else 422 `not_allowed_by_package`).').optional(),
   })
   .meta({ id: 'VideosGenerateRequest' });
 

@@ -13,7 +13,7 @@ export function operationSettings<O extends Operation>(key: AuthenticatedKey, op
   return settings as NonNullable<PackageOperations[O]>;
 }
 
-export function notAllowedIssue(path: string, value: unknown, allowed: readonly unknown[]): ValidationIssue {
+function notAllowedIssue(path: string, value: unknown, allowed: readonly unknown[]): ValidationIssue {
   const list = allowed.map((v) => JSON.stringify(v)).join(', ');
   return {
     path,

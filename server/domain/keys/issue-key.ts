@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { PG_INTEGER_MAX } from '../pg-integer';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
 
 export interface IssueKeyInput {
@@ -27,7 +28,7 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
   if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
   const wanted = input.version ?? pkg.latestVersion;
   // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
-  const version = Number.isInteger(wanted) && wanted >= 1 && wanted <= 2_147_483_647
+  const version = Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
     ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
     : null;
   if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });

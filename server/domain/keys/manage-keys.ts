@@ -3,11 +3,12 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
+import { PG_INTEGER_MAX } from '../pg-integer';
 import { isUuid } from '../uuid';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
 /** remaining_units is a PostgreSQL integer. */
-const MAX_REMAINING_UNITS = 2_147_483_647;
+const MAX_REMAINING_UNITS = PG_INTEGER_MAX;
 
 /** With `lock`, the key's row stays locked until the transaction ends: a revoke and a top-up cannot interleave. */
 async function findKey(db: Prisma.TransactionClient, id: string, lock = false) {

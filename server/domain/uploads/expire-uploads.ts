@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import { getPool } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { uploadKeyOf } from './upload-keys';
@@ -25,7 +24,7 @@ interface Row {
 async function sweepBatches(claim: string, params: unknown[], objectKey: (row: Row) => string | undefined, mark: string): Promise<number> {
   let total = 0;
   for (;;) {
-    const client: PoolClient = await getPool().connect();
+    const client = await getPool().connect();
     let count = 0;
     try {
       await client.query('BEGIN');

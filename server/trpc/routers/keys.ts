@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { issueKey } from '../../domain/keys/issue-key';
 import { getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
+import { PG_INTEGER_MAX } from '../../domain/pg-integer';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import { operatorProcedure, router } from '../init';
@@ -34,7 +35,7 @@ export const keysRouter = router({
     .input(
       z.strictObject({
         packageSlug: z.string().min(1).max(63),
-        version: z.number().int().min(1).max(2_147_483_647).optional(), // a PostgreSQL integer
+        version: z.number().int().min(1).max(PG_INTEGER_MAX).optional(),
         label: z.string().trim().min(1).max(200).optional(),
       }),
     )

@@ -9,8 +9,8 @@ const plain = (status: number, text: string, headers: Record<string, string> = {
   new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
 
 /** The callbackUrl a request gives next-auth (query, or form field of a POST), if any. */
-async function callbackUrlOf(request: Request): Promise<string | undefined> {
-  const query = new URL(request.url).searchParams.get('callbackUrl');
+async function callbackUrlOf(request: Request, url: URL): Promise<string | undefined> {
+  const query = url.searchParams.get('callbackUrl');
   if (query !== null) return query;
   if (request.method !== 'POST' || !request.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return undefined;
   const form = new URLSearchParams(await request.clone().text()); // bodies here are under 1 MiB (npm start)
@@ -23,10 +23,11 @@ async function callbackUrlOf(request: Request): Promise<string | undefined> {
  * and a callbackUrl it cannot parse (both 500s naming next-auth's internals).
  */
 async function handler(request: Request, context: Context): Promise<Response> {
-  const action = new URL(request.url).pathname.replace(/^\/api\/auth\/?/, '');
+  const url = new URL(request.url);
+  const action = url.pathname.replace(/^\/api\/auth\/?/, '');
   if (action === '_log' || action.startsWith('_log/')) return plain(404, 'Not Found');
   if (request.method === 'GET' && /^callback\/credentials\/?$/.test(action)) return plain(405, 'Method Not Allowed', { Allow: 'POST' });
-  const callbackUrl = await callbackUrlOf(request);
+  const callbackUrl = await callbackUrlOf(request, url);
   if (callbackUrl !== undefined && !isParseableCallbackUrl(callbackUrl)) return plain(400, 'callbackUrl must be a path or an http(s) URL.');
   return nextAuth(request, context);
 }
