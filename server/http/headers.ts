@@ -1,9 +1,10 @@
 import { ApiError } from '../domain/errors';
 
-// `application/json` with no parameter but `charset=utf-8` (bare or quoted, any case). Empty
-// parameters (`application/json;`, `...;charset=utf-8;`) are allowed, as RFC 9110 §5.6.6's grammar allows them.
-// Each run of blanks has exactly one place in the pattern that can take it (no backtracking blow-up).
-const JSON_CONTENT_TYPE = /^application\/json[ \t]*(?:;[ \t]*(?:charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?)*$/i;
+// `application/json` with no parameter but one `charset=utf-8` (bare or quoted, any case; no
+// blanks around `=`, as RFC 9110 §5.6.6's grammar has none). Empty parameters
+// (`application/json;`, `...;charset=utf-8;`) are allowed, as that grammar allows them. Each run of
+// blanks has exactly one place in the pattern that can take it (no backtracking blow-up).
+const JSON_CONTENT_TYPE = /^application\/json(?:[ \t]*;)*(?:(?<=;)[ \t]*charset=(?:utf-8|"utf-8")(?:[ \t]*;)*)?[ \t]*$/i;
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9\-_.~:]{8,128}$/;
 
 /**

@@ -17,7 +17,8 @@ function codeOf(work: () => unknown): string | undefined {
 describe('requireJsonContentType', () => {
   it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON; Charset=UTF-8', 'application/json;charset=utf-8',
     'application/json; charset="utf-8"', ' application/json ', 'application/json;', 'application/json ; ', 'application/json;;',
-    'application/json;charset=utf-8;', 'application/json; ; charset=utf-8'])('accepts %j', (value) => {
+    'application/json;charset=utf-8;', 'application/json; ; charset=utf-8', 'application/json ;charset=UTF-8 ; ',
+    'application/json;\tcharset=utf-8', 'application/json ; ; charset="UTF-8";;'])('accepts %j', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBeUndefined();
   });
 
@@ -25,7 +26,9 @@ describe('requireJsonContentType', () => {
     'application/json-patch+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
     'application/json; charset=utf-16', 'application/json; boundary=x', 'json', '*/*', 'application/*',
     'application/json; charset=utf-8"', 'application/json; charset="utf-8', 'application/json; charset=', 'application/json;charset=utf-8;boundary=x',
-    'application/json; charset=utf-8 ; charset=latin1'])('refuses %j with 415', (value) => {
+    'application/json; charset=utf-8 ; charset=latin1', 'application/json; charset = utf-8', 'application/json; charset= utf-8',
+    'application/json; charset =utf-8', 'application/json; charset=utf-8; charset=utf-8', 'application/json charset=utf-8',
+    'application/jsoncharset=utf-8'])('refuses %j with 415', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBe('unsupported_media_type');
   });
 
