@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ValidationIssue } from './errors';
+import { ApiError, type ValidationIssue } from './errors';
 
 const MAX_NAMED_FIELDS = 10;
 
@@ -13,35 +13,52 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+/** A field name for a message: cut at 100 code points (the issue's path keeps it whole). */
+function named(field: string): string {
+  const points = Array.from(field);
+  return points.length > 100 ? `${points.slice(0, 100).join('')}…` : field;
+}
+
+/**
+ * One issue per unknown field, for the first few: a body of a million made-up names must not
+ * come back larger than it was sent. The rest are counted in one more issue, on the object's path.
+ */
+function unknownFieldIssues(fields: string[], objectPath: string): ValidationIssue[] {
+  const listed = fields.slice(0, MAX_NAMED_FIELDS).map((field) => ({ path: field, code: 'unknown_field', message: `Unknown field: ${named(field)}.` }));
+  const rest = fields.length - listed.length;
+  if (rest === 0) return listed;
+  return [...listed, { path: objectPath, code: 'unknown_field', message: `${rest} more unknown field${rest === 1 ? '' : 's'}, not listed.` }];
+}
+
 /**
  * zod issues as the envelope's `details.issues`: dotted path, stable code, readable message.
  * A field of the wrong type is `invalid_type`; only a missing one is `required` (judged on the
  * input itself: zod leaves the value out of its issues).
  */
 export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIssue[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue): ValidationIssue[] => {
     const path = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      const fields = issue.keys.map((key) => (path ? `${path}.${key}` : key));
-      // The message names a few, each cut at 100 code points: a body of a million made-up names
-      // must not come back larger than it was sent. The path stays the exact field path.
-      const named = fields.slice(0, MAX_NAMED_FIELDS).map((field) => {
-        const points = Array.from(field);
-        return points.length > 100 ? `${points.slice(0, 100).join('')}…` : field;
-      });
-      const more = fields.length > named.length ? ` and ${fields.length - named.length} more` : '';
-      return {
-        path: fields[0] ?? path,
-        code: 'unknown_field',
-        message: `Unknown field${fields.length > 1 ? 's' : ''}: ${named.join(', ')}${more}.`,
-      };
+    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.keys.map((key) => (path ? `${path}.${key}` : key)), path);
+    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
+      return [{ path, code: 'required', message: `${path || 'The body'}: required.` }];
     }
-    const code =
-      issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined
-        ? 'required'
-        : issue.code === 'custom'
-          ? ((issue.params?.code as string | undefined) ?? 'invalid')
-          : issue.code;
-    return { path, code, message: path ? `${path}: ${issue.message}` : issue.message };
+    const code = issue.code === 'custom' ? ((issue.params?.code as string | undefined) ?? 'invalid') : issue.code;
+    return [{ path, code, message: path ? `${path}: ${issue.message}` : issue.message }];
   });
+}
+
+/**
+ * The 422 for a body its schema refuses. Its message is the first issue's, except that unknown
+ * fields are named together (`Unknown fields: a, b and 3 more.`), as their issues are one each.
+ */
+export function zodValidationError(error: z.ZodError, input: unknown, message?: string): ApiError {
+  const issues = formatZodIssues(error, input);
+  const first = error.issues[0];
+  if (message === undefined && first?.code === 'unrecognized_keys' && first.keys.length > 1) {
+    const prefix = first.path.map(String).join('.');
+    const fields = first.keys.map((key) => (prefix ? `${prefix}.${key}` : key));
+    const more = fields.length > MAX_NAMED_FIELDS ? ` and ${fields.length - MAX_NAMED_FIELDS} more` : '';
+    message = `Unknown fields: ${fields.slice(0, MAX_NAMED_FIELDS).map(named).join(', ')}${more}.`;
+  }
+  return ApiError.validation(issues, message);
 }

@@ -15,7 +15,7 @@ import type { Operation } from '../domain/operations';
 import { claimAndHold } from '../domain/quota/claim-and-hold';
 import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds';
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
-import { formatZodIssues } from '../domain/zod-issues';
+import { zodValidationError } from '../domain/zod-issues';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
@@ -95,7 +95,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const bytes = await readBodyBytes(request); // 5. 413
       const json = parseJsonObject(bytes); // 6. 400
       const parsed = spec.schema.safeParse(json); // 7. 422
-      if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, json));
+      if (!parsed.success) throw zodValidationError(parsed.error, json);
       const prepared = await spec.prepare(parsed.data, ctx);
 
       // `/v1/text/generate/` reaches the same route (no redirect): one scope for both spellings.

@@ -157,14 +157,47 @@ describe('422 validation_error: schema', () => {
     const names = Array.from({ length: 20_000 }, (_, i) => `made_up_field_${i}`);
     const body = `{"input":"a",${names.map((name) => `"${name}":1`).join(',')}}`;
     const many = await raw(body);
-    expectIssue(many, 'made_up_field_0', 'unknown_field');
     expect(many.json.error.message).toBe(`Unknown fields: ${names.slice(0, 10).join(', ')} and 19990 more.`);
-    expect(many.text.length).toBeLessThan(2_000);
+    // One issue for each of the first ten, each on its own path, and one that counts the rest.
+    expect(many.json.error.details.issues).toEqual([
+      ...names.slice(0, 10).map((name) => ({ path: name, code: 'unknown_field', message: `Unknown field: ${name}.` })),
+      { path: '', code: 'unknown_field', message: '19990 more unknown fields, not listed.' },
+    ]);
+    expect(many.text.length).toBeLessThan(2_500);
     const long = await raw(`{"input":"a","${'😀'.repeat(200_000)}":1}`);
     expect(long.status).toBe(422);
     expect(long.json.error.details.issues[0]).toMatchObject({ code: 'unknown_field', path: '😀'.repeat(200_000) });
     expect(long.json.error.message).toBe(`Unknown field: ${'😀'.repeat(100)}….`);
     expect(long.text.length).toBeLessThan(400_000 + 2_000); // the name once (its exact path), not three times
+  });
+
+  it('several unknown fields: one issue each, nested ones by their dotted path', async () => {
+    const result = await code({ input: 'x', f0: 1, f1: 2 });
+    expect(result.json.error.message).toBe('Unknown fields: f0, f1.');
+    expect(result.json.error.details.issues).toEqual([
+      { path: 'f0', code: 'unknown_field', message: 'Unknown field: f0.' },
+      { path: 'f1', code: 'unknown_field', message: 'Unknown field: f1.' },
+    ]);
+    const one = await code({ input: 'x', f0: 1 });
+    expect(one.json.error.message).toBe('Unknown field: f0.');
+  });
+
+  it('a missing field is `required`, said in words', async () => {
+    const result = await text({ context: 'c' });
+    expect(result.json.error.details.issues).toEqual([{ path: 'input', code: 'required', message: 'input: required.' }]);
+  });
+
+  it('a lone surrogate the client sent is never echoed: every string of the error body is well-formed Unicode', async () => {
+    for (const body of ['{"input":"x","\\ud800":1}', '{"input":"x","\\udfff\\ud800":1,"a\\ud83d":2}']) {
+      const result = await raw(body);
+      expectEnvelope(result, 422, 'validation_error');
+      expect(result.text).not.toMatch(/\\ud[89a-f]/i); // no escaped surrogate at all: pairs come out as the characters themselves
+      expect(result.json.error.details.issues[0].path).toContain('\uFFFD');
+      expect(result.json.error.message.isWellFormed()).toBe(true);
+    }
+    const repeated = await raw('{"input":"x","\\ud800":1,"\\ud800":2}');
+    expectEnvelope(repeated, 400, 'invalid_request');
+    expect(repeated.text).not.toMatch(/\\ud[89a-f]/i);
   });
 
   it('counts text.generate input in code points: 64,000 emoji ok, 64,001 refused', async () => {

@@ -98,9 +98,11 @@ describe('POST /v1/uploads', () => {
     const tooBig = await createUpload(owner.key, IMAGE, png, { size_bytes: 1_000_001 });
     expectEnvelope(tooBig, 413, 'payload_too_large');
     expect((await createUpload(owner.key, IMAGE, png, { size_bytes: 1_000_000 })).status).toBe(201);
-    for (const size of [0, -1, 104_857_601, 1.5]) {
+    for (const size of [0, -1, 104_857_601, 1.5, 2 ** 53 + 2, 1e300]) {
       const result = await createUpload(owner.key, IMAGE, png, { size_bytes: size });
       expectEnvelope(result, 422, 'validation_error');
+      // One issue, about the interface's bound (not also one about JavaScript's safe integers).
+      expect(result.json.error.details.issues, result.text).toHaveLength(1);
       expect(result.json.error.details.issues[0].path).toBe('size_bytes');
     }
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { mime_type: 'image/gif' }), 422, 'validation_error');

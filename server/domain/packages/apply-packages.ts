@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { packagesFileSchema, type PackageDefinition, type PackagesFile } from './package-schema';
-import { formatZodIssues } from '../zod-issues';
+import { zodValidationError } from '../zod-issues';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
 
@@ -16,7 +16,7 @@ export interface ApplyResult {
 /** Parses a packages file body; every problem is reported with its dotted path. */
 export function parsePackagesFile(raw: unknown): PackagesFile {
   const parsed = packagesFileSchema.safeParse(raw);
-  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, raw), 'The packages file is invalid.');
+  if (!parsed.success) throw zodValidationError(parsed.error, raw, 'The packages file is invalid.');
   return parsed.data;
 }
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { ApiError, isApiError, type ValidationIssue } from '../errors';
-import { formatZodIssues } from '../zod-issues';
+import { zodValidationError } from '../zod-issues';
 import { applyPackages } from './apply-packages';
 import { packageDefinitionSchema } from './package-schema';
 
@@ -22,7 +22,7 @@ export async function createPackageVersion(
   input: { definition: unknown; expectExisting?: boolean },
 ): Promise<CreateVersionResult> {
   const parsed = packageDefinitionSchema.safeParse(input.definition);
-  if (!parsed.success) throw ApiError.validation(formatZodIssues(parsed.error, input.definition), 'The package definition is invalid.');
+  if (!parsed.success) throw zodValidationError(parsed.error, input.definition, 'The package definition is invalid.');
   const definition = parsed.data;
   const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }, { expectExisting: input.expectExisting }).catch((error: unknown) => {
     throw withDefinitionPaths(error);
