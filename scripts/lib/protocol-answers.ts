@@ -35,7 +35,9 @@ export function rawAnswer({ status, headers, body }: ProtocolAnswer): string {
 export function clientErrorAnswer(code: string | undefined): ProtocolAnswer {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return envelopeAnswer(431, 'invalid_request', 'The request headers are too large.');
+      // 400, not Node's 431: the interface's statuses are the API's, and CONTRACT.md §2 gives
+      // `invalid_request` to 400 (RFC 6585 lets a server answer 400 here).
+      return envelopeAnswer(400, 'invalid_request', 'The request headers are too large.');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return envelopeAnswer(413, 'payload_too_large', 'The chunk extensions are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':

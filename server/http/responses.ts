@@ -53,7 +53,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   const extra: Record<string, string> = { ...apiError.headers };
   if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
-  if (apiError.status === 401) extra['WWW-Authenticate'] = 'Bearer realm="api"';
+  if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
   const message = apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message;
   const body = errorEnvelope(apiError.code, message, requestId, apiError.details);
   return jsonResponse(apiError.status, body, requestId, extra);

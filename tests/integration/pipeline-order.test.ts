@@ -54,7 +54,9 @@ describe('step 1: 401 invalid_api_key comes before everything else', () => {
         method: 'POST',
       });
       expectEnvelope(result, 401, 'invalid_api_key');
-      expect(result.headers.get('www-authenticate')).toBe('Bearer realm="api"');
+      // RFC 6750 §3.1: error="invalid_token" only when a Bearer token was sent.
+      const sentToken = /^Bearer +\S+ *$/i.test(authorization ?? '');
+      expect(result.headers.get('www-authenticate')).toBe(sentToken ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"');
       expect(result.text).not.toContain(key);
       expect(result.text).not.toContain(unknown);
     }

