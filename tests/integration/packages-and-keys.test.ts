@@ -38,6 +38,30 @@ describe('packages apply', () => {
     });
     expect(await getPrisma().package.findUnique({ where: { slug: 'pk-unknown-provider' } })).toBeNull();
   });
+
+  it('a provider is an http(s) server without credentials in its URL, under a name the message explains', () => {
+    const withProvider = (name: string, baseUrl: string) => ({ ...file('pk-provider'), providers: { [name]: { type: 'openai', base_url: baseUrl } } });
+    const issuesOf = (raw: unknown) => {
+      try {
+        parsePackagesFile(raw);
+        return [];
+      } catch (error) {
+        return (error as { details: { issues: { path: string; message: string }[] } }).details.issues;
+      }
+    };
+    expect(issuesOf(withProvider('main', 'https://api.example.com/v1'))).toEqual([]);
+    expect(issuesOf(withProvider('main', 'http://127.0.0.1:8080/v1'))).toEqual([]);
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'ftp://x/y', 'mailto:x@y.z', 'not a url']) {
+      expect(issuesOf(withProvider('main', url))).toEqual([expect.objectContaining({ path: 'providers.main.base_url', message: expect.stringContaining('http:// or https://') })]);
+    }
+    expect(issuesOf(withProvider('main', 'http://user:pass@127.0.0.1:8080/v1'))).toEqual([
+      expect.objectContaining({ path: 'providers.main.base_url', message: expect.stringContaining('api_key_env') }),
+    ]);
+    expect(issuesOf(withProvider('Main', 'https://api.example.com/v1'))).toEqual([
+      expect.objectContaining({ path: 'providers.Main', message: expect.stringContaining('lowercase letters, digits, _ and -') }),
+    ]);
+    expect(issuesOf(file('x'.repeat(64)))).toEqual([expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') })]);
+  });
 });
 
 describe('keys', () => {

@@ -66,7 +66,7 @@ export const operationsSchema = z
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
 export const packageDefinitionSchema = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug must be lowercase letters, digits and hyphens'),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug must be 1 to 63 characters: lowercase letters, digits and hyphens, starting with a letter or digit'),
   name: z.string().min(1).max(120),
   quota_units: z.number().int().min(0).max(2_000_000_000),
   limits: z.strictObject({
@@ -81,7 +81,10 @@ export type PackageDefinition = z.infer<typeof packageDefinitionSchema>;
 
 export const providerSchema = z.strictObject({
   type: z.literal('openai'),
-  base_url: z.string().url(),
+  // The engine's server: http(s) only, and no credentials in it (the secret is named by api_key_env).
+  base_url: z
+    .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
+    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env'),
   api_key_env: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, 'api_key_env names an environment variable, e.g. MAIN_API_KEY')
@@ -90,7 +93,11 @@ export const providerSchema = z.strictObject({
 
 export const packagesFileSchema = z
   .strictObject({
-    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'provider names are lowercase'), providerSchema).default({}),
+    providers: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/), providerSchema, {
+        error: (issue) => (issue.code === 'invalid_key' ? 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit' : undefined),
+      })
+      .default({}),
     packages: z.array(packageDefinitionSchema).min(1),
   })
   .superRefine((file, ctx) => {
