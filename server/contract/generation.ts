@@ -59,7 +59,12 @@ export const transcriptOutput = z
   .meta({ id: 'TranscriptOutput' });
 
 export const usageSchema = z
-  .strictObject({ charged_units: z.number().int().min(0), remaining_units: z.number().int().min(0) })
+  .strictObject({
+    charged_units: z.number().int().min(0).meta({ description: 'Units charged by this request.' }),
+    remaining_units: z.number().int().min(0).meta({
+      description: "Units left in the key's quota after this request. Units reserved by the key's other requests still running are not counted as left until they settle (a failed one gives its units back).",
+    }),
+  })
   .meta({ id: 'Usage' });
 
 export function generationResult<O extends z.ZodType>(operation: string, output: O, id: string) {

@@ -28,7 +28,7 @@ const rateHeaders = {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request, or a missing or malformed Idempotency-Key.',
   401: 'Missing, malformed, unknown, revoked or expired API key.',
-  402: 'The purchased quota is exhausted.',
+  402: 'The key’s quota has fewer units left than this call costs; `details` says how many it needs and how many are left (`{"required_units","remaining_units"}`).',
   403: 'The key’s package does not include this operation.',
   404: 'Not found, or not owned by the calling key.',
   405: 'Known path, wrong method (see the Allow header).',
@@ -50,7 +50,7 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
         ...(status === 429 || status === 402 ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
-        ...(status === 401 ? { 'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer realm="api"`.', schema: { type: 'string' as const } } } : {}),
+        ...(status === 401 ? { 'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer realm="api"`, with `error="invalid_token"` when a Bearer token was sent (RFC 6750 §3.1).', schema: { type: 'string' as const } } } : {}),
       };
       return [
         String(status),

@@ -155,6 +155,16 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     expect(await remainingUnits(id)).toBe(10);
   });
 
+  it('an empty or blank completion is no answer: 503, nothing charged, for text as for code', async () => {
+    const { key, id } = await providerKey(10);
+    for (const reply of ['', '  \n ']) {
+      fake.setReply(reply);
+      expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
+      expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x' }, { key }));
+    }
+    expect(await remainingUnits(id)).toBe(10);
+  });
+
   it('a provider whose secret variable is unset: 503 without calling it', async () => {
     const { key, id } = await createTestKey({
       quota: 10,

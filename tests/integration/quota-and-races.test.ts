@@ -64,7 +64,10 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
 
   it('fewer units than the call costs: 402 quota_exhausted, nothing taken', async () => {
     const { key, id } = await keyWith(2);
-    expectEnvelope(await call(handler, path, body, { key }), 402, 'quota_exhausted');
+    const refused = await call(handler, path, body, { key });
+    expectEnvelope(refused, 402, 'quota_exhausted');
+    expect(refused.json.error.message).toBe('This call needs 3 units and only 2 remain in the purchased quota.');
+    expect(refused.json.error.details).toEqual({ required_units: 3, remaining_units: 2 });
     expect(await keyState(id)).toEqual({ remaining_units: 2, in_flight: 0 });
     expect(await usageEvents(id)).toEqual([]);
   });
@@ -73,6 +76,8 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
     const { key, id } = await keyWith(0);
     const refused = await call(handler, path, body, { key });
     expectEnvelope(refused, 402, 'quota_exhausted');
+    expect(refused.json.error.message).toBe('The purchased quota is exhausted.');
+    expect(refused.json.error.details).toEqual({ required_units: 3, remaining_units: 0 });
     expect(await remainingUnits(id)).toBe(0);
     // Step 9 ran before the quota refused it: the minute's count is told, as on a 200 or a 429.
     expect(refused.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);

@@ -88,7 +88,14 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   if ((row.current_in_flight ?? 0) >= concurrency) {
     return new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
   }
-  if ((row.current_remaining ?? 0) < units) return new ApiError('quota_exhausted');
+  const remaining = row.current_remaining ?? 0;
+  if (remaining < units) {
+    // Said as it is: a balance too small for this call is not an empty one.
+    return new ApiError('quota_exhausted', {
+      ...(remaining > 0 ? { message: `This call needs ${units} units and only ${remaining} remain in the purchased quota.` } : {}),
+      details: { required_units: units, remaining_units: remaining },
+    });
+  }
   return undefined;
 }
 

@@ -126,7 +126,8 @@ export class OpenAiEngine implements Engine {
       { signal },
     );
     const content = completion.choices[0]?.message?.content;
-    if (typeof content !== 'string') throw new ProviderUnavailableError('empty completion');
+    // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
+    if (typeof content !== 'string' || content.trim() === '') throw new ProviderUnavailableError('empty completion');
     return content;
   }
 
