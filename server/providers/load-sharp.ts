@@ -6,6 +6,10 @@ import type sharpModule from 'sharp';
 let loading: Promise<typeof sharpModule> | undefined;
 
 export function loadSharp(): Promise<typeof sharpModule> {
-  loading ??= import('sharp').then((module) => module.default);
+  loading ??= import('sharp').then((module) => {
+    // libvips' operation cache (up to 50 MB by default) never hits here: every image is new.
+    module.default.cache(false);
+    return module.default;
+  });
   return loading;
 }

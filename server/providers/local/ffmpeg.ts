@@ -9,8 +9,10 @@ export interface RunFfmpegOptions {
   input?: Buffer | AsyncIterable<Buffer>;
   /** Killed after this long; default 60 s. */
   timeoutMs?: number;
-  /** Refuse to buffer more than this from stdout; default 512 MiB. */
+  /** Refuse more than this from stdout; default 512 MiB. */
   maxOutputBytes?: number;
+  /** Takes stdout chunk by chunk as it comes, instead of buffering it (`stdout` is then empty). */
+  onOutput?: (chunk: Buffer) => void;
 }
 
 export interface FfmpegResult {
@@ -38,7 +40,7 @@ export function ffmpegPath(): string {
 }
 
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<FfmpegResult> {
-  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024 } = options;
+  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath(), ['-hide_banner', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
@@ -55,6 +57,7 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
     child.stdout.on('data', (chunk: Buffer) => {
       outputBytes += chunk.length;
       if (outputBytes > maxOutputBytes) fail(`ffmpeg output exceeded ${maxOutputBytes} bytes`);
+      else if (onOutput) onOutput(chunk);
       else chunks.push(chunk);
     });
     child.stderr.setEncoding('utf8');

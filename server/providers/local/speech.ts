@@ -74,9 +74,14 @@ export function estimateSpeechSeconds(text: string): number {
 
 export async function synthesizeSpeech(input: SynthesizeSpeechInput): Promise<SynthesizedSpeech> {
   const plan = planSpeech(input.text);
-  const pcm = renderPcm(plan, input.voice);
   const durationSeconds = roundMs(plan.totalSamples / SPEECH_SAMPLE_RATE);
-  if (input.format === 'wav') return { bytes: wavFile(pcm, SPEECH_SAMPLE_RATE), mimeType: 'audio/wav', durationSeconds };
+  if (input.format === 'wav') {
+    // The samples are rendered behind room for the header: one buffer, not the PCM and a copy of it.
+    const file = renderPcm(plan, input.voice, WAV_HEADER_BYTES);
+    writeWavHeader(file, SPEECH_SAMPLE_RATE);
+    return { bytes: file, mimeType: 'audio/wav', durationSeconds };
+  }
+  const pcm = renderPcm(plan, input.voice);
   const { stdout } = await runFfmpeg(
     [
       '-loglevel', 'error',
@@ -90,9 +95,9 @@ export async function synthesizeSpeech(input: SynthesizeSpeechInput): Promise<Sy
   return { bytes: stdout, mimeType: 'audio/mpeg', durationSeconds };
 }
 
-/** 16-bit little-endian mono PCM of the plan. */
-export function renderPcm(plan: SpeechPlan, voice?: string): Buffer {
-  const pcm = Buffer.alloc(plan.totalSamples * 2);
+/** 16-bit little-endian mono PCM of the plan, after `offset` zero bytes (room for a header). */
+export function renderPcm(plan: SpeechPlan, voice?: string, offset = 0): Buffer {
+  const pcm = Buffer.alloc(offset + plan.totalSamples * 2);
   // The voice shifts every pitch by a fixed factor (0.7x to 1.5x), like a different speaker.
   const voiceFactor = voice ? 0.7 + ((hash32(`voice:${voice}`) % 1000) / 1000) * 0.8 : 1;
   const fade = Math.round(0.008 * plan.sampleRate);
@@ -112,29 +117,37 @@ export function renderPcm(plan: SpeechPlan, voice?: string): Buffer {
       const edge = Math.min(1, i / fade, (length - 1 - i) / fade);
       const wave = Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.3 * Math.sin(3 * phase) + 0.15 * Math.sin(4 * phase);
       const sample = Math.round((wave / 1.95) * pulse * edge * 0.5 * 32767);
-      pcm.writeInt16LE(sample, (span.start + i) * 2);
+      pcm.writeInt16LE(sample, offset + (span.start + i) * 2);
     }
   }
   return pcm;
 }
 
+const WAV_HEADER_BYTES = 44;
+
 /** A canonical 44-byte RIFF/WAVE header (PCM, 16-bit, mono) followed by the samples. */
 export function wavFile(pcm: Buffer, sampleRate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16); // fmt chunk size
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28); // byte rate
-  header.writeUInt16LE(2, 32); // block align
-  header.writeUInt16LE(16, 34); // bits per sample
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  const file = Buffer.concat([Buffer.alloc(WAV_HEADER_BYTES), pcm]);
+  writeWavHeader(file, sampleRate);
+  return file;
+}
+
+/** Writes the header into the first 44 bytes of a WAV file whose samples follow them. */
+function writeWavHeader(file: Buffer, sampleRate: number): void {
+  const dataBytes = file.length - WAV_HEADER_BYTES;
+  file.write('RIFF', 0, 'ascii');
+  file.writeUInt32LE(36 + dataBytes, 4);
+  file.write('WAVE', 8, 'ascii');
+  file.write('fmt ', 12, 'ascii');
+  file.writeUInt32LE(16, 16); // fmt chunk size
+  file.writeUInt16LE(1, 20); // PCM
+  file.writeUInt16LE(1, 22); // mono
+  file.writeUInt32LE(sampleRate, 24);
+  file.writeUInt32LE(sampleRate * 2, 28); // byte rate
+  file.writeUInt16LE(2, 32); // block align
+  file.writeUInt16LE(16, 34); // bits per sample
+  file.write('data', 36, 'ascii');
+  file.writeUInt32LE(dataBytes, 40);
 }
 
 function roundMs(seconds: number): number {

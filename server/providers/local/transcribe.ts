@@ -39,12 +39,9 @@ const MIN_GAP_SECONDS = 0.25; // shorter pauses are inside a phrase
 const MIN_SEGMENT_SECONDS = 0.05; // shorter bursts are clicks
 
 export async function transcribeAudio(input: TranscribeAudioInput): Promise<Transcript> {
-  const pcm = await decodeToPcm(input.bytes, input.mimeType);
-  // Int16Array needs an even byte offset; copy in the rare case the Buffer sits at an odd one.
-  const aligned = pcm.byteOffset % 2 === 0 ? pcm : Buffer.from(pcm);
-  const samples = new Int16Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.length / 2));
-  const found = detectSpeechSegments(samples, SAMPLE_RATE);
-  const total = samples.length / SAMPLE_RATE;
+  const energy = await decodeFrameEnergy(input.bytes, input.mimeType);
+  const total = energy.sampleCount / SAMPLE_RATE;
+  const found = speechSegments(energy.frameRms(), FRAME_SECONDS, total);
   const speech = found.reduce((sum, s) => sum + (s.end - s.start), 0);
   const text =
     found.length === 0
@@ -58,23 +55,71 @@ export async function transcribeAudio(input: TranscribeAudioInput): Promise<Tran
   return { text, segments };
 }
 
-/** Mono 16 kHz signed 16-bit little-endian PCM of the first audio stream. */
-export async function decodeToPcm(bytes: Buffer, mimeType: string): Promise<Buffer> {
+/**
+ * The RMS of each 10 ms frame of 16-bit little-endian mono PCM, taken as the chunks arrive: the
+ * decoded audio is never held whole (4 h of it would be 460 MB; its frames' RMS are 11 MB). A
+ * last partial frame is left out.
+ */
+export class FrameEnergyMeter {
+  private rms = new Float64Array(4096);
+  private frames = 0;
+  private sum = 0;
+  private inFrame = 0;
+  private oddByte: Buffer | undefined;
+  sampleCount = 0;
+
+  constructor(private readonly frameSamples: number) {}
+
+  push(chunk: Buffer): void {
+    const bytes = this.oddByte ? Buffer.concat([this.oddByte, chunk]) : chunk;
+    const whole = bytes.length - (bytes.length % 2);
+    for (let offset = 0; offset < whole; offset += 2) {
+      const value = bytes.readInt16LE(offset) / 32768;
+      this.sum += value * value;
+      if (++this.inFrame === this.frameSamples) {
+        this.addFrame(Math.sqrt(this.sum / this.frameSamples));
+        this.sum = 0;
+        this.inFrame = 0;
+      }
+    }
+    this.sampleCount += whole / 2;
+    this.oddByte = whole < bytes.length ? Buffer.from(bytes.subarray(whole)) : undefined;
+  }
+
+  frameRms(): Float64Array {
+    return this.rms.subarray(0, this.frames);
+  }
+
+  private addFrame(value: number): void {
+    if (this.frames === this.rms.length) {
+      const grown = new Float64Array(this.rms.length * 2);
+      grown.set(this.rms);
+      this.rms = grown;
+    }
+    this.rms[this.frames++] = value;
+  }
+}
+
+/** Frame energies of the first audio stream, decoded to mono 16 kHz 16-bit PCM by ffmpeg. */
+export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promise<FrameEnergyMeter> {
   const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (!(TRANSCRIBE_MIME_TYPES as readonly string[]).includes(mime)) {
     throw new MediaDecodeError(`The local engine cannot decode ${mime || 'this media type'}.`);
   }
+  const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
-  const options = { timeoutMs: 300_000, maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4 }; // up to 4 h
+  const options = { timeoutMs: 300_000, maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4, onOutput: (chunk: Buffer) => meter.push(chunk) }; // up to 4 h
   let folder: string | undefined;
   try {
     if (!NEEDS_SEEKABLE_FILE.has(mime)) {
-      return (await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', ...output], { ...options, input: bytes })).stdout;
+      await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', ...output], { ...options, input: bytes });
+      return meter;
     }
     folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
     const file = join(folder, 'input.mp4');
     await writeFile(file, bytes);
-    return (await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options)).stdout;
+    await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options);
+    return meter;
   } catch (error) {
     if (error instanceof FfmpegError) {
       throw new MediaDecodeError('The input could not be decoded as audio.', { cause: error });
@@ -89,20 +134,9 @@ export async function decodeToPcm(bytes: Buffer, mimeType: string): Promise<Buff
  * Spans of sound by frame RMS. The threshold sits 30% of the way (in dB) from the quiet floor
  * of the recording to its loud peak, never below about -50 dBFS; nearby spans are merged.
  */
-export function detectSpeechSegments(samples: Int16Array, sampleRate: number): { start: number; end: number }[] {
-  const frameSamples = Math.round(sampleRate * FRAME_SECONDS);
-  const frameSeconds = frameSamples / sampleRate;
-  const frameCount = Math.floor(samples.length / frameSamples);
+export function speechSegments(rms: Float64Array, frameSeconds: number, duration: number): { start: number; end: number }[] {
+  const frameCount = rms.length;
   if (frameCount === 0) return [];
-  const rms = new Float64Array(frameCount);
-  for (let frame = 0; frame < frameCount; frame += 1) {
-    let sum = 0;
-    for (let i = frame * frameSamples; i < (frame + 1) * frameSamples; i += 1) {
-      const value = (samples[i] ?? 0) / 32768;
-      sum += value * value;
-    }
-    rms[frame] = Math.sqrt(sum / frameSamples);
-  }
   const sorted = Float64Array.from(rms).sort();
   const noise = Math.max(NOISE_FLOOR, percentile(sorted, 0.1));
   const peak = Math.max(NOISE_FLOOR, percentile(sorted, 0.99));
@@ -115,7 +149,6 @@ export function detectSpeechSegments(samples: Int16Array, sampleRate: number): {
     if (previous && (frame - previous.last - 1) * frameSeconds < MIN_GAP_SECONDS) previous.last = frame;
     else runs.push({ first: frame, last: frame });
   }
-  const duration = samples.length / sampleRate;
   return runs
     .filter((run) => (run.last - run.first + 1) * frameSeconds >= MIN_SEGMENT_SECONDS)
     .map((run) => ({

@@ -43,6 +43,18 @@ describe('runFfmpeg', () => {
     expect((error as FfmpegError).message).toMatch(/timed out after 300 ms/);
   });
 
+  it('hands stdout over chunk by chunk with onOutput, keeping none of it', async () => {
+    const input = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    const chunks: Buffer[] = [];
+    const result = await runFfmpeg(['-loglevel', 'error', '-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'u8', 'pipe:1'], {
+      input,
+      onOutput: (chunk) => chunks.push(chunk),
+    });
+    expect(result.stdout.length).toBe(0);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(input)).toBe(true);
+  });
+
   it('refuses output beyond the limit', async () => {
     const error = await runFfmpeg(['-loglevel', 'error', '-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'u8', 'pipe:1'], {
       input: Buffer.alloc(100_000),

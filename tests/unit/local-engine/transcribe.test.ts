@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planSpeech, synthesizeSpeech, wavFile } from '@/server/providers/local/speech';
-import { MediaDecodeError, transcribeAudio } from '@/server/providers/local/transcribe';
+import { FrameEnergyMeter, MediaDecodeError, transcribeAudio } from '@/server/providers/local/transcribe';
 import { renderVideo } from '@/server/providers/local/video';
 import { transcode } from './media-tools';
 
@@ -86,5 +86,30 @@ describe('local transcription engine', () => {
     await expect(transcribeAudio({ bytes: wav, mimeType: 'audio/flac', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
     const silentVideo = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;
     await expect(transcribeAudio({ bytes: silentVideo, mimeType: 'video/mp4', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
+  });
+});
+
+describe('FrameEnergyMeter', () => {
+  it('gives the same frame RMS however the PCM is cut into chunks (odd byte counts included)', () => {
+    const pcm = Buffer.alloc(2 * 1_000);
+    for (let i = 0; i < 1_000; i++) pcm.writeInt16LE(Math.round(Math.sin(i / 7) * (i % 300) * 90), i * 2);
+    const whole = new FrameEnergyMeter(160);
+    whole.push(pcm);
+    expect(whole.sampleCount).toBe(1_000);
+    expect(whole.frameRms()).toHaveLength(6); // the partial seventh frame is left out
+    const frame0 = Math.sqrt(Array.from({ length: 160 }, (_, i) => (pcm.readInt16LE(i * 2) / 32768) ** 2).reduce((a, b) => a + b) / 160);
+    expect(whole.frameRms()[0]).toBeCloseTo(frame0, 12);
+    for (const size of [1, 3, 7, 161, 333]) {
+      const chunked = new FrameEnergyMeter(160);
+      for (let offset = 0; offset < pcm.length; offset += size) chunked.push(pcm.subarray(offset, offset + size));
+      expect(chunked.sampleCount).toBe(1_000);
+      expect(Array.from(chunked.frameRms())).toEqual(Array.from(whole.frameRms()));
+    }
+  });
+
+  it('grows past its first allocation', () => {
+    const meter = new FrameEnergyMeter(1);
+    meter.push(Buffer.alloc(2 * 10_000, 0x10));
+    expect(meter.frameRms()).toHaveLength(10_000);
   });
 });
