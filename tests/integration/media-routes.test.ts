@@ -10,6 +10,7 @@ import { audioSpeechResponse, audioTranscribeResponse, imagesGenerateResponse } 
 import { getObjectStore } from '@/server/storage/get-object-store';
 import { signObjectUrl, verifyObjectUrl } from '@/server/storage/signed-urls';
 import { estimateSpeechSeconds } from '@/server/providers/local/speech';
+import { renderVideo } from '@/server/providers/local/video';
 import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
 import { decodeAudio, parseWav } from '../unit/local-engine/media-tools';
 import { createUpload, putBytes, samplePng, sampleWav, sha256Hex, verifiedUpload } from './support/storage/uploads';
@@ -252,6 +253,16 @@ describe('audio.transcribe', () => {
     const dflt = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: narrowUpload }, { key: narrow.key });
     expect(dflt.json.output.segments).toEqual([]);
     expectEnvelope(await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: narrow.key }), 404, 'not_found');
+  });
+
+  it('a video without sound is 422 undecodable_media that says so, and charges nothing', async () => {
+    const silent = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;
+    const videoId = await verifiedUpload(main.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'silent.mp4' }, silent);
+    const before = await remainingUnits(main.id);
+    const result = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
+    expectEnvelope(result, 422, 'validation_error');
+    expect(issue(result)).toEqual({ path: 'input_upload_id', code: 'undecodable_media', message: 'input_upload_id: the input has no audio track.' });
+    expect(await remainingUnits(main.id)).toBe(before);
   });
 });
 

@@ -13,10 +13,10 @@ export async function callEngine<T>(engineName: string, work: (engine: Engine) =
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof MediaDecodeError) {
-      // The input passed its magic-byte check but holds no usable media: the caller's to fix.
-      throw ApiError.validation([
-        { path: 'input_upload_id', code: 'undecodable_media', message: 'input_upload_id: the uploaded media could not be decoded.' },
-      ]);
+      // The input passed its magic-byte check but holds no usable media: the caller's to fix. The
+      // decoder's sentence says what is wrong (no audio track, no frame); its cause is not shown.
+      const reason = error.message.charAt(0).toLowerCase() + error.message.slice(1);
+      throw ApiError.validation([{ path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${reason}` }]);
     }
     if (!(error instanceof ProviderUnavailableError)) console.error('[engine] unexpected failure', error);
     const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterSeconds : 5;

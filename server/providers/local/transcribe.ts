@@ -122,7 +122,9 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
     return meter;
   } catch (error) {
     if (error instanceof FfmpegError) {
-      throw new MediaDecodeError('The input could not be decoded as audio.', { cause: error });
+      // ffmpeg's `-map 0:a:0` on a file without sound: a video with no audio track is no corrupt file.
+      const silent = /Stream map '0:a:0' matches no streams/.test(error.stderrTail);
+      throw new MediaDecodeError(silent ? 'The input has no audio track.' : 'The input could not be decoded as audio.', { cause: error });
     }
     throw error;
   } finally {

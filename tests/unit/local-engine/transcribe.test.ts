@@ -85,7 +85,12 @@ describe('local transcription engine', () => {
     const wav = (await synthesizeSpeech({ text: 'hi', format: 'wav' })).bytes;
     await expect(transcribeAudio({ bytes: wav, mimeType: 'audio/flac', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
     const silentVideo = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;
-    await expect(transcribeAudio({ bytes: silentVideo, mimeType: 'video/mp4', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
+    await expect(transcribeAudio({ bytes: silentVideo, mimeType: 'video/mp4', timestamps: 'segment' })).rejects.toThrow(
+      new MediaDecodeError('The input has no audio track.'),
+    );
+    await expect(transcribeAudio({ bytes: Buffer.from('just some text'), mimeType: 'audio/mpeg', timestamps: 'segment' })).rejects.toThrow(
+      'The input could not be decoded as audio.',
+    );
   });
 });
 
