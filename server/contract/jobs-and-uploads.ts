@@ -75,7 +75,7 @@ export const uploadSchema = z
     size_bytes: sizeBytes,
     sha256: z.string(),
     created_at: timestamp,
-    expires_at: timestamp,
+    expires_at: described(timestamp, 'Until when the bytes may be sent and the upload completed; one never verified by then is `expired`. A verified upload stays usable as an input after it.'),
     verified_at: timestamp.nullable(),
     upload_url: z.string().meta({ format: 'uri' }).optional(),
     upload_method: z.literal('PUT').optional(),

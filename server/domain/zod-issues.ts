@@ -32,14 +32,15 @@ function unknownFieldIssues(fields: string[], objectPath: string): ValidationIss
 
 /**
  * zod issues as the envelope's `details.issues`: dotted path, stable code, readable message.
- * A field of the wrong type is `invalid_type`; only a missing one is `required` (judged on the
- * input itself: zod leaves the value out of its issues).
+ * A field of the wrong type is `invalid_type`; only a missing one is `required`, whatever the
+ * field's type (judged on the input itself: zod leaves the value out of its issues).
  */
 export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIssue[] {
   return error.issues.flatMap((issue): ValidationIssue[] => {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.keys.map((key) => (path ? `${path}.${key}` : key)), path);
-    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
+    // Whatever zod calls it (an enum says invalid_value), a field that is not there is `required`.
+    if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
       return [{ path, code: 'required', message: `${path || 'The body'}: required.` }];
     }
     const code = issue.code === 'custom' ? ((issue.params?.code as string | undefined) ?? 'invalid') : issue.code;

@@ -105,6 +105,12 @@ describe('POST /v1/uploads', () => {
       expect(result.json.error.details.issues, result.text).toHaveLength(1);
       expect(result.json.error.details.issues[0].path).toBe('size_bytes');
     }
+    // A missing field is `required` whatever its type (zod calls a missing enum invalid_value).
+    const missing = await call(createPost, '/v1/uploads', { filename: 'a.png' }, { key: owner.key });
+    expectEnvelope(missing, 422, 'validation_error');
+    expect(missing.json.error.details.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`).sort()).toEqual(
+      ['mime_type:required', 'purpose:required', 'sha256:required', 'size_bytes:required'],
+    );
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { mime_type: 'image/gif' }), 422, 'validation_error');
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { sha256: 'ABC' }), 422, 'validation_error');
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { extra: 1 }), 422, 'validation_error');
