@@ -19,15 +19,24 @@ function named(field: string): string {
   return points.length > 100 ? `${points.slice(0, 100).join('')}…` : field;
 }
 
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
+
+/** The dotted names of the fields an `unrecognized_keys` issue refuses. */
+function unknownFieldNames(issue: z.core.$ZodIssueUnrecognizedKeys): string[] {
+  const prefix = dotted(issue.path);
+  return issue.keys.map((key) => (prefix ? `${prefix}.${key}` : key));
+}
+
 /**
  * One issue per unknown field, for the first few: a body of a million made-up names must not
  * come back larger than it was sent. The rest are counted in one more issue, on the object's path.
  */
-function unknownFieldIssues(fields: string[], objectPath: string): ValidationIssue[] {
+function unknownFieldIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
+  const fields = unknownFieldNames(issue);
   const listed = fields.slice(0, MAX_NAMED_FIELDS).map((field) => ({ path: field, code: 'unknown_field', message: `Unknown field: ${named(field)}.` }));
   const rest = fields.length - listed.length;
   if (rest === 0) return listed;
-  return [...listed, { path: objectPath, code: 'unknown_field', message: `${rest} more unknown field${rest === 1 ? '' : 's'}, not listed.` }];
+  return [...listed, { path: dotted(issue.path), code: 'unknown_field', message: `${rest} more unknown field${rest === 1 ? '' : 's'}, not listed.` }];
 }
 
 /**
@@ -37,11 +46,11 @@ function unknownFieldIssues(fields: string[], objectPath: string): ValidationIss
  */
 export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIssue[] {
   return error.issues.flatMap((issue): ValidationIssue[] => {
-    const path = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.keys.map((key) => (path ? `${path}.${key}` : key)), path);
+    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue);
+    const path = dotted(issue.path);
     // Whatever zod calls it (an enum says invalid_value), a field that is not there is `required`.
     if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
-      return [{ path, code: 'required', message: `${path || 'The body'}: required.` }];
+      return [{ path, code: 'required', message: `${path}: required.` }];
     }
     const code = issue.code === 'custom' ? ((issue.params?.code as string | undefined) ?? 'invalid') : issue.code;
     return [{ path, code, message: path ? `${path}: ${issue.message}` : issue.message }];
@@ -53,13 +62,11 @@ export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIs
  * fields are named together (`Unknown fields: a, b and 3 more.`), as their issues are one each.
  */
 export function zodValidationError(error: z.ZodError, input: unknown, message?: string): ApiError {
-  const issues = formatZodIssues(error, input);
   const first = error.issues[0];
   if (message === undefined && first?.code === 'unrecognized_keys' && first.keys.length > 1) {
-    const prefix = first.path.map(String).join('.');
-    const fields = first.keys.map((key) => (prefix ? `${prefix}.${key}` : key));
+    const fields = unknownFieldNames(first);
     const more = fields.length > MAX_NAMED_FIELDS ? ` and ${fields.length - MAX_NAMED_FIELDS} more` : '';
     message = `Unknown fields: ${fields.slice(0, MAX_NAMED_FIELDS).map(named).join(', ')}${more}.`;
   }
-  return ApiError.validation(issues, message);
+  return ApiError.validation(formatZodIssues(error, input), message);
 }

@@ -113,12 +113,12 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   try {
     if (!NEEDS_SEEKABLE_FILE.has(mime)) {
       await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', ...output], { ...options, input: bytes });
-      return meter;
+    } else {
+      folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
+      const file = join(folder, 'input.mp4');
+      await writeFile(file, bytes);
+      await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options);
     }
-    folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
-    const file = join(folder, 'input.mp4');
-    await writeFile(file, bytes);
-    await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options);
     return meter;
   } catch (error) {
     if (error instanceof FfmpegError) {
