@@ -14,6 +14,7 @@ import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys
 import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
+import { errorText, type CliIssue } from './lib/cli-error';
 
 let database: ProvidedDatabase | undefined;
 
@@ -204,11 +205,9 @@ async function main(): Promise<number> {
       return error.exitCode;
     }
     if (isApiError(error)) {
-      const issues = (error.details?.issues as { path: string; message: string }[] | undefined) ?? [];
+      const issues = (error.details?.issues as CliIssue[] | undefined) ?? [];
       if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
-      // Every issue names its field: zod's messages start with the path, others need it added.
-      const lines = issues.map((i) => (i.path && !i.message.includes(i.path) ? `  - ${i.path}: ${i.message}\n` : `  - ${i.message}\n`));
-      process.stderr.write(`error: ${error.message}\n${lines.join('')}`);
+      process.stderr.write(errorText(error.message, issues));
       return 1;
     }
     if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'error', message: (error as Error).message } })}\n`);

@@ -13,7 +13,7 @@ import { runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
-import { dashboardBodyRefusal, dropFrameworkHeaders, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm, withoutUnparseableCallbackCookie } from './lib/normalize-request';
+import { apiVary, dashboardBodyRefusal, dropFrameworkHeaders, isApiPath, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm, withoutUnparseableCallbackCookie } from './lib/normalize-request';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -31,9 +31,27 @@ function loopbackFor(host: string): string {
  * goes out: set before, Next would keep it over the /v1 pipeline's own.
  */
 function stampRequestId(res: ServerResponse): void {
+  beforeHead(res, () => {
+    if (!res.hasHeader('x-request-id')) res.setHeader('X-Request-Id', newRequestId());
+  });
+}
+
+/** Next says every answer varies on its router's request headers; an API answer does not. */
+function dropFrameworkVary(res: ServerResponse): void {
+  beforeHead(res, () => {
+    const vary = res.getHeader('vary');
+    if (vary === undefined) return;
+    const kept = apiVary(typeof vary === 'number' ? String(vary) : vary);
+    if (kept === undefined) res.removeHeader('vary');
+    else res.setHeader('Vary', kept);
+  });
+}
+
+/** Runs `fix` as the head goes out, after Next and the route have set their headers. */
+function beforeHead(res: ServerResponse, fix: () => void): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (!this.hasHeader('x-request-id')) this.setHeader('X-Request-Id', newRequestId());
+    fix();
     return writeHead.apply(this, args);
   } as typeof writeHead;
 }
@@ -89,6 +107,7 @@ async function main(): Promise<void> {
     }
     if (originForm.host) req.headers.host = originForm.host;
     req.url = normalizeTarget(originForm.target);
+    if (isApiPath(req.url)) dropFrameworkVary(res);
     const method = routedMethod(req.method ?? 'GET', req.url);
     if (method === undefined) {
       // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.

@@ -8,8 +8,9 @@ export const GET = ApiReference({
   pageTitle: 'Workflow Generation Service API',
   withDefaultFonts: false,
   hideClientButton: true,
+  // Every operation but the document itself needs the API key: the page opens with it selected.
+  authentication: { preferredSecurityScheme: 'bearer' },
   // Hosted extras that need Scalar's cloud: off, so the page is whole offline.
   showDeveloperTools: 'never',
   agent: { disabled: true },
-  mcp: { disabled: true },
 });

@@ -129,6 +129,21 @@ export function dropFrameworkHeaders(target: string, headers: Record<string, unk
   for (const name of Object.keys(headers)) if (FRAMEWORK_HEADER.test(name)) delete headers[name];
 }
 
+/** Whether a target is one of the API's own paths (/v1, upload and output URLs). */
+export function isApiPath(target: string): boolean {
+  return API_PATH.test(target);
+}
+
+/** Next's own Vary entries (`RSC`, `Next-Router-State-Tree`, ...): keys of its router's cache, not the API's. */
+const FRAMEWORK_VARY = /^(?:rsc|next-.+)$/i;
+
+/** The Vary an API answer keeps once Next's own entries are gone; undefined when none is left. */
+export function apiVary(vary: string | readonly string[]): string | undefined {
+  const kept = [vary].flat().flatMap((value) => value.split(',')).map((name) => name.trim())
+    .filter((name) => name !== '' && !FRAMEWORK_VARY.test(name));
+  return kept.length > 0 ? kept.join(', ') : undefined;
+}
+
 /** next-auth's cookie remembering where to go after sign-in (the `__Secure-` name on https). */
 const CALLBACK_URL_COOKIE = /^(?:__Secure-)?next-auth\.callback-url$/;
 

@@ -3,6 +3,8 @@ import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMES
 import { described, language, packageSetting, text, timestamp, uploadId } from './fields';
 
 // Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).
+// Each request's example is a valid request for any package that sells its operation (package
+// settings left to their defaults): /docs sends it as is.
 
 export const textGenerateRequest = z
   .strictObject({
@@ -10,7 +12,7 @@ export const textGenerateRequest = z
     context: text(0, 16_000).optional(),
     output_format: packageSetting(z.enum(TEXT_OUTPUT_FORMATS), 'Format of output.text.').optional(),
   })
-  .meta({ id: 'TextGenerateRequest' });
+  .meta({ id: 'TextGenerateRequest', example: { input: 'Summarise why idempotency keys matter for paid APIs.' } });
 
 export const codeGenerateRequest = z
   .strictObject({
@@ -18,7 +20,10 @@ export const codeGenerateRequest = z
     language: text(1, 80).optional(),
     requirements: z.array(text(1, 500)).max(30, 'must have at most 30 entries').optional(),
   })
-  .meta({ id: 'CodeGenerateRequest' });
+  .meta({
+    id: 'CodeGenerateRequest',
+    example: { input: 'Write a function that says whether a string is a palindrome.', language: 'TypeScript', requirements: ['ignore case and spaces'] },
+  });
 
 export const imagesGenerateRequest = z
   .strictObject({
@@ -27,7 +32,7 @@ export const imagesGenerateRequest = z
     style: packageSetting(text(1, 120), 'Image style.').optional(),
     output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.').optional(),
   })
-  .meta({ id: 'ImagesGenerateRequest' });
+  .meta({ id: 'ImagesGenerateRequest', example: { prompt: 'A lighthouse on a cliff at dawn, in watercolour.' } });
 
 export const audioSpeechRequest = z
   .strictObject({
@@ -36,7 +41,7 @@ export const audioSpeechRequest = z
     language: packageSetting(language, 'Language tag (matched in any case).').optional(),
     output_format: packageSetting(z.enum(SPEECH_OUTPUT_FORMATS), 'Audio format.').optional(),
   })
-  .meta({ id: 'AudioSpeechRequest' });
+  .meta({ id: 'AudioSpeechRequest', example: { text: 'Your order has shipped and arrives on Thursday.' } });
 
 export const audioTranscribeRequest = z
   .strictObject({
@@ -44,7 +49,7 @@ export const audioTranscribeRequest = z
     language: packageSetting(language, 'Language of the audio (matched in any case).').optional(),
     timestamps: packageSetting(z.enum(TIMESTAMP_MODES), 'Whether output.segments is filled (`segment`) or empty (`none`).').optional(),
   })
-  .meta({ id: 'AudioTranscribeRequest' });
+  .meta({ id: 'AudioTranscribeRequest', example: { input_upload_id: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' } });
 
 export const textOutput = z.strictObject({ text: z.string() }).meta({ id: 'TextOutput' });
 export const codeOutput = z.strictObject({ code: z.string(), explanation: z.string() }).meta({ id: 'CodeOutput' });

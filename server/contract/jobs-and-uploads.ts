@@ -8,7 +8,7 @@ export const videosGenerateRequest = z
     prompt: text(1, 32_000),
     input_upload_id: described(uploadId, 'A verified image or video upload of the calling key, when the key\'s package takes input uploads for videos (else 422 `not_allowed_by_package`).').optional(),
   })
-  .meta({ id: 'VideosGenerateRequest' });
+  .meta({ id: 'VideosGenerateRequest', example: { prompt: 'A paper boat drifting down a rain-soaked street.' } });
 
 export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
 
@@ -60,9 +60,14 @@ export const createUploadRequest = z
     size_bytes: sizeBytes,
     sha256,
   })
-  .meta({ id: 'CreateUploadRequest' });
+  .meta({
+    id: 'CreateUploadRequest',
+    example: { purpose: 'audio_input', filename: 'meeting.wav', mime_type: 'audio/wav', size_bytes: 1_048_576, sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' },
+  });
 
-export const completeUploadRequest = z.strictObject({ sha256 }).meta({ id: 'CompleteUploadRequest' });
+export const completeUploadRequest = z
+  .strictObject({ sha256 })
+  .meta({ id: 'CompleteUploadRequest', example: { sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' } });
 
 export const uploadSchema = z
   .strictObject({

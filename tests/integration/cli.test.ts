@@ -362,6 +362,15 @@ describe('cli on its own embedded PostgreSQL', () => {
     expect(parseJsonOutput(unknown)).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('says each problem with a refused operator once', async () => {
+    const one = await runCli(['operators', 'create', '--email', 'new-ops@example.com', '--password', 'short'], dataDir);
+    expect(one.code).toBe(1);
+    expect(one.stderr).toBe('error: password must be 12 to 200 characters\n');
+    const two = await runCli(['operators', 'create', '--email', 'not-an-address', '--password', 'short'], dataDir);
+    expect(two.code).toBe(1);
+    expect(two.stderr).toBe('error: email must be an e-mail address\nerror: password must be 12 to 200 characters\n');
+  });
+
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {
     await inDatabase(dataDir, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
     const result = ok(await runCli(['keys', 'list', '--json'], dataDir));

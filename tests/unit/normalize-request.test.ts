@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, withoutUnparseableCallbackCookie, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import { apiVary, DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, isApiPath, withoutUnparseableCallbackCookie, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -116,6 +116,23 @@ describe('dropFrameworkHeaders', () => {
     const headers = sent();
     dropFrameworkHeaders('/keys', headers);
     expect(headers).toEqual(sent());
+  });
+});
+
+describe('apiVary (an API answer varies on no header of Next\'s router)', () => {
+  it('drops Next\'s entries, in any case and spacing', () => {
+    expect(apiVary('rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch')).toBeUndefined();
+    expect(apiVary(['RSC,Next-Router-State-Tree', 'Next-URL'])).toBeUndefined();
+  });
+
+  it('keeps the entries a route sets itself', () => {
+    expect(apiVary('rsc, next-router-state-tree, Accept-Encoding')).toBe('Accept-Encoding');
+    expect(apiVary(['Origin', 'rsc'])).toBe('Origin');
+  });
+
+  it('applies to the API\'s own paths only', () => {
+    for (const target of ['/v1/text/generate', '/v1', '/v1?x=1', '/uploads/upl_x?sig=1', '/files/outputs/a.png']) expect(isApiPath(target), target).toBe(true);
+    for (const target of ['/', '/keys', '/docs', '/v10', '/api/trpc/keys.list']) expect(isApiPath(target), target).toBe(false);
   });
 });
 

@@ -238,7 +238,7 @@ export class OpenAiEngine implements Engine {
         video = await this.client.videos.retrieve(video.id, { signal });
       }
       if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');
-      const content = await this.client.videos.downloadContent(video.id, { signal });
+      const content = await this.client.videos.downloadContent(video.id, {}, { signal });
       return checkedMedia(Buffer.from(await content.arrayBuffer()), 'video/mp4', `${this.name} video`);
     });
   }

@@ -340,6 +340,19 @@ test('every /v1 response carries X-Request-Id and Cache-Control: no-store, the O
   expect((await document.json()).openapi).toBe('3.1.0');
 });
 
+test("/v1 answers carry no Vary of Next's router (the API's answers do not depend on its headers)", async ({ request }) => {
+  const answers = [
+    await request.get('/v1/openapi.json'),
+    await request.post('/v1/text/generate', { headers: headers(), data: { input: 'Vary?' } }),
+    await request.post('/v1/text/generate', { headers: headers(), data: { input: '' } }),
+    await request.get('/v1/no-such-route'),
+    await request.get('/v1/jobs/job_nosuchjob0000000000000000', { headers: { Authorization: `Bearer ${key}` } }),
+  ];
+  for (const answer of answers) expect(answer.headers()['vary'], `${answer.url()} ${answer.status()}`).toBeUndefined();
+  // The dashboard's pages keep it: Next's client navigation relies on it.
+  expect((await request.get('/signin')).headers()['vary']).toContain('rsc');
+});
+
 test('a wrong method on /v1/openapi.json is the 405 envelope with Allow', async ({ request }) => {
   const wrongMethod = await request.post('/v1/openapi.json', { headers: headers(), data: {} });
   await expectError(wrongMethod, 405, 'method_not_allowed');
