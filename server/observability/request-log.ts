@@ -38,6 +38,11 @@ function logger(): Logger | null {
   return holder[LOGGER];
 }
 
+/** Tests write the lines to their own stream. */
+export function useRequestLogger(replacement: Logger | null): void {
+  holder[LOGGER] = replacement;
+}
+
 export function logRequest(line: RequestLine): void {
   logger()?.info(line, 'request');
 }
