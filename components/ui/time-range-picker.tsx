@@ -19,7 +19,7 @@ export function rangeFromParams(params: Record<string, string | string[] | undef
 export function TimeRangePicker(props: { action: string; value: RangeInput; keep?: Record<string, string | undefined> }) {
   const current = props.value.range ?? '14d';
   return (
-    <form className="filters" method="get" action={props.action} aria-label="Time range">
+    <form className="filters" method="get" action={props.action} aria-label="Choose the time range">
       {Object.entries(props.keep ?? {}).map(([name, value]) => (value ? <input key={name} type="hidden" name={name} value={value} /> : null))}
       <div className="field">
         <label htmlFor="range-preset">Time range</label>
