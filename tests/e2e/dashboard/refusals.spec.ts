@@ -31,7 +31,7 @@ async function settledRefused(page: Page): Promise<number> {
 test('refused requests are counted on the overview, on the key\'s page and in /metrics', async ({ page, request }) => {
   const issued = cli<{ id: string; key: string }>('keys', 'create', '--package', 'starter', '--label', 'refusals e2e');
   await signIn(page);
-  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible({ timeout: 30_000 });
   const before = await settledRefused(page);
 
   for (let i = 0; i < 3; i++) expect((await post(request, issued.key, { input: '' })).status()).toBe(422);
@@ -55,8 +55,8 @@ test('refused requests are counted on the overview, on the key\'s page and in /m
   await expect(keyTable.getByRole('row').filter({ hasText: 'unsupported_media_type' })).toContainText('1');
   await keepScreenshot(page, 'key-refusals');
 
-  // The range is URL state: the picker's choice survives a reload of the link.
-  await page.getByLabel('Time range').selectOption('7d');
+  // The range is URL state: the picker's choice is in the link.
+  await page.getByLabel('Time range', { exact: true }).selectOption('7d');
   await page.getByRole('button', { name: 'Show' }).click();
   await expect(page).toHaveURL(/range=7d/);
   await expect(page.getByText('refused over the last 7 days')).toBeVisible();
