@@ -3,6 +3,11 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || !process.env.DATABASE_URL) return;
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
+  // Traces only when an OTLP endpoint is configured: otherwise no part of the SDK is loaded.
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    const { startTracing } = await import('./server/observability/tracing');
+    await startTracing();
+  }
   const { startInstance } = await import('./server/instance/start-instance');
   await startInstance();
 }

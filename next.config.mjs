@@ -11,6 +11,15 @@ const nextConfig = {
     'sharp',
     'pg-boss',
     '@ffmpeg-installer/ffmpeg',
+    // Observability: one copy per process (prom-client's registry), and loaded only when used.
+    'prom-client',
+    'pino',
+    'pino-pretty',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-node',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/instrumentation-pg',
+    '@opentelemetry/resources',
   ],
   // Parallel work trees (and the benchmark) may build into their own folder.
   distDir: process.env.NEXT_DIST_DIR || '.next',

@@ -10,6 +10,7 @@ process.env.WGS_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'wgs-e2e-'));
 process.env.WGS_E2E_PORT ??= '3107';
 const port = Number(process.env.WGS_E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
+export const E2E_METRICS_TOKEN = 'e2e-metrics-token-0123456789';
 const start = startCommand(import.meta.dirname);
 
 export default defineConfig({
@@ -55,6 +56,9 @@ export default defineConfig({
       PORT: String(port),
       HOST: '127.0.0.1',
       NEXT_TELEMETRY_DISABLED: '1',
+      // Refused counts reach the dashboard within a second; /metrics is served to this token.
+      REFUSALS_FLUSH_MS: '1000',
+      METRICS_TOKEN: E2E_METRICS_TOKEN,
     },
   },
 });

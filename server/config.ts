@@ -70,6 +70,13 @@ const envSchema = z.object({
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1, 'WORKER_CONCURRENCY must be at least 1').max(64, 'WORKER_CONCURRENCY must be at most 64').default(2),
   SEED_PACKAGES_FILE: z.string().default('packages.example.json'),
+  /** How often each instance writes its in-memory counts of refused /v1 requests (a crash loses at most this much). */
+  REFUSALS_FLUSH_MS: z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),
+  /** Prometheus metrics: served on this port alone, and/or on the app's port to a bearer of METRICS_TOKEN. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** One line per /v1 request: JSON (default), pretty (a terminal) or off. */
+  LOG_FORMAT: z.enum(['json', 'pretty', 'off'], 'must be json, pretty or off').default('json'),
 }).superRefine((env, ctx) => {
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
     ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_DRIVER=s3' });

@@ -1,57 +1,78 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ErrorRateChart, RequestsPerOperationChart, UnitsPerDayChart } from '@/components/charts/usage-charts';
+import { FailedByOperationChart, RefusedByCodeChart, TrafficChart } from '@/components/charts/traffic-charts';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatDate, formatNumber, formatPercent } from '@/components/ui/format';
+import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Overview' };
 
-export default async function OverviewPage() {
+export default async function OverviewPage({ searchParams }: { searchParams: SearchParams }) {
+  const range = rangeFromParams(await searchParams);
   const { caller } = await dashboardCaller('/');
-  const overview = await caller.overview.get({ days: 14 });
+  const overview = await caller.refusals.overview(range);
   const { totals } = overview;
   return (
     <div className="stack">
-      <PageHeader title="Overview" description={`The last ${overview.days} days of API traffic (UTC days).`} />
+      <PageHeader
+        title="Overview"
+        description={`API traffic over ${overview.range.label}. Refused requests never reached an engine (bad input, key, scope, rate or quota); their counts reach this page within a few seconds.`}
+      />
+      <TimeRangePicker action="/" value={range} />
       <div className="stats">
         <Stat label="Requests" value={formatNumber(totals.requests)} testId="total-requests" />
+        <Stat label="Succeeded" value={formatNumber(totals.succeeded)} testId="total-succeeded" />
+        <Stat label="Failed (provider)" value={formatNumber(totals.failed_provider)} testId="total-failed-provider" />
+        <Stat label="Failed (server)" value={formatNumber(totals.failed_server)} testId="total-failed-server" />
+        <Stat label="Refused" value={formatNumber(totals.refused)} testId="total-refused" />
         <Stat label="Units charged" value={formatNumber(totals.units)} testId="total-units" />
-        <Stat label="Error rate" value={formatPercent(totals.error_rate)} />
         <Stat label="Active keys" value={formatNumber(totals.active_keys)} />
       </div>
+      <Card title={overview.range.bucket === 'hour' ? 'Requests per hour' : 'Requests per day'}>
+        <TrafficChart
+          data={overview.buckets}
+          bucket={overview.range.bucket}
+          label={`Succeeded ${totals.succeeded}, failed ${totals.failed_provider + totals.failed_server}, refused ${totals.refused} over ${overview.range.label}.`}
+        />
+      </Card>
       <div className="grid">
-        <Card title="Units used per day">
-          <UnitsPerDayChart data={overview.daily} label={`Units charged per day; ${formatNumber(totals.units)} in total.`} />
+        <Card title="Refused by code">
+          {overview.refused_by_code.length > 0 ? (
+            <RefusedByCodeChart data={overview.refused_by_code} label={`${totals.refused} refused requests by status and error code.`} />
+          ) : null}
+          <DataTable
+            caption="Refused requests by code"
+            rows={overview.refused_by_code}
+            rowKey={(row) => `${row.status}-${row.code}`}
+            empty={{ title: 'No refused requests', hint: 'Requests turned away before an engine (400-429, 503) are counted here.' }}
+            columns={[
+              { header: 'Status', cell: (row) => row.status, numeric: true },
+              { header: 'Code', cell: (row) => <code>{row.code}</code> },
+              { header: 'Requests', cell: (row) => formatNumber(row.count), numeric: true },
+            ]}
+          />
         </Card>
-        <Card title="Error rate per day">
-          <ErrorRateChart
-            data={overview.daily}
-            label={`Share of failed requests per day; ${formatPercent(totals.error_rate)} over the period.`}
+        <Card title="Failed by operation">
+          {overview.failed_by_operation.length > 0 ? (
+            <FailedByOperationChart data={overview.failed_by_operation} label="Failed requests per operation: the provider's failures and the server's own." />
+          ) : null}
+          <DataTable
+            caption="Failed requests by operation"
+            rows={overview.failed_by_operation}
+            rowKey={(row) => row.operation}
+            empty={{ title: 'No failures', hint: 'Requests that an engine or the server failed are counted here.' }}
+            columns={[
+              { header: 'Operation', cell: (row) => row.operation },
+              { header: 'Provider', cell: (row) => formatNumber(row.provider), numeric: true },
+              { header: 'Server', cell: (row) => formatNumber(row.server), numeric: true },
+            ]}
           />
         </Card>
       </div>
-      <Card title="Requests per operation">
-        {overview.operations.length > 0 ? (
-          <RequestsPerOperationChart data={overview.operations} label="Succeeded and failed requests per operation." />
-        ) : null}
-        <DataTable
-          caption="Requests per operation"
-          rows={overview.operations}
-          rowKey={(row) => row.operation}
-          empty={{ title: 'No requests yet', hint: 'Requests made with an API key appear here.' }}
-          columns={[
-            { header: 'Operation', cell: (row) => row.operation },
-            { header: 'Requests', cell: (row) => formatNumber(row.requests), numeric: true },
-            { header: 'Failed', cell: (row) => formatNumber(row.failed), numeric: true },
-            { header: 'Error rate', cell: (row) => formatPercent(row.error_rate), numeric: true },
-            { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
-          ]}
-        />
-      </Card>
       <Card title="Recent failures">
         <DataTable
           caption="Recent failed requests"

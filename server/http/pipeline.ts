@@ -7,15 +7,19 @@ import {
   completeIdempotencyKey,
   findExisting,
   judgeExisting,
+  type ClaimResult,
   releaseIdempotencyKey,
   requestFingerprint,
 } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
-import { claimAndHold } from '../domain/quota/claim-and-hold';
+import { claimAndHold, type ClaimAndHoldResult } from '../domain/quota/claim-and-hold';
 import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds';
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
+import { observed } from '../observability/observe-request';
+import { noteHeld, noteKey } from '../observability/request-record';
+import { traceStep } from '../observability/tracing';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
@@ -67,7 +71,8 @@ export interface PostRouteSpec<S extends z.ZodType, P> {
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
 async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
-  const key = await authenticateKey(request.headers.get('authorization'));
+  const key = await traceStep('authenticate', () => authenticateKey(request.headers.get('authorization')));
+  noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
   const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL);
@@ -110,7 +115,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       // record still gets step 8's answer.
       let rate: RateState;
       try {
-        rate = await consumeRequest(ctx.key.id, ctx.key.requestsPerMinute); // 9. 429
+        rate = await traceStep('rate_limit', () => consumeRequest(ctx.key.id, ctx.key.requestsPerMinute)); // 9. 429
       } catch (error) {
         const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(scope) : undefined;
         if (!existing) throw error;
@@ -120,15 +125,15 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         return replayResponse(judgeExisting(existing, fingerprint), requestId);
       }
       try {
-        const claim = charge
-          ? await claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
+        const claim = await traceStep<ClaimAndHoldResult | ClaimResult>('claim_and_hold', () => charge
+          ? claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
             units: charge.units,
             operation: charge.operation,
             requestId,
             concurrency: ctx.key.concurrency,
             leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
           })
-          : await claimIdempotencyKey(scope, fingerprint); // 8.
+          : claimIdempotencyKey(scope, fingerprint)); // 8.
         if (claim.kind === 'replay') {
           await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
           return replayResponse(claim, requestId);
@@ -146,11 +151,12 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         throw error;
       }
 
+      noteHeld(request, charge);
       const started = Date.now();
       const deadline = requestDeadline(Math.max(1, leaseSeconds() - 5) * 1000);
       let outcome: Outcome;
       try {
-        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal: deadline.signal }); // 11.
+        outcome = await traceStep('run', () => spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId!, signal: deadline.signal })); // 11.
       } catch (error) {
         if (hold && charge) {
           const code = isApiError(error) ? error.code : 'internal_error';
@@ -177,12 +183,12 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
           output: outcome.output,
           usage: { charged_units: charge.units, remaining_units: hold.remainingUnits },
         });
-        const captured = await captureHold(
-          hold.holdId,
+        const captured = await traceStep('capture', () => captureHold(
+          hold!.holdId,
           { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation, engine: charge.engine,
             requestId, durationMs: Date.now() - started },
-          { recordId, status: 200, body },
-        );
+          { recordId: recordId!, status: 200, body },
+        ));
         if (!captured) {
           // The hold outlived its lease and was returned: the result cannot be charged, so it is not given.
           hold = undefined;
@@ -249,18 +255,23 @@ function headOf(get: Handler): Handler {
  * server sends no body for it), and 405 with `Allow` for every other.
  */
 export function routeMethods(given: Partial<Record<Method, Handler>>): Record<Method, Handler> {
-  const handlers = given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given;
+  const handlers = observedHandlers(given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given);
   const allow = METHODS.filter((method) => handlers[method]).join(', ');
   const notAllowed: Handler = async () => {
     const requestId = newRequestId();
     const response = toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), requestId);
     return response;
   };
-  return Object.fromEntries(METHODS.map((method) => [method, handlers[method] ?? notAllowed])) as Record<Method, Handler>;
+  return Object.fromEntries(METHODS.map((method) => [method, handlers[method] ?? observed(notAllowed)])) as Record<Method, Handler>;
+}
+
+/** Every answer is counted, measured and logged at this edge (server/observability). */
+function observedHandlers(handlers: Partial<Record<Method, Handler>>): Partial<Record<Method, Handler>> {
+  return Object.fromEntries(Object.entries(handlers).map(([method, handler]) => [method, observed(handler)]));
 }
 
 /** Every method on an unknown /v1 path. */
 export function notFoundMethods(): Record<Method, Handler> {
-  const notFound: Handler = async () => toErrorResponse(new ApiError('not_found'), newRequestId());
+  const notFound: Handler = observed(async () => toErrorResponse(new ApiError('not_found'), newRequestId()));
   return Object.fromEntries(METHODS.map((method) => [method, notFound])) as Record<Method, Handler>;
 }

@@ -1,5 +1,6 @@
 import { isRedisUnavailable } from '../db/redis';
 import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
+import { noteErrorCode } from '../observability/error-codes';
 import { errorEnvelope } from './error-envelope';
 
 // The only place that builds /v1 responses: every one carries X-Request-Id and
@@ -56,5 +57,5 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
   const message = apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message;
   const body = errorEnvelope(apiError.code, message, requestId, apiError.details);
-  return jsonResponse(apiError.status, body, requestId, extra);
+  return noteErrorCode(jsonResponse(apiError.status, body, requestId, extra), apiError.code);
 }

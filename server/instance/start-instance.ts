@@ -3,6 +3,7 @@ import { getConfig } from '../config';
 import { disconnectDb } from '../db/client';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { startWorker } from '../jobs/worker';
+import { startObservability } from '../observability/start-observability';
 import { onShutdown } from './shutdown-hooks';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -18,6 +19,7 @@ export async function startInstance(): Promise<void> {
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
   startBackgroundTasks();
   onShutdown(disconnectDb);
+  await startObservability(log);
   if (config.RUN_WORKER === 'true') {
     const worker = await startWorker();
     onShutdown(() => worker.stop());

@@ -2,6 +2,7 @@ import { createCallerFactory, router } from './init';
 import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } from './routers/activity';
 import { keysRouter } from './routers/keys';
 import { packagesRouter } from './routers/packages';
+import { refusalsRouter } from './routers/refusals';
 
 export const appRouter = router({
   overview: overviewRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   jobs: jobsRouter,
   uploads: uploadsRouter,
   audit: auditRouter,
+  refusals: refusalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,3 +9,4 @@ process.env.WGS_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'wgs-files-'));
 process.env.SIGNING_SECRET ??= 'test-signing-secret-0123456789abcdef0123456789';
 process.env.PUBLIC_BASE_URL ??= 'http://127.0.0.1:3999';
 process.env.RUN_WORKER = 'false';
+process.env.LOG_FORMAT ??= 'off';

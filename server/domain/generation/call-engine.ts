@@ -1,6 +1,7 @@
 import { ProviderUnavailableError, type Engine } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../../providers/resolve-engine';
+import { measureProviderCall } from '../../observability/provider-calls';
 import { ApiError } from '../errors';
 
 /**
@@ -9,7 +10,8 @@ import { ApiError } from '../errors';
  */
 export async function callEngine<T>(engineName: string, work: (engine: Engine) => Promise<T>): Promise<T> {
   try {
-    return await work(await resolveEngine(engineName));
+    const engine = await resolveEngine(engineName);
+    return await measureProviderCall(engineName, () => work(engine));
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof MediaDecodeError) {

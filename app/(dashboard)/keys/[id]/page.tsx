@@ -5,17 +5,22 @@ import { RevokeKeyButton, TopUpForm } from '@/components/keys/key-actions';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatDate, formatNumber } from '@/components/ui/format';
+import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API key' };
 
-export default async function KeyPage(props: { params: Promise<{ id: string }> }) {
+export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
+  const range = rangeFromParams(await props.searchParams);
   const { caller } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const activity = await caller.keys.activity({ id: key.id, days: 14 });
+  const [activity, refusals] = await Promise.all([
+    caller.keys.activity({ id: key.id, days: 14 }),
+    caller.refusals.byKey({ id: key.id, ...range }),
+  ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
     <div className="stack">
@@ -60,6 +65,23 @@ export default async function KeyPage(props: { params: Promise<{ id: string }> }
           </Card>
         </div>
       ) : null}
+      <Card title="Refused requests">
+        <TimeRangePicker action={`/keys/${key.id}`} value={range} />
+        <p>
+          <span data-testid="key-refused">{formatNumber(refusals.total)}</span> refused over {refusals.label} (turned away before an engine: nothing charged).
+        </p>
+        <DataTable
+          caption="Refused requests with this key by code"
+          rows={refusals.by_code}
+          rowKey={(row) => `${row.status}-${row.code}`}
+          empty={{ title: 'No refused requests', hint: 'Requests with this key turned away for bad input, rate, quota or scope are counted here.' }}
+          columns={[
+            { header: 'Status', cell: (row) => row.status, numeric: true },
+            { header: 'Code', cell: (row) => <code>{row.code}</code> },
+            { header: 'Requests', cell: (row) => formatNumber(row.count), numeric: true },
+          ]}
+        />
+      </Card>
       <Card title="Recent requests">
         <DataTable
           caption="Recent requests with this key"

@@ -1,0 +1,64 @@
+'use client';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { TrafficBucket, TrafficOverview } from '@/server/domain/reports/traffic';
+
+// Charts carry an aria-label summary; the same numbers are in the tables beside them.
+const COLORS = { succeeded: '#1a7f45', failed: '#b42318', refused: '#b54708', server: '#7a271a' };
+
+function bucketTick(bucket: 'hour' | 'day') {
+  return (at: string) => (bucket === 'hour' ? `${at.slice(11, 13)}:00` : at.slice(5, 10));
+}
+
+export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; bucket: 'hour' | 'day'; label: string }) {
+  return (
+    <div className="chart" role="img" aria-label={label}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="at" tickFormatter={bucketTick(bucket)} fontSize={12} />
+          <YAxis allowDecimals={false} fontSize={12} width={48} />
+          <Tooltip />
+          <Legend />
+          <Bar dataKey="succeeded" name="Succeeded" stackId="t" fill={COLORS.succeeded} isAnimationActive={false} />
+          <Bar dataKey="failed" name="Failed" stackId="t" fill={COLORS.failed} isAnimationActive={false} />
+          <Bar dataKey="refused" name="Refused" stackId="t" fill={COLORS.refused} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function RefusedByCodeChart({ data, label }: { data: TrafficOverview['refused_by_code']; label: string }) {
+  const rows = data.map((row) => ({ name: `${row.status} ${row.code}`, count: row.count }));
+  return (
+    <div className="chart" role="img" aria-label={label}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={rows} layout="vertical" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+          <XAxis type="number" allowDecimals={false} fontSize={12} />
+          <YAxis type="category" dataKey="name" fontSize={12} width={170} />
+          <Tooltip />
+          <Bar dataKey="count" name="Refused" fill={COLORS.refused} maxBarSize={28} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function FailedByOperationChart({ data, label }: { data: TrafficOverview['failed_by_operation']; label: string }) {
+  return (
+    <div className="chart" role="img" aria-label={label}>
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="operation" fontSize={12} />
+          <YAxis allowDecimals={false} fontSize={12} width={48} />
+          <Tooltip />
+          <Legend />
+          <Bar maxBarSize={64} dataKey="provider" name="Provider" stackId="f" fill={COLORS.failed} isAnimationActive={false} />
+          <Bar maxBarSize={64} dataKey="server" name="Server" stackId="f" fill={COLORS.server} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

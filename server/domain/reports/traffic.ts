@@ -1,0 +1,124 @@
+import type { PrismaClient } from '../../db/generated/client';
+import { bucketStarts, type TimeRange } from './time-range';
+import { listUsageEvents, type UsageView } from './usage-events';
+
+// The overview's counts over a time range, each request in exactly one class:
+// succeeded and failed (provider) are usage events (the request reached an engine); refused
+// and failed (server, a 500 before any engine) come from the refused_requests rollup. 503s
+// before an engine (a database or Redis that does not answer) count as refused: the request was
+// turned away, nothing was charged, and a retry may succeed.
+
+/** The rollup's server failures; everything else in it is a refusal. */
+const SERVER_FAILURE = 'status >= 500 AND status <> 503';
+
+export interface TrafficBucket {
+  at: string;
+  succeeded: number;
+  failed: number;
+  refused: number;
+}
+
+export interface TrafficOverview {
+  range: { from: string; to: string; bucket: 'hour' | 'day'; label: string };
+  totals: { requests: number; succeeded: number; failed_provider: number; failed_server: number; refused: number; units: number; active_keys: number };
+  buckets: TrafficBucket[];
+  refused_by_code: { status: number; code: string; count: number }[];
+  failed_by_operation: { operation: string; provider: number; server: number }[];
+  recent_failures: UsageView[];
+}
+
+const stepSeconds = (range: TimeRange) => (range.bucket === 'hour' ? 3600 : 86_400);
+
+interface UsageBucketRow { at: bigint; succeeded: bigint; failed: bigint; units: bigint | null }
+interface RefusedBucketRow { at: bigint; refused: bigint | null; server: bigint | null }
+
+async function bucketCounts(db: PrismaClient, range: TimeRange) {
+  const step = stepSeconds(range);
+  const [usage, refused] = await Promise.all([
+    db.$queryRaw<UsageBucketRow[]>`
+      SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
+             COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
+             COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
+             SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
+        FROM usage_events
+       WHERE created_at >= ${range.from} AND created_at < ${range.to}
+       GROUP BY 1`,
+    db.$queryRawUnsafe<RefusedBucketRow[]>(
+      `SELECT (floor(extract(epoch FROM minute) / $3) * $3)::bigint AS at,
+              SUM(count) FILTER (WHERE NOT (${SERVER_FAILURE})) AS refused,
+              SUM(count) FILTER (WHERE ${SERVER_FAILURE}) AS server
+         FROM refused_requests
+        WHERE minute >= $1 AND minute < $2
+        GROUP BY 1`,
+      range.from, range.to, step,
+    ),
+  ]);
+  return { usage, refused };
+}
+
+export async function refusedByCode(db: PrismaClient, range: TimeRange, apiKeyId?: string) {
+  const rows = await db.$queryRawUnsafe<{ status: number; code: string; count: bigint }[]>(
+    `SELECT status, code, SUM(count) AS count FROM refused_requests
+      WHERE minute >= $1 AND minute < $2 AND NOT (${SERVER_FAILURE}) AND ($3::uuid IS NULL OR api_key_id = $3::uuid)
+      GROUP BY status, code ORDER BY 3 DESC, status, code`,
+    range.from, range.to, apiKeyId ?? null,
+  );
+  return rows.map((row) => ({ status: row.status, code: row.code, count: Number(row.count) }));
+}
+
+async function failedByOperation(db: PrismaClient, range: TimeRange) {
+  const rows = await db.$queryRawUnsafe<{ operation: string; provider: bigint; server: bigint }[]>(
+    `SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
+       SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
+        WHERE created_at >= $1 AND created_at < $2 AND outcome = 'failed' GROUP BY operation
+       UNION ALL
+       SELECT operation, 0, SUM(count) FROM refused_requests
+        WHERE minute >= $1 AND minute < $2 AND ${SERVER_FAILURE} GROUP BY operation
+     ) f GROUP BY operation ORDER BY operation`,
+    range.from, range.to,
+  );
+  return rows.map((row) => ({ operation: row.operation, provider: Number(row.provider), server: Number(row.server) }));
+}
+
+export async function getTrafficOverview(db: PrismaClient, range: TimeRange): Promise<TrafficOverview> {
+  const [counts, byCode, byOperation, activeKeys, failures] = await Promise.all([
+    bucketCounts(db, range),
+    refusedByCode(db, range),
+    failedByOperation(db, range),
+    db.apiKey.count({ where: { status: 'active' } }),
+    listUsageEvents(db, { outcome: 'failed', from: range.from, to: range.to, limit: 10 }),
+  ]);
+  const usage = new Map(counts.usage.map((row) => [Number(row.at) * 1000, row]));
+  const refused = new Map(counts.refused.map((row) => [Number(row.at) * 1000, row]));
+  const buckets = bucketStarts(range).map((start) => {
+    const u = usage.get(start.getTime());
+    const r = refused.get(start.getTime());
+    return {
+      at: start.toISOString(),
+      succeeded: Number(u?.succeeded ?? 0),
+      failed: Number(u?.failed ?? 0) + Number(r?.server ?? 0),
+      refused: Number(r?.refused ?? 0),
+    };
+  });
+  const sum = <T>(rows: T[], pick: (row: T) => unknown) => rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0);
+  const succeeded = sum(counts.usage, (row) => row.succeeded);
+  const failedProvider = sum(counts.usage, (row) => row.failed);
+  const failedServer = sum(counts.refused, (row) => row.server);
+  const refusedTotal = sum(counts.refused, (row) => row.refused);
+  return {
+    range: { from: range.from.toISOString(), to: range.to.toISOString(), bucket: range.bucket, label: range.label },
+    totals: {
+      requests: succeeded + failedProvider + failedServer + refusedTotal,
+      succeeded,
+      failed_provider: failedProvider,
+      failed_server: failedServer,
+      refused: refusedTotal,
+      units: sum(counts.usage, (row) => row.units),
+      active_keys: activeKeys,
+    },
+    buckets,
+    refused_by_code: byCode,
+    failed_by_operation: byOperation,
+    recent_failures: failures.items,
+  };
+}

@@ -1,0 +1,50 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { getConfig } from '../config';
+import { enableMetrics, scrapeMetrics } from './metrics';
+
+// GET /metrics: on METRICS_PORT alone (for a scraper inside the network), and/or on the app's
+// port to `Authorization: Bearer <METRICS_TOKEN>`; 404 on the app's port without a token set.
+
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+function bearerMatches(header: string | null, token: string): boolean {
+  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7).trim() : '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The app's own /metrics route. */
+export async function serveMetrics(request: Request): Promise<Response> {
+  const token = getConfig().METRICS_TOKEN;
+  const headers = { 'Cache-Control': 'no-store', 'Content-Type': 'text/plain; charset=utf-8' };
+  if (!token) return new Response('Not Found\n', { status: 404, headers });
+  if (!bearerMatches(request.headers.get('authorization'), token)) {
+    return new Response('Unauthorized\n', { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+  }
+  const text = await scrapeMetrics(await enableMetrics());
+  return new Response(text, { status: 200, headers: { ...headers, 'Content-Type': CONTENT_TYPE } });
+}
+
+/** The listener of METRICS_PORT: /metrics, nothing else. */
+export async function startMetricsServer(port: number, host: string): Promise<Server> {
+  const metrics = await enableMetrics();
+  const server = createServer((req, res) => {
+    if (req.url?.split('?')[0] !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not Found\n');
+      return;
+    }
+    scrapeMetrics(metrics).then(
+      (text) => res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
+      () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}

@@ -1,0 +1,114 @@
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDatabaseGauges } from './database-gauges';
+
+// Prometheus metrics of this instance, kept in memory. Nothing is recorded unless METRICS_PORT
+// or METRICS_TOKEN is set (enableMetrics at start): each recorder is then a label lookup and
+// an add. Database-wide gauges (holds, jobs) are read only when scraped.
+
+export interface Metrics {
+  registry: Registry;
+  requests: Histogram<'route' | 'method' | 'status' | 'code'>;
+  unitsCharged: Counter<'package' | 'operation'>;
+  providerCalls: Histogram<'provider' | 'model' | 'outcome'>;
+  fallbacks: Counter<'operation' | 'from' | 'to'>;
+  holdsOpen: Gauge;
+  heldUnits: Gauge;
+  videoJobs: Gauge<'state'>;
+  videoQueueAge: Gauge;
+  dbPool: Gauge<'pool' | 'state'>;
+}
+
+// One registry per process, whichever bundle (instrumentation, a route) asks first.
+const METRICS = Symbol.for('wgs.metrics');
+const holder = globalThis as typeof globalThis & { [METRICS]?: Metrics };
+
+export function currentMetrics(): Metrics | undefined {
+  return holder[METRICS];
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Creates the registry once (prom-client is loaded only here, and only when metrics are on). */
+export async function enableMetrics(): Promise<Metrics> {
+  if (holder[METRICS]) return holder[METRICS];
+  const client = await import('prom-client');
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
+  const jobs = new client.Gauge({ name: 'wgs_video_jobs', help: 'Video jobs not finished, by state (database-wide)', labelNames: ['state'] as const, registers: [registry] });
+  const metrics: Metrics = {
+    registry,
+    requests: new client.Histogram({
+      name: 'wgs_http_request_duration_seconds',
+      help: '/v1 requests by route, method, status and error code, with their duration',
+      labelNames: ['route', 'method', 'status', 'code'] as const,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    unitsCharged: new client.Counter({
+      name: 'wgs_units_charged_total',
+      help: 'Units charged by package and operation by the synchronous generations (a video job is charged later, by its worker, and not counted here)',
+      labelNames: ['package', 'operation'] as const,
+      registers: [registry],
+    }),
+    providerCalls: new client.Histogram({
+      name: 'wgs_provider_call_duration_seconds',
+      help: 'Engine calls by provider, model and outcome (ok, error), with their latency',
+      labelNames: ['provider', 'model', 'outcome'] as const,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    fallbacks: new client.Counter({
+      name: 'wgs_provider_fallbacks_total',
+      help: 'Fallbacks taken from one engine to the next, by operation',
+      labelNames: ['operation', 'from', 'to'] as const,
+      registers: [registry],
+    }),
+    holdsOpen: new client.Gauge({ name: 'wgs_holds_open', help: 'Unit holds open (database-wide)', registers: [registry] }),
+    heldUnits: new client.Gauge({ name: 'wgs_held_units', help: 'Units held by open holds (database-wide)', registers: [registry] }),
+    videoJobs: jobs,
+    videoQueueAge: new client.Gauge({
+      name: 'wgs_video_job_queue_age_seconds',
+      help: 'Age of the oldest submitted video job no worker has started (database-wide; 0 when none waits)',
+      registers: [registry],
+    }),
+    dbPool: new client.Gauge({
+      name: 'wgs_db_pool_connections',
+      help: 'Connections of this instance\'s PostgreSQL pools by state (total, idle, waiting = queries queued for one)',
+      labelNames: ['pool', 'state'] as const,
+      registers: [registry],
+    }),
+  };
+  holder[METRICS] = metrics;
+  return metrics;
+}
+
+/** The exposition text of every metric, the database-wide gauges read now. */
+export async function scrapeMetrics(metrics: Metrics): Promise<string> {
+  await collectDatabaseGauges(metrics);
+  return metrics.registry.metrics();
+}
+
+export function observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
+  holder[METRICS]?.requests.labels(route, method, String(status), code).observe(seconds);
+}
+
+export function countUnitsCharged(packageSlug: string, operation: string, units: number): void {
+  holder[METRICS]?.unitsCharged.labels(packageSlug, operation).inc(units);
+}
+
+export function observeProviderCall(engineName: string, outcome: 'ok' | 'error', seconds: number): void {
+  const metrics = holder[METRICS];
+  if (!metrics) return;
+  const separator = engineName.indexOf(':');
+  const provider = separator < 0 ? engineName : engineName.slice(0, separator);
+  const model = separator < 0 ? engineName : engineName.slice(separator + 1);
+  metrics.providerCalls.labels(provider, model, outcome).observe(seconds);
+}
+
+/**
+ * For engine fallbacks: call once each time a request leaves engine `from` for engine `to`
+ * (engine names as in the packages file, e.g. `openai:gpt-4o-mini` -> `local`).
+ */
+export function countFallback(operation: string, from: string, to: string): void {
+  holder[METRICS]?.fallbacks.labels(operation, from, to).inc();
+}

@@ -1,0 +1,55 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { getConfig } from '../config';
+
+// One line per /v1 request (LOG_FORMAT: json by default, pretty for a terminal, off). Only the
+// fields below are ever written: never a key, a provider secret or a body.
+
+export interface RequestLine {
+  request_id: string;
+  method: string;
+  route: string;
+  key_prefix?: string;
+  package?: string;
+  operation: string;
+  status: number;
+  code?: string;
+  units?: number;
+  engine?: string;
+  duration_ms: number;
+}
+
+const LOGGER = Symbol.for('wgs.requestLogger');
+const holder = globalThis as typeof globalThis & { [LOGGER]?: Logger | null };
+
+/** The logger for LOG_FORMAT, or null when off; `destination` is for tests. */
+export function createRequestLogger(format: 'json' | 'pretty' | 'off', destination?: NodeJS.WritableStream): Logger | null {
+  if (format === 'off') return null;
+  const options = { base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
+  if (format === 'pretty') {
+    return pino(options, pretty({ destination: destination ?? 1, sync: true, ignore: 'request_id' }));
+  }
+  // Asynchronous, buffered writes: a request never waits on stdout (flushed at shutdown).
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+}
+
+function logger(): Logger | null {
+  if (holder[LOGGER] === undefined) holder[LOGGER] = createRequestLogger(getConfig().LOG_FORMAT);
+  return holder[LOGGER];
+}
+
+/** Tests write the lines to their own stream. */
+export function useRequestLogger(replacement: Logger | null): void {
+  holder[LOGGER] = replacement;
+}
+
+export function logRequest(line: RequestLine): void {
+  logger()?.info(line, 'request');
+}
+
+/** Writes what the buffer holds (at shutdown). */
+export function flushRequestLog(): Promise<void> {
+  const current = holder[LOGGER];
+  if (!current) return Promise.resolve();
+  return new Promise((resolve) => current.flush(() => resolve()));
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { getKey } from '../../domain/keys/manage-keys';
+import { listKeysByRefusals } from '../../domain/reports/key-refusals';
+import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
+import { getTrafficOverview, refusedByCode } from '../../domain/reports/traffic';
+import { operatorProcedure, router } from '../init';
+import { day, limit, uuid } from './inputs';
+
+// Succeeded, failed and refused traffic over a time range: the overview, a key's refusals by
+// code, and the keys with the most refusals.
+
+const range = {
+  range: z.enum([...RANGE_PRESETS, 'custom']).optional(),
+  from: day.optional(),
+  to: day.optional(),
+};
+
+export const refusalsRouter = router({
+  overview: operatorProcedure
+    .input(z.strictObject(range).optional())
+    .query(({ ctx, input }) => getTrafficOverview(ctx.db, resolveTimeRange(input))),
+  byKey: operatorProcedure
+    .input(z.strictObject({ id: uuid, ...range }))
+    .query(async ({ ctx, input }) => {
+      const key = await getKey(ctx.db, input.id);
+      const timeRange = resolveTimeRange(input);
+      const byCode = await refusedByCode(ctx.db, timeRange, key.id);
+      return { label: timeRange.label, total: byCode.reduce((sum, row) => sum + row.count, 0), by_code: byCode };
+    }),
+  keys: operatorProcedure
+    .input(z.strictObject({ ...range, limit }).optional())
+    .query(({ ctx, input }) => listKeysByRefusals(ctx.db, resolveTimeRange(input), input?.limit)),
+});

@@ -1,0 +1,94 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as metricsRoute from '@/app/metrics/route';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { resetConfigForTests } from '@/server/config';
+import { disconnectDb } from '@/server/db/client';
+import { freePort } from '@/server/free-port';
+import { startMetricsServer } from '@/server/observability/metrics-endpoint';
+import { enableMetrics } from '@/server/observability/metrics';
+import { call, createTestKey } from '../../helpers/api';
+import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
+
+// GET /metrics: Prometheus text on METRICS_PORT, on the app's port only to the bearer of
+// METRICS_TOKEN (401 without it), 404 on the app's port when no token is set.
+
+const TOKEN = 'metrics-token-0123456789abcdef';
+const TEXT = '/v1/text/generate';
+
+function scrapeRequest(authorization?: string): Request {
+  return new Request('http://127.0.0.1:3999/metrics', { headers: authorization ? { Authorization: authorization } : {} });
+}
+
+beforeAll(async () => {
+  await enableMetrics();
+});
+afterEach(() => {
+  delete process.env.METRICS_TOKEN;
+  resetConfigForTests();
+});
+afterAll(async () => {
+  await disconnectDb();
+});
+
+describe('GET /metrics on the app port', () => {
+  it('is 404 when METRICS_TOKEN is not set', async () => {
+    const response = await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`));
+    expect(response.status).toBe(404);
+  });
+
+  it('is 401 without the token or with another one', async () => {
+    process.env.METRICS_TOKEN = TOKEN;
+    resetConfigForTests();
+    for (const header of [undefined, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`, 'Bearer ']) {
+      const response = await metricsRoute.GET(scrapeRequest(header));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(await response.text()).not.toContain('wgs_');
+    }
+  });
+
+  it('answers Prometheus text with the requests, units, holds, jobs, pools, event-loop lag and process metrics', async () => {
+    process.env.METRICS_TOKEN = TOKEN;
+    resetConfigForTests();
+    const key = await createTestKey({ quota: 2 });
+    for (let i = 0; i < 2; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(402);
+
+    const response = await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const exposition = parsePrometheusText(await response.text());
+
+    const requests = { route: TEXT, method: 'POST' };
+    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '200', code: '' })).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '402', code: 'quota_exhausted' })).toBeGreaterThanOrEqual(3);
+    expect(exposition.types.get('wgs_http_request_duration_seconds')).toBe('histogram');
+    expect(sampleValue(exposition, 'wgs_units_charged_total', { package: key.slug, operation: 'text.generate' })).toBe(2);
+    expect(sampleValue(exposition, 'wgs_provider_call_duration_seconds_count', { provider: 'local', model: 'local', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(exposition, 'wgs_holds_open')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(exposition, 'wgs_video_jobs', { state: 'submitted' })).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(exposition, 'wgs_video_job_queue_age_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(exposition, 'wgs_db_pool_connections', { pool: 'main', state: 'total' })).toBeGreaterThan(0);
+    expect(exposition.types.get('wgs_provider_fallbacks_total')).toBe('counter');
+    expect(exposition.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
+    expect(exposition.types.get('process_cpu_seconds_total')).toBe('counter');
+    expect(exposition.types.get('process_resident_memory_bytes')).toBe('gauge');
+  });
+});
+
+describe('GET /metrics on METRICS_PORT', () => {
+  it('serves the same registry without a token, and nothing else', async () => {
+    const port = await freePort();
+    const server = await startMetricsServer(port, '127.0.0.1');
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(response.status).toBe(200);
+      const exposition = parsePrometheusText(await response.text());
+      expect(exposition.types.get('wgs_http_request_duration_seconds')).toBe('histogram');
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createTestKey } from '../../helpers/api';
+import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
+import {
+  createDatabase,
+  ensureBuild,
+  freePort,
+  killAllProducts,
+  newKey,
+  post,
+  startProduct,
+  useDatabaseInThisProcess,
+  type Product,
+  type TestDatabase,
+} from '../support/product/product';
+
+// The real product (`npm start`): the counts the routes record are those METRICS_PORT serves
+// (one registry per process, whichever bundle records), each /v1 request is one JSON line on
+// stdout, and a clean stop writes the refused counts still in memory.
+
+let database: TestDatabase;
+let product: Product;
+let metricsPort: number;
+
+beforeAll(async () => {
+  ensureBuild();
+  database = await createDatabase(inject('databaseUrl'), 'wgs_observe');
+  await useDatabaseInThisProcess(database.url);
+  metricsPort = await freePort();
+  // A flush interval longer than the test: only the stop writes the counts.
+  product = await startProduct({
+    databaseUrl: database.url,
+    env: { METRICS_PORT: String(metricsPort), REFUSALS_FLUSH_MS: '300000', LOG_FORMAT: 'json' },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await database?.drop().catch(() => {});
+});
+
+describe('observability of a running instance', () => {
+  it('serves metrics on METRICS_PORT, logs one line per request, and writes the refused counts at a clean stop', async () => {
+    const key = await createTestKey();
+    for (let i = 0; i < 3; i++) expect((await post(product.base, '/v1/text/generate', key.key, { input: '' }, newKey())).status).toBe(422);
+    expect((await post(product.base, '/v1/text/generate', key.key, { input: 'hello' }, newKey())).status).toBe(200);
+
+    const exposition = parsePrometheusText(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+    const route = { route: '/v1/text/generate', method: 'POST' };
+    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '422', code: 'validation_error' })).toBe(3);
+    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '200', code: '' })).toBe(1);
+    expect(sampleValue(exposition, 'wgs_units_charged_total', { package: key.slug, operation: 'text.generate' })).toBe(1);
+    // Without METRICS_TOKEN the app's own port has no /metrics.
+    expect((await fetch(`${product.base}/metrics`)).status).toBe(404);
+
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const count = async () =>
+        (await client.query<{ n: number }>('SELECT COALESCE(sum(count), 0)::int AS n FROM refused_requests WHERE api_key_id = $1', [key.id])).rows[0]!.n;
+      expect(await count()).toBe(0);
+      await product.stop();
+      expect(await count()).toBe(3);
+    } finally {
+      await client.end();
+    }
+
+    const lines = product.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const mine = lines.filter((line) => line.key_prefix === key.key.slice(0, 13));
+    expect(mine.map((line) => [line.status, line.code ?? null])).toEqual([
+      [422, 'validation_error'], [422, 'validation_error'], [422, 'validation_error'], [200, null],
+    ]);
+    expect(mine[3]).toMatchObject({ msg: 'request', route: '/v1/text/generate', operation: 'text.generate', units: 1, engine: 'local', package: key.slug });
+    expect(product.output()).not.toContain(key.key);
+    expect(product.output()).not.toContain('hello');
+  });
+});

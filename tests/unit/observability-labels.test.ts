@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { bucketStarts, resolveTimeRange } from '@/server/domain/reports/time-range';
+import { operationOfRoute, routeLabel } from '@/server/observability/route-label';
+
+describe('routeLabel', () => {
+  it('names routes by template, never by id or guessed path', () => {
+    expect(routeLabel('/v1/text/generate')).toBe('/v1/text/generate');
+    expect(routeLabel('/v1/text/generate/')).toBe('/v1/text/generate');
+    expect(routeLabel('/v1/jobs/job_123')).toBe('/v1/jobs/{job_id}');
+    expect(routeLabel('/v1/uploads/upl_9/complete')).toBe('/v1/uploads/{upload_id}/complete');
+    expect(routeLabel('/v1/uploads')).toBe('/v1/uploads');
+    expect(routeLabel('/v1/jobs/a/b')).toBe('unmatched');
+    expect(routeLabel('/v1/../../etc/passwd')).toBe('unmatched');
+    expect(routeLabel('/v1')).toBe('unmatched');
+  });
+
+  it('gives the operation a route sells, else the route\'s own name', () => {
+    expect(operationOfRoute('/v1/audio/transcribe')).toBe('audio.transcribe');
+    expect(operationOfRoute('/v1/uploads/{upload_id}/complete')).toBe('uploads.complete');
+    expect(operationOfRoute('/v1/jobs/{job_id}')).toBe('jobs.get');
+    expect(operationOfRoute('unmatched')).toBe('unknown');
+  });
+});
+
+describe('resolveTimeRange', () => {
+  const now = new Date('2026-03-10T15:20:00.000Z');
+
+  it('counts presets back from the end of the current hour, in hours up to two days and days beyond', () => {
+    const day = resolveTimeRange({ range: '24h' }, now);
+    expect([day.from.toISOString(), day.to.toISOString(), day.bucket]).toEqual(['2026-03-09T16:00:00.000Z', '2026-03-10T16:00:00.000Z', 'hour']);
+    expect(bucketStarts(day)).toHaveLength(24);
+    const week = resolveTimeRange({ range: '7d' }, now);
+    expect(week.bucket).toBe('day');
+    expect(bucketStarts(week)).toHaveLength(8); // the first and last days are partial
+    expect(resolveTimeRange({}, now).label).toBe('the last 14 days');
+  });
+
+  it('takes whole UTC days for a custom range, both ends included, and refuses a backwards or malformed one', () => {
+    const range = resolveTimeRange({ range: 'custom', from: '2026-02-27', to: '2026-03-01' }, now);
+    expect([range.from.toISOString(), range.to.toISOString(), range.bucket]).toEqual(['2026-02-27T00:00:00.000Z', '2026-03-02T00:00:00.000Z', 'day']);
+    expect(bucketStarts(range).map((d) => d.toISOString().slice(0, 10))).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
+    expect(resolveTimeRange({ range: 'custom', from: '2026-03-01', to: '2026-03-01' }, now).bucket).toBe('hour');
+    expect(() => resolveTimeRange({ range: 'custom', from: '2026-03-02', to: '2026-03-01' }, now)).toThrow('to must not be before from');
+    expect(() => resolveTimeRange({ range: 'custom', from: '2026-02-30', to: '2026-03-01' }, now)).toThrow('from must be a day');
+    expect(() => resolveTimeRange({ range: 'custom', from: '2024-01-01', to: '2026-03-01' }, now)).toThrow('at most 366 days');
+  });
+});
