@@ -10,6 +10,8 @@ import {
   releaseIdempotencyKey,
   requestFingerprint,
 } from '../domain/idempotency/idempotency-store';
+import type { EngineTrace } from '../domain/generation/call-engine';
+import { engineNamesOf } from '../domain/packages/engine-names';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
 import { claimAndHold } from '../domain/quota/claim-and-hold';
@@ -39,12 +41,15 @@ export interface RunContext extends RouteContext {
   idempotencyRecordId: string;
   /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
   signal: AbortSignal;
+  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
+  engines: EngineTrace;
 }
 
 export interface Charge {
   operation: Operation;
   units: number;
-  engine: string;
+  /** The package's engine setting: one name or its ordered fallbacks. */
+  engine: string | readonly string[];
 }
 
 export type Outcome =
@@ -148,15 +153,16 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
 
       const started = Date.now();
       const deadline = requestDeadline(Math.max(1, leaseSeconds() - 5) * 1000);
+      const engines: EngineTrace = { tried: [] };
       let outcome: Outcome;
       try {
-        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal: deadline.signal }); // 11.
+        outcome = await spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId, signal: deadline.signal, engines }); // 11.
       } catch (error) {
         if (hold && charge) {
           const code = isApiError(error) ? error.code : 'internal_error';
           await releaseHold(hold.holdId, {
             usageEventId: randomUUID(), packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
-            engine: charge.engine, requestId, durationMs: Date.now() - started, errorCode: code,
+            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started, errorCode: code,
           }, recordId);
           hold = undefined;
           recordId = undefined;
@@ -179,8 +185,8 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         });
         const captured = await captureHold(
           hold.holdId,
-          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation, engine: charge.engine,
-            requestId, durationMs: Date.now() - started },
+          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
+            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started },
           { recordId, status: 200, body },
         );
         if (!captured) {
@@ -198,6 +204,11 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return toErrorResponse(error, requestId);
     }
   };
+}
+
+/** The usage event's engines: the one that answered (else the last tried, else the first named) and all tried. */
+function usedEngines(charge: Charge, trace: EngineTrace): { engine: string; enginesTried: string[] } {
+  return { engine: trace.answered ?? trace.tried.at(-1) ?? engineNamesOf(charge.engine)[0]!, enginesTried: trace.tried };
 }
 
 const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);

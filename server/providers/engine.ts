@@ -62,14 +62,20 @@ export interface Engine {
   generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult>;
 }
 
+/** Why a provider call failed: fallbacks and the circuit breaker decide by it. */
+export type ProviderFailureKind = 'timeout' | 'rate_limited' | 'server_error' | 'connection' | 'malformed' | 'rejected' | 'not_configured';
+
 /** Any failure of an engine: answered as 503 provider_unavailable, no provider text passed on. */
 export class ProviderUnavailableError extends Error {
+  readonly kind: ProviderFailureKind;
+
   constructor(
     message: string,
     readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: ProviderFailureKind },
   ) {
     super(message, options);
     this.name = 'ProviderUnavailableError';
+    this.kind = options?.kind ?? 'server_error';
   }
 }

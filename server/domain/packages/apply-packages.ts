@@ -1,3 +1,4 @@
+import { engineNamesOf } from './engine-names';
 import type { Prisma, PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
@@ -26,8 +27,11 @@ export function definitionHash(definition: PackageDefinition): string {
 
 function referencedProviders(definition: PackageDefinition): { provider: string; path: string }[] {
   return Object.entries(definition.operations).flatMap(([operation, settings]) => {
-    if (!settings || settings.engine === 'local') return [];
-    return [{ provider: settings.engine.split(':')[0]!, path: `operations.${operation}.engine` }];
+    if (!settings) return [];
+    const list = typeof settings.engine !== 'string';
+    return engineNamesOf(settings.engine).flatMap((name, index) => (name === 'local'
+      ? []
+      : [{ provider: name.split(':')[0]!, path: `operations.${operation}.engine${list ? `.${index}` : ''}` }]));
   });
 }
 

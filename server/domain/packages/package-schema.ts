@@ -15,9 +15,19 @@ const MAX_UPLOAD_BYTES = 104_857_600;
 
 export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._\/:-]{1,120})$/;
 
-const engine = z
+const engineName = z
   .string()
   .regex(ENGINE_PATTERN, 'engine must be "local" or "PROVIDER:MODEL" (for example main:gpt-4.1-mini)');
+/** The most engines one operation may name: the first answers, the others are its fallbacks in order. */
+export const MAX_ENGINE_FALLBACKS = 5;
+const engine = z.union([
+  engineName,
+  z
+    .array(engineName)
+    .min(1, 'an engine list names at least one engine')
+    .max(MAX_ENGINE_FALLBACKS, `an engine list names at most ${MAX_ENGINE_FALLBACKS} engines`)
+    .refine((list) => new Set(list).size === list.length, 'an engine list names each engine once'),
+], { error: `engine must be one engine name or a list of 1 to ${MAX_ENGINE_FALLBACKS} unique engine names` });
 const units = z.number().int().min(0).max(1_000_000);
 const uniqueList = <T extends z.ZodType<string>>(item: T) =>
   z

@@ -13,6 +13,7 @@ import type {
 } from '../engine';
 import { checkedMedia } from '../checked-media';
 import { ProviderUnavailableError } from '../engine';
+import { openAiFailureKind } from './failure-kind';
 
 // Any OpenAI-compatible server, through the official client with its own timeout and
 // bounded retries (429 and 5xx). Every failure becomes ProviderUnavailableError: the
@@ -101,7 +102,7 @@ export class OpenAiEngine implements Engine {
   private async call<T>(what: string, work: () => Promise<T>): Promise<T> {
     if (!this.config.apiKey) {
       console.error(`[provider ${this.config.name}] its API key environment variable is not set`);
-      throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30);
+      throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30, { kind: 'not_configured' });
     }
     try {
       return await work();
@@ -109,7 +110,7 @@ export class OpenAiEngine implements Engine {
       if (error instanceof ProviderUnavailableError) throw error;
       const status = (error as { status?: number }).status;
       console.error(`[provider ${this.name}] ${what} failed${status ? ` with HTTP ${status}` : ''}`);
-      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error });
+      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error, kind: openAiFailureKind(error) });
     }
   }
 
