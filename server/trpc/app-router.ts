@@ -2,10 +2,12 @@ import { createCallerFactory, router } from './init';
 import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } from './routers/activity';
 import { keysRouter } from './routers/keys';
 import { packagesRouter } from './routers/packages';
+import { providersRouter } from './routers/providers';
 
 export const appRouter = router({
   overview: overviewRouter,
   packages: packagesRouter,
+  providers: providersRouter,
   keys: keysRouter,
   usage: usageRouter,
   jobs: jobsRouter,
