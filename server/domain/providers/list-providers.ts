@@ -5,7 +5,7 @@ export type ProviderKeySource = 'stored' | 'env' | 'none';
 export interface ProviderView {
   name: string;
   type: string;
-  base_url: string;
+  base_url: string | null;
   api_key_env: string | null;
   /**
    * Where the key the engines use comes from: `stored` (set by an operator, used first), `env`
