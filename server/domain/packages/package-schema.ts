@@ -18,7 +18,7 @@ export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._\/:-
 
 const engineName = z
   .string()
-  .regex(ENGINE_PATTERN, 'engine must be "local" or "PROVIDER:MODEL" (for example main:gpt-4.1-mini)');
+  .regex(ENGINE_PATTERN, 'engine must be "local" or PROVIDER:MODEL: a provider\'s name, a colon and a model id');
 /** The most engines one operation may name: the first answers, the others are its fallbacks in order. */
 export const MAX_ENGINE_FALLBACKS = 5;
 const engine = z.union([
