@@ -343,7 +343,7 @@ async function main(): Promise<void> {
   });
   const packagesFile = join(dataDir, 'bench-packages.json');
   writeFileSync(packagesFile, JSON.stringify({
-    providers: { instant: { type: 'openai', base_url: provider$ } },
+    providers: { instant: { type: 'openai-compatible', base_url: provider$ } },
     packages: [benchPackage('bench', 'local'), benchPackage('bench-provider', 'instant:bench-model')],
   }));
   runCli(['packages', 'apply', packagesFile, '--json'], baseEnv);

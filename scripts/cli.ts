@@ -15,6 +15,9 @@ import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
 import { errorText, type CliIssue } from './lib/cli-error';
+import { listProviders } from '../server/domain/providers/list-providers';
+import { setProviderKey } from '../server/domain/providers/set-provider-key';
+import { readSecretFromStdin } from './lib/read-secret';
 
 let database: ProvidedDatabase | undefined;
 
@@ -59,7 +62,7 @@ function readPackagesFile(file: string): unknown {
 }
 
 const program = new Command('cli')
-  .description('Operate the Workflow Generation Service: packages, API keys, operators.')
+  .description('Operate the Workflow Generation Service: packages, providers, API keys, operators.')
   .showHelpAfterError()
   .exitOverride();
 
@@ -157,6 +160,36 @@ keys
       output(Boolean(options.json), key, () => `${key.id}: ${key.remaining_units} units remaining`);
     }),
   );
+
+const providers = program.command('providers').description('Manage engine providers and their API keys');
+providers
+  .command('list')
+  .description('List providers: type, base URL, and whether a key is set and where from (stored, env)')
+  .option('--json', 'print {"providers":[...]}')
+  .action((options: { json?: boolean }) =>
+    withDb(async () => {
+      const items = await listProviders(getPrisma());
+      output(Boolean(options.json), { providers: items }, () =>
+        items.length === 0
+          ? 'No providers.'
+          : items
+              .map((p) => `${p.name}  ${p.type}  ${p.base_url}  key: ${p.key.source === 'none' ? 'not set' : p.key.source}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`)
+              .join('\n'),
+      );
+    }),
+  );
+providers
+  .command('set-key')
+  .description('Store (or replace) a provider\'s API key, read from standard input, encrypted; it is never shown again')
+  .argument('<name>', 'provider name, as in the packages file')
+  .option('--json', 'print {"provider","key_source","replaced","updated_at"}')
+  .action(async (name: string, options: { json?: boolean }) => {
+    const apiKey = await readSecretFromStdin(`API key for ${name} (not shown): `);
+    await withDb(async () => {
+      const result = await setProviderKey(getPrisma(), CLI_ACTOR, { provider: name, apiKey });
+      output(Boolean(options.json), result, () => `provider ${result.provider}: key ${result.replaced ? 'replaced' : 'stored'} (encrypted)`);
+    });
+  });
 
 const operators = program.command('operators').description('Manage dashboard operators');
 operators

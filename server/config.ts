@@ -39,6 +39,14 @@ const envSchema = z.object({
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   PROVIDER_TIMEOUT_MS: positiveInt(30_000),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /** Failures in a row after which a provider is skipped on every instance; 0 turns the circuit breaker off. */
+  PROVIDER_CIRCUIT_FAILURES: z.coerce.number().int().min(0).max(1000).default(5),
+  /** How long a provider whose circuit opened is skipped. */
+  PROVIDER_CIRCUIT_OPEN_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** How often each instance re-reads the circuits from the database (one query for all providers). */
+  PROVIDER_CIRCUIT_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Encrypts provider keys set with `providers set-key` (AES-256-GCM); generated into the data dir when unset. */
+  PROVIDER_KEYS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
   STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),
   BLOB_READ_WRITE_TOKEN: z
     .string()

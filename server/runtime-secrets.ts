@@ -13,6 +13,11 @@ function persistedSecret(config: Config, name: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** The secret provider keys are encrypted under: PROVIDER_KEYS_SECRET, else one generated into the data dir. */
+export function providerKeysSecret(config: Config): string {
+  return config.PROVIDER_KEYS_SECRET ?? persistedSecret(config, 'provider-keys');
+}
+
 export function ensureLocalSecrets(config: Config): void {
   if (!config.SIGNING_SECRET) {
     const secret = persistedSecret(config, 'signing');

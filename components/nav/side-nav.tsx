@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation';
 const LINKS = [
   { href: '/', label: 'Overview' },
   { href: '/packages', label: 'Packages' },
+  { href: '/providers', label: 'Providers' },
   { href: '/keys', label: 'Keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/jobs', label: 'Jobs' },

@@ -3,7 +3,9 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
 import { formatZodIssues } from '@/server/domain/zod-issues';
+import type { EngineChoice } from '@/server/domain/providers/provider-overview';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
+import { EnginePicker } from './engine-picker';
 import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type Errors = Record<string, string>;
@@ -29,7 +31,7 @@ function Field(props: { name: string; label: string; errors: Errors; hint?: stri
 }
 
 /** Creates a package or a new version of one; validated with the packages-file schema here and on the server. */
-export function PackageVersionForm(props: { mode: 'new-package' | 'new-version'; initial?: PackageDefinition }) {
+export function PackageVersionForm(props: { mode: 'new-package' | 'new-version'; initial?: PackageDefinition; engineChoices: EngineChoice[] }) {
   const router = useRouter();
   const [errors, setErrors] = useState<Errors>({});
   const [message, setMessage] = useState<{ tone: 'error' | 'warn'; text: string } | null>(null);
@@ -108,9 +110,11 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
               Sell {operation}
             </label>
             <div className="form-grid" style={{ marginTop: '0.75rem' }}>
-              <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint='"local" or PROVIDER:MODEL'>
-                {(a11y) => <input type="text" {...a11y} defaultValue={String(settings?.engine ?? 'local')} />}
-              </Field>
+              <div style={{ gridColumn: '1 / -1' }}>
+                <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint="the first answers; a fallback is tried when a provider fails or times out">
+                  {(a11y) => <EnginePicker operation={operation} name={fieldName(operation, 'engine')} initial={settings?.engine} choices={props.engineChoices} a11y={a11y as { id: string }} />}
+                </Field>
+              </div>
               <Field name={fieldName(operation, 'units')} label="Units per call" errors={errors}>
                 {(a11y) => <input type="number" min={0} {...a11y} defaultValue={String(settings?.units ?? 1)} />}
               </Field>

@@ -50,13 +50,19 @@ function list(value: FormDataEntryValue | null): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
+/** One engine input is the engine; several (the engine picker's fallbacks) are the ordered list. */
+function engineSetting(values: FormDataEntryValue[]): string | string[] {
+  const names = values.map((value) => String(value).trim());
+  return names.length === 1 ? names[0]! : names;
+}
+
 /** The form's values as a definition; the packages-file schema then judges it. */
 export function formToDefinition(form: FormData): Record<string, unknown> {
   const operations: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     if (form.get(fieldName(operation, 'enabled')) !== 'on') continue;
     const settings: Record<string, unknown> = {
-      engine: String(form.get(fieldName(operation, 'engine')) ?? '').trim(),
+      engine: engineSetting(form.getAll(fieldName(operation, 'engine'))),
       units: numberOrRaw(form.get(fieldName(operation, 'units'))),
     };
     for (const field of LIST_FIELDS[operation]) {

@@ -11,6 +11,8 @@ import {
   releaseIdempotencyKey,
   requestFingerprint,
 } from '../domain/idempotency/idempotency-store';
+import type { EngineTrace } from '../domain/generation/call-engine';
+import { engineNamesOf } from '../domain/packages/engine-names';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
 import { claimAndHold, type ClaimAndHoldResult } from '../domain/quota/claim-and-hold';
@@ -18,7 +20,7 @@ import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds'
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
-import { noteHeld, noteKey } from '../observability/request-record';
+import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
@@ -43,12 +45,15 @@ export interface RunContext extends RouteContext {
   idempotencyRecordId: string;
   /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
   signal: AbortSignal;
+  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
+  engines: EngineTrace;
 }
 
 export interface Charge {
   operation: Operation;
   units: number;
-  engine: string;
+  /** The package's engine setting: one name or its ordered fallbacks. */
+  engine: string | readonly string[];
 }
 
 export type Outcome =
@@ -151,18 +156,19 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         throw error;
       }
 
-      noteHeld(request, charge);
+      noteHeld(request, charge && { ...charge, engine: engineNamesOf(charge.engine)[0]! });
       const started = Date.now();
       const deadline = requestDeadline(Math.max(1, leaseSeconds() - 5) * 1000);
+      const engines: EngineTrace = { tried: [] };
       let outcome: Outcome;
       try {
-        outcome = await traceStep('run', () => spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId!, signal: deadline.signal })); // 11.
+        outcome = await traceStep('run', () => spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId!, signal: deadline.signal, engines })); // 11.
       } catch (error) {
         if (hold && charge) {
           const code = isApiError(error) ? error.code : 'internal_error';
           await releaseHold(hold.holdId, {
             usageEventId: randomUUID(), packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
-            engine: charge.engine, requestId, durationMs: Date.now() - started, errorCode: code,
+            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started, errorCode: code,
           }, recordId);
           hold = undefined;
           recordId = undefined;
@@ -170,6 +176,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         throw error;
       } finally {
         deadline.clear();
+        if (charge) noteEngine(request, usedEngines(charge, engines).engine);
       }
 
       const headers = rateLimitHeaders(rate);
@@ -185,8 +192,8 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
         });
         const captured = await traceStep('capture', () => captureHold(
           hold!.holdId,
-          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation, engine: charge.engine,
-            requestId, durationMs: Date.now() - started },
+          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
+            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started },
           { recordId: recordId!, status: 200, body },
         ));
         if (!captured) {
@@ -204,6 +211,11 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return toErrorResponse(error, requestId);
     }
   };
+}
+
+/** The usage event's engines: the one that answered (else the last tried, else the first named) and all tried. */
+function usedEngines(charge: Charge, trace: EngineTrace): { engine: string; enginesTried: string[] } {
+  return { engine: trace.answered ?? trace.tried.at(-1) ?? engineNamesOf(charge.engine)[0]!, enginesTried: trace.tried };
 }
 
 const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);

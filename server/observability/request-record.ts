@@ -39,3 +39,9 @@ export function noteHeld(request: Request, charge: { operation: string; units: n
     record.units = charge.units;
   }
 }
+
+/** The engine that answered (or was tried last), once the run is over: fallbacks may change it. */
+export function noteEngine(request: Request, engine: string): void {
+  const record = records.get(request);
+  if (record) record.engine = engine;
+}

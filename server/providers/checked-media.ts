@@ -22,5 +22,5 @@ export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType, wh
     }
   }
   console.error(`[provider ${what}] returned ${sniffed ?? 'bytes of no recognised format'} instead of ${mimeType}`);
-  throw new ProviderUnavailableError(`the provider's output is not ${mimeType}`);
+  throw new ProviderUnavailableError(`the provider's output is not ${mimeType}`, 5, { kind: 'malformed' });
 }

@@ -1,5 +1,6 @@
 // What an engine can do. `local` does all of it offline; an `openai`-type provider does it
-// through any OpenAI-compatible server. Callers pick an engine by the package's engine name.
+// through the official OpenAI client, every other provider type through the AI SDK
+// (server/providers/ai-sdk). Callers pick an engine by the package's engine name.
 
 export interface TextTask {
   input: string;
@@ -62,14 +63,30 @@ export interface Engine {
   generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult>;
 }
 
+/**
+ * Why a provider call failed, so a caller can judge whether another provider may do better: a
+ * `rejected` call (4xx other than 429) or a `not_configured` provider is not the network's fault.
+ */
+export type ProviderFailureKind =
+  | 'timeout'
+  | 'rate_limited'
+  | 'server_error'
+  | 'connection'
+  | 'malformed'
+  | 'rejected'
+  | 'not_configured';
+
 /** Any failure of an engine: answered as 503 provider_unavailable, no provider text passed on. */
 export class ProviderUnavailableError extends Error {
+  readonly kind: ProviderFailureKind;
+
   constructor(
     message: string,
     readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: ProviderFailureKind },
   ) {
     super(message, options);
     this.name = 'ProviderUnavailableError';
+    this.kind = options?.kind ?? 'server_error';
   }
 }

@@ -1,21 +1,45 @@
 import { getConfig } from '../config';
 import { getPool } from '../db/client';
+import { AiSdkEngine } from './ai-sdk/ai-sdk-engine';
+import type { SdkModels } from './ai-sdk/provider-module';
+import { providerFetch } from './ai-sdk/provider-fetch';
+import { PROVIDER_MODULES } from './ai-sdk/types';
 import { ProviderUnavailableError, type Engine } from './engine';
 import { localEngine } from './local/local-engine';
 import { OpenAiEngine } from './openai/openai-engine';
+import { ProviderKeyDecryptError } from './provider-keys/key-cipher';
+import { readStoredProviderKey } from './provider-keys/stored-provider-keys';
+import { isProviderType, PROVIDER_TYPE_INFO } from './provider-types';
 
 // Engine names come from package versions: `local`, or `PROVIDER:MODEL` for a provider row.
-// Provider rows are cached briefly; the secret is read from the environment variable the
-// row names, never from the database.
+// Provider rows are cached briefly; the secret is read by readProviderApiKey, never from the
+// row itself. Each provider's SDK client is built once and kept while its row and key are unchanged.
 
 const PROVIDER_CACHE_MS = 10_000;
 const engines = new Map<string, { engine: Engine; until: number }>();
+const sdkClients = new Map<string, { fingerprint: string; models: SdkModels; fetch: typeof fetch }>();
 
-interface ProviderRow {
+export interface ProviderRow {
   name: string;
   type: string;
-  base_url: string;
+  base_url: string | null;
   api_key_env: string | null;
+  options: Record<string, string> | null;
+}
+
+function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number) {
+  const module = PROVIDER_MODULES[provider.type as keyof typeof PROVIDER_MODULES];
+  const extras = provider.options ?? {};
+  const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs]);
+  const cached = sdkClients.get(provider.name);
+  if (cached && cached.fingerprint === fingerprint) return { module, ...cached };
+  const throughFetch = module.originThroughFetch === true;
+  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined });
+  // fal honours baseURL for images: it gets both (its other calls are rewritten by the fetch).
+  const baseURL = provider.base_url && (!throughFetch || provider.type === 'fal') ? provider.base_url : undefined;
+  const models = module.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
+  sdkClients.set(provider.name, { fingerprint, models, fetch });
+  return { module, models, fetch };
 }
 
 export async function resolveEngine(engineName: string): Promise<Engine> {
@@ -28,26 +52,50 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
   const model = engineName.slice(separator + 1);
   const { rows } = await getPool().query<ProviderRow>({
     name: 'wgs-provider-by-name',
-    text: 'SELECT name, type, base_url, api_key_env FROM providers WHERE name = $1',
+    text: 'SELECT name, type, base_url, api_key_env, options FROM providers WHERE name = $1',
     values: [providerName],
   });
   const provider = rows[0];
-  if (!provider || provider.type !== 'openai') {
+  if (!provider || !isProviderType(provider.type)) {
     console.error(`[engine ${engineName}] provider "${providerName}" is not configured`);
-    throw new ProviderUnavailableError(`provider ${providerName} is not configured`, 30);
+    throw new ProviderUnavailableError(`provider ${providerName} is not configured`, 30, { kind: 'not_configured' });
   }
-  const config = getConfig();
-  const engine = new OpenAiEngine(
-    {
-      name: provider.name,
-      baseUrl: provider.base_url,
-      // A provider that names no variable needs no key (some self-hosted servers).
-      apiKey: provider.api_key_env ? process.env[provider.api_key_env] : 'not-required',
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-      maxRetries: config.PROVIDER_MAX_RETRIES,
-    },
-    model,
-  );
+  const engine = buildEngine(provider, model, await readProviderApiKey(provider));
   engines.set(engineName, { engine, until: Date.now() + PROVIDER_CACHE_MS });
   return engine;
+}
+
+/**
+ * A provider's API key: the one an operator stored (`providers set-key`, the dashboard) comes
+ * first, as it is the newer word that needs no redeploy; else the environment variable the
+ * provider names; a provider that names none and has none stored needs no key (self-hosted).
+ */
+export async function readProviderApiKey(provider: ProviderRow): Promise<string | undefined> {
+  let stored: string | undefined;
+  try {
+    stored = await readStoredProviderKey(provider.name);
+  } catch (error) {
+    if (!(error instanceof ProviderKeyDecryptError)) throw error;
+    console.error(`[provider ${provider.name}] ${error.message}`);
+    throw new ProviderUnavailableError(error.message, 30, { kind: 'not_configured' });
+  }
+  if (stored !== undefined) return stored;
+  return provider.api_key_env ? process.env[provider.api_key_env] : 'not-required';
+}
+
+/** Drops the cached engines of a provider whose key just changed (this instance; others within PROVIDER_CACHE_MS). */
+export function forgetProviderEngines(providerName: string): void {
+  for (const name of engines.keys()) if (name.startsWith(`${providerName}:`)) engines.delete(name);
+}
+
+function buildEngine(provider: ProviderRow, model: string, apiKey: string | undefined): Engine {
+  const config = getConfig();
+  if (provider.type === 'openai') {
+    const baseUrl = provider.base_url ?? PROVIDER_TYPE_INFO.openai.defaultBaseUrl;
+    const openAi = { name: provider.name, baseUrl, apiKey, timeoutMs: config.PROVIDER_TIMEOUT_MS, maxRetries: config.PROVIDER_MAX_RETRIES };
+    return new OpenAiEngine(openAi, model);
+  }
+  const client = sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
+  const sdk = { name: provider.name, module: client.module, models: client.models, apiKey, maxRetries: config.PROVIDER_MAX_RETRIES, fetch: client.fetch };
+  return new AiSdkEngine(sdk, model);
 }

@@ -3,10 +3,12 @@ import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } f
 import { keysRouter } from './routers/keys';
 import { packagesRouter } from './routers/packages';
 import { refusalsRouter } from './routers/refusals';
+import { providersRouter } from './routers/providers';
 
 export const appRouter = router({
   overview: overviewRouter,
   packages: packagesRouter,
+  providers: providersRouter,
   keys: keysRouter,
   usage: usageRouter,
   jobs: jobsRouter,

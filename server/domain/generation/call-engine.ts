@@ -1,27 +1,89 @@
-import { ProviderUnavailableError, type Engine } from '../../providers/engine';
+import { ProviderUnavailableError, type Engine, type ProviderFailureKind } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../../providers/resolve-engine';
+import { countFallback } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
 import { ApiError } from '../errors';
+import { engineNamesOf } from '../packages/engine-names';
+import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
+
+/** Which engines a call went to, in order, and the one that answered: for the usage event. */
+export interface EngineTrace {
+  tried: string[];
+  answered?: string;
+}
+
+export interface CallEngineOptions {
+  /** The request's deadline: no further engine is tried once it fired. */
+  signal?: AbortSignal;
+  trace?: EngineTrace;
+  /** The operation sold, for the fallback metric. */
+  operation?: string;
+}
+
+/** Failures another provider may not share: the next engine of the list is tried. */
+const FALLBACK_KINDS = new Set<ProviderFailureKind>(['timeout', 'rate_limited', 'server_error', 'connection', 'malformed', 'not_configured']);
+/** Failures that count towards a provider's circuit (a refused request or a missing key say nothing of its health). */
+const CIRCUIT_KINDS = new Set<ProviderFailureKind>(['timeout', 'rate_limited', 'server_error', 'connection', 'malformed']);
+
+const providerOf = (engineName: string) => (engineName === 'local' ? undefined : engineName.slice(0, engineName.indexOf(':')));
 
 /**
- * Resolves the named engine and runs one call on it; any failure of either (a provider the
- * package names but that is gone, a provider error) becomes 503 provider_unavailable with Retry-After.
+ * Runs one call on the package's engine, or on its fallbacks in order: an engine whose provider's
+ * circuit is open is skipped, and a failure of a kind in FALLBACK_KINDS moves on to the next. When
+ * none answers (or the failure was the request's own), 503 provider_unavailable with Retry-After.
  */
-export async function callEngine<T>(engineName: string, work: (engine: Engine) => Promise<T>): Promise<T> {
-  try {
-    const engine = await resolveEngine(engineName);
-    return await measureProviderCall(engineName, () => work(engine));
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (error instanceof MediaDecodeError) {
-      // The input passed its magic-byte check but holds no usable media: the caller's to fix. The
-      // decoder's sentence says what is wrong (no audio track, no frame); its cause is not shown.
-      const reason = error.message.charAt(0).toLowerCase() + error.message.slice(1);
-      throw ApiError.validation([{ path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${reason}` }]);
+export async function callEngine<T>(
+  setting: string | readonly string[],
+  work: (engine: Engine) => Promise<T>,
+  options: CallEngineOptions = {},
+): Promise<T> {
+  const names = engineNamesOf(setting);
+  const trace = options.trace ?? { tried: [] };
+  let lastError: unknown;
+  let skippedForMs: number | undefined;
+  for (const name of names) {
+    if (options.signal?.aborted) break;
+    const provider = providerOf(name);
+    const openMs = provider ? await providerCircuitOpenMs(provider) : 0;
+    if (openMs > 0) {
+      skippedForMs = Math.min(skippedForMs ?? openMs, openMs);
+      continue;
     }
-    if (!(error instanceof ProviderUnavailableError)) console.error('[engine] unexpected failure', error);
-    const retryAfter = error instanceof ProviderUnavailableError ? error.retryAfterSeconds : 5;
-    throw new ApiError('provider_unavailable', { retryAfter, cause: error });
+    const previous = trace.tried.at(-1);
+    if (previous) countFallback(options.operation ?? 'unknown', previous, name);
+    trace.tried.push(name);
+    try {
+      const engine = await resolveEngine(name);
+      const result = await measureProviderCall(name, () => work(engine));
+      trace.answered = name;
+      if (provider) await recordProviderSuccess(provider);
+      return result;
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (error instanceof MediaDecodeError) throw undecodableMedia(error);
+      lastError = error;
+      if (!(error instanceof ProviderUnavailableError)) {
+        console.error('[engine] unexpected failure', error);
+        break;
+      }
+      // A call cut short by the request's own deadline says nothing of the provider.
+      if (provider && CIRCUIT_KINDS.has(error.kind) && !options.signal?.aborted) await recordProviderFailure(provider);
+      if (!FALLBACK_KINDS.has(error.kind)) break;
+    }
   }
+  if (lastError === undefined && skippedForMs !== undefined) {
+    throw new ApiError('provider_unavailable', { retryAfter: Math.max(1, Math.ceil(skippedForMs / 1000)) });
+  }
+  const retryAfter = lastError instanceof ProviderUnavailableError ? lastError.retryAfterSeconds : 5;
+  throw new ApiError('provider_unavailable', { retryAfter, cause: lastError });
+}
+
+/**
+ * The input passed its magic-byte check but holds no usable media: the caller's to fix. The
+ * decoder's sentence says what is wrong (no audio track, no frame); its cause is not shown.
+ */
+function undecodableMedia(error: MediaDecodeError): ApiError {
+  const reason = error.message.charAt(0).toLowerCase() + error.message.slice(1);
+  return ApiError.validation([{ path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${reason}` }]);
 }

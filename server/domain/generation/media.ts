@@ -7,7 +7,7 @@ import { signObjectUrl } from '../../storage/signed-urls';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
-import { callEngine } from './call-engine';
+import { callEngine, type EngineTrace } from './call-engine';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 
 // images.generate, audio.speech and audio.transcribe: package settings and referenced uploads
@@ -15,7 +15,8 @@ import { operationSettings, PackageSettingsCheck } from './package-settings';
 
 export interface MediaPrepared<T> {
   task: T;
-  engine: string;
+  /** The package's engine, or its ordered fallbacks. */
+  engine: string | readonly string[];
   units: number;
   keyId: string;
   input?: InputUpload;
@@ -57,10 +58,10 @@ export async function prepareImagesGenerate(
 }
 
 export async function generateImage(
-  prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>, origin: string, signal: AbortSignal,
+  prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>, origin: string, signal: AbortSignal, trace?: EngineTrace,
 ): Promise<FileOutput> {
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
-  const result = await callEngine(prepared.engine, (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal));
+  const result = await callEngine(prepared.engine, (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal), { signal, trace, operation: 'images.generate' });
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -84,8 +85,10 @@ export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedK
   return { task: { text: body.text, voice, language, format }, engine: settings.engine, units: settings.units, keyId: key.id };
 }
 
-export async function synthesizeSpeech(prepared: MediaPrepared<SpeechTask>, origin: string, signal: AbortSignal): Promise<FileOutput> {
-  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal));
+export async function synthesizeSpeech(
+  prepared: MediaPrepared<SpeechTask>, origin: string, signal: AbortSignal, trace?: EngineTrace,
+): Promise<FileOutput> {
+  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), { signal, trace, operation: 'audio.speech' });
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -107,11 +110,11 @@ export async function prepareAudioTranscribe(
 }
 
 export async function transcribeUpload(
-  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload }, signal: AbortSignal,
+  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload }, signal: AbortSignal, trace?: EngineTrace,
 ): Promise<Transcript> {
   const bytes = await loadUploadBytes(prepared.input.storageKey);
   const transcript = await callEngine(prepared.engine, (engine) => engine.transcribe({
     bytes, mimeType: prepared.input.mimeType, filename: prepared.input.filename, ...prepared.task,
-  }, signal));
+  }, signal), { signal, trace, operation: 'audio.transcribe' });
   return prepared.task.timestamps === 'none' ? { text: transcript.text, segments: [] } : transcript;
 }

@@ -2,11 +2,12 @@ import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/ge
 import type { CodeTask, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
-import { callEngine } from './call-engine';
+import { callEngine, type EngineTrace } from './call-engine';
 
 export interface Prepared<T> {
   task: T;
-  engine: string;
+  /** The package's engine, or its ordered fallbacks. */
+  engine: string | readonly string[];
   units: number;
 }
 
@@ -31,10 +32,12 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
-export async function generateText(prepared: Prepared<TextTask>, signal: AbortSignal): Promise<{ text: string }> {
-  return callEngine(prepared.engine, (engine) => engine.generateText(prepared.task, signal));
+export async function generateText(prepared: Prepared<TextTask>, signal: AbortSignal, trace?: EngineTrace): Promise<{ text: string }> {
+  return callEngine(prepared.engine, (engine) => engine.generateText(prepared.task, signal), { signal, trace, operation: 'text.generate' });
 }
 
-export async function generateCode(prepared: Prepared<CodeTask>, signal: AbortSignal): Promise<{ code: string; explanation: string }> {
-  return callEngine(prepared.engine, (engine) => engine.generateCode(prepared.task, signal));
+export async function generateCode(
+  prepared: Prepared<CodeTask>, signal: AbortSignal, trace?: EngineTrace,
+): Promise<{ code: string; explanation: string }> {
+  return callEngine(prepared.engine, (engine) => engine.generateCode(prepared.task, signal), { signal, trace, operation: 'code.generate' });
 }

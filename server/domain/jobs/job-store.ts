@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { getPool } from '../../db/client';
+import { engineNamesOf } from '../packages/engine-names';
 import { CAPTURED_HOLD_KEY_CTE, RELEASED_HOLD_KEY_CTE } from '../quota/unit-holds';
 
 // The `jobs` rows and the settlement of their unit holds. Every state change that touches
@@ -22,6 +23,8 @@ export interface JobRow {
   status: JobStatus;
   input: JobInput;
   engine: string;
+  /** The package's engine list (empty on jobs from before fallbacks: `engine` alone). */
+  engines: string[];
   units: number;
   hold_id: string | null;
   request_id: string;
@@ -46,7 +49,8 @@ export interface NewJob {
   apiKeyId: string;
   operation: string;
   input: JobInput;
-  engine: string;
+  /** The package's engine setting: one name or its ordered fallbacks. */
+  engine: string | readonly string[];
   units: number;
   holdId: string;
   requestId: string;
@@ -57,9 +61,10 @@ export interface NewJob {
 export async function insertJob(client: pg.PoolClient, job: NewJob): Promise<void> {
   await client.query({
     name: 'wgs-job-insert',
-    text: `INSERT INTO jobs (id, api_key_id, operation, status, input, engine, units, hold_id, request_id, attempts, created_at, updated_at)
-           VALUES ($1, $2, $3, 'submitted', $4, $5, $6, $7, $8, 0, $9, $9)`,
-    values: [job.id, job.apiKeyId, job.operation, JSON.stringify(job.input), job.engine, job.units, job.holdId, job.requestId, job.createdAt],
+    text: `INSERT INTO jobs (id, api_key_id, operation, status, input, engine, engines, units, hold_id, request_id, attempts, created_at, updated_at)
+           VALUES ($1, $2, $3, 'submitted', $4, $5, $10::text[], $6, $7, $8, 0, $9, $9)`,
+    values: [job.id, job.apiKeyId, job.operation, JSON.stringify(job.input), engineNamesOf(job.engine)[0], job.units, job.holdId,
+      job.requestId, job.createdAt, engineNamesOf(job.engine)],
   });
 }
 
@@ -120,6 +125,9 @@ export interface JobUsage {
   usageEventId: string;
   packageVersionId: string;
   durationMs: number;
+  /** The engine that answered (else the last tried); the job's first engine when omitted. */
+  engine?: string;
+  enginesTried?: readonly string[];
 }
 
 export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
@@ -140,8 +148,9 @@ export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: st
              RETURNING id, api_key_id, units, counts_in_flight
            ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       request_id, hold_id, job_id, duration_ms)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int
+                                       request_id, hold_id, job_id, duration_ms, engines_tried)
+             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int,
+                    COALESCE($10::text[], ARRAY[]::text[])
                FROM hold
              RETURNING id
            ), done AS (
@@ -152,8 +161,8 @@ export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: st
            SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
                   (SELECT count(*) FROM usage)::int AS usage,
                   (SELECT status FROM jobs WHERE id = $1) AS job_status`,
-    values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, job.engine, job.request_id,
-      usage.durationMs, result.key, result.mimeType],
+    values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, usage.engine ?? job.engine, job.request_id,
+      usage.durationMs, result.key, result.mimeType, usage.enginesTried ?? null],
   });
   const row = rows[0]!;
   if (row.done === 1) return 'succeeded';
@@ -185,15 +194,17 @@ export async function failJob(jobId: string, failure: JobFailure): Promise<boole
              RETURNING id, api_key_id, units, counts_in_flight
            ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       error_code, request_id, hold_id, job_id, duration_ms)
-             SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, j.engine, 'failed', 0, $2::text, j.request_id, h.id, j.id, $6::int
+                                       error_code, request_id, hold_id, job_id, duration_ms, engines_tried)
+             SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, COALESCE($7::text, j.engine), 'failed', 0, $2::text, j.request_id,
+                    h.id, j.id, $6::int, COALESCE($8::text[], ARRAY[]::text[])
                FROM hold h, job j WHERE $4::uuid IS NOT NULL
              RETURNING id
            )
            SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
                   (SELECT count(*) FROM usage)::int AS usage`,
     values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
-      failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null],
+      failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null, failure.usage?.engine ?? null,
+      failure.usage?.enginesTried ?? null],
   });
   return rows[0]!.failed === 1;
 }

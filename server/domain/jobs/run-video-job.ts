@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
-import { callEngine } from '../generation/call-engine';
+import { callEngine, type EngineTrace } from '../generation/call-engine';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } from './job-store';
 
@@ -35,14 +35,18 @@ export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<A
     task.inputMimeType = job.input.inputUpload.mimeType;
   }
 
+  // Jobs from before engine lists have `engine` alone.
+  const trace: EngineTrace = { tried: [] };
+  const engines = job.engines?.length ? job.engines : job.engine;
+  const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried });
   let media;
   try {
-    media = await callEngine(job.engine, (engine) => engine.generateVideo(task, signal));
+    media = await callEngine(engines, (engine) => engine.generateVideo(task, signal), { signal, trace, operation: 'videos.generate' });
   } catch (error) {
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
-    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started };
+    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() };
     const failure = error.code === 'provider_unavailable'
       ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
       : { code: error.code, message: error.message };
@@ -53,7 +57,7 @@ export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<A
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     job,
-    { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started },
+    { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() },
     { key, mimeType: media.mimeType },
   );
   if (outcome === 'succeeded') return 'succeeded';

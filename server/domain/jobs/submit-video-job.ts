@@ -17,7 +17,8 @@ import { toJobView } from './job-view';
 
 export interface PreparedVideoJob {
   input: JobInput;
-  engine: string;
+  /** The package's engine, or its ordered fallbacks. */
+  engine: string | readonly string[];
   units: number;
 }
 

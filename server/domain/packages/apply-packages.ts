@@ -3,7 +3,9 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { packagesFileSchema, type PackageDefinition, type PackagesFile } from './package-schema';
+import { engineCapabilityIssues } from './check-engine-capabilities';
+import { engineNamesOf } from './engine-names';
+import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from './package-schema';
 import { zodValidationError } from '../zod-issues';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
@@ -26,8 +28,11 @@ export function definitionHash(definition: PackageDefinition): string {
 
 function referencedProviders(definition: PackageDefinition): { provider: string; path: string }[] {
   return Object.entries(definition.operations).flatMap(([operation, settings]) => {
-    if (!settings || settings.engine === 'local') return [];
-    return [{ provider: settings.engine.split(':')[0]!, path: `operations.${operation}.engine` }];
+    if (!settings) return [];
+    const list = typeof settings.engine !== 'string';
+    return engineNamesOf(settings.engine).flatMap((name, index) => (name === 'local'
+      ? []
+      : [{ provider: name.split(':')[0]!, path: `operations.${operation}.engine${list ? `.${index}` : ''}` }]));
   });
 }
 
@@ -49,15 +54,25 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const result: ApplyResult = { providers: [], packages: [] };
     for (const [name, provider] of Object.entries(file.providers)) {
-      const data = { type: provider.type, baseUrl: provider.base_url, apiKeyEnv: provider.api_key_env ?? null };
+      const data = {
+        type: provider.type,
+        baseUrl: provider.base_url ?? null,
+        apiKeyEnv: provider.api_key_env ?? null,
+        options: providerExtrasOf(provider),
+      };
       const existing = await tx.provider.findUnique({ where: { name } });
       if (!existing) {
         await tx.provider.create({ data: { name, ...data } });
         await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
         result.providers.push({ name, status: 'created' });
-      } else if (existing.type !== data.type || existing.baseUrl !== data.baseUrl || existing.apiKeyEnv !== data.apiKeyEnv) {
+      } else if (
+        existing.type !== data.type ||
+        existing.baseUrl !== data.baseUrl ||
+        existing.apiKeyEnv !== data.apiKeyEnv ||
+        canonicalJson(existing.options) !== canonicalJson(data.options)
+      ) {
         await tx.provider.update({ where: { name }, data });
-        const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv };
+        const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv, options: existing.options };
         await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
         result.providers.push({ name, status: 'updated' });
       } else {
@@ -65,7 +80,10 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
       }
     }
 
-    const knownProviders = new Set((await tx.provider.findMany({ select: { name: true } })).map((p) => p.name));
+    const providerTypes = new Map(
+      (await tx.provider.findMany({ select: { name: true, type: true } })).map((p) => [p.name, p.type] as const),
+    );
+    const knownProviders = new Set(providerTypes.keys());
     const missing = file.packages.flatMap((definition, index) =>
       referencedProviders(definition)
         .filter((ref) => !knownProviders.has(ref.provider))
@@ -76,6 +94,9 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
         })),
     );
     if (missing.length > 0) throw ApiError.validation(missing, 'The packages file is invalid.');
+    // Judged after the providers above are written, so a file may change a type and its packages together.
+    const unable = file.packages.flatMap((definition, index) => engineCapabilityIssues(definition, index, providerTypes));
+    if (unable.length > 0) throw ApiError.validation(unable);
 
     for (const definition of file.packages) {
       result.packages.push(await applyPackage(tx, actor, definition, options));

@@ -5,6 +5,7 @@ import {
   TEXT_OUTPUT_FORMATS,
   TIMESTAMP_MODES,
 } from '../operations';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '../../providers/provider-types';
 
 // The package file format of CONTRACT.md §7, used by the CLI, the dashboard form and the
 // hot path alike. A list setting, when given, is the set of allowed values and its first
@@ -15,9 +16,19 @@ const MAX_UPLOAD_BYTES = 104_857_600;
 
 export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._\/:-]{1,120})$/;
 
-const engine = z
+const engineName = z
   .string()
-  .regex(ENGINE_PATTERN, 'engine must be "local" or "PROVIDER:MODEL" (for example main:gpt-4.1-mini)');
+  .regex(ENGINE_PATTERN, 'engine must be "local" or PROVIDER:MODEL: a provider\'s name, a colon and a model id');
+/** The most engines one operation may name: the first answers, the others are its fallbacks in order. */
+export const MAX_ENGINE_FALLBACKS = 5;
+const engine = z.union([
+  engineName,
+  z
+    .array(engineName)
+    .min(1, 'an engine list names at least one engine')
+    .max(MAX_ENGINE_FALLBACKS, `an engine list names at most ${MAX_ENGINE_FALLBACKS} engines`)
+    .refine((list) => new Set(list).size === list.length, 'an engine list names each engine once'),
+], { error: `engine must be one engine name or a list of 1 to ${MAX_ENGINE_FALLBACKS} unique engine names` });
 const units = z.number().int().min(0).max(1_000_000);
 const uniqueList = <T extends z.ZodType<string>>(item: T) =>
   z
@@ -79,17 +90,57 @@ export const packageDefinitionSchema = z.strictObject({
 
 export type PackageDefinition = z.infer<typeof packageDefinitionSchema>;
 
-export const providerSchema = z.strictObject({
-  type: z.literal('openai'),
-  // The engine's server: http(s) only, and no credentials in it (the secret is named by api_key_env).
-  base_url: z
-    .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
-    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env'),
+// The engine's server: http(s) only, and no credentials in it (the secret is named by api_key_env).
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
+  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env');
+
+const providerCommon = {
   api_key_env: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, 'api_key_env names an environment variable, e.g. MAIN_API_KEY')
     .optional(),
+};
+
+const EXTRA_FIELDS: Record<string, z.ZodType> = {
+  resource_name: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'resource_name is the Azure resource name, e.g. my-openai'),
+  api_version: z.string().regex(/^[A-Za-z0-9._-]{1,40}$/, 'api_version looks like v1 or 2025-04-01-preview'),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'region is an AWS region, e.g. us-east-1'),
+};
+
+/** One entry per provider type: `base_url` is exactly the AI SDK provider's `baseURL`. */
+function providerEntrySchema(type: ProviderType) {
+  const info = PROVIDER_TYPE_INFO[type];
+  const extras = Object.fromEntries(
+    Object.entries(info.extras).map(([name, extra]) => [name, extra.required ? EXTRA_FIELDS[name]! : EXTRA_FIELDS[name]!.optional()]),
+  );
+  const entry = z.strictObject({
+    type: z.literal(type),
+    base_url: info.baseUrlRequired ? baseUrl : baseUrl.optional(),
+    ...providerCommon,
+    ...extras,
+  });
+  if (type !== 'azure') return entry;
+  return entry.refine(
+    (value) => value.base_url !== undefined || (value as { resource_name?: string }).resource_name !== undefined,
+    { path: ['resource_name'], message: 'an azure provider needs resource_name or base_url' },
+  );
+}
+
+const providerEntries = PROVIDER_TYPES.map(providerEntrySchema);
+
+export const providerSchema = z.discriminatedUnion('type', providerEntries as unknown as [typeof providerEntries[0], ...typeof providerEntries], {
+  error: (issue) =>
+    issue.code === 'invalid_union' ? `type must be one of ${PROVIDER_TYPES.join(', ')}` : undefined,
 });
+
+export type ProviderEntry = z.infer<typeof providerSchema> & { base_url?: string; resource_name?: string; api_version?: string; region?: string };
+
+/** The type extras of an entry (azure resource_name, bedrock region, ...), as stored with the provider. */
+export function providerExtrasOf(entry: ProviderEntry): Record<string, string> {
+  const { type: _type, base_url: _baseUrl, api_key_env: _keyEnv, ...extras } = entry;
+  return Object.fromEntries(Object.entries(extras).filter(([, value]) => typeof value === 'string')) as Record<string, string>;
+}
 
 export const packagesFileSchema = z
   .strictObject({

@@ -122,6 +122,8 @@ export interface UsageRecord {
   packageVersionId: string;
   operation: string;
   engine: string;
+  /** Every engine called, in order (fallbacks). */
+  enginesTried?: readonly string[];
   requestId: string;
   jobId?: string | null;
   durationMs: number;
@@ -145,8 +147,9 @@ export async function captureHold(
              RETURNING api_key_id, units, counts_in_flight
            ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       request_id, hold_id, job_id, duration_ms)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, $1::uuid, $7::text, $8::int
+                                       request_id, hold_id, job_id, duration_ms, engines_tried)
+             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, $1::uuid, $7::text, $8::int,
+                    COALESCE($12::text[], ARRAY[]::text[])
                FROM hold
              RETURNING id
            ), idem AS (
@@ -158,7 +161,8 @@ export async function captureHold(
                   (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
                   (SELECT count(*) FROM idem)::int AS idem`,
     values: [holdId, usage.usageEventId, usage.packageVersionId, usage.operation, usage.engine, usage.requestId,
-      usage.jobId ?? null, usage.durationMs, idempotency?.recordId ?? null, idempotency?.status ?? null, idempotency?.body ?? null],
+      usage.jobId ?? null, usage.durationMs, idempotency?.recordId ?? null, idempotency?.status ?? null, idempotency?.body ?? null,
+      usage.enginesTried ?? null],
   });
   return rows[0]!.captured === 1;
 }
@@ -180,8 +184,9 @@ export async function releaseHold(
              RETURNING api_key_id, units, counts_in_flight
            ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
              INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       error_code, request_id, hold_id, job_id, duration_ms)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'failed', 0, $6::text, $7::text, $1::uuid, $8::text, $9::int
+                                       error_code, request_id, hold_id, job_id, duration_ms, engines_tried)
+             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'failed', 0, $6::text, $7::text, $1::uuid, $8::text, $9::int,
+                    COALESCE($11::text[], ARRAY[]::text[])
                FROM hold WHERE $2::uuid IS NOT NULL
              RETURNING id
            ), idem AS (
@@ -191,7 +196,7 @@ export async function releaseHold(
                   (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`,
     values: [holdId, failure?.usageEventId ?? null, failure?.packageVersionId ?? null, failure?.operation ?? null,
       failure?.engine ?? null, failure?.errorCode ?? null, failure?.requestId ?? null, failure?.jobId ?? null,
-      failure?.durationMs ?? null, idempotencyRecordId ?? null],
+      failure?.durationMs ?? null, idempotencyRecordId ?? null, failure?.enginesTried ?? null],
   });
 }
 

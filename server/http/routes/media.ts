@@ -14,7 +14,7 @@ export const imagesGenerateRoute = definePostRoute({
   schema: imagesGenerateRequest,
   prepare: (body, ctx) => prepareImagesGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'images.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateImage(prepared, ctx.origin, ctx.signal) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateImage(prepared, ctx.origin, ctx.signal, ctx.engines) }),
 });
 
 export const audioSpeechRoute = definePostRoute({
@@ -22,7 +22,7 @@ export const audioSpeechRoute = definePostRoute({
   schema: audioSpeechRequest,
   prepare: (body, ctx) => prepareAudioSpeech(body, ctx.key),
   charge: (prepared) => ({ operation: 'audio.speech', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await synthesizeSpeech(prepared, ctx.origin, ctx.signal) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await synthesizeSpeech(prepared, ctx.origin, ctx.signal, ctx.engines) }),
 });
 
 export const audioTranscribeRoute = definePostRoute({
@@ -30,5 +30,5 @@ export const audioTranscribeRoute = definePostRoute({
   schema: audioTranscribeRequest,
   prepare: (body, ctx) => prepareAudioTranscribe(body, ctx.key),
   charge: (prepared) => ({ operation: 'audio.transcribe', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(prepared, ctx.signal) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(prepared, ctx.signal, ctx.engines) }),
 });

@@ -12,7 +12,7 @@ export const textGenerateRoute = definePostRoute({
   schema: textGenerateRequest,
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'text.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(prepared, ctx.signal) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(prepared, ctx.signal, ctx.engines) }),
 });
 
 export const codeGenerateRoute = definePostRoute({
@@ -20,5 +20,5 @@ export const codeGenerateRoute = definePostRoute({
   schema: codeGenerateRequest,
   prepare: (body, ctx) => prepareCodeGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'code.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateCode(prepared, ctx.signal) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateCode(prepared, ctx.signal, ctx.engines) }),
 });

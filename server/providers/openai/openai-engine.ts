@@ -11,8 +11,10 @@ import type {
   TranscribeTask,
   VideoTask,
 } from '../engine';
+import { cappedFetch } from '../capped-fetch';
 import { checkedMedia } from '../checked-media';
 import { ProviderUnavailableError } from '../engine';
+import { openAiFailureKind } from './failure-kind';
 
 // Any OpenAI-compatible server, through the official client with its own timeout and
 // bounded retries (429 and 5xx). Every failure becomes ProviderUnavailableError: the
@@ -46,33 +48,6 @@ const TRANSCRIPT_SEGMENTS = z.array(
 );
 const VIDEO_POLL_MS = 2_000;
 
-/**
- * The most a provider's reply may hold: JSON (text, code, base64 images) 16 MiB, media 100 MiB. A
- * larger reply, read whole, would exhaust the server's heap; it is cut off as a provider failure.
- */
-const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
-const MEDIA_REPLY_LIMIT = 104_857_600;
-
-async function cappedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  const limit = (response.headers.get('content-type') ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT;
-  const tooLarge = () => new Error(`the provider's reply is larger than ${limit} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  if (!response.body) return response;
-  let received = 0;
-  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      received += chunk.byteLength;
-      if (received > limit) controller.error(tooLarge());
-      else controller.enqueue(chunk);
-    },
-  }));
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
 function retryAfterOf(error: unknown): number {
   const header = (error as { headers?: Headers | Record<string, string> } | null)?.headers;
   const value = header instanceof Headers ? header.get('retry-after') : header?.['retry-after'];
@@ -101,7 +76,7 @@ export class OpenAiEngine implements Engine {
   private async call<T>(what: string, work: () => Promise<T>): Promise<T> {
     if (!this.config.apiKey) {
       console.error(`[provider ${this.config.name}] its API key environment variable is not set`);
-      throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30);
+      throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30, { kind: 'not_configured' });
     }
     try {
       return await work();
@@ -109,7 +84,7 @@ export class OpenAiEngine implements Engine {
       if (error instanceof ProviderUnavailableError) throw error;
       const status = (error as { status?: number }).status;
       console.error(`[provider ${this.name}] ${what} failed${status ? ` with HTTP ${status}` : ''}`);
-      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error });
+      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error, kind: openAiFailureKind(error) });
     }
   }
 
@@ -127,7 +102,7 @@ export class OpenAiEngine implements Engine {
     );
     const content = completion.choices[0]?.message?.content;
     // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
-    if (typeof content !== 'string' || content.trim() === '') throw new ProviderUnavailableError('empty completion');
+    if (typeof content !== 'string' || content.trim() === '') throw new ProviderUnavailableError('empty completion', 5, { kind: 'malformed' });
     return content;
   }
 
@@ -139,7 +114,7 @@ export class OpenAiEngine implements Engine {
         try {
           JSON.parse(text);
         } catch {
-          throw new ProviderUnavailableError('the provider returned invalid JSON');
+          throw new ProviderUnavailableError('the provider returned invalid JSON', 5, { kind: 'malformed' });
         }
       }
       return { text };
@@ -160,11 +135,11 @@ export class OpenAiEngine implements Engine {
       try {
         parsed = JSON.parse(reply);
       } catch {
-        throw new ProviderUnavailableError('the provider returned invalid JSON');
+        throw new ProviderUnavailableError('the provider returned invalid JSON', 5, { kind: 'malformed' });
       }
       const { code, explanation } = (parsed ?? {}) as { code?: unknown; explanation?: unknown };
       if (typeof code !== 'string' || typeof explanation !== 'string') {
-        throw new ProviderUnavailableError('the provider reply lacks code or explanation');
+        throw new ProviderUnavailableError('the provider reply lacks code or explanation', 5, { kind: 'malformed' });
       }
       return { code, explanation };
     });
@@ -184,7 +159,7 @@ export class OpenAiEngine implements Engine {
         : await this.client.images.generate({ model: this.model, prompt, output_format: task.format }, { signal });
       const data = response.data?.[0];
       if (data?.b64_json) return checkedMedia(Buffer.from(data.b64_json, 'base64'), IMAGE_MIME[task.format], `${this.name} image`);
-      throw new ProviderUnavailableError('the provider returned no image data');
+      throw new ProviderUnavailableError('the provider returned no image data', 5, { kind: 'malformed' });
     });
   }
 
@@ -195,7 +170,7 @@ export class OpenAiEngine implements Engine {
         { signal },
       );
       const bytes = Buffer.from(await response.arrayBuffer());
-      if (bytes.length === 0) throw new ProviderUnavailableError('the provider returned no audio');
+      if (bytes.length === 0) throw new ProviderUnavailableError('the provider returned no audio', 5, { kind: 'malformed' });
       return checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav', `${this.name} speech`);
     });
   }
@@ -214,10 +189,10 @@ export class OpenAiEngine implements Engine {
         },
         { signal },
       )) as { text?: unknown; segments?: unknown };
-      if (typeof result.text !== 'string') throw new ProviderUnavailableError('the provider returned no text');
+      if (typeof result.text !== 'string') throw new ProviderUnavailableError('the provider returned no text', 5, { kind: 'malformed' });
       if (!segmented) return { text: result.text, segments: [] };
       const segments = TRANSCRIPT_SEGMENTS.safeParse(result.segments);
-      if (!segments.success) throw new ProviderUnavailableError('the provider returned malformed segments');
+      if (!segments.success) throw new ProviderUnavailableError('the provider returned malformed segments', 5, { kind: 'malformed' });
       return { text: result.text, segments: segments.data.map((segment) => ({ ...segment, text: segment.text.trim() })) };
     });
   }
@@ -234,7 +209,7 @@ export class OpenAiEngine implements Engine {
       );
       while (video.status === 'queued' || video.status === 'in_progress') {
         await new Promise((resolve) => setTimeout(resolve, VIDEO_POLL_MS));
-        if (signal.aborted) throw new ProviderUnavailableError('video generation timed out');
+        if (signal.aborted) throw new ProviderUnavailableError('video generation timed out', 5, { kind: 'timeout' });
         video = await this.client.videos.retrieve(video.id, { signal });
       }
       if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');

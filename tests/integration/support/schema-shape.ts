@@ -91,7 +91,12 @@ function prismaName(table: string, columns: string[], suffix: string): string {
 }
 
 function scalarColumn(field: DmmfField, enumDbNames: Map<string, string>): Omit<ColumnShape, 'nullable' | 'default'> {
-  if (field.isList) throw new Error(`schema-shape: list field ${field.name} is not handled yet; extend the test`);
+  if (field.isList) {
+    // A scalar list is a PostgreSQL array of the element type (String[] is text[], udt _text).
+    const element = scalarColumn({ ...field, isList: false }, enumDbNames);
+    if (field.kind === 'enum') throw new Error(`schema-shape: enum list field ${field.name} is not handled yet; extend the test`);
+    return { type: 'ARRAY', udt: `_${element.udt}`, length: null, precision: null };
+  }
   if (field.kind === 'enum') {
     const udt = enumDbNames.get(field.type)!;
     return { type: 'USER-DEFINED', udt, length: null, precision: null };
@@ -135,6 +140,7 @@ function scalarColumn(field: DmmfField, enumDbNames: Map<string, string>): Omit<
 function expectedDefault(field: DmmfField): string | null {
   if (!field.hasDefaultValue || field.default === undefined) return null;
   const value = field.default;
+  if (Array.isArray(value)) return JSON.stringify(value);
   if (value !== null && typeof value === 'object' && 'name' in value) {
     const fn = value as { name: string; args: unknown[] };
     if (fn.name === 'now') return 'now';
@@ -205,6 +211,7 @@ function normalizeDefault(raw: string | null): string | null {
   if (raw === null) return null;
   if (/^nextval\(/i.test(raw)) return 'autoincrement';
   if (/^(CURRENT_TIMESTAMP|now\(\))$/i.test(raw)) return 'now';
+  if (/^ARRAY\[\]::[\w" .]+\[\]$/i.test(raw)) return '[]';
   const literal = /^'((?:[^']|'')*)'::[\w" .]+$/.exec(raw);
   if (literal) return literal[1]!.replace(/''/g, "'");
   return raw;

@@ -6,11 +6,12 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'New package' };
 
 export default async function NewPackagePage() {
-  await dashboardCaller('/packages/new');
+  const { caller } = await dashboardCaller('/packages/new');
+  const engineChoices = await caller.providers.engineChoices();
   return (
     <div className="stack">
       <PageHeader title="New package" description="Its first version is created from this form." back={{ href: '/packages', label: 'Packages' }} />
-      <PackageVersionForm mode="new-package" />
+      <PackageVersionForm mode="new-package" engineChoices={engineChoices} />
     </div>
   );
 }

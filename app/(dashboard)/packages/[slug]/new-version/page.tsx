@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: 'New package version' };
 export default async function NewVersionPage(props: { params: Promise<{ slug: string }> }) {
   const { slug } = await props.params;
   const { caller } = await dashboardCaller(`/packages/${slug}/new-version`);
-  const pkg = await orNotFound(caller.packages.get({ slug }));
+  const [pkg, engineChoices] = await Promise.all([orNotFound(caller.packages.get({ slug })), caller.providers.engineChoices()]);
   const latest = pkg.versions[0];
   return (
     <div className="stack">
@@ -18,7 +18,7 @@ export default async function NewVersionPage(props: { params: Promise<{ slug: st
         description={`Starts from version ${pkg.latest_version}. Keys already issued keep their version.`}
         back={{ href: `/packages/${pkg.slug}`, label: pkg.name }}
       />
-      <PackageVersionForm mode="new-version" initial={latest ? versionToDefinition(pkg.slug, latest) : undefined} />
+      <PackageVersionForm mode="new-version" initial={latest ? versionToDefinition(pkg.slug, latest) : undefined} engineChoices={engineChoices} />
     </div>
   );
 }

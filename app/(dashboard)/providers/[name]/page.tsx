@@ -1,0 +1,61 @@
+import type { Metadata } from 'next';
+import { KeyStatus, failureText } from '@/components/providers/key-status';
+import { ProviderForm } from '@/components/providers/provider-form';
+import { SetKeyForm } from '@/components/providers/set-key-form';
+import { TestProviderForm } from '@/components/providers/test-provider-form';
+import { Alert, Card, DetailList, Stat } from '@/components/ui/card';
+import { formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { testOperationOf } from '@/server/domain/providers/provider-test-call';
+import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Provider' };
+
+export default async function ProviderPage(props: { params: Promise<{ name: string }>; searchParams: SearchParams }) {
+  const { name } = await props.params;
+  const created = param(await props.searchParams, 'created');
+  const { caller } = await dashboardCaller(`/providers/${name}`);
+  const provider = await orNotFound(caller.providers.get({ name }));
+  const { health } = provider;
+  return (
+    <div className="stack">
+      <PageHeader
+        title={provider.name}
+        description={<>{provider.label}. Engines name it as <code>{provider.name}:MODEL</code>.</>}
+        back={{ href: '/providers', label: 'Providers' }}
+      />
+      {created ? <Alert tone="ok">Provider {provider.name} added. Set its key below, then test it.</Alert> : null}
+      <div className="stats">
+        <Stat label="Calls (24 h)" value={formatNumber(health.calls)} testId="provider-calls" />
+        <Stat label="Failures (24 h)" value={failureText(health.calls, health.failures)} testId="provider-failures" />
+        <Stat label="p95 latency (24 h)" value={health.p95_ms === null ? '—' : `${formatNumber(health.p95_ms)} ms`} testId="provider-p95" />
+      </div>
+      <div className="grid">
+        <Card title="Details">
+          <DetailList
+            items={[
+              ['Type', provider.type],
+              ['Base URL', provider.base_url ? <code key="url">{provider.base_url}</code> : `default${provider.default_base_url ? `: ${provider.default_base_url}` : ''}`],
+              ['Key', <KeyStatus key="key" provider={provider} />],
+              ['Serves', provider.operations.join(', ') || 'nothing this version knows'],
+              ...Object.entries(provider.options).map(([option, value]): [string, string] => [option, value]),
+              ['Models in packages', provider.models.length > 0 ? provider.models.join(', ') : 'none yet'],
+            ]}
+          />
+        </Card>
+        <Card title="Test">
+          <TestProviderForm provider={provider.name} operation={testOperationOf(provider.operations) ?? null} models={provider.models} />
+        </Card>
+      </div>
+      <Card title="Key">
+        <p className="muted">
+          Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once stored it is never shown again; store another to replace it.
+        </p>
+        <SetKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
+      </Card>
+      <Card title="Edit">
+        <ProviderForm mode="update" initial={provider} />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,18 @@
+import type { ProviderView } from '@/server/domain/providers/list-providers';
+import { formatDate } from '../ui/format';
+
+/** Whether a provider has a key and where it comes from; never the key itself. */
+export function KeyStatus({ provider }: { provider: Pick<ProviderView, 'key' | 'api_key_env'> }) {
+  if (provider.key.source === 'stored') {
+    return <span><span className="badge badge-ok">stored</span> <span className="muted">set {formatDate(provider.key.updated_at)}</span></span>;
+  }
+  if (provider.key.source === 'env') return <span><span className="badge badge-ok">from env</span> <code>{provider.api_key_env}</code></span>;
+  if (provider.api_key_env) return <span><span className="badge badge-warn">not set</span> <code>{provider.api_key_env}</code> <span className="muted">is unset</span></span>;
+  return <span className="badge badge-neutral">none needed</span>;
+}
+
+/** The last 24 h failure ratio as words for the table. */
+export function failureText(calls: number, failures: number): string {
+  if (calls === 0) return '—';
+  return `${failures} (${Math.round((failures / calls) * 100)}%)`;
+}

@@ -1,0 +1,132 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/providers/provider-types';
+import { describeError, trpc, type FieldIssue } from '../trpc/client';
+
+// Adds or edits a provider: the fields of a packages-file provider entry. What each type can
+// serve comes from the capability table, so the operator picks a type knowing what it sells.
+
+export interface ProviderInitial {
+  name: string;
+  type: string;
+  base_url: string | null;
+  api_key_env: string | null;
+  options: Record<string, string>;
+}
+
+type Errors = Record<string, string>;
+
+/** An issue path (`base_url`, `entry.type`, `name`) to the form field it is about. */
+function toErrors(issues: FieldIssue[]): Errors {
+  const errors: Errors = {};
+  for (const issue of issues) errors[issue.path.replace(/^entry\./, '').split('.')[0] || 'form'] ??= issue.message;
+  return errors;
+}
+
+const serves = (type: ProviderType) => PROVIDER_TYPE_INFO[type].operations.join(', ');
+
+export function ProviderForm(props: { mode: 'create' | 'update'; initial?: ProviderInitial }) {
+  const router = useRouter();
+  const initial = props.initial;
+  const [type, setType] = useState<ProviderType>((initial?.type as ProviderType | undefined) ?? 'openai');
+  const [errors, setErrors] = useState<Errors>({});
+  const [message, setMessage] = useState<{ tone: 'ok' | 'warn' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const info = PROVIDER_TYPE_INFO[type] ?? PROVIDER_TYPE_INFO.openai;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (key: string) => String(form.get(key) ?? '').trim();
+    const name = props.mode === 'update' ? initial!.name : text('name');
+    const entry: Record<string, string> = { type, base_url: text('base_url'), api_key_env: text('api_key_env') };
+    for (const extra of Object.keys(info.extras)) entry[extra] = text(extra);
+    setBusy(true);
+    setErrors({});
+    setMessage(null);
+    try {
+      const saved = await trpc.providers.save.mutate({ name, mode: props.mode, entry });
+      if (props.mode === 'create') {
+        router.push(`/providers/${saved.name}?created=1`);
+        router.refresh();
+        return;
+      }
+      setMessage(saved.status === 'unchanged' ? { tone: 'warn', text: 'Nothing changed.' } : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' });
+      router.refresh();
+    } catch (failure) {
+      const described = describeError(failure);
+      setErrors(toErrors(described.issues));
+      setMessage({ tone: 'error', text: described.message });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const field = (key: string) => ({
+    id: `provider-${key}`,
+    name: key,
+    'aria-invalid': errors[key] ? true : undefined,
+    'aria-describedby': errors[key] ? `provider-${key}-error` : `provider-${key}-hint`,
+  });
+  const error = (key: string) => (errors[key] ? <span className="error" id={`provider-${key}-error`}>{errors[key]}</span> : null);
+
+  return (
+    <form className="stack" onSubmit={submit} noValidate aria-label={props.mode === 'create' ? 'New provider' : 'Edit provider'}>
+      {message ? <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>{message.text}</div> : null}
+      <div className="form-grid">
+        {props.mode === 'create' ? (
+          <div className="field">
+            <label htmlFor="provider-name">Name</label>
+            <input type="text" {...field('name')} required autoComplete="off" />
+            <span className="hint" id="provider-name-hint">engines name it as NAME:MODEL; lowercase letters, digits, _ and -</span>
+            {error('name')}
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="provider-type">Type</label>
+          <select {...field('type')} value={type} onChange={(event) => setType(event.target.value as ProviderType)}>
+            {PROVIDER_TYPES.map((option) => (
+              <option key={option} value={option}>{option}: {serves(option)}</option>
+            ))}
+          </select>
+          <span className="hint" id="provider-type-hint">{info.label}. Serves {serves(type)}.</span>
+          {error('type')}
+        </div>
+        <div className="field">
+          <label htmlFor="provider-base_url">Base URL</label>
+          <input
+            type="url"
+            {...field('base_url')}
+            key={`base-${type}`}
+            defaultValue={initial?.type === type ? (initial.base_url ?? '') : ''}
+            placeholder={info.baseUrlRequired ? 'required, e.g. http://127.0.0.1:8000/v1' : info.defaultBaseUrl}
+          />
+          <span className="hint" id="provider-base_url-hint">
+            {info.baseUrlRequired ? 'required: this type has no public server' : `empty: ${info.defaultBaseUrl}`}
+          </span>
+          {error('base_url')}
+        </div>
+        <div className="field">
+          <label htmlFor="provider-api_key_env">Key environment variable</label>
+          <input type="text" {...field('api_key_env')} defaultValue={initial?.api_key_env ?? ''} placeholder="e.g. ANTHROPIC_API_KEY" autoComplete="off" />
+          <span className="hint" id="provider-api_key_env-hint">optional: a key set on the provider's page is used first</span>
+          {error('api_key_env')}
+        </div>
+        {Object.entries(info.extras).map(([extra, about]) => (
+          <div className="field" key={`${type}-${extra}`}>
+            <label htmlFor={`provider-${extra}`}>{extra}{about.required ? '' : ' (optional)'}</label>
+            <input type="text" {...field(extra)} defaultValue={initial?.options[extra] ?? ''} autoComplete="off" />
+            <span className="hint" id={`provider-${extra}-hint`}>{about.description}</span>
+            {error(extra)}
+          </div>
+        ))}
+      </div>
+      <div className="actions">
+        <button className="button" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : props.mode === 'create' ? 'Add provider' : 'Save changes'}
+        </button>
+      </div>
+    </form>
+  );
+}

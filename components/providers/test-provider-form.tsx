@@ -1,0 +1,49 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { describeError, trpc } from '../trpc/client';
+
+/** "Test": one real, cheap call through the provider's engine; the outcome in plain words. */
+export function TestProviderForm(props: { provider: string; operation: string | null; models: string[] }) {
+  const router = useRouter();
+  const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const listId = `models-${props.provider}`;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const model = String(new FormData(event.currentTarget).get('model') ?? '').trim();
+    setBusy(true);
+    setResult(null);
+    try {
+      const outcome = await trpc.providers.test.mutate({ provider: props.provider, model: model || undefined });
+      setResult({ tone: outcome.ok ? 'ok' : 'error', text: `${outcome.message} (${outcome.operation} with ${outcome.model})` });
+      router.refresh();
+    } catch (failure) {
+      setResult({ tone: 'error', text: describeError(failure).message });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Test the provider" noValidate>
+      <p className="muted">
+        {props.operation ? <>Makes one real {props.operation} call, the cheapest this type allows, with a 10 s limit. The provider may charge for it.</> : 'This type is not one this version can call.'}
+      </p>
+      <div className="filters">
+        <div className="field">
+          <label htmlFor="test-model">Model</label>
+          <input id="test-model" name="model" type="text" list={listId} defaultValue={props.models[0] ?? ''} placeholder="the model id to call" autoComplete="off" />
+          <datalist id={listId}>
+            {props.models.map((model) => <option key={model} value={model} />)}
+          </datalist>
+        </div>
+        <button className="button" type="submit" disabled={busy || !props.operation}>
+          {busy ? 'Testing…' : 'Test'}
+        </button>
+      </div>
+      {result ? <div className={`alert alert-${result.tone}`} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="provider-test-result">{result.text}</div> : null}
+    </form>
+  );
+}

@@ -1,0 +1,36 @@
+import type { PrismaClient } from '../../db/generated/client';
+
+export type ProviderKeySource = 'stored' | 'env' | 'none';
+
+export interface ProviderView {
+  name: string;
+  type: string;
+  base_url: string | null;
+  api_key_env: string | null;
+  /**
+   * Where the key the engines use comes from: `stored` (set by an operator, used first), `env`
+   * (the variable api_key_env names is set in this process's environment), or `none`.
+   */
+  key: { set: boolean; source: ProviderKeySource; updated_at: string | null };
+}
+
+/** Every provider with its key status; never a key itself. */
+export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = process.env): Promise<ProviderView[]> {
+  const [providers, keys] = await Promise.all([
+    db.provider.findMany({ orderBy: { name: 'asc' } }),
+    db.providerKey.findMany({ select: { provider: true, updatedAt: true } }),
+  ]);
+  const stored = new Map(keys.map((key) => [key.provider, key.updatedAt]));
+  return providers.map((provider) => {
+    const storedAt = stored.get(provider.name);
+    const inEnv = Boolean(provider.apiKeyEnv && env[provider.apiKeyEnv]);
+    const source: ProviderKeySource = storedAt ? 'stored' : inEnv ? 'env' : 'none';
+    return {
+      name: provider.name,
+      type: provider.type,
+      base_url: provider.baseUrl,
+      api_key_env: provider.apiKeyEnv,
+      key: { set: source !== 'none', source, updated_at: storedAt?.toISOString() ?? null },
+    };
+  });
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+// One schema for a provider key handed in by an operator (CLI stdin, dashboard form, tRPC).
+
+export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export const setProviderKeyInput = z.strictObject({
+  provider: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -'),
+  // Printable ASCII without spaces: what every provider's keys are made of; a pasted line break is refused, not stored.
+  apiKey: z
+    .string()
+    .min(1, 'the key is empty')
+    .max(4096, 'the key is longer than 4096 characters')
+    .regex(/^[\x21-\x7e]+$/, 'the key must be printable characters without spaces or line breaks'),
+});
+
+export type SetProviderKeyInput = z.infer<typeof setProviderKeyInput>;

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Prisma, PrismaClient } from '../../db/generated/client';
+import { forgetProviderEngines } from '../../providers/resolve-engine';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { canonicalJson } from '../canonical-json';
+import { ApiError } from '../errors';
+import { engineCapabilityIssues } from '../packages/check-engine-capabilities';
+import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../packages/package-schema';
+import { zodValidationError } from '../zod-issues';
+import { PROVIDER_NAME } from './provider-key-input';
+
+// Adds or edits one provider from the dashboard: the entry is judged by the packages file's own
+// provider schema, written and audited as `packages apply` writes it. A provider's name is its
+// engines' prefix (`NAME:MODEL`), so it is fixed once created.
+
+export const saveProviderInput = z.strictObject({
+  name: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'),
+  mode: z.enum(['create', 'update']),
+  /** A packages-file provider entry: { type, base_url?, api_key_env?, ...the type's extras }. */
+  entry: z.record(z.string(), z.unknown()),
+});
+
+export type SaveProviderInput = z.infer<typeof saveProviderInput>;
+
+export interface SavedProvider {
+  name: string;
+  status: 'created' | 'updated' | 'unchanged';
+}
+
+/** Same advisory lock as applyPackages: a provider edit and a packages apply never interleave. */
+const APPLY_LOCK_ID = 72707371;
+
+export async function saveProvider(db: PrismaClient, actor: Actor, input: unknown): Promise<SavedProvider> {
+  const request = saveProviderInput.safeParse(input);
+  if (!request.success) throw zodValidationError(request.error, input);
+  const { name, mode } = request.data;
+  // Empty form fields mean "not given", as an absent key in the packages file.
+  const raw = Object.fromEntries(Object.entries(request.data.entry).filter(([, value]) => value !== '' && value !== null));
+  const parsed = providerSchema.safeParse(raw);
+  if (!parsed.success) throw zodValidationError(parsed.error, raw);
+  const entry = parsed.data as ProviderEntry;
+  const data = { type: entry.type, baseUrl: entry.base_url ?? null, apiKeyEnv: entry.api_key_env ?? null, options: providerExtrasOf(entry) };
+
+  const result = await db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
+    const existing = await tx.provider.findUnique({ where: { name } });
+    if (mode === 'create') {
+      if (existing) throw ApiError.validation([{ path: 'name', code: 'already_exists', message: `name: a provider named "${name}" exists` }]);
+      await tx.provider.create({ data: { name, ...data } });
+      await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
+      return { name, status: 'created' as const };
+    }
+    if (!existing) throw new ApiError('not_found', { message: `No provider named ${name}.` });
+    const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv, options: existing.options };
+    if (canonicalJson(before) === canonicalJson(data)) return { name, status: 'unchanged' as const };
+    if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
+    await tx.provider.update({ where: { name }, data });
+    await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
+    return { name, status: 'updated' as const };
+  });
+  if (result.status === 'updated') forgetProviderEngines(name);
+  return result;
+}
+
+/**
+ * A new type must still serve what every package version sells through this provider (keys
+ * stay locked to their version): otherwise the edit is refused, naming the first package.
+ */
+async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: string, type: string): Promise<void> {
+  const versions = await tx.$queryRaw<{ slug: string; version: number; operations: unknown }[]>`
+    SELECT p.slug, v.version, v.operations
+      FROM package_versions v JOIN packages p ON p.id = v.package_id
+     WHERE strpos(v.operations::text, ${`"${name}:`}) > 0
+     ORDER BY p.slug, v.version`;
+  for (const version of versions) {
+    const definition = { operations: version.operations } as PackageDefinition;
+    const issue = engineCapabilityIssues(definition, 0, new Map([[name, type]]))[0];
+    if (!issue) continue;
+    const why = issue.message.slice(issue.message.indexOf(': ') + 2);
+    throw ApiError.validation([{
+      path: 'entry.type',
+      code: 'breaks_packages',
+      message: `type: package "${version.slug}" version ${version.version} sells through this provider, and ${why}`,
+    }]);
+  }
+}
