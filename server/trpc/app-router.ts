@@ -1,7 +1,11 @@
 import { createCallerFactory, router } from './init';
-import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } from './routers/activity';
+import { auditRouter } from './routers/audit';
+import { jobsRouter } from './routers/jobs';
 import { keysRouter } from './routers/keys';
+import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
+import { uploadsRouter } from './routers/uploads';
+import { usageRouter } from './routers/usage';
 
 export const appRouter = router({
   overview: overviewRouter,

@@ -7,7 +7,7 @@ import { Filters, optionsOf, Pager } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { OPERATIONS } from '@/server/domain/operations';
-import { usageFilters } from '@/server/trpc/routers/activity';
+import { usageFilters } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Usage' };

@@ -1,7 +1,7 @@
 import { getOperatorSession } from '@/server/auth/session';
 import { getPrisma } from '@/server/db/client';
 import { usageCsvLines } from '@/server/domain/reports/usage-events';
-import { usageFilters, usageRange } from '@/server/trpc/routers/activity';
+import { usageFilters, usageRange } from '@/server/contract/dashboard/usage-filters';
 
 export const dynamic = 'force-dynamic';
 
