@@ -3,37 +3,6 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { describeError, trpc } from '../trpc/client';
 
-export function RevokeKeyButton(props: { id: string; prefix: string }) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function revoke() {
-    if (!window.confirm(`Revoke ${props.prefix}…? Requests with this key will be refused at once. This cannot be undone.`)) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await trpc.keys.revoke.mutate({ id: props.id });
-      router.refresh();
-    } catch (failure) {
-      setError(describeError(failure).message);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <div className="stack">
-      <div className="actions">
-        <button type="button" className="button button-danger" onClick={() => void revoke()} disabled={busy}>
-          {busy ? 'Revoking…' : 'Revoke key'}
-        </button>
-      </div>
-      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
-    </div>
-  );
-}
-
 export function TopUpForm(props: { id: string }) {
   const router = useRouter();
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);

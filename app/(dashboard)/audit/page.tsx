@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { DataTable } from '@/components/ui/data-table';
-import { Filters, optionsOf, Pager } from '@/components/ui/filters';
+import { Filters, optionsOf } from '@/components/ui/filters';
+import { Pager } from '@/components/ui/pager';
 import { formatDate, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';

@@ -1,15 +1,30 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { UnitsBar } from '@/components/keys/units-bar';
 import { StatusBadge } from '@/components/ui/badge';
-import { DataTable } from '@/components/ui/data-table';
-import { Filters, Pager } from '@/components/ui/filters';
-import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { Filters } from '@/components/ui/filters';
+import { formatDate, param, type SearchParams } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
+import { Pager } from '@/components/ui/pager';
+import type { KeyView } from '@/server/domain/keys/key-view';
 import { isUuid } from '@/server/domain/uuid';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API keys' };
 
+/** The list's columns: a section (e.g. refusals) slots in as one more entry. */
+const KEY_COLUMNS: Column<KeyView>[] = [
+  { header: 'Key', cell: (row) => <MonoId value={row.prefix} what="key prefix" href={`/keys/${row.id}`} full /> },
+  { header: 'Label', cell: (row) => row.label ?? <span className="muted">—</span> },
+  { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+  { header: 'Package', cell: (row) => <Link href={`/packages/${row.package}`}>{`${row.package} v${row.package_version}`}</Link> },
+  { header: 'Remaining units', cell: (row) => <UnitsBar remaining={row.remaining_units} total={row.total_units} />, numeric: true },
+  { header: 'Expires', cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span> },
+  { header: 'Last used', cell: (row) => <span className="nowrap">{formatDate(row.last_used_at)}</span> },
+  { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+];
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
@@ -24,6 +39,11 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
     caller.keys.list({ ...filters, cursor: cursor && isUuid(cursor) ? cursor : undefined, limit: 50 }),
     caller.packages.list(),
   ]);
+  const filtered = Boolean(filters.search || filters.status || filters.packageSlug);
+  // With filters, "no rows" means no match, not that there are no keys.
+  const empty = filtered
+    ? { title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters', hint: <Link href="/keys">Clear the filters</Link> }
+    : { title: 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> };
   return (
     <div className="stack">
       <PageHeader
@@ -40,21 +60,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           { kind: 'select', name: 'package', label: 'Package', value: filters.packageSlug, options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })) },
         ]}
       />
-      <DataTable
-        caption="API keys"
-        rows={keys.items}
-        rowKey={(row) => row.id}
-        empty={{ title: filters.search || filters.status || filters.packageSlug ? 'No keys match these filters' : 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> }}
-        columns={[
-          { header: 'Key', cell: (row) => <Link href={`/keys/${row.id}`}><code>{row.prefix}…</code></Link> },
-          { header: 'Label', cell: (row) => row.label ?? <span className="muted">—</span> },
-          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-          { header: 'Package', cell: (row) => `${row.package} v${row.package_version}` },
-          { header: 'Remaining units', cell: (row) => formatNumber(row.remaining_units), numeric: true },
-          { header: 'Last used', cell: (row) => formatDate(row.last_used_at) },
-          { header: 'Created', cell: (row) => formatDate(row.created_at) },
-        ]}
-      />
+      <DataTable caption="API keys" rows={keys.items} rowKey={(row) => row.id} empty={empty} columns={KEY_COLUMNS} />
       <Pager path="/keys" params={{ q: filters.search, status: filters.status, package: filters.packageSlug }} nextCursor={keys.nextCursor} hasCursor={Boolean(cursor)} />
     </div>
   );

@@ -32,11 +32,11 @@ export type JobView = ReturnType<typeof toJobView>;
 export async function listJobs(
   db: PrismaClient,
   input: { status?: JobStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
-): Promise<{ items: JobView[]; nextCursor: string | null }> {
+): Promise<{ items: JobView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = clampLimit(input.limit);
   const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
   const rows = await db.job.findMany(keysetPageQuery(filter, input.cursor, limit));
-  return toPage(rows, limit, toJobView);
+  return toPage(rows, limit, toJobView, input.cursor);
 }
 
 /** What the caller asked for, in the API's own terms (not where the input's bytes are stored). */
