@@ -22,7 +22,6 @@ export interface IssuedKey {
   package: string;
   package_version: number;
   remaining_units: number;
-  expires_at: string | null;
 }
 
 /** Issues a key locked to one package version. The secret is returned here and never again. */
@@ -71,9 +70,8 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
       package: pkg.slug,
       package_version: version.version,
       remaining_units: key.remainingUnits,
-      expires_at: key.expiresAt?.toISOString() ?? null,
     };
-    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label } });
+    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null } });
     return { ...issued, key: secret };
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeAuditTargets } from '../../domain/audit/audit-targets';
 import { isAuditCursor, listAudit, listAuditActions } from '../../domain/audit/list-audit';
 import { operatorProcedure, router } from '../init';
 import { limit } from './inputs';
@@ -15,6 +16,11 @@ export const auditRouter = router({
         limit,
       }),
     )
-    .query(({ ctx, input }) => listAudit(ctx.db, input)),
+    .query(async ({ ctx, input }) => {
+      const page = await listAudit(ctx.db, input);
+      const targets = await describeAuditTargets(ctx.db, page.items);
+      // Each entry carries its target in operators' words: a key's prefix and label, a package's slug and version.
+      return { ...page, items: page.items.map((item) => ({ ...item, target: targets.get(item.id)! })) };
+    }),
   actions: operatorProcedure.query(({ ctx }) => listAuditActions(ctx.db)),
 });
