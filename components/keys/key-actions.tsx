@@ -13,7 +13,7 @@ export function TopUpForm(props: { id: string }) {
     const formElement = event.currentTarget;
     const units = Number(new FormData(formElement).get('units'));
     if (!Number.isInteger(units) || units < 1 || units > 1_000_000_000) {
-      setMessage({ tone: 'error', text: 'Enter a whole number of units from 1 to 1,000,000,000.' });
+      setMessage({ tone: 'error', text: 'Units to add must be a whole number from 1 to 1,000,000,000' });
       return;
     }
     setBusy(true);
@@ -35,14 +35,24 @@ export function TopUpForm(props: { id: string }) {
       <div className="filters">
         <div className="field">
           <label htmlFor="topup-units">Units to add</label>
-          <input id="topup-units" name="units" type="number" min={1} max={1_000_000_000} step={1} required />
+          <input
+            id="topup-units"
+            name="units"
+            type="number"
+            min={1}
+            max={1_000_000_000}
+            step={1}
+            required
+            aria-invalid={message?.tone === 'error' ? true : undefined}
+            aria-describedby={message ? 'topup-message' : undefined}
+          />
         </div>
         <button className="button" type="submit" disabled={busy}>
           {busy ? 'Adding…' : 'Top up'}
         </button>
       </div>
       {message ? (
-        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+        <div id="topup-message" className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
           {message.text}
         </div>
       ) : null}
