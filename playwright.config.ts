@@ -41,7 +41,8 @@ export default defineConfig({
   },
   projects: [
     { name: 'api', testDir: 'tests/e2e/api' },
-    { name: 'dashboard', testDir: 'tests/e2e/dashboard' },
+    // The dashboard is looked at (and screenshotted) at 1440x900, a common laptop screen.
+    { name: 'dashboard', testDir: 'tests/e2e/dashboard', use: { viewport: { width: 1440, height: 900 } } },
   ],
   webServer: {
     command: ['node', ...start.args].join(' '), // exactly `npm start`

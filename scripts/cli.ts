@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../server/domain/actor';
 import { isApiError } from '../server/domain/errors';
 import { findDuplicateMember } from '../server/http/duplicate-keys';
 import { issueKey } from '../server/domain/keys/issue-key';
+import { setPackageArchived } from '../server/domain/packages/archive-package';
 import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys';
 import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
@@ -83,6 +84,20 @@ packages
       );
     }),
   );
+
+for (const archived of [true, false]) {
+  packages
+    .command(archived ? 'archive' : 'unarchive')
+    .description(archived ? 'Archive a package: no new keys; keys already issued keep working (audited)' : 'Let an archived package sell keys again (audited)')
+    .argument('<slug>', 'package slug')
+    .option('--json', 'print {"slug","archived_at"}')
+    .action((slug: string, options: { json?: boolean }) =>
+      withDb(async () => {
+        const result = await setPackageArchived(getPrisma(), CLI_ACTOR, slug, archived);
+        output(Boolean(options.json), result, () => (result.archived_at ? `package ${slug}: archived (${result.archived_at})` : `package ${slug}: not archived`));
+      }),
+    );
+}
 
 const keys = program.command('keys').description('Manage API keys');
 keys

@@ -27,7 +27,10 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <SideNav />
         <div className="who">
           <span>
-            Signed in as <strong data-testid="operator-email">{session.email}</strong>
+            Signed in as
+            <strong className="email" data-testid="operator-email" title={session.email}>
+              {session.email}
+            </strong>
           </span>
           <SignOutButton />
         </div>

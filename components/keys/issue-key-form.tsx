@@ -1,13 +1,25 @@
 'use client';
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
+import { keyIssueInput } from '@/server/contract/dashboard/key-forms';
+import { formatNumber } from '../ui/format';
+import { FieldError, fieldErrors } from '../forms/field-error';
 import { describeError, trpc } from '../trpc/client';
 import { CopyButton } from './copy-button';
+
+const LABELS: Record<string, string> = {
+  packageSlug: 'Package',
+  version: 'Version',
+  label: 'Label',
+  expiresOn: 'Expires after',
+  extraUnits: 'Extra units',
+};
 
 interface PackageChoice {
   slug: string;
   name: string;
   latest_version: number;
+  quota_units: number;
 }
 
 interface Issued {
@@ -16,30 +28,44 @@ interface Issued {
   package: string;
   package_version: number;
   remaining_units: number;
+  expires_at: string | null;
 }
 
 export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?: string }) {
   const [slug, setSlug] = useState(props.initialPackage ?? props.packages[0]?.slug ?? '');
   const [issued, setIssued] = useState<Issued | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const selected = props.packages.find((pkg) => pkg.slug === slug);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const label = String(form.get('label') ?? '').trim();
+    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
+    const extra = text('extraUnits');
+    const input = {
+      packageSlug: slug,
+      version: Number(form.get('version')) || undefined,
+      label: text('label'),
+      expiresOn: text('expiresOn'),
+      extraUnits: extra === undefined ? undefined : Number(extra.replaceAll(',', '')),
+    };
+    const parsed = keyIssueInput.safeParse(input);
+    const today = new Date().toISOString().slice(0, 10);
+    const found = parsed.success ? {} : fieldErrors(parsed.error, input, (path) => LABELS[path] ?? path, keyIssueInput);
+    if (parsed.success && input.expiresOn && input.expiresOn < today) found.expiresOn = `Expires after must be today (${today}) or later`;
+    setErrors(found);
+    if (Object.keys(found).length > 0 || !parsed.success) return;
     setBusy(true);
     setError(null);
     try {
-      const result = await trpc.keys.issue.mutate({
-        packageSlug: slug,
-        version: Number(form.get('version')) || undefined,
-        label: label || undefined,
-      });
-      setIssued(result);
+      setIssued(await trpc.keys.issue.mutate(parsed.data));
     } catch (failure) {
-      setError(describeError(failure).message);
+      const described = describeError(failure);
+      setError(described.message);
+      // The server's own issues (an archived package, an expiry in the past) show on their fields too.
+      setErrors(Object.fromEntries(described.issues.filter((issue) => LABELS[issue.path]).map((issue) => [issue.path, issue.message])));
     } finally {
       setBusy(false);
     }
@@ -57,7 +83,8 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
           <CopyButton value={issued.key} label="Copy key" />
         </div>
         <p>
-          Package <code>{issued.package}</code> version {issued.package_version}, {issued.remaining_units} units.
+          Package <code>{issued.package}</code> version {issued.package_version}, {formatNumber(issued.remaining_units)} units,{' '}
+          {issued.expires_at ? `works until ${issued.expires_at.slice(0, 10)} (UTC, inclusive)` : 'no expiry'}.
         </p>
         <div className="actions">
           <Link className="button" href={`/keys/${issued.id}`}>Open the key</Link>
@@ -68,18 +95,19 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
   }
 
   return (
-    <form className="card stack" onSubmit={submit} aria-label="Issue a key">
+    <form className="card stack" onSubmit={submit} aria-label="Issue a key" noValidate>
       {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
       <div className="form-grid">
         <div className="field">
           <label htmlFor="package">Package</label>
-          <select id="package" name="package" value={slug} onChange={(event) => setSlug(event.target.value)} required>
+          <select id="package" name="package" value={slug} onChange={(event) => setSlug(event.target.value)} required {...FieldError.props('packageSlug', errors)}>
             {props.packages.map((pkg) => (
               <option key={pkg.slug} value={pkg.slug}>
                 {pkg.name} ({pkg.slug})
               </option>
             ))}
           </select>
+          <FieldError name="packageSlug" errors={errors} />
         </div>
         <div className="field">
           <label htmlFor="version">Version</label>
@@ -94,7 +122,31 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
         </div>
         <div className="field">
           <label htmlFor="label">Label</label>
-          <input id="label" name="label" type="text" maxLength={200} placeholder="customer or purpose" />
+          <input id="label" name="label" type="text" maxLength={200} placeholder="customer or purpose" {...FieldError.props('label', errors)} />
+          <FieldError name="label" errors={errors} />
+        </div>
+        <div className="field">
+          <label htmlFor="expiresOn">Expires after</label>
+          <input
+            id="expiresOn"
+            name="expiresOn"
+            type="text"
+            className="date-input"
+            inputMode="numeric"
+            placeholder="YYYY-MM-DD"
+            maxLength={10}
+            {...FieldError.props('expiresOn', errors, 'expiresOn-hint')}
+          />
+          <span className="hint" id="expiresOn-hint">Last UTC day the key works; empty for no expiry</span>
+          <FieldError name="expiresOn" errors={errors} />
+        </div>
+        <div className="field">
+          <label htmlFor="extraUnits">Extra units</label>
+          <input id="extraUnits" name="extraUnits" type="text" inputMode="numeric" placeholder="0" {...FieldError.props('extraUnits', errors, 'extraUnits-hint')} />
+          <span className="hint" id="extraUnits-hint">
+            On top of the version&apos;s {formatNumber(selected?.quota_units ?? 0)} units
+          </span>
+          <FieldError name="extraUnits" errors={errors} />
         </div>
       </div>
       <div className="actions">

@@ -3,37 +3,6 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { describeError, trpc } from '../trpc/client';
 
-export function RevokeKeyButton(props: { id: string; prefix: string }) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function revoke() {
-    if (!window.confirm(`Revoke ${props.prefix}…? Requests with this key will be refused at once. This cannot be undone.`)) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await trpc.keys.revoke.mutate({ id: props.id });
-      router.refresh();
-    } catch (failure) {
-      setError(describeError(failure).message);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <div className="stack">
-      <div className="actions">
-        <button type="button" className="button button-danger" onClick={() => void revoke()} disabled={busy}>
-          {busy ? 'Revoking…' : 'Revoke key'}
-        </button>
-      </div>
-      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
-    </div>
-  );
-}
-
 export function TopUpForm(props: { id: string }) {
   const router = useRouter();
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
@@ -44,7 +13,7 @@ export function TopUpForm(props: { id: string }) {
     const formElement = event.currentTarget;
     const units = Number(new FormData(formElement).get('units'));
     if (!Number.isInteger(units) || units < 1 || units > 1_000_000_000) {
-      setMessage({ tone: 'error', text: 'Enter a whole number of units from 1 to 1,000,000,000.' });
+      setMessage({ tone: 'error', text: 'Units to add must be a whole number from 1 to 1,000,000,000' });
       return;
     }
     setBusy(true);
@@ -66,14 +35,24 @@ export function TopUpForm(props: { id: string }) {
       <div className="filters">
         <div className="field">
           <label htmlFor="topup-units">Units to add</label>
-          <input id="topup-units" name="units" type="number" min={1} max={1_000_000_000} step={1} required />
+          <input
+            id="topup-units"
+            name="units"
+            type="number"
+            min={1}
+            max={1_000_000_000}
+            step={1}
+            required
+            aria-invalid={message?.tone === 'error' ? true : undefined}
+            aria-describedby={message ? 'topup-message' : undefined}
+          />
         </div>
         <button className="button" type="submit" disabled={busy}>
           {busy ? 'Adding…' : 'Top up'}
         </button>
       </div>
       {message ? (
-        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+        <div id="topup-message" className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
           {message.text}
         </div>
       ) : null}

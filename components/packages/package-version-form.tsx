@@ -2,17 +2,30 @@
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
-import { formatZodIssues } from '@/server/domain/zod-issues';
 import type { EngineChoice } from '@/server/domain/providers/provider-overview';
+import { fieldErrors } from '../forms/plain-issues';
+import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
+import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, SIZE_UNITS, sizeForForm, TAKES_UPLOADS } from './version-fields';
 
 type Errors = Record<string, string>;
 
-function toErrors(issues: FieldIssue[]): Errors {
+/** Plain-language messages by form field: the packages-file schema's rules, in the form's words. */
+function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unknown): Errors {
   const errors: Errors = {};
-  for (const issue of issues) errors[issueField(issue.path)] ??= issue.message;
+  for (const [path, message] of Object.entries(fieldErrors(error, definition, definitionLabel, packageDefinitionSchema))) {
+    // A size is typed in MB or GB: its message says so rather than counting bytes.
+    errors[issueField(path)] ??= path === 'limits.max_upload_bytes' && !message.endsWith('is required') ? 'Largest upload must be more than 0 and at most 100 MB' : message;
+  }
+  return errors;
+}
+
+/** Issues only the server can judge (an unknown provider, a slug taken), labelled the same way. */
+function serverErrors(issues: FieldIssue[]): Errors {
+  const errors: Errors = {};
+  for (const issue of issues) errors[issueField(issue.path)] ??= `${definitionLabel(issue.path)}: ${issue.message.replace(/^[\w.|]+: /, '')}`;
   return errors;
 }
 
@@ -44,7 +57,7 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
     const definition = formToDefinition(new FormData(event.currentTarget));
     const checked = packageDefinitionSchema.safeParse(definition);
     if (!checked.success) {
-      setErrors(toErrors(formatZodIssues(checked.error, definition)));
+      setErrors(schemaErrors(checked.error, definition));
       setMessage({ tone: 'error', text: 'Fix the highlighted fields.' });
       return;
     }
@@ -62,7 +75,7 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
       router.refresh();
     } catch (error) {
       const described = describeError(error);
-      setErrors(toErrors(described.issues));
+      setErrors(serverErrors(described.issues));
       setMessage({ tone: 'error', text: described.message });
       setBusy(false);
     }
@@ -79,8 +92,8 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
       <fieldset>
         <legend>Package</legend>
         <div className="form-grid">
-          <Field name="slug" label="Slug" errors={errors} hint="lowercase letters, digits and hyphens">
-            {(a11y) => <input type="text" {...a11y} defaultValue={initial?.slug} readOnly={props.mode === 'new-version'} required />}
+          <Field name="slug" label="Slug" errors={errors} hint={props.mode === 'new-version' ? 'fixed: a new version keeps its package' : 'lowercase letters, digits and hyphens'}>
+            {(a11y) => <input type="text" {...a11y} defaultValue={initial?.slug} readOnly={props.mode === 'new-version'} aria-readonly={props.mode === 'new-version' || undefined} required />}
           </Field>
           <Field name="name" label="Name" errors={errors}>
             {(a11y) => <input type="text" {...a11y} defaultValue={initial?.name} required />}
@@ -94,14 +107,23 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
           <Field name="concurrency" label="Concurrent requests" errors={errors}>
             {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.concurrency} required />}
           </Field>
-          <Field name="max_upload_bytes" label="Largest upload (bytes)" errors={errors} hint="empty: 104857600">
-            {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.max_upload_bytes} />}
+          <Field name="max_upload_bytes" label="Largest upload" errors={errors} hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes">
+            {(a11y) => (
+              <span className="size-input">
+                <input type="text" inputMode="decimal" {...a11y} defaultValue={sizeForForm(initial?.limits.max_upload_bytes).amount} />
+                <select name="max_upload_unit" aria-label="Unit of the largest upload" defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}>
+                  {Object.keys(SIZE_UNITS).map((unit) => (
+                    <option key={unit} value={unit}>{unit}</option>
+                  ))}
+                </select>
+              </span>
+            )}
           </Field>
         </div>
       </fieldset>
       {OPERATIONS.map((operation) => {
         const settings = ops[operation];
-        const list = (key: string) => (Array.isArray(settings?.[key]) ? (settings[key] as string[]).join(', ') : '');
+        const list = (key: string) => (Array.isArray(settings?.[key]) ? (settings[key] as string[]) : []);
         return (
           <fieldset key={operation}>
             <legend>{operation}</legend>
@@ -119,8 +141,23 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
                 {(a11y) => <input type="number" min={0} {...a11y} defaultValue={String(settings?.units ?? 1)} />}
               </Field>
               {LIST_FIELDS[operation].map((field) => (
-                <Field key={field.key} name={fieldName(operation, field.key)} label={field.label} errors={errors} hint={`${field.hint}; empty allows all`}>
-                  {(a11y) => <input type="text" {...a11y} defaultValue={list(field.key)} />}
+                <Field
+                  key={field.key}
+                  name={fieldName(operation, field.key)}
+                  label={field.label}
+                  errors={errors}
+                  hint={field.allowed ? 'the first is the default; none allows all' : `${field.hint}; the first is the default; none allows all`}
+                >
+                  {(a11y) => (
+                    <TagInput
+                      id={(a11y as { id: string }).id}
+                      name={fieldName(operation, field.key)}
+                      initial={list(field.key)}
+                      allowed={field.allowed}
+                      describedBy={(a11y as { 'aria-describedby'?: string })['aria-describedby']}
+                      invalid={(a11y as { 'aria-invalid'?: boolean })['aria-invalid']}
+                    />
+                  )}
                 </Field>
               ))}
               {operation === 'audio.speech' ? (

@@ -1,4 +1,4 @@
-import { OPERATIONS, type Operation } from '@/server/domain/operations';
+import { IMAGE_OUTPUT_FORMATS, OPERATIONS, SPEECH_OUTPUT_FORMATS, TEXT_OUTPUT_FORMATS, TIMESTAMP_MODES, type Operation } from '@/server/domain/operations';
 import type { PackageDefinition } from '@/server/domain/packages/package-schema';
 
 // How the package form maps to a package definition (the packages-file format). Lists are
@@ -8,24 +8,26 @@ export interface ListField {
   key: string;
   label: string;
   hint: string;
+  /** The interface's allowed values, offered as choices; absent for open lists (styles, voices). */
+  allowed?: readonly string[];
 }
 
 export const LIST_FIELDS: Record<Operation, ListField[]> = {
-  'text.generate': [{ key: 'output_formats', label: 'Output formats', hint: 'text, markdown, json' }],
+  'text.generate': [{ key: 'output_formats', label: 'Output formats', hint: 'text, markdown, json', allowed: TEXT_OUTPUT_FORMATS }],
   'code.generate': [],
   'images.generate': [
-    { key: 'output_formats', label: 'Output formats', hint: 'png, jpeg, webp' },
+    { key: 'output_formats', label: 'Output formats', hint: 'png, jpeg, webp', allowed: IMAGE_OUTPUT_FORMATS },
     { key: 'styles', label: 'Styles', hint: 'for example photo, sketch' },
   ],
   'videos.generate': [],
   'audio.speech': [
     { key: 'voices', label: 'Voices', hint: 'for example alloy' },
     { key: 'languages', label: 'Languages', hint: 'for example en, en-US' },
-    { key: 'output_formats', label: 'Output formats', hint: 'mp3, wav' },
+    { key: 'output_formats', label: 'Output formats', hint: 'mp3, wav', allowed: SPEECH_OUTPUT_FORMATS },
   ],
   'audio.transcribe': [
     { key: 'languages', label: 'Languages', hint: 'for example en' },
-    { key: 'timestamps', label: 'Timestamps', hint: 'none, segment' },
+    { key: 'timestamps', label: 'Timestamps', hint: 'none, segment', allowed: TIMESTAMP_MODES },
   ],
 };
 
@@ -56,6 +58,23 @@ function engineSetting(values: FormDataEntryValue[]): string | string[] {
   return names.length === 1 ? names[0]! : names;
 }
 
+/** Units of the upload-size picker (binary, as the interface's 104857600-byte limit is 100 MB). */
+export const SIZE_UNITS = { MB: 1024 ** 2, GB: 1024 ** 3 } as const;
+
+/** A size typed as a number of MB or GB, in bytes; raw text when it is not a number. */
+function sizeInBytes(value: FormDataEntryValue | null, unit: FormDataEntryValue | null): unknown {
+  const amount = numberOrRaw(value);
+  if (typeof amount !== 'number') return amount;
+  return Math.round(amount * (SIZE_UNITS[String(unit) as keyof typeof SIZE_UNITS] ?? SIZE_UNITS.MB));
+}
+
+/** The size shown in the form: in GB when it is a whole number of them, else in MB. */
+export function sizeForForm(bytes: number | undefined): { amount: string; unit: keyof typeof SIZE_UNITS } {
+  if (bytes === undefined) return { amount: '', unit: 'MB' };
+  if (bytes % SIZE_UNITS.GB === 0) return { amount: String(bytes / SIZE_UNITS.GB), unit: 'GB' };
+  return { amount: String(Math.round((bytes / SIZE_UNITS.MB) * 1000) / 1000), unit: 'MB' };
+}
+
 /** The form's values as a definition; the packages-file schema then judges it. */
 export function formToDefinition(form: FormData): Record<string, unknown> {
   const operations: Record<string, Record<string, unknown>> = {};
@@ -83,7 +102,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
     limits: {
       requests_per_minute: numberOrRaw(form.get('requests_per_minute')),
       concurrency: numberOrRaw(form.get('concurrency')),
-      max_upload_bytes: numberOrRaw(form.get('max_upload_bytes')),
+      max_upload_bytes: sizeInBytes(form.get('max_upload_bytes'), form.get('max_upload_unit')),
     },
     operations,
   };

@@ -10,13 +10,14 @@ export function Card(props: { title?: string; children: ReactNode; id?: string }
   );
 }
 
-export function Stat(props: { label: string; value: ReactNode; testId?: string }) {
+export function Stat(props: { label: string; value: ReactNode; testId?: string; children?: ReactNode }) {
   return (
     <div className="card stat">
       <div className="label">{props.label}</div>
       <div className="value" data-testid={props.testId}>
         {props.value}
       </div>
+      {props.children}
     </div>
   );
 }

@@ -14,6 +14,10 @@ export function DataTable<Row>(props: {
   rows: Row[];
   rowKey: (row: Row) => string;
   empty: { title: string; hint?: ReactNode };
+  /** An id or class for a row (the usage row a request id links to). */
+  rowProps?: (row: Row) => { id?: string; className?: string };
+  /** A totals row: cells from the first column on, the rest left empty. */
+  footer?: ReactNode[];
 }) {
   if (props.rows.length === 0) {
     return (
@@ -37,7 +41,7 @@ export function DataTable<Row>(props: {
         </thead>
         <tbody>
           {props.rows.map((row) => (
-            <tr key={props.rowKey(row)}>
+            <tr key={props.rowKey(row)} {...props.rowProps?.(row)}>
               {props.columns.map((column) => (
                 <td key={column.header} className={column.numeric ? 'num' : undefined}>
                   {column.cell(row)}
@@ -46,6 +50,17 @@ export function DataTable<Row>(props: {
             </tr>
           ))}
         </tbody>
+        {props.footer ? (
+          <tfoot>
+            <tr>
+              {props.columns.map((column, index) => (
+                <td key={column.header} className={column.numeric ? 'num' : undefined} data-testid={`total-${index}`}>
+                  {props.footer?.[index] ?? ''}
+                </td>
+              ))}
+            </tr>
+          </tfoot>
+        ) : null}
       </table>
     </div>
   );

@@ -1,21 +1,63 @@
+'use client';
 import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { useEffect, useRef } from 'react';
 
 export type FilterField =
-  | { kind: 'search'; name: string; label: string; value?: string; placeholder?: string }
-  | { kind: 'select'; name: string; label: string; value?: string; options: readonly { value: string; label: string }[] }
-  | { kind: 'date'; name: string; label: string; value?: string };
+  | { kind: 'search'; name: string; label: string; value?: string; placeholder?: string; error?: string; hint?: string }
+  | { kind: 'select'; name: string; label: string; value?: string; options: readonly { value: string; label: string }[]; error?: string }
+  | { kind: 'date'; name: string; label: string; value?: string; error?: string };
 
-/** A plain GET form: filters live in the URL, so they work without JavaScript and can be shared. */
+const DEBOUNCE_MS = 300;
+
+/**
+ * Filters that live in the URL: they apply as you type (debounced, replacing the URL so the
+ * back button is not flooded), and the form is still a plain GET that works without JavaScript.
+ * A value that cannot apply keeps its text and says why next to its field.
+ */
 export function Filters(props: { action: string; fields: FilterField[]; label: string }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const form = useRef<HTMLFormElement>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  function apply(delay: number) {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      if (!form.current) return;
+      const query = new URLSearchParams();
+      for (const [name, value] of new FormData(form.current)) if (typeof value === 'string' && value.trim()) query.set(name, value.trim());
+      const text = query.toString();
+      // A changed filter starts again at the first page (the cursor is not a form field).
+      router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
+    }, delay);
+  }
+
   return (
-    <form className="filters" method="get" action={props.action} role="search" aria-label={props.label}>
+    <form
+      ref={form}
+      className="filters"
+      method="get"
+      action={props.action}
+      role="search"
+      aria-label={props.label}
+      onChange={(event) => apply((event.target as HTMLElement).tagName === 'SELECT' ? 0 : DEBOUNCE_MS)}
+      onSubmit={(event) => {
+        event.preventDefault();
+        apply(0);
+      }}
+    >
       {props.fields.map((field) => {
         const id = `filter-${field.name}`;
+        const errorId = field.error ? `${id}-error` : undefined;
+        const hintId = field.kind === 'date' ? `${id}-hint` : field.kind === 'search' && field.hint ? `${id}-hint` : undefined;
+        const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
         return (
           <div className="field" key={field.name}>
             <label htmlFor={id}>{field.label}</label>
             {field.kind === 'select' ? (
-              <select id={id} name={field.name} defaultValue={field.value ?? ''}>
+              <select id={id} name={field.name} defaultValue={field.value ?? ''} aria-invalid={field.error ? true : undefined} aria-describedby={describedBy}>
                 <option value="">All</option>
                 {field.options.map((option) => (
                   <option key={option.value} value={option.value}>
@@ -27,11 +69,24 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
               <input
                 id={id}
                 name={field.name}
-                type={field.kind === 'date' ? 'date' : 'search'}
+                type={field.kind === 'date' ? 'text' : 'search'}
                 defaultValue={field.value ?? ''}
-                placeholder={field.kind === 'search' ? field.placeholder : undefined}
+                placeholder={field.kind === 'search' ? field.placeholder : 'YYYY-MM-DD'}
+                inputMode={field.kind === 'date' ? 'numeric' : undefined}
+                className={field.kind === 'date' ? 'date-input' : undefined}
+                maxLength={field.kind === 'date' ? 10 : 200}
+                autoComplete="off"
+                aria-invalid={field.error ? true : undefined}
+                aria-describedby={describedBy}
               />
             )}
+            {field.kind === 'date' ? <span className="hint" id={hintId}>UTC day, YYYY-MM-DD</span> : null}
+            {field.kind === 'search' && field.hint ? <span className="hint" id={hintId}>{field.hint}</span> : null}
+            {field.error ? (
+              <span className="error" id={errorId} data-testid={`${id}-error`}>
+                {field.error}
+              </span>
+            ) : null}
           </div>
         );
       })}
@@ -48,29 +103,3 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
 }
 
 export const optionsOf = (values: readonly string[]) => values.map((value) => ({ value, label: value }));
-
-/** Keyset paging: the first page and the next one (there are no page numbers to go stale). */
-export function Pager(props: { path: string; params: Record<string, string | undefined>; nextCursor: string | null; hasCursor: boolean }) {
-  if (!props.nextCursor && !props.hasCursor) return null;
-  const href = (cursor?: string) => {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(props.params)) if (value && name !== 'cursor') query.set(name, value);
-    if (cursor) query.set('cursor', cursor);
-    const text = query.toString();
-    return text ? `${props.path}?${text}` : props.path;
-  };
-  return (
-    <nav className="pager" aria-label="Pages">
-      {props.hasCursor ? (
-        <Link className="button button-secondary" href={href()}>
-          First page
-        </Link>
-      ) : null}
-      {props.nextCursor ? (
-        <Link className="button button-secondary" href={href(props.nextCursor)} rel="next">
-          Next page →
-        </Link>
-      ) : null}
-    </nav>
-  );
-}

@@ -1,9 +1,13 @@
 import { createCallerFactory, router } from './init';
-import { auditRouter, jobsRouter, overviewRouter, uploadsRouter, usageRouter } from './routers/activity';
+import { auditRouter } from './routers/audit';
+import { jobsRouter } from './routers/jobs';
 import { keysRouter } from './routers/keys';
+import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
 import { refusalsRouter } from './routers/refusals';
 import { providersRouter } from './routers/providers';
+import { uploadsRouter } from './routers/uploads';
+import { usageRouter } from './routers/usage';
 
 export const appRouter = router({
   overview: overviewRouter,

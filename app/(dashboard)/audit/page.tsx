@@ -1,6 +1,10 @@
 import type { Metadata } from 'next';
+import { AuditTargetLink } from '@/components/audit/audit-target';
+import { VersionDiff } from '@/components/packages/version-diff';
+import type { VersionChange } from '@/server/domain/packages/version-diff';
 import { DataTable } from '@/components/ui/data-table';
-import { Filters, optionsOf, Pager } from '@/components/ui/filters';
+import { Filters, optionsOf } from '@/components/ui/filters';
+import { Pager } from '@/components/ui/pager';
 import { formatDate, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { dashboardCaller } from '@/server/trpc/server-caller';
@@ -32,6 +36,16 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const rawCursor = param(params, 'cursor');
   const cursor = rawCursor && isAuditCursor(rawCursor) ? rawCursor : undefined;
   const entries = await caller.audit.list({ ...filters, cursor, limit: 50 });
+  // A new version is shown as what changed from the one before it, not as its whole definition.
+  const diffs = new Map<string, { from: number; to: number; changes: VersionChange[] }>();
+  await Promise.all(
+    entries.items.map(async (entry) => {
+      const target = entry.target;
+      if (entry.action !== 'package.version.create' || !('slug' in target) || !target.version || !target.previous_version) return;
+      const diff = await caller.packages.diff({ slug: target.slug, from: target.previous_version, to: target.version }).catch(() => null);
+      if (diff) diffs.set(entry.id, diff);
+    }),
+  );
   return (
     <div className="stack">
       <PageHeader title="Audit log" description="Every operator action: who, what, when, and the values before and after. Entries cannot be changed or deleted." />
@@ -50,12 +64,23 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         rowKey={(row) => row.id}
         empty={{ title: 'No entries match', hint: 'Operator actions are recorded here as they happen.' }}
         columns={[
-          { header: 'When', cell: (row) => formatDate(row.created_at) },
+          { header: 'When', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           { header: 'Who', cell: (row) => `${row.actor_label} (${row.actor_type})` },
-          { header: 'Action', cell: (row) => <code>{row.action}</code> },
-          { header: 'Target', cell: (row) => `${row.target_type} ${row.target_id ?? ''}` },
-          { header: 'Before', cell: (row) => change(row.before) },
-          { header: 'After', cell: (row) => change(row.after) },
+          { header: 'Action', cell: (row) => <code className="nowrap">{row.action}</code> },
+          { header: 'Target', cell: (row) => <AuditTargetLink target={row.target} /> },
+          {
+            header: 'Change',
+            cell: (row) => {
+              const diff = diffs.get(row.id);
+              if (diff) return <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} caption={`Changes from version ${diff.from} to ${diff.to} of ${row.target_id}`} />;
+              return (
+                <span className="stack" style={{ gap: '0.25rem' }}>
+                  {row.before !== null && row.before !== undefined ? <span><span className="muted">before </span>{change(row.before)}</span> : null}
+                  <span><span className="muted">{row.before !== null && row.before !== undefined ? 'after ' : ''}</span>{change(row.after)}</span>
+                </span>
+              );
+            },
+          },
         ]}
       />
       <Pager path="/audit" params={{ action: filters.action, actor: filters.actor, target: filters.targetId }} nextCursor={entries.nextCursor} hasCursor={Boolean(cursor)} />

@@ -1,9 +1,10 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
-import { Filters, optionsOf, Pager } from '@/components/ui/filters';
+import { Filters, optionsOf } from '@/components/ui/filters';
+import { Pager } from '@/components/ui/pager';
 import { formatBytes, formatDate, param, type SearchParams } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { UPLOAD_STATUSES } from '@/server/domain/reports/uploads';
 import { dashboardCaller } from '@/server/trpc/server-caller';
@@ -26,17 +27,17 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
         rowKey={(row) => row.id}
         empty={{ title: status ? `No ${status} uploads` : 'No uploads yet', hint: 'Uploads created with POST /v1/uploads appear here.' }}
         columns={[
-          { header: 'Upload', cell: (row) => <Link href={`/input-uploads/${row.id}`}><code>{row.id}</code></Link> },
+          { header: 'Upload', cell: (row) => <MonoId value={row.id} what="upload id" href={`/input-uploads/${row.id}`} /> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Purpose', cell: (row) => row.purpose },
           { header: 'File', cell: (row) => row.filename },
           { header: 'Type', cell: (row) => row.mime_type },
           { header: 'Size', cell: (row) => formatBytes(row.size_bytes), numeric: true },
-          { header: 'Key', cell: (row) => <Link href={`/keys/${row.api_key_id}`}><code>{row.key_prefix}…</code></Link> },
-          { header: 'Created', cell: (row) => formatDate(row.created_at) },
+          { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
+          { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
         ]}
       />
-      <Pager path="/input-uploads" params={{ status }} nextCursor={uploads.nextCursor} hasCursor={Boolean(cursor)} />
+      <Pager path="/input-uploads" params={{ status }} nextCursor={uploads.nextCursor} prevCursor={uploads.prevCursor} hasCursor={Boolean(cursor)} />
     </div>
   );
 }

@@ -2,40 +2,66 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
-import { Filters, optionsOf, Pager } from '@/components/ui/filters';
+import { Filters, optionsOf } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
+import { Pager } from '@/components/ui/pager';
+import { parseUsageFilters, usageRowHref } from '@/server/contract/dashboard/usage-filters';
+import { OPERATIONS } from '@/server/domain/operations';
 import { JOB_STATUSES } from '@/server/domain/reports/jobs';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Jobs' };
 
+const JOB_FILTERS = ['key', 'operation', 'from', 'to'];
+
 export default async function JobsPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
   const { caller } = await dashboardCaller('/jobs');
+  // The same per-field reading as the usage page: a value that cannot apply is named, the rest apply.
+  const { filters, invalid } = parseUsageFilters((name) => (JOB_FILTERS.includes(name) ? param(params, name) : undefined));
+  const rawStatus = param(params, 'status');
   const status = param(params, 'status', JOB_STATUSES);
   const cursor = param(params, 'cursor');
-  const jobs = await caller.jobs.list({ status, cursor, limit: 50 }).catch(() => caller.jobs.list({ status, limit: 50 }));
+  const query = { key: filters.key, operation: filters.operation, status, from: filters.from, to: filters.to };
+  const jobs = await caller.jobs.list({ ...query, cursor, limit: 50 }).catch(() => caller.jobs.list({ ...query, limit: 50 }));
+  const filtered = Object.values(query).some(Boolean);
   return (
     <div className="stack">
-      <PageHeader title="Jobs" description="Asynchronous video jobs, newest first." />
-      <Filters action="/jobs" label="Filter jobs" fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(JOB_STATUSES) }]} />
+      <PageHeader title="Jobs" description="Asynchronous video jobs, newest first. Dates are UTC." />
+      <Filters
+        action="/jobs"
+        label="Filter jobs"
+        fields={[
+          { kind: 'search', name: 'key', label: 'Key', value: filters.key ?? param(params, 'key'), placeholder: 'prefix, label or id', error: invalid.key },
+          { kind: 'select', name: 'operation', label: 'Operation', value: filters.operation, options: optionsOf(OPERATIONS), error: invalid.operation },
+          { kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(JOB_STATUSES), error: rawStatus && !status ? `Status must be one of ${JOB_STATUSES.join(', ')}.` : undefined },
+          { kind: 'date', name: 'from', label: 'From', value: filters.from ?? param(params, 'from'), error: invalid.from },
+          { kind: 'date', name: 'to', label: 'To (inclusive)', value: filters.to ?? param(params, 'to'), error: invalid.to },
+        ]}
+      />
       <DataTable
         caption="Jobs"
         rows={jobs.items}
         rowKey={(row) => row.id}
-        empty={{ title: status ? `No ${status} jobs` : 'No jobs yet', hint: 'Jobs submitted to POST /v1/videos/generate appear here.' }}
+        empty={
+          filtered
+            ? { title: 'No jobs match these filters', hint: <Link href="/jobs">Clear the filters</Link> }
+            : { title: 'No jobs yet', hint: 'Jobs submitted to POST /v1/videos/generate appear here.' }
+        }
         columns={[
-          { header: 'Job', cell: (row) => <Link href={`/jobs/${row.id}`}><code>{row.id}</code></Link> },
+          { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Operation', cell: (row) => row.operation },
           { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
-          { header: 'Key', cell: (row) => <Link href={`/keys/${row.api_key_id}`}><code>{row.key_prefix}…</code></Link> },
-          { header: 'Created', cell: (row) => formatDate(row.created_at) },
-          { header: 'Updated', cell: (row) => formatDate(row.updated_at) },
+          { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
+          { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
+          { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+          { header: 'Updated', cell: (row) => <span className="nowrap">{formatDate(row.updated_at)}</span> },
         ]}
       />
-      <Pager path="/jobs" params={{ status }} nextCursor={jobs.nextCursor} hasCursor={Boolean(cursor)} />
+      <Pager path="/jobs" params={query} nextCursor={jobs.nextCursor} prevCursor={jobs.prevCursor} hasCursor={Boolean(cursor)} />
     </div>
   );
 }

@@ -1,18 +1,33 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { UnitsBar } from '@/components/keys/units-bar';
 import { StatusBadge } from '@/components/ui/badge';
-import { DataTable } from '@/components/ui/data-table';
-import { Filters, Pager } from '@/components/ui/filters';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { Filters } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
+import { Pager } from '@/components/ui/pager';
 import type { KeyView } from '@/server/domain/keys/key-view';
 import { isUuid } from '@/server/domain/uuid';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API keys' };
 
-type KeyRow = KeyView;
+/** A key, with its refused requests when the list is sorted by them. */
+type KeyRow = KeyView & { refused?: number };
 
+/** The list's columns: a section (e.g. refusals) slots in as one more entry. */
+const KEY_COLUMNS: Column<KeyRow>[] = [
+  { header: 'Key', cell: (row) => <MonoId value={row.prefix} what="key prefix" href={`/keys/${row.id}`} full /> },
+  { header: 'Label', cell: (row) => row.label ?? <span className="muted">—</span> },
+  { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+  { header: 'Package', cell: (row) => <Link href={`/packages/${row.package}`}>{`${row.package} v${row.package_version}`}</Link> },
+  { header: 'Remaining units', cell: (row) => <UnitsBar remaining={row.remaining_units} total={row.total_units} />, numeric: true },
+  { header: 'Expires', cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span> },
+  { header: 'Last used', cell: (row) => <span className="nowrap">{formatDate(row.last_used_at)}</span> },
+  { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+];
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
@@ -29,6 +44,11 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
     caller.packages.list(),
     byRefusals ? caller.refusals.keys({ range: '14d', limit: 50 }) : undefined,
   ]);
+  const filtered = Boolean(filters.search || filters.status || filters.packageSlug);
+  // With filters, "no rows" means no match, not that there are no keys.
+  const empty = filtered
+    ? { title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters', hint: <Link href="/keys">Clear the filters</Link> }
+    : { title: 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> };
   return (
     <div className="stack">
       <PageHeader
@@ -54,19 +74,10 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
       </p>
       <DataTable
         caption="API keys"
-        rows={(refused ?? keys.items) as (KeyRow & { refused?: number })[]}
+        rows={(refused ?? keys.items) as KeyRow[]}
         rowKey={(row) => row.id}
-        empty={{ title: filters.search || filters.status || filters.packageSlug ? 'No keys match these filters' : 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> }}
-        columns={[
-          { header: 'Key', cell: (row) => <Link href={`/keys/${row.id}`}><code>{row.prefix}…</code></Link> },
-          { header: 'Label', cell: (row) => row.label ?? <span className="muted">—</span> },
-          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-          { header: 'Package', cell: (row) => `${row.package} v${row.package_version}` },
-          { header: 'Remaining units', cell: (row) => formatNumber(row.remaining_units), numeric: true },
-          { header: 'Last used', cell: (row) => formatDate(row.last_used_at) },
-          { header: 'Created', cell: (row) => formatDate(row.created_at) },
-          ...(refused ? [{ header: 'Refused (14 days)', cell: (row: KeyRow & { refused?: number }) => formatNumber(row.refused ?? 0), numeric: true }] : []),
-        ]}
+        empty={empty}
+        columns={refused ? [...KEY_COLUMNS, { header: 'Refused (14 days)', cell: (row) => formatNumber(row.refused ?? 0), numeric: true }] : KEY_COLUMNS}
       />
       {byRefusals ? null : <Pager path="/keys" params={{ q: filters.search, status: filters.status, package: filters.packageSlug }} nextCursor={keys.nextCursor} hasCursor={Boolean(cursor)} />}
     </div>

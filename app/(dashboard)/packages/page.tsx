@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
@@ -23,7 +24,14 @@ export default async function PackagesPage() {
         rowKey={(row) => row.slug}
         empty={{ title: 'No packages yet', hint: <>Create one here or apply a packages file with <code>npm run cli -- packages apply FILE</code>.</> }}
         columns={[
-          { header: 'Package', cell: (row) => <Link href={`/packages/${row.slug}`}>{row.name}</Link> },
+          {
+            header: 'Package',
+            cell: (row) => (
+              <>
+                <Link href={`/packages/${row.slug}`}>{row.name}</Link> {row.archived_at ? <StatusBadge status="archived" /> : null}
+              </>
+            ),
+          },
           { header: 'Slug', cell: (row) => <code>{row.slug}</code> },
           { header: 'Latest version', cell: (row) => row.latest_version, numeric: true },
           { header: 'Quota (units)', cell: (row) => formatNumber(row.quota_units), numeric: true },

@@ -11,6 +11,8 @@ export interface IssueKeyInput {
   version?: number;
   label?: string;
   expiresAt?: Date;
+  /** Units sold on top of the version's quota. */
+  extraUnits?: number;
 }
 
 export interface IssuedKey {
@@ -26,6 +28,10 @@ export interface IssuedKey {
 export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
   const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
   if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
+  if (pkg.archivedAt) {
+    throw ApiError.validation([{ path: 'packageSlug', code: 'package_archived',
+      message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).` }]);
+  }
   const wanted = input.version ?? pkg.latestVersion;
   // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
   const version = Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
@@ -36,6 +42,14 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
     const code = input.label.length < 1 ? 'too_short' : 'too_long';
     throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
   }
+  const extra = input.extraUnits ?? 0;
+  if (!Number.isInteger(extra) || extra < 0 || version.quotaUnits + extra > PG_INTEGER_MAX) {
+    throw ApiError.validation([{ path: 'extraUnits', code: 'invalid',
+      message: `extra units must be a whole number from 0 to ${(PG_INTEGER_MAX - version.quotaUnits).toLocaleString('en-US')}` }]);
+  }
+  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now())) {
+    throw ApiError.validation([{ path: 'expiresAt', code: 'in_the_past', message: 'the expiry must be in the future' }]);
+  }
 
   const secret = generateKeySecret();
   return db.$transaction(async (tx) => {
@@ -45,7 +59,8 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
         prefix: displayPrefix(secret),
         label: input.label ?? null,
         packageVersionId: version.id,
-        remainingUnits: version.quotaUnits,
+        remainingUnits: version.quotaUnits + extra,
+        totalUnits: version.quotaUnits + extra,
         expiresAt: input.expiresAt ?? null,
       },
     });
@@ -56,7 +71,7 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
       package_version: version.version,
       remaining_units: key.remainingUnits,
     };
-    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label } });
+    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null } });
     return { ...issued, key: secret };
   });
 }

@@ -14,6 +14,7 @@ export function toKeyView(key: KeyWithPackage) {
     package: key.packageVersion.package.slug,
     package_version: key.packageVersion.version,
     remaining_units: key.remainingUnits,
+    total_units: key.totalUnits,
     in_flight: key.inFlight,
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,

@@ -91,7 +91,7 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
       throw ApiError.validation([{ path: 'units', code: 'balance_too_large',
         message: `adding ${units} units would take the key past the largest balance, ${MAX_REMAINING_UNITS.toLocaleString('en-US')} units` }]);
     }
-    const after = await tx.apiKey.update({ where: { id: before.id }, data: { remainingUnits: { increment: units } }, include: KEY_INCLUDE });
+    const after = await tx.apiKey.update({ where: { id: before.id }, data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - before.totalUnits) } }, include: KEY_INCLUDE });
     await recordAudit(tx, actor, {
       action: 'key.topup',
       targetType: 'api_key',
@@ -99,6 +99,21 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
       before: { remaining_units: before.remainingUnits },
       after: { remaining_units: after.remainingUnits, added: units },
     });
+    return toKeyView(after);
+  });
+}
+
+/** Renames a key (the label operators search by); audited with the old and new label. */
+export async function editKeyLabel(db: PrismaClient, actor: Actor, id: string, label: string | null): Promise<KeyView> {
+  const next = label?.trim() || null;
+  if (next !== null && next.length > 200) {
+    throw ApiError.validation([{ path: 'label', code: 'too_long', message: 'label must be at most 200 characters' }]);
+  }
+  return db.$transaction(async (tx) => {
+    const before = await findKey(tx, id, true);
+    if (before.label === next) return toKeyView(before);
+    const after = await tx.apiKey.update({ where: { id: before.id }, data: { label: next }, include: KEY_INCLUDE });
+    await recordAudit(tx, actor, { action: 'key.label', targetType: 'api_key', targetId: before.id, before: { label: before.label }, after: { label: next } });
     return toKeyView(after);
   });
 }

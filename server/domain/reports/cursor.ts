@@ -2,34 +2,43 @@ import { ApiError } from '../errors';
 import { isUuid } from '../uuid';
 
 // Keyset paging for the dashboard's read models: a cursor is the (created_at, id) of the last
-// row of a page, opaque to the caller, so a page costs one index range scan however deep it is.
+// row of a page (or, to page back, of the first, marked "b"), opaque to the caller, so a page
+// costs one index range scan however deep it is.
 
 export interface KeysetPosition {
   createdAt: Date;
   id: string;
 }
 
-export function encodeCursor(position: KeysetPosition): string {
-  return Buffer.from(`${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+interface CursorPosition extends KeysetPosition {
+  /** The page before this position (newer rows) rather than after it. */
+  before: boolean;
 }
 
-export function decodeCursor(cursor: string | undefined): KeysetPosition | undefined {
+export function encodeCursor(position: KeysetPosition, before = false): string {
+  return Buffer.from(`${before ? 'b|' : ''}${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): CursorPosition | undefined {
   if (!cursor) return undefined;
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const before = parts.length === 3 && parts[0] === 'b';
+  const [at, id] = before ? parts.slice(1) : parts;
   const createdAt = new Date(at ?? '');
   // Forged positions are refused here, not by the database (a 500): ids are uuids, times within 1970-9999.
   const year = createdAt.getUTCFullYear();
   if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
     throw ApiError.validation([{ path: 'cursor', code: 'invalid_cursor', message: 'cursor is not one this service returned' }]);
   }
-  return { createdAt, id };
+  return { createdAt, id, before };
 }
 
-/** The Prisma condition "strictly after this position" in newest-first order. */
-export function afterPosition(position: KeysetPosition | undefined) {
+/** The Prisma condition "strictly after this position" in newest-first order (or before it). */
+export function afterPosition(position: CursorPosition | undefined) {
   if (!position) return {};
+  const beyond = position.before ? 'gt' : 'lt';
   return {
-    OR: [{ createdAt: { lt: position.createdAt } }, { createdAt: position.createdAt, id: { lt: position.id } }],
+    OR: [{ createdAt: { [beyond]: position.createdAt } }, { createdAt: position.createdAt, id: { [beyond]: position.id } }],
   };
 }
 
@@ -41,10 +50,13 @@ export const WITH_KEY = { apiKey: { select: { prefix: true, label: true } } } as
  * newest first, with their key, and one probe row more than the page (see toPage).
  */
 export function keysetPageQuery<Where extends object>(where: Where, cursor: string | undefined, limit: number) {
+  const position = decodeCursor(cursor);
+  // Paging back reads the newer rows nearest the position first; toPage puts them newest first again.
+  const order = position?.before ? ('asc' as const) : ('desc' as const);
   return {
-    where: { AND: [where, afterPosition(decodeCursor(cursor))] },
+    where: { AND: [where, afterPosition(position)] },
     include: WITH_KEY,
-    orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
+    orderBy: [{ createdAt: order }, { id: order }],
     take: limit + 1,
   };
 }
@@ -53,11 +65,23 @@ export function clampLimit(limit: number | undefined, fallback = 50): number {
   return Math.min(Math.max(limit ?? fallback, 1), 200);
 }
 
-/** Cuts the extra probe row and returns the cursor of the next page, if there is one. */
-export function toPage<Row extends KeysetPosition, View>(rows: Row[], limit: number, view: (row: Row) => View) {
-  const page = rows.slice(0, limit);
+/**
+ * Cuts the extra probe row and returns the cursors of the next and previous pages, if any. A
+ * page reached from a cursor always has a page on the side it came from.
+ */
+export function toPage<Row extends KeysetPosition, View>(rows: Row[], limit: number, view: (row: Row) => View, cursor?: string) {
+  const position = cursor ? decodeCursor(cursor) : undefined;
+  const more = rows.length > limit;
+  const page = position?.before ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
+  const first = page[0];
   const last = page.at(-1);
-  return { items: page.map(view), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  const hasNext = position?.before ? Boolean(last) : more;
+  const hasPrev = position?.before ? more : Boolean(position);
+  return {
+    items: page.map(view),
+    nextCursor: hasNext && last ? encodeCursor(last) : null,
+    prevCursor: hasPrev && first ? encodeCursor(first, true) : null,
+  };
 }
 
 export const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

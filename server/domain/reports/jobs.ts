@@ -2,6 +2,7 @@ import type { Job, PrismaClient } from '../../db/generated/client';
 import type { JobInput } from '../jobs/job-store';
 import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
+import { keyMatch } from './usage-events';
 
 export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatusFilter = (typeof JOB_STATUSES)[number];
@@ -29,14 +30,31 @@ export function toJobView(job: JobWithKey) {
 
 export type JobView = ReturnType<typeof toJobView>;
 
+export interface JobFilters {
+  status?: JobStatusFilter;
+  apiKeyId?: string;
+  /** A key's id, the start of its prefix or part of its label. */
+  key?: string;
+  operation?: string;
+  /** Inclusive lower and exclusive upper bounds on created_at. */
+  from?: Date;
+  to?: Date;
+}
+
 export async function listJobs(
   db: PrismaClient,
-  input: { status?: JobStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
-): Promise<{ items: JobView[]; nextCursor: string | null }> {
+  input: JobFilters & { cursor?: string; limit?: number } = {},
+): Promise<{ items: JobView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = clampLimit(input.limit);
-  const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
+  const filter = {
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}),
+    ...(input.key ? { apiKey: keyMatch(input.key) } : {}),
+    ...(input.operation ? { operation: input.operation } : {}),
+    ...(input.from || input.to ? { createdAt: { ...(input.from ? { gte: input.from } : {}), ...(input.to ? { lt: input.to } : {}) } } : {}),
+  };
   const rows = await db.job.findMany(keysetPageQuery(filter, input.cursor, limit));
-  return toPage(rows, limit, toJobView);
+  return toPage(rows, limit, toJobView, input.cursor);
 }
 
 /** What the caller asked for, in the API's own terms (not where the input's bytes are stored). */

@@ -31,11 +31,11 @@ export type UploadView = ReturnType<typeof toUploadView>;
 export async function listUploads(
   db: PrismaClient,
   input: { status?: UploadStatusFilter; apiKeyId?: string; cursor?: string; limit?: number } = {},
-): Promise<{ items: UploadView[]; nextCursor: string | null }> {
+): Promise<{ items: UploadView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = clampLimit(input.limit);
   const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
   const rows = await db.upload.findMany(keysetPageQuery(filter, input.cursor, limit));
-  return toPage(rows, limit, toUploadView);
+  return toPage(rows, limit, toUploadView, input.cursor);
 }
 
 export async function getUpload(db: PrismaClient, id: string): Promise<UploadView> {

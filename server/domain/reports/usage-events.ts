@@ -1,8 +1,13 @@
 import type { Prisma, PrismaClient, UsageEvent } from '../../db/generated/client';
+import { likeLiteral } from '../like-literal';
+import { isUuid } from '../uuid';
 import { clampLimit, keysetPageQuery, toPage } from './cursor';
 
 export interface UsageFilters {
   apiKeyId?: string;
+  /** A key's id, the start of its prefix (wgs_live_…) or part of its label. */
+  key?: string;
+  request?: string;
   operation?: string;
   outcome?: 'succeeded' | 'failed';
   /** Inclusive lower bound on created_at. */
@@ -33,9 +38,22 @@ export function toUsageView(event: EventWithKey) {
 
 export type UsageView = ReturnType<typeof toUsageView>;
 
+/** The keys a free-text key filter names: by id, prefix or label, as the keys list searches. */
+export function keyMatch(text: string): Prisma.ApiKeyWhereInput {
+  return {
+    OR: [
+      ...(isUuid(text) ? [{ id: text }] : []),
+      { prefix: { startsWith: likeLiteral(text) } },
+      { label: { contains: likeLiteral(text), mode: 'insensitive' as const } },
+    ],
+  };
+}
+
 function usageWhere(filters: UsageFilters): Prisma.UsageEventWhereInput {
   return {
     ...(filters.apiKeyId ? { apiKeyId: filters.apiKeyId } : {}),
+    ...(filters.key ? { apiKey: keyMatch(filters.key) } : {}),
+    ...(filters.request ? { requestId: filters.request } : {}),
     ...(filters.operation ? { operation: filters.operation } : {}),
     ...(filters.outcome ? { outcome: filters.outcome } : {}),
     ...(filters.from || filters.to
@@ -48,10 +66,36 @@ function usageWhere(filters: UsageFilters): Prisma.UsageEventWhereInput {
 export async function listUsageEvents(
   db: PrismaClient,
   input: UsageFilters & { cursor?: string; limit?: number } = {},
-): Promise<{ items: UsageView[]; nextCursor: string | null }> {
+): Promise<{ items: UsageView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = clampLimit(input.limit);
   const rows = await db.usageEvent.findMany(keysetPageQuery(usageWhere(input), input.cursor, limit));
-  return toPage(rows, limit, toUsageView);
+  return toPage(rows, limit, toUsageView, input.cursor);
+}
+
+export interface UsageTotals {
+  requests: number;
+  succeeded: number;
+  failed: number;
+  units: number;
+  /** How many keys a free-text key filter matched (null without one). */
+  matching_keys: number | null;
+}
+
+/** Totals of every event the filters select (not just the page shown). */
+export async function usageTotals(db: PrismaClient, filters: UsageFilters): Promise<UsageTotals> {
+  const where = usageWhere(filters);
+  const [byOutcome, matchingKeys] = await Promise.all([
+    db.usageEvent.groupBy({ by: ['outcome'], where, _count: { _all: true }, _sum: { units: true } }),
+    filters.key ? db.apiKey.count({ where: keyMatch(filters.key) }) : Promise.resolve(null),
+  ]);
+  const count = (outcome: string) => byOutcome.find((row) => row.outcome === outcome)?._count._all ?? 0;
+  return {
+    requests: byOutcome.reduce((sum, row) => sum + row._count._all, 0),
+    succeeded: count('succeeded'),
+    failed: count('failed'),
+    units: byOutcome.reduce((sum, row) => sum + (row._sum.units ?? 0), 0),
+    matching_keys: matchingKeys,
+  };
 }
 
 export const USAGE_CSV_COLUMNS = [

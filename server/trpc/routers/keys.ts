@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { issueKey } from '../../domain/keys/issue-key';
-import { getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
-import { PG_INTEGER_MAX } from '../../domain/pg-integer';
+import { editKeyLabel, getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import { operatorProcedure, router } from '../init';
+import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
 import { limit, uuid } from './inputs';
 
 export const keysRouter = router({
@@ -31,15 +31,18 @@ export const keysRouter = router({
       ]);
       return { daily, recent: recent.items };
     }),
+  /** An expiry day is the last day the key works: it expires at the start of the next UTC day. */
   issue: operatorProcedure
-    .input(
-      z.strictObject({
-        packageSlug: z.string().min(1).max(63),
-        version: z.number().int().min(1).max(PG_INTEGER_MAX).optional(),
-        label: z.string().trim().min(1).max(200).optional(),
-      }),
-    )
-    .mutation(({ ctx, input }) => issueKey(ctx.db, ctx.actor, input)),
+    .input(keyIssueInput)
+    .mutation(async ({ ctx, input }) => {
+      const { expiresOn, ...rest } = input;
+      const expiresAt = expiresOn ? new Date(Date.parse(`${expiresOn}T00:00:00.000Z`) + 86_400_000) : undefined;
+      const issued = await issueKey(ctx.db, ctx.actor, { ...rest, expiresAt });
+      return { ...issued, expires_at: expiresAt?.toISOString() ?? null };
+    }),
+  updateLabel: operatorProcedure
+    .input(keyLabelInput.extend({ id: uuid }))
+    .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
   revoke: operatorProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
   topUp: operatorProcedure
     .input(z.strictObject({ id: uuid, units: z.number().int().min(1).max(1_000_000_000) }))

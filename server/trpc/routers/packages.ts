@@ -1,9 +1,14 @@
 import { z } from 'zod';
+import { setPackageArchived } from '../../domain/packages/archive-package';
 import { createPackageVersion } from '../../domain/packages/create-package-version';
 import { getPackage, listPackages } from '../../domain/packages/list-packages';
+import { diffVersions } from '../../domain/packages/version-diff';
+import { ApiError } from '../../domain/errors';
+import { PG_INTEGER_MAX } from '../../domain/pg-integer';
 import { operatorProcedure, router } from '../init';
 
 const slug = z.string().min(1).max(63);
+const versionNumber = z.number().int().min(1).max(PG_INTEGER_MAX);
 
 export const packagesRouter = router({
   list: operatorProcedure.query(({ ctx }) => listPackages(ctx.db)),
@@ -14,4 +19,20 @@ export const packagesRouter = router({
     .mutation(({ ctx, input }) =>
       createPackageVersion(ctx.db, ctx.actor, { definition: input.definition, expectExisting: input.mode === 'new-version' }),
     ),
+  /** What changed from one version to another, field by field. */
+  diff: operatorProcedure
+    .input(z.strictObject({ slug, from: versionNumber, to: versionNumber }))
+    .query(async ({ ctx, input }) => {
+      const pkg = await getPackage(ctx.db, input.slug);
+      const find = (version: number) => {
+        const found = pkg.versions.find((item) => item.version === version);
+        if (!found) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${version}.` });
+        return found;
+      };
+      return { slug: pkg.slug, from: input.from, to: input.to, changes: diffVersions(find(input.from), find(input.to)) };
+    }),
+  /** Archived: no new keys; the keys already issued keep working. */
+  setArchived: operatorProcedure
+    .input(z.strictObject({ slug, archived: z.boolean() }))
+    .mutation(({ ctx, input }) => setPackageArchived(ctx.db, ctx.actor, input.slug, input.archived)),
 });

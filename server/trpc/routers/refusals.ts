@@ -4,7 +4,8 @@ import { listKeysByRefusals } from '../../domain/reports/key-refusals';
 import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
 import { getTrafficOverview, refusedByCode } from '../../domain/reports/traffic';
 import { operatorProcedure, router } from '../init';
-import { day, limit, uuid } from './inputs';
+import { usageDay as day } from '../../contract/dashboard/usage-filters';
+import { limit, uuid } from './inputs';
 
 // Succeeded, failed and refused traffic over a time range: the overview, a key's refusals by
 // code, and the keys with the most refusals.

@@ -191,13 +191,14 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' })).toBeVisible();
     await keepScreenshot(page, 'keys-narrow');
-    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 
   await test.step('revoke the key and see the API answer 401', async () => {
     await page.getByRole('region', { name: 'API keys' }).getByRole('link', { name: /wgs_live_/ }).click();
-    page.once('dialog', (dialog) => void dialog.accept());
+    // An in-page confirmation that names the key (not the browser's confirm box).
     await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('alertdialog', { name: /Revoke wgs_live_\w{4}… \(e2e customer\)\?/ }).getByRole('button', { name: /^Revoke wgs_live_/ }).click();
     await expect(stat(page, 'key-status')).toHaveText('revoked');
     await expect(page.getByRole('button', { name: 'Revoke key' })).toHaveCount(0);
     await expect.poll(async () => (await generate(request, key)).status(), { timeout: 5_000 }).toBe(401);

@@ -27,10 +27,10 @@ describe('keys list with 100,000 keys', () => {
       .$transaction(
         async (tx) => {
           await tx.$executeRaw`
-            INSERT INTO api_keys (id, hash, prefix, label, status, package_version_id, remaining_units, created_at)
+            INSERT INTO api_keys (id, hash, prefix, label, status, package_version_id, remaining_units, total_units, created_at)
             SELECT gen_random_uuid(), md5(random()::text || n) || md5(n::text), 'wgs_live_' || lpad(to_hex(n % 65536), 4, '0'),
                    'scale ' || n, CASE WHEN n % 10 = 0 THEN 'revoked'::"KeyStatus" ELSE 'active'::"KeyStatus" END,
-                   ${version.id}::uuid, 100, now() - make_interval(secs => n)
+                   ${version.id}::uuid, 100, 100, now() - make_interval(secs => n)
               FROM generate_series(1, 100000) AS n`;
           const session = { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() };
           const caller = createCaller(createInnerContext(session, tx as unknown as PrismaClient));

@@ -138,3 +138,42 @@ describe('audit log', () => {
     await expect(getPrisma().auditLog.updateMany({ data: { action: 'tampered' } })).rejects.toThrow();
   });
 });
+
+describe('usage: key text, request id, totals and paging back', () => {
+  it('filters by prefix or label, totals everything filtered and pages back', async () => {
+    const { caller } = await operatorCaller();
+    const slug = uniqueSlug('pk-usage-text');
+    await seedPackage(slug, 1000);
+    const marker = randomUUID().slice(0, 8);
+    const key = await caller.keys.issue({ packageSlug: slug, label: `Customer ${marker}` });
+    for (let i = 0; i < 5; i++) await usage(key.id, i === 1 ? 'failed' : 'succeeded', i === 1 ? 0 : i + 1);
+    const byLabel = await caller.usage.list({ key: marker.toUpperCase(), limit: 2 });
+    expect(byLabel.items.map((event) => event.units)).toEqual([5, 4]);
+    expect(byLabel.prevCursor).toBeNull();
+    const second = await caller.usage.list({ key: marker, limit: 2, cursor: byLabel.nextCursor! });
+    expect(second.items.map((event) => event.units)).toEqual([3, 0]);
+    const back = await caller.usage.list({ key: marker, limit: 2, cursor: second.prevCursor! });
+    expect(back.items.map((event) => event.units)).toEqual([5, 4]);
+    expect(back.prevCursor).toBeNull();
+    expect(back.nextCursor).not.toBeNull();
+    const byPrefix = await caller.usage.list({ key: key.prefix, operation: 'text.generate' });
+    expect(byPrefix.items.every((event) => event.key_prefix === key.prefix)).toBe(true);
+    expect(await caller.usage.totals({ key: marker })).toEqual({ requests: 5, succeeded: 4, failed: 1, units: 13, matching_keys: 1 });
+    expect(await caller.usage.totals({ key: marker, outcome: 'failed' })).toMatchObject({ requests: 1, units: 0 });
+    expect((await caller.usage.totals({ key: `nobody-${marker}` })).matching_keys).toBe(0);
+    const one = byLabel.items[0]!;
+    expect((await caller.usage.list({ request: one.request_id })).items.map((event) => event.id)).toEqual([one.id]);
+  });
+
+  it('reads URL filters one by one: what cannot apply is named, the rest apply', async () => {
+    const { parseUsageFilters } = await import('@/server/contract/dashboard/usage-filters');
+    const params: Record<string, string> = { key: 'wgs_live_ab', operation: 'text.delete', outcome: 'failed', from: '2026-13-01', to: '2026-01-02' };
+    const { filters, invalid } = parseUsageFilters((name) => params[name]);
+    expect(filters).toEqual({ key: 'wgs_live_ab', outcome: 'failed', to: '2026-01-02' });
+    expect(Object.keys(invalid).sort()).toEqual(['from', 'operation']);
+    expect(invalid.operation).toMatch(/^Operation must be one of text.generate/);
+    const reversed = parseUsageFilters((name) => ({ from: '2026-02-01', to: '2026-01-01' })[name]);
+    expect(reversed.filters).toEqual({ from: '2026-02-01' });
+    expect(reversed.invalid.to).toBe('To must be the same day as From or later.');
+  });
+});

@@ -1,9 +1,12 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
+import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate } from '@/components/ui/format';
+import { MediaPreview } from '@/components/ui/media-preview';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
+import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Upload' };
@@ -12,9 +15,17 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
   const { id } = await props.params;
   const { caller } = await dashboardCaller(`/input-uploads/${id}`);
   const upload = await orNotFound(caller.uploads.get({ id }));
+  const [file, usedBy] = await Promise.all([caller.uploads.fileLink({ id: upload.id }), caller.uploads.usedBy({ id: upload.id })]);
   return (
     <div className="stack">
-      <PageHeader title={`Upload ${upload.id}`} back={{ href: '/input-uploads', label: 'Uploads' }} />
+      <PageHeader title={upload.filename} description={<>Upload <MonoId value={upload.id} what="upload id" full /></>} back={{ href: '/input-uploads', label: 'Uploads' }} />
+      <Card title="Preview">
+        {file ? (
+          <MediaPreview link={file} name={upload.filename} label={`Preview of ${upload.filename}`} />
+        ) : (
+          <p className="muted">Only verified uploads are kept; this one is {upload.status}, so there is nothing to show.</p>
+        )}
+      </Card>
       <Card title="Details">
         <DetailList
           items={[
@@ -24,12 +35,27 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
             ['Type', upload.mime_type],
             ['Declared size', formatBytes(upload.size_bytes)],
             ['Received size', formatBytes(upload.received_bytes)],
-            ['Declared SHA-256', <code key="sha">{upload.sha256}</code>],
-            ['Received SHA-256', upload.received_sha256 ? <code key="rsha">{upload.received_sha256}</code> : '—'],
-            ['Key', <Link key="key" href={`/keys/${upload.api_key_id}`}><code>{upload.key_prefix}…</code></Link>],
+            ['Declared SHA-256', <MonoId key="sha" value={upload.sha256} what="SHA-256" head={12} tail={8} />],
+            ['Received SHA-256', upload.received_sha256 ? <MonoId key="rsha" value={upload.received_sha256} what="SHA-256" head={12} tail={8} /> : '—'],
+            ['Key', <MonoId key="key" value={upload.key_prefix} what="key prefix" href={`/keys/${upload.api_key_id}`} full />],
             ['Created', formatDate(upload.created_at)],
             ['Expires', formatDate(upload.expires_at)],
             ['Verified', formatDate(upload.verified_at)],
+          ]}
+        />
+      </Card>
+      <Card title="Calls that used it">
+        <DataTable
+          caption="Calls that used this upload"
+          rows={usedBy}
+          rowKey={(row) => row.id}
+          empty={{ title: 'No call has used this upload yet', hint: 'Video jobs that take it as input_upload_id are listed here.' }}
+          columns={[
+            { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
+            { header: 'Operation', cell: (row) => row.operation },
+            { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+            { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
+            { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           ]}
         />
       </Card>

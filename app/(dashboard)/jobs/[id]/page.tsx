@@ -1,9 +1,12 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { MediaPreview } from '@/components/ui/media-preview';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
 import { formatDate, formatNumber } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
+import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Job' };
@@ -12,9 +15,15 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
   const { id } = await props.params;
   const { caller } = await dashboardCaller(`/jobs/${id}`);
   const job = await orNotFound(caller.jobs.get({ id }));
+  const result = await caller.jobs.resultLink({ id: job.id });
   return (
     <div className="stack">
-      <PageHeader title={`Job ${job.id}`} back={{ href: '/jobs', label: 'Jobs' }} />
+      <PageHeader title="Job" description={<MonoId value={job.id} what="job id" full />} back={{ href: '/jobs', label: 'Jobs' }} />
+      {result ? (
+        <Card title="Result">
+          <MediaPreview link={result} name={`${job.id}.mp4`} label={`Video of job ${job.id}`} />
+        </Card>
+      ) : null}
       <div className="grid">
         <Card title="Details">
           <DetailList
@@ -24,8 +33,9 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
               ['Engine', <code key="engine">{job.engine}</code>],
               ['Units', formatNumber(job.units)],
               ['Attempts', formatNumber(job.attempts)],
-              ['Key', <Link key="key" href={`/keys/${job.api_key_id}`}><code>{job.key_prefix}…</code></Link>],
-              ['Request', <code key="request">{job.request_id}</code>],
+              ['Key', <MonoId key="key" value={job.key_prefix} what="key prefix" href={`/keys/${job.api_key_id}`} full />],
+              ['Request id', <MonoId key="request" value={job.request_id} what="request id" href={usageRowHref(job.request_id)} full />],
+              ['Usage', <Link key="usage" href={usageRowHref(job.request_id)}>Usage row of this request</Link>],
               ['Result type', job.result_mime_type ?? '—'],
               ['Error', job.error_code ? `${job.error_code}: ${job.error_message ?? ''}` : '—'],
               ['Created', formatDate(job.created_at)],
@@ -37,7 +47,7 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
           <DetailList
             items={[
               ['Prompt', job.input.prompt],
-              ['Input upload', job.input.input_upload_id ? <Link key="upload" href={`/uploads/${job.input.input_upload_id}`}><code>{job.input.input_upload_id}</code></Link> : '—'],
+              ['Input upload', job.input.input_upload_id ? <MonoId key="upload" value={job.input.input_upload_id} what="upload id" href={`/input-uploads/${job.input.input_upload_id}`} /> : '—'],
             ]}
           />
         </Card>

@@ -1,13 +1,18 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { UnitsPerDayChart } from '@/components/charts/usage-charts';
-import { RevokeKeyButton, TopUpForm } from '@/components/keys/key-actions';
+import { EditLabel } from '@/components/keys/edit-label';
+import { TopUpForm } from '@/components/keys/key-actions';
+import { RevokeKey } from '@/components/keys/revoke-key';
+import { UnitsBar } from '@/components/keys/units-bar';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
+import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
+import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API key' };
@@ -30,7 +35,9 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         back={{ href: '/keys', label: 'API keys' }}
       />
       <div className="stats">
-        <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units" />
+        <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units">
+          <UnitsBar remaining={key.remaining_units} total={key.total_units} testId="units-bar" />
+        </Stat>
         <Stat label="Units used (14 days)" value={formatNumber(used)} testId="units-used" />
         <Stat label="Requests (14 days)" value={formatNumber(activity.daily.reduce((sum, day) => sum + day.requests, 0))} testId="request-count" />
         <Stat label="Status" value={<StatusBadge status={key.status} />} testId="key-status" />
@@ -39,9 +46,10 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         <Card title="Details">
           <DetailList
             items={[
-              ['Id', <code key="id">{key.id}</code>],
-              ['Prefix', <code key="prefix">{key.prefix}</code>],
-              ['Label', key.label ?? '—'],
+              ['Id', <MonoId key="id" value={key.id} what="key id" full />],
+              ['Prefix', <MonoId key="prefix" value={key.prefix} what="key prefix" full />],
+              ['Label', <EditLabel key="label" id={key.id} label={key.label} />],
+              ['Total units', formatNumber(key.total_units)],
               ['Created', formatDate(key.created_at)],
               ['Last used', formatDate(key.last_used_at)],
               ['Expires', formatDate(key.expires_at)],
@@ -61,7 +69,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           </Card>
           <Card title="Revoke">
             <p className="muted">A revoked key is refused by the API within a second. The audit log records who revoked it.</p>
-            <RevokeKeyButton id={key.id} prefix={key.prefix} />
+            <RevokeKey id={key.id} prefix={key.prefix} label={key.label} />
           </Card>
         </div>
       ) : null}
@@ -89,13 +97,13 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           rowKey={(row) => row.id}
           empty={{ title: 'No requests yet', hint: 'Requests that reach an engine with this key are listed here.' }}
           columns={[
-            { header: 'When', cell: (row) => formatDate(row.created_at) },
+            { header: 'When', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
             { header: 'Operation', cell: (row) => row.operation },
             { header: 'Outcome', cell: (row) => <StatusBadge status={row.outcome} /> },
             { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
             { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
             { header: 'Duration', cell: (row) => `${formatNumber(row.duration_ms)} ms`, numeric: true },
-            { header: 'Request', cell: (row) => <code>{row.request_id}</code> },
+            { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
           ]}
         />
         <p>

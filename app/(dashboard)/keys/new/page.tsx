@@ -10,15 +10,16 @@ export const metadata: Metadata = { title: 'Issue a key' };
 
 export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
   const { caller } = await dashboardCaller('/keys/new');
-  const packages = await caller.packages.list();
+  // An archived package sells no new keys: it is not offered.
+  const packages = (await caller.packages.list()).filter((pkg) => !pkg.archived_at);
   const requested = param(await searchParams, 'package');
   return (
     <div className="stack">
       <PageHeader title="Issue a key" description="The key is locked to the package version you choose." back={{ href: '/keys', label: 'API keys' }} />
       {packages.length === 0 ? (
         <div className="card">
-          <EmptyState title="There is no package to sell yet">
-            <p><Link href="/packages/new">Create a package</Link> first.</p>
+          <EmptyState title="There is no package to sell">
+            <p><Link href="/packages/new">Create a package</Link> (or restore an archived one) first.</p>
           </EmptyState>
         </div>
       ) : (

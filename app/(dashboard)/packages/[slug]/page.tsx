@@ -1,5 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { ArchivePackage } from '@/components/packages/archive-package';
+import { VersionDiff } from '@/components/packages/version-diff';
+import { StatusBadge } from '@/components/ui/badge';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
@@ -18,23 +21,61 @@ const show = (value: unknown) => (Array.isArray(value) ? value.join(', ') : valu
 
 export default async function PackagePage(props: { params: Promise<{ slug: string }>; searchParams: SearchParams }) {
   const { slug } = await props.params;
-  const created = param(await props.searchParams, 'created');
+  const search = await props.searchParams;
+  const created = param(search, 'created');
   const { caller } = await dashboardCaller(`/packages/${slug}`);
   const pkg = await orNotFound(caller.packages.get({ slug }));
+  // Compare any two versions; by default the latest with the one before it.
+  const numbers = pkg.versions.map((version) => version.version);
+  const pick = (name: string, fallback: number) => {
+    const wanted = Number(param(search, name));
+    return numbers.includes(wanted) ? wanted : fallback;
+  };
+  const to = pick('to', pkg.latest_version);
+  const from = pick('from', numbers.find((version) => version < to) ?? to);
+  const diff = numbers.length > 1 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
   return (
     <div className="stack">
       <PageHeader
         title={pkg.name}
-        description={<>Package <code>{pkg.slug}</code>, latest version {pkg.latest_version}.</>}
+        description={
+          <>
+            Package <code>{pkg.slug}</code>, latest version {pkg.latest_version}.{' '}
+            {pkg.archived_at ? <StatusBadge status="archived" /> : null}
+          </>
+        }
         back={{ href: '/packages', label: 'Packages' }}
         actions={
           <>
             <Link className="button" href={`/packages/${pkg.slug}/new-version`}>New version</Link>
-            <Link className="button button-secondary" href={`/keys/new?package=${pkg.slug}`}>Issue a key</Link>
+            {pkg.archived_at ? null : <Link className="button button-secondary" href={`/keys/new?package=${pkg.slug}`}>Issue a key</Link>}
           </>
         }
       />
       {created ? <Alert tone="ok">Version {created} created.</Alert> : null}
+      {pkg.archived_at ? (
+        <Alert tone="warn">Archived on {formatDate(pkg.archived_at)}: no new keys can be issued; keys already issued keep working.</Alert>
+      ) : null}
+      {diff ? (
+        <Card title="Compare versions" id="diff">
+          <div className="stack">
+            <form className="filters" method="get" action={`/packages/${pkg.slug}#diff`} aria-label="Choose two versions to compare">
+              {(['from', 'to'] as const).map((name) => (
+                <div className="field" key={name}>
+                  <label htmlFor={`diff-${name}`}>{name === 'from' ? 'From version' : 'To version'}</label>
+                  <select id={`diff-${name}`} name={name} defaultValue={name === 'from' ? from : to}>
+                    {numbers.map((version) => (
+                      <option key={version} value={version}>{version}</option>
+                    ))}
+                  </select>
+                </div>
+              ))}
+              <button className="button button-secondary" type="submit">Compare</button>
+            </form>
+            <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} />
+          </div>
+        </Card>
+      ) : null}
       {pkg.versions.map((version) => (
         <Card key={version.id} title={`Version ${version.version}${version.version === pkg.latest_version ? ' (latest)' : ''}`} id={`v${version.version}`}>
           <div className="stack">
@@ -71,6 +112,10 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
           </div>
         </Card>
       ))}
+      <Card title={pkg.archived_at ? 'Archived' : 'Archive'}>
+        <p className="muted">An archived package sells no new keys; the keys already issued on it keep working. The audit log records who archived it.</p>
+        <ArchivePackage slug={pkg.slug} archived={Boolean(pkg.archived_at)} />
+      </Card>
     </div>
   );
 }

@@ -1,23 +1,22 @@
 import { getOperatorSession } from '@/server/auth/session';
 import { getPrisma } from '@/server/db/client';
 import { usageCsvLines } from '@/server/domain/reports/usage-events';
-import { usageFilters, usageRange } from '@/server/trpc/routers/activity';
+import { parseUsageFilters, usageRange } from '@/server/contract/dashboard/usage-filters';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /usage/export?operation=&outcome=&key=&from=&to= : the filtered usage events as CSV, streamed. */
+/**
+ * GET /usage/export?key=&request=&operation=&outcome=&from=&to= : exactly the events the usage
+ * page shows for the same URL parameters, as CSV, streamed. A filter that cannot apply is a 400
+ * naming it (the page shows it next to its field), never silently dropped.
+ */
 export async function GET(request: Request): Promise<Response> {
   if (!(await getOperatorSession())) return new Response('Sign in to export usage.\n', { status: 401, headers: { 'Cache-Control': 'no-store' } });
   const query = new URL(request.url).searchParams;
-  const parsed = usageFilters.safeParse({
-    apiKeyId: query.get('key') || undefined,
-    operation: query.get('operation') || undefined,
-    outcome: query.get('outcome') || undefined,
-    from: query.get('from') || undefined,
-    to: query.get('to') || undefined,
-  });
-  if (!parsed.success) return new Response('Invalid filters.\n', { status: 400, headers: { 'Cache-Control': 'no-store' } });
-  const lines = usageCsvLines(getPrisma(), { ...parsed.data, ...usageRange(parsed.data) });
+  const { filters, invalid } = parseUsageFilters((name) => query.get(name) ?? undefined);
+  const refused = Object.values(invalid);
+  if (refused.length > 0) return new Response(`Invalid filters: ${refused.join(' ')}\n`, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+  const lines = usageCsvLines(getPrisma(), { ...filters, ...usageRange(filters) });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -1,0 +1,74 @@
+'use client';
+import { useState, type KeyboardEvent } from 'react';
+
+/**
+ * A list setting as tags: type and press Enter or comma to add, Backspace or × to remove; the
+ * interface's allowed values (when the list is closed) are offered as buttons. The value is kept
+ * comma-separated in a hidden input, so the form reads it as before.
+ */
+export function TagInput(props: {
+  id: string;
+  name: string;
+  initial: string[];
+  allowed?: readonly string[];
+  describedBy?: string;
+  invalid?: boolean;
+}) {
+  const [tags, setTags] = useState<string[]>(props.initial);
+  const [draft, setDraft] = useState('');
+  const add = (value: string) => {
+    const tag = value.trim();
+    if (tag && !tags.includes(tag)) setTags([...tags, tag]);
+    setDraft('');
+  };
+  const remove = (tag: string) => setTags(tags.filter((item) => item !== tag));
+  function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
+    if (event.key === 'Enter' || event.key === ',') {
+      event.preventDefault();
+      add(draft);
+    } else if (event.key === 'Backspace' && draft === '' && tags.length > 0) {
+      remove(tags.at(-1)!);
+    }
+  }
+  const offered = (props.allowed ?? []).filter((value) => !tags.includes(value));
+  return (
+    <div className="stack" style={{ gap: '0.35rem' }}>
+      <div className="tags" data-testid={`tags-${props.name}`}>
+        {tags.map((tag, index) => (
+          <span className="tag" key={tag}>
+            {tag}
+            {index === 0 ? <span className="muted"> (default)</span> : null}
+            <button type="button" onClick={() => remove(tag)} aria-label={`Remove ${tag}`}>
+              ×
+            </button>
+          </span>
+        ))}
+        <input
+          id={props.id}
+          type="text"
+          value={draft}
+          onChange={(event) => {
+            const value = event.target.value;
+            if (value.endsWith(',')) add(value.slice(0, -1));
+            else setDraft(value);
+          }}
+          onKeyDown={onKeyDown}
+          onBlur={() => draft && add(draft)}
+          placeholder={tags.length ? '' : props.allowed ? 'all allowed' : 'type and press Enter'}
+          aria-describedby={props.describedBy}
+          aria-invalid={props.invalid}
+        />
+      </div>
+      <input type="hidden" name={props.name} value={[...tags, ...(draft.trim() ? [draft.trim()] : [])].join(',')} />
+      {offered.length > 0 ? (
+        <div className="actions" role="group" aria-label="Allowed values">
+          {offered.map((value) => (
+            <button key={value} type="button" className="button button-secondary tag-choice" onClick={() => add(value)}>
+              + {value}
+            </button>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}

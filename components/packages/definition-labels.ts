@@ -1,0 +1,32 @@
+import { LIST_FIELDS } from './version-fields';
+
+// One label per field of a package definition: the form, its error messages and the version
+// diff all name fields the same way.
+
+const TOP: Record<string, string> = {
+  slug: 'Slug',
+  name: 'Name',
+  quota_units: 'Quota (units)',
+  'limits.requests_per_minute': 'Requests per minute',
+  'limits.concurrency': 'Concurrent requests',
+  'limits.max_upload_bytes': 'Largest upload',
+  operations: 'Operations',
+};
+
+const SETTINGS: Record<string, string> = {
+  engine: 'Engine',
+  units: 'Units per call',
+  input_uploads: 'Accepts uploaded input',
+  max_duration_seconds: 'Longest audio (seconds)',
+};
+
+/** "Requests per minute", "Output formats (text.generate)" for a dotted definition path. */
+export function definitionLabel(path: string): string {
+  if (TOP[path]) return TOP[path];
+  const match = /^operations\.([a-z]+\.[a-z]+)(?:\.([a-z_]+))?/.exec(path);
+  if (!match) return path;
+  const [, operation, key] = match;
+  if (!key) return operation!;
+  const list = LIST_FIELDS[operation as keyof typeof LIST_FIELDS]?.find((field) => field.key === key);
+  return `${list?.label ?? SETTINGS[key] ?? key} (${operation})`;
+}

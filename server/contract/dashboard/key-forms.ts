@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { PG_INTEGER_MAX } from '../../domain/pg-integer';
+import { usageDay } from './usage-filters';
+
+/** Issuing a key from the dashboard: the form validates with this schema and so does the procedure. */
+export const keyIssueInput = z.strictObject({
+  packageSlug: z.string().min(1).max(63),
+  version: z.number().int().min(1).max(PG_INTEGER_MAX).optional(),
+  label: z.string().trim().min(1).max(200).optional(),
+  /** The last UTC day the key works. */
+  expiresOn: usageDay.optional(),
+  extraUnits: z.number().int().min(0).max(1_000_000_000).optional(),
+});
+
+export const keyLabelInput = z.strictObject({ label: z.string().trim().max(200).nullable() });

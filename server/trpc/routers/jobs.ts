@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { usageDay, usageRange } from '../../contract/dashboard/usage-filters';
+import { getJob, JOB_STATUSES, listJobs } from '../../domain/reports/jobs';
+import { jobResultLink } from '../../domain/reports/media-links';
+import { operatorProcedure, router } from '../init';
+import { cursor, limit, operation, uuid } from './inputs';
+
+const jobId = z.string().min(1).max(200);
+
+export const jobsRouter = router({
+  list: operatorProcedure
+    .input(
+      z.strictObject({
+        status: z.enum(JOB_STATUSES).optional(),
+        apiKeyId: uuid.optional(),
+        key: z.string().trim().min(1).max(200).optional(),
+        operation: operation.optional(),
+        from: usageDay.optional(),
+        to: usageDay.optional(),
+        cursor,
+        limit,
+      }),
+    )
+    .query(({ ctx, input }) => listJobs(ctx.db, { ...input, ...usageRange(input) })),
+  get: operatorProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => getJob(ctx.db, input.id)),
+  /** A fresh short-lived URL of the job's video (null until it has one). */
+  resultLink: operatorProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => jobResultLink(ctx.db, input.id)),
+});

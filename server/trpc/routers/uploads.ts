@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { jobsUsingUpload, uploadFileLink } from '../../domain/reports/media-links';
+import { getUpload, listUploads, UPLOAD_STATUSES } from '../../domain/reports/uploads';
+import { operatorProcedure, router } from '../init';
+import { cursor, limit, uuid } from './inputs';
+
+const uploadId = z.string().min(1).max(200);
+
+export const uploadsRouter = router({
+  list: operatorProcedure
+    .input(z.strictObject({ status: z.enum(UPLOAD_STATUSES).optional(), apiKeyId: uuid.optional(), cursor, limit }))
+    .query(({ ctx, input }) => listUploads(ctx.db, input)),
+  get: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => getUpload(ctx.db, input.id)),
+  /** A fresh short-lived URL of the verified bytes, for preview and download (null before verification). */
+  fileLink: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => uploadFileLink(ctx.db, input.id)),
+  /** The calls (video jobs) that took this upload as input. */
+  usedBy: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => jobsUsingUpload(ctx.db, input.id)),
+});

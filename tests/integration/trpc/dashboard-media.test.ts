@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { verifyObjectUrl } from '@/server/storage/signed-urls';
+import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
+
+afterAll(() => disconnectDb());
+
+async function key(caller: Awaited<ReturnType<typeof operatorCaller>>['caller'], label: string) {
+  const slug = uniqueSlug('pk-media');
+  await seedPackage(slug, 1000);
+  return caller.keys.issue({ packageSlug: slug, label });
+}
+
+const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
+
+describe('jobs: filters and a fresh link to the video', () => {
+  it('filters by key text, operation, status and day; signs a new short-lived URL on each read', async () => {
+    const { caller } = await operatorCaller();
+    const marker = randomUUID().slice(0, 8);
+    const mine = await key(caller, `video buyer ${marker}`);
+    const jobId = newId('job');
+    await getPrisma().job.create({
+      data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'succeeded', input: { prompt: 'a boat' }, engine: 'local', units: 5,
+        requestId: `req_${marker}`, resultKey: `outputs/${mine.id}/${jobId}.mp4`, resultMimeType: 'video/mp4' },
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await caller.jobs.list({ key: marker, operation: 'videos.generate', status: 'succeeded', from: today, to: today })).items.map((job) => job.id)).toEqual([jobId]);
+    expect((await caller.jobs.list({ key: mine.prefix, status: 'failed' })).items).toEqual([]);
+    expect((await caller.jobs.list({ key: marker, to: '2001-01-01' })).items).toEqual([]);
+    const first = await caller.jobs.resultLink({ id: jobId });
+    const second = await caller.jobs.resultLink({ id: jobId });
+    expect(first).toMatchObject({ mime_type: 'video/mp4' });
+    expect(first!.url).toMatch(/^\/files\/outputs\//);
+    expect(second!.url).not.toBe(first!.url);
+    expect(verifyObjectUrl(new URL(first!.url, 'http://localhost'))).toEqual({ ok: true, key: `outputs/${mine.id}/${jobId}.mp4`, contentType: 'video/mp4' });
+    expect(Date.parse(first!.expires_at) - Date.now()).toBeLessThanOrEqual(900_000);
+    await expectTrpcError(caller.jobs.resultLink({ id: 'job_missing' }), 'NOT_FOUND', 'not_found');
+  });
+
+  it('a job without a result has no link', async () => {
+    const { caller } = await operatorCaller();
+    const mine = await key(caller, 'pending video');
+    const jobId = newId('job');
+    await getPrisma().job.create({ data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'running', input: { prompt: 'x' }, engine: 'local', units: 5, requestId: 'req_x' } });
+    expect(await caller.jobs.resultLink({ id: jobId })).toBeNull();
+  });
+});
+
+describe('uploads: preview link and the calls that used it', () => {
+  it('links verified bytes only, and lists the jobs that took the upload', async () => {
+    const { caller } = await operatorCaller();
+    const mine = await key(caller, 'uploader');
+    const uploadId = newId('upl');
+    const sealed = `uploads/${mine.id}/${uploadId}.0a1b2c3d4e5f.verified`;
+    await getPrisma().upload.create({
+      data: { id: uploadId, apiKeyId: mine.id, purpose: 'image_input', filename: 'cat.png', mimeType: 'image/png', sizeBytes: 10, sha256: 'a'.repeat(64),
+        storageKey: `uploads/${mine.id}/${uploadId}`, expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    expect(await caller.uploads.fileLink({ id: uploadId })).toBeNull();
+    await getPrisma().upload.update({ where: { id: uploadId }, data: { status: 'verified', storageKey: sealed, verifiedAt: new Date() } });
+    const link = await caller.uploads.fileLink({ id: uploadId });
+    expect(verifyObjectUrl(new URL(link!.url, 'http://localhost'))).toEqual({ ok: true, key: sealed, contentType: 'image/png' });
+    expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([]);
+    const jobId = newId('job');
+    await getPrisma().job.create({
+      data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'submitted', engine: 'local', units: 5, requestId: 'req_used',
+        input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } } },
+    });
+    expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([expect.objectContaining({ id: jobId, request_id: 'req_used', status: 'submitted' })]);
+    await expectTrpcError(caller.uploads.fileLink({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
+  });
+});
