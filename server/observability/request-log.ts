@@ -27,7 +27,7 @@ export function createRequestLogger(format: 'json' | 'pretty' | 'off', destinati
   if (format === 'off') return null;
   const options = { base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
-    return pino(options, pretty({ destination: destination ?? 1, sync: true, ignore: 'request_id' }));
+    return pino(options, pretty({ destination: destination ?? 1, sync: true }));
   }
   // Asynchronous, buffered writes: a request never waits on stdout (flushed at shutdown).
   return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));

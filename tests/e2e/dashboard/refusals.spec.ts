@@ -29,6 +29,7 @@ async function settledRefused(page: Page): Promise<number> {
 }
 
 test('refused requests are counted on the overview, on the key\'s page and in /metrics', async ({ page, request }) => {
+  test.setTimeout(120_000); // several page loads and a sign-in (argon2) on a loaded machine
   const issued = cli<{ id: string; key: string }>('keys', 'create', '--package', 'starter', '--label', 'refusals e2e');
   await signIn(page);
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible({ timeout: 30_000 });

@@ -62,4 +62,17 @@ describe('the request log', () => {
       expect(line).not.toContain(secretInput);
     }
   });
+
+  it('LOG_FORMAT=pretty writes readable lines for a terminal, and off writes none', async () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    createRequestLogger('pretty', stream)!.info({ request_id: 'req_pretty', status: 429, code: 'rate_limited' }, 'request');
+    await flushed();
+    expect(text).toMatch(/INFO.*request/);
+    expect(text).toContain('request_id: "req_pretty"');
+    expect(text).toContain('code: "rate_limited"');
+    expect(() => JSON.parse(text)).toThrow();
+    expect(createRequestLogger('off')).toBeNull();
+  });
 });
