@@ -23,7 +23,7 @@ vi.mock('zod-openapi', async (importOriginal) => {
         ...options,
         override: (context) => {
           const example = (context.jsonSchema as { example?: unknown }).example;
-          if (example !== undefined) rendered.push({ zodSchema: context.zodSchema as z.ZodType, example, path: context.path.join('.') });
+          if (example !== undefined) rendered.push({ zodSchema: context.zodSchema as unknown as z.ZodType, example, path: context.path.join('.') });
           options?.override?.(context);
         },
       }),
