@@ -19,7 +19,7 @@ test('the API reference opens with bearer authentication selected, and its examp
   await page.goto('/docs');
   await expect(page.getByText('Generate text').first()).toBeVisible({ timeout: 20_000 });
   // The key goes straight into the token field: no scheme to pick first.
-  await expect(page.getByLabel('Bearer Token').first()).toBeVisible();
+  await expect(page.getByLabel('Bearer Token').first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByText('No authentication selected')).toHaveCount(0);
   // The generated curl commands send the schemas' examples, never an empty required field.
   await expect(page.locator('body')).toContainText('"input": "Summarise why idempotency keys matter for paid APIs."', { timeout: 20_000 });
