@@ -9,7 +9,7 @@ import { REQUEST_PATH_HEADER } from '../server/auth/request-path';
 import { getConfig } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
-import { runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
@@ -165,6 +165,7 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
+    markStopping();
     log(`${signal}: shutting down; requests in flight get ${SHUTDOWN_GRACE_MS / 1000} s to finish`);
     // A database that hangs must not keep the process from ending: the stop has a deadline.
     setTimeout(() => {

@@ -5,7 +5,7 @@ import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
-import { onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { markStopping, onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
 import { startBackgroundTasks } from '../server/background';
 
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    markStopping();
     log(`${signal}: finishing running jobs, then stopping`);
     setTimeout(() => process.exit(1), 60_000).unref(); // a database that hangs must not keep it alive
     await runShutdownHooks(); // running jobs finish, then the pool closes

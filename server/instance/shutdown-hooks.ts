@@ -4,7 +4,17 @@
 type Hook = () => Promise<void>;
 const HOOKS = Symbol.for('wgs.shutdownHooks');
 const RUNNING = Symbol.for('wgs.shutdownHooks.running');
-const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[]; [RUNNING]?: Promise<void> };
+const STOPPING = Symbol.for('wgs.stopping');
+const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[]; [RUNNING]?: Promise<void>; [STOPPING]?: boolean };
+
+/** Called as a stop signal arrives: from then on, connections the stop ends are expected to end. */
+export function markStopping(): void {
+  registry[STOPPING] = true;
+}
+
+export function isStopping(): boolean {
+  return registry[STOPPING] === true;
+}
 
 export function onShutdown(hook: Hook): void {
   (registry[HOOKS] ??= []).push(hook);

@@ -1,6 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import type pg from 'pg';
 import { getConfig } from '../../config';
+import { isStopping } from '../../instance/shutdown-hooks';
 
 /** pg-boss's database adapter shape (its `IDatabase`, not exported by name). */
 type QueueDb = NonNullable<NonNullable<Parameters<PgBoss['send']>[2]>['db']>;
@@ -43,9 +44,24 @@ export function createBoss(options: { supervise: boolean; max?: number }): PgBos
     superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
   });
-  // Connection errors are retried by pg-boss itself; log them instead of crashing the process.
-  boss.on('error', (error) => console.error('[jobs] queue error:', error.message));
+  boss.on('error', reportQueueError);
   return boss;
+}
+
+/** PostgreSQL ended the connection: admin_shutdown, crash_shutdown, cannot_connect_now. */
+const ENDED_BY_SERVER = /^57P0[1-3]$/;
+
+/**
+ * Connection errors are retried by pg-boss itself; logged instead of crashing the process. One the
+ * database's shutdown causes is expected while this process stops: Ctrl-C signals the embedded
+ * PostgreSQL too, which may end the connections before this process has seen its own signal.
+ */
+function reportQueueError(error: Error): void {
+  const log = () => console.error('[jobs] queue error:', error.message);
+  if (!ENDED_BY_SERVER.test(String((error as { code?: unknown }).code))) return log();
+  setTimeout(() => {
+    if (!isStopping()) log();
+  }, 1_000).unref();
 }
 
 /** Creates both queues, or brings their retry/expiry/heartbeat settings up to this process's config. */

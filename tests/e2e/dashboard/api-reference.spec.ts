@@ -14,3 +14,15 @@ test('the API reference page renders every /v1 operation', async ({ page }) => {
   await page.screenshot({ path: 'tests/artifacts/api-reference.png', fullPage: false });
   expect(external).toEqual([]);
 });
+
+test('the API reference opens with bearer authentication selected, and its example requests are valid', async ({ page }) => {
+  await page.goto('/docs');
+  await expect(page.getByText('Generate text').first()).toBeVisible({ timeout: 20_000 });
+  // The key goes straight into the token field: no scheme to pick first.
+  await expect(page.getByLabel('Bearer Token').first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText('No authentication selected')).toHaveCount(0);
+  // The generated curl commands send the schemas' examples, never an empty required field.
+  await expect(page.locator('body')).toContainText('"input": "Summarise why idempotency keys matter for paid APIs."', { timeout: 20_000 });
+  await expect(page.locator('body')).toContainText('"prompt": "A paper boat drifting down a rain-soaked street."');
+  expect(await page.locator('body').innerText()).not.toMatch(/"(?:input|prompt|text|filename|sha256)": ""/);
+});
