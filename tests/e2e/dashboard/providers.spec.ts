@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect as baseExpect, test } from '@playwright/test';
 import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
 import { keepScreenshot, signIn, stat } from '../support/dashboard';
 
 // An operator adds a provider (an OpenAI-compatible fake on 127.0.0.1 that this spec runs),
 // stores its key, tests it, sells text.generate through it with `local` as the fallback, issues
 // a key, and a customer's call is answered by the provider; the Providers page counts the call.
+
+// Saving a form waits on the database and a test on the provider: on a loaded machine, over 5 s.
+const expect = baseExpect.configure({ timeout: 20_000 });
 
 let fake: FakeOpenAi;
 test.beforeAll(async () => {
@@ -20,8 +23,9 @@ const SLUG = `via-${PROVIDER}`;
 const PROVIDER_KEY = `sk-e2e-${randomUUID()}`;
 
 test('add a provider with a key, test it, and sell an operation through it', async ({ page, request }) => {
+  test.setTimeout(180_000); // many steps, each a page load or a provider call
   await signIn(page);
-  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible({ timeout: 30_000 });
 
   await test.step('add the provider, refused first without the base URL its type requires', async () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Providers' }).click();
