@@ -4,7 +4,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
 import { formatZodIssues } from '@/server/domain/zod-issues';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
+import { engineText, fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type Errors = Record<string, string>;
 
@@ -108,8 +108,8 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
               Sell {operation}
             </label>
             <div className="form-grid" style={{ marginTop: '0.75rem' }}>
-              <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint='"local" or PROVIDER:MODEL'>
-                {(a11y) => <input type="text" {...a11y} defaultValue={String(settings?.engine ?? 'local')} />}
+              <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint='"local" or PROVIDER:MODEL; several, comma-separated, are fallbacks in order'>
+                {(a11y) => <input type="text" {...a11y} defaultValue={engineText(settings?.engine)} />}
               </Field>
               <Field name={fieldName(operation, 'units')} label="Units per call" errors={errors}>
                 {(a11y) => <input type="number" min={0} {...a11y} defaultValue={String(settings?.units ?? 1)} />}

@@ -50,13 +50,24 @@ function list(value: FormDataEntryValue | null): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
+/** One engine, or a comma-separated list of fallbacks in order (kept as a list). */
+function engineSetting(value: FormDataEntryValue | null): string | string[] {
+  const text = String(value ?? '').trim();
+  return text.includes(',') ? text.split(',').map((item) => item.trim()) : text;
+}
+
+/** Shows an engine setting in one text field: a list as its names joined by commas. */
+export function engineText(setting: unknown): string {
+  return Array.isArray(setting) ? setting.join(', ') : String(setting ?? 'local');
+}
+
 /** The form's values as a definition; the packages-file schema then judges it. */
 export function formToDefinition(form: FormData): Record<string, unknown> {
   const operations: Record<string, Record<string, unknown>> = {};
   for (const operation of OPERATIONS) {
     if (form.get(fieldName(operation, 'enabled')) !== 'on') continue;
     const settings: Record<string, unknown> = {
-      engine: String(form.get(fieldName(operation, 'engine')) ?? '').trim(),
+      engine: engineSetting(form.get(fieldName(operation, 'engine'))),
       units: numberOrRaw(form.get(fieldName(operation, 'units'))),
     };
     for (const field of LIST_FIELDS[operation]) {
