@@ -6,6 +6,7 @@ const LINKS = [
   { href: '/', label: 'Overview' },
   { href: '/packages', label: 'Packages' },
   { href: '/keys', label: 'Keys' },
+  { href: '/providers', label: 'Providers' },
   { href: '/usage', label: 'Usage' },
   { href: '/jobs', label: 'Jobs' },
   { href: '/input-uploads', label: 'Uploads' },
