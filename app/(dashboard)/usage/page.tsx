@@ -59,7 +59,12 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
           { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
           { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
           { header: 'Key', cell: (row) => <Link href={`/keys/${row.api_key_id}`}><code>{row.key_prefix}…</code></Link> },
-          { header: 'Engine', cell: (row) => <code>{row.engine}</code> },
+          { header: 'Engine', cell: (row) => (
+            <>
+              <code title={row.engines_tried.length > 1 ? `tried: ${row.engines_tried.join(' → ')}` : undefined}>{row.engine}</code>
+              {row.engines_tried.length > 1 ? ` (${row.engines_tried.length} tried)` : ''}
+            </>
+          ) },
           { header: 'Duration', cell: (row) => `${formatNumber(row.duration_ms)} ms`, numeric: true },
           { header: 'Job', cell: (row) => (row.job_id ? <Link href={`/jobs/${row.job_id}`}>{row.job_id}</Link> : '—') },
         ]}
