@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { engineCapabilityIssues } from '@/server/domain/packages/check-engine-capabilities';
 import { engineNamesOf } from '@/server/domain/packages/engine-names';
@@ -42,6 +43,16 @@ describe('the capability table', () => {
     for (const kind of new Set(Object.values(MODEL_KIND))) {
       expect(typeof models[kind] === 'function', `${type} ${kind}`).toBe(served.has(kind));
       if (served.has(kind)) expect(models[kind]!('some-model')).toBeTruthy();
+    }
+  });
+
+  it('docs/providers.md shows exactly this table', () => {
+    const doc = readFileSync('docs/providers.md', 'utf8');
+    for (const type of PROVIDER_TYPES) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${type}\` | `) && /[✓–]/.test(line));
+      expect(row, type).toBeDefined();
+      const cells = row!.split('|').slice(2, 2 + OPERATIONS.length).map((cell) => cell.trim());
+      expect(cells, type).toEqual(OPERATIONS.map((op) => (PROVIDER_TYPE_INFO[type].operations.includes(op) ? '✓' : '–')));
     }
   });
 
