@@ -6,7 +6,7 @@ import { FAKE_CODE } from './support/providers/protocols/media-samples';
 
 // `anthropic` through @ai-sdk/anthropic against a fake Messages API.
 
-process.env.PROVIDER_TIMEOUT_MS = '800';
+process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 

@@ -6,7 +6,7 @@ import { FAKE_CODE, FAKE_TRANSCRIPT } from './support/providers/protocols/media-
 
 // `gateway` (Vercel AI Gateway) through @ai-sdk/gateway against a fake of its protocol (videos: see docs/providers.md).
 
-process.env.PROVIDER_TIMEOUT_MS = '800';
+process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 

@@ -6,7 +6,7 @@ import { fakeText, startOpenAiStyleFake } from './support/providers/protocols/op
 
 // `openai-compatible` (vLLM, Ollama, OpenRouter, ...) through @ai-sdk/openai-compatible.
 
-process.env.PROVIDER_TIMEOUT_MS = '800';
+process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 

@@ -8,7 +8,7 @@ import { fakeText, startOpenAiStyleFake } from './support/providers/protocols/op
 // of the OpenAI-style protocol they speak (with each one's own paths and auth header).
 // Not faked here: xai's videos (see docs/providers.md).
 
-process.env.PROVIDER_TIMEOUT_MS = '800';
+process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 
