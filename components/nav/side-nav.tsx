@@ -5,8 +5,8 @@ import { usePathname } from 'next/navigation';
 const LINKS = [
   { href: '/', label: 'Overview' },
   { href: '/packages', label: 'Packages' },
-  { href: '/providers', label: 'Providers' },
   { href: '/keys', label: 'Keys' },
+  { href: '/providers', label: 'Providers' },
   { href: '/usage', label: 'Usage' },
   { href: '/jobs', label: 'Jobs' },
   { href: '/input-uploads', label: 'Uploads' },

@@ -52,9 +52,13 @@ function list(value: FormDataEntryValue | null): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
-/** One engine input is the engine; several (the engine picker's fallbacks) are the ordered list. */
+/**
+ * The Engine field: the engine picker sends one input per engine, in order; a typed
+ * comma-separated list (model ids hold no comma) is read the same way. One name is the engine,
+ * several the ordered fallbacks.
+ */
 function engineSetting(values: FormDataEntryValue[]): string | string[] {
-  const names = values.map((value) => String(value).trim());
+  const names = values.flatMap((value) => String(value).split(',')).map((name) => name.trim());
   return names.length === 1 ? names[0]! : names;
 }
 

@@ -2,8 +2,9 @@ import type { ProviderView } from '@/server/domain/providers/list-providers';
 import { formatDate } from '../ui/format';
 
 /** Whether a provider has a key and where it comes from; never the key itself. */
-export function KeyStatus({ provider }: { provider: Pick<ProviderView, 'key' | 'api_key_env'> }) {
+export function KeyStatus({ provider, compact = false }: { provider: Pick<ProviderView, 'key' | 'api_key_env'>; compact?: boolean }) {
   if (provider.key.source === 'stored') {
+    if (compact) return <span className="badge badge-ok">stored</span>;
     return <span><span className="badge badge-ok">stored</span> <span className="muted">set {formatDate(provider.key.updated_at)}</span></span>;
   }
   if (provider.key.source === 'env') return <span><span className="badge badge-ok">from env</span> <code>{provider.api_key_env}</code></span>;

@@ -96,7 +96,8 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
         <div className="field">
           <label htmlFor="provider-base_url">Base URL</label>
           <input
-            type="url"
+            type="text"
+            inputMode="url"
             {...field('base_url')}
             key={`base-${type}`}
             defaultValue={initial?.type === type ? (initial.base_url ?? '') : ''}

@@ -3,26 +3,27 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { describeError, trpc } from '../trpc/client';
 
-/** Sets or replaces a provider's key: write-only, stored encrypted, never shown again. */
-export function SetKeyForm(props: { provider: string; hasStoredKey: boolean }) {
+/** Sets or replaces one provider's API key. The field is a password field and is cleared at once: the key is never shown again. */
+export function SetProviderKeyForm(props: { provider: string; hasStoredKey: boolean }) {
   const router = useRouter();
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const inputId = `provider-key-${props.provider}`;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
-    const apiKey = String(new FormData(formElement).get('api_key') ?? '').trim();
-    if (!apiKey) {
-      setMessage({ tone: 'error', text: 'Paste the key first.' });
+    const apiKey = String(new FormData(formElement).get('apiKey') ?? '').trim();
+    formElement.reset();
+    if (apiKey === '') {
+      setMessage({ tone: 'error', text: 'Paste the API key first.' });
       return;
     }
     setBusy(true);
     setMessage(null);
     try {
       const result = await trpc.providers.setKey.mutate({ provider: props.provider, apiKey });
-      formElement.reset();
-      setMessage({ tone: 'ok', text: `${result.replaced ? 'Key replaced' : 'Key stored'}, encrypted. It is never shown again.` });
+      setMessage({ tone: 'ok', text: result.replaced ? 'Key replaced. Every instance uses it within 10 seconds.' : 'Key stored. Every instance uses it within 10 seconds.' });
       router.refresh();
     } catch (failure) {
       setMessage({ tone: 'error', text: describeError(failure).message });
@@ -32,17 +33,21 @@ export function SetKeyForm(props: { provider: string; hasStoredKey: boolean }) {
   }
 
   return (
-    <form className="stack" onSubmit={submit} aria-label="Provider key" noValidate autoComplete="off">
+    <form className="stack" onSubmit={submit} aria-label={`API key of ${props.provider}`} noValidate>
       <div className="filters">
         <div className="field">
-          <label htmlFor="provider-api-key">{props.hasStoredKey ? 'New key' : 'Key'}</label>
-          <input id="provider-api-key" name="api_key" type="password" autoComplete="new-password" spellCheck={false} required />
+          <label htmlFor={inputId}>{props.hasStoredKey ? 'New API key' : 'API key'}</label>
+          <input id={inputId} name="apiKey" type="password" autoComplete="off" spellCheck={false} maxLength={4096} required />
         </div>
         <button className="button" type="submit" disabled={busy}>
-          {busy ? 'Storing…' : props.hasStoredKey ? 'Replace key' : 'Store key'}
+          {busy ? 'Saving…' : props.hasStoredKey ? 'Replace key' : 'Set key'}
         </button>
       </div>
-      {message ? <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>{message.text}</div> : null}
+      {message ? (
+        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      ) : null}
     </form>
   );
 }

@@ -38,7 +38,15 @@ export function UsageTable(props: { rows: UsageView[]; totals: UsageTotals; high
         },
         { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" head={8} tail={4} /> },
         { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
-        { header: 'Engine', cell: (row) => <code>{row.engine}</code> },
+        {
+          header: 'Engine',
+          cell: (row) => (
+            <>
+              <code title={row.engines_tried.length > 1 ? `tried: ${row.engines_tried.join(' → ')}` : undefined}>{row.engine}</code>
+              {row.engines_tried.length > 1 ? ` (${row.engines_tried.length} tried)` : ''}
+            </>
+          ),
+        },
         { header: 'Duration', cell: (row) => `${formatNumber(row.duration_ms)} ms`, numeric: true },
         { header: 'Job', cell: (row) => (row.job_id ? <MonoId value={row.job_id} what="job id" href={`/jobs/${row.job_id}`} /> : '—') },
       ]}

@@ -33,10 +33,9 @@ function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutM
   const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs]);
   const cached = sdkClients.get(provider.name);
   if (cached && cached.fingerprint === fingerprint) return { module, ...cached };
-  const throughFetch = module.originThroughFetch === true;
-  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined });
-  // fal honours baseURL for images: it gets both (its other calls are rewritten by the fetch).
-  const baseURL = provider.base_url && (!throughFetch || provider.type === 'fal') ? provider.base_url : undefined;
+  const throughFetch = module.apiHosts !== undefined;
+  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined, hosts: module.apiHosts });
+  const baseURL = throughFetch ? undefined : (provider.base_url ?? undefined);
   const models = module.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
   sdkClients.set(provider.name, { fingerprint, models, fetch });
   return { module, models, fetch };

@@ -78,6 +78,7 @@ describe('cli --help', () => {
       [['keys', 'topup', '--help'], [/<id>/, /--units <n>/]],
       [['operators', '--help'], [/create/, /disable/, /enable/]],
       [['operators', 'create', '--help'], [/--email <email>/, /--password <password>/]],
+      [['providers', '--help'], [/set-key/, /list/]],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args, dataDir)));
     results.forEach((result, i) => {

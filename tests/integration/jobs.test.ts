@@ -197,6 +197,26 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: view.job_id, error_code: 'provider_unavailable' }]);
   });
 
+  it('falls back to the next engine of the list when the provider fails: succeeded, charged once, both engines recorded', async () => {
+    const provider = `fail${randomBytes(4).toString('hex')}`;
+    const key = await createTestKey({
+      quota: 60,
+      providers: { [provider]: { type: 'openai', base_url: failing.baseUrl } },
+      operations: { 'videos.generate': { engine: [`${provider}:fake-video`, 'local'], units: 25 } },
+    });
+    const submitted = await submit(key.key, { prompt: 'a lighthouse at dusk' });
+    expect(submitted.status, submitted.text).toBe(202);
+    const done = await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed']);
+    const view = jobSchema.parse(done.json);
+    expect(view.status, JSON.stringify(view.error)).toBe('succeeded');
+    expect(view.usage.charged_units).toBe(25);
+    expect(await remainingUnits(key.id)).toBe(35);
+    const { rows: jobs } = await getPool().query('SELECT engine, engines FROM jobs WHERE id = $1', [view.job_id]);
+    expect(jobs).toEqual([{ engine: `${provider}:fake-video`, engines: [`${provider}:fake-video`, 'local'] }]);
+    const { rows: events } = await getPool().query('SELECT outcome::text, units, engine, engines_tried FROM usage_events WHERE api_key_id = $1', [key.id]);
+    expect(events).toEqual([{ outcome: 'succeeded', units: 25, engine: 'local', engines_tried: [`${provider}:fake-video`, 'local'] }]);
+  });
+
   it('refuses invalid bodies and settings with 422 before holding any units', async () => {
     const key = await createTestKey({ quota: 40, operations: localVideos() });
     expectEnvelope(await submit(key.key, {}), 422, 'validation_error');

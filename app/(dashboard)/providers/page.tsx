@@ -27,7 +27,7 @@ export default async function ProvidersPage() {
           { header: 'Name', cell: (row) => <Link href={`/providers/${row.name}`}><code>{row.name}</code></Link> },
           { header: 'Type', cell: (row) => row.type },
           { header: 'Base URL', cell: (row) => (row.base_url ? <code>{row.base_url}</code> : <span className="muted">default{row.default_base_url ? `: ${row.default_base_url}` : ''}</span>) },
-          { header: 'Key', cell: (row) => <KeyStatus provider={row} /> },
+          { header: 'Key', cell: (row) => <KeyStatus provider={row} compact /> },
           { header: 'Serves', cell: (row) => row.operations.join(', ') || <span className="muted">nothing this version knows</span> },
           { header: 'Calls (24 h)', cell: (row) => formatNumber(row.health.calls), numeric: true },
           { header: 'Failures', cell: (row) => failureText(row.health.calls, row.health.failures), numeric: true },

@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { engineCapabilityIssues } from './check-engine-capabilities';
+import { capabilitySummary, engineCapabilityIssues } from './check-engine-capabilities';
 import { engineNamesOf } from './engine-names';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from './package-schema';
 import { zodValidationError } from '../zod-issues';
@@ -53,6 +53,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const result: ApplyResult = { providers: [], packages: [] };
+    const retyped = new Set<string>();
     for (const [name, provider] of Object.entries(file.providers)) {
       const data = {
         type: provider.type,
@@ -71,6 +72,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
         existing.apiKeyEnv !== data.apiKeyEnv ||
         canonicalJson(existing.options) !== canonicalJson(data.options)
       ) {
+        if (existing.type !== data.type) retyped.add(name);
         await tx.provider.update({ where: { name }, data });
         const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv, options: existing.options };
         await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
@@ -96,13 +98,40 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
     if (missing.length > 0) throw ApiError.validation(missing, 'The packages file is invalid.');
     // Judged after the providers above are written, so a file may change a type and its packages together.
     const unable = file.packages.flatMap((definition, index) => engineCapabilityIssues(definition, index, providerTypes));
-    if (unable.length > 0) throw ApiError.validation(unable);
+    unable.push(...(await storedPackagesUnable(tx, file, retyped, providerTypes)));
+    if (unable.length > 0) throw ApiError.validation(unable, capabilitySummary(unable));
 
     for (const definition of file.packages) {
       result.packages.push(await applyPackage(tx, actor, definition, options));
     }
     return result;
   });
+}
+
+/**
+ * A provider whose type changes must still serve the packages already stored that name it (the
+ * latest version of each; older ones keep their keys' terms and their engines' fate).
+ */
+async function storedPackagesUnable(
+  tx: Prisma.TransactionClient,
+  file: PackagesFile,
+  retyped: ReadonlySet<string>,
+  providerTypes: ReadonlyMap<string, string>,
+) {
+  if (retyped.size === 0) return [];
+  const inFile = new Set(file.packages.map((definition) => definition.slug));
+  const stored = await tx.package.findMany({ include: { versions: { orderBy: { version: 'desc' }, take: 1 } } });
+  return stored
+    .filter((pkg) => !inFile.has(pkg.slug) && pkg.versions[0])
+    .flatMap((pkg) => {
+      const operations = pkg.versions[0]!.operations as PackageDefinition['operations'];
+      const names = Object.values(operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
+      if (!names.some((name) => retyped.has(name.split(':')[0]!))) return [];
+      return engineCapabilityIssues({ operations } as PackageDefinition, 0, providerTypes).map((issue) => ({
+        ...issue,
+        path: issue.path.replace(/^packages\.0\./, `package "${pkg.slug}" `),
+      }));
+    });
 }
 
 async function applyPackage(

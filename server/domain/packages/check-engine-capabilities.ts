@@ -57,7 +57,7 @@ export function engineCapabilityIssues(
       if (type === undefined) return; // an unknown provider is reported by its own check
       const field = `packages.${index}.operations.${operation}.engine${typeof settings.engine === 'string' ? '' : `.${position}`}`;
       if (!isProviderType(type)) {
-        issues.push({ path: field, code: 'unsupported_operation', message: `${field}: provider "${provider}" has type "${type}", which this version does not know` });
+        issues.push({ path: field, code: 'unsupported_operation', message: `provider "${provider}" has type "${type}", which this version does not know` });
         return;
       }
       const info = PROVIDER_TYPE_INFO[type];
@@ -65,19 +65,21 @@ export function engineCapabilityIssues(
         issues.push({
           path: field,
           code: 'unsupported_operation',
-          message: `${field}: provider "${provider}" is of type "${type}", which cannot do ${operation}; it can do ${info.operations.join(', ')}`,
+          message: `provider "${provider}" is of type "${type}", which cannot do ${operation}; it can do ${info.operations.join(', ')}`,
         });
         return;
       }
       for (const problem of unhonouredSettings(settings, info.limits[operation as Operation] ?? {})) {
         const path = `packages.${index}.operations.${operation}.${problem.field}`;
-        issues.push({
-          path,
-          code: 'unsupported_setting',
-          message: `${path}: provider "${provider}" (type "${type}") cannot honour it: ${problem.why}`,
-        });
+        issues.push({ path, code: 'unsupported_setting', message: `provider "${provider}" (type "${type}") cannot honour it: ${problem.why}` });
       }
     });
   }
   return issues;
+}
+
+/** The one line an operator reads first: the first issue with its field. */
+export function capabilitySummary(issues: readonly Issue[]): string {
+  const first = issues[0]!;
+  return `${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`;
 }

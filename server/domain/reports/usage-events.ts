@@ -27,6 +27,8 @@ export function toUsageView(event: EventWithKey) {
     key_label: event.apiKey.label,
     operation: event.operation,
     engine: event.engine,
+    /** Every engine called, in order, when the package names fallbacks. */
+    engines_tried: event.enginesTried,
     outcome: event.outcome,
     units: event.units,
     error_code: event.errorCode,

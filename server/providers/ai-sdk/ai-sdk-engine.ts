@@ -188,8 +188,11 @@ export class AiSdkEngine implements Engine {
       });
       if (typeof result.text !== 'string') throw malformed('the provider returned no text');
       if (task.timestamps === 'none') return { text: result.text, segments: [] };
+      // Word-level providers (ElevenLabs) also list the spaces between words: those are dropped.
       const segments = TRANSCRIPT_SEGMENTS.safeParse(
-        result.segments.map((segment) => ({ start: segment.startSecond, end: segment.endSecond, text: segment.text.trim() })),
+        result.segments
+          .map((segment) => ({ start: segment.startSecond, end: segment.endSecond, text: segment.text.trim() }))
+          .filter((segment) => segment.text !== ''),
       );
       if (!segments.success) throw malformed('the provider returned malformed segments');
       return { text: result.text, segments: segments.data };

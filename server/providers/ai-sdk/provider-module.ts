@@ -34,8 +34,8 @@ export interface SpeechArgs {
 }
 
 export interface ProviderModule {
-  /** true: the SDK takes no baseURL; base_url replaces its origin through the fetch. */
-  originThroughFetch?: boolean;
+  /** The SDK takes no baseURL for these hosts: base_url replaces them through the fetch. */
+  apiHosts?: readonly string[];
   create(options: ProviderBuildOptions): SdkModels;
   speechArgs?(task: SpeechTask): SpeechArgs;
   transcriptionOptions?(task: TranscribeTask): ProviderOptions | undefined;

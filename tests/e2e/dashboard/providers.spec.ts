@@ -1,18 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect as baseExpect, test } from '@playwright/test';
 import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { cli } from '../support/cli';
 import { keepScreenshot, signIn, stat } from '../support/dashboard';
 
-// An operator adds a provider (an OpenAI-compatible fake on 127.0.0.1 that this spec runs),
-// stores its key, tests it, sells text.generate through it with `local` as the fallback, issues
-// a key, and a customer's call is answered by the provider; the Providers page counts the call.
+// Providers against a fake OpenAI-compatible server on 127.0.0.1 that this spec runs. First the
+// dashboard alone: an operator adds a provider, stores its key, tests it, sells text.generate
+// through it with `local` as the fallback, issues a key, and a customer's call is answered by
+// the provider; the Providers page counts the call. Then a provider from a packages file gets its
+// key in the dashboard without a redeploy, and its failure falls back to `local`, charged once.
+
+// Saving a form waits on the database and a test on the provider: on a loaded machine, over 5 s.
+const expect = baseExpect.configure({ timeout: 20_000 });
 
 let fake: FakeOpenAi;
 test.beforeAll(async () => {
   fake = await startFakeOpenAi();
 });
 test.afterAll(async () => {
-  await fake.close();
+  await fake?.close();
 });
 
 const PROVIDER = `fake-${randomUUID().slice(0, 6)}`;
@@ -20,8 +29,9 @@ const SLUG = `via-${PROVIDER}`;
 const PROVIDER_KEY = `sk-e2e-${randomUUID()}`;
 
 test('add a provider with a key, test it, and sell an operation through it', async ({ page, request }) => {
+  test.setTimeout(180_000); // many steps, each a page load or a provider call
   await signIn(page);
-  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible({ timeout: 30_000 });
 
   await test.step('add the provider, refused first without the base URL its type requires', async () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Providers' }).click();
@@ -40,10 +50,11 @@ test('add a provider with a key, test it, and sell an operation through it', asy
   });
 
   await test.step('store its key: write-only, never shown again', async () => {
-    await page.getByLabel('Key', { exact: true }).fill(PROVIDER_KEY);
-    await page.getByRole('button', { name: 'Store key' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Key stored, encrypted. It is never shown again.' })).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Replace key' })).toBeVisible();
+    const form = page.getByRole('form', { name: `API key of ${PROVIDER}` });
+    await form.getByLabel('API key').fill(PROVIDER_KEY);
+    await form.getByRole('button', { name: 'Set key' }).click();
+    await expect(form.getByRole('status')).toHaveText('Key stored. Every instance uses it within 10 seconds.');
+    await expect(form.getByRole('button', { name: 'Replace key' })).toBeVisible();
     expect(await page.content()).not.toContain(PROVIDER_KEY);
     await keepScreenshot(page, 'provider-detail');
   });
@@ -116,4 +127,65 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await expect(row).toContainText('text.generate, code.generate, images.generate');
     await keepScreenshot(page, 'providers');
   });
+});
+
+test('set a provider key on the Providers page, then sell an operation through that provider', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  fake.reset();
+  const name = `e2e-${randomUUID().slice(0, 8)}`;
+  const key = `sk-e2e-${randomUUID()}`;
+  const file = join(mkdtempSync(join(tmpdir(), 'wgs-e2e-providers-')), 'packages.json');
+  writeFileSync(file, JSON.stringify({
+    providers: { [name]: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'E2E_UNSET_PROVIDER_KEY' } },
+    packages: [{
+      slug: name, name: `Through ${name}`, quota_units: 10, limits: { requests_per_minute: 60, concurrency: 2 },
+      operations: { 'text.generate': { engine: [`${name}:model-e2e`, 'local'], units: 2 } },
+    }],
+  }));
+  cli('packages', 'apply', file);
+
+  await signIn(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Providers' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Providers' })).toBeVisible();
+  const row = page.getByRole('region', { name: 'Providers' }).getByRole('row').filter({ hasText: name });
+  await expect(row).toContainText('openai');
+  await expect(row).toContainText(fake.baseUrl);
+  await expect(row).toContainText('not set E2E_UNSET_PROVIDER_KEY is unset');
+
+  await row.getByRole('link', { name }).click();
+  await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();
+  const form = page.getByRole('form', { name: `API key of ${name}` });
+  await form.getByLabel('API key').fill(key);
+  await form.getByRole('button', { name: 'Set key' }).click();
+  await expect(form.getByRole('status')).toHaveText('Key stored. Every instance uses it within 10 seconds.');
+  await expect(page.getByRole('region', { name: 'Details' })).toContainText('stored');
+  await expect(form.getByLabel('New API key')).toHaveValue('');
+  expect(await page.content()).not.toContain(key);
+
+  const issued = cli<{ key: string }>('keys', 'create', '--package', name);
+  const response = await request.post('/v1/text/generate', {
+    headers: { Authorization: `Bearer ${issued.key}`, 'Idempotency-Key': `e2e-${randomUUID()}`, 'Content-Type': 'application/json' },
+    data: { input: 'Through the provider, please.' },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+  const body = await response.json();
+  expect(body.output.text).toBe('fake answer from model-e2e');
+  expect(body.usage).toEqual({ charged_units: 2, remaining_units: 8 });
+  expect(fake.lastAuthorization).toBe(`Bearer ${key}`);
+
+  // The provider fails: the local engine answers, charged once, and the usage page says two engines were tried.
+  fake.setMode({ kind: 'status', status: 503 });
+  const fallback = await request.post('/v1/text/generate', {
+    headers: { Authorization: `Bearer ${issued.key}`, 'Idempotency-Key': `e2e-${randomUUID()}`, 'Content-Type': 'application/json' },
+    data: { input: 'And when it fails?' },
+  });
+  expect(fallback.status(), await fallback.text()).toBe(200);
+  expect((await fallback.json()).usage).toEqual({ charged_units: 2, remaining_units: 6 });
+  await page.goto('/usage');
+  await expect(page.getByRole('row').filter({ hasText: 'local (2 tried)' }).first()).toBeVisible();
+  // The Providers page counts both calls to the provider, one of them failed.
+  await page.goto(`/providers/${name}`);
+  await expect(stat(page, 'provider-calls')).toHaveText('2');
+  await expect(stat(page, 'provider-failures')).toHaveText('1 (50%)');
 });

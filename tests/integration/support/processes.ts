@@ -52,15 +52,18 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], dataDir: string, timeoutMs = 90_000, extraEnv: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  args: string[], dataDir: string, timeoutMs = 90_000, extraEnv: Record<string, string> = {}, stdin?: string,
+): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = track(
       spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
         cwd: REPO_ROOT,
         env: childEnv({ WGS_DATA_DIR: dataDir, ...extraEnv }),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       }),
     );
+    if (stdin !== undefined) child.stdin!.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));

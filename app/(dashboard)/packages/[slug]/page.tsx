@@ -7,6 +7,7 @@ import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { engineNamesOf } from '@/server/domain/packages/engine-names';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Package' };
@@ -97,7 +98,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
               empty={{ title: 'No operations' }}
               columns={[
                 { header: 'Operation', cell: (row) => row.operation },
-                { header: 'Engine', cell: (row) => <code>{String(row.settings.engine)}</code> },
+                { header: 'Engine', cell: (row) => <code>{engineNamesOf(row.settings.engine as string | string[]).join(' → ')}</code> },
                 { header: 'Units', cell: (row) => show(row.settings.units), numeric: true },
                 {
                   header: 'Settings',

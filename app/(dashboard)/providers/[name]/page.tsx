@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { KeyStatus, failureText } from '@/components/providers/key-status';
 import { ProviderForm } from '@/components/providers/provider-form';
-import { SetKeyForm } from '@/components/providers/set-key-form';
+import { SetProviderKeyForm } from '@/components/providers/set-key-form';
 import { TestProviderForm } from '@/components/providers/test-provider-form';
 import { Alert, Card, DetailList, Stat } from '@/components/ui/card';
 import { formatNumber, param, type SearchParams } from '@/components/ui/format';
@@ -51,7 +51,7 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
         <p className="muted">
           Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once stored it is never shown again; store another to replace it.
         </p>
-        <SetKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
+        <SetProviderKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
       </Card>
       <Card title="Edit">
         <ProviderForm mode="update" initial={provider} />

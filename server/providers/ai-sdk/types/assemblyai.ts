@@ -3,7 +3,7 @@ import { primaryLanguage, type ProviderModule } from '../provider-module';
 
 // The SDK calls api.assemblyai.com directly; base_url replaces that origin through the fetch.
 export const assemblyaiModule: ProviderModule = {
-  originThroughFetch: true,
+  apiHosts: ['api.assemblyai.com'],
   create: ({ apiKey, fetch }) => {
     const provider = createAssemblyAI({ apiKey, fetch });
     return { transcriptionModel: (id) => provider.transcription(id) };

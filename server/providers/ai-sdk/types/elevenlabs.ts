@@ -5,7 +5,7 @@ import { primaryLanguage, type ProviderModule } from '../provider-module';
 const OUTPUT_FORMAT = { mp3: 'mp3_44100_128', wav: 'wav_44100' } as const;
 
 export const elevenlabsModule: ProviderModule = {
-  originThroughFetch: true,
+  apiHosts: ['api.elevenlabs.io'],
   create: ({ apiKey, fetch }) => {
     const provider = createElevenLabs({ apiKey, fetch });
     return { speechModel: (id) => provider.speech(id), transcriptionModel: (id) => provider.transcription(id) };

@@ -2,11 +2,12 @@ import { createFal } from '@ai-sdk/fal';
 import { primaryLanguage, type ProviderModule } from '../provider-module';
 
 // fal honours baseURL for images only; its speech, transcription and video call fal.run and
-// queue.fal.run directly, so base_url also replaces those origins through the fetch.
+// queue.fal.run directly, so base_url replaces both hosts through the fetch (images included:
+// https://fal.run/{model} is exactly `${baseURL}/${model}`).
 export const falModule: ProviderModule = {
-  originThroughFetch: true,
-  create: ({ baseURL, apiKey, fetch }) => {
-    const provider = createFal({ baseURL, apiKey, fetch });
+  apiHosts: ['fal.run', 'queue.fal.run'],
+  create: ({ apiKey, fetch }) => {
+    const provider = createFal({ apiKey, fetch });
     return {
       imageModel: (id) => provider.image(id),
       videoModel: (id) => provider.video(id),

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { ApiError } from '@/server/domain/errors';
+import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+
+// Provider types in the packages file: an engine whose type cannot do the operation is refused
+// with one line (field, type, what it can do) and nothing of the file is written.
+
+afterAll(() => disconnectDb());
+
+const unique = () => randomBytes(4).toString('hex');
+const pkg = (slug: string, operations: Record<string, unknown>) => ({
+  slug, name: slug, quota_units: 10, limits: { requests_per_minute: 10, concurrency: 1 }, operations,
+});
+
+async function refusal(file: unknown): Promise<ApiError> {
+  const error = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file)).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('applying providers of every type', () => {
+  it('an engine whose type cannot do the operation: one line, and nothing changes', async () => {
+    const id = unique();
+    const error = await refusal({
+      providers: { [`claude${id}`]: { type: 'anthropic', api_key_env: 'ANTHROPIC_API_KEY' } },
+      packages: [pkg(`pics-${id}`, { 'images.generate': { engine: `claude${id}:claude-sonnet-4-5`, units: 1 } })],
+    });
+    expect(error.code).toBe('validation_error');
+    expect(error.message).toBe(
+      `packages.0.operations.images.generate.engine: provider "claude${id}" is of type "anthropic", which cannot do images.generate; it can do text.generate, code.generate`,
+    );
+    expect(await getPrisma().provider.findUnique({ where: { name: `claude${id}` } })).toBeNull();
+    expect(await getPrisma().package.findUnique({ where: { slug: `pics-${id}` } })).toBeNull();
+  });
+
+  it('a setting the provider cannot honour is refused at apply time', async () => {
+    const id = unique();
+    const error = await refusal({
+      providers: { [`dg${id}`]: { type: 'deepgram', api_key_env: 'DEEPGRAM_API_KEY' } },
+      packages: [pkg(`tts-${id}`, { 'audio.speech': { engine: `dg${id}:aura-2-thalia-en`, units: 1, voices: ['thalia'] } })],
+    });
+    expect(error.message).toBe(`packages.0.operations.audio.speech.voices: provider "dg${id}" (type "deepgram") cannot honour it: its voice is part of the model id`);
+  });
+
+  it('type extras are stored; the same file again is unchanged, a changed extra an update', async () => {
+    const id = unique();
+    const file = (resource: string) => ({
+      providers: { [`az${id}`]: { type: 'azure', resource_name: resource, api_key_env: 'AZURE_API_KEY' }, [`oa${id}`]: { type: 'openai', api_key_env: 'OPENAI_API_KEY' } },
+      packages: [pkg(`az-${id}`, { 'text.generate': { engine: `az${id}:my-gpt-4o`, units: 1 }, 'videos.generate': { engine: `oa${id}:sora-2`, units: 1 } })],
+    });
+    const first = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('res-one')));
+    expect(first.providers.map((p) => p.status)).toEqual(['created', 'created']);
+    const stored = await getPrisma().provider.findUnique({ where: { name: `az${id}` } });
+    expect(stored).toMatchObject({ type: 'azure', baseUrl: null, options: { resource_name: 'res-one' } });
+    expect((await getPrisma().provider.findUnique({ where: { name: `oa${id}` } }))?.baseUrl).toBeNull();
+    const again = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('res-one')));
+    expect(again.providers.map((p) => p.status)).toEqual(['unchanged', 'unchanged']);
+    const changed = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('res-two')));
+    expect(changed.providers.map((p) => p.status)).toEqual(['updated', 'unchanged']);
+  });
+
+  it('a provider retyped under packages already stored that it could no longer serve is refused', async () => {
+    const id = unique();
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
+      providers: { [`m${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } },
+      packages: [pkg(`img-${id}`, { 'images.generate': { engine: `m${id}:gpt-image-1`, units: 1 } })],
+    }));
+    const error = await refusal({
+      providers: { [`m${id}`]: { type: 'deepseek', api_key_env: 'DEEPSEEK_API_KEY' } },
+      packages: [pkg(`other-${id}`, { 'text.generate': { engine: `m${id}:deepseek-chat`, units: 1 } })],
+    });
+    expect(error.message).toContain(`package "img-${id}" operations.images.generate.engine: provider "m${id}" is of type "deepseek", which cannot do images.generate`);
+    expect((await getPrisma().provider.findUnique({ where: { name: `m${id}` } }))?.type).toBe('openai');
+  });
+});

@@ -1,0 +1,26 @@
+import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+
+// fal (fal.run and queue.fal.run, one fake for both hosts): POST /{model} runs a model
+// synchronously (an image model answers `images` by URL, a speech model `audio` by URL); POST to
+// the queue (`audio_url` in the body) answers a request id whose result GET .../requests/{id}
+// returns; the files it links to are served from /files/.
+
+export async function startFalFake(): Promise<FakeProviderServer> {
+  const media = await mediaSamples();
+  return startFakeProviderServer((request, origin) => {
+    if (request.method === 'GET' && request.path === '/files/image.png') return { bytes: media.png, contentType: 'image/png' };
+    if (request.method === 'GET' && request.path === '/files/speech.mp3') return { bytes: media.mp3, contentType: 'audio/mpeg' };
+    if (request.method === 'GET' && /\/requests\/req-fake-1$/.test(request.path)) {
+      const chunks = FAKE_TRANSCRIPT.segments.map((s) => ({ text: ` ${s.text}`, timestamp: [s.start, s.end] }));
+      return { json: { text: FAKE_TRANSCRIPT.text, chunks, inferred_languages: ['en'] } };
+    }
+    if (request.method !== 'POST') return undefined;
+    if (typeof request.json?.audio_url === 'string') return { json: { request_id: 'req-fake-1', status: 'IN_QUEUE' } };
+    if (typeof request.json?.text === 'string') return { json: { audio: { url: `${origin}/files/speech.mp3` }, request_id: 'r2' } };
+    if (typeof request.json?.prompt === 'string') {
+      return { json: { images: [{ url: `${origin}/files/image.png`, content_type: 'image/png', width: 32, height: 24 }], seed: 1 } };
+    }
+    return undefined;
+  });
+}

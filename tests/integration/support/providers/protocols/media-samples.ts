@@ -1,0 +1,18 @@
+import { synthesizeSpeech } from '@/server/providers/local/speech';
+import { samplePng } from '../../storage/uploads';
+
+// Real media for fakes to answer with: the gate checks magic bytes before it sells anything.
+
+let cached: Promise<{ png: Buffer; mp3: Buffer; wav: Buffer }> | undefined;
+
+export function mediaSamples(): Promise<{ png: Buffer; mp3: Buffer; wav: Buffer }> {
+  cached ??= (async () => ({
+    png: await samplePng(),
+    mp3: (await synthesizeSpeech({ text: 'Hello there.', format: 'mp3' })).bytes,
+    wav: (await synthesizeSpeech({ text: 'Hello there.', format: 'wav' })).bytes,
+  }))();
+  return cached;
+}
+
+export const FAKE_CODE = { code: 'export const answer = 42;', explanation: 'A constant holding the answer.' };
+export const FAKE_TRANSCRIPT = { text: 'Hello there.', segments: [{ start: 0, end: 1.25, text: 'Hello there.' }] };

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { engineText, fieldName, formToDefinition } from '@/components/packages/version-fields';
+
+// The package form's Engine field: one engine, or fallbacks typed comma-separated, in order.
+
+function formWithEngine(engine: string): FormData {
+  const form = new FormData();
+  form.set(fieldName('text.generate', 'enabled'), 'on');
+  form.set(fieldName('text.generate', 'engine'), engine);
+  form.set(fieldName('text.generate', 'units'), '1');
+  return form;
+}
+
+const engineOf = (form: FormData) => (formToDefinition(form).operations as Record<string, { engine: unknown }>)['text.generate']!.engine;
+
+describe('the Engine field of the package form', () => {
+  it('reads one engine as a name and a comma-separated list as the ordered fallbacks', () => {
+    expect(engineOf(formWithEngine(' main:gpt-4.1-mini '))).toBe('main:gpt-4.1-mini');
+    expect(engineOf(formWithEngine('main:gpt-4.1-mini, spare:llama ,local'))).toEqual(['main:gpt-4.1-mini', 'spare:llama', 'local']);
+  });
+
+  it('shows a stored setting the same way, so an unchanged form gives the same definition', () => {
+    expect(engineText('local')).toBe('local');
+    expect(engineText(['main:a', 'local'])).toBe('main:a, local');
+    expect(engineOf(formWithEngine(engineText(['main:a', 'local'])))).toEqual(['main:a', 'local']);
+    expect(engineText(undefined)).toBe('local');
+  });
+});
