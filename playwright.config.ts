@@ -20,6 +20,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
+  // The machines that run this are often shared: a page may take more than the default 5 s.
+  expect: { timeout: 15_000 },
   reporter: [['list']],
   globalSetup: './tests/e2e/global-setup.ts',
   use: {

@@ -43,7 +43,7 @@ function numberRule(schema: z.ZodType | undefined): string | null {
 
 /** A zod issue in plain words, for the field labelled `label` (its schema gives both bounds of a number). */
 export function plainMessage(label: string, issue: z.core.$ZodIssue, value?: unknown, schema?: z.ZodType): string {
-  if (value === undefined || value === '' || (issue.code === 'invalid_type' && (value === null || Number.isNaN(value)))) {
+  if (value === undefined || value === '' || (issue.code === 'invalid_type' && value === null)) {
     return `${label} is required`;
   }
   const rule = numberRule(schema);

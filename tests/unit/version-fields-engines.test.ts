@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { engineText, fieldName, formToDefinition } from '@/components/packages/version-fields';
+import { fieldName, formToDefinition } from '@/components/packages/version-fields';
 
-// The package form's Engine field: one engine, or fallbacks typed comma-separated, in order.
+// The package form's Engine field: one engine, or fallbacks in order (one picker input each, or typed comma-separated).
 
 function formWithEngine(engine: string): FormData {
   const form = new FormData();
@@ -19,10 +19,9 @@ describe('the Engine field of the package form', () => {
     expect(engineOf(formWithEngine('main:gpt-4.1-mini, spare:llama ,local'))).toEqual(['main:gpt-4.1-mini', 'spare:llama', 'local']);
   });
 
-  it('shows a stored setting the same way, so an unchanged form gives the same definition', () => {
-    expect(engineText('local')).toBe('local');
-    expect(engineText(['main:a', 'local'])).toBe('main:a, local');
-    expect(engineOf(formWithEngine(engineText(['main:a', 'local'])))).toEqual(['main:a', 'local']);
-    expect(engineText(undefined)).toBe('local');
+  it('reads the engine picker inputs, one per engine, as the ordered fallbacks', () => {
+    const form = formWithEngine('main:a');
+    form.append(fieldName('text.generate', 'engine'), 'local');
+    expect(engineOf(form)).toEqual(['main:a', 'local']);
   });
 });

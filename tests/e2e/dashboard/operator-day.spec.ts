@@ -206,14 +206,14 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   expect(created.status(), await created.text()).toBe(201);
   const upload = await created.json();
   expect((await request.fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, data: png })).ok()).toBe(true);
-  const completed = await request.post(`/v1/uploads/${upload.id}/complete`, {
+  const completed = await request.post(`/v1/uploads/${upload.upload_id}/complete`, {
     headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${randomBytes(8).toString('hex')}` },
     data: { sha256 },
   });
   expect(completed.status(), await completed.text()).toBe(200);
   const submitted = await request.post('/v1/videos/generate', {
     headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${randomBytes(8).toString('hex')}` },
-    data: { prompt: 'the square slowly turns', input_upload_id: upload.id },
+    data: { prompt: 'the square slowly turns', input_upload_id: upload.upload_id },
   });
   expect(submitted.status(), await submitted.text()).toBe(202);
   const { job_id: jobId } = await submitted.json();
@@ -238,7 +238,7 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   await page.getByRole('link', { name: 'Usage row of this request' }).click();
   await expect(page.getByRole('region', { name: 'Usage events' }).locator('tbody tr')).toHaveCount(1);
 
-  await page.goto(`/input-uploads/${upload.id}`);
+  await page.goto(`/input-uploads/${upload.upload_id}`);
   await expect(page.getByRole('heading', { level: 1, name: 'square.png' })).toBeVisible();
   const image = page.getByTestId('media-image');
   await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(32);

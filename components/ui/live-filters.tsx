@@ -101,5 +101,3 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
     </form>
   );
 }
-
-export const optionsOf = (values: readonly string[]) => values.map((value) => ({ value, label: value }));
