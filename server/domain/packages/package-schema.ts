@@ -13,7 +13,7 @@ import {
 const LANGUAGE = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
 const MAX_UPLOAD_BYTES = 104_857_600;
 
-export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._\/:-]{1,120})$/;
+export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._/:-]{1,120})$/;
 
 const engine = z
   .string()
