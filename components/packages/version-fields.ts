@@ -1,5 +1,4 @@
 import { OPERATIONS, type Operation } from '@/server/domain/operations';
-import type { PackageDefinition } from '@/server/domain/packages/package-schema';
 
 // How the package form maps to a package definition (the packages-file format). Lists are
 // typed as comma-separated values; their first entry is the default, as in the file.
@@ -92,4 +91,3 @@ export function issueField(path: string): string {
   return path.split('.')[0] ?? path;
 }
 
-export type DefinitionDefaults = PackageDefinition | undefined;

@@ -1,6 +1,7 @@
 import { startBackgroundTasks } from '../background';
 import { getConfig } from '../config';
 import { disconnectDb } from '../db/client';
+import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { startWorker } from '../jobs/worker';
 import { onShutdown } from './shutdown-hooks';
@@ -18,6 +19,8 @@ export async function startInstance(): Promise<void> {
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
   startBackgroundTasks();
   onShutdown(disconnectDb);
+  // Hooks run last registered first: releases the database refused earlier are written before it closes.
+  onShutdown(drainPendingReleases);
   if (config.RUN_WORKER === 'true') {
     const worker = await startWorker();
     onShutdown(() => worker.stop());

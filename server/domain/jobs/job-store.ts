@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { getPool } from '../../db/client';
-import { CAPTURED_HOLD_KEY_CTE, RELEASED_HOLD_KEY_CTE } from '../quota/unit-holds';
+import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 
 // The `jobs` rows and the settlement of their unit holds. Every state change that touches
 // units is one SQL statement, so a job's units are captured or released exactly once however
@@ -76,8 +76,8 @@ export async function completeIdempotencyOn(client: pg.PoolClient, recordId: str
 
 /**
  * The hold now belongs to the job: it stops counting against the key's concurrency (the
- * request is over) and its lease covers the job's whole life. Same SQL as
- * unit-holds.ts detachHoldFromRequest, on the caller's transaction. False when the hold is gone.
+ * request is over) and its lease covers the job's whole life. On the caller's transaction;
+ * false when the hold is gone.
  */
 export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseSeconds: number): Promise<boolean> {
   const result = await client.query<{ detached: number }>({
@@ -124,6 +124,21 @@ export interface JobUsage {
 
 export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
 
+const SUCCEED_JOB_SQL = `WITH job AS (
+             SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
+           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte({
+  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
+  outcome: `'succeeded'`, units: 'units', error_code: 'NULL', request_id: '$6::text', hold_id: 'id', job_id: '$1::text',
+  duration_ms: '$7::int',
+}, 'hold')}, done AS (
+             UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage,
+                  (SELECT status FROM jobs WHERE id = $1) AS job_status`;
+
 /**
  * Success, in one statement: captures the job's hold, records the usage event (with the job
  * id) and sets the job succeeded with its result. Nothing happens unless the job is still
@@ -132,26 +147,7 @@ export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
 export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
   const { rows } = await getPool().query<{ done: number; job_status: JobStatus | null }>({
     name: 'wgs-job-succeed',
-    text: `WITH job AS (
-             SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
-           ), hold AS (
-             UPDATE unit_holds SET status = 'captured', settled_at = now()
-              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight
-           ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       request_id, hold_id, job_id, duration_ms)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int
-               FROM hold
-             RETURNING id
-           ), done AS (
-             UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
-              WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage,
-                  (SELECT status FROM jobs WHERE id = $1) AS job_status`,
+    text: SUCCEED_JOB_SQL,
     values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, job.engine, job.request_id,
       usage.durationMs, result.key, result.mimeType],
   });
@@ -167,6 +163,18 @@ export interface JobFailure {
   usage?: JobUsage & { packageVersionId: string };
 }
 
+const FAIL_JOB_SQL = `WITH job AS (
+             UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
+              WHERE id = $1 AND status IN ('submitted', 'running')
+             RETURNING id, hold_id, operation, engine, request_id
+           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte({
+  id: '$4::uuid', api_key_id: 'h.api_key_id', package_version_id: '$5::uuid', operation: 'j.operation', engine: 'j.engine',
+  outcome: `'failed'`, units: '0', error_code: '$2::text', request_id: 'j.request_id', hold_id: 'h.id', job_id: 'j.id',
+  duration_ms: '$6::int',
+}, 'hold h, job j WHERE $4::uuid IS NOT NULL')}
+           SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage`;
+
 /**
  * Failure, in one statement: sets the job failed with its error, returns the held units and
  * records the failed attempt. Nothing happens when the job already finished. Returns whether
@@ -175,23 +183,7 @@ export interface JobFailure {
 export async function failJob(jobId: string, failure: JobFailure): Promise<boolean> {
   const { rows } = await getPool().query<{ failed: number }>({
     name: 'wgs-job-fail',
-    text: `WITH job AS (
-             UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
-              WHERE id = $1 AND status IN ('submitted', 'running')
-             RETURNING id, hold_id, operation, engine, request_id
-           ), hold AS (
-             UPDATE unit_holds SET status = 'released', settled_at = now()
-              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight
-           ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       error_code, request_id, hold_id, job_id, duration_ms)
-             SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, j.engine, 'failed', 0, $2::text, j.request_id, h.id, j.id, $6::int
-               FROM hold h, job j WHERE $4::uuid IS NOT NULL
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage`,
+    text: FAIL_JOB_SQL,
     values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
       failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null],
   });
