@@ -14,6 +14,7 @@ import { zodValidationError } from '../domain/zod-issues';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
+import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
 import { newRequestId } from './request-id';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
 
@@ -45,7 +46,10 @@ export type Outcome =
   /** Any other success body; `settled` when `run` already stored the response itself. */
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
-export interface PostRouteSpec<S extends z.ZodType, P> {
+/** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
+type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response'>;
+
+export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
   scope: Operation | ((key: AuthenticatedKey) => boolean);
   schema: S;
@@ -71,7 +75,9 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
 }
 
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
-  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+  const { path, operationId, summary, pathParams, response, schema } = spec;
+  const route: RouteDoc = { method: 'POST', path, operationId, summary, pathParams, response, request: schema, errors: POST_ERRORS };
+  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     let reservation: Reservation | undefined;
     try {
@@ -88,7 +94,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       if (reservation) await abandonRequest(getSqlDb(), reservation);
       return toErrorResponse(error, requestId);
     }
-  };
+  }, route);
 }
 
 /** Steps 2 to 7: scope 403, content type 415, Idempotency-Key 400, size 413, JSON 400, schema 422. */
@@ -143,12 +149,16 @@ function replayResponse(replay: Replay, requestId: string): Response {
   return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
 }
 
-export interface GetRouteSpec {
+export interface GetRouteSpec extends OperationDoc {
+  /** The statuses of its error answers (see RouteDoc.errors). */
+  errors: number[];
   handle: (ctx: RouteContext) => Promise<unknown>;
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+  const { path, operationId, summary, pathParams, response, errors } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors };
+  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {
       const ctx = await routeContext(request, requestId, next);
@@ -156,7 +166,7 @@ export function defineGetRoute(spec: GetRouteSpec) {
     } catch (error) {
       return toErrorResponse(error, requestId);
     }
-  };
+  }, route);
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { getPool } from '../../db/client';
+import type { JobStatus } from '../../contract/values';
 import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 
 // The `jobs` rows and the settlement of their unit holds. Every state change that touches
 // units is one SQL statement, so a job's units are captured or released exactly once however
 // many workers (or retries of a dead worker's attempt) reach the same job.
 
-export type JobStatus = 'submitted' | 'running' | 'succeeded' | 'failed';
+export type { JobStatus };
 
 export interface JobInput {
   prompt: string;
@@ -33,8 +34,6 @@ export interface JobRow {
   created_at: Date;
   updated_at: Date;
 }
-
-export const JOB_ID_PATTERN = /^job_[A-Za-z0-9_-]{24,}$/;
 
 /** `job_` + 24 url-safe random characters (CONTRACT.md §5). */
 export function newJobId(): string {

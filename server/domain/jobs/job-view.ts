@@ -1,7 +1,8 @@
 import type { JobView } from '../../contract/jobs-and-uploads';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
-import { findJob, JOB_ID_PATTERN, type JobRow } from './job-store';
+import { JOB_ID_PATTERN } from '../../contract/values';
+import { findJob, type JobRow } from './job-store';
 
 // The Job resource of CONTRACT.md §5. The result URL is signed afresh on every read, so a
 // client that polls late still gets a URL that works for the full TTL.

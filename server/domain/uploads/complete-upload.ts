@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { UPLOAD_ID_PATTERN } from '../../contract/fields';
+import { UPLOAD_ID_PATTERN } from '../../contract/values';
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import type { PrismaClient, Upload } from '../../db/generated/client';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';

@@ -1,10 +1,20 @@
 import { getPrisma } from '../../db/client';
-import { completeUploadRequest, createUploadRequest } from '../../contract/jobs-and-uploads';
+import { z } from 'zod';
+import { uploadId } from '../../contract/fields';
+import { completeUploadRequest, createdUploadSchema, createUploadRequest, uploadSchema } from '../../contract/jobs-and-uploads';
 import { completeUpload, findCompletableUpload } from '../../domain/uploads/complete-upload';
 import { canCreateUploads, checkCreateUpload, createUpload } from '../../domain/uploads/create-upload';
 import { definePostRoute } from '../pipeline';
 
 export const createUploadRoute = definePostRoute({
+  path: '/v1/uploads',
+  operationId: 'createUpload',
+  summary: 'Create a direct private upload',
+  response: {
+    status: 201,
+    schema: createdUploadSchema,
+    description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).',
+  },
   scope: canCreateUploads,
   schema: createUploadRequest,
   prepare: (body, ctx) => checkCreateUpload(ctx.key, body),
@@ -12,6 +22,15 @@ export const createUploadRoute = definePostRoute({
 });
 
 export const completeUploadRoute = definePostRoute({
+  path: '/v1/uploads/{uploadId}/complete',
+  operationId: 'completeUpload',
+  summary: 'Verify and complete an upload',
+  pathParams: z.object({ uploadId }),
+  response: {
+    status: 200,
+    schema: uploadSchema,
+    description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).',
+  },
   scope: canCreateUploads, // another key's upload is 404, checked in prepare
   schema: completeUploadRequest,
   prepare: async (body, ctx) => ({ upload: await findCompletableUpload(getPrisma(), ctx.key, ctx.params.uploadId ?? ''), sha256: body.sha256 }),
