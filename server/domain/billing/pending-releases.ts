@@ -17,9 +17,12 @@ export interface PendingRelease {
 
 const MAX_PENDING = 10_000; // beyond this the leases and the hold sweeper still free them
 const RETRY_MS = 1_000;
-const pending: { db: SqlDb; release: PendingRelease }[] = [];
-let draining: Promise<void> | undefined;
-let timer: NodeJS.Timeout | undefined;
+// On globalThis: Next may load this module more than once (route bundles, the instrumentation
+// hook that drains at shutdown), and every copy must see the same queue.
+type Queue = { entries: { db: SqlDb; release: PendingRelease }[]; draining?: Promise<void>; timer?: NodeJS.Timeout };
+const QUEUE = Symbol.for('wgs.pendingReleases');
+const queue = ((globalThis as typeof globalThis & { [QUEUE]?: Queue })[QUEUE] ??= { entries: [] });
+const pending = queue.entries;
 
 export async function writeRelease(db: SqlDb, release: PendingRelease): Promise<void> {
   if (release.holdId) await releaseHold(db, release.holdId, release.failure, release.recordId);
@@ -38,10 +41,22 @@ export function pendingReleaseCount(): number {
 /** Writes every queued release, oldest first; stops at the first failure and retries later. Never throws. */
 export function drainPendingReleases(): Promise<void> {
   if (pending.length === 0) return Promise.resolve();
-  draining ??= drain().finally(() => {
-    draining = undefined;
+  queue.draining ??= drain().finally(() => {
+    queue.draining = undefined;
   });
-  return draining;
+  return queue.draining;
+}
+
+/**
+ * Before a claim: the queued releases, waited for at most a second, so that a retry with a key a
+ * failed request left finds it free, while a database still away adds at most that to a request.
+ */
+export async function drainBeforeClaim(): Promise<void> {
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000)));
+  await Promise.race([drainPendingReleases(), waited]);
+  clearTimeout(timer);
 }
 
 async function drain(): Promise<void> {
@@ -60,10 +75,10 @@ async function drain(): Promise<void> {
 }
 
 function scheduleRetry(): void {
-  if (timer || pending.length === 0) return;
-  timer = setTimeout(() => {
-    timer = undefined;
+  if (queue.timer || pending.length === 0) return;
+  queue.timer = setTimeout(() => {
+    queue.timer = undefined;
     void drainPendingReleases();
   }, RETRY_MS);
-  timer.unref();
+  queue.timer.unref();
 }

@@ -12,7 +12,7 @@ import type { Operation } from '../operations';
 import { claimAndHold } from '../quota/claim-and-hold';
 import type { Hold } from '../quota/unit-holds';
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../rate-limit/request-rate';
-import { drainPendingReleases } from './pending-releases';
+import { drainBeforeClaim } from './pending-releases';
 
 // Billing, step one (CONTRACT.md §3 steps 8 to 10): the minute's rate point, the idempotency
 // claim and, for a paid operation, the unit hold. The policy of which refusals give the rate
@@ -51,7 +51,7 @@ export type ReserveResult = Replay | { kind: 'reserved'; reservation: Reservatio
 const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
 
 export async function reserveRequest(db: SqlDb, request: BillingRequest): Promise<ReserveResult> {
-  await drainPendingReleases(); // nothing to do (and no statement) unless an earlier release failed
+  await drainBeforeClaim(); // nothing to do (and no statement) unless an earlier release failed
   const counted = await takeRatePoint(db, request);
   if (counted.kind === 'replay') return counted;
   const claim = await claimKey(db, request, counted.rate);
