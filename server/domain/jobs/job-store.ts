@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import type { JobStatus } from '../../contract/values';
 import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 
@@ -94,8 +94,8 @@ export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseS
   return result.rows[0]!.detached === 1;
 }
 
-export async function findJob(jobId: string): Promise<JobRow | null> {
-  const { rows } = await getPool().query<JobRow>({
+export async function findJob(db: SqlDb, jobId: string): Promise<JobRow | null> {
+  const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-find',
     text: 'SELECT * FROM jobs WHERE id = $1',
     values: [jobId],
@@ -104,8 +104,8 @@ export async function findJob(jobId: string): Promise<JobRow | null> {
 }
 
 /** Marks a job running for a new attempt; null when it already finished (nothing left to do). */
-export async function startJobAttempt(jobId: string): Promise<JobRow | null> {
-  const { rows } = await getPool().query<JobRow>({
+export async function startJobAttempt(db: SqlDb, jobId: string): Promise<JobRow | null> {
+  const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-start',
     text: `UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
             WHERE id = $1 AND status IN ('submitted', 'running')
@@ -143,8 +143,8 @@ const SUCCEED_JOB_SQL = `WITH job AS (
  * id) and sets the job succeeded with its result. Nothing happens unless the job is still
  * open AND its hold is still held, so a second worker can never charge the same job again.
  */
-export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
-  const { rows } = await getPool().query<{ done: number; job_status: JobStatus | null }>({
+export async function succeedJob(db: SqlDb, job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
+  const { rows } = await db.pool.query<{ done: number; job_status: JobStatus | null }>({
     name: 'wgs-job-succeed',
     text: SUCCEED_JOB_SQL,
     values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, job.engine, job.request_id,
@@ -179,8 +179,8 @@ const FAIL_JOB_SQL = `WITH job AS (
  * records the failed attempt. Nothing happens when the job already finished. Returns whether
  * this call failed the job.
  */
-export async function failJob(jobId: string, failure: JobFailure): Promise<boolean> {
-  const { rows } = await getPool().query<{ failed: number }>({
+export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Promise<boolean> {
+  const { rows } = await db.pool.query<{ failed: number }>({
     name: 'wgs-job-fail',
     text: FAIL_JOB_SQL,
     values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
@@ -190,8 +190,8 @@ export async function failJob(jobId: string, failure: JobFailure): Promise<boole
 }
 
 /** The package version a job's key is locked to (for its usage events). */
-export async function packageVersionOfKey(apiKeyId: string): Promise<string> {
-  const { rows } = await getPool().query<{ package_version_id: string }>({
+export async function packageVersionOfKey(db: SqlDb, apiKeyId: string): Promise<string> {
+  const { rows } = await db.pool.query<{ package_version_id: string }>({
     name: 'wgs-job-key-version',
     text: 'SELECT package_version_id FROM api_keys WHERE id = $1',
     values: [apiKeyId],
@@ -209,8 +209,8 @@ export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No 
 export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
 
 /** Fails the open jobs whose units were already returned (their hold outlived its lease: no worker ran them). */
-export async function failJobsWithoutHold(message = EXHAUSTED_MESSAGE): Promise<number> {
-  const { rowCount } = await getPool().query({
+export async function failJobsWithoutHold(db: SqlDb, message = EXHAUSTED_MESSAGE): Promise<number> {
+  const { rowCount } = await db.pool.query({
     name: 'wgs-job-fail-orphans',
     text: `UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()
              FROM unit_holds h

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobId } from '../../contract/fields';
+import { getSqlDb } from '../../db/client';
 import { jobSchema, submittedJobSchema, videosGenerateRequest } from '../../contract/jobs-and-uploads';
 import { readOwnJob } from '../../domain/jobs/job-view';
 import { prepareVideosGenerate, submitVideoJob } from '../../domain/jobs/submit-video-job';
@@ -18,7 +19,7 @@ export const videosGenerateRoute = definePostRoute({
   charge: (prepared) => ({ operation: 'videos.generate', units: prepared.units, engine: prepared.engine }),
   run: async (prepared, ctx) => {
     if (!ctx.hold) throw new Error('videos.generate must hold units');
-    const job = await submitVideoJob(prepared, {
+    const job = await submitVideoJob(getSqlDb(), prepared, {
       apiKeyId: ctx.key.id,
       holdId: ctx.hold.holdId,
       requestId: ctx.requestId,
@@ -37,5 +38,5 @@ export const getJobRoute = defineGetRoute({
   pathParams: z.object({ jobId }),
   response: { status: 200, schema: jobSchema, description: 'The job; `result.url` is a fresh signed URL on every read.' },
   errors: [401, 404, 500, 503],
-  handle: (ctx) => readOwnJob(ctx.key.id, ctx.params.jobId, ctx.origin),
+  handle: (ctx) => readOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId, ctx.origin),
 });
