@@ -1,4 +1,5 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
+import { getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-store';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
@@ -12,7 +13,7 @@ const INTERVAL_MS = 15_000;
 export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'return expired unit holds': sweepExpiredHolds,
   // After the holds: a video job whose units just came back (no worker ran it in time) says so.
-  'fail video jobs whose units were returned': () => failJobsWithoutHold(),
+  'fail video jobs whose units were returned': () => failJobsWithoutHold(getSqlDb()),
   'delete expired idempotency records': deleteExpiredIdempotencyRecords,
   'expire uploads never completed (and delete their bytes)': expireStaleUploads,
   'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(),

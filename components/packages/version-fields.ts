@@ -121,4 +121,3 @@ export function issueField(path: string): string {
   return path.split('.')[0] ?? path;
 }
 
-export type DefinitionDefaults = PackageDefinition | undefined;

@@ -51,11 +51,3 @@ export function DetailList(props: { items: [string, ReactNode][] }) {
     </dl>
   );
 }
-
-export function JsonBlock(props: { value: unknown; label: string }) {
-  return (
-    <pre className="json" aria-label={props.label} tabIndex={0}>
-      {JSON.stringify(props.value, null, 2)}
-    </pre>
-  );
-}

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../domain/errors';
+import { ERROR_CODES } from './error-catalog';
+import { REQUEST_ID_PATTERN } from './values';
 
 export const errorResponseSchema = z
   .strictObject({
     error: z.strictObject({
       code: z.enum(ERROR_CODES as [string, ...string[]]),
       message: z.string(),
-      request_id: z.string().regex(/^req_[A-Za-z0-9_-]{24,}$/),
+      request_id: z.string().regex(REQUEST_ID_PATTERN),
       details: z
         .looseObject({
           issues: z

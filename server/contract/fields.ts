@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JOB_ID_PATTERN, LANGUAGE_PATTERN, UPLOAD_ID_PATTERN } from './values';
 
 // Field types shared by the /v1 request schemas. Lengths are counted in Unicode code points
 // (CONTRACT.md §1), not the UTF-16 units zod's .min/.max count; the meta keeps the limits
@@ -53,9 +54,7 @@ export function described<T extends z.ZodType>(schema: T, description: string): 
   return schema.meta({ ...schema.meta(), description });
 }
 
-export const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
-export const UPLOAD_ID_PATTERN = /^upl_[A-Za-z0-9_-]{12,80}$/;
-
 export const language = z.string().regex(LANGUAGE_PATTERN, 'must look like en or en-US').meta({ example: 'en-US' });
 export const uploadId = z.string().regex(UPLOAD_ID_PATTERN, 'must be an upload id (upl_...)').meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' });
+export const jobId = z.string().regex(JOB_ID_PATTERN, 'must be a job id (job_...)').meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' });
 export const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });

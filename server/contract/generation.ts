@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from '../domain/operations';
+import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from './values';
 import { described, language, packageSetting, text, timestamp, uploadId } from './fields';
 
 // Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).

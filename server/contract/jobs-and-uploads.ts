@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { described, text, timestamp, uploadId } from './fields';
+import { JOB_ID_PATTERN, JOB_STATUSES, MAX_UPLOAD_BYTES, UPLOAD_MIME_TYPES, UPLOAD_PURPOSES, UPLOAD_STATUSES } from './values';
 
 // Video jobs and uploads (interface-v1.md §2.2, §2.3, §4.4, §4.7-4.9; CONTRACT.md §5).
 
@@ -10,11 +11,9 @@ export const videosGenerateRequest = z
   })
   .meta({ id: 'VideosGenerateRequest', example: { prompt: 'A paper boat drifting down a rain-soaked street.' } });
 
-export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
-
 export const jobSchema = z
   .strictObject({
-    job_id: z.string().regex(/^job_[A-Za-z0-9_-]{24,}$/),
+    job_id: z.string().regex(JOB_ID_PATTERN),
     object: z.literal('job'),
     operation: z.literal('videos.generate'),
     status: z.enum(JOB_STATUSES),
@@ -31,19 +30,6 @@ export const jobSchema = z
 /** The 202 of POST /v1/videos/generate: a Job that has just been accepted. */
 export const submittedJobSchema = jobSchema.extend({ status: z.literal('submitted') }).meta({ id: 'SubmittedJob' });
 
-export const UPLOAD_PURPOSES = ['image_input', 'video_input', 'audio_input'] as const;
-export const UPLOAD_MIME_TYPES = [
-  'image/jpeg',
-  'image/png',
-  'image/webp',
-  'audio/mpeg',
-  'audio/wav',
-  'audio/x-wav',
-  'audio/mp4',
-  'video/mp4',
-  'video/webm',
-] as const;
-export const MAX_UPLOAD_BYTES = 104_857_600;
 const sha256 = z.string().regex(/^[a-f0-9]{64}$/, 'must be a lowercase hex SHA-256 digest');
 
 /** Bounds first, each ending the check: one issue for 2^53 + 1, not a second about JavaScript's safe integers. */
@@ -73,7 +59,7 @@ export const uploadSchema = z
   .strictObject({
     upload_id: uploadId,
     object: z.literal('upload'),
-    status: z.enum(['pending', 'verified', 'expired']),
+    status: z.enum(UPLOAD_STATUSES),
     purpose: z.enum(UPLOAD_PURPOSES),
     filename: z.string(),
     mime_type: z.enum(UPLOAD_MIME_TYPES),

@@ -8,12 +8,17 @@ import { PrismaClient } from './generated/client';
 // path, so both see the same connections and limits; and a small second pool for the hot
 // path's provisional writes, which need no flush to disk before they answer.
 
-export type Db = PrismaClient;
+/** The raw-SQL handles the paid path's use cases take: durable writes on `pool`, provisional ones on `provisional`. */
+export interface SqlDb {
+  pool: pg.Pool;
+  provisional: pg.Pool;
+}
 
 interface DbHandles {
   pool: pg.Pool;
   provisionalPool: pg.Pool;
   prisma: PrismaClient;
+  sql: SqlDb;
 }
 
 const globalForDb = globalThis as typeof globalThis & { __wgsDb?: DbHandles };
@@ -75,7 +80,7 @@ function connect(): DbHandles {
   });
   provisionalPool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  return { pool, provisionalPool, prisma };
+  return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
 }
 
 function handles(): DbHandles {
@@ -101,6 +106,10 @@ export function getPool(): pg.Pool {
  */
 export function getProvisionalPool(): pg.Pool {
   return handles().provisionalPool;
+}
+
+export function getSqlDb(): SqlDb {
+  return handles().sql;
 }
 
 /** Closes every connection to the shared stores (PostgreSQL pools, and Redis when used). */

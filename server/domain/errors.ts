@@ -1,39 +1,9 @@
+import { ERROR_CATALOG, type ErrorCode } from '../contract/error-catalog';
+
 // The one error type of the product. Domain code throws ApiError with a code from this
 // catalog; server/http maps it to the envelope and server/trpc to a tRPC code, each once.
 
-export const ERROR_CATALOG = {
-  invalid_request: { status: 400, message: 'The request is malformed.' },
-  missing_idempotency_key: { status: 400, message: 'The Idempotency-Key header is required on every POST.' },
-  invalid_idempotency_key: {
-    status: 400,
-    message: 'The Idempotency-Key header must be 8 to 128 characters from A-Z a-z 0-9 - _ . ~ :',
-  },
-  invalid_api_key: { status: 401, message: 'The API key is missing, invalid or inactive.' },
-  quota_exhausted: { status: 402, message: 'The purchased quota is exhausted.' },
-  forbidden: { status: 403, message: 'This API key may not use this operation.' },
-  not_found: { status: 404, message: 'The requested resource was not found.' },
-  method_not_allowed: { status: 405, message: 'This method is not allowed on this path.' },
-  idempotency_key_in_use: {
-    status: 409,
-    message: 'A request with this Idempotency-Key is still being processed. Retry later with the same key.',
-  },
-  payload_too_large: { status: 413, message: 'The request or declared upload exceeds the allowed size.' },
-  unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
-  validation_error: { status: 422, message: 'The request failed validation.' },
-  idempotency_key_reused: {
-    status: 422,
-    message: 'This Idempotency-Key was already used for a different request.',
-  },
-  rate_limited: { status: 429, message: 'Rate or concurrency limit reached. Retry later.' },
-  internal_error: { status: 500, message: 'An unexpected error occurred.' },
-  provider_unavailable: {
-    status: 503,
-    message: 'The provider is unavailable. No units were charged; retry later with the same Idempotency-Key.',
-  },
-} as const satisfies Record<string, { status: number; message: string }>;
-
-export type ErrorCode = keyof typeof ERROR_CATALOG;
-export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+export { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../contract/error-catalog';
 
 export interface ValidationIssue {
   path: string;

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_PATTERN } from '../contract/values';
 import { ApiError } from '../domain/errors';
 
 // `application/json` with no parameter but one `charset=utf-8` (bare or quoted, any case; no
@@ -5,7 +6,6 @@ import { ApiError } from '../domain/errors';
 // (`application/json;`, `...;charset=utf-8;`) are allowed, as that grammar allows them. Each run of
 // blanks has exactly one place in the pattern that can take it (no backtracking blow-up).
 const JSON_CONTENT_TYPE = /^application\/json(?:[ \t]*;)*(?:(?<=;)[ \t]*charset=(?:utf-8|"utf-8")(?:[ \t]*;)*)?[ \t]*$/i;
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9\-_.~:]{8,128}$/;
 
 /**
  * `application/json`, optionally with `charset=utf-8` in any case; anything else is 415, and so
@@ -26,7 +26,7 @@ export function readIdempotencyKey(request: Request): string {
   if (raw === null) throw new ApiError('missing_idempotency_key');
   const value = raw.trim();
   const key = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-  if (!IDEMPOTENCY_KEY.test(key)) throw new ApiError('invalid_idempotency_key');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError('invalid_idempotency_key');
   return key;
 }
 

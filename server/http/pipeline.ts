@@ -1,23 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { getConfig } from '../config';
-import { ApiError, isApiError } from '../domain/errors';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  findExisting,
-  judgeExisting,
-  type ClaimResult,
-  releaseIdempotencyKey,
-  requestFingerprint,
-} from '../domain/idempotency/idempotency-store';
+import { getSqlDb } from '../db/client';
+import { abandonRequest } from '../domain/billing/abandon-request';
+import { firstEngine, reserveRequest, type BillingRequest, type Charge, type Replay, type Reservation } from '../domain/billing/reserve-request';
+import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
+import { ApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
-import { engineNamesOf } from '../domain/packages/engine-names';
+import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
-import { claimAndHold, type ClaimAndHoldResult } from '../domain/quota/claim-and-hold';
-import { captureHold, releaseHold, type Hold } from '../domain/quota/unit-holds';
-import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../domain/rate-limit/request-rate';
+import type { Hold } from '../domain/quota/unit-holds';
+import { rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
@@ -25,11 +18,15 @@ import { traceStep } from '../observability/tracing';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
+import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
 import { newRequestId } from './request-id';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
 
 // Every /v1 request passes these steps in the order of CONTRACT.md §3; the first failure
-// wins and nothing reaches an engine before the units are held.
+// wins and nothing reaches an engine before the units are held. Billing (steps 8 to 10, and
+// settling or abandoning after step 11) is the domain's use case in domain/billing.
+
+export type { Charge };
 
 export interface RouteContext {
   request: Request;
@@ -49,20 +46,16 @@ export interface RunContext extends RouteContext {
   engines: EngineTrace;
 }
 
-export interface Charge {
-  operation: Operation;
-  units: number;
-  /** The package's engine setting: one name or its ordered fallbacks. */
-  engine: string | readonly string[];
-}
-
 export type Outcome =
   /** HTTP 200 Generation result; the hold is captured with the usage event. */
   | { kind: 'generation'; output: unknown }
   /** Any other success body; `settled` when `run` already stored the response itself. */
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
-export interface PostRouteSpec<S extends z.ZodType, P> {
+/** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
+type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response'>;
+
+export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
   scope: Operation | ((key: AuthenticatedKey) => boolean);
   schema: S;
@@ -88,157 +81,94 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
   return typeof scope === 'function' ? scope(key) : Boolean(key.operations[scope]);
 }
 
-function leaseSeconds(): number {
-  return getConfig().IDEMPOTENCY_LEASE_SECONDS;
-}
-
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
-  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+  const { path, operationId, summary, pathParams, response, schema } = spec;
+  const route: RouteDoc = { method: 'POST', path, operationId, summary, pathParams, response, request: schema, errors: POST_ERRORS };
+  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
-    let recordId: string | undefined;
-    let hold: (Hold & { units: number }) | undefined;
+    let reservation: Reservation | undefined;
     try {
       const ctx = await routeContext(request, requestId, next); // 1. 401
-      if (!allowed(spec.scope as PostRouteSpec<z.ZodType, unknown>['scope'], ctx.key)) throw new ApiError('forbidden'); // 2. 403
-      requireJsonContentType(request); // 3. 415
-      const idempotencyKey = readIdempotencyKey(request); // 4. 400
-      const bytes = await readBodyBytes(request); // 5. 413
-      const json = parseJsonObject(bytes); // 6. 400
-      const parsed = spec.schema.safeParse(json); // 7. 422
-      if (!parsed.success) throw zodValidationError(parsed.error, json);
-      const prepared = await spec.prepare(parsed.data, ctx);
-
-      // `/v1/text/generate/` reaches the same route (no redirect): one scope for both spellings.
-      const path = new URL(request.url).pathname.replace(/\/+$/, '');
-      const scope = { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey };
-      const fingerprint = requestFingerprint('POST', path, json);
-      const charge = spec.charge?.(prepared, ctx);
-
-      // 8. idempotency and 9. rate share their round trips: the request-rate point is taken
-      // first and given back when the key turns out to be another request's (replay, 409,
-      // 422), so those answer as if step 9 never ran; a rate-limited request whose key has a
-      // record still gets step 8's answer.
-      let rate: RateState;
-      try {
-        rate = await traceStep('rate_limit', () => consumeRequest(ctx.key.id, ctx.key.requestsPerMinute)); // 9. 429
-      } catch (error) {
-        const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(scope) : undefined;
-        if (!existing) throw error;
-        // The limiter counted the refused point too: given back, so that a burst of retries
-        // answered by step 8 (409 while the first runs) does not use up the minute.
-        await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-        return replayResponse(judgeExisting(existing, fingerprint), requestId);
-      }
-      try {
-        const claim = await traceStep<ClaimAndHoldResult | ClaimResult>('claim_and_hold', () => charge
-          ? claimAndHold(scope, fingerprint, { // 8. and 9./10. 429 concurrency, 402 quota
-            units: charge.units,
-            operation: charge.operation,
-            requestId,
-            concurrency: ctx.key.concurrency,
-            leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
-          })
-          : claimIdempotencyKey(scope, fingerprint)); // 8.
-        if (claim.kind === 'replay') {
-          await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-          return replayResponse(claim, requestId);
-        }
-        recordId = claim.recordId;
-        if (charge && claim.kind === 'held') hold = { ...claim.hold, units: charge.units };
-      } catch (error) {
-        if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(ctx.key.id, ctx.key.requestsPerMinute);
-        // The concurrency limit's 429 and the quota's 402 tell the minute's count too, as the
-        // per-minute 429 does. Their point is kept: given back, a key at its concurrency limit
-        // could send refused requests (each a few writes) without any per-minute bound.
-        if (isApiError(error) && (error.code === 'rate_limited' || error.code === 'quota_exhausted')) {
-          throw error.withHeaders(rateLimitHeaders(rate));
-        }
-        throw error;
-      }
-
-      noteHeld(request, charge && { ...charge, engine: engineNamesOf(charge.engine)[0]! });
-      const started = Date.now();
-      const deadline = requestDeadline(Math.max(1, leaseSeconds() - 5) * 1000);
-      const engines: EngineTrace = { tried: [] };
-      let outcome: Outcome;
-      try {
-        outcome = await traceStep('run', () => spec.run(prepared, { ...ctx, hold, idempotencyRecordId: recordId!, signal: deadline.signal, engines })); // 11.
-      } catch (error) {
-        if (hold && charge) {
-          const code = isApiError(error) ? error.code : 'internal_error';
-          await releaseHold(hold.holdId, {
-            usageEventId: randomUUID(), packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
-            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started, errorCode: code,
-          }, recordId);
-          hold = undefined;
-          recordId = undefined;
-        }
-        throw error;
-      } finally {
-        deadline.clear();
-        if (charge) noteEngine(request, usedEngines(charge, engines).engine);
-      }
-
-      const headers = rateLimitHeaders(rate);
-      if (outcome.kind === 'generation') {
-        if (!hold || !charge) throw new Error('a generation route must charge');
-        const usageEventId = randomUUID();
-        const body = JSON.stringify({
-          id: usageEventId,
-          object: 'generation',
-          operation: charge.operation,
-          output: outcome.output,
-          usage: { charged_units: charge.units, remaining_units: hold.remainingUnits },
-        });
-        const captured = await traceStep('capture', () => captureHold(
-          hold!.holdId,
-          { usageEventId, packageVersionId: ctx.key.packageVersionId, operation: charge.operation,
-            ...usedEngines(charge, engines), requestId, durationMs: Date.now() - started },
-          { recordId: recordId!, status: 200, body },
-        ));
-        if (!captured) {
-          // The hold outlived its lease and was returned: the result cannot be charged, so it is not given.
-          hold = undefined;
-          throw new ApiError('provider_unavailable', { retryAfter: 1 });
-        }
-        return jsonText(200, body, requestId, headers);
-      }
-      const body = JSON.stringify(outcome.body);
-      if (!outcome.settled) await completeIdempotencyKey(recordId, outcome.status, body);
-      return jsonText(outcome.status, body, requestId, headers);
+      const { json, body, idempotencyKey } = await readRequest(spec, ctx); // 2. to 7.
+      const prepared = await spec.prepare(body, ctx);
+      const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
+      const reserved = await traceStep('reserve', () => reserveRequest(getSqlDb(), billing)); // 8. to 10.
+      if (reserved.kind === 'replay') return replayResponse(reserved, requestId);
+      reservation = reserved.reservation;
+      const outcome = await traceStep('run', () => runOperation(spec, prepared, ctx, reservation!)); // 11.
+      return await traceStep('settle', () => respond(outcome, reservation!));
     } catch (error) {
-      await cleanUp(hold?.holdId, recordId);
+      if (reservation) await abandonRequest(getSqlDb(), reservation);
       return toErrorResponse(error, requestId);
     }
-  };
+  }, route);
 }
 
-/** The usage event's engines: the one that answered (else the last tried, else the first named) and all tried. */
-function usedEngines(charge: Charge, trace: EngineTrace): { engine: string; enginesTried: string[] } {
-  return { engine: trace.answered ?? trace.tried.at(-1) ?? engineNamesOf(charge.engine)[0]!, enginesTried: trace.tried };
+/** Steps 2 to 7: scope 403, content type 415, Idempotency-Key 400, size 413, JSON 400, schema 422. */
+async function readRequest<S extends z.ZodType, P>(
+  spec: PostRouteSpec<S, P>,
+  ctx: RouteContext,
+): Promise<{ json: Record<string, unknown>; body: z.infer<S>; idempotencyKey: string }> {
+  if (!allowed(spec.scope as PostRouteSpec<z.ZodType, unknown>['scope'], ctx.key)) throw new ApiError('forbidden');
+  requireJsonContentType(ctx.request);
+  const idempotencyKey = readIdempotencyKey(ctx.request);
+  const json = parseJsonObject(await readBodyBytes(ctx.request));
+  const parsed = spec.schema.safeParse(json);
+  if (!parsed.success) throw zodValidationError(parsed.error, json);
+  return { json, body: parsed.data, idempotencyKey };
 }
 
-const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
-
-function replayResponse(replay: { status: number; body: string }, requestId: string): Response {
-  return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
+/** What billing needs to know of the request; `/v1/text/generate/` shares one scope with `/v1/text/generate`. */
+function billingRequest(ctx: RouteContext, idempotencyKey: string, json: unknown, charge: Charge | undefined): BillingRequest {
+  const path = new URL(ctx.request.url).pathname.replace(/\/+$/, '');
+  const scope = { apiKeyId: ctx.key.id, method: 'POST', path, key: idempotencyKey };
+  return { key: ctx.key, requestId: ctx.requestId, scope, fingerprint: requestFingerprint('POST', path, json), charge };
 }
 
-async function cleanUp(holdId: string | undefined, recordId: string | undefined): Promise<void> {
+/** Step 11 under the lease's deadline; an operation that fails gives its units back at once. */
+async function runOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Promise<Outcome> {
+  const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
+  const { charge } = reservation.request;
+  noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
   try {
-    if (holdId) await releaseHold(holdId, undefined, recordId);
-    else if (recordId) await releaseIdempotencyKey(recordId);
-  } catch {
-    // The database is unreachable: the sweeper returns the hold and the lease frees the key.
+    return await spec.run(prepared, {
+      ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal, engines: reservation.engines,
+    });
+  } catch (error) {
+    await abandonRequest(getSqlDb(), reservation, { error }); // a release the database refused answers instead
+    throw error;
+  } finally {
+    deadline.clear();
+    if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
   }
 }
 
-export interface GetRouteSpec {
+/** Settles the reservation and answers; the rate headers tell the minute's count. */
+async function respond(outcome: Outcome, reservation: Reservation): Promise<Response> {
+  const headers = rateLimitHeaders(reservation.rate);
+  const { requestId } = reservation.request;
+  if (outcome.kind === 'generation') {
+    return jsonText(200, await settleGeneration(getSqlDb(), reservation, outcome.output), requestId, headers);
+  }
+  const body = JSON.stringify(outcome.body);
+  await settleResource(getSqlDb(), reservation, outcome.status, body, outcome.settled ?? false);
+  return jsonText(outcome.status, body, requestId, headers);
+}
+
+function replayResponse(replay: Replay, requestId: string): Response {
+  return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
+}
+
+export interface GetRouteSpec extends OperationDoc {
+  /** The statuses of its error answers (see RouteDoc.errors). */
+  errors: number[];
   handle: (ctx: RouteContext) => Promise<unknown>;
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  return async function handle(request: Request, next?: NextContext): Promise<Response> {
+  const { path, operationId, summary, pathParams, response, errors } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors };
+  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {
       const ctx = await routeContext(request, requestId, next);
@@ -246,7 +176,7 @@ export function defineGetRoute(spec: GetRouteSpec) {
     } catch (error) {
       return toErrorResponse(error, requestId);
     }
-  };
+  }, route);
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { getPrisma } from '../db/client';
 import { ApiError } from '../domain/errors';
 import { receiveUploadBytes } from '../domain/uploads/receive-upload-bytes';
 import { verifyUploadUrl } from '../storage/upload-urls';
@@ -25,7 +26,7 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     const body = request.body
       ? Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>)
       : Readable.from([] as Buffer[]);
-    const received = await receiveUploadBytes(uploadId, body, contentLength);
+    const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
     return jsonResponse(200, received, requestId);
   } catch (error) {
     return toErrorResponse(error, requestId);

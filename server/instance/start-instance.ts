@@ -1,6 +1,7 @@
 import { startBackgroundTasks } from '../background';
 import { getConfig } from '../config';
 import { disconnectDb } from '../db/client';
+import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { startWorker } from '../jobs/worker';
 import { startObservability } from '../observability/start-observability';
@@ -20,6 +21,8 @@ export async function startInstance(): Promise<void> {
   startBackgroundTasks();
   onShutdown(disconnectDb);
   await startObservability(log);
+  // Hooks run last registered first: releases the database refused earlier are written before it closes.
+  onShutdown(drainPendingReleases);
   if (config.RUN_WORKER === 'true') {
     const worker = await startWorker();
     onShutdown(() => worker.stop());

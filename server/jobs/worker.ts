@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { getConfig } from '../config';
+import { getSqlDb } from '../db/client';
 import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
 import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
 
@@ -23,12 +24,12 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
 
   await boss.work<VideoJobMessage>(VIDEO_QUEUE, { ...polling, batchSize: 1, localConcurrency: concurrency }, async ([job]) => {
     if (!job) return;
-    const outcome = await runVideoJob(job.data.jobId, job.signal);
+    const outcome = await runVideoJob(getSqlDb(), job.data.jobId, job.signal);
     return { outcome };
   });
   await boss.work<VideoJobMessage>(VIDEO_DEAD_LETTER_QUEUE, { ...polling, batchSize: 1 }, async ([job]) => {
     if (!job) return;
-    const failed = await failExhaustedJob(job.data.jobId);
+    const failed = await failExhaustedJob(getSqlDb(), job.data.jobId);
     if (failed) console.error(`[jobs] ${job.data.jobId} failed after its last attempt`);
     return { failed };
   });

@@ -1,16 +1,18 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
-import * as gen from '../contract/generation';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { ERROR_CATALOG, type ErrorCode } from '../contract/error-catalog';
 import { errorResponseSchema } from '../contract/errors';
-import * as jobs from '../contract/jobs-and-uploads';
-import { ERROR_CATALOG, type ErrorCode } from '../domain/errors';
+import { IDEMPOTENCY_HEADER_PATTERN, REQUEST_ID_PATTERN } from '../contract/values';
+import type { RouteDoc } from '../http/route-doc';
+import { ROUTES } from '../http/routes/registry';
 
-// The OpenAPI 3.1 document of /v1, generated from the same zod schemas that validate
-// requests, so the two cannot drift apart.
+// The OpenAPI 3.1 document of /v1, generated from the route registry (each route's method, path,
+// request and response schemas and error statuses) and the same zod schemas that validate
+// requests, so the document cannot drift from what the routes do.
 
 const requestIdHeader = {
   description: 'Identifier of this request (`req_` + 24 or more url-safe characters); equals `error.request_id` on errors.',
-  schema: { type: 'string' as const, pattern: '^req_[A-Za-z0-9_-]{24,}$' },
+  schema: { type: 'string' as const, pattern: REQUEST_ID_PATTERN.source },
 };
 const commonHeaders = {
   'X-Request-Id': requestIdHeader,
@@ -64,37 +66,45 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
   );
 }
 
-const POST_ERRORS = [400, 401, 402, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503];
 const idempotencyKey = z
   .string()
-  .regex(/^(?:[A-Za-z0-9_.~:-]{8,128}|"[A-Za-z0-9_.~:-]{8,128}")$/)
+  .regex(IDEMPOTENCY_HEADER_PATTERN)
   .meta({
     description: '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request: the same key, method and path, and a body with the same JSON value (member order, whitespace and escapes do not matter; an optional field sent with its default value makes a different request). An error answer leaves the key free for a retry, except that 409 means a request with it is still running, and a retry after a 503 may find that the work did complete and get it replayed; a 2xx is replayed for 24 hours (the default retention).',
     example: 'order-1234-attempt',
   });
 
-function post(
-  summary: string,
-  operationId: string,
-  request: z.ZodType,
-  success: { status: 200 | 201 | 202; schema: z.ZodType; description: string },
-  pathParams?: z.ZodObject,
-): ZodOpenApiOperationObject {
+const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
+
+/** A POST answers from its idempotency store on a retry, and tells the minute's rate count. */
+function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
+  const post = route.method === 'POST';
+  const { status, schema, description } = route.response;
+  const header = post ? { header: z.object({ 'Idempotency-Key': idempotencyKey }) } : {};
+  const path = route.pathParams ? { path: route.pathParams } : {};
   return {
-    operationId,
-    summary,
-    security: [{ bearer: [] }],
-    requestParams: { header: z.object({ 'Idempotency-Key': idempotencyKey }), ...(pathParams ? { path: pathParams } : {}) },
-    requestBody: { required: true, content: { 'application/json': { schema: request } } },
+    operationId: route.operationId,
+    summary: route.summary,
+    security: route.public ? [] : [{ bearer: [] }],
+    ...(post || route.pathParams ? { requestParams: { ...header, ...path } } : {}),
+    ...(route.request ? { requestBody: { required: true, content: { 'application/json': { schema: route.request } } } } : {}),
     responses: {
-      [String(success.status)]: {
-        description: `${success.description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`,
-        headers: { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } } },
-        content: { 'application/json': { schema: success.schema } },
+      [String(status)]: {
+        description: post
+          ? `${description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`
+          : description,
+        headers: post ? { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': replayedHeader } : commonHeaders,
+        content: { 'application/json': { schema } },
       },
-      ...errorResponses(POST_ERRORS),
+      ...errorResponses(route.errors),
     },
   };
+}
+
+function pathsOf(routes: readonly RouteDoc[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route) };
+  return paths;
 }
 
 export function buildOpenApiDocument(serverUrl?: string) {
@@ -108,40 +118,6 @@ export function buildOpenApiDocument(serverUrl?: string) {
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: `wgs_live_…`' } } },
-    paths: {
-      '/v1/text/generate': { post: post('Generate text', 'textGenerate', gen.textGenerateRequest, { status: 200, schema: gen.textGenerateResponse, description: 'Generation result.' }) },
-      '/v1/code/generate': { post: post('Analyze or generate code (never executed)', 'codeGenerate', gen.codeGenerateRequest, { status: 200, schema: gen.codeGenerateResponse, description: 'Generation result.' }) },
-      '/v1/images/generate': { post: post('Generate or transform an image', 'imagesGenerate', gen.imagesGenerateRequest, { status: 200, schema: gen.imagesGenerateResponse, description: 'Generation result with a short-lived private URL.' }) },
-      '/v1/videos/generate': { post: post('Submit a video job', 'videosGenerate', jobs.videosGenerateRequest, { status: 202, schema: jobs.submittedJobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' }) },
-      '/v1/audio/speech': { post: post('Generate speech audio', 'audioSpeech', gen.audioSpeechRequest, { status: 200, schema: gen.audioSpeechResponse, description: 'Generation result with a short-lived private URL.' }) },
-      '/v1/audio/transcribe': { post: post('Transcribe a verified upload', 'audioTranscribe', gen.audioTranscribeRequest, { status: 200, schema: gen.audioTranscribeResponse, description: 'Generation result with text and segments.' }) },
-      '/v1/uploads': { post: post('Create a direct private upload', 'createUpload', jobs.createUploadRequest, { status: 201, schema: jobs.createdUploadSchema, description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).' }) },
-      '/v1/uploads/{uploadId}/complete': {
-        post: post('Verify and complete an upload', 'completeUpload', jobs.completeUploadRequest, { status: 200, schema: jobs.uploadSchema, description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).' }, z.object({ uploadId: z.string().regex(/^upl_[A-Za-z0-9_-]{12,80}$/).meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' }) })),
-      },
-      '/v1/openapi.json': {
-        get: {
-          operationId: 'getOpenApiDocument',
-          summary: 'This OpenAPI document (public: no API key needed)',
-          security: [],
-          responses: {
-            '200': { description: 'The OpenAPI 3.1 document of /v1.', headers: commonHeaders, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-            ...errorResponses([405]),
-          },
-        },
-      },
-      '/v1/jobs/{jobId}': {
-        get: {
-          operationId: 'getJob',
-          summary: 'Retrieve an owned video job',
-          security: [{ bearer: [] }],
-          requestParams: { path: z.object({ jobId: z.string().regex(/^job_[A-Za-z0-9_-]+$/).meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' }) }) },
-          responses: {
-            '200': { description: 'The job; `result.url` is a fresh signed URL on every read.', headers: commonHeaders, content: { 'application/json': { schema: jobs.jobSchema } } },
-            ...errorResponses([401, 404, 405, 500, 503]),
-          },
-        },
-      },
-    },
+    paths: pathsOf(ROUTES),
   });
 }

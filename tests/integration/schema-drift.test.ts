@@ -93,7 +93,7 @@ describe('the drift check notices', () => {
     expect(edit(/email(\s+)String(\s+)@unique/, 'email$1String$2')).toEqual(['tables.operators.unique.operators_email_key(email)']);
     expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  suspended\n')).toEqual(['enums.KeyStatus']);
     expect(
-      edit(/apiKey(\s+)ApiKey(\s+)@relation\(fields: \[apiKeyId\], references: \[id\]\)\n\n  @@index\(\[status, leaseUntil\]\)/, 'apiKey$1ApiKey$2@relation(fields: [apiKeyId], references: [id], onDelete: Cascade)\n\n  @@index([status, leaseUntil])'),
+      edit(/apiKey(\s+)ApiKey(\s+)@relation\(fields: \[apiKeyId\], references: \[id\]\)\n\n {2}@@index\(\[status, leaseUntil\]\)/, 'apiKey$1ApiKey$2@relation(fields: [apiKeyId], references: [id], onDelete: Cascade)\n\n  @@index([status, leaseUntil])'),
     ).toEqual([
       'tables.unit_holds.foreignKeys.unit_holds_api_key_id_fkey(api_key_id) -> api_keys(id) on delete Cascade on update Cascade',
       'tables.unit_holds.foreignKeys.unit_holds_api_key_id_fkey(api_key_id) -> api_keys(id) on delete Restrict on update Cascade',

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getConfig } from '../../config';
-import { getPool, getProvisionalPool } from '../../db/client';
+import { getPool, type SqlDb } from '../../db/client';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
@@ -65,8 +65,8 @@ export function judgeExisting(existing: ExistingRow, fingerprint: string): Claim
 }
 
 /** The record of a key as it stands, if any (read only). */
-export async function findExisting(scope: IdempotencyScope): Promise<ExistingRow | undefined> {
-  const { rows } = await getPool().query<ExistingRow>({
+export async function findExisting(db: SqlDb, scope: IdempotencyScope): Promise<ExistingRow | undefined> {
+  const { rows } = await db.pool.query<ExistingRow>({
     name: 'wgs-idempotency-existing',
     text: `SELECT fingerprint, status, response_status, response_body
              FROM idempotency_records
@@ -77,24 +77,27 @@ export async function findExisting(scope: IdempotencyScope): Promise<ExistingRow
   return rows[0];
 }
 
-export async function claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
+export async function claimIdempotencyKey(db: SqlDb, scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await getProvisionalPool().query<{ id: string }>({
+    const claimed = await db.provisional.query<{ id: string }>({
       name: 'wgs-idempotency-claim',
       text: `WITH ${CLAIM_CTE} SELECT id FROM claim`,
       values: claimValues(scope, fingerprint),
     });
     if (claimed.rows[0]) return { kind: 'claimed', recordId: claimed.rows[0].id };
-    const existing = await findExisting(scope);
+    const existing = await findExisting(db, scope);
     if (existing) return judgeExisting(existing, fingerprint);
     // freed between our two statements: claim again
   }
   throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
 }
 
-/** Frees the key after an error, so a retry with it runs again. */
-export async function releaseIdempotencyKey(recordId: string): Promise<void> {
-  await getPool().query({
+/**
+ * Frees the key after an error, so a retry with it runs again. The record id is this request's
+ * lease token: a retry that took the key over after the lease ran out wrote a new id.
+ */
+export async function releaseIdempotencyKey(db: SqlDb, recordId: string): Promise<void> {
+  await db.pool.query({
     name: 'wgs-idempotency-release',
     text: `DELETE FROM idempotency_records WHERE id = $1 AND status = 'running'`,
     values: [recordId],
@@ -102,8 +105,8 @@ export async function releaseIdempotencyKey(recordId: string): Promise<void> {
 }
 
 /** Stores a 2xx response for replay (used where no unit hold is settled in the same statement). */
-export async function completeIdempotencyKey(recordId: string, status: number, body: string): Promise<void> {
-  await getPool().query({
+export async function completeIdempotencyKey(db: SqlDb, recordId: string, status: number, body: string): Promise<void> {
+  await db.pool.query({
     name: 'wgs-idempotency-complete',
     text: `UPDATE idempotency_records SET status = 'completed', response_status = $2, response_body = $3
             WHERE id = $1`,

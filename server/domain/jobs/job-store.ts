@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
+import type { JobStatus } from '../../contract/values';
+import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 import { engineNamesOf } from '../packages/engine-names';
-import { CAPTURED_HOLD_KEY_CTE, RELEASED_HOLD_KEY_CTE } from '../quota/unit-holds';
 
 // The `jobs` rows and the settlement of their unit holds. Every state change that touches
 // units is one SQL statement, so a job's units are captured or released exactly once however
 // many workers (or retries of a dead worker's attempt) reach the same job.
 
-export type JobStatus = 'submitted' | 'running' | 'succeeded' | 'failed';
+export type { JobStatus };
 
 export interface JobInput {
   prompt: string;
@@ -36,8 +37,6 @@ export interface JobRow {
   created_at: Date;
   updated_at: Date;
 }
-
-export const JOB_ID_PATTERN = /^job_[A-Za-z0-9_-]{24,}$/;
 
 /** `job_` + 24 url-safe random characters (CONTRACT.md §5). */
 export function newJobId(): string {
@@ -81,8 +80,8 @@ export async function completeIdempotencyOn(client: pg.PoolClient, recordId: str
 
 /**
  * The hold now belongs to the job: it stops counting against the key's concurrency (the
- * request is over) and its lease covers the job's whole life. Same SQL as
- * unit-holds.ts detachHoldFromRequest, on the caller's transaction. False when the hold is gone.
+ * request is over) and its lease covers the job's whole life. On the caller's transaction;
+ * false when the hold is gone.
  */
 export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseSeconds: number): Promise<boolean> {
   const result = await client.query<{ detached: number }>({
@@ -100,8 +99,8 @@ export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseS
   return result.rows[0]!.detached === 1;
 }
 
-export async function findJob(jobId: string): Promise<JobRow | null> {
-  const { rows } = await getPool().query<JobRow>({
+export async function findJob(db: SqlDb, jobId: string): Promise<JobRow | null> {
+  const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-find',
     text: 'SELECT * FROM jobs WHERE id = $1',
     values: [jobId],
@@ -110,8 +109,8 @@ export async function findJob(jobId: string): Promise<JobRow | null> {
 }
 
 /** Marks a job running for a new attempt; null when it already finished (nothing left to do). */
-export async function startJobAttempt(jobId: string): Promise<JobRow | null> {
-  const { rows } = await getPool().query<JobRow>({
+export async function startJobAttempt(db: SqlDb, jobId: string): Promise<JobRow | null> {
+  const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-start',
     text: `UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
             WHERE id = $1 AND status IN ('submitted', 'running')
@@ -132,35 +131,30 @@ export interface JobUsage {
 
 export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
 
-/**
- * Success, in one statement: captures the job's hold, records the usage event (with the job
- * id) and sets the job succeeded with its result. Nothing happens unless the job is still
- * open AND its hold is still held, so a second worker can never charge the same job again.
- */
-export async function succeedJob(job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
-  const { rows } = await getPool().query<{ done: number; job_status: JobStatus | null }>({
-    name: 'wgs-job-succeed',
-    text: `WITH job AS (
+const SUCCEED_JOB_SQL = `WITH job AS (
              SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
-           ), hold AS (
-             UPDATE unit_holds SET status = 'captured', settled_at = now()
-              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight
-           ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       request_id, hold_id, job_id, duration_ms, engines_tried)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, id, $1::text, $7::int,
-                    COALESCE($10::text[], ARRAY[]::text[])
-               FROM hold
-             RETURNING id
-           ), done AS (
+           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte({
+  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
+  outcome: `'succeeded'`, units: 'units', error_code: 'NULL', request_id: '$6::text', hold_id: 'id', job_id: '$1::text',
+  duration_ms: '$7::int', engines_tried: 'COALESCE($10::text[], ARRAY[]::text[])',
+}, 'hold')}, done AS (
              UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
               WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
              RETURNING id
            )
            SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
                   (SELECT count(*) FROM usage)::int AS usage,
-                  (SELECT status FROM jobs WHERE id = $1) AS job_status`,
+                  (SELECT status FROM jobs WHERE id = $1) AS job_status`;
+
+/**
+ * Success, in one statement: captures the job's hold, records the usage event (with the job
+ * id) and sets the job succeeded with its result. Nothing happens unless the job is still
+ * open AND its hold is still held, so a second worker can never charge the same job again.
+ */
+export async function succeedJob(db: SqlDb, job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
+  const { rows } = await db.pool.query<{ done: number; job_status: JobStatus | null }>({
+    name: 'wgs-job-succeed',
+    text: SUCCEED_JOB_SQL,
     values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, usage.engine ?? job.engine, job.request_id,
       usage.durationMs, result.key, result.mimeType, usage.enginesTried ?? null],
   });
@@ -176,32 +170,27 @@ export interface JobFailure {
   usage?: JobUsage & { packageVersionId: string };
 }
 
+const FAIL_JOB_SQL = `WITH job AS (
+             UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
+              WHERE id = $1 AND status IN ('submitted', 'running')
+             RETURNING id, hold_id, operation, engine, request_id
+           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte({
+  id: '$4::uuid', api_key_id: 'h.api_key_id', package_version_id: '$5::uuid', operation: 'j.operation', engine: 'COALESCE($7::text, j.engine)',
+  outcome: `'failed'`, units: '0', error_code: '$2::text', request_id: 'j.request_id', hold_id: 'h.id', job_id: 'j.id',
+  duration_ms: '$6::int', engines_tried: 'COALESCE($8::text[], ARRAY[]::text[])',
+}, 'hold h, job j WHERE $4::uuid IS NOT NULL')}
+           SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage`;
+
 /**
  * Failure, in one statement: sets the job failed with its error, returns the held units and
  * records the failed attempt. Nothing happens when the job already finished. Returns whether
  * this call failed the job.
  */
-export async function failJob(jobId: string, failure: JobFailure): Promise<boolean> {
-  const { rows } = await getPool().query<{ failed: number }>({
+export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Promise<boolean> {
+  const { rows } = await db.pool.query<{ failed: number }>({
     name: 'wgs-job-fail',
-    text: `WITH job AS (
-             UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
-              WHERE id = $1 AND status IN ('submitted', 'running')
-             RETURNING id, hold_id, operation, engine, request_id
-           ), hold AS (
-             UPDATE unit_holds SET status = 'released', settled_at = now()
-              WHERE id = (SELECT hold_id FROM job) AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight
-           ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       error_code, request_id, hold_id, job_id, duration_ms, engines_tried)
-             SELECT $4::uuid, h.api_key_id, $5::uuid, j.operation, COALESCE($7::text, j.engine), 'failed', 0, $2::text, j.request_id,
-                    h.id, j.id, $6::int, COALESCE($8::text[], ARRAY[]::text[])
-               FROM hold h, job j WHERE $4::uuid IS NOT NULL
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage`,
+    text: FAIL_JOB_SQL,
     values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
       failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null, failure.usage?.engine ?? null,
       failure.usage?.enginesTried ?? null],
@@ -210,8 +199,8 @@ export async function failJob(jobId: string, failure: JobFailure): Promise<boole
 }
 
 /** The package version a job's key is locked to (for its usage events). */
-export async function packageVersionOfKey(apiKeyId: string): Promise<string> {
-  const { rows } = await getPool().query<{ package_version_id: string }>({
+export async function packageVersionOfKey(db: SqlDb, apiKeyId: string): Promise<string> {
+  const { rows } = await db.pool.query<{ package_version_id: string }>({
     name: 'wgs-job-key-version',
     text: 'SELECT package_version_id FROM api_keys WHERE id = $1',
     values: [apiKeyId],
@@ -229,8 +218,8 @@ export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No 
 export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
 
 /** Fails the open jobs whose units were already returned (their hold outlived its lease: no worker ran them). */
-export async function failJobsWithoutHold(message = EXHAUSTED_MESSAGE): Promise<number> {
-  const { rowCount } = await getPool().query({
+export async function failJobsWithoutHold(db: SqlDb, message = EXHAUSTED_MESSAGE): Promise<number> {
+  const { rowCount } = await db.pool.query({
     name: 'wgs-job-fail-orphans',
     text: `UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()
              FROM unit_holds h

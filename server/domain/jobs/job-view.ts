@@ -1,7 +1,9 @@
 import type { JobView } from '../../contract/jobs-and-uploads';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
-import { findJob, JOB_ID_PATTERN, type JobRow } from './job-store';
+import { JOB_ID_PATTERN } from '../../contract/values';
+import type { SqlDb } from '../../db/client';
+import { findJob, type JobRow } from './job-store';
 
 // The Job resource of CONTRACT.md §5. The result URL is signed afresh on every read, so a
 // client that polls late still gets a URL that works for the full TTL.
@@ -27,9 +29,9 @@ export function toJobView(job: Pick<JobRow, 'id' | 'status' | 'units' | 'created
 }
 
 /** GET /v1/jobs/{jobId}: the calling key's own job; anything else (unknown, malformed, another key's) is 404. */
-export async function readOwnJob(apiKeyId: string, jobId: string | undefined, origin: string): Promise<JobView> {
+export async function readOwnJob(db: SqlDb, apiKeyId: string, jobId: string | undefined, origin: string): Promise<JobView> {
   if (!jobId || !JOB_ID_PATTERN.test(jobId)) throw new ApiError('not_found', { message: 'No such job.' });
-  const job = await findJob(jobId);
+  const job = await findJob(db, jobId);
   if (!job || job.api_key_id !== apiKeyId) throw new ApiError('not_found', { message: 'No such job.' });
   return toJobView(job, origin);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SqlDb } from '../../db/client';
 import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
@@ -24,11 +25,11 @@ export type AttemptOutcome = 'succeeded' | 'failed' | 'already_finished';
  * Runs one attempt. Engine failures fail the job (units released); anything unexpected
  * (database, storage) is thrown so the queue retries the attempt.
  */
-export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<AttemptOutcome> {
-  const job = await startJobAttempt(jobId);
+export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal): Promise<AttemptOutcome> {
+  const job = await startJobAttempt(db, jobId);
   if (!job) return 'already_finished';
   const started = Date.now();
-  const packageVersionId = await packageVersionOfKey(job.api_key_id);
+  const packageVersionId = await packageVersionOfKey(db, job.api_key_id);
   const task: VideoTask = { prompt: job.input.prompt };
   if (job.input.inputUpload) {
     task.inputImage = await loadUploadBytes(job.input.inputUpload.storageKey);
@@ -50,30 +51,31 @@ export async function runVideoJob(jobId: string, signal: AbortSignal): Promise<A
     const failure = error.code === 'provider_unavailable'
       ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
       : { code: error.code, message: error.message };
-    return (await failJob(job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
+    return (await failJob(db, job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
   }
 
   const key = jobResultKey(job.api_key_id, job.id);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
+    db,
     job,
     { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() },
     { key, mimeType: media.mimeType },
   );
   if (outcome === 'succeeded') return 'succeeded';
-  const now = await findJob(job.id);
+  const now = await findJob(db, job.id);
   if (!now || now.status === 'succeeded' || now.status === 'failed') return 'already_finished';
   // The hold was returned (its lease ran out) while the job was still open: the job cannot be charged, so it fails.
-  await failJob(job.id, { code: 'internal_error', message: EXHAUSTED_MESSAGE });
+  await failJob(db, job.id, { code: 'internal_error', message: EXHAUSTED_MESSAGE });
   return 'failed';
 }
 
 /** A job whose attempts are all used up (dead-letter queue): failed, units returned. */
-export async function failExhaustedJob(jobId: string): Promise<boolean> {
-  const job = await findJob(jobId);
+export async function failExhaustedJob(db: SqlDb, jobId: string): Promise<boolean> {
+  const job = await findJob(db, jobId);
   if (!job) return false;
-  const packageVersionId = await packageVersionOfKey(job.api_key_id);
-  return failJob(jobId, {
+  const packageVersionId = await packageVersionOfKey(db, job.api_key_id);
+  return failJob(db, jobId, {
     code: 'internal_error',
     message: EXHAUSTED_MESSAGE,
     usage: { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - job.updated_at.getTime() },

@@ -1,6 +1,6 @@
 import type { JobView, VideosGenerateRequest } from '../../contract/jobs-and-uploads';
 import { getConfig } from '../../config';
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
@@ -58,7 +58,7 @@ export interface SubmitContext {
   origin: string;
 }
 
-export async function submitVideoJob(prepared: PreparedVideoJob, ctx: SubmitContext): Promise<JobView> {
+export async function submitVideoJob(db: SqlDb, prepared: PreparedVideoJob, ctx: SubmitContext): Promise<JobView> {
   const boss = await getJobQueue();
   const createdAt = new Date();
   const job = {
@@ -77,7 +77,7 @@ export async function submitVideoJob(prepared: PreparedVideoJob, ctx: SubmitCont
     result_key: null, result_mime_type: null, error_code: null, error_message: null,
   }, ctx.origin);
 
-  const client = await getPool().connect();
+  const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
     await insertJob(client, job);

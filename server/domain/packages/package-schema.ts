@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import {
   IMAGE_OUTPUT_FORMATS,
+  LANGUAGE_PATTERN,
+  MAX_UPLOAD_BYTES,
   SPEECH_OUTPUT_FORMATS,
   TEXT_OUTPUT_FORMATS,
   TIMESTAMP_MODES,
-} from '../operations';
+} from '../../contract/values';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '../../providers/provider-types';
 
 // The package file format of CONTRACT.md §7, used by the CLI, the dashboard form and the
 // hot path alike. A list setting, when given, is the set of allowed values and its first
 // entry is the default; when omitted, every value the interface allows is accepted.
 
-const LANGUAGE = /^[A-Za-z]{2,3}(?:-[A-Za-z]{2,4})?$/;
-const MAX_UPLOAD_BYTES = 104_857_600;
-
-export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._\/:-]{1,120})$/;
+export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._/:-]{1,120})$/;
 
 const engineName = z
   .string()
@@ -52,13 +51,13 @@ export const operationSettingsSchemas = {
   'audio.speech': z.strictObject({
     ...base,
     voices: uniqueList(z.string().min(1).max(80)).optional(),
-    languages: uniqueList(z.string().regex(LANGUAGE, 'language must look like en or en-US')).optional(),
+    languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
     output_formats: uniqueList(z.enum(SPEECH_OUTPUT_FORMATS)).optional(),
     max_duration_seconds: z.number().int().min(1).max(3600).optional(),
   }),
   'audio.transcribe': z.strictObject({
     ...base,
-    languages: uniqueList(z.string().regex(LANGUAGE, 'language must look like en or en-US')).optional(),
+    languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
     timestamps: uniqueList(z.enum(TIMESTAMP_MODES)).optional(),
   }),
 } as const;

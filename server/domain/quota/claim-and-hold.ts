@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getProvisionalPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import {
   CLAIM_CTE,
   claimIdempotencyKey,
@@ -29,12 +29,13 @@ interface Row extends HoldOutcome {
 }
 
 export async function claimAndHold(
+  db: SqlDb,
   scope: IdempotencyScope,
   fingerprint: string,
   request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<ClaimAndHoldResult> {
   const holdId = randomUUID();
-  const { rows } = await getProvisionalPool().query<Row>({
+  const { rows } = await db.provisional.query<Row>({
     name: 'wgs-claim-and-hold',
     text: `WITH ${CLAIM_CTE}, existing AS (
              SELECT fingerprint, status, response_status, response_body FROM idempotency_records
@@ -55,11 +56,11 @@ export async function claimAndHold(
   if (row.record_id) {
     const refusal = holdRefusal(row, request.units, request.concurrency);
     if (refusal) {
-      await releaseIdempotencyKey(row.record_id);
+      await releaseIdempotencyKey(db, row.record_id);
       throw refusal;
     }
     // The key's row changed while the statement ran: the claim stands, hold again on its own.
-    return holdForClaim(row.record_id, scope, request);
+    return holdForClaim(db, row.record_id, scope, request);
   }
   if (row.fingerprint !== null && row.existing_status !== null) {
     return judgeExisting( // a replay, or throws 409 / 422
@@ -69,16 +70,18 @@ export async function claimAndHold(
   }
   // The record that kept the key was written after this statement's snapshot was taken (or
   // freed since): the two-step claim settles it, then the hold follows.
-  const claim = await claimIdempotencyKey(scope, fingerprint);
-  return claim.kind === 'replay' ? claim : holdForClaim(claim.recordId, scope, request);
+  const claim = await claimIdempotencyKey(db, scope, fingerprint);
+  return claim.kind === 'replay' ? claim : holdForClaim(db, claim.recordId, scope, request);
 }
 
 /** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
-async function holdForClaim(recordId: string, scope: IdempotencyScope, request: Omit<HoldRequest, 'apiKeyId'>): Promise<ClaimAndHoldResult> {
+async function holdForClaim(
+  db: SqlDb, recordId: string, scope: IdempotencyScope, request: Omit<HoldRequest, 'apiKeyId'>,
+): Promise<ClaimAndHoldResult> {
   try {
-    return { kind: 'held', recordId, hold: await holdUnits({ ...request, apiKeyId: scope.apiKeyId }) };
+    return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }) };
   } catch (error) {
-    await releaseIdempotencyKey(recordId);
+    await releaseIdempotencyKey(db, recordId);
     throw error;
   }
 }

@@ -1,31 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { getPool, getProvisionalPool } from '../../db/client';
+import { getPool, type SqlDb } from '../../db/client';
+import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 import { ApiError } from '../errors';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
 // the row lock serialises racing requests, the WHERE clause re-checks the latest balance and
 // in-flight count, and a CHECK constraint keeps the balance >= 0 whatever happens. The same
 // statement writes the hold, so a crash leaves a hold the sweeper can return.
-
-// The key-side half of settling a hold, shared by every statement that settles one (requests
-// here, video jobs in domain/jobs): they follow a `hold` CTE returning api_key_id, units and
-// counts_in_flight of the hold they just settled.
-
-/** Capture: the units stay spent; the request's concurrency slot (if it still has one) is freed. */
-export const CAPTURED_HOLD_KEY_CTE = `key AS (
-             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END),
-                                   last_used_at = now()
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           )`;
-
-/** Release: the units go back to the key and the slot (if any) is freed. */
-export const RELEASED_HOLD_KEY_CTE = `key AS (
-             UPDATE api_keys k SET remaining_units = k.remaining_units + h.units,
-                                   in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           )`;
 
 export interface Hold {
   holdId: string;
@@ -99,10 +80,10 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   return undefined;
 }
 
-export async function holdUnits(request: HoldRequest): Promise<Hold> {
+export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
   const holdId = randomUUID();
   for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await getProvisionalPool().query<HoldOutcome>({
+    const { rows } = await db.provisional.query<HoldOutcome>({
       name: 'wgs-hold-units',
       text: `WITH ${unitHoldCtes({ apiKeyId: '$1::uuid', units: '$2::int', concurrency: '$3::int', holdId: '$4::uuid',
         operation: '$5::text', requestId: '$6::text', leaseSeconds: '$7::int' })}
@@ -122,12 +103,25 @@ export interface UsageRecord {
   packageVersionId: string;
   operation: string;
   engine: string;
-  /** Every engine called, in order (fallbacks). */
-  enginesTried?: readonly string[];
   requestId: string;
   jobId?: string | null;
   durationMs: number;
+  /** Every engine called, in order (fallbacks). */
+  enginesTried?: readonly string[];
 }
+
+const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usageEventCte({
+  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
+  outcome: `'succeeded'`, units: 'units', error_code: 'NULL', request_id: '$6::text', hold_id: 'id', job_id: '$7::text',
+  duration_ms: '$8::int', engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
+}, 'hold')}, idem AS (
+             UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
+              WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS captured,
+                  (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
+                  (SELECT count(*) FROM idem)::int AS idem`;
 
 /**
  * Success: captures the hold, records the usage event and stores the idempotent response,
@@ -135,31 +129,14 @@ export interface UsageRecord {
  * returned it), in which case nothing was charged and nothing stored.
  */
 export async function captureHold(
+  db: SqlDb,
   holdId: string,
   usage: UsageRecord,
   idempotency?: { recordId: string; status: number; body: string },
 ): Promise<boolean> {
-  const { rows } = await getPool().query<{ captured: number }>({
+  const { rows } = await db.pool.query<{ captured: number }>({
     name: 'wgs-capture-hold',
-    text: `WITH hold AS (
-             UPDATE unit_holds SET status = 'captured', settled_at = now()
-              WHERE id = $1 AND status = 'held'
-             RETURNING api_key_id, units, counts_in_flight
-           ), ${CAPTURED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       request_id, hold_id, job_id, duration_ms, engines_tried)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'succeeded', units, $6::text, $1::uuid, $7::text, $8::int,
-                    COALESCE($12::text[], ARRAY[]::text[])
-               FROM hold
-             RETURNING id
-           ), idem AS (
-             UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
-              WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS captured,
-                  (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
-                  (SELECT count(*) FROM idem)::int AS idem`,
+    text: CAPTURE_HOLD_SQL,
     values: [holdId, usage.usageEventId, usage.packageVersionId, usage.operation, usage.engine, usage.requestId,
       usage.jobId ?? null, usage.durationMs, idempotency?.recordId ?? null, idempotency?.status ?? null, idempotency?.body ?? null,
       usage.enginesTried ?? null],
@@ -167,53 +144,34 @@ export async function captureHold(
   return rows[0]!.captured === 1;
 }
 
+// A release frees the key only while the record is still this request's (status running,
+// this id): a record taken over by a retry after the lease ran out has another id.
+const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usageEventCte({
+  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
+  outcome: `'failed'`, units: '0', error_code: '$6::text', request_id: '$7::text', hold_id: 'id', job_id: '$8::text',
+  duration_ms: '$9::int', engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
+}, 'hold WHERE $2::uuid IS NOT NULL')}, idem AS (
+             DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS released, (SELECT count(*) FROM key)::int AS keys,
+                  (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`;
+
 /**
  * Failure: returns the held units, records the failed attempt (0 units) when it reached an
  * engine, and frees the idempotency key, in one statement. Safe to call twice.
  */
 export async function releaseHold(
+  db: SqlDb,
   holdId: string,
   failure?: UsageRecord & { errorCode: string },
   idempotencyRecordId?: string,
 ): Promise<void> {
-  await getPool().query({
+  await db.pool.query({
     name: 'wgs-release-hold',
-    text: `WITH hold AS (
-             UPDATE unit_holds SET status = 'released', settled_at = now()
-              WHERE id = $1 AND status = 'held'
-             RETURNING api_key_id, units, counts_in_flight
-           ), ${RELEASED_HOLD_KEY_CTE}, usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units,
-                                       error_code, request_id, hold_id, job_id, duration_ms, engines_tried)
-             SELECT $2::uuid, api_key_id, $3::uuid, $4::text, $5::text, 'failed', 0, $6::text, $7::text, $1::uuid, $8::text, $9::int,
-                    COALESCE($11::text[], ARRAY[]::text[])
-               FROM hold WHERE $2::uuid IS NOT NULL
-             RETURNING id
-           ), idem AS (
-             DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS released, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`,
+    text: RELEASE_HOLD_SQL,
     values: [holdId, failure?.usageEventId ?? null, failure?.packageVersionId ?? null, failure?.operation ?? null,
       failure?.engine ?? null, failure?.errorCode ?? null, failure?.requestId ?? null, failure?.jobId ?? null,
       failure?.durationMs ?? null, idempotencyRecordId ?? null, failure?.enginesTried ?? null],
-  });
-}
-
-/**
- * A hold handed to a background job: the request is over, so it stops counting against the
- * concurrency limit, but its units stay reserved (with a longer lease) until the job settles.
- */
-export async function detachHoldFromRequest(holdId: string, leaseSeconds: number): Promise<void> {
-  await getPool().query({
-    name: 'wgs-detach-hold',
-    text: `WITH hold AS (
-             UPDATE unit_holds SET counts_in_flight = false, lease_until = now() + make_interval(secs => $2)
-              WHERE id = $1 AND status = 'held' AND counts_in_flight
-             RETURNING api_key_id
-           )
-           UPDATE api_keys k SET in_flight = k.in_flight - 1 FROM hold h WHERE k.id = h.api_key_id`,
-    values: [holdId, leaseSeconds],
   });
 }
 

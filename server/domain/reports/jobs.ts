@@ -4,7 +4,9 @@ import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
 import { keyMatch } from './usage-events';
 
-export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
+import { JOB_STATUSES } from '../../contract/values';
+
+export { JOB_STATUSES };
 export type JobStatusFilter = (typeof JOB_STATUSES)[number];
 
 type JobWithKey = Job & { apiKey: { prefix: string; label: string | null } };

@@ -2,7 +2,9 @@ import type { PrismaClient, Upload } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
 
-export const UPLOAD_STATUSES = ['pending', 'verified', 'expired'] as const;
+import { UPLOAD_STATUSES } from '../../contract/values';
+
+export { UPLOAD_STATUSES };
 export type UploadStatusFilter = (typeof UPLOAD_STATUSES)[number];
 
 type UploadWithKey = Upload & { apiKey: { prefix: string; label: string | null } };

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { UPLOAD_ID_PATTERN } from '../../contract/fields';
+import { UPLOAD_ID_PATTERN } from '../../contract/values';
 import type { UploadView } from '../../contract/jobs-and-uploads';
-import { getPrisma } from '../../db/client';
-import type { Upload } from '../../db/generated/client';
+import type { PrismaClient, Upload } from '../../db/generated/client';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
@@ -18,8 +17,8 @@ import { toUploadView } from './upload-view';
 const mismatch = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
 
 /** Step 7: the caller's own upload (else 404), not expired (else 422). */
-export async function findCompletableUpload(key: AuthenticatedKey, uploadId: string): Promise<Upload> {
-  const upload = UPLOAD_ID_PATTERN.test(uploadId) ? await getPrisma().upload.findUnique({ where: { id: uploadId } }) : null;
+export async function findCompletableUpload(db: PrismaClient, key: AuthenticatedKey, uploadId: string): Promise<Upload> {
+  const upload = UPLOAD_ID_PATTERN.test(uploadId) ? await db.upload.findUnique({ where: { id: uploadId } }) : null;
   if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The upload was not found.' });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
@@ -62,7 +61,7 @@ async function readBack(storageKey: string, mimeType: string, copyTo: string): P
   return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
 }
 
-export async function completeUpload(upload: Upload, sha256: string): Promise<UploadView> {
+export async function completeUpload(db: PrismaClient, upload: Upload, sha256: string): Promise<UploadView> {
   // Checked first, so a wrong digest is 422 whether or not the upload is already verified.
   if (sha256 !== upload.sha256) {
     throw mismatch('sha256', 'sha256_mismatch', 'sha256 differs from the digest declared when the upload was created.');
@@ -78,7 +77,7 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
   const stored = await readBack(upload.storageKey, upload.mimeType, sealedKey);
   if (!stored) {
     // A complete racing this one may have verified the upload and moved its bytes meanwhile.
-    const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
+    const current = await db.upload.findUniqueOrThrow({ where: { id: upload.id } });
     if (current.status === 'verified') return toUploadView(current);
     throw mismatch('upload_id', 'not_uploaded', 'No bytes have been uploaded yet; PUT them to upload_url first.');
   }
@@ -98,13 +97,13 @@ export async function completeUpload(upload: Upload, sha256: string): Promise<Up
       `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`);
   }
   const now = new Date();
-  const updated = await getPrisma().upload.updateMany({
+  const updated = await db.upload.updateMany({
     where: { id: upload.id, status: 'pending', expiresAt: { gt: now } },
     data: {
       status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256, storageKey: sealedKey,
     },
   });
-  const current = await getPrisma().upload.findUniqueOrThrow({ where: { id: upload.id } });
+  const current = await db.upload.findUniqueOrThrow({ where: { id: upload.id } });
   if (updated.count === 0) {
     await discardSealed();
     if (current.status !== 'verified') throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');

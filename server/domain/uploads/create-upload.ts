@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getConfig } from '../../config';
 import type { CreateUploadRequest, UploadView } from '../../contract/jobs-and-uploads';
-import { getPrisma } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signUploadUrl } from '../../storage/upload-urls';
 import { ApiError } from '../errors';
@@ -59,7 +59,7 @@ export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadReque
 
 export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
 
-export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
+export async function createUpload(db: PrismaClient, key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
   const id = newUploadId();
   const storageKey = uploadKeyFor(key.id, id);
   // One clock reading for both, so expires_at is exactly created_at + UPLOAD_TTL_SECONDS.
@@ -69,7 +69,7 @@ export async function createUpload(key: AuthenticatedKey, body: CreateUploadRequ
   const direct = store.createDirectUpload
     ? await store.createDirectUpload(storageKey, { contentType: body.mime_type, sizeBytes: body.size_bytes, expiresAt })
     : { url: signUploadUrl(origin, id, expiresAt), method: 'PUT' as const, headers: { 'Content-Type': body.mime_type } };
-  const upload = await getPrisma().upload.create({
+  const upload = await db.upload.create({
     data: {
       id,
       apiKeyId: key.id,

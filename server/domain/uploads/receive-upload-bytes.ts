@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { getPrisma } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 
@@ -15,8 +15,8 @@ export interface ReceivedBytes {
 
 const gone = () => new ApiError('not_found', { message: 'There is no pending upload at this URL.' });
 
-export async function receiveUploadBytes(uploadId: string, body: Readable, contentLength?: number): Promise<ReceivedBytes> {
-  const upload = await getPrisma().upload.findUnique({ where: { id: uploadId } });
+export async function receiveUploadBytes(db: PrismaClient, uploadId: string, body: Readable, contentLength?: number): Promise<ReceivedBytes> {
+  const upload = await db.upload.findUnique({ where: { id: uploadId } });
   if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
   const tooLarge = () => new ApiError('payload_too_large', {
     message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,
@@ -45,7 +45,7 @@ export async function receiveUploadBytes(uploadId: string, body: Readable, conte
     throw error;
   }
   const sha256 = hash.digest('hex');
-  const updated = await getPrisma().upload.updateMany({
+  const updated = await db.upload.updateMany({
     where: { id: uploadId, status: 'pending' },
     data: { receivedBytes: received, receivedSha256: sha256 },
   });

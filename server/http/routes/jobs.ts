@@ -1,4 +1,7 @@
-import { videosGenerateRequest } from '../../contract/jobs-and-uploads';
+import { z } from 'zod';
+import { jobId } from '../../contract/fields';
+import { getSqlDb } from '../../db/client';
+import { jobSchema, submittedJobSchema, videosGenerateRequest } from '../../contract/jobs-and-uploads';
 import { readOwnJob } from '../../domain/jobs/job-view';
 import { prepareVideosGenerate, submitVideoJob } from '../../domain/jobs/submit-video-job';
 import { defineGetRoute, definePostRoute } from '../pipeline';
@@ -6,13 +9,17 @@ import { defineGetRoute, definePostRoute } from '../pipeline';
 // POST /v1/videos/generate (202 Job) and GET /v1/jobs/{jobId}.
 
 export const videosGenerateRoute = definePostRoute({
+  path: '/v1/videos/generate',
+  operationId: 'videosGenerate',
+  summary: 'Submit a video job',
+  response: { status: 202, schema: submittedJobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' },
   scope: 'videos.generate',
   schema: videosGenerateRequest,
   prepare: (body, ctx) => prepareVideosGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'videos.generate', units: prepared.units, engine: prepared.engine }),
   run: async (prepared, ctx) => {
     if (!ctx.hold) throw new Error('videos.generate must hold units');
-    const job = await submitVideoJob(prepared, {
+    const job = await submitVideoJob(getSqlDb(), prepared, {
       apiKeyId: ctx.key.id,
       holdId: ctx.hold.holdId,
       requestId: ctx.requestId,
@@ -25,5 +32,11 @@ export const videosGenerateRoute = definePostRoute({
 });
 
 export const getJobRoute = defineGetRoute({
-  handle: (ctx) => readOwnJob(ctx.key.id, ctx.params.jobId, ctx.origin),
+  path: '/v1/jobs/{jobId}',
+  operationId: 'getJob',
+  summary: 'Retrieve an owned video job',
+  pathParams: z.object({ jobId }),
+  response: { status: 200, schema: jobSchema, description: 'The job; `result.url` is a fresh signed URL on every read.' },
+  errors: [401, 404, 500, 503],
+  handle: (ctx) => readOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId, ctx.origin),
 });

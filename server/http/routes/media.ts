@@ -1,4 +1,11 @@
-import { audioSpeechRequest, audioTranscribeRequest, imagesGenerateRequest } from '../../contract/generation';
+import {
+  audioSpeechRequest,
+  audioSpeechResponse,
+  audioTranscribeRequest,
+  audioTranscribeResponse,
+  imagesGenerateRequest,
+  imagesGenerateResponse,
+} from '../../contract/generation';
 import {
   generateImage,
   prepareAudioSpeech,
@@ -10,6 +17,10 @@ import {
 import { definePostRoute } from '../pipeline';
 
 export const imagesGenerateRoute = definePostRoute({
+  path: '/v1/images/generate',
+  operationId: 'imagesGenerate',
+  summary: 'Generate or transform an image',
+  response: { status: 200, schema: imagesGenerateResponse, description: 'Generation result with a short-lived private URL.' },
   scope: 'images.generate',
   schema: imagesGenerateRequest,
   prepare: (body, ctx) => prepareImagesGenerate(body, ctx.key),
@@ -18,6 +29,10 @@ export const imagesGenerateRoute = definePostRoute({
 });
 
 export const audioSpeechRoute = definePostRoute({
+  path: '/v1/audio/speech',
+  operationId: 'audioSpeech',
+  summary: 'Generate speech audio',
+  response: { status: 200, schema: audioSpeechResponse, description: 'Generation result with a short-lived private URL.' },
   scope: 'audio.speech',
   schema: audioSpeechRequest,
   prepare: (body, ctx) => prepareAudioSpeech(body, ctx.key),
@@ -26,6 +41,10 @@ export const audioSpeechRoute = definePostRoute({
 });
 
 export const audioTranscribeRoute = definePostRoute({
+  path: '/v1/audio/transcribe',
+  operationId: 'audioTranscribe',
+  summary: 'Transcribe a verified upload',
+  response: { status: 200, schema: audioTranscribeResponse, description: 'Generation result with text and segments.' },
   scope: 'audio.transcribe',
   schema: audioTranscribeRequest,
   prepare: (body, ctx) => prepareAudioTranscribe(body, ctx.key),

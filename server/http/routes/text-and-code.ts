@@ -1,4 +1,4 @@
-import { codeGenerateRequest, textGenerateRequest } from '../../contract/generation';
+import { codeGenerateRequest, codeGenerateResponse, textGenerateRequest, textGenerateResponse } from '../../contract/generation';
 import {
   generateCode,
   generateText,
@@ -8,6 +8,10 @@ import {
 import { definePostRoute } from '../pipeline';
 
 export const textGenerateRoute = definePostRoute({
+  path: '/v1/text/generate',
+  operationId: 'textGenerate',
+  summary: 'Generate text',
+  response: { status: 200, schema: textGenerateResponse, description: 'Generation result.' },
   scope: 'text.generate',
   schema: textGenerateRequest,
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
@@ -16,6 +20,10 @@ export const textGenerateRoute = definePostRoute({
 });
 
 export const codeGenerateRoute = definePostRoute({
+  path: '/v1/code/generate',
+  operationId: 'codeGenerate',
+  summary: 'Analyze or generate code (never executed)',
+  response: { status: 200, schema: codeGenerateResponse, description: 'Generation result.' },
   scope: 'code.generate',
   schema: codeGenerateRequest,
   prepare: (body, ctx) => prepareCodeGenerate(body, ctx.key),

@@ -147,6 +147,7 @@ function chunk(chars: string[], size: number): string[][] {
 /** Whitespace collapsed; characters XML cannot carry (controls, lone surrogates) dropped. */
 function cleanCaption(prompt: string): string {
   return prompt
+    // eslint-disable-next-line no-control-regex -- matching control characters is this line's purpose
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/g, '')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
     .replace(/\s+/g, ' ')

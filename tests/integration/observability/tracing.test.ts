@@ -71,7 +71,7 @@ describe('traces', () => {
 
     const trace = received.filter((span) => span.traceId === root!.traceId);
     const children = trace.filter((span) => span.parentSpanId === root!.spanId).map((span) => span.name);
-    expect(children).toEqual(expect.arrayContaining(['authenticate', 'rate_limit', 'claim_and_hold', 'run', 'capture']));
+    expect(children).toEqual(expect.arrayContaining(['authenticate', 'reserve', 'run', 'settle']));
     const run = trace.find((span) => span.name === 'run' && span.parentSpanId === root!.spanId)!;
     expect(trace.some((span) => span.name === 'provider_call' && span.parentSpanId === run.spanId)).toBe(true);
     // PostgreSQL statements (pg instrumentation) inside the steps that make them.

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runFfmpeg } from '@/server/providers/local/ffmpeg';
 
-export async function withTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
+export async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'wgs-local-test-'));
   try {
-    return await use(dir);
+    return await run(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlDb } from '../../db/client';
+import { isApiError } from '../errors';
+import { queueRelease, writeRelease, type PendingRelease } from './pending-releases';
+import type { Reservation } from './reserve-request';
+import { usageRecord } from './settle-request';
+
+// Billing, the failure: the held units go back, the key is freed for a retry (CONTRACT.md §4:
+// any error leaves the key free) and, when the operation itself failed, the failed attempt is
+// recorded (0 units). A release the database could not take is queued and written when it can.
+
+/**
+ * Abandons a reservation once (later calls do nothing). With `failure` (the operation's own
+ * error) a release that could not be written is rethrown after queueing, so the request answers
+ * with the database's 503; without it (clean-up after any other error) nothing is thrown.
+ */
+export async function abandonRequest(db: SqlDb, reservation: Reservation, failure?: { error: unknown }): Promise<void> {
+  if (reservation.closed) return;
+  reservation.closed = true;
+  const release = releaseOf(reservation, failure);
+  try {
+    await writeRelease(db, release);
+  } catch (error) {
+    queueRelease(db, release);
+    if (failure) throw error;
+  }
+}
+
+function releaseOf(reservation: Reservation, failure: { error: unknown } | undefined): PendingRelease {
+  const { hold, recordId, request } = reservation;
+  if (!hold) return { recordId };
+  if (!failure || !request.charge) return { recordId, holdId: hold.holdId };
+  const errorCode = isApiError(failure.error) ? failure.error.code : 'internal_error';
+  return { recordId, holdId: hold.holdId, failure: { ...usageRecord(reservation, randomUUID()), errorCode } };
+}

