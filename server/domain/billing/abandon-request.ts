@@ -10,9 +10,9 @@ import { usageRecord } from './settle-request';
 // recorded (0 units). A release the database could not take is queued and written when it can.
 
 /**
- * Abandons a reservation once (later calls do nothing). With `failure` (the operation's own
- * error) a release that could not be written is rethrown after queueing, so the request answers
- * with the database's 503; without it (clean-up after any other error) nothing is thrown.
+ * Abandons a reservation once (later calls do nothing). When a paid operation failed (`failure`
+ * and a hold), a release that could not be written is rethrown after queueing, so the request
+ * answers with the database's 503; otherwise (clean-up after any other error) nothing is thrown.
  */
 export async function abandonRequest(db: SqlDb, reservation: Reservation, failure?: { error: unknown }): Promise<void> {
   if (reservation.closed) return;
@@ -22,7 +22,7 @@ export async function abandonRequest(db: SqlDb, reservation: Reservation, failur
     await writeRelease(db, release);
   } catch (error) {
     queueRelease(db, release);
-    if (failure) throw error;
+    if (failure && reservation.hold) throw error;
   }
 }
 
