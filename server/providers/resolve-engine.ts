@@ -3,7 +3,7 @@ import { getPool } from '../db/client';
 import { AiSdkEngine } from './ai-sdk/ai-sdk-engine';
 import type { SdkModels } from './ai-sdk/provider-module';
 import { providerFetch } from './ai-sdk/provider-fetch';
-import { PROVIDER_MODULES } from './ai-sdk/types';
+import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
 import { ProviderUnavailableError, type Engine } from './engine';
 import { localEngine } from './local/local-engine';
 import { OpenAiEngine } from './openai/openai-engine';
@@ -27,8 +27,8 @@ export interface ProviderRow {
   options: Record<string, string> | null;
 }
 
-function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number) {
-  const module = PROVIDER_MODULES[provider.type as keyof typeof PROVIDER_MODULES];
+async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number) {
+  const module = await loadProviderModule(provider.type as SdkProviderType);
   const extras = provider.options ?? {};
   const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs]);
   const cached = sdkClients.get(provider.name);
@@ -59,7 +59,7 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
     console.error(`[engine ${engineName}] provider "${providerName}" is not configured`);
     throw new ProviderUnavailableError(`provider ${providerName} is not configured`, 30, { kind: 'not_configured' });
   }
-  const engine = buildEngine(provider, model, await readProviderApiKey(provider));
+  const engine = await buildEngine(provider, model, await readProviderApiKey(provider));
   engines.set(engineName, { engine, until: Date.now() + PROVIDER_CACHE_MS });
   return engine;
 }
@@ -87,14 +87,14 @@ export function forgetProviderEngines(providerName: string): void {
   for (const name of engines.keys()) if (name.startsWith(`${providerName}:`)) engines.delete(name);
 }
 
-function buildEngine(provider: ProviderRow, model: string, apiKey: string | undefined): Engine {
+async function buildEngine(provider: ProviderRow, model: string, apiKey: string | undefined): Promise<Engine> {
   const config = getConfig();
   if (provider.type === 'openai') {
     const baseUrl = provider.base_url ?? PROVIDER_TYPE_INFO.openai.defaultBaseUrl;
     const openAi = { name: provider.name, baseUrl, apiKey, timeoutMs: config.PROVIDER_TIMEOUT_MS, maxRetries: config.PROVIDER_MAX_RETRIES };
     return new OpenAiEngine(openAi, model);
   }
-  const client = sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
+  const client = await sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
   const sdk = { name: provider.name, module: client.module, models: client.models, apiKey, maxRetries: config.PROVIDER_MAX_RETRIES, fetch: client.fetch };
   return new AiSdkEngine(sdk, model);
 }

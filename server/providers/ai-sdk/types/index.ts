@@ -1,38 +1,29 @@
 import type { ProviderType } from '../../provider-types';
 import type { ProviderModule } from '../provider-module';
-import { amazonBedrockModule } from './amazon-bedrock';
-import { anthropicModule } from './anthropic';
-import { assemblyaiModule } from './assemblyai';
-import { azureModule } from './azure';
-import { deepgramModule } from './deepgram';
-import { deepseekModule } from './deepseek';
-import { elevenlabsModule } from './elevenlabs';
-import { falModule } from './fal';
-import { gatewayModule } from './gateway';
-import { googleModule } from './google';
-import { groqModule } from './groq';
-import { lumaModule } from './luma';
-import { mistralModule } from './mistral';
-import { openAiCompatibleModule } from './openai-compatible';
-import { replicateModule } from './replicate';
-import { xaiModule } from './xai';
 
-/** Every provider type served through the AI SDK (`openai` keeps the official client). */
-export const PROVIDER_MODULES: Readonly<Record<Exclude<ProviderType, 'openai'>, ProviderModule>> = {
-  'openai-compatible': openAiCompatibleModule,
-  anthropic: anthropicModule,
-  google: googleModule,
-  xai: xaiModule,
-  mistral: mistralModule,
-  groq: groqModule,
-  deepseek: deepseekModule,
-  azure: azureModule,
-  'amazon-bedrock': amazonBedrockModule,
-  fal: falModule,
-  replicate: replicateModule,
-  luma: lumaModule,
-  elevenlabs: elevenlabsModule,
-  deepgram: deepgramModule,
-  assemblyai: assemblyaiModule,
-  gateway: gatewayModule,
+// Every provider type served through the AI SDK (`openai` keeps the official client), each
+// loaded on first use: a deployment that sells only `local` or one provider loads no other SDK.
+export type SdkProviderType = Exclude<ProviderType, 'openai'>;
+
+export const PROVIDER_MODULE_LOADERS: Readonly<Record<SdkProviderType, () => Promise<ProviderModule>>> = {
+  'openai-compatible': async () => (await import('./openai-compatible')).openAiCompatibleModule,
+  anthropic: async () => (await import('./anthropic')).anthropicModule,
+  google: async () => (await import('./google')).googleModule,
+  xai: async () => (await import('./xai')).xaiModule,
+  mistral: async () => (await import('./mistral')).mistralModule,
+  groq: async () => (await import('./groq')).groqModule,
+  deepseek: async () => (await import('./deepseek')).deepseekModule,
+  azure: async () => (await import('./azure')).azureModule,
+  'amazon-bedrock': async () => (await import('./amazon-bedrock')).amazonBedrockModule,
+  fal: async () => (await import('./fal')).falModule,
+  replicate: async () => (await import('./replicate')).replicateModule,
+  luma: async () => (await import('./luma')).lumaModule,
+  elevenlabs: async () => (await import('./elevenlabs')).elevenlabsModule,
+  deepgram: async () => (await import('./deepgram')).deepgramModule,
+  assemblyai: async () => (await import('./assemblyai')).assemblyaiModule,
+  gateway: async () => (await import('./gateway')).gatewayModule,
 };
+
+export function loadProviderModule(type: SdkProviderType): Promise<ProviderModule> {
+  return PROVIDER_MODULE_LOADERS[type]();
+}

@@ -4,9 +4,10 @@ import { FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
 // fal (fal.run and queue.fal.run, one fake for both hosts): POST /{model} runs a model
 // synchronously (an image model answers `images` by URL, a speech model `audio` by URL); POST to
 // the queue (`audio_url` in the body) answers a request id whose result GET .../requests/{id}
-// returns; the files it links to are served from /files/.
+// returns; a video model's queue request answers a response_url whose GET names the video; the
+// files it links to are served from /files/.
 
-export async function startFalFake(): Promise<FakeProviderServer> {
+export async function startFalFake(video?: Buffer): Promise<FakeProviderServer> {
   const media = await mediaSamples();
   return startFakeProviderServer((request, origin) => {
     if (request.method === 'GET' && request.path === '/files/image.png') return { bytes: media.png, contentType: 'image/png' };
@@ -15,7 +16,14 @@ export async function startFalFake(): Promise<FakeProviderServer> {
       const chunks = FAKE_TRANSCRIPT.segments.map((s) => ({ text: ` ${s.text}`, timestamp: [s.start, s.end] }));
       return { json: { text: FAKE_TRANSCRIPT.text, chunks, inferred_languages: ['en'] } };
     }
+    if (request.method === 'GET' && request.path === '/files/video.mp4' && video) return { bytes: video, contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path.endsWith('/requests/vid-fake-1')) {
+      return { json: { video: { url: `${origin}/files/video.mp4`, content_type: 'video/mp4' } } };
+    }
     if (request.method !== 'POST') return undefined;
+    if (request.path.includes('dream-machine')) {
+      return { json: { request_id: 'vid-fake-1', response_url: `https://queue.fal.run${request.path}/requests/vid-fake-1` } };
+    }
     if (typeof request.json?.audio_url === 'string') return { json: { request_id: 'req-fake-1', status: 'IN_QUEUE' } };
     if (typeof request.json?.text === 'string') return { json: { audio: { url: `${origin}/files/speech.mp3` }, request_id: 'r2' } };
     if (typeof request.json?.prompt === 'string') {
