@@ -1,5 +1,4 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { forgetProviderEngines } from '../../providers/resolve-engine';
 import { sealWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
@@ -43,6 +42,8 @@ export async function setProviderKey(db: PrismaClient, actor: Actor, input: unkn
     });
     return { provider, key_source: 'stored' as const, replaced: Boolean(before), updated_at: row.updatedAt.toISOString() };
   });
+  // Loaded on use: the engines (SDKs, media tools) are not worth loading in a CLI process.
+  const { forgetProviderEngines } = await import('../../providers/resolve-engine');
   forgetProviderEngines(provider);
   return result;
 }
