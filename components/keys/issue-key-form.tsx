@@ -31,6 +31,9 @@ interface Issued {
   expires_at: string | null;
 }
 
+/** The key expires at the start of the day after its last one. */
+const lastDay = (expiresAt: string) => new Date(Date.parse(expiresAt) - 1).toISOString().slice(0, 10);
+
 export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?: string }) {
   const [slug, setSlug] = useState(props.initialPackage ?? props.packages[0]?.slug ?? '');
   const [issued, setIssued] = useState<Issued | null>(null);
@@ -84,7 +87,7 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
         </div>
         <p>
           Package <code>{issued.package}</code> version {issued.package_version}, {formatNumber(issued.remaining_units)} units,{' '}
-          {issued.expires_at ? `works until ${issued.expires_at.slice(0, 10)} (UTC, inclusive)` : 'no expiry'}.
+          {issued.expires_at ? `works until ${lastDay(issued.expires_at)} (UTC, inclusive)` : 'no expiry'}.
         </p>
         <div className="actions">
           <Link className="button" href={`/keys/${issued.id}`}>Open the key</Link>
