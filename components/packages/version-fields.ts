@@ -1,5 +1,4 @@
 import { IMAGE_OUTPUT_FORMATS, OPERATIONS, SPEECH_OUTPUT_FORMATS, TEXT_OUTPUT_FORMATS, TIMESTAMP_MODES, type Operation } from '@/server/domain/operations';
-import type { PackageDefinition } from '@/server/domain/packages/package-schema';
 
 // How the package form maps to a package definition (the packages-file format). Lists are
 // typed as comma-separated values; their first entry is the default, as in the file.

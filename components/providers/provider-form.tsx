@@ -111,7 +111,7 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
         <div className="field">
           <label htmlFor="provider-api_key_env">Key environment variable</label>
           <input type="text" {...field('api_key_env')} defaultValue={initial?.api_key_env ?? ''} placeholder="e.g. ANTHROPIC_API_KEY" autoComplete="off" />
-          <span className="hint" id="provider-api_key_env-hint">optional: a key set on the provider's page is used first</span>
+          <span className="hint" id="provider-api_key_env-hint">optional: a key set on the provider&apos;s page is used first</span>
           {error('api_key_env')}
         </div>
         {Object.entries(info.extras).map(([extra, about]) => (

@@ -28,17 +28,17 @@ export interface ProviderRow {
 }
 
 async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number) {
-  const module = await loadProviderModule(provider.type as SdkProviderType);
+  const providerModule = await loadProviderModule(provider.type as SdkProviderType);
   const extras = provider.options ?? {};
   const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs]);
   const cached = sdkClients.get(provider.name);
-  if (cached && cached.fingerprint === fingerprint) return { module, ...cached };
-  const throughFetch = module.apiHosts !== undefined;
-  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined, hosts: module.apiHosts });
+  if (cached && cached.fingerprint === fingerprint) return { providerModule, ...cached };
+  const throughFetch = providerModule.apiHosts !== undefined;
+  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined, hosts: providerModule.apiHosts });
   const baseURL = throughFetch ? undefined : (provider.base_url ?? undefined);
-  const models = module.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
+  const models = providerModule.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
   sdkClients.set(provider.name, { fingerprint, models, fetch });
-  return { module, models, fetch };
+  return { providerModule, models, fetch };
 }
 
 export async function resolveEngine(engineName: string): Promise<Engine> {
@@ -95,6 +95,6 @@ async function buildEngine(provider: ProviderRow, model: string, apiKey: string 
     return new OpenAiEngine(openAi, model);
   }
   const client = await sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
-  const sdk = { name: provider.name, module: client.module, models: client.models, apiKey, maxRetries: config.PROVIDER_MAX_RETRIES, fetch: client.fetch };
+  const sdk = { name: provider.name, module: client.providerModule, models: client.models, apiKey, maxRetries: config.PROVIDER_MAX_RETRIES, fetch: client.fetch };
   return new AiSdkEngine(sdk, model);
 }

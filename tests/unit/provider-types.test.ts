@@ -37,8 +37,8 @@ describe('the capability table', () => {
   });
 
   it.each(PROVIDER_TYPES.filter((t) => t !== 'openai'))('%s: its module builds a model for each operation listed, and for no other', async (type) => {
-    const module = await loadProviderModule(type as SdkProviderType);
-    const models = module.create({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', extras: EXTRAS, fetch: globalThis.fetch });
+    const providerModule = await loadProviderModule(type as SdkProviderType);
+    const models = providerModule.create({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', extras: EXTRAS, fetch: globalThis.fetch });
     const served = new Set(PROVIDER_TYPE_INFO[type].operations.map((op) => MODEL_KIND[op]));
     for (const kind of new Set(Object.values(MODEL_KIND))) {
       expect(typeof models[kind] === 'function', `${type} ${kind}`).toBe(served.has(kind));

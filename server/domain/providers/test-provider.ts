@@ -22,7 +22,7 @@ export const TESTS_PER_MINUTE = 5;
 
 export const testProviderInput = z.strictObject({
   provider: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -'),
-  model: z.string().regex(/^[A-Za-z0-9._\/:-]{1,120}$/, 'a model id is 1 to 120 letters, digits and . _ / : -').optional(),
+  model: z.string().regex(/^[A-Za-z0-9._/:-]{1,120}$/, 'a model id is 1 to 120 letters, digits and . _ / : -').optional(),
 });
 
 export interface ProviderTestResult {
