@@ -32,7 +32,6 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const children: ChildProcess[] = [];
 let benchDataDir: string | undefined;
 
-
 function spawnNode(args: string[], env: NodeJS.ProcessEnv, waitFor: RegExp, timeoutMs: number): Promise<ChildProcess> {
   return new Promise((resolveChild, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -198,8 +197,12 @@ async function closedLoop(load: Load): Promise<Run> {
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count;
   return {
-    rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total,
-    statuses, errors: result.errors + result.timeouts,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    statuses,
+    errors: result.errors + result.timeouts,
   };
 }
 
@@ -228,7 +231,12 @@ async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
     maxSeconds: load.duration ?? DURATION_S,
     agentKeepAlive: true,
     quiet: true,
-    requestGenerator: (_options: unknown, params: { headers: Record<string, string | number> }, request: (p: unknown, cb: unknown) => unknown, callback: unknown) => {
+    requestGenerator: (
+      _options: unknown,
+      params: { headers: Record<string, string | number> },
+      request: (p: unknown, cb: unknown) => unknown,
+      callback: unknown,
+    ) => {
       if (load.freshKey) params.headers['idempotency-key'] = `bench-${runId}-${++keyCounter}`;
       if (load.method === 'POST') params.headers['Content-Length'] = Buffer.byteLength(body);
       return request(params, callback);
@@ -238,8 +246,12 @@ async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
   const failed = Object.values(result.errorCodes).reduce((a, b) => a + b, 0);
   if (result.totalRequests > failed) statuses['2xx'] = result.totalRequests - failed;
   return {
-    rps: result.totalRequests / (load.duration ?? DURATION_S), p50: percentile(result, 50), p99: percentile(result, 99),
-    total: result.totalRequests, statuses, errors: result.totalErrors - failed,
+    rps: result.totalRequests / (load.duration ?? DURATION_S),
+    p50: percentile(result, 50),
+    p99: percentile(result, 99),
+    total: result.totalRequests,
+    statuses,
+    errors: result.totalErrors - failed,
   };
 }
 
@@ -309,13 +321,21 @@ const signed = (n: number, digits = 0) => `${n >= 0 ? '+' : ''}${n.toFixed(digit
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const startLoad = loadavg().map((n) => n.toFixed(2)).join(' ');
+  const startLoad = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   const dataDir = mkdtempSync(join(tmpdir(), 'wgs-bench-'));
   benchDataDir = dataDir;
   const appPort = await freePort();
   const floorPort = await freePort();
   const providerPort = await freePort();
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production', NEXT_DIST_DIR: DIST_DIR, WGS_DATA_DIR: dataDir };
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: '1',
+    NODE_ENV: 'production',
+    NEXT_DIST_DIR: DIST_DIR,
+    WGS_DATA_DIR: dataDir,
+  };
   delete baseEnv.DATABASE_URL;
   delete baseEnv.NODE_OPTIONS;
   // Experiments only (e.g. a heap cap); the default run measures the product as shipped.
@@ -327,9 +347,19 @@ async function main(): Promise<void> {
   const start = startCommand(ROOT);
   // BENCH_NODE_ARGS: V8 flags NODE_OPTIONS refuses (e.g. --trace-gc), put before the start script's own.
   const extraArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) : [];
-  const app = await spawnNode([...extraArgs, ...start.args], { ...baseEnv, ...start.env, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' }, /serving on/, 180_000);
+  const app = await spawnNode(
+    [...extraArgs, ...start.args],
+    { ...baseEnv, ...start.env, ...productEnv, PORT: String(appPort), HOST: '127.0.0.1' },
+    /serving on/,
+    180_000,
+  );
 
-  const provider = await spawnNode(['--import', 'tsx', 'scripts/bench/instant-provider.ts'], { ...baseEnv, PORT: String(providerPort), HOST: '127.0.0.1' }, /listening/, 60_000);
+  const provider = await spawnNode(
+    ['--import', 'tsx', 'scripts/bench/instant-provider.ts'],
+    { ...baseEnv, PORT: String(providerPort), HOST: '127.0.0.1' },
+    /listening/,
+    60_000,
+  );
   const provider$ = `http://127.0.0.1:${providerPort}/v1`;
 
   // Bench-only packages: large quota, limits far above the offered load; one on the local
@@ -342,21 +372,31 @@ async function main(): Promise<void> {
     operations: { 'text.generate': { engine, units: 1, output_formats: ['text', 'markdown'] } },
   });
   const packagesFile = join(dataDir, 'bench-packages.json');
-  writeFileSync(packagesFile, JSON.stringify({
-    providers: { instant: { type: 'openai-compatible', base_url: provider$ } },
-    packages: [benchPackage('bench', 'local'), benchPackage('bench-provider', 'instant:bench-model')],
-  }));
+  writeFileSync(
+    packagesFile,
+    JSON.stringify({
+      providers: { instant: { type: 'openai-compatible', base_url: provider$ } },
+      packages: [benchPackage('bench', 'local'), benchPackage('bench-provider', 'instant:bench-model')],
+    }),
+  );
   runCli(['packages', 'apply', packagesFile, '--json'], baseEnv);
   const productKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench product', '--json'], baseEnv).key);
   const floorKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench floor', '--json'], baseEnv).key);
   const inProcessKey = String(runCli(['keys', 'create', '--package', 'bench', '--label', 'bench in-process', '--json'], baseEnv).key);
-  const providerKey = String(runCli(['keys', 'create', '--package', 'bench-provider', '--label', 'bench provider path', '--json'], baseEnv).key);
+  const providerKey = String(
+    runCli(['keys', 'create', '--package', 'bench-provider', '--label', 'bench provider path', '--json'], baseEnv).key,
+  );
 
   const pgDir = join(dataDir, 'pg');
   const pgPort = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
   const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
   const databaseUrl = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/wgs`;
-  const floor = await spawnNode(['--import', 'tsx', 'scripts/bench/bare-floor.ts'], { ...baseEnv, DATABASE_URL: databaseUrl, PORT: String(floorPort), HOST: '127.0.0.1' }, /listening/, 60_000);
+  const floor = await spawnNode(
+    ['--import', 'tsx', 'scripts/bench/bare-floor.ts'],
+    { ...baseEnv, DATABASE_URL: databaseUrl, PORT: String(floorPort), HOST: '127.0.0.1' },
+    /listening/,
+    60_000,
+  );
   postmasterPid = Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const stats = new pg.Client({ connectionString: databaseUrl });
   await stats.connect();
@@ -376,11 +416,22 @@ async function main(): Promise<void> {
   rows.push(trivial);
   const product = await measure('text.generate  (product)', { url: `${app$}/v1/text/generate`, ...paid(productKey) }, app.pid);
   rows.push(product);
-  const bare = await measure('bare floor     (node:http+pg)', { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey) }, floor.pid);
+  const bare = await measure(
+    'bare floor     (node:http+pg)',
+    { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey) },
+    floor.pid,
+  );
   rows.push(bare);
   const viaProvider = await measure('text.generate  (provider path)', { url: `${app$}/v1/text/generate`, ...paid(providerKey) }, app.pid);
   rows.push(viaProvider);
-  const completion = { method: 'POST' as const, headers: { authorization: 'Bearer bench', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Summarise the benefits of idempotent APIs in two sentences.' }] }) };
+  const completion = {
+    method: 'POST' as const,
+    headers: { authorization: 'Bearer bench', 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'bench-model',
+      messages: [{ role: 'user', content: 'Summarise the benefits of idempotent APIs in two sentences.' }],
+    }),
+  };
   const direct = await measure('instant provider (direct)', { url: `${provider$}/chat/completions`, ...completion }, provider.pid);
   rows.push(direct);
 
@@ -394,7 +445,11 @@ async function main(): Promise<void> {
   r401.note = before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}`;
   rows.push(r401);
   before = after;
-  const r422 = await measure('422 schema', { url: `${app$}/v1/text/generate`, ...paid(productKey), body: JSON.stringify({ input: '' }) }, app.pid);
+  const r422 = await measure(
+    '422 schema',
+    { url: `${app$}/v1/text/generate`, ...paid(productKey), body: JSON.stringify({ input: '' }) },
+    app.pid,
+  );
   await settle();
   after = await writeSnapshot(stats);
   r422.note = before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}`;
@@ -402,36 +457,73 @@ async function main(): Promise<void> {
 
   // Idempotent replay: one key, stored once, replayed by every request.
   const replayKey = `bench-replay-${runId}`;
-  const first = await fetch(`${app$}/v1/text/generate`, { method: 'POST', headers: { ...paid(productKey).headers, 'idempotency-key': replayKey }, body: paid(productKey).body });
-  if (first.status !== 200) throw new Error(`replay setup answered ${first.status}: ${await first.text()}`);
-  const replay = await measure('replay (same Idempotency-Key)', {
-    url: `${app$}/v1/text/generate`, ...paid(productKey), freshKey: false,
+  const first = await fetch(`${app$}/v1/text/generate`, {
+    method: 'POST',
     headers: { ...paid(productKey).headers, 'idempotency-key': replayKey },
-  }, app.pid);
+    body: paid(productKey).body,
+  });
+  if (first.status !== 200) throw new Error(`replay setup answered ${first.status}: ${await first.text()}`);
+  const replay = await measure(
+    'replay (same Idempotency-Key)',
+    {
+      url: `${app$}/v1/text/generate`,
+      ...paid(productKey),
+      freshKey: false,
+      headers: { ...paid(productKey).headers, 'idempotency-key': replayKey },
+    },
+    app.pid,
+  );
   rows.push(replay);
 
   // The pipeline without Next: the route handler called in this process.
   log(`handler in-process: warm-up 3s, measuring ${DURATION_S}s`);
   const pgStart = cpuByPid(postgresPids());
   const handler = await measureHandlerInProcess({
-    databaseUrl, apiKey: inProcessKey, body: paid(inProcessKey).body, seconds: DURATION_S, concurrency: CONNECTIONS,
+    databaseUrl,
+    apiKey: inProcessKey,
+    body: paid(inProcessKey).body,
+    seconds: DURATION_S,
+    concurrency: CONNECTIONS,
     databaseCpuMs: () => cpuSpent(pgStart, cpuByPid(postgresPids())),
   });
   rows.push({
-    name: 'handler in-process (no Next)', rps: handler.rps, p50: Number.NaN, p99: Number.NaN, statuses: handler.statuses, errors: 0,
-    cpuServer: handler.cpuMs, cpuPg: handler.databaseCpuMs, note: 'CPU of the bench process',
+    name: 'handler in-process (no Next)',
+    rps: handler.rps,
+    p50: Number.NaN,
+    p99: Number.NaN,
+    statuses: handler.statuses,
+    errors: 0,
+    cpuServer: handler.cpuMs,
+    cpuPg: handler.databaseCpuMs,
+    note: 'CPU of the bench process',
   });
   const handlerRow = rows[rows.length - 1]!;
 
   // Latency at a fixed offered load. The product runs last: should it fall behind the rate,
   // its backlog must not spill into another scenario's figures.
   const fixedTrivial = await measure(`trivial route @ ${FIXED_RATE}/s`, { url: `${app$}/healthz`, overallRate: FIXED_RATE }, app.pid);
-  const fixedBare = await measure(`bare floor @ ${FIXED_RATE}/s`, { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey), overallRate: FIXED_RATE }, floor.pid);
+  const fixedBare = await measure(
+    `bare floor @ ${FIXED_RATE}/s`,
+    { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey), overallRate: FIXED_RATE },
+    floor.pid,
+  );
   await settle();
-  const fixedProduct = await measure(`text.generate @ ${FIXED_RATE}/s`, { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: FIXED_RATE }, app.pid);
-  const fixedDirect = await measure(`instant provider @ ${FIXED_RATE}/s`, { url: `${provider$}/chat/completions`, ...completion, overallRate: FIXED_RATE }, provider.pid);
+  const fixedProduct = await measure(
+    `text.generate @ ${FIXED_RATE}/s`,
+    { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: FIXED_RATE },
+    app.pid,
+  );
+  const fixedDirect = await measure(
+    `instant provider @ ${FIXED_RATE}/s`,
+    { url: `${provider$}/chat/completions`, ...completion, overallRate: FIXED_RATE },
+    provider.pid,
+  );
   await settle();
-  const fixedProvider = await measure(`provider path @ ${FIXED_RATE}/s`, { url: `${app$}/v1/text/generate`, ...paid(providerKey), overallRate: FIXED_RATE }, app.pid);
+  const fixedProvider = await measure(
+    `provider path @ ${FIXED_RATE}/s`,
+    { url: `${app$}/v1/text/generate`, ...paid(providerKey), overallRate: FIXED_RATE },
+    app.pid,
+  );
   rows.push(fixedProduct, fixedTrivial, fixedBare, fixedProvider, fixedDirect);
 
   const memory = memoryOf(app.pid!);
@@ -454,36 +546,67 @@ async function main(): Promise<void> {
   );
   await stats.end();
 
-  const statusText = (s: Record<string, number>) => Object.entries(s).map(([c, n]) => `${c}:${n}`).join(' ');
+  const statusText = (s: Record<string, number>) =>
+    Object.entries(s)
+      .map(([c, n]) => `${c}:${n}`)
+      .join(' ');
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max RSS MB', 'CPU ms/req srv+pg', 'statuses', 'notes'];
   const table = rows.map((r) => [
-    r.name, fmt(r.rps), Number.isNaN(r.p50) ? '-' : fmt(r.p50), Number.isNaN(r.p99) ? '-' : fmt(r.p99), r.rssMb === undefined ? '-' : fmt(r.rssMb),
+    r.name,
+    fmt(r.rps),
+    Number.isNaN(r.p50) ? '-' : fmt(r.p50),
+    Number.isNaN(r.p99) ? '-' : fmt(r.p99),
+    r.rssMb === undefined ? '-' : fmt(r.rssMb),
     `${fmt(r.cpuServer ?? 0, 2)} + ${fmt(r.cpuPg ?? 0, 2)}`,
-    statusText(r.statuses) + (r.errors ? ` errors:${r.errors}` : ''), r.note ?? '',
+    statusText(r.statuses) + (r.errors ? ` errors:${r.errors}` : ''),
+    r.note ?? '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i >= 6 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = (s = '') => process.stdout.write(`${s}\n`);
 
   const ratioTrivial = product.rps / trivial.rps;
   const ratioBare = product.rps / bare.rps;
-  out(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}; ${new Date().toISOString()}`);
-  out(`load average (1/5/15 min) at the end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}; at the start: ${startLoad}`);
+  out(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}; ${new Date().toISOString()}`,
+  );
+  out(
+    `load average (1/5/15 min) at the end: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}; at the start: ${startLoad}`,
+  );
   if (process.env.BENCH_NODE_OPTIONS) out(`experiment: product started with NODE_OPTIONS=${process.env.BENCH_NODE_OPTIONS}`);
-  out(`load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario; fixed-rate runs ${FIXED_RATE} req/s open loop (loadtest: one request every ${1000 / FIXED_RATE} ms, whatever the answers)`);
+  out(
+    `load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario; fixed-rate runs ${FIXED_RATE} req/s open loop (loadtest: one request every ${1000 / FIXED_RATE} ms, whatever the answers)`,
+  );
   out('');
   out(line(header));
   out(line(widths.map((w) => '-'.repeat(w))));
   for (const row of table) out(line(row));
   out('');
   out(`product / trivial route: ${fmt(ratioTrivial, 2)} x    product / bare floor: ${fmt(ratioBare, 2)} x`);
-  out(`CPU ms per paid request: product ${fmt(product.cpuServer ?? 0, 2)}, of which the pipeline itself ~${fmt(handlerRow.cpuServer ?? 0, 2)} (handler in-process) and Next + HTTP the rest; trivial route ${fmt(trivial.cpuServer ?? 0, 2)}`);
-  const threads = (r: Measured) => `main thread ${fmt(r.cpuServerMain ?? 0, 2)} + other threads ${fmt((r.cpuServer ?? 0) - (r.cpuServerMain ?? 0), 2)}`;
-  out(`server CPU ms per request by thread (other threads: V8's garbage collector helpers, libuv): product ${threads(product)}; trivial route ${threads(trivial)}; 422 ${threads(r422)}`);
-  out(`provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${FIXED_RATE} req/s ${fmt(fixedProvider.p99)} ms against the instant provider's own ${fmt(fixedDirect.p99)} ms (${signed(addedP99)})`);
-  out(`product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`);
+  out(
+    `CPU ms per paid request: product ${fmt(product.cpuServer ?? 0, 2)}, of which the pipeline itself ~${fmt(handlerRow.cpuServer ?? 0, 2)} (handler in-process) and Next + HTTP the rest; trivial route ${fmt(trivial.cpuServer ?? 0, 2)}`,
+  );
+  const threads = (r: Measured) =>
+    `main thread ${fmt(r.cpuServerMain ?? 0, 2)} + other threads ${fmt((r.cpuServer ?? 0) - (r.cpuServerMain ?? 0), 2)}`;
+  out(
+    `server CPU ms per request by thread (other threads: V8's garbage collector helpers, libuv): product ${threads(product)}; trivial route ${threads(trivial)}; 422 ${threads(r422)}`,
+  );
+  out(
+    `provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${FIXED_RATE} req/s ${fmt(fixedProvider.p99)} ms against the instant provider's own ${fmt(fixedDirect.p99)} ms (${signed(addedP99)})`,
+  );
+  out(
+    `product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`,
+  );
   for (const b of books) {
-    out(`books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`);
+    out(
+      `books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`,
+    );
   }
   const targets = [
     ['provider path CPU <= local path + 0.5 ms per request', addedCpu <= 0.5],
@@ -493,7 +616,9 @@ async function main(): Promise<void> {
   ] as const;
   out(`targets: ${targets.map(([what, ok]) => `${what}: ${ok ? 'met' : 'NOT met'}`).join('; ')}`);
   out(`(total bench time ${fmt((Date.now() - started) / 1000)} s)`);
-  out(`bench: text.generate ${fmt(product.rps)} req/s, ${fmt(ratioBare, 2)} x bare floor, provider path ${fmt(viaProvider.rps)} req/s, ${signed(addedCpu, 2)} ms cpu, added p99 ${fmt(addedP99)} ms, rss ${fmt(rssMax)} MB`);
+  out(
+    `bench: text.generate ${fmt(product.rps)} req/s, ${fmt(ratioBare, 2)} x bare floor, provider path ${fmt(viaProvider.rps)} req/s, ${signed(addedCpu, 2)} ms cpu, added p99 ${fmt(addedP99)} ms, rss ${fmt(rssMax)} MB`,
+  );
 
   await shutdown(dataDir);
 }
@@ -524,7 +649,7 @@ async function shutdown(dataDir?: string): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   await shutdown(benchDataDir);
   process.exit(1);
 });

@@ -88,13 +88,19 @@ packages
 for (const archived of [true, false]) {
   packages
     .command(archived ? 'archive' : 'unarchive')
-    .description(archived ? 'Archive a package: no new keys; keys already issued keep working (audited)' : 'Let an archived package sell keys again (audited)')
+    .description(
+      archived
+        ? 'Archive a package: no new keys; keys already issued keep working (audited)'
+        : 'Let an archived package sell keys again (audited)',
+    )
     .argument('<slug>', 'package slug')
     .option('--json', 'print {"slug","archived_at"}')
     .action((slug: string, options: { json?: boolean }) =>
       withDb(async () => {
         const result = await setPackageArchived(getPrisma(), CLI_ACTOR, slug, archived);
-        output(Boolean(options.json), result, () => (result.archived_at ? `package ${slug}: archived (${result.archived_at})` : `package ${slug}: not archived`));
+        output(Boolean(options.json), result, () =>
+          result.archived_at ? `package ${slug}: archived (${result.archived_at})` : `package ${slug}: not archived`,
+        );
       }),
     );
 }
@@ -147,7 +153,10 @@ keys
         items.length === 0
           ? 'No keys.'
           : items
-              .map((k) => `${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`)
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`,
+              )
               .join('\n'),
       );
     }),
@@ -188,21 +197,28 @@ providers
         items.length === 0
           ? 'No providers.'
           : items
-              .map((p) => `${p.name}  ${p.type}  ${p.base_url}  key: ${p.key.source === 'none' ? 'not set' : p.key.source}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`)
+              .map(
+                (p) =>
+                  `${p.name}  ${p.type}  ${p.base_url}  key: ${p.key.source === 'none' ? 'not set' : p.key.source}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`,
+              )
               .join('\n'),
       );
     }),
   );
 providers
   .command('set-key')
-  .description('Store (or replace) a provider\'s API key, read from standard input, encrypted; it is never shown again')
+  .description("Store (or replace) a provider's API key, read from standard input, encrypted; it is never shown again")
   .argument('<name>', 'provider name, as in the packages file')
   .option('--json', 'print {"provider","key_source","replaced","updated_at"}')
   .action(async (name: string, options: { json?: boolean }) => {
     const apiKey = await readSecretFromStdin(`API key for ${name} (not shown): `);
     await withDb(async () => {
       const result = await setProviderKey(getPrisma(), CLI_ACTOR, { provider: name, apiKey });
-      output(Boolean(options.json), result, () => `provider ${result.provider}: key ${result.replaced ? 'replaced' : 'stored'} (encrypted)`);
+      output(
+        Boolean(options.json),
+        result,
+        () => `provider ${result.provider}: key ${result.replaced ? 'replaced' : 'stored'} (encrypted)`,
+      );
     });
   });
 
@@ -221,19 +237,25 @@ operators
     }),
   );
 
-for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+for (const [name, disabled] of [
+  ['disable', true],
+  ['enable', false],
+] as const) {
   operators
     .command(name)
-    .description(disabled
-      ? 'Stop an operator signing in to the dashboard; their open sessions end at once'
-      : 'Let a disabled operator sign in again')
-    .requiredOption('--email <email>', 'the operator\'s e-mail address')
+    .description(
+      disabled ? 'Stop an operator signing in to the dashboard; their open sessions end at once' : 'Let a disabled operator sign in again',
+    )
+    .requiredOption('--email <email>', "the operator's e-mail address")
     .option('--json', 'print {"id","email","disabled","sessions_ended"}')
     .action((options: { email: string; json?: boolean }) =>
       withDb(async () => {
         const access = await setOperatorDisabled(getPrisma(), CLI_ACTOR, options.email, disabled);
-        output(Boolean(options.json), access, () =>
-          `operator ${access.email} ${disabled ? `disabled (${access.sessions_ended} session(s) ended)` : 'enabled'}`);
+        output(
+          Boolean(options.json),
+          access,
+          () => `operator ${access.email} ${disabled ? `disabled (${access.sessions_ended} session(s) ended)` : 'enabled'}`,
+        );
       }),
     );
 }
@@ -254,7 +276,8 @@ async function main(): Promise<number> {
     }
     if (isApiError(error)) {
       const issues = (error.details?.issues as CliIssue[] | undefined) ?? [];
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
+      if (json)
+        process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
       process.stderr.write(errorText(error.message, issues));
       return 1;
     }

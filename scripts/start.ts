@@ -13,8 +13,25 @@ import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hook
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
-import { apiVary, dashboardBodyRefusal, dropFrameworkHeaders, isApiPath, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm, withoutUnparseableCallbackCookie } from './lib/normalize-request';
-import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './lib/protocol-answers';
+import {
+  apiVary,
+  dashboardBodyRefusal,
+  dropFrameworkHeaders,
+  isApiPath,
+  normalizeTarget,
+  repeatedHeaders,
+  routedMethod,
+  toOriginForm,
+  withoutUnparseableCallbackCookie,
+} from './lib/normalize-request';
+import {
+  answerClientError,
+  connectAnswer,
+  envelopeAnswer,
+  nonPathTargetAnswer,
+  rawAnswer,
+  type ProtocolAnswer,
+} from './lib/protocol-answers';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
@@ -116,7 +133,12 @@ async function main(): Promise<void> {
     }
     const refusal = dashboardBodyRefusal(req.url, req.headers);
     if (refusal) {
-      answer(res, envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, { Connection: 'close' }));
+      answer(
+        res,
+        envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, {
+          Connection: 'close',
+        }),
+      );
       req.resume(); // whatever was sent is read and dropped, never kept
       return;
     }

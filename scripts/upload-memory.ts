@@ -45,14 +45,27 @@ async function main() {
   const { handleUploadPut } = await import('../server/http/upload-put');
 
   const slug = `mem-${randomBytes(4).toString('hex')}`;
-  await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-    packages: [{ slug, name: 'Memory check', quota_units: 10, limits: { requests_per_minute: 100, concurrency: 4, max_upload_bytes: SIZE },
-      operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true } } }],
-  }));
+  await applyPackages(
+    getPrisma(),
+    CLI_ACTOR,
+    parsePackagesFile({
+      packages: [
+        {
+          slug,
+          name: 'Memory check',
+          quota_units: 10,
+          limits: { requests_per_minute: 100, concurrency: 4, max_upload_bytes: SIZE },
+          operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true } },
+        },
+      ],
+    }),
+  );
   const { key } = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
 
   const sharp = (await import('sharp')).default;
-  PNG_HEAD = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer();
+  PNG_HEAD = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+    .png()
+    .toBuffer();
   const hash = createHash('sha256');
   for (const chunk of chunks()) hash.update(chunk);
   const sha256 = hash.digest('hex');
@@ -61,7 +74,11 @@ async function main() {
     request: new Request(`http://127.0.0.1:3999${path}`, {
       method: 'POST',
       body: JSON.stringify(body),
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `mem-${randomBytes(8).toString('hex')}` },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': `mem-${randomBytes(8).toString('hex')}`,
+      },
     }),
     next: { params: Promise.resolve(params) },
   });
@@ -69,11 +86,13 @@ async function main() {
   global.gc?.();
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
 
   const created = post('/v1/uploads', { purpose: 'image_input', filename: 'big.png', mime_type: 'image/png', size_bytes: SIZE, sha256 });
   const createdRes = await createUploadRoute(created.request, created.next);
-  const upload = await createdRes.json() as { upload_id: string; upload_url: string };
+  const upload = (await createdRes.json()) as { upload_id: string; upload_url: string };
   if (createdRes.status !== 201) throw new Error(`create: ${createdRes.status} ${JSON.stringify(upload)}`);
 
   const source = chunks();
@@ -95,23 +114,30 @@ async function main() {
 
   const done = post(`/v1/uploads/${upload.upload_id}/complete`, { sha256 }, { uploadId: upload.upload_id });
   const completeRes = await completeUploadRoute(done.request, done.next);
-  const completed = await completeRes.json() as { status: string };
-  if (completeRes.status !== 200 || completed.status !== 'verified') throw new Error(`complete: ${completeRes.status} ${JSON.stringify(completed)}`);
+  const completed = (await completeRes.json()) as { status: string };
+  if (completeRes.status !== 200 || completed.status !== 'verified')
+    throw new Error(`complete: ${completeRes.status} ${JSON.stringify(completed)}`);
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
 
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  console.log(JSON.stringify({
-    uploaded: mib(SIZE),
-    put_response: JSON.parse(putBody),
-    status_after_complete: completed.status,
-    rss_before: mib(baseline),
-    peak_rss_during_put: mib(putPeak),
-    peak_rss_overall: mib(peak),
-    peak_minus_before: mib(peak - baseline),
-    max_rss_of_process: mib(process.resourceUsage().maxRSS * 1024),
-    seconds: (Date.now() - started) / 1000,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        uploaded: mib(SIZE),
+        put_response: JSON.parse(putBody),
+        status_after_complete: completed.status,
+        rss_before: mib(baseline),
+        peak_rss_during_put: mib(putPeak),
+        peak_rss_overall: mib(peak),
+        peak_minus_before: mib(peak - baseline),
+        max_rss_of_process: mib(process.resourceUsage().maxRSS * 1024),
+        seconds: (Date.now() - started) / 1000,
+      },
+      null,
+      2,
+    ),
+  );
 
   await disconnectDb();
   await stopDb?.();

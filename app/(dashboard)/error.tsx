@@ -6,7 +6,12 @@ export default function DashboardError({ error, reset }: { error: Error & { dige
     <div className="stack">
       <h1>Something went wrong</h1>
       <Alert tone="error">
-        This page could not be loaded. {error.digest ? <>Reference: <code>{error.digest}</code>.</> : null}
+        This page could not be loaded.{' '}
+        {error.digest ? (
+          <>
+            Reference: <code>{error.digest}</code>.
+          </>
+        ) : null}
       </Alert>
       <div className="actions">
         <button type="button" className="button" onClick={reset}>

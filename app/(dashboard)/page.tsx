@@ -58,7 +58,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         </Card>
         <Card title="Failed by operation">
           {overview.failed_by_operation.length > 0 ? (
-            <FailedByOperationChart data={overview.failed_by_operation} label="Failed requests per operation: the provider's failures and the server's own." />
+            <FailedByOperationChart
+              data={overview.failed_by_operation}
+              label="Failed requests per operation: the provider's failures and the server's own."
+            />
           ) : null}
           <DataTable
             caption="Failed requests by operation"

@@ -8,7 +8,11 @@ export function AuditTargetLink({ target }: { target: AuditTarget }) {
     return (
       <span className="nowrap">
         <span className="muted">key </span>
-        {target.prefix ? <MonoId value={target.prefix} what="key prefix" href={`/keys/${target.id}`} full /> : <MonoId value={target.id} what="key id" />}
+        {target.prefix ? (
+          <MonoId value={target.prefix} what="key prefix" href={`/keys/${target.id}`} full />
+        ) : (
+          <MonoId value={target.id} what="key id" />
+        )}
         {target.label ? <span> {target.label}</span> : null}
       </span>
     );

@@ -1,16 +1,5 @@
 'use client';
-import {
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DailyUsage, OperationUsage } from '@/server/domain/reports/overview';
 
 // Charts carry an aria-label summary; the same numbers are in a table next to each chart.

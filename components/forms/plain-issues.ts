@@ -17,7 +17,8 @@ export function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyK
       current = def.innerType;
     }
     if (part === null || !current) break;
-    const def = (current as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType } } })._zod.def;
+    const def = (current as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType } } })._zod
+      .def;
     current = def.type === 'object' ? def.shape?.[String(part)] : def.type === 'array' ? def.element : undefined;
   }
   return current;
@@ -30,11 +31,18 @@ function ownWords(label: string, message: string): string {
 
 /** "must be a whole number from 1 to 1,000,000", from the schema's own bounds. */
 function numberRule(schema: z.ZodType | undefined): string | null {
-  const bounds = schema as unknown as { minValue?: number | null; maxValue?: number | null; isInt?: boolean; _zod?: { def?: { type?: string } } } | undefined;
+  const bounds = schema as unknown as
+    { minValue?: number | null; maxValue?: number | null; isInt?: boolean; _zod?: { def?: { type?: string } } } | undefined;
   if (bounds?._zod?.def?.type !== 'number') return null;
   const kind = bounds.isInt ? 'a whole number' : 'a number';
   const min = bounds.minValue !== null && bounds.minValue !== undefined && Number.isFinite(bounds.minValue) ? bounds.minValue : null;
-  const max = bounds.maxValue !== null && bounds.maxValue !== undefined && Number.isFinite(bounds.maxValue) && bounds.maxValue < Number.MAX_SAFE_INTEGER ? bounds.maxValue : null;
+  const max =
+    bounds.maxValue !== null &&
+    bounds.maxValue !== undefined &&
+    Number.isFinite(bounds.maxValue) &&
+    bounds.maxValue < Number.MAX_SAFE_INTEGER
+      ? bounds.maxValue
+      : null;
   if (min !== null && max !== null) return `must be ${kind} from ${n(min)} to ${n(max)}`;
   if (min !== null) return `must be ${kind} of at least ${n(min)}`;
   if (max !== null) return `must be ${kind} of at most ${n(max)}`;
@@ -54,10 +62,14 @@ export function plainMessage(label: string, issue: z.core.$ZodIssue, value?: unk
       const bounds = issue as unknown as { origin: string; minimum?: number | bigint; maximum?: number | bigint };
       if (bounds.origin === 'number' || bounds.origin === 'int') return `${label} ${wholeRange(issue, label)}`;
       if (bounds.origin === 'string') {
-        return issue.code === 'too_small' && Number(bounds.minimum) <= 1 ? `${label} is required` : `${label} must be ${lengthRange(issue)} characters`;
+        return issue.code === 'too_small' && Number(bounds.minimum) <= 1
+          ? `${label} is required`
+          : `${label} must be ${lengthRange(issue)} characters`;
       }
       if (bounds.origin === 'array') {
-        return issue.code === 'too_small' ? `${label} needs at least ${n(Number(bounds.minimum))} value${Number(bounds.minimum) === 1 ? '' : 's'}` : `${label} takes at most ${n(Number(bounds.maximum))} values`;
+        return issue.code === 'too_small'
+          ? `${label} needs at least ${n(Number(bounds.minimum))} value${Number(bounds.minimum) === 1 ? '' : 's'}`
+          : `${label} takes at most ${n(Number(bounds.maximum))} values`;
       }
       return `${label} is out of range`;
     }
@@ -98,7 +110,12 @@ export const issuePath = (issue: { path: readonly PropertyKey[] }) => issue.path
  * Field errors from a failed parse: one message per dotted path (the first issue of each),
  * labelled by `labelFor`, read against the input to tell a missing value from a wrong one.
  */
-export function fieldErrors(error: z.ZodError, input: unknown, labelFor: (path: string) => string, schema?: z.ZodType): Record<string, string> {
+export function fieldErrors(
+  error: z.ZodError,
+  input: unknown,
+  labelFor: (path: string) => string,
+  schema?: z.ZodType,
+): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const issue of error.issues) {
     const path = issuePath(issue);

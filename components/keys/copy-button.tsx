@@ -11,7 +11,10 @@ export function CopyButton(props: { value: string; label: string }) {
         onClick={() => {
           // navigator.clipboard exists only in secure contexts (HTTPS or localhost).
           const written = navigator.clipboard?.writeText(props.value) ?? Promise.reject(new Error('no clipboard'));
-          written.then(() => setState('copied'), () => setState('failed'));
+          written.then(
+            () => setState('copied'),
+            () => setState('failed'),
+          );
         }}
       >
         {props.label}

@@ -59,7 +59,11 @@ export function EditLabel(props: { id: string; label: string | null }) {
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? 'key-label-error' : undefined}
         />
-        {error ? <span className="error" id="key-label-error">{error}</span> : null}
+        {error ? (
+          <span className="error" id="key-label-error">
+            {error}
+          </span>
+        ) : null}
       </div>
       <button className="button" type="submit" disabled={busy}>
         {busy ? 'Saving…' : 'Save'}

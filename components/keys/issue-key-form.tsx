@@ -90,8 +90,12 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
           {issued.expires_at ? `works until ${lastDay(issued.expires_at)} (UTC, inclusive)` : 'no expiry'}.
         </p>
         <div className="actions">
-          <Link className="button" href={`/keys/${issued.id}`}>Open the key</Link>
-          <Link className="button button-secondary" href="/keys">All keys</Link>
+          <Link className="button" href={`/keys/${issued.id}`}>
+            Open the key
+          </Link>
+          <Link className="button button-secondary" href="/keys">
+            All keys
+          </Link>
         </div>
       </div>
     );
@@ -99,11 +103,22 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
 
   return (
     <form className="card stack" onSubmit={submit} aria-label="Issue a key" noValidate>
-      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
+      {error ? (
+        <div className="alert alert-error" role="alert">
+          {error}
+        </div>
+      ) : null}
       <div className="form-grid">
         <div className="field">
           <label htmlFor="package">Package</label>
-          <select id="package" name="package" value={slug} onChange={(event) => setSlug(event.target.value)} required {...FieldError.props('packageSlug', errors)}>
+          <select
+            id="package"
+            name="package"
+            value={slug}
+            onChange={(event) => setSlug(event.target.value)}
+            required
+            {...FieldError.props('packageSlug', errors)}
+          >
             {props.packages.map((pkg) => (
               <option key={pkg.slug} value={pkg.slug}>
                 {pkg.name} ({pkg.slug})
@@ -125,7 +140,14 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
         </div>
         <div className="field">
           <label htmlFor="label">Label</label>
-          <input id="label" name="label" type="text" maxLength={200} placeholder="customer or purpose" {...FieldError.props('label', errors)} />
+          <input
+            id="label"
+            name="label"
+            type="text"
+            maxLength={200}
+            placeholder="customer or purpose"
+            {...FieldError.props('label', errors)}
+          />
           <FieldError name="label" errors={errors} />
         </div>
         <div className="field">
@@ -140,12 +162,21 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
             maxLength={10}
             {...FieldError.props('expiresOn', errors, 'expiresOn-hint')}
           />
-          <span className="hint" id="expiresOn-hint">Last UTC day the key works; empty for no expiry</span>
+          <span className="hint" id="expiresOn-hint">
+            Last UTC day the key works; empty for no expiry
+          </span>
           <FieldError name="expiresOn" errors={errors} />
         </div>
         <div className="field">
           <label htmlFor="extraUnits">Extra units</label>
-          <input id="extraUnits" name="extraUnits" type="text" inputMode="numeric" placeholder="0" {...FieldError.props('extraUnits', errors, 'extraUnits-hint')} />
+          <input
+            id="extraUnits"
+            name="extraUnits"
+            type="text"
+            inputMode="numeric"
+            placeholder="0"
+            {...FieldError.props('extraUnits', errors, 'extraUnits-hint')}
+          />
           <span className="hint" id="extraUnits-hint">
             On top of the version&apos;s {formatNumber(selected?.quota_units ?? 0)} units
           </span>

@@ -56,7 +56,11 @@ export function RevokeKey(props: { id: string; prefix: string; label: string | n
           Cancel
         </button>
       </div>
-      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
+      {error ? (
+        <div className="alert alert-error" role="alert">
+          {error}
+        </div>
+      ) : null}
     </div>
   );
 }

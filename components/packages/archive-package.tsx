@@ -36,7 +36,11 @@ export function ArchivePackage(props: { slug: string; archived: boolean }) {
             {busy ? 'Restoring…' : 'Restore package'}
           </button>
         </div>
-        {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
+        {error ? (
+          <div className="alert alert-error" role="alert">
+            {error}
+          </div>
+        ) : null}
       </div>
     );
   }
@@ -50,7 +54,12 @@ export function ArchivePackage(props: { slug: string; archived: boolean }) {
     );
   }
   return (
-    <div className="confirm" role="alertdialog" aria-labelledby="archive-question" onKeyDown={(event) => event.key === 'Escape' && setAsking(false)}>
+    <div
+      className="confirm"
+      role="alertdialog"
+      aria-labelledby="archive-question"
+      onKeyDown={(event) => event.key === 'Escape' && setAsking(false)}
+    >
       <strong id="archive-question">Archive {props.slug}?</strong>
       <span>No new keys can be issued on it. Keys already issued keep working on their version. You can restore it later.</span>
       <div className="actions">
@@ -61,7 +70,11 @@ export function ArchivePackage(props: { slug: string; archived: boolean }) {
           Cancel
         </button>
       </div>
-      {error ? <div className="alert alert-error" role="alert">{error}</div> : null}
+      {error ? (
+        <div className="alert alert-error" role="alert">
+          {error}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -20,7 +20,9 @@ function toRows(setting: unknown): Row[] {
   const names = Array.isArray(setting) ? setting.map(String) : [typeof setting === 'string' && setting ? setting : 'local'];
   return names.map((name) => {
     const separator = name.indexOf(':');
-    return separator < 0 ? { key: nextKey++, provider: name, model: '' } : { key: nextKey++, provider: name.slice(0, separator), model: name.slice(separator + 1) };
+    return separator < 0
+      ? { key: nextKey++, provider: name, model: '' }
+      : { key: nextKey++, provider: name.slice(0, separator), model: name.slice(separator + 1) };
   });
 }
 
@@ -45,12 +47,18 @@ export function EnginePicker(props: {
   };
   const add = () => {
     const used = new Set(rows.map((row) => row.provider));
-    const provider = able.find((choice) => !used.has(choice.provider))?.provider ?? (used.has('local') ? able[0]?.provider ?? 'local' : 'local');
+    const provider =
+      able.find((choice) => !used.has(choice.provider))?.provider ?? (used.has('local') ? (able[0]?.provider ?? 'local') : 'local');
     setRows([...rows, { key: nextKey++, provider, model: modelsOf(provider)[0] ?? '' }]);
   };
 
   return (
-    <div className="stack" role="group" aria-label={`${props.operation} engines, first to answer first`} aria-describedby={props.a11y['aria-describedby']}>
+    <div
+      className="stack"
+      role="group"
+      aria-label={`${props.operation} engines, first to answer first`}
+      aria-describedby={props.a11y['aria-describedby']}
+    >
       {rows.map((row, index) => {
         const label = `${props.operation} engine ${index + 1}`;
         const known = row.provider === 'local' || able.some((choice) => choice.provider === row.provider);
@@ -67,8 +75,16 @@ export function EnginePicker(props: {
                 onChange={(event) => update(index, { provider: event.target.value, model: modelsOf(event.target.value)[0] ?? '' })}
               >
                 <option value="local">local (offline, built in)</option>
-                {able.map((choice) => <option key={choice.provider} value={choice.provider}>{choice.provider} ({choice.type})</option>)}
-                {known ? null : <option value={row.provider}>{row.provider} (cannot serve {props.operation})</option>}
+                {able.map((choice) => (
+                  <option key={choice.provider} value={choice.provider}>
+                    {choice.provider} ({choice.type})
+                  </option>
+                ))}
+                {known ? null : (
+                  <option value={row.provider}>
+                    {row.provider} (cannot serve {props.operation})
+                  </option>
+                )}
               </select>
             </div>
             {row.provider === 'local' ? null : (
@@ -84,14 +100,40 @@ export function EnginePicker(props: {
                   onChange={(event) => update(index, { model: event.target.value })}
                 />
                 <datalist id={`${props.a11y.id}-${index}-models`}>
-                  {modelsOf(row.provider).map((model) => <option key={model} value={model} />)}
+                  {modelsOf(row.provider).map((model) => (
+                    <option key={model} value={model} />
+                  ))}
                 </datalist>
               </div>
             )}
             <div className="actions">
-              <button type="button" className="button button-secondary" aria-label={`Move ${label} up`} disabled={index === 0} onClick={() => move(index, -1)}>↑</button>
-              <button type="button" className="button button-secondary" aria-label={`Move ${label} down`} disabled={index === rows.length - 1} onClick={() => move(index, 1)}>↓</button>
-              <button type="button" className="button button-secondary" aria-label={`Remove ${label}`} disabled={rows.length === 1} onClick={() => setRows(rows.filter((_, at) => at !== index))}>Remove</button>
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-label={`Move ${label} up`}
+                disabled={index === 0}
+                onClick={() => move(index, -1)}
+              >
+                ↑
+              </button>
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-label={`Move ${label} down`}
+                disabled={index === rows.length - 1}
+                onClick={() => move(index, 1)}
+              >
+                ↓
+              </button>
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-label={`Remove ${label}`}
+                disabled={rows.length === 1}
+                onClick={() => setRows(rows.filter((_, at) => at !== index))}
+              >
+                Remove
+              </button>
             </div>
           </div>
         );
@@ -101,7 +143,9 @@ export function EnginePicker(props: {
           Add a fallback
         </button>
         {able.length === 0 ? (
-          <span className="hint">No provider can serve {props.operation} yet: <Link href="/providers/new">add one</Link>.</span>
+          <span className="hint">
+            No provider can serve {props.operation} yet: <Link href="/providers/new">add one</Link>.
+          </span>
         ) : null}
       </div>
     </div>

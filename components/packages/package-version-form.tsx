@@ -17,7 +17,10 @@ function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unkn
   const errors: Errors = {};
   for (const [path, message] of Object.entries(fieldErrors(error, definition, definitionLabel, packageDefinitionSchema))) {
     // A size is typed in MB or GB: its message says so rather than counting bytes.
-    errors[issueField(path)] ??= path === 'limits.max_upload_bytes' && !message.endsWith('is required') ? 'Largest upload must be more than 0 and at most 100 MB' : message;
+    errors[issueField(path)] ??=
+      path === 'limits.max_upload_bytes' && !message.endsWith('is required')
+        ? 'Largest upload must be more than 0 and at most 100 MB'
+        : message;
   }
   return errors;
 }
@@ -25,7 +28,8 @@ function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unkn
 /** Issues only the server can judge (an unknown provider, a slug taken), labelled the same way. */
 function serverErrors(issues: FieldIssue[]): Errors {
   const errors: Errors = {};
-  for (const issue of issues) errors[issueField(issue.path)] ??= `${definitionLabel(issue.path)}: ${issue.message.replace(/^[\w.|]+: /, '')}`;
+  for (const issue of issues)
+    errors[issueField(issue.path)] ??= `${definitionLabel(issue.path)}: ${issue.message.replace(/^[\w.|]+: /, '')}`;
   return errors;
 }
 
@@ -37,14 +41,26 @@ function Field(props: { name: string; label: string; errors: Errors; hint?: stri
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
       {props.children({ id, name: props.name, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
-      {props.hint ? <span className="hint" id={`${id}-hint`}>{props.hint}</span> : null}
-      {error ? <span className="error" id={`${id}-error`}>{error}</span> : null}
+      {props.hint ? (
+        <span className="hint" id={`${id}-hint`}>
+          {props.hint}
+        </span>
+      ) : null}
+      {error ? (
+        <span className="error" id={`${id}-error`}>
+          {error}
+        </span>
+      ) : null}
     </div>
   );
 }
 
 /** Creates a package or a new version of one; validated with the packages-file schema here and on the server. */
-export function PackageVersionForm(props: { mode: 'new-package' | 'new-version'; initial?: PackageDefinition; engineChoices: EngineChoice[] }) {
+export function PackageVersionForm(props: {
+  mode: 'new-package' | 'new-version';
+  initial?: PackageDefinition;
+  engineChoices: EngineChoice[];
+}) {
   const router = useRouter();
   const [errors, setErrors] = useState<Errors>({});
   const [message, setMessage] = useState<{ tone: 'error' | 'warn'; text: string } | null>(null);
@@ -92,8 +108,22 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
       <fieldset>
         <legend>Package</legend>
         <div className="form-grid">
-          <Field name="slug" label="Slug" errors={errors} hint={props.mode === 'new-version' ? 'fixed: a new version keeps its package' : 'lowercase letters, digits and hyphens'}>
-            {(a11y) => <input type="text" {...a11y} defaultValue={initial?.slug} readOnly={props.mode === 'new-version'} aria-readonly={props.mode === 'new-version' || undefined} required />}
+          <Field
+            name="slug"
+            label="Slug"
+            errors={errors}
+            hint={props.mode === 'new-version' ? 'fixed: a new version keeps its package' : 'lowercase letters, digits and hyphens'}
+          >
+            {(a11y) => (
+              <input
+                type="text"
+                {...a11y}
+                defaultValue={initial?.slug}
+                readOnly={props.mode === 'new-version'}
+                aria-readonly={props.mode === 'new-version' || undefined}
+                required
+              />
+            )}
           </Field>
           <Field name="name" label="Name" errors={errors}>
             {(a11y) => <input type="text" {...a11y} defaultValue={initial?.name} required />}
@@ -107,13 +137,24 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
           <Field name="concurrency" label="Concurrent requests" errors={errors}>
             {(a11y) => <input type="number" min={1} {...a11y} defaultValue={initial?.limits.concurrency} required />}
           </Field>
-          <Field name="max_upload_bytes" label="Largest upload" errors={errors} hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes">
+          <Field
+            name="max_upload_bytes"
+            label="Largest upload"
+            errors={errors}
+            hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes"
+          >
             {(a11y) => (
               <span className="size-input">
                 <input type="text" inputMode="decimal" {...a11y} defaultValue={sizeForForm(initial?.limits.max_upload_bytes).amount} />
-                <select name="max_upload_unit" aria-label="Unit of the largest upload" defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}>
+                <select
+                  name="max_upload_unit"
+                  aria-label="Unit of the largest upload"
+                  defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}
+                >
                   {Object.keys(SIZE_UNITS).map((unit) => (
-                    <option key={unit} value={unit}>{unit}</option>
+                    <option key={unit} value={unit}>
+                      {unit}
+                    </option>
                   ))}
                 </select>
               </span>
@@ -133,8 +174,21 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
             </label>
             <div className="form-grid" style={{ marginTop: '0.75rem' }}>
               <div style={{ gridColumn: '1 / -1' }}>
-                <Field name={fieldName(operation, 'engine')} label="Engine" errors={errors} hint="the first answers; a fallback is tried when a provider fails or times out">
-                  {(a11y) => <EnginePicker operation={operation} name={fieldName(operation, 'engine')} initial={settings?.engine} choices={props.engineChoices} a11y={a11y as { id: string }} />}
+                <Field
+                  name={fieldName(operation, 'engine')}
+                  label="Engine"
+                  errors={errors}
+                  hint="the first answers; a fallback is tried when a provider fails or times out"
+                >
+                  {(a11y) => (
+                    <EnginePicker
+                      operation={operation}
+                      name={fieldName(operation, 'engine')}
+                      initial={settings?.engine}
+                      choices={props.engineChoices}
+                      a11y={a11y as { id: string }}
+                    />
+                  )}
                 </Field>
               </div>
               <Field name={fieldName(operation, 'units')} label="Units per call" errors={errors}>
@@ -146,7 +200,9 @@ export function PackageVersionForm(props: { mode: 'new-package' | 'new-version';
                   name={fieldName(operation, field.key)}
                   label={field.label}
                   errors={errors}
-                  hint={field.allowed ? 'the first is the default; none allows all' : `${field.hint}; the first is the default; none allows all`}
+                  hint={
+                    field.allowed ? 'the first is the default; none allows all' : `${field.hint}; the first is the default; none allows all`
+                  }
                 >
                   {(a11y) => (
                     <TagInput

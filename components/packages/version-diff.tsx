@@ -14,10 +14,19 @@ function show(path: string, value: unknown): string {
 /** The fields that differ between two versions: old value struck through, new one highlighted. */
 export function VersionDiff(props: { changes: VersionChange[]; from: number; to: number; caption?: string }) {
   if (props.changes.length === 0) {
-    return <p className="muted">Versions {props.from} and {props.to} have the same terms.</p>;
+    return (
+      <p className="muted">
+        Versions {props.from} and {props.to} have the same terms.
+      </p>
+    );
   }
   return (
-    <div className="table-wrap" role="region" aria-label={props.caption ?? `Changes from version ${props.from} to ${props.to}`} tabIndex={0}>
+    <div
+      className="table-wrap"
+      role="region"
+      aria-label={props.caption ?? `Changes from version ${props.from} to ${props.to}`}
+      tabIndex={0}
+    >
       <table>
         <caption className="visually-hidden">{props.caption ?? `Changes from version ${props.from} to ${props.to}`}</caption>
         <thead>
@@ -32,10 +41,14 @@ export function VersionDiff(props: { changes: VersionChange[]; from: number; to:
             <tr key={change.path} className="diff-changed" data-change={change.kind}>
               <th scope="row">{definitionLabel(change.path)}</th>
               <td>
-                <span className={change.kind === 'added' ? 'muted' : 'diff-old'}>{change.kind === 'added' ? 'not sold' : show(change.path, change.before)}</span>
+                <span className={change.kind === 'added' ? 'muted' : 'diff-old'}>
+                  {change.kind === 'added' ? 'not sold' : show(change.path, change.before)}
+                </span>
               </td>
               <td>
-                <span className={change.kind === 'removed' ? 'muted' : 'diff-new'}>{change.kind === 'removed' ? 'not sold' : show(change.path, change.after)}</span>
+                <span className={change.kind === 'removed' ? 'muted' : 'diff-new'}>
+                  {change.kind === 'removed' ? 'not sold' : show(change.path, change.after)}
+                </span>
               </td>
             </tr>
           ))}

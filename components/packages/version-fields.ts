@@ -1,4 +1,11 @@
-import { IMAGE_OUTPUT_FORMATS, OPERATIONS, SPEECH_OUTPUT_FORMATS, TEXT_OUTPUT_FORMATS, TIMESTAMP_MODES, type Operation } from '@/server/domain/operations';
+import {
+  IMAGE_OUTPUT_FORMATS,
+  OPERATIONS,
+  SPEECH_OUTPUT_FORMATS,
+  TEXT_OUTPUT_FORMATS,
+  TIMESTAMP_MODES,
+  type Operation,
+} from '@/server/domain/operations';
 
 // How the package form maps to a package definition (the packages-file format). Lists are
 // typed as comma-separated values; their first entry is the default, as in the file.
@@ -119,4 +126,3 @@ export function issueField(path: string): string {
   if (path.startsWith('operations')) return 'operations';
   return path.split('.')[0] ?? path;
 }
-

@@ -5,10 +5,24 @@ import { formatDate } from '../ui/format';
 export function KeyStatus({ provider, compact = false }: { provider: Pick<ProviderView, 'key' | 'api_key_env'>; compact?: boolean }) {
   if (provider.key.source === 'stored') {
     if (compact) return <span className="badge badge-ok">stored</span>;
-    return <span><span className="badge badge-ok">stored</span> <span className="muted">set {formatDate(provider.key.updated_at)}</span></span>;
+    return (
+      <span>
+        <span className="badge badge-ok">stored</span> <span className="muted">set {formatDate(provider.key.updated_at)}</span>
+      </span>
+    );
   }
-  if (provider.key.source === 'env') return <span><span className="badge badge-ok">from env</span> <code>{provider.api_key_env}</code></span>;
-  if (provider.api_key_env) return <span><span className="badge badge-warn">not set</span> <code>{provider.api_key_env}</code> <span className="muted">is unset</span></span>;
+  if (provider.key.source === 'env')
+    return (
+      <span>
+        <span className="badge badge-ok">from env</span> <code>{provider.api_key_env}</code>
+      </span>
+    );
+  if (provider.api_key_env)
+    return (
+      <span>
+        <span className="badge badge-warn">not set</span> <code>{provider.api_key_env}</code> <span className="muted">is unset</span>
+      </span>
+    );
   return <span className="badge badge-neutral">none needed</span>;
 }
 

@@ -52,7 +52,11 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
         router.refresh();
         return;
       }
-      setMessage(saved.status === 'unchanged' ? { tone: 'warn', text: 'Nothing changed.' } : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' });
+      setMessage(
+        saved.status === 'unchanged'
+          ? { tone: 'warn', text: 'Nothing changed.' }
+          : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' },
+      );
       router.refresh();
     } catch (failure) {
       const described = describeError(failure);
@@ -69,17 +73,28 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
     'aria-invalid': errors[key] ? true : undefined,
     'aria-describedby': errors[key] ? `provider-${key}-error` : `provider-${key}-hint`,
   });
-  const error = (key: string) => (errors[key] ? <span className="error" id={`provider-${key}-error`}>{errors[key]}</span> : null);
+  const error = (key: string) =>
+    errors[key] ? (
+      <span className="error" id={`provider-${key}-error`}>
+        {errors[key]}
+      </span>
+    ) : null;
 
   return (
     <form className="stack" onSubmit={submit} noValidate aria-label={props.mode === 'create' ? 'New provider' : 'Edit provider'}>
-      {message ? <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>{message.text}</div> : null}
+      {message ? (
+        <div className={`alert alert-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      ) : null}
       <div className="form-grid">
         {props.mode === 'create' ? (
           <div className="field">
             <label htmlFor="provider-name">Name</label>
             <input type="text" {...field('name')} required autoComplete="off" />
-            <span className="hint" id="provider-name-hint">engines name it as NAME:MODEL; lowercase letters, digits, _ and -</span>
+            <span className="hint" id="provider-name-hint">
+              engines name it as NAME:MODEL; lowercase letters, digits, _ and -
+            </span>
             {error('name')}
           </div>
         ) : null}
@@ -87,10 +102,14 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
           <label htmlFor="provider-type">Type</label>
           <select {...field('type')} value={type} onChange={(event) => setType(event.target.value as ProviderType)}>
             {PROVIDER_TYPES.map((option) => (
-              <option key={option} value={option}>{option}: {serves(option)}</option>
+              <option key={option} value={option}>
+                {option}: {serves(option)}
+              </option>
             ))}
           </select>
-          <span className="hint" id="provider-type-hint">{info.label}. Serves {serves(type)}.</span>
+          <span className="hint" id="provider-type-hint">
+            {info.label}. Serves {serves(type)}.
+          </span>
           {error('type')}
         </div>
         <div className="field">
@@ -110,15 +129,28 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
         </div>
         <div className="field">
           <label htmlFor="provider-api_key_env">Key environment variable</label>
-          <input type="text" {...field('api_key_env')} defaultValue={initial?.api_key_env ?? ''} placeholder="e.g. ANTHROPIC_API_KEY" autoComplete="off" />
-          <span className="hint" id="provider-api_key_env-hint">optional: a key set on the provider&apos;s page is used first</span>
+          <input
+            type="text"
+            {...field('api_key_env')}
+            defaultValue={initial?.api_key_env ?? ''}
+            placeholder="e.g. ANTHROPIC_API_KEY"
+            autoComplete="off"
+          />
+          <span className="hint" id="provider-api_key_env-hint">
+            optional: a key set on the provider&apos;s page is used first
+          </span>
           {error('api_key_env')}
         </div>
         {Object.entries(info.extras).map(([extra, about]) => (
           <div className="field" key={`${type}-${extra}`}>
-            <label htmlFor={`provider-${extra}`}>{extra}{about.required ? '' : ' (optional)'}</label>
+            <label htmlFor={`provider-${extra}`}>
+              {extra}
+              {about.required ? '' : ' (optional)'}
+            </label>
             <input type="text" {...field(extra)} defaultValue={initial?.options[extra] ?? ''} autoComplete="off" />
-            <span className="hint" id={`provider-${extra}-hint`}>{about.description}</span>
+            <span className="hint" id={`provider-${extra}-hint`}>
+              {about.description}
+            </span>
             {error(extra)}
           </div>
         ))}

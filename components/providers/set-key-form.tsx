@@ -23,7 +23,12 @@ export function SetProviderKeyForm(props: { provider: string; hasStoredKey: bool
     setMessage(null);
     try {
       const result = await trpc.providers.setKey.mutate({ provider: props.provider, apiKey });
-      setMessage({ tone: 'ok', text: result.replaced ? 'Key replaced. Every instance uses it within 10 seconds.' : 'Key stored. Every instance uses it within 10 seconds.' });
+      setMessage({
+        tone: 'ok',
+        text: result.replaced
+          ? 'Key replaced. Every instance uses it within 10 seconds.'
+          : 'Key stored. Every instance uses it within 10 seconds.',
+      });
       router.refresh();
     } catch (failure) {
       setMessage({ tone: 'error', text: describeError(failure).message });

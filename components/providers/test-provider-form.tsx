@@ -29,21 +29,43 @@ export function TestProviderForm(props: { provider: string; operation: string | 
   return (
     <form className="stack" onSubmit={submit} aria-label="Test the provider" noValidate>
       <p className="muted">
-        {props.operation ? <>Makes one real {props.operation} call, the cheapest this type allows, with a 10 s limit. The provider may charge for it.</> : 'This type is not one this version can call.'}
+        {props.operation ? (
+          <>Makes one real {props.operation} call, the cheapest this type allows, with a 10 s limit. The provider may charge for it.</>
+        ) : (
+          'This type is not one this version can call.'
+        )}
       </p>
       <div className="filters">
         <div className="field">
           <label htmlFor="test-model">Model</label>
-          <input id="test-model" name="model" type="text" list={listId} defaultValue={props.models[0] ?? ''} placeholder="the model id to call" autoComplete="off" />
+          <input
+            id="test-model"
+            name="model"
+            type="text"
+            list={listId}
+            defaultValue={props.models[0] ?? ''}
+            placeholder="the model id to call"
+            autoComplete="off"
+          />
           <datalist id={listId}>
-            {props.models.map((model) => <option key={model} value={model} />)}
+            {props.models.map((model) => (
+              <option key={model} value={model} />
+            ))}
           </datalist>
         </div>
         <button className="button" type="submit" disabled={busy || !props.operation}>
           {busy ? 'Testing…' : 'Test'}
         </button>
       </div>
-      {result ? <div className={`alert alert-${result.tone}`} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="provider-test-result">{result.text}</div> : null}
+      {result ? (
+        <div
+          className={`alert alert-${result.tone}`}
+          role={result.tone === 'error' ? 'alert' : 'status'}
+          data-testid="provider-test-result"
+        >
+          {result.text}
+        </div>
+      ) : null}
     </form>
   );
 }

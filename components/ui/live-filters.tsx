@@ -57,7 +57,13 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
           <div className="field" key={field.name}>
             <label htmlFor={id}>{field.label}</label>
             {field.kind === 'select' ? (
-              <select id={id} name={field.name} defaultValue={field.value ?? ''} aria-invalid={field.error ? true : undefined} aria-describedby={describedBy}>
+              <select
+                id={id}
+                name={field.name}
+                defaultValue={field.value ?? ''}
+                aria-invalid={field.error ? true : undefined}
+                aria-describedby={describedBy}
+              >
                 <option value="">All</option>
                 {field.options.map((option) => (
                   <option key={option.value} value={option.value}>
@@ -80,8 +86,16 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
                 aria-describedby={describedBy}
               />
             )}
-            {field.kind === 'date' ? <span className="hint" id={hintId}>UTC day, YYYY-MM-DD</span> : null}
-            {field.kind === 'search' && field.hint ? <span className="hint" id={hintId}>{field.hint}</span> : null}
+            {field.kind === 'date' ? (
+              <span className="hint" id={hintId}>
+                UTC day, YYYY-MM-DD
+              </span>
+            ) : null}
+            {field.kind === 'search' && field.hint ? (
+              <span className="hint" id={hintId}>
+                {field.hint}
+              </span>
+            ) : null}
             {field.error ? (
               <span className="error" id={errorId} data-testid={`${id}-error`}>
                 {field.error}

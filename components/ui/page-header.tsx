@@ -1,12 +1,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 
-export function PageHeader(props: {
-  title: string;
-  description?: ReactNode;
-  back?: { href: string; label: string };
-  actions?: ReactNode;
-}) {
+export function PageHeader(props: { title: string; description?: ReactNode; back?: { href: string; label: string }; actions?: ReactNode }) {
   return (
     <header className="page-header">
       <div>

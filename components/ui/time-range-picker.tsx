@@ -4,7 +4,13 @@ import { param } from './format';
 // The dashboard's time range lives in the URL (?range=7d, or ?range=custom&from=…&to=…): a
 // plain GET form, so it works without JavaScript and a link shares the same view.
 
-const LABELS: Record<string, string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days', '14d': 'Last 14 days', '30d': 'Last 30 days', custom: 'Custom (UTC days)' };
+const LABELS: Record<string, string> = {
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '14d': 'Last 14 days',
+  '30d': 'Last 30 days',
+  custom: 'Custom (UTC days)',
+};
 
 /** The range a page's search params ask for; anything malformed falls back to the default. */
 export function rangeFromParams(params: Record<string, string | string[] | undefined>): RangeInput {
@@ -20,7 +26,9 @@ export function TimeRangePicker(props: { action: string; value: RangeInput; keep
   const current = props.value.range ?? '14d';
   return (
     <form className="filters" method="get" action={props.action} aria-label="Choose the time range">
-      {Object.entries(props.keep ?? {}).map(([name, value]) => (value ? <input key={name} type="hidden" name={name} value={value} /> : null))}
+      {Object.entries(props.keep ?? {}).map(([name, value]) =>
+        value ? <input key={name} type="hidden" name={name} value={value} /> : null,
+      )}
       <div className="field">
         <label htmlFor="range-preset">Time range</label>
         <select id="range-preset" name="range" defaultValue={current}>

@@ -6,7 +6,12 @@ import { MonoId } from '@/components/ui/mono-id';
 import type { UsageTotals, UsageView } from '@/server/domain/reports/usage-events';
 
 /** The usage events table: one row per request, with a totals row over everything filtered. */
-export function UsageTable(props: { rows: UsageView[]; totals: UsageTotals; highlight?: string; empty: { title: string; hint?: ReactNode } }) {
+export function UsageTable(props: {
+  rows: UsageView[];
+  totals: UsageTotals;
+  highlight?: string;
+  empty: { title: string; hint?: ReactNode };
+}) {
   const { totals } = props;
   return (
     <DataTable

@@ -20,7 +20,12 @@ interface KeyRow {
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, idleTimeoutMillis: 30_000 });
 pool.on('error', () => {});
-const provisionalPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 30_000, options: '-c synchronous_commit=off' });
+const provisionalPool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: 10,
+  idleTimeoutMillis: 30_000,
+  options: '-c synchronous_commit=off',
+});
 provisionalPool.on('error', () => {});
 const keys = new Map<string, KeyRow | null>();
 

@@ -22,11 +22,22 @@ async function main(): Promise<void> {
     const { CLI_ACTOR } = await import('../../server/domain/actor');
     const { authenticateKey, clearKeyCache } = await import('../../server/domain/keys/authenticate-key');
     const { hashKeySecret } = await import('../../server/domain/keys/key-secret');
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-      providers: {},
-      packages: [{ slug: 'probe', name: 'Probe', quota_units: 1_000_000, limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
-        operations: { 'text.generate': { engine: 'local', units: 1 } } }],
-    }));
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({
+        providers: {},
+        packages: [
+          {
+            slug: 'probe',
+            name: 'Probe',
+            quota_units: 1_000_000,
+            limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
+            operations: { 'text.generate': { engine: 'local', units: 1 } },
+          },
+        ],
+      }),
+    );
     const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'probe' });
 
     // 1. Stampede.
@@ -56,28 +67,57 @@ async function main(): Promise<void> {
       for (let i = 0; i < n; i++) await op(i);
       const wall = Number(process.hrtime.bigint() - t0) / 1e6 / n;
       const cpu = process.cpuUsage(cpu0);
-      console.log(`${label.padEnd(58)} ${(wall * 1000).toFixed(0).padStart(5)} us wall, ${(((cpu.user + cpu.system) / n)).toFixed(0).padStart(5)} us CPU (node) per call`);
+      console.log(
+        `${label.padEnd(58)} ${(wall * 1000).toFixed(0).padStart(5)} us wall, ${((cpu.user + cpu.system) / n).toFixed(0).padStart(5)} us CPU (node) per call`,
+      );
     };
     const N = 2000;
     await time('key lookup, Prisma findUnique + include version, package', N, () =>
-      prisma.apiKey.findUnique({ where: { hash }, include: { packageVersion: { include: { package: true } } } }));
-    await time('key lookup, Prisma $queryRaw (same SQL)', N, () =>
-      prisma.$queryRaw`SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+      prisma.apiKey.findUnique({ where: { hash }, include: { packageVersion: { include: { package: true } } } }),
+    );
+    await time(
+      'key lookup, Prisma $queryRaw (same SQL)',
+      N,
+      () =>
+        prisma.$queryRaw`SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
                               v.requests_per_minute, v.concurrency, v.max_upload_bytes
                          FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
-                        WHERE k.hash = ${hash}`);
+                        WHERE k.hash = ${hash}`,
+    );
     await time('key lookup, pg named prepared statement (the product)', N, () =>
-      pool.query({ name: 'probe-key', text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+      pool.query({
+        name: 'probe-key',
+        text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
                               v.requests_per_minute, v.concurrency, v.max_upload_bytes
                          FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
-                        WHERE k.hash = $1`, values: [hash] }));
+                        WHERE k.hash = $1`,
+        values: [hash],
+      }),
+    );
     const version = await prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } });
     await time('usage event insert, Prisma create', N, () =>
-      prisma.usageEvent.create({ data: { id: randomUUID(), apiKeyId: issued.id, packageVersionId: version.packageVersionId, operation: 'text.generate',
-        engine: 'local', outcome: 'succeeded', units: 1, requestId: 'req_probe', durationMs: 1 } }));
+      prisma.usageEvent.create({
+        data: {
+          id: randomUUID(),
+          apiKeyId: issued.id,
+          packageVersionId: version.packageVersionId,
+          operation: 'text.generate',
+          engine: 'local',
+          outcome: 'succeeded',
+          units: 1,
+          requestId: 'req_probe',
+          durationMs: 1,
+        },
+      }),
+    );
     await time('usage event insert, pg named prepared statement', N, () =>
-      pool.query({ name: 'probe-usage', text: `INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, duration_ms)
-                   VALUES ($1, $2, $3, 'text.generate', 'local', 'succeeded', 1, 'req_probe', 1)`, values: [randomUUID(), issued.id, version.packageVersionId] }));
+      pool.query({
+        name: 'probe-usage',
+        text: `INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, duration_ms)
+                   VALUES ($1, $2, $3, 'text.generate', 'local', 'succeeded', 1, 'req_probe', 1)`,
+        values: [randomUUID(), issued.id, version.packageVersionId],
+      }),
+    );
     await disconnectDb();
   } finally {
     await database.stop();
@@ -85,7 +125,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

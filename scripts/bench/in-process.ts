@@ -32,15 +32,17 @@ export async function measureHandlerInProcess(options: {
     const databaseBefore = options.databaseCpuMs?.();
     const loops = Array.from({ length: options.concurrency }, async () => {
       while (Date.now() < until) {
-        const response = await textGenerateRoute(new Request('http://127.0.0.1/v1/text/generate', {
-          method: 'POST',
-          body: options.body,
-          headers: {
-            authorization: `Bearer ${options.apiKey}`,
-            'content-type': 'application/json',
-            'idempotency-key': `in-process-${process.pid}-${++counter}`,
-          },
-        }));
+        const response = await textGenerateRoute(
+          new Request('http://127.0.0.1/v1/text/generate', {
+            method: 'POST',
+            body: options.body,
+            headers: {
+              authorization: `Bearer ${options.apiKey}`,
+              'content-type': 'application/json',
+              'idempotency-key': `in-process-${process.pid}-${++counter}`,
+            },
+          }),
+        );
         await response.arrayBuffer();
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
         count++;

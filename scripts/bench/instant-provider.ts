@@ -11,12 +11,14 @@ const reply = JSON.stringify({
   object: 'chat.completion',
   created: 1_764_000_000,
   model: 'bench-model',
-  choices: [{
-    index: 0,
-    message: { role: 'assistant', content: 'Idempotent APIs let clients retry safely. They never charge twice.', refusal: null },
-    logprobs: null,
-    finish_reason: 'stop',
-  }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Idempotent APIs let clients retry safely. They never charge twice.', refusal: null },
+      logprobs: null,
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 },
 });
 

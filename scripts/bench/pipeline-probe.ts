@@ -16,25 +16,67 @@ async function main() {
   const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
   const { issueKey } = await import('../../server/domain/keys/issue-key');
   const { CLI_ACTOR } = await import('../../server/domain/actor');
-  await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ providers: {}, packages: [{ slug: 'pp', name: 'pp', quota_units: 10_000_000,
-    limits: { requests_per_minute: 1_000_000, concurrency: 1000 }, operations: { 'text.generate': { engine: 'local', units: 1 } } }] }));
+  await applyPackages(
+    getPrisma(),
+    CLI_ACTOR,
+    parsePackagesFile({
+      providers: {},
+      packages: [
+        {
+          slug: 'pp',
+          name: 'pp',
+          quota_units: 10_000_000,
+          limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
+          operations: { 'text.generate': { engine: 'local', units: 1 } },
+        },
+      ],
+    }),
+  );
   const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pp' });
   const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
   let n = 0;
-  const req = (body = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' })) => new Request('http://127.0.0.1:1/v1/text/generate', { method: 'POST',
-    headers: { authorization: `Bearer ${issued.key}`, 'content-type': 'application/json', 'idempotency-key': `pp-probe-${++n}` }, body });
+  const req = (body = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' })) =>
+    new Request('http://127.0.0.1:1/v1/text/generate', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${issued.key}`, 'content-type': 'application/json', 'idempotency-key': `pp-probe-${++n}` },
+      body,
+    });
   const pool = getPool();
   const run = async (label: string, N: number, f: () => Promise<unknown>) => {
     for (let i = 0; i < 300; i++) await f();
-    const c0 = process.cpuUsage(); const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
     for (let i = 0; i < N; i++) await f();
     const c = process.cpuUsage(c0);
-    console.log(label.padEnd(40), ((c.user + c.system) / N).toFixed(0), 'us CPU/call', ((performance.now() - t0) / N * 1000).toFixed(0), 'us wall');
+    console.log(
+      label.padEnd(40),
+      ((c.user + c.system) / N).toFixed(0),
+      'us CPU/call',
+      (((performance.now() - t0) / N) * 1000).toFixed(0),
+      'us wall',
+    );
   };
-  await run('pipeline text.generate (in-process)', 3000, async () => { const r = await textGenerateRoute(req()); if (r.status !== 200) throw new Error(String(r.status) + await r.text()); await r.text(); });
-  await run('pipeline 422', 3000, async () => { const r = await textGenerateRoute(req('{"input":""}')); await r.text(); });
+  await run('pipeline text.generate (in-process)', 3000, async () => {
+    const r = await textGenerateRoute(req());
+    if (r.status !== 200) throw new Error(String(r.status) + (await r.text()));
+    await r.text();
+  });
+  await run('pipeline 422', 3000, async () => {
+    const r = await textGenerateRoute(req('{"input":""}'));
+    await r.text();
+  });
   await run('pg SELECT 1 (pool.query)', 3000, () => pool.query('SELECT 1'));
-  await run('new Request + read body only', 3000, async () => { await req().text(); });
-  await disconnectDb(); await db.stop(); rmSync(dataDir, { recursive: true, force: true });
+  await run('new Request + read body only', 3000, async () => {
+    await req().text();
+  });
+  await disconnectDb();
+  await db.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -12,7 +12,9 @@ export interface CliIssue {
  */
 export function errorText(message: string, issues: readonly CliIssue[]): string {
   // Every issue names its field: zod's messages start with the path, others need it added.
-  const lines = issues.map((issue) => (issue.path && !issue.message.includes(issue.path) ? `${issue.path}: ${issue.message}` : issue.message));
+  const lines = issues.map((issue) =>
+    issue.path && !issue.message.includes(issue.path) ? `${issue.path}: ${issue.message}` : issue.message,
+  );
   if (lines.length === 0) return `error: ${message}\n`;
   if (issues.some((issue) => issue.message === message)) return lines.map((line) => `error: ${line}\n`).join('');
   return `error: ${message}\n${lines.map((line) => `  - ${line}\n`).join('')}`;

@@ -7,7 +7,16 @@ import { join } from 'node:path';
 // started together (several instances, tests) build once: the others wait for that build.
 
 /** What `next build` reads: the app's folders and the files that configure it. */
-const SOURCES = ['app', 'server', 'components', 'instrumentation.ts', 'next.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+const SOURCES = [
+  'app',
+  'server',
+  'components',
+  'instrumentation.ts',
+  'next.config.mjs',
+  'tsconfig.json',
+  'package.json',
+  'package-lock.json',
+];
 /**
  * The last file `next build` writes (after BUILD_ID, manifests and static pages; it empties the
  * folder first), so a build that is still running or was interrupted does not count as one.

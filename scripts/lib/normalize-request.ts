@@ -102,7 +102,10 @@ export const DASHBOARD_BODY_LIMIT = 1024 * 1024;
  * not) would exhaust the heap. It must declare its length (411 otherwise) and stay under 1 MiB (413).
  * The API's routes stream their bodies under their own limits.
  */
-export function dashboardBodyRefusal(target: string, headers: { 'content-length'?: string; 'transfer-encoding'?: string }): { status: 411 | 413; message: string } | undefined {
+export function dashboardBodyRefusal(
+  target: string,
+  headers: { 'content-length'?: string; 'transfer-encoding'?: string },
+): { status: 411 | 413; message: string } | undefined {
   if (API_PATH.test(target)) return undefined;
   if (headers['transfer-encoding'] !== undefined) {
     return { status: 411, message: 'A request body outside /v1 needs a Content-Length (no chunked transfer).' };
@@ -121,7 +124,8 @@ export function dashboardBodyRefusal(target: string, headers: { 'content-length'
  * them before the route runs: `RSC: 1` with a 307 to `?_rsc`, `X-Middleware-Prefetch: 1` with
  * `200 {}`, skipping authentication and the envelope.
  */
-const FRAMEWORK_HEADER = /^(?:rsc|purpose|next-.+|x-next-.+|x-nextjs-.+|x-middleware-.+|x-invoke-.+|x-action-.+|x-matched-path|x-now-route-matches|x-prerender-revalidate.*|x-deployment-id|x-vercel-.+)$/;
+const FRAMEWORK_HEADER =
+  /^(?:rsc|purpose|next-.+|x-next-.+|x-nextjs-.+|x-middleware-.+|x-invoke-.+|x-action-.+|x-matched-path|x-now-route-matches|x-prerender-revalidate.*|x-deployment-id|x-vercel-.+)$/;
 
 /** On the API's own paths, removes the headers above (Node's lower-case names), so the route answers. */
 export function dropFrameworkHeaders(target: string, headers: Record<string, unknown>): void {
@@ -139,7 +143,10 @@ const FRAMEWORK_VARY = /^(?:rsc|next-.+)$/i;
 
 /** The Vary an API answer keeps once Next's own entries are gone; undefined when none is left. */
 export function apiVary(vary: string | readonly string[]): string | undefined {
-  const kept = [vary].flat().flatMap((value) => value.split(',')).map((name) => name.trim())
+  const kept = [vary]
+    .flat()
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
     .filter((name) => name !== '' && !FRAMEWORK_VARY.test(name));
   return kept.length > 0 ? kept.join(', ') : undefined;
 }

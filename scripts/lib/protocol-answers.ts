@@ -26,8 +26,9 @@ export function envelopeAnswer(status: number, code: ErrorCode, message: string,
 
 /** The answer as bytes, for a socket no ServerResponse owns; the connection is closed after it. */
 export function rawAnswer({ status, headers, body }: ProtocolAnswer): string {
-  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
-    .map(([name, value]) => `${name}: ${value}\r\n`);
+  const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
 }
 

@@ -38,7 +38,9 @@ async function readPiped(): Promise<string> {
     if (size > MAX_SECRET_BYTES) throw new Error('standard input holds more than 64 KiB: not a key');
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export function readSecretFromStdin(prompt: string): Promise<string> {

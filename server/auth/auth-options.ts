@@ -8,7 +8,8 @@ import { isUuid } from '../domain/uuid';
 import { endOperatorSession, isLiveOperatorSession, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
-export const SESSION_MAX_AGE_SECONDS = Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
+export const SESSION_MAX_AGE_SECONDS =
+  Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
 
 export const RATE_LIMITED_ERROR = 'RateLimited';
 
@@ -68,8 +69,13 @@ export const authOptions: NextAuthOptions = {
       // disabled, since the cookie was issued names no one (here, for pages, tRPC and /api/auth/session alike).
       const { operatorId, sessionId, signedInAt } = token;
       const fresh = typeof signedInAt === 'number' && Date.now() - signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      const live = fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId)
-        && (await isLiveOperatorSession(sessionId, operatorId));
+      const live =
+        fresh &&
+        typeof operatorId === 'string' &&
+        typeof sessionId === 'string' &&
+        isUuid(operatorId) &&
+        isUuid(sessionId) &&
+        (await isLiveOperatorSession(sessionId, operatorId));
       if (!live) return { expires: session.expires };
       return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email }, sessionId };
     },

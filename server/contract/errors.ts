@@ -11,16 +11,24 @@ export const errorResponseSchema = z
       details: z
         .looseObject({
           issues: z
-            .array(z.strictObject({
-              path: z.string().meta({ description: 'The dotted path of the field (`requirements.3`); empty for the body itself.' }),
-              code: z.string().meta({ description: 'A stable machine string. Schema: `required`, `unknown_field`, `invalid_type`, `too_small`, `too_big`, `invalid_value` (not one of the enum), `invalid_format` (a pattern), `invalid_string` (U+0000 or a lone surrogate). Package: `not_allowed_by_package` (a value the key\'s package does not allow; an omitted field takes the package\'s default). Uploads: `upload_not_verified`, `upload_wrong_purpose`, `upload_expired`, `not_uploaded`, `size_mismatch`, `sha256_mismatch`, `content_mismatch`, `mime_type_mismatch`, `undecodable_media`.' }),
-              message: z.string(),
-            }))
+            .array(
+              z.strictObject({
+                path: z.string().meta({ description: 'The dotted path of the field (`requirements.3`); empty for the body itself.' }),
+                code: z.string().meta({
+                  description:
+                    "A stable machine string. Schema: `required`, `unknown_field`, `invalid_type`, `too_small`, `too_big`, `invalid_value` (not one of the enum), `invalid_format` (a pattern), `invalid_string` (U+0000 or a lone surrogate). Package: `not_allowed_by_package` (a value the key's package does not allow; an omitted field takes the package's default). Uploads: `upload_not_verified`, `upload_wrong_purpose`, `upload_expired`, `not_uploaded`, `size_mismatch`, `sha256_mismatch`, `content_mismatch`, `mime_type_mismatch`, `undecodable_media`.",
+                }),
+                message: z.string(),
+              }),
+            )
             .optional()
             .meta({ description: 'On 422 `validation_error`: one entry per refused field, all of them at once.' }),
         })
         .optional()
-        .meta({ description: 'Optional; an object with arbitrary members. On 422 `validation_error` it is `{"issues":[{"path","code","message"}]}`.' }),
+        .meta({
+          description:
+            'Optional; an object with arbitrary members. On 422 `validation_error` it is `{"issues":[{"path","code","message"}]}`.',
+        }),
     }),
   })
   .meta({ id: 'Error', description: 'Every error response has exactly this shape (interface-v1.md §7).' });

@@ -17,28 +17,52 @@ function countCodePoints(text: string, stopAfter: number): number {
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 
 export function text(min: number, max: number) {
-  return z
-    .string()
-    .superRefine((value, ctx) => {
-      // Fast path: UTF-16 length bounds code points from above.
-      const length = value.length <= max && value.length >= min * 2 ? value.length : countCodePoints(value, max);
-      if (length < min) {
-        ctx.addIssue({ code: 'too_small', origin: 'string', minimum: min, inclusive: true, input: value,
-          message: min === 1 ? 'must not be empty' : `must be at least ${min} characters` });
-      } else if (length > max) {
-        ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value,
-          message: `must be at most ${max.toLocaleString('en-US')} characters` });
-      }
-      // PostgreSQL's text cannot hold U+0000: refused here, for every field, stored or not.
-      if (value.includes('\u0000')) {
-        ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must not contain the NUL character (U+0000)' });
-      }
-      if (!value.isWellFormed()) {
-        ctx.addIssue({ code: 'custom', params: { code: 'invalid_string' }, input: value, message: 'must be valid Unicode (no lone surrogates)' });
-      }
-    })
-    // The pattern tells generated clients about the NUL rule; lone surrogates cannot be said in JSON Schema.
-    .meta({ minLength: min, maxLength: max, pattern: '^[^\\u0000]*$' });
+  return (
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        // Fast path: UTF-16 length bounds code points from above.
+        const length = value.length <= max && value.length >= min * 2 ? value.length : countCodePoints(value, max);
+        if (length < min) {
+          ctx.addIssue({
+            code: 'too_small',
+            origin: 'string',
+            minimum: min,
+            inclusive: true,
+            input: value,
+            message: min === 1 ? 'must not be empty' : `must be at least ${min} characters`,
+          });
+        } else if (length > max) {
+          ctx.addIssue({
+            code: 'too_big',
+            origin: 'string',
+            maximum: max,
+            inclusive: true,
+            input: value,
+            message: `must be at most ${max.toLocaleString('en-US')} characters`,
+          });
+        }
+        // PostgreSQL's text cannot hold U+0000: refused here, for every field, stored or not.
+        if (value.includes('\u0000')) {
+          ctx.addIssue({
+            code: 'custom',
+            params: { code: 'invalid_string' },
+            input: value,
+            message: 'must not contain the NUL character (U+0000)',
+          });
+        }
+        if (!value.isWellFormed()) {
+          ctx.addIssue({
+            code: 'custom',
+            params: { code: 'invalid_string' },
+            input: value,
+            message: 'must be valid Unicode (no lone surrogates)',
+          });
+        }
+      })
+      // The pattern tells generated clients about the NUL rule; lone surrogates cannot be said in JSON Schema.
+      .meta({ minLength: min, maxLength: max, pattern: '^[^\\u0000]*$' })
+  );
 }
 
 /**
@@ -46,7 +70,10 @@ export function text(min: number, max: number) {
  * the OpenAPI document, where the schema alone cannot show it.
  */
 export function packageSetting<T extends z.ZodType>(schema: T, what: string): T {
-  return described(schema, `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`);
+  return described(
+    schema,
+    `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`,
+  );
 }
 
 /** The schema with a description in the OpenAPI document, keeping the metadata it had (limits, example). */
@@ -55,6 +82,9 @@ export function described<T extends z.ZodType>(schema: T, description: string): 
 }
 
 export const language = z.string().regex(LANGUAGE_PATTERN, 'must look like en or en-US').meta({ example: 'en-US' });
-export const uploadId = z.string().regex(UPLOAD_ID_PATTERN, 'must be an upload id (upl_...)').meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' });
+export const uploadId = z
+  .string()
+  .regex(UPLOAD_ID_PATTERN, 'must be an upload id (upl_...)')
+  .meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' });
 export const jobId = z.string().regex(JOB_ID_PATTERN, 'must be a job id (job_...)').meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' });
 export const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });

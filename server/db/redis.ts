@@ -27,6 +27,8 @@ export async function disconnectRedis(): Promise<void> {
 /** Errors of a Redis that is down or unreachable. */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return error.name === 'MaxRetriesPerRequestError'
-    || /Command timed out|Connection is closed|Stream isn't writeable|Reached the max retries per request limit/i.test(error.message);
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    /Command timed out|Connection is closed|Stream isn't writeable|Reached the max retries per request limit/i.test(error.message)
+  );
 }

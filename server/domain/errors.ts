@@ -40,7 +40,11 @@ export class ApiError extends Error {
   /** The same error with more response headers (the error's own win over these). */
   withHeaders(headers: Record<string, string>): ApiError {
     return new ApiError(this.code, {
-      message: this.message, details: this.details, retryAfter: this.retryAfter, headers: { ...headers, ...this.headers }, cause: this.cause,
+      message: this.message,
+      details: this.details,
+      retryAfter: this.retryAfter,
+      headers: { ...headers, ...this.headers },
+      cause: this.cause,
     });
   }
 

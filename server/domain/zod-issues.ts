@@ -33,10 +33,15 @@ function unknownFieldNames(issue: z.core.$ZodIssueUnrecognizedKeys): string[] {
  */
 function unknownFieldIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
   const fields = unknownFieldNames(issue);
-  const listed = fields.slice(0, MAX_NAMED_FIELDS).map((field) => ({ path: field, code: 'unknown_field', message: `Unknown field: ${named(field)}.` }));
+  const listed = fields
+    .slice(0, MAX_NAMED_FIELDS)
+    .map((field) => ({ path: field, code: 'unknown_field', message: `Unknown field: ${named(field)}.` }));
   const rest = fields.length - listed.length;
   if (rest === 0) return listed;
-  return [...listed, { path: dotted(issue.path), code: 'unknown_field', message: `${rest} more unknown field${rest === 1 ? '' : 's'}, not listed.` }];
+  return [
+    ...listed,
+    { path: dotted(issue.path), code: 'unknown_field', message: `${rest} more unknown field${rest === 1 ? '' : 's'}, not listed.` },
+  ];
 }
 
 /**

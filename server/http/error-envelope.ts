@@ -16,5 +16,12 @@ function wellFormed(value: unknown): unknown {
 
 /** The error body of interface-v1.md §7: exactly these members, `details` only when given. */
 export function errorEnvelope(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>) {
-  return { error: { code, message: message.toWellFormed(), request_id: requestId, ...(details ? { details: wellFormed(details) as Record<string, unknown> } : {}) } };
+  return {
+    error: {
+      code,
+      message: message.toWellFormed(),
+      request_id: requestId,
+      ...(details ? { details: wellFormed(details) as Record<string, unknown> } : {}),
+    },
+  };
 }

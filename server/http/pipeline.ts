@@ -2,7 +2,14 @@ import type { z } from 'zod';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { abandonRequest } from '../domain/billing/abandon-request';
-import { firstEngine, reserveRequest, type BillingRequest, type Charge, type Replay, type Reservation } from '../domain/billing/reserve-request';
+import {
+  firstEngine,
+  reserveRequest,
+  type BillingRequest,
+  type Charge,
+  type Replay,
+  type Reservation,
+} from '../domain/billing/reserve-request';
 import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
 import { ApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
@@ -126,13 +133,22 @@ function billingRequest(ctx: RouteContext, idempotencyKey: string, json: unknown
 }
 
 /** Step 11 under the lease's deadline; an operation that fails gives its units back at once. */
-async function runOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Promise<Outcome> {
+async function runOperation<P>(
+  spec: PostRouteSpec<z.ZodType, P>,
+  prepared: P,
+  ctx: RouteContext,
+  reservation: Reservation,
+): Promise<Outcome> {
   const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
   noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
   try {
     return await spec.run(prepared, {
-      ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal, engines: reservation.engines,
+      ...ctx,
+      hold: reservation.hold,
+      idempotencyRecordId: reservation.recordId,
+      signal: deadline.signal,
+      engines: reservation.engines,
     });
   } catch (error) {
     await abandonRequest(getSqlDb(), reservation, { error }); // a release the database refused answers instead

@@ -8,7 +8,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /** Reads at most MAX_BODY_BYTES from the stream; a larger body is refused as soon as it shows. */
 export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+  if (declared !== null && Number(declared) > limit)
+    throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

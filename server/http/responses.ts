@@ -33,7 +33,9 @@ function isDatabaseUnavailable(error: unknown): boolean {
   // A Unix-socket DATABASE_URL whose server is down (no socket file); a missing stored file is not this.
   if (code === 'ENOENT' && syscall === 'connect') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+    message,
+  );
 }
 
 /** Maps any thrown value to the error envelope. Unknown errors become a generic 500. */
@@ -44,7 +46,8 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
-      message: 'The service is temporarily unavailable. Retry later (a POST with the same Idempotency-Key): a request that did not complete is not charged, and one that did is replayed.',
+      message:
+        'The service is temporarily unavailable. Retry later (a POST with the same Idempotency-Key): a request that did not complete is not charged, and one that did is replayed.',
       retryAfter: 2,
     });
   } else {

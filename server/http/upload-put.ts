@@ -14,7 +14,7 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
   const requestId = newRequestId();
   try {
     const raw = (await next?.params)?.uploadId;
-    const uploadId = Array.isArray(raw) ? raw.join('/') : raw ?? '';
+    const uploadId = Array.isArray(raw) ? raw.join('/') : (raw ?? '');
     const verified = verifyUploadUrl(uploadId, new URL(request.url));
     if (!verified.ok) {
       throw new ApiError('not_found', {
@@ -23,9 +23,7 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     }
     const lengthHeader = request.headers.get('content-length');
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    const body = request.body
-      ? Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>)
-      : Readable.from([] as Buffer[]);
+    const body = request.body ? Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>) : Readable.from([] as Buffer[]);
     const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
     return jsonResponse(200, received, requestId);
   } catch (error) {

@@ -4,7 +4,6 @@ import { getSqlDb } from '../db/client';
 import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
 import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
 
-
 // The video job worker: pg-boss workers on the shared queue. Any number of these, in any
 // number of processes and machines, share it safely: pg-boss hands each attempt to one
 // worker (SKIP LOCKED), heartbeats it while it runs, and its supervisor gives the attempt of

@@ -35,7 +35,8 @@ export async function startMetricsServer(port: number, host: string): Promise<Se
       return;
     }
     scrapeMetrics(metrics).then(
-      (text) => res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
+      (text) =>
+        res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
       () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n'),
     );
   });

@@ -34,7 +34,12 @@ export async function enableMetrics(): Promise<Metrics> {
   const client = await import('prom-client');
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
-  const jobs = new client.Gauge({ name: 'wgs_video_jobs', help: 'Video jobs not finished, by state (database-wide)', labelNames: ['state'] as const, registers: [registry] });
+  const jobs = new client.Gauge({
+    name: 'wgs_video_jobs',
+    help: 'Video jobs not finished, by state (database-wide)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
   const metrics: Metrics = {
     registry,
     requests: new client.Histogram({
@@ -73,7 +78,7 @@ export async function enableMetrics(): Promise<Metrics> {
     }),
     dbPool: new client.Gauge({
       name: 'wgs_db_pool_connections',
-      help: 'Connections of this instance\'s PostgreSQL pools by state (total, idle, waiting = queries queued for one)',
+      help: "Connections of this instance's PostgreSQL pools by state (total, idle, waiting = queries queued for one)",
       labelNames: ['pool', 'state'] as const,
       registers: [registry],
     }),

@@ -17,19 +17,23 @@ export function observed<C>(handler: Handler<C>): Handler<C> {
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith('/v1')) return handler(request, next);
     const route = routeLabel(pathname);
-    const response = await traceRequest(`${request.method} ${route}`, () => handler(request, next), (answer, span) => {
-      const record = requestRecord(request);
-      span.setAttributes({
-        'http.request.method': request.method,
-        'http.route': route,
-        'http.response.status_code': answer.status,
-        'wgs.request_id': answer.headers.get('x-request-id') ?? '',
-        'wgs.operation': record?.operation ?? operationOfRoute(route),
-        ...(record?.keyPrefix ? { 'wgs.key_prefix': record.keyPrefix } : {}),
-        ...(record?.engine ? { 'wgs.engine': record.engine } : {}),
-        ...(errorCodeOf(answer) ? { 'wgs.error_code': errorCodeOf(answer)! } : {}),
-      });
-    });
+    const response = await traceRequest(
+      `${request.method} ${route}`,
+      () => handler(request, next),
+      (answer, span) => {
+        const record = requestRecord(request);
+        span.setAttributes({
+          'http.request.method': request.method,
+          'http.route': route,
+          'http.response.status_code': answer.status,
+          'wgs.request_id': answer.headers.get('x-request-id') ?? '',
+          'wgs.operation': record?.operation ?? operationOfRoute(route),
+          ...(record?.keyPrefix ? { 'wgs.key_prefix': record.keyPrefix } : {}),
+          ...(record?.engine ? { 'wgs.engine': record.engine } : {}),
+          ...(errorCodeOf(answer) ? { 'wgs.error_code': errorCodeOf(answer)! } : {}),
+        });
+      },
+    );
     finish(request, response, route, started);
     return response;
   };

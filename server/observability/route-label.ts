@@ -27,10 +27,15 @@ export function operationOfRoute(route: string): string {
   const operation = OPERATION_ROUTES[route];
   if (operation) return operation;
   switch (route) {
-    case '/v1/uploads': return 'uploads.create';
-    case '/v1/uploads/{upload_id}/complete': return 'uploads.complete';
-    case '/v1/jobs/{job_id}': return 'jobs.get';
-    case '/v1/openapi.json': return 'openapi';
-    default: return 'unknown';
+    case '/v1/uploads':
+      return 'uploads.create';
+    case '/v1/uploads/{upload_id}/complete':
+      return 'uploads.complete';
+    case '/v1/jobs/{job_id}':
+      return 'jobs.get';
+    case '/v1/openapi.json':
+      return 'openapi';
+    default:
+      return 'unknown';
   }
 }

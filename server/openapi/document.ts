@@ -18,13 +18,32 @@ const commonHeaders = {
   'X-Request-Id': requestIdHeader,
   'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string' as const, enum: ['no-store'] } },
 };
-const retryAfter = { description: 'Seconds to wait before retrying with the same Idempotency-Key.', schema: { type: 'integer' as const, minimum: 1 } };
+const retryAfter = {
+  description: 'Seconds to wait before retrying with the same Idempotency-Key.',
+  schema: { type: 'integer' as const, minimum: 1 },
+};
 const rateHeaders = {
-  'RateLimit-Policy': { description: 'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`.', schema: { type: 'string' as const } },
-  RateLimit: { description: 'The current minute as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";r=<requests left>;t=<seconds until the window resets>`.', schema: { type: 'string' as const } },
-  'RateLimit-Limit': { description: 'Requests allowed per minute by the key’s package (on fresh answers; a replay carries the stored response’s headers only).', schema: { type: 'integer' as const } },
+  'RateLimit-Policy': {
+    description:
+      'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`.',
+    schema: { type: 'string' as const },
+  },
+  RateLimit: {
+    description:
+      'The current minute as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";r=<requests left>;t=<seconds until the window resets>`.',
+    schema: { type: 'string' as const },
+  },
+  'RateLimit-Limit': {
+    description:
+      'Requests allowed per minute by the key’s package (on fresh answers; a replay carries the stored response’s headers only).',
+    schema: { type: 'integer' as const },
+  },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
-  'RateLimit-Reset': { description: 'Seconds until the minute window resets. The window is fixed: it opens with the first counted request and allows the package’s requests per minute until it closes 60 s later. Requests refused before the rate step (401 to 422), replays and idempotency conflicts are not counted; a request refused by the concurrency limit is.', schema: { type: 'integer' as const } },
+  'RateLimit-Reset': {
+    description:
+      'Seconds until the minute window resets. The window is fixed: it opens with the first counted request and allows the package’s requests per minute until it closes 60 s later. Requests refused before the rate step (401 to 422), replays and idempotency conflicts are not counted; a request refused by the concurrency limit is.',
+    schema: { type: 'integer' as const },
+  },
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -52,7 +71,15 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
         ...(status === 429 || status === 402 ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
-        ...(status === 401 ? { 'WWW-Authenticate': { description: 'The scheme to authenticate with: `Bearer realm="api"`, with `error="invalid_token"` when a Bearer token was sent (RFC 6750 §3.1).', schema: { type: 'string' as const } } } : {}),
+        ...(status === 401
+          ? {
+              'WWW-Authenticate': {
+                description:
+                  'The scheme to authenticate with: `Bearer realm="api"`, with `error="invalid_token"` when a Bearer token was sent (RFC 6750 §3.1).',
+                schema: { type: 'string' as const },
+              },
+            }
+          : {}),
       };
       return [
         String(status),
@@ -66,13 +93,11 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
   );
 }
 
-const idempotencyKey = z
-  .string()
-  .regex(IDEMPOTENCY_HEADER_PATTERN)
-  .meta({
-    description: '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request: the same key, method and path, and a body with the same JSON value (member order, whitespace and escapes do not matter; an optional field sent with its default value makes a different request). An error answer leaves the key free for a retry, except that 409 means a request with it is still running, and a retry after a 503 may find that the work did complete and get it replayed; a 2xx is replayed for 24 hours (the default retention).',
-    example: 'order-1234-attempt',
-  });
+const idempotencyKey = z.string().regex(IDEMPOTENCY_HEADER_PATTERN).meta({
+  description:
+    '8 to 128 characters from `A-Z a-z 0-9 - _ . ~ :`, bare or as an RFC 8941 string (`"abc12345"`). Reuse it only to retry the same request: the same key, method and path, and a body with the same JSON value (member order, whitespace and escapes do not matter; an optional field sent with its default value makes a different request). An error answer leaves the key free for a retry, except that 409 means a request with it is still running, and a retry after a 503 may find that the work did complete and get it replayed; a 2xx is replayed for 24 hours (the default retention).',
+  example: 'order-1234-attempt',
+});
 
 const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
 

@@ -15,12 +15,14 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
   }
   if (!response.body) return response;
   let received = 0;
-  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      received += chunk.byteLength;
-      if (received > limit) controller.error(tooLarge());
-      else controller.enqueue(chunk);
-    },
-  }));
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        received += chunk.byteLength;
+        if (received > limit) controller.error(tooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -67,14 +67,7 @@ export interface Engine {
  * Why a provider call failed, so a caller can judge whether another provider may do better: a
  * `rejected` call (4xx other than 429) or a `not_configured` provider is not the network's fault.
  */
-export type ProviderFailureKind =
-  | 'timeout'
-  | 'rate_limited'
-  | 'server_error'
-  | 'connection'
-  | 'malformed'
-  | 'rejected'
-  | 'not_configured';
+export type ProviderFailureKind = 'timeout' | 'rate_limited' | 'server_error' | 'connection' | 'malformed' | 'rejected' | 'not_configured';
 
 /** Any failure of an engine: answered as 503 provider_unavailable, no provider text passed on. */
 export class ProviderUnavailableError extends Error {

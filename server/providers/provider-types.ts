@@ -127,7 +127,10 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
     baseUrlRequired: false,
     defaultBaseUrl: 'https://{resource_name}.openai.azure.com/openai',
     extras: {
-      resource_name: { required: false, description: 'the Azure resource (https://{resource_name}.openai.azure.com); required unless base_url is given' },
+      resource_name: {
+        required: false,
+        description: 'the Azure resource (https://{resource_name}.openai.azure.com); required unless base_url is given',
+      },
       api_version: { required: false, description: 'the API version query parameter (the SDK default: v1)' },
     },
     limits: { 'audio.speech': { languages: false } },

@@ -34,7 +34,11 @@ async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, ti
   const cached = sdkClients.get(provider.name);
   if (cached && cached.fingerprint === fingerprint) return { providerModule, ...cached };
   const throughFetch = providerModule.apiHosts !== undefined;
-  const fetch = providerFetch({ timeoutMs, origin: throughFetch ? (provider.base_url ?? undefined) : undefined, hosts: providerModule.apiHosts });
+  const fetch = providerFetch({
+    timeoutMs,
+    origin: throughFetch ? (provider.base_url ?? undefined) : undefined,
+    hosts: providerModule.apiHosts,
+  });
   const baseURL = throughFetch ? undefined : (provider.base_url ?? undefined);
   const models = providerModule.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
   sdkClients.set(provider.name, { fingerprint, models, fetch });
@@ -95,6 +99,13 @@ async function buildEngine(provider: ProviderRow, model: string, apiKey: string 
     return new OpenAiEngine(openAi, model);
   }
   const client = await sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
-  const sdk = { name: provider.name, module: client.providerModule, models: client.models, apiKey, maxRetries: config.PROVIDER_MAX_RETRIES, fetch: client.fetch };
+  const sdk = {
+    name: provider.name,
+    module: client.providerModule,
+    models: client.models,
+    apiKey,
+    maxRetries: config.PROVIDER_MAX_RETRIES,
+    fetch: client.fetch,
+  };
   return new AiSdkEngine(sdk, model);
 }

@@ -10,12 +10,14 @@ const PART_BYTES = 8 * 1024 * 1024;
 // The AWS SDK (~21 MB resident) is loaded when the S3 driver is first used, not by every
 // server that stores on local disk.
 type S3Sdk = typeof import('@aws-sdk/client-s3');
-type Presign = typeof import('@aws-sdk/s3-request-presigner')['getSignedUrl'];
+type Presign = (typeof import('@aws-sdk/s3-request-presigner'))['getSignedUrl'];
 let sdkLoading: Promise<{ s3: S3Sdk; presign: Presign }> | undefined;
 
 function loadSdk(): Promise<{ s3: S3Sdk; presign: Presign }> {
-  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')])
-    .then(([s3, presigner]) => ({ s3, presign: presigner.getSignedUrl }));
+  sdkLoading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]) => ({
+    s3,
+    presign: presigner.getSignedUrl,
+  }));
   return sdkLoading;
 }
 
@@ -67,7 +69,10 @@ export class S3Store implements ObjectStore {
     const { client, s3, presign } = await this.connect();
     const expiresIn = Math.max(1, Math.floor((options.expiresAt.getTime() - Date.now()) / 1000));
     const command = new s3.PutObjectCommand({
-      Bucket: this.bucket, Key: key, ContentType: options.contentType, ContentLength: options.sizeBytes,
+      Bucket: this.bucket,
+      Key: key,
+      ContentType: options.contentType,
+      ContentLength: options.sizeBytes,
     });
     // Both headers stay signed, so the client cannot send another type or a larger body.
     const url = await presign(client, command, {
@@ -81,7 +86,9 @@ export class S3Store implements ObjectStore {
     assertSafeKey(key);
     if (Buffer.isBuffer(body)) {
       const { client, s3 } = await this.connect();
-      await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }));
+      await client.send(
+        new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }),
+      );
       return;
     }
     await this.putStream(key, body, contentType);
@@ -101,9 +108,16 @@ export class S3Store implements ObjectStore {
         uploadId = created.UploadId;
       }
       const PartNumber = parts.length + 1;
-      const result = await client.send(new s3.UploadPartCommand({
-        Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: chunk, ContentLength: chunk.length,
-      }));
+      const result = await client.send(
+        new s3.UploadPartCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumber,
+          Body: chunk,
+          ContentLength: chunk.length,
+        }),
+      );
       parts.push({ ETag: result.ETag, PartNumber });
     };
     try {
@@ -114,13 +128,20 @@ export class S3Store implements ObjectStore {
       }
       if (!uploadId) {
         const whole = held ?? Buffer.alloc(0);
-        await client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: whole, ContentType: contentType, ContentLength: whole.length }));
+        await client.send(
+          new s3.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: whole, ContentType: contentType, ContentLength: whole.length }),
+        );
         return;
       }
       await uploadPart(held!);
-      await client.send(new s3.CompleteMultipartUploadCommand({
-        Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
-      }));
+      await client.send(
+        new s3.CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
     } catch (error) {
       if (uploadId) {
         await client.send(new s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => {});
@@ -137,7 +158,11 @@ export class S3Store implements ObjectStore {
       if (!result.Body) return null;
       return { body: result.Body as Readable, size: Number(result.ContentLength ?? 0) };
     } catch (error) {
-      if (error instanceof s3.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {
+      if (
+        error instanceof s3.NoSuchKey ||
+        (error as { name?: string }).name === 'NoSuchKey' ||
+        (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+      ) {
         return null;
       }
       throw error;

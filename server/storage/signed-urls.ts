@@ -23,11 +23,21 @@ export interface SignedUrl {
   expiresAt: Date;
 }
 
-export function signObjectUrl(origin: string, key: string, contentType: string, ttlSeconds = getConfig().OUTPUT_URL_TTL_SECONDS): SignedUrl {
+export function signObjectUrl(
+  origin: string,
+  key: string,
+  contentType: string,
+  ttlSeconds = getConfig().OUTPUT_URL_TTL_SECONDS,
+): SignedUrl {
   assertSafeKey(key);
   const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
   const nonce = randomBytes(9).toString('base64url');
-  const query = new URLSearchParams({ exp: String(expires), type: contentType, n: nonce, sig: signature(key, expires, contentType, nonce) });
+  const query = new URLSearchParams({
+    exp: String(expires),
+    type: contentType,
+    n: nonce,
+    sig: signature(key, expires, contentType, nonce),
+  });
   return { url: `${origin}${FILES_PREFIX}${key}?${query}`, expiresAt: new Date(expires * 1000) };
 }
 

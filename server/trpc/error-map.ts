@@ -40,7 +40,9 @@ export function apiErrorData(cause: unknown): { apiCode: string | null; issues: 
     return {
       apiCode: 'validation_error',
       issues: issues.map((issue: { path?: PropertyKey[]; message?: string; code?: string }) => ({
-        path: (issue.path ?? []).map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part)).join('.'),
+        path: (issue.path ?? [])
+          .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
+          .join('.'),
         code: issue.code ?? 'invalid',
         message: issue.message ?? 'invalid value',
       })),

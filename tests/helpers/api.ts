@@ -62,14 +62,16 @@ export interface TestKey {
 }
 
 /** A fresh package (unique slug) and a key for it. `operations` defaults to local text and code. */
-export async function createTestKey(options: {
-  quota?: number;
-  rpm?: number;
-  concurrency?: number;
-  maxUploadBytes?: number;
-  operations?: Record<string, unknown>;
-  providers?: Record<string, unknown>;
-} = {}): Promise<TestKey> {
+export async function createTestKey(
+  options: {
+    quota?: number;
+    rpm?: number;
+    concurrency?: number;
+    maxUploadBytes?: number;
+    operations?: Record<string, unknown>;
+    providers?: Record<string, unknown>;
+  } = {},
+): Promise<TestKey> {
   const slug = `t-${randomBytes(6).toString('hex')}`;
   const file = parsePackagesFile({
     providers: options.providers ?? {},

@@ -88,9 +88,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     const current = mode;
     const model = (body as { model?: string })?.model ?? 'unknown';
     const wantsJson = (body as { response_format?: { type?: string } })?.response_format?.type === 'json_object';
-    const content = reply ?? (wantsJson
-      ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
-      : `fake answer from ${model}`);
+    const content =
+      reply ??
+      (wantsJson
+        ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
+        : `fake answer from ${model}`);
 
     switch (current.kind) {
       case 'ok':
@@ -104,9 +106,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       case 'status': {
         // retry-after-ms keeps the client's retries fast; retry-after is what the engine reports.
         response.writeHead(current.status, { 'content-type': 'application/json', 'retry-after-ms': '5', 'retry-after': '1' });
-        response.end(JSON.stringify({
-          error: { message: current.message ?? FAKE_ERROR_TEXT, type: 'server_error', code: 'fake_failure' },
-        }));
+        response.end(
+          JSON.stringify({
+            error: { message: current.message ?? FAKE_ERROR_TEXT, type: 'server_error', code: 'fake_failure' },
+          }),
+        );
         return;
       }
       case 'garbage': {

@@ -52,7 +52,9 @@ export function parsePrometheusText(text: string): Exposition {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a sample: ${line}`);
     const name = match[1]!;
-    const family = types.has(name) ? name : SUFFIXES.map((s) => (name.endsWith(s) ? name.slice(0, -s.length) : '')).find((f) => f && types.has(f));
+    const family = types.has(name)
+      ? name
+      : SUFFIXES.map((s) => (name.endsWith(s) ? name.slice(0, -s.length) : '')).find((f) => f && types.has(f));
     if (!family) throw new Error(`sample without a TYPE: ${line}`);
     samples.push({ name, labels: match[2] ? parseLabels(match[2], line) : {}, value: parseValue(match[3]!, line) });
   }

@@ -39,7 +39,12 @@ const postRoutes = [
   { handler: speechRoute.POST, path: '/v1/audio/speech', fields: ['text', 'voice', 'language', 'output_format'] },
   { handler: transcribeRoute.POST, path: '/v1/audio/transcribe', fields: ['input_upload_id', 'language', 'timestamps'] },
   { handler: uploadsRoute.POST, path: '/v1/uploads', fields: ['purpose', 'filename', 'mime_type', 'size_bytes', 'sha256'] },
-  { handler: completeRoute.POST, path: '/v1/uploads/upl_AAAAAAAAAAAAAAAAAAAAAAAA/complete', fields: ['sha256'], params: { uploadId: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA' } },
+  {
+    handler: completeRoute.POST,
+    path: '/v1/uploads/upl_AAAAAAAAAAAAAAAAAAAAAAAA/complete',
+    fields: ['sha256'],
+    params: { uploadId: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA' },
+  },
 ] as const;
 
 function checkEnvelopeOrSuccess(result: CallResult): void {
@@ -57,8 +62,27 @@ function checkEnvelopeOrSuccess(result: CallResult): void {
 const value = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
-  fc.constantFrom('png', 'webp', 'gif', 'alloy', 'en', 'en-US', 'segment', 'none', 'image_input', 'audio_input', 'video_input',
-    'image/png', 'audio/wav', 'video/mp4', 'upl_AAAAAAAAAAAAAAAAAAAAAAAA', 'upl_', 'a'.repeat(64), '', 'photo'),
+  fc.constantFrom(
+    'png',
+    'webp',
+    'gif',
+    'alloy',
+    'en',
+    'en-US',
+    'segment',
+    'none',
+    'image_input',
+    'audio_input',
+    'video_input',
+    'image/png',
+    'audio/wav',
+    'video/mp4',
+    'upl_AAAAAAAAAAAAAAAAAAAAAAAA',
+    'upl_',
+    'a'.repeat(64),
+    '',
+    'photo',
+  ),
   fc.integer({ min: -5, max: 200_000_000 }),
   fc.double(),
   fc.boolean(),
@@ -72,10 +96,13 @@ describe('fuzzing the media, upload and job routes', () => {
     const body = (fields: readonly string[]) =>
       fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })), value, { maxKeys: 6 });
     await fc.assert(
-      fc.asyncProperty(route.chain((r) => fc.tuple(fc.constant(r), body(r.fields))), async ([r, payload]) => {
-        const params = 'params' in r ? r.params : undefined;
-        checkEnvelopeOrSuccess(await call(r.handler, r.path, payload, { key: k.key, params }));
-      }),
+      fc.asyncProperty(
+        route.chain((r) => fc.tuple(fc.constant(r), body(r.fields))),
+        async ([r, payload]) => {
+          const params = 'params' in r ? r.params : undefined;
+          checkEnvelopeOrSuccess(await call(r.handler, r.path, payload, { key: k.key, params }));
+        },
+      ),
       { numRuns: Math.round(TOTAL * 0.6) },
     );
   });

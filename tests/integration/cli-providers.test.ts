@@ -21,17 +21,25 @@ afterAll(async () => {
 describe('cli providers', () => {
   it('set-key stores the key encrypted (never printed), list --json tells where each key comes from', { timeout: 300_000 }, async () => {
     const file = join(dataDir, 'packages.json');
-    writeFileSync(file, JSON.stringify({
-      providers: {
-        main: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'CLI_MAIN_KEY' },
-        spare: { type: 'openai', base_url: 'http://127.0.0.1:8/v1', api_key_env: 'CLI_SPARE_KEY' },
-        bare: { type: 'openai', base_url: 'http://127.0.0.1:7/v1' },
-      },
-      packages: [{
-        slug: 'fallbacks', name: 'Fallbacks', quota_units: 10, limits: { requests_per_minute: 10, concurrency: 1 },
-        operations: { 'text.generate': { engine: ['main:gpt-4.1-mini', 'spare:llama', 'local'], units: 1 } },
-      }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          main: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'CLI_MAIN_KEY' },
+          spare: { type: 'openai', base_url: 'http://127.0.0.1:8/v1', api_key_env: 'CLI_SPARE_KEY' },
+          bare: { type: 'openai', base_url: 'http://127.0.0.1:7/v1' },
+        },
+        packages: [
+          {
+            slug: 'fallbacks',
+            name: 'Fallbacks',
+            quota_units: 10,
+            limits: { requests_per_minute: 10, concurrency: 1 },
+            operations: { 'text.generate': { engine: ['main:gpt-4.1-mini', 'spare:llama', 'local'], units: 1 } },
+          },
+        ],
+      }),
+    );
     const applied = await runCli(['packages', 'apply', file, '--json'], dataDir);
     expect(applied.code, applied.stderr).toBe(0);
 
@@ -48,7 +56,9 @@ describe('cli providers', () => {
 
     const listed = await runCli(['providers', 'list', '--json'], dataDir, 90_000, { CLI_SPARE_KEY: 'sk-spare-env' });
     expect(listed.code, listed.stderr).toBe(0);
-    const { providers } = parseJsonOutput(listed) as { providers: { name: string; type: string; base_url: string; key: { set: boolean; source: string } }[] };
+    const { providers } = parseJsonOutput(listed) as {
+      providers: { name: string; type: string; base_url: string; key: { set: boolean; source: string } }[];
+    };
     expect(providers.map((p) => [p.name, p.type, p.base_url, p.key.set, p.key.source])).toEqual([
       ['bare', 'openai', 'http://127.0.0.1:7/v1', false, 'none'],
       ['main', 'openai', 'http://127.0.0.1:9/v1', true, 'stored'],
@@ -63,8 +73,13 @@ describe('cli providers', () => {
       const { rows } = await client.query("SELECT ciphertext FROM provider_keys WHERE provider = 'main'");
       expect(rows).toHaveLength(1);
       expect(rows[0].ciphertext.toString('latin1')).not.toContain('sk-');
-      const audit = await client.query("SELECT action, actor_type, before::text, after::text FROM audit_log WHERE action LIKE 'provider.key%' ORDER BY id");
-      expect(audit.rows.map((row) => [row.action, row.actor_type])).toEqual([['provider.key_set', 'cli'], ['provider.key_replaced', 'cli']]);
+      const audit = await client.query(
+        "SELECT action, actor_type, before::text, after::text FROM audit_log WHERE action LIKE 'provider.key%' ORDER BY id",
+      );
+      expect(audit.rows.map((row) => [row.action, row.actor_type])).toEqual([
+        ['provider.key_set', 'cli'],
+        ['provider.key_replaced', 'cli'],
+      ]);
       expect(JSON.stringify(audit.rows)).not.toContain('sk-');
     } finally {
       await client.end();
@@ -80,7 +95,9 @@ describe('cli providers', () => {
     const empty = await runCli(['providers', 'set-key', 'spare'], dataDir, 90_000, {}, '\n');
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/apiKey: the key is empty/);
-    const listed = parseJsonOutput(await runCli(['providers', 'list', '--json'], dataDir)) as { providers: { name: string; key: { source: string } }[] };
+    const listed = parseJsonOutput(await runCli(['providers', 'list', '--json'], dataDir)) as {
+      providers: { name: string; key: { source: string } }[];
+    };
     expect(listed.providers.find((p) => p.name === 'spare')!.key.source).toBe('none');
   });
 });

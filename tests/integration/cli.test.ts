@@ -40,7 +40,8 @@ async function inDatabase<T>(dataDir: string, work: (client: pg.Client) => Promi
   }
 }
 
-const count = async (client: pg.Client, table: string) => Number((await client.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n);
+const count = async (client: pg.Client, table: string) =>
+  Number((await client.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n);
 const counts = async (client: pg.Client) => ({
   providers: await count(client, 'providers'),
   packages: await count(client, 'packages'),
@@ -70,15 +71,42 @@ describe('cli --help', () => {
     const cases: [string[], RegExp[]][] = [
       [['--help'], [/packages/, /keys/, /operators/]],
       [['packages', '--help'], [/apply/]],
-      [['packages', 'apply', '--help'], [/<file>/, /--json/]],
-      [['keys', '--help'], [/create/, /list/, /revoke/, /topup/]],
-      [['keys', 'create', '--help'], [/--package <slug>/, /--label <text>/, /--json/]],
-      [['keys', 'list', '--help'], [/--package <slug>/, /--status <status>/, /--json/]],
-      [['keys', 'revoke', '--help'], [/<id>/, /--json/]],
-      [['keys', 'topup', '--help'], [/<id>/, /--units <n>/]],
-      [['operators', '--help'], [/create/, /disable/, /enable/]],
-      [['operators', 'create', '--help'], [/--email <email>/, /--password <password>/]],
-      [['providers', '--help'], [/set-key/, /list/]],
+      [
+        ['packages', 'apply', '--help'],
+        [/<file>/, /--json/],
+      ],
+      [
+        ['keys', '--help'],
+        [/create/, /list/, /revoke/, /topup/],
+      ],
+      [
+        ['keys', 'create', '--help'],
+        [/--package <slug>/, /--label <text>/, /--json/],
+      ],
+      [
+        ['keys', 'list', '--help'],
+        [/--package <slug>/, /--status <status>/, /--json/],
+      ],
+      [
+        ['keys', 'revoke', '--help'],
+        [/<id>/, /--json/],
+      ],
+      [
+        ['keys', 'topup', '--help'],
+        [/<id>/, /--units <n>/],
+      ],
+      [
+        ['operators', '--help'],
+        [/create/, /disable/, /enable/],
+      ],
+      [
+        ['operators', 'create', '--help'],
+        [/--email <email>/, /--password <password>/],
+      ],
+      [
+        ['providers', '--help'],
+        [/set-key/, /list/],
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(args, dataDir)));
     results.forEach((result, i) => {
@@ -117,10 +145,15 @@ describe('cli --help', () => {
     }
   });
 
-  it('through `npm run cli -- ... --json` (CONTRACT.md §7\'s form) too: npm adds no banner to stdout', async () => {
+  it("through `npm run cli -- ... --json` (CONTRACT.md §7's form) too: npm adds no banner to stdout", async () => {
     const env = childEnv({ WGS_DATA_DIR: freshDataDir() });
     for (const name of Object.keys(env)) if (name.toLowerCase().startsWith('npm_')) delete env[name]; // as from an operator's shell
-    const result = spawnSync('npm', ['run', 'cli', '--', 'keys', 'create', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync('npm', ['run', 'cli', '--', 'keys', 'create', '--json'], {
+      cwd: REPO_ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(result.status, result.stderr).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'invalid_arguments', message: expect.any(String) } });
   });
@@ -211,7 +244,10 @@ describe('cli on its own embedded PostgreSQL', () => {
     expect(syntax.stderr).toMatch(/not valid JSON/);
     // A repeated member (here the slug) is refused, not settled by JSON.parse keeping the last;
     // a relative path is read from the operator's directory (npm's INIT_CWD), not the project's.
-    writeFileSync(join(dataDir, 'repeated.json'), readFileSync(EXAMPLE, 'utf8').replace('"slug": "starter",', '"slug": "starter", "slug": "text-only",'));
+    writeFileSync(
+      join(dataDir, 'repeated.json'),
+      readFileSync(EXAMPLE, 'utf8').replace('"slug": "starter",', '"slug": "starter", "slug": "text-only",'),
+    );
     const repeated = await runCli(['packages', 'apply', 'repeated.json'], dataDir, undefined, { INIT_CWD: dataDir });
     expect(repeated.code).toBe(1);
     expect(repeated.stderr).toMatch(/repeated\.json is not valid JSON: the member "slug" appears twice/);
@@ -299,7 +335,14 @@ describe('cli on its own embedded PostgreSQL', () => {
   it('keys list, topup and revoke work on that key; errors exit 1', async () => {
     const listed = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: Record<string, unknown>[] };
     expect(listed.keys).toHaveLength(1);
-    expect(listed.keys[0]).toMatchObject({ id: issued.id, prefix: issued.prefix, status: 'active', package: 'starter', package_version: 1, remaining_units: 1000 });
+    expect(listed.keys[0]).toMatchObject({
+      id: issued.id,
+      prefix: issued.prefix,
+      status: 'active',
+      package: 'starter',
+      package_version: 1,
+      remaining_units: 1000,
+    });
     expect(listed.keys[0]).not.toHaveProperty('key');
     expect(JSON.stringify(listed)).not.toContain(issued.key as string);
 
@@ -312,7 +355,9 @@ describe('cli on its own embedded PostgreSQL', () => {
     expect(revoked).toMatchObject({ id: issued.id, status: 'revoked', revoked_at: expect.any(String) });
     const toppedRevoked = await runCli(['keys', 'topup', issued.id as string, '--units', '5', '--json'], dataDir);
     expect(toppedRevoked.code).toBe(1);
-    expect(parseJsonOutput(toppedRevoked)).toMatchObject({ error: { code: 'validation_error', details: { issues: [{ code: 'key_revoked' }] } } });
+    expect(parseJsonOutput(toppedRevoked)).toMatchObject({
+      error: { code: 'validation_error', details: { issues: [{ code: 'key_revoked' }] } },
+    });
     const activeOnly = parseJsonOutput(ok(await runCli(['keys', 'list', '--status', 'active', '--json'], dataDir)));
     expect(activeOnly).toEqual({ keys: [] });
 
@@ -332,10 +377,13 @@ describe('cli on its own embedded PostgreSQL', () => {
     });
 
     // Without --limit every key is listed; with it, the newest n.
-    for (const label of ['second', 'third']) ok(await runCli(['keys', 'create', '--package', 'starter', '--label', label, '--json'], dataDir));
+    for (const label of ['second', 'third'])
+      ok(await runCli(['keys', 'create', '--package', 'starter', '--label', label, '--json'], dataDir));
     const all = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: { label: string | null }[] };
     expect(all.keys.map((k) => k.label)).toEqual(['third', 'second', issued.label ?? null]);
-    const newest = parseJsonOutput(ok(await runCli(['keys', 'list', '--limit', '2', '--json'], dataDir))) as { keys: { label: string | null }[] };
+    const newest = parseJsonOutput(ok(await runCli(['keys', 'list', '--limit', '2', '--json'], dataDir))) as {
+      keys: { label: string | null }[];
+    };
     expect(newest.keys.map((k) => k.label)).toEqual(['third', 'second']);
   });
 
@@ -357,7 +405,9 @@ describe('cli on its own embedded PostgreSQL', () => {
     await inDatabase(dataDir, async (client) => {
       expect((await client.query(`SELECT disabled_at FROM operators`)).rows[0].disabled_at).not.toBeNull();
     });
-    expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({ disabled: false });
+    expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({
+      disabled: false,
+    });
     const unknown = await runCli(['operators', 'disable', '--email', 'nobody@example.com', '--json'], dataDir);
     expect(unknown.code).not.toBe(0);
     expect(parseJsonOutput(unknown)).toMatchObject({ error: { code: 'not_found' } });
@@ -385,7 +435,7 @@ describe('cli on its own embedded PostgreSQL', () => {
   });
 });
 
-describe('cli while the data dir\'s PostgreSQL is already running', () => {
+describe("cli while the data dir's PostgreSQL is already running", () => {
   let dataDir: string;
   let server: EmbeddedDatabase;
   let client: pg.Client;

@@ -155,10 +155,20 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
   const frozenDir = mkdtempSync(join(tmpdir(), 'wgs-faults-frozen-'));
   const processesOf = (dataDir: string) => {
     const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .map(Number)
+      .filter(Boolean);
     return [postmaster, ...children];
   };
-  const signalAll = (pids: number[], signal: NodeJS.Signals) => pids.forEach((pid) => { try { process.kill(pid, signal); } catch { /* gone */ } });
+  const signalAll = (pids: number[], signal: NodeJS.Signals) =>
+    pids.forEach((pid) => {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        /* gone */
+      }
+    });
   afterAll(async () => {
     await stopEmbeddedPostgres(frozenDir).catch(() => {});
     rmSync(frozenDir, { recursive: true, force: true });
@@ -169,7 +179,10 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     await migrateDatabase(url);
     await useDatabaseInThisProcess(url);
     const key = await createTestKey({ quota: 10 });
-    const app = await startProduct({ databaseUrl: url, env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' } });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' },
+    });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
     const frozen = processesOf(frozenDir);
@@ -214,8 +227,13 @@ describe('app process killed and provider faults', () => {
   it('SIGKILL mid-request, then the same Idempotency-Key: 409 while leased, then exactly one charge; the sweeper returns the orphaned hold', async () => {
     const quota = 50;
     const units = 3;
-    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
-      operations: { 'text.generate': { engine: 'fake:model-k', units, output_formats: ['text'] } } });
+    const key = await createTestKey({
+      quota,
+      rpm: 10_000,
+      concurrency: 10,
+      providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-k', units, output_formats: ['text'] } },
+    });
     fake.reset();
     fake.setMode({ kind: 'hang' });
     const idem = newKey('kill');
@@ -265,14 +283,25 @@ describe('app process killed and provider faults', () => {
     if (wait > 0) await sleep(wait);
     await sweepExpiredHolds();
     expect(await books(database!.url, key.id)).toMatchObject({
-      held: 0, released: 1, captured: 1, capturedUnits: units, succeeded: 1, inFlight: 0, remaining: quota - units,
+      held: 0,
+      released: 1,
+      captured: 1,
+      capturedUnits: units,
+      succeeded: 1,
+      inFlight: 0,
+      remaining: quota - units,
     });
   }, 120_000);
 
   it('provider hangs: timeout, 503 with Retry-After, units released, the key free for a retry', async () => {
     const quota = 20;
-    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
-      operations: { 'text.generate': { engine: 'fake:model-h', units: 4, output_formats: ['text'] } } });
+    const key = await createTestKey({
+      quota,
+      rpm: 10_000,
+      concurrency: 10,
+      providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-h', units: 4, output_formats: ['text'] } },
+    });
     fake.reset();
     fake.setMode({ kind: 'hang' });
     const idem = newKey('hang');
@@ -283,7 +312,13 @@ describe('app process killed and provider faults', () => {
     expect(Number(hung.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(fake.callCount).toBe(1);
     expect(await books(database!.url, key.id)).toMatchObject({
-      remaining: quota, held: 0, released: 1, captured: 0, succeeded: 0, failed: 1, inFlight: 0,
+      remaining: quota,
+      held: 0,
+      released: 1,
+      captured: 0,
+      succeeded: 0,
+      failed: 1,
+      inFlight: 0,
     });
 
     // The key was freed: the retry runs again (not 409) and is charged once.
@@ -296,8 +331,13 @@ describe('app process killed and provider faults', () => {
 
   it('SIGTERM mid-request (a rolling restart): the request in flight finishes and is charged once, then the process exits 0', async () => {
     const quota = 10;
-    const key = await createTestKey({ quota, rpm: 10_000, concurrency: 10, providers: providers(),
-      operations: { 'text.generate': { engine: 'fake:model-t', units: 2, output_formats: ['text'] } } });
+    const key = await createTestKey({
+      quota,
+      rpm: 10_000,
+      concurrency: 10,
+      providers: providers(),
+      operations: { 'text.generate': { engine: 'fake:model-t', units: 2, output_formats: ['text'] } },
+    });
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 1_000 });
     const inFlight = post(app.base, TEXT, key.key, { input: 'finish me' }, newKey('term'), 30_000);

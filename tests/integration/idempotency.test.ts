@@ -34,16 +34,33 @@ const fakeKey = (quota = 100) =>
   });
 
 async function insertRecord(row: {
-  apiKeyId: string; key: string; path?: string; body: unknown; status: 'running' | 'completed';
-  lockedUntil: string; expiresAt: string; responseStatus?: number; responseBody?: string;
+  apiKeyId: string;
+  key: string;
+  path?: string;
+  body: unknown;
+  status: 'running' | 'completed';
+  lockedUntil: string;
+  expiresAt: string;
+  responseStatus?: number;
+  responseBody?: string;
 }): Promise<string> {
   const id = randomUUID();
   const path = row.path ?? TEXT;
   await getPool().query(
     `INSERT INTO idempotency_records (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at, response_status, response_body)
      VALUES ($1, $2, 'POST', $3, $4, $5, $6, now() + $7::interval, now() + $8::interval, $9, $10)`,
-    [id, row.apiKeyId, path, row.key, requestFingerprint('POST', path, row.body), row.status, row.lockedUntil, row.expiresAt,
-      row.responseStatus ?? null, row.responseBody ?? null],
+    [
+      id,
+      row.apiKeyId,
+      path,
+      row.key,
+      requestFingerprint('POST', path, row.body),
+      row.status,
+      row.lockedUntil,
+      row.expiresAt,
+      row.responseStatus ?? null,
+      row.responseBody ?? null,
+    ],
   );
   return id;
 }
@@ -111,9 +128,19 @@ describe('replay', () => {
   it('the fingerprint is of the canonical body: member order and whitespace do not matter', async () => {
     const { key } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey, method: 'POST', rawBody: '{"input":"a","context":"b"}' });
+    const first = await call(textRoute.POST, TEXT, undefined, {
+      key,
+      idempotencyKey,
+      method: 'POST',
+      rawBody: '{"input":"a","context":"b"}',
+    });
     expect(first.status).toBe(200);
-    const again = await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey, method: 'POST', rawBody: ' { "context" : "b",\n"input":"a" } ' });
+    const again = await call(textRoute.POST, TEXT, undefined, {
+      key,
+      idempotencyKey,
+      method: 'POST',
+      rawBody: ' { "context" : "b",\n"input":"a" } ',
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
   });
@@ -123,7 +150,11 @@ describe('replay', () => {
     const idempotencyKey = newIdempotencyKey();
     expect((await call(textRoute.POST, TEXT, { input: 'one' }, { key, idempotencyKey })).status).toBe(200);
     expectEnvelope(await call(textRoute.POST, TEXT, { input: 'two' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'one', output_format: 'text' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'one', output_format: 'text' }, { key, idempotencyKey }),
+      422,
+      'idempotency_key_reused',
+    );
     expect(await remainingUnits(id)).toBe(999);
   });
 
@@ -158,7 +189,14 @@ describe('a running request holds the key', () => {
   it('-> 409 idempotency_key_in_use with Retry-After for the same request; 422 reused for another', async () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    await insertRecord({ apiKeyId: id, key: idempotencyKey, body: { input: 'busy' }, status: 'running', lockedUntil: '2 minutes', expiresAt: '24 hours' });
+    await insertRecord({
+      apiKeyId: id,
+      key: idempotencyKey,
+      body: { input: 'busy' },
+      status: 'running',
+      lockedUntil: '2 minutes',
+      expiresAt: '24 hours',
+    });
     const busy = await call(textRoute.POST, TEXT, { input: 'busy' }, { key, idempotencyKey });
     expectEnvelope(busy, 409, 'idempotency_key_in_use');
     expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -189,7 +227,14 @@ describe('a running request holds the key', () => {
   it('a crashed claim (running, lease in the past) is taken over', async () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    await insertRecord({ apiKeyId: id, key: idempotencyKey, body: { input: 'crash' }, status: 'running', lockedUntil: '-1 second', expiresAt: '24 hours' });
+    await insertRecord({
+      apiKeyId: id,
+      key: idempotencyKey,
+      body: { input: 'crash' },
+      status: 'running',
+      lockedUntil: '-1 second',
+      expiresAt: '24 hours',
+    });
     const taken = await call(textRoute.POST, TEXT, { input: 'crash' }, { key, idempotencyKey });
     expect(taken.status, taken.text).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
@@ -246,8 +291,14 @@ describe('expiry', () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
     await insertRecord({
-      apiKeyId: id, key: idempotencyKey, body: { input: 'old' }, status: 'completed', lockedUntil: '-25 hours', expiresAt: '-1 second',
-      responseStatus: 200, responseBody: '{"stale":true}',
+      apiKeyId: id,
+      key: idempotencyKey,
+      body: { input: 'old' },
+      status: 'completed',
+      lockedUntil: '-25 hours',
+      expiresAt: '-1 second',
+      responseStatus: 200,
+      responseBody: '{"stale":true}',
     });
     const fresh = await call(textRoute.POST, TEXT, { input: 'new' }, { key, idempotencyKey });
     expect(fresh.status, fresh.text).toBe(200);
@@ -256,8 +307,14 @@ describe('expiry', () => {
 
     const otherKey = newIdempotencyKey();
     await insertRecord({
-      apiKeyId: id, key: otherKey, body: { input: 'same' }, status: 'completed', lockedUntil: '-25 hours', expiresAt: '-1 second',
-      responseStatus: 200, responseBody: '{"stale":true}',
+      apiKeyId: id,
+      key: otherKey,
+      body: { input: 'same' },
+      status: 'completed',
+      lockedUntil: '-25 hours',
+      expiresAt: '-1 second',
+      responseStatus: 200,
+      responseBody: '{"stale":true}',
     });
     const same = await call(textRoute.POST, TEXT, { input: 'same' }, { key, idempotencyKey: otherKey });
     expect(same.status).toBe(200);
@@ -267,12 +324,39 @@ describe('expiry', () => {
 
   it('deleteExpiredIdempotencyRecords removes expired records and keeps live ones', async () => {
     const { id } = await createTestKey();
-    const expired = await insertRecord({ apiKeyId: id, key: newIdempotencyKey(), body: { input: 'e' }, status: 'completed', lockedUntil: '-2 days', expiresAt: '-1 hour', responseStatus: 200, responseBody: '{}' });
-    const expiredRunning = await insertRecord({ apiKeyId: id, key: newIdempotencyKey(), body: { input: 'r' }, status: 'running', lockedUntil: '-2 days', expiresAt: '-1 minute' });
-    const live = await insertRecord({ apiKeyId: id, key: newIdempotencyKey(), body: { input: 'l' }, status: 'completed', lockedUntil: '-1 hour', expiresAt: '1 hour', responseStatus: 200, responseBody: '{}' });
+    const expired = await insertRecord({
+      apiKeyId: id,
+      key: newIdempotencyKey(),
+      body: { input: 'e' },
+      status: 'completed',
+      lockedUntil: '-2 days',
+      expiresAt: '-1 hour',
+      responseStatus: 200,
+      responseBody: '{}',
+    });
+    const expiredRunning = await insertRecord({
+      apiKeyId: id,
+      key: newIdempotencyKey(),
+      body: { input: 'r' },
+      status: 'running',
+      lockedUntil: '-2 days',
+      expiresAt: '-1 minute',
+    });
+    const live = await insertRecord({
+      apiKeyId: id,
+      key: newIdempotencyKey(),
+      body: { input: 'l' },
+      status: 'completed',
+      lockedUntil: '-1 hour',
+      expiresAt: '1 hour',
+      responseStatus: 200,
+      responseBody: '{}',
+    });
     const deleted = await deleteExpiredIdempotencyRecords();
     expect(deleted).toBeGreaterThanOrEqual(2);
-    const { rows } = await getPool().query<{ id: string }>('SELECT id FROM idempotency_records WHERE id = ANY($1::uuid[])', [[expired, expiredRunning, live]]);
+    const { rows } = await getPool().query<{ id: string }>('SELECT id FROM idempotency_records WHERE id = ANY($1::uuid[])', [
+      [expired, expiredRunning, live],
+    ]);
     expect(rows.map((r) => r.id)).toEqual([live]);
   });
 });

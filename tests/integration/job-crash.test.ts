@@ -35,11 +35,18 @@ let key: TestKey;
 const logs = new Map<ChildProcess, string>();
 
 function startWorkerProcess(): ChildProcess {
-  const child = track(spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    cwd: REPO_ROOT,
-    env: childEnv({ ...QUEUE_ENV, DATABASE_URL: inject('databaseUrl'), WGS_DATA_DIR: process.env.WGS_DATA_DIR!, WORKER_CONCURRENCY: '1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+      cwd: REPO_ROOT,
+      env: childEnv({
+        ...QUEUE_ENV,
+        DATABASE_URL: inject('databaseUrl'),
+        WGS_DATA_DIR: process.env.WGS_DATA_DIR!,
+        WORKER_CONCURRENCY: '1',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   logs.set(child, '');
   const append = (chunk: Buffer) => logs.set(child, logs.get(child) + chunk.toString());
   child.stdout!.on('data', append);
@@ -84,7 +91,9 @@ it('a second worker completes the job of a SIGKILLed worker; units are charged e
   await pollUntil('worker A to start the job at the provider', async () => {
     const row = await jobRow(jobId);
     return row.status === 'running' && provider.requests.some((r) => r.startsWith('POST ')) ? row : undefined;
-  }).catch((error) => { throw new Error(`${error}\nworker A:\n${logs.get(first)}`); });
+  }).catch((error) => {
+    throw new Error(`${error}\nworker A:\n${logs.get(first)}`);
+  });
   expect((await jobRow(jobId)).attempts).toBe(1);
 
   first.kill('SIGKILL');
@@ -94,16 +103,28 @@ it('a second worker completes the job of a SIGKILLed worker; units are charged e
 
   // Worker B: the queue gives it the dead worker's job once A's heartbeat is missed.
   const second = startWorkerProcess();
-  await pollUntil('worker B to retry the job', async () => {
-    const row = await jobRow(jobId);
-    return row.attempts >= 2 ? row : undefined;
-  }, 120_000).catch((error) => { throw new Error(`${error}\nworker B:\n${logs.get(second)}`); });
+  await pollUntil(
+    'worker B to retry the job',
+    async () => {
+      const row = await jobRow(jobId);
+      return row.attempts >= 2 ? row : undefined;
+    },
+    120_000,
+  ).catch((error) => {
+    throw new Error(`${error}\nworker B:\n${logs.get(second)}`);
+  });
   provider.release();
 
-  const done = await pollUntil('the job to finish', async () => {
-    const result = await call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key: key.key, params: { jobId } });
-    return ['succeeded', 'failed'].includes(result.json?.status) ? result : undefined;
-  }, 120_000).catch((error) => { throw new Error(`${error}\nworker B:\n${logs.get(second)}`); });
+  const done = await pollUntil(
+    'the job to finish',
+    async () => {
+      const result = await call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key: key.key, params: { jobId } });
+      return ['succeeded', 'failed'].includes(result.json?.status) ? result : undefined;
+    },
+    120_000,
+  ).catch((error) => {
+    throw new Error(`${error}\nworker B:\n${logs.get(second)}`);
+  });
   const view = jobSchema.parse(done.json);
   expect(view.status, `${done.text}\nworker B:\n${logs.get(second)}`).toBe('succeeded');
   expect(view.usage.charged_units).toBe(30);

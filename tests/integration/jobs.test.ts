@@ -27,10 +27,8 @@ process.env.JOB_RETRY_LIMIT = '1';
 resetConfigForTests();
 
 const PATH = '/v1/videos/generate';
-const submit = (key: string, body: unknown, idempotencyKey?: string) =>
-  call(videosRoute.POST, PATH, body, { key, idempotencyKey });
-const getJob = (key: string | null, jobId: string) =>
-  call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key, params: { jobId } });
+const submit = (key: string, body: unknown, idempotencyKey?: string) => call(videosRoute.POST, PATH, body, { key, idempotencyKey });
+const getJob = (key: string | null, jobId: string) => call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key, params: { jobId } });
 
 async function waitForStatus(key: string, jobId: string, statuses: string[]): Promise<CallResult> {
   return pollUntil(`job ${jobId} to reach ${statuses.join('/')}`, async () => {
@@ -47,13 +45,17 @@ async function download(url: string): Promise<{ status: number; type: string | n
 
 async function holdsOf(keyId: string) {
   const { rows } = await getPool().query<{ status: string; units: number; counts_in_flight: boolean }>(
-    'SELECT status, units, counts_in_flight FROM unit_holds WHERE api_key_id = $1', [keyId]);
+    'SELECT status, units, counts_in_flight FROM unit_holds WHERE api_key_id = $1',
+    [keyId],
+  );
   return rows;
 }
 
 async function usageOf(keyId: string) {
   const { rows } = await getPool().query<{ outcome: string; units: number; job_id: string | null; error_code: string | null }>(
-    'SELECT outcome, units, job_id, error_code FROM usage_events WHERE api_key_id = $1', [keyId]);
+    'SELECT outcome, units, job_id, error_code FROM usage_events WHERE api_key_id = $1',
+    [keyId],
+  );
   return rows;
 }
 
@@ -85,8 +87,14 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     const submitted = await submit(owner.key, { prompt: 'a red fox crossing a snowy field' });
     expect(submitted.status, submitted.text).toBe(202);
     const job = jobSchema.parse(submitted.json);
-    expect(job).toMatchObject({ object: 'job', operation: 'videos.generate', status: 'submitted', result: null, error: null,
-      usage: { charged_units: 20 } });
+    expect(job).toMatchObject({
+      object: 'job',
+      operation: 'videos.generate',
+      status: 'submitted',
+      result: null,
+      error: null,
+      usage: { charged_units: 20 },
+    });
     expect(submitted.headers.get('x-request-id')).toMatch(/^req_/);
     // Units are held at submission; the hold no longer counts as an in-flight request.
     expect(await remainingUnits(owner.id)).toBe(80);
@@ -213,7 +221,10 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await remainingUnits(key.id)).toBe(35);
     const { rows: jobs } = await getPool().query('SELECT engine, engines FROM jobs WHERE id = $1', [view.job_id]);
     expect(jobs).toEqual([{ engine: `${provider}:fake-video`, engines: [`${provider}:fake-video`, 'local'] }]);
-    const { rows: events } = await getPool().query('SELECT outcome::text, units, engine, engines_tried FROM usage_events WHERE api_key_id = $1', [key.id]);
+    const { rows: events } = await getPool().query(
+      'SELECT outcome::text, units, engine, engines_tried FROM usage_events WHERE api_key_id = $1',
+      [key.id],
+    );
     expect(events).toEqual([{ outcome: 'succeeded', units: 25, engine: 'local', engines_tried: [`${provider}:fake-video`, 'local'] }]);
   });
 
@@ -235,7 +246,11 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
 
     const textOnly = await createTestKey();
     expectEnvelope(await submit(textOnly.key, { prompt: 'ok' }), 403, 'forbidden');
-    expectEnvelope(await call(videosRoute.POST, PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }), 400, 'missing_idempotency_key');
+    expectEnvelope(
+      await call(videosRoute.POST, PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }),
+      400,
+      'missing_idempotency_key',
+    );
   });
 
   it('402 when the quota cannot cover the job; nothing is enqueued', async () => {
@@ -245,13 +260,14 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await remainingUnits(key.id)).toBe(10);
   });
 
-  it('holds a job\'s units for its whole life; a job whose hold ran out anyway is failed, never charged', async () => {
+  it("holds a job's units for its whole life; a job whose hold ran out anyway is failed, never charged", async () => {
     const key = await createTestKey({ quota: 100, operations: localVideos() });
     const submitted = await submit(key.key, { prompt: 'a long night' });
     expect(submitted.status, submitted.text).toBe(202);
     const lease = await getPool().query<{ seconds: number }>(
       `SELECT EXTRACT(EPOCH FROM (h.lease_until - now()))::int AS seconds FROM unit_holds h JOIN jobs j ON j.hold_id = h.id WHERE j.id = $1`,
-      [submitted.json.job_id]);
+      [submitted.json.job_id],
+    );
     expect(lease.rows[0]!.seconds).toBeGreaterThan(3600);
     await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed']);
 
@@ -260,8 +276,11 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     const jobId = stuck.json.job_id as string;
     await waitForStatus(key.key, jobId, ['succeeded', 'failed']);
     const before = await remainingUnits(key.id);
-    await getPool().query(`UPDATE unit_holds SET status = 'held', settled_at = NULL, lease_until = now() - interval '1 second'
-                            WHERE id = (SELECT hold_id FROM jobs WHERE id = $1)`, [jobId]);
+    await getPool().query(
+      `UPDATE unit_holds SET status = 'held', settled_at = NULL, lease_until = now() - interval '1 second'
+                            WHERE id = (SELECT hold_id FROM jobs WHERE id = $1)`,
+      [jobId],
+    );
     await getPool().query(`UPDATE jobs SET status = 'running' WHERE id = $1`, [jobId]);
     await getPool().query(`DELETE FROM usage_events WHERE job_id = $1`, [jobId]);
     await getPool().query(`UPDATE api_keys SET remaining_units = remaining_units - 20 WHERE id = $1`, [key.id]);
@@ -279,9 +298,17 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       await getObjectStore().put(storageKey, image.bytes, image.mimeType);
       await getPrisma().upload.create({
         data: {
-          id, apiKeyId, purpose, filename: 'square.png', mimeType: image.mimeType, sizeBytes: image.bytes.length,
-          sha256: createHash('sha256').update(image.bytes).digest('hex'), status, storageKey,
-          expiresAt: new Date(Date.now() + 3_600_000), verifiedAt: status === 'verified' ? new Date() : null,
+          id,
+          apiKeyId,
+          purpose,
+          filename: 'square.png',
+          mimeType: image.mimeType,
+          sizeBytes: image.bytes.length,
+          sha256: createHash('sha256').update(image.bytes).digest('hex'),
+          status,
+          storageKey,
+          expiresAt: new Date(Date.now() + 3_600_000),
+          verifiedAt: status === 'verified' ? new Date() : null,
         },
       });
       return id;

@@ -16,8 +16,21 @@ import { decodeAudio, parseWav } from '../unit/local-engine/media-tools';
 import { createUpload, putBytes, samplePng, sampleWav, sha256Hex, verifiedUpload } from './support/storage/uploads';
 
 const OPERATIONS = {
-  'images.generate': { engine: 'local', units: 5, output_formats: ['webp', 'png', 'jpeg'], styles: ['photo', 'sketch'], input_uploads: true },
-  'audio.speech': { engine: 'local', units: 3, voices: ['alloy', 'ember'], languages: ['en', 'en-US'], output_formats: ['wav', 'mp3'], max_duration_seconds: 20 },
+  'images.generate': {
+    engine: 'local',
+    units: 5,
+    output_formats: ['webp', 'png', 'jpeg'],
+    styles: ['photo', 'sketch'],
+    input_uploads: true,
+  },
+  'audio.speech': {
+    engine: 'local',
+    units: 3,
+    voices: ['alloy', 'ember'],
+    languages: ['en', 'en-US'],
+    output_formats: ['wav', 'mp3'],
+    max_duration_seconds: 20,
+  },
   'audio.transcribe': { engine: 'local', units: 4, languages: ['en'], timestamps: ['segment', 'none'] },
 };
 
@@ -36,11 +49,17 @@ beforeAll(async () => {
 });
 
 /** GET the signed output URL through the /files route, as a client would. */
-async function fetchOutput(url: string): Promise<{ status: number; type: string | null; bytes: Buffer; json: CallResult['json']; headers: Headers }> {
+async function fetchOutput(
+  url: string,
+): Promise<{ status: number; type: string | null; bytes: Buffer; json: CallResult['json']; headers: Headers }> {
   const response = await filesGet(new Request(url));
   const bytes = Buffer.from(await response.arrayBuffer());
   let json: unknown;
-  try { json = JSON.parse(bytes.toString()); } catch { json = undefined; }
+  try {
+    json = JSON.parse(bytes.toString());
+  } catch {
+    json = undefined;
+  }
   return { status: response.status, type: response.headers.get('content-type'), bytes, json, headers: response.headers };
 }
 
@@ -50,9 +69,18 @@ function issue(result: Pick<CallResult, 'json'>) {
 
 describe('images.generate', () => {
   it('renders every format, served with its Content-Type, decoding to a real image; charges the package units', async () => {
-    for (const [format, mime] of [['png', 'image/png'], ['jpeg', 'image/jpeg'], ['webp', 'image/webp']] as const) {
+    for (const [format, mime] of [
+      ['png', 'image/png'],
+      ['jpeg', 'image/jpeg'],
+      ['webp', 'image/webp'],
+    ] as const) {
       const before = await remainingUnits(main.id);
-      const result = await call(imagesPost, '/v1/images/generate', { prompt: `a red fox in snow (${format})`, output_format: format }, { key: main.key });
+      const result = await call(
+        imagesPost,
+        '/v1/images/generate',
+        { prompt: `a red fox in snow (${format})`, output_format: format },
+        { key: main.key },
+      );
       expect(result.status, result.text).toBe(200);
       const body = imagesGenerateResponse.parse(result.json);
       expect(body.usage).toEqual({ charged_units: 5, remaining_units: before - 5 });
@@ -96,21 +124,36 @@ describe('images.generate', () => {
     const format = await call(imagesPost, '/v1/images/generate', { prompt: 'x', output_format: 'png' }, { key: narrow.key });
     expectEnvelope(format, 422, 'validation_error');
     expect(issue(format)).toMatchObject({ path: 'output_format', code: 'not_allowed_by_package' });
-    expectEnvelope(await call(imagesPost, '/v1/images/generate', { prompt: 'x', output_format: 'gif' }, { key: main.key }), 422, 'validation_error');
+    expectEnvelope(
+      await call(imagesPost, '/v1/images/generate', { prompt: 'x', output_format: 'gif' }, { key: main.key }),
+      422,
+      'validation_error',
+    );
     expect(await remainingUnits(main.id)).toBe(before - 5);
   });
 
   it('every setting the package does not allow is named in one 422, not only the first', async () => {
-    const both = await call(imagesPost, '/v1/images/generate', { prompt: 'x', style: 'watercolor', output_format: 'png' }, { key: narrow.key });
+    const both = await call(
+      imagesPost,
+      '/v1/images/generate',
+      { prompt: 'x', style: 'watercolor', output_format: 'png' },
+      { key: narrow.key },
+    );
     expectEnvelope(both, 422, 'validation_error');
-    expect(both.json.error.details.issues).toEqual([
-      expect.objectContaining({ path: 'output_format', code: 'not_allowed_by_package' }),
-    ]); // narrow sets no style list: any style is allowed
-    const three = await call(imagesPost, '/v1/images/generate', {
-      prompt: 'x', output_format: 'png', input_upload_id: 'upl_abcdefghijklmnopqrstuvwx',
-    }, { key: narrow.key });
+    expect(both.json.error.details.issues).toEqual([expect.objectContaining({ path: 'output_format', code: 'not_allowed_by_package' })]); // narrow sets no style list: any style is allowed
+    const three = await call(
+      imagesPost,
+      '/v1/images/generate',
+      {
+        prompt: 'x',
+        output_format: 'png',
+        input_upload_id: 'upl_abcdefghijklmnopqrstuvwx',
+      },
+      { key: narrow.key },
+    );
     expect(three.json.error.details.issues.map((i: { path: string; code: string }) => [i.path, i.code])).toEqual([
-      ['output_format', 'not_allowed_by_package'], ['input_upload_id', 'not_allowed_by_package'],
+      ['output_format', 'not_allowed_by_package'],
+      ['input_upload_id', 'not_allowed_by_package'],
     ]);
     const speech = await call(speechPost, '/v1/audio/speech', { text: 'x', voice: 'nova', language: 'de' }, { key: main.key });
     expectEnvelope(speech, 422, 'validation_error');
@@ -120,7 +163,12 @@ describe('images.generate', () => {
   it('input uploads: allowed only when the package says so, owned (404), image purpose and verified (422)', async () => {
     const png = await samplePng();
     const id = await verifiedUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, png);
-    const ok = await call(imagesPost, '/v1/images/generate', { prompt: 'make it blue', input_upload_id: id, output_format: 'png' }, { key: main.key });
+    const ok = await call(
+      imagesPost,
+      '/v1/images/generate',
+      { prompt: 'make it blue', input_upload_id: id, output_format: 'png' },
+      { key: main.key },
+    );
     expect(ok.status, ok.text).toBe(200);
     expect((await sharp((await fetchOutput(ok.json.output.url)).bytes).metadata()).format).toBe('png');
 
@@ -129,8 +177,16 @@ describe('images.generate', () => {
     expect(issue(noInput)).toMatchObject({ path: 'input_upload_id', code: 'not_allowed_by_package' });
 
     const stranger = await createTestKey({ operations: OPERATIONS });
-    expectEnvelope(await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: stranger.key }), 404, 'not_found');
-    expectEnvelope(await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: 'upl_unknown000000000000' }, { key: main.key }), 404, 'not_found');
+    expectEnvelope(
+      await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: stranger.key }),
+      404,
+      'not_found',
+    );
+    expectEnvelope(
+      await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: 'upl_unknown000000000000' }, { key: main.key }),
+      404,
+      'not_found',
+    );
 
     const wav = await sampleWav('Hi.');
     const audioId = await verifiedUpload(main.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, wav);
@@ -140,7 +196,12 @@ describe('images.generate', () => {
 
     const pending = await createUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, png);
     await putBytes(pending.json.upload_url, png);
-    const unverified = await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: pending.json.upload_id }, { key: main.key });
+    const unverified = await call(
+      imagesPost,
+      '/v1/images/generate',
+      { prompt: 'x', input_upload_id: pending.json.upload_id },
+      { key: main.key },
+    );
     expectEnvelope(unverified, 422, 'validation_error');
     expect(issue(unverified)).toMatchObject({ path: 'input_upload_id', code: 'upload_not_verified' });
   });
@@ -153,7 +214,12 @@ describe('images.generate', () => {
 describe('audio.speech', () => {
   it('wav is a well-formed RIFF/WAVE file; mp3 decodes with ffmpeg; 3 units each', async () => {
     const before = await remainingUnits(main.id);
-    const wav = await call(speechPost, '/v1/audio/speech', { text: 'Hello world. Testing speech.', output_format: 'wav', voice: 'ember', language: 'en-US' }, { key: main.key });
+    const wav = await call(
+      speechPost,
+      '/v1/audio/speech',
+      { text: 'Hello world. Testing speech.', output_format: 'wav', voice: 'ember', language: 'en-US' },
+      { key: main.key },
+    );
     expect(wav.status, wav.text).toBe(200);
     expect(audioSpeechResponse.parse(wav.json).usage.charged_units).toBe(3);
     const wavFile = await fetchOutput(wav.json.output.url);
@@ -164,7 +230,12 @@ describe('audio.speech', () => {
     expect(info).toMatchObject({ format: 1, channels: 1, bitsPerSample: 16 });
     expect(info.byteRate).toBe(info.sampleRate * info.blockAlign);
 
-    const mp3 = await call(speechPost, '/v1/audio/speech', { text: 'Hello world. Testing speech.', output_format: 'mp3' }, { key: main.key });
+    const mp3 = await call(
+      speechPost,
+      '/v1/audio/speech',
+      { text: 'Hello world. Testing speech.', output_format: 'mp3' },
+      { key: main.key },
+    );
     expect(mp3.status, mp3.text).toBe(200);
     const mp3File = await fetchOutput(mp3.json.output.url);
     expect(mp3File.type).toBe('audio/mpeg');
@@ -183,7 +254,9 @@ describe('audio.speech', () => {
   });
 
   it('voice, language, format and duration outside the package are 422 and charge nothing; language tags match in any case', async () => {
-    const only = await createTestKey({ operations: { 'audio.speech': { engine: 'local', units: 3, output_formats: ['mp3'], max_duration_seconds: 2 } } });
+    const only = await createTestKey({
+      operations: { 'audio.speech': { engine: 'local', units: 3, output_formats: ['mp3'], max_duration_seconds: 2 } },
+    });
     const before = await remainingUnits(main.id);
     const cases: [TestKey, Record<string, unknown>, string][] = [
       [main, { text: 'x', voice: 'nova' }, 'voice'],
@@ -204,7 +277,11 @@ describe('audio.speech', () => {
     expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(estimateSpeechSeconds('This sentence is long enough to take well over two seconds to say out loud, surely.')).toBeGreaterThan(2);
     expect((await call(speechPost, '/v1/audio/speech', { text: 'Hi.' }, { key: only.key })).status).toBe(200);
-    expectEnvelope(await call(speechPost, '/v1/audio/speech', { text: 'x', output_format: 'ogg' }, { key: main.key }), 422, 'validation_error');
+    expectEnvelope(
+      await call(speechPost, '/v1/audio/speech', { text: 'x', output_format: 'ogg' }, { key: main.key }),
+      422,
+      'validation_error',
+    );
     expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(await remainingUnits(only.id)).toBe(1000 - 3);
   });
@@ -213,8 +290,11 @@ describe('audio.speech', () => {
 describe('audio.transcribe', () => {
   let audioId: string;
   beforeAll(async () => {
-    audioId = await verifiedUpload(main.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'speech.wav' },
-      await sampleWav('Hello there. This is a short test. Goodbye now.'));
+    audioId = await verifiedUpload(
+      main.key,
+      { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'speech.wav' },
+      await sampleWav('Hello there. This is a short test. Goodbye now.'),
+    );
   });
 
   it('segments for a speech upload (default segment), empty with timestamps none; 4 units', async () => {
@@ -227,7 +307,12 @@ describe('audio.transcribe', () => {
     for (const segment of body.output.segments) expect(segment.end).toBeGreaterThan(segment.start);
     expect(body.output.text.length).toBeGreaterThan(0);
 
-    const none = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'none', language: 'en' }, { key: main.key });
+    const none = await call(
+      transcribePost,
+      '/v1/audio/transcribe',
+      { input_upload_id: audioId, timestamps: 'none', language: 'en' },
+      { key: main.key },
+    );
     expect(none.status, none.text).toBe(200);
     expect(none.json.output.segments).toEqual([]);
     expect(await remainingUnits(main.id)).toBe(before - 8);
@@ -247,7 +332,12 @@ describe('audio.transcribe', () => {
     expect(await remainingUnits(main.id)).toBe(before);
 
     const narrowUpload = await verifiedUpload(narrow.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, await sampleWav('One.'));
-    const ts = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: narrowUpload, timestamps: 'segment' }, { key: narrow.key });
+    const ts = await call(
+      transcribePost,
+      '/v1/audio/transcribe',
+      { input_upload_id: narrowUpload, timestamps: 'segment' },
+      { key: narrow.key },
+    );
     expectEnvelope(ts, 422, 'validation_error');
     expect(issue(ts)).toMatchObject({ path: 'timestamps', code: 'not_allowed_by_package' });
     const dflt = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: narrowUpload }, { key: narrow.key });
@@ -261,7 +351,11 @@ describe('audio.transcribe', () => {
     const before = await remainingUnits(main.id);
     const result = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
     expectEnvelope(result, 422, 'validation_error');
-    expect(issue(result)).toEqual({ path: 'input_upload_id', code: 'undecodable_media', message: 'input_upload_id: the input has no audio track.' });
+    expect(issue(result)).toEqual({
+      path: 'input_upload_id',
+      code: 'undecodable_media',
+      message: 'input_upload_id: the input has no audio track.',
+    });
     expect(await remainingUnits(main.id)).toBe(before);
   });
 });
@@ -281,7 +375,9 @@ describe('signed /files URLs', () => {
         const sig = u.searchParams.get('sig')!;
         u.searchParams.set('sig', `${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`); // always a different signature
       },
-      (u) => { u.pathname = u.pathname.replace(/\.jpg$/, '.png'); },
+      (u) => {
+        u.pathname = u.pathname.replace(/\.jpg$/, '.png');
+      },
       (u) => u.searchParams.delete('sig'),
     ];
     for (const change of variants) {

@@ -93,7 +93,13 @@ describe('migrateDatabase', () => {
     }
 
     // Prisma's own table definition, column for column.
-    const columns = await query<{ column_name: string; data_type: string; character_maximum_length: number | null; is_nullable: string; column_default: string | null }>(
+    const columns = await query<{
+      column_name: string;
+      data_type: string;
+      character_maximum_length: number | null;
+      is_nullable: string;
+      column_default: string | null;
+    }>(
       url,
       `SELECT column_name, data_type, character_maximum_length, is_nullable, column_default
          FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
@@ -101,16 +107,43 @@ describe('migrateDatabase', () => {
     expect(columns).toEqual([
       { column_name: 'id', data_type: 'character varying', character_maximum_length: 36, is_nullable: 'NO', column_default: null },
       { column_name: 'checksum', data_type: 'character varying', character_maximum_length: 64, is_nullable: 'NO', column_default: null },
-      { column_name: 'finished_at', data_type: 'timestamp with time zone', character_maximum_length: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'migration_name', data_type: 'character varying', character_maximum_length: 255, is_nullable: 'NO', column_default: null },
+      {
+        column_name: 'finished_at',
+        data_type: 'timestamp with time zone',
+        character_maximum_length: null,
+        is_nullable: 'YES',
+        column_default: null,
+      },
+      {
+        column_name: 'migration_name',
+        data_type: 'character varying',
+        character_maximum_length: 255,
+        is_nullable: 'NO',
+        column_default: null,
+      },
       { column_name: 'logs', data_type: 'text', character_maximum_length: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'rolled_back_at', data_type: 'timestamp with time zone', character_maximum_length: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'started_at', data_type: 'timestamp with time zone', character_maximum_length: null, is_nullable: 'NO', column_default: 'now()' },
+      {
+        column_name: 'rolled_back_at',
+        data_type: 'timestamp with time zone',
+        character_maximum_length: null,
+        is_nullable: 'YES',
+        column_default: null,
+      },
+      {
+        column_name: 'started_at',
+        data_type: 'timestamp with time zone',
+        character_maximum_length: null,
+        is_nullable: 'NO',
+        column_default: 'now()',
+      },
       { column_name: 'applied_steps_count', data_type: 'integer', character_maximum_length: null, is_nullable: 'NO', column_default: '0' },
     ]);
 
     // The schema really is there.
-    const tables = await query<{ table_name: string }>(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+    const tables = await query<{ table_name: string }>(
+      url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
     expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['api_keys', 'packages', 'audit_log', '_prisma_migrations']));
 
     // A second run applies nothing and leaves the history as it was.
@@ -136,9 +169,7 @@ describe('migrateDatabase', () => {
     );
     const later = migration('20260103000000_later', 'CREATE TABLE "later_table" ("id" INTEGER);');
 
-    await expect(migrateDatabase(url, { migrations: [first, broken, later] })).rejects.toThrow(
-      /20260102000000_broken.*no_such_table/s,
-    );
+    await expect(migrateDatabase(url, { migrations: [first, broken, later] })).rejects.toThrow(/20260102000000_broken.*no_such_table/s);
     const rows = await history(url);
     expect(rows.map((r) => r.migration_name)).toEqual([first.name, broken.name]);
     const failed = rows[1]!;
@@ -224,11 +255,12 @@ describe('migrateDatabase', () => {
   it('never applies a migration twice when two runners start at once', async () => {
     const url = await scratchDatabase();
     // Slow enough that two unlocked runners would both see it as pending.
-    const slow = migration('20260101000000_slow', 'SELECT pg_sleep(0.3);\nCREATE TABLE "once" ("id" INTEGER);\nINSERT INTO "once" VALUES (1);');
-    const next = migration('20260102000000_next', 'INSERT INTO "once" VALUES (2);');
-    const results = await Promise.all(
-      Array.from({ length: 4 }, () => migrateDatabase(url, { migrations: [slow, next] })),
+    const slow = migration(
+      '20260101000000_slow',
+      'SELECT pg_sleep(0.3);\nCREATE TABLE "once" ("id" INTEGER);\nINSERT INTO "once" VALUES (1);',
     );
+    const next = migration('20260102000000_next', 'INSERT INTO "once" VALUES (2);');
+    const results = await Promise.all(Array.from({ length: 4 }, () => migrateDatabase(url, { migrations: [slow, next] })));
     expect(results.flat().sort()).toEqual([slow.name, next.name]);
     expect((await history(url)).map((r) => r.migration_name)).toEqual([slow.name, next.name]);
     expect(await query(url, 'SELECT id FROM "once" ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);

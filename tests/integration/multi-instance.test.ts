@@ -65,10 +65,18 @@ describe('two instances on one database', () => {
     // Both instances sold some of the units.
     expect(replies.filter((r, i) => r.status === 200 && i % 2 === 0).length).toBeGreaterThan(0);
     expect(replies.filter((r, i) => r.status === 200 && i % 2 === 1).length).toBeGreaterThan(0);
-    const remaining = replies.filter((r) => r.status === 200).map((r) => r.json.usage.remaining_units as number).sort((x, y) => x - y);
+    const remaining = replies
+      .filter((r) => r.status === 200)
+      .map((r) => r.json.usage.remaining_units as number)
+      .sort((x, y) => x - y);
     expect(remaining).toEqual(Array.from({ length: quota }, (_, i) => i)); // every balance 0..39 handed out once
     expect(await books(database.url, key.id)).toMatchObject({
-      remaining: 0, inFlight: 0, captured: quota, capturedUnits: quota, held: 0, succeeded: quota,
+      remaining: 0,
+      inFlight: 0,
+      captured: quota,
+      capturedUnits: quota,
+      held: 0,
+      succeeded: quota,
     });
   });
 
@@ -138,7 +146,12 @@ describe('two instances on one database', () => {
     for (const reply of replies.filter((r) => r.status === 429)) expect(reply.json.error.code).toBe('rate_limited');
     const ok = counts[200]!;
     expect(await books(database.url, key.id)).toMatchObject({
-      remaining: 1_000 - 2 * ok, captured: ok, capturedUnits: 2 * ok, succeeded: ok, held: 0, inFlight: 0,
+      remaining: 1_000 - 2 * ok,
+      captured: ok,
+      capturedUnits: 2 * ok,
+      succeeded: ok,
+      held: 0,
+      inFlight: 0,
     });
     fake.reset();
   });

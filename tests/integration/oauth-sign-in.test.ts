@@ -14,7 +14,9 @@ afterAll(() => disconnectDb());
 
 const github = (): Account => ({ provider: 'github', type: 'oauth', providerAccountId: randomUUID() });
 const signIn = (email: string | null) =>
-  authOptions.callbacks!.signIn!({ user: { id: randomUUID(), email } as User, account: github() } as Parameters<NonNullable<NonNullable<typeof authOptions.callbacks>['signIn']>>[0]);
+  authOptions.callbacks!.signIn!({ user: { id: randomUUID(), email } as User, account: github() } as Parameters<
+    NonNullable<NonNullable<typeof authOptions.callbacks>['signIn']>
+  >[0]);
 
 async function newOperator() {
   const email = `oauth-${randomUUID().slice(0, 8)}@example.com`;
@@ -27,7 +29,9 @@ describe('OAuth sign-in', () => {
     const operator = await newOperator();
     expect(await signIn(operator.email.toUpperCase())).toBe(true);
     const token = await authOptions.callbacks!.jwt!({
-      token: {} as JWT, user: { id: 'github-user', email: operator.email } as User, account: github(),
+      token: {} as JWT,
+      user: { id: 'github-user', email: operator.email } as User,
+      account: github(),
     } as Parameters<NonNullable<NonNullable<typeof authOptions.callbacks>['jwt']>>[0]);
     expect(token.operatorId).toBe(operator.id);
   });

@@ -40,7 +40,10 @@ describe('packages apply', () => {
   });
 
   it('a provider is an http(s) server without credentials in its URL, under a name the message explains', () => {
-    const withProvider = (name: string, baseUrl: string) => ({ ...file('pk-provider'), providers: { [name]: { type: 'openai', base_url: baseUrl } } });
+    const withProvider = (name: string, baseUrl: string) => ({
+      ...file('pk-provider'),
+      providers: { [name]: { type: 'openai', base_url: baseUrl } },
+    });
     const issuesOf = (raw: unknown) => {
       try {
         parsePackagesFile(raw);
@@ -52,7 +55,9 @@ describe('packages apply', () => {
     expect(issuesOf(withProvider('main', 'https://api.example.com/v1'))).toEqual([]);
     expect(issuesOf(withProvider('main', 'http://127.0.0.1:8080/v1'))).toEqual([]);
     for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'ftp://x/y', 'mailto:x@y.z', 'not a url']) {
-      expect(issuesOf(withProvider('main', url))).toEqual([expect.objectContaining({ path: 'providers.main.base_url', message: expect.stringContaining('http:// or https://') })]);
+      expect(issuesOf(withProvider('main', url))).toEqual([
+        expect.objectContaining({ path: 'providers.main.base_url', message: expect.stringContaining('http:// or https://') }),
+      ]);
     }
     expect(issuesOf(withProvider('main', 'http://user:pass@127.0.0.1:8080/v1'))).toEqual([
       expect.objectContaining({ path: 'providers.main.base_url', message: expect.stringContaining('api_key_env') }),
@@ -60,7 +65,9 @@ describe('packages apply', () => {
     expect(issuesOf(withProvider('Main', 'https://api.example.com/v1'))).toEqual([
       expect.objectContaining({ path: 'providers.Main', message: expect.stringContaining('lowercase letters, digits, _ and -') }),
     ]);
-    expect(issuesOf(file('x'.repeat(64)))).toEqual([expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') })]);
+    expect(issuesOf(file('x'.repeat(64)))).toEqual([
+      expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') }),
+    ]);
   });
 });
 
@@ -84,9 +91,13 @@ describe('keys', () => {
 
   it('refuses an empty label as too short and a 201-character one as too long', async () => {
     await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
-    for (const [label, code] of [['', 'too_short'], ['x'.repeat(201), 'too_long']] as const) {
+    for (const [label, code] of [
+      ['', 'too_short'],
+      ['x'.repeat(201), 'too_long'],
+    ] as const) {
       await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label })).rejects.toMatchObject({
-        code: 'validation_error', details: { issues: [{ path: 'label', code, message: 'label must be 1 to 200 characters' }] },
+        code: 'validation_error',
+        details: { issues: [{ path: 'label', code, message: 'label must be 1 to 200 characters' }] },
       });
     }
   });

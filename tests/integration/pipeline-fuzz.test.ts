@@ -20,7 +20,10 @@ let k: TestKey;
 let other: TestKey;
 beforeAll(async () => {
   k = await createTestKey({ quota: 10_000_000 });
-  other = await createTestKey({ quota: 10_000_000, operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } });
+  other = await createTestKey({
+    quota: 10_000_000,
+    operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } },
+  });
 });
 
 const routes = [
@@ -49,11 +52,13 @@ function check(result: CallResult, route: (typeof routes)[number], keys: string[
 }
 
 // Printable ASCII and a little Latin-1: every value Headers accepts, many of them wrong.
-const headerChar = fc.oneof(
-  { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0xff }) },
-  { weight: 1, arbitrary: fc.constant(0x09) },
-).map((c) => String.fromCharCode(c));
+const headerChar = fc
+  .oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0xa0, max: 0xff }) },
+    { weight: 1, arbitrary: fc.constant(0x09) },
+  )
+  .map((c) => String.fromCharCode(c));
 const headerValue = fc.string({ unit: headerChar, maxLength: 160 });
 
 const route = fc.constantFrom(...routes);
@@ -63,8 +68,25 @@ const jsonText = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.constantFrom('', ' ', '{', '}', '[]', '{}', 'null', '{"input":', '{"input":"x"', '{"input":"x"}}', '{"input":"x",}', '\ufeff{"input":"x"}',
-    '{"input":"x","input":"x"}', '{"input":"x","\\u0069nput":"y"}', '{"__proto__":{"input":"x"}}', '{"input":"\\ud800"}', '{"input":"\\u0000"}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '{',
+    '}',
+    '[]',
+    '{}',
+    'null',
+    '{"input":',
+    '{"input":"x"',
+    '{"input":"x"}}',
+    '{"input":"x",}',
+    '\ufeff{"input":"x"}',
+    '{"input":"x","input":"x"}',
+    '{"input":"x","\\u0069nput":"y"}',
+    '{"__proto__":{"input":"x"}}',
+    '{"input":"\\ud800"}',
+    '{"input":"\\u0000"}',
+  ),
 );
 
 const fieldValue = fc.oneof(
@@ -90,13 +112,22 @@ const fieldName = fc.oneof(
 
 const nearValidBody = fc.dictionary(fieldName, fieldValue, { maxKeys: 5 }).map((object) => {
   // Build the text by hand so __proto__ stays an own member, as a client would send it.
-  return `{${Object.keys(object).map((name) => `${JSON.stringify(name)}:${JSON.stringify(object[name]) ?? 'null'}`).join(',')}}`;
+  return `{${Object.keys(object)
+    .map((name) => `${JSON.stringify(name)}:${JSON.stringify(object[name]) ?? 'null'}`)
+    .join(',')}}`;
 });
 
 const mutatedBytes = fc
   .tuple(
-    fc.constantFrom('{"input":"hello","context":"ctx"}', '{"input":"let x","language":"ts","requirements":["a","b"]}', '{"input":"😀 ünï","output_format":"json"}'),
-    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'insert', 'delete')), { minLength: 1, maxLength: 4 }),
+    fc.constantFrom(
+      '{"input":"hello","context":"ctx"}',
+      '{"input":"let x","language":"ts","requirements":["a","b"]}',
+      '{"input":"😀 ünï","output_format":"json"}',
+    ),
+    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('set', 'insert', 'delete')), {
+      minLength: 1,
+      maxLength: 4,
+    }),
   )
   .map(([text, edits]) => {
     const bytes = [...Buffer.from(text)];
@@ -152,8 +183,15 @@ describe('fuzzing the /v1 pipeline: never a 500, always the envelope', () => {
       headerValue.map((v) => `Bearer ${k.key}${v}`),
     );
     const contentType = fc.oneof(
-      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON; Charset=UTF-8', 'text/plain',
-        'application/json; charset=latin1', 'application/json;charset="utf-8"', 'multipart/form-data'),
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'APPLICATION/JSON; Charset=UTF-8',
+        'text/plain',
+        'application/json; charset=latin1',
+        'application/json;charset="utf-8"',
+        'multipart/form-data',
+      ),
       headerValue,
     );
     const idempotencyKey = fc.oneof(
@@ -174,7 +212,13 @@ describe('fuzzing the /v1 pipeline: never a 500, always the envelope', () => {
           if (type !== undefined) headers['Content-Type'] = type;
           if (idem !== undefined) headers['Idempotency-Key'] = idem;
           // Unique-ish keys collide rarely; a collision is a legitimate replay or 422 reuse.
-          const result = await call(r.handler, r.path, undefined, { rawBody: body, method: 'POST', contentType: null, idempotencyKey: null, headers });
+          const result = await call(r.handler, r.path, undefined, {
+            rawBody: body,
+            method: 'POST',
+            contentType: null,
+            idempotencyKey: null,
+            headers,
+          });
           check(result, r, [k.key, other.key]);
         },
       ),

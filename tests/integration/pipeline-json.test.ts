@@ -28,7 +28,10 @@ const raw = (rawBody: BodyInit, options: Parameters<typeof call>[3] = {}) =>
 function expectIssue(result: Awaited<ReturnType<typeof call>>, path: string, issueCode?: string) {
   expectEnvelope(result, 422, 'validation_error');
   const issues = result.json.error.details.issues as { path: string; code: string; message: string }[];
-  expect(issues.map((i) => i.path), result.text).toContain(path);
+  expect(
+    issues.map((i) => i.path),
+    result.text,
+  ).toContain(path);
   if (issueCode) expect(issues.find((i) => i.path === path)?.code, result.text).toBe(issueCode);
 }
 
@@ -69,16 +72,19 @@ describe('size: more than 1 MiB is 413', () => {
   it('a streamed body without Content-Length is refused without reading it all', async () => {
     let pulled = 0;
     const chunk = new TextEncoder().encode('a'.repeat(64 * 1024));
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('{"input":"'));
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"input":"'));
+        },
+        pull(controller) {
+          pulled += chunk.byteLength;
+          if (pulled > 64 * MiB) controller.close();
+          else controller.enqueue(chunk);
+        },
       },
-      pull(controller) {
-        pulled += chunk.byteLength;
-        if (pulled > 64 * MiB) controller.close();
-        else controller.enqueue(chunk);
-      },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     const result = await raw(stream);
     expectEnvelope(result, 413, 'payload_too_large');
     expect(pulled).toBeLessThan(4 * MiB); // stopped near the limit, not at 64 MiB
@@ -145,13 +151,16 @@ describe('400 invalid_request: UTF-8, one JSON object, no repeated member names'
 });
 
 describe('422 validation_error: schema', () => {
-  it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'extra', 'Input'])('unknown field %j -> 422', async (field) => {
-    const before = await remainingUnits(k.id);
-    const result = await raw(`{"input":"a","${field}":{"polluted":true}}`);
-    expectIssue(result, field, 'unknown_field');
-    expect(await remainingUnits(k.id)).toBe(before);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+  it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'extra', 'Input'])(
+    'unknown field %j -> 422',
+    async (field) => {
+      const before = await remainingUnits(k.id);
+      const result = await raw(`{"input":"a","${field}":{"polluted":true}}`);
+      expectIssue(result, field, 'unknown_field');
+      expect(await remainingUnits(k.id)).toBe(before);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 
   it('many or long unknown field names are named only in part: the answer stays small', async () => {
     const names = Array.from({ length: 20_000 }, (_, i) => `made_up_field_${i}`);

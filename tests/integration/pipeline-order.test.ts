@@ -28,8 +28,7 @@ function expectSuccessHeaders(result: CallResult) {
   expect(result.headers.get('cache-control')).toBe('no-store');
 }
 
-const textOnly = () =>
-  createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } });
+const textOnly = () => createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } });
 
 describe('step 1: 401 invalid_api_key comes before everything else', () => {
   it('refuses missing, malformed, unknown keys even when every other check would fail too', async () => {
@@ -85,7 +84,11 @@ describe('step 1: 401 invalid_api_key comes before everything else', () => {
     const { key, id } = await createTestKey({ quota: 5, rpm: 1 });
     const revokedOther = `Bearer ${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`;
     for (let i = 0; i < 3; i++) {
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { headers: { Authorization: revokedOther } }), 401, 'invalid_api_key');
+      expectEnvelope(
+        await call(textRoute.POST, TEXT, { input: 'x' }, { headers: { Authorization: revokedOther } }),
+        401,
+        'invalid_api_key',
+      );
     }
     expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200);
     expect(await remainingUnits(id)).toBe(4);
@@ -118,7 +121,13 @@ describe('step 3: 415 comes before the idempotency key, size and JSON', () => {
     ['charset=latin1', 'application/json; charset=latin1'],
   ])('%s with no Idempotency-Key and an oversized invalid body -> 415', async (_name, contentType) => {
     const { key } = await createTestKey();
-    const result = await call(textRoute.POST, TEXT, undefined, { key, contentType, idempotencyKey: null, rawBody: BIG_INVALID, method: 'POST' });
+    const result = await call(textRoute.POST, TEXT, undefined, {
+      key,
+      contentType,
+      idempotencyKey: null,
+      rawBody: BIG_INVALID,
+      method: 'POST',
+    });
     expectEnvelope(result, 415, 'unsupported_media_type');
   });
 });
@@ -126,12 +135,20 @@ describe('step 3: 415 comes before the idempotency key, size and JSON', () => {
 describe('step 4: 400 idempotency key comes before size and JSON', () => {
   it('missing key with an oversized body -> 400 missing_idempotency_key', async () => {
     const { key } = await createTestKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey: null, rawBody: BIG, method: 'POST' }), 400, 'missing_idempotency_key');
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey: null, rawBody: BIG, method: 'POST' }),
+      400,
+      'missing_idempotency_key',
+    );
   });
 
   it('malformed key with an invalid body -> 400 invalid_idempotency_key', async () => {
     const { key } = await createTestKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey: 'short', rawBody: '[1,2', method: 'POST' }), 400, 'invalid_idempotency_key');
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, undefined, { key, idempotencyKey: 'short', rawBody: '[1,2', method: 'POST' }),
+      400,
+      'invalid_idempotency_key',
+    );
   });
 });
 
@@ -145,7 +162,11 @@ describe('step 5: 413 comes before JSON parsing', () => {
 describe('step 6: 400 JSON comes before the schema', () => {
   it('duplicate members plus an unknown field -> 400 invalid_request', async () => {
     const { key } = await createTestKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, undefined, { key, rawBody: '{"input":"a","input":"b","nope":1}', method: 'POST' }), 400, 'invalid_request');
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, undefined, { key, rawBody: '{"input":"a","input":"b","nope":1}', method: 'POST' }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -160,7 +181,11 @@ describe('step 7: 422 comes before idempotency, rate limit and quota', () => {
   });
 
   it('a package-setting violation is 422 not_allowed_by_package, and 422 neither counts against the rate nor charges', async () => {
-    const { key, id } = await createTestKey({ quota: 3, rpm: 1, operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } });
+    const { key, id } = await createTestKey({
+      quota: 3,
+      rpm: 1,
+      operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } },
+    });
     for (let i = 0; i < 3; i++) {
       const result = await call(textRoute.POST, TEXT, { input: 'hello', output_format: 'json' }, { key });
       expectEnvelope(result, 422, 'validation_error');
@@ -214,12 +239,22 @@ describe('step 9 before 10: 429 comes before 402', () => {
 describe('every route: success, validation, authentication, authorization', () => {
   it('text.generate and code.generate succeed with exact result shapes', async () => {
     const { key, id } = await createTestKey({ quota: 10 });
-    const text = await call(textRoute.POST, TEXT, { input: 'Tell me about the sea.', context: 'Short answers.', output_format: 'markdown' }, { key });
+    const text = await call(
+      textRoute.POST,
+      TEXT,
+      { input: 'Tell me about the sea.', context: 'Short answers.', output_format: 'markdown' },
+      { key },
+    );
     expect(text.status, text.text).toBe(200);
     expectSuccessHeaders(text);
     const textBody = textGenerateResponse.parse(text.json);
     expect(textBody.usage).toEqual({ charged_units: 1, remaining_units: 9 });
-    const code = await call(codeRoute.POST, CODE, { input: 'function f(x) { return x * 2 }', language: 'javascript', requirements: ['add types'] }, { key });
+    const code = await call(
+      codeRoute.POST,
+      CODE,
+      { input: 'function f(x) { return x * 2 }', language: 'javascript', requirements: ['add types'] },
+      { key },
+    );
     expect(code.status, code.text).toBe(200);
     expectSuccessHeaders(code);
     const codeBody = codeGenerateResponse.parse(code.json);
@@ -245,7 +280,9 @@ describe('unknown paths and wrong methods', () => {
     const { key } = await createTestKey();
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
       const result = await call(unknownRoute[method], '/v1/nope/nothing', method === 'GET' ? undefined : { input: 'x' }, {
-        key, method, params: { path: 'nope/nothing' },
+        key,
+        method,
+        params: { path: 'nope/nothing' },
       });
       expectEnvelope(result, 404, 'not_found');
     }
@@ -281,7 +318,9 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
   });
 
   it('the OpenAPI document lists every /v1 route file, each with an operation', async () => {
-    const document = await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json() as { paths: Record<string, object> };
+    const document = (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json()) as {
+      paths: Record<string, object>;
+    };
     const routeFiles = (readdirSync('app/v1', { recursive: true }) as string[])
       .filter((file) => file.endsWith('route.ts') && !file.includes('[[...'))
       .map((file) => `/v1/${file.replace(/\/?route\.ts$/, '')}`.replace(/\[(\w+)\]/g, '{$1}'));
@@ -292,17 +331,25 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
 
   it('the document says what 422 details hold and which fields the package settles', async () => {
     type Schema = { description?: string; pattern?: string; properties?: Record<string, Schema>; items?: Schema };
-    const document = await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json() as { components: { schemas: Record<string, Schema> } };
+    const document = (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json'))).json()) as {
+      components: { schemas: Record<string, Schema> };
+    };
     const schemas = document.components.schemas;
     const issue = schemas.Error!.properties!.error!.properties!.details!.properties!.issues!.items!;
     expect(Object.keys(issue.properties!)).toEqual(['path', 'code', 'message']);
     expect(issue.properties!.code!.description).toContain('not_allowed_by_package');
     const settled: [string, string][] = [
-      ['TextGenerateRequest', 'output_format'], ['ImagesGenerateRequest', 'style'], ['ImagesGenerateRequest', 'output_format'],
-      ['AudioSpeechRequest', 'voice'], ['AudioSpeechRequest', 'language'], ['AudioSpeechRequest', 'output_format'],
-      ['AudioTranscribeRequest', 'language'], ['AudioTranscribeRequest', 'timestamps'],
+      ['TextGenerateRequest', 'output_format'],
+      ['ImagesGenerateRequest', 'style'],
+      ['ImagesGenerateRequest', 'output_format'],
+      ['AudioSpeechRequest', 'voice'],
+      ['AudioSpeechRequest', 'language'],
+      ['AudioSpeechRequest', 'output_format'],
+      ['AudioTranscribeRequest', 'language'],
+      ['AudioTranscribeRequest', 'timestamps'],
     ];
-    for (const [name, field] of settled) expect(schemas[name]!.properties![field]!.description, `${name}.${field}`).toContain('not_allowed_by_package');
+    for (const [name, field] of settled)
+      expect(schemas[name]!.properties![field]!.description, `${name}.${field}`).toContain('not_allowed_by_package');
     // The NUL rule of every text field, as a pattern generated clients can check.
     const nul = new RegExp(schemas.TextGenerateRequest!.properties!.input!.pattern!);
     expect(nul.test('plain text ✓')).toBe(true);
@@ -310,8 +357,12 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
   });
 
   it("the document names the origin it was fetched from, and its Idempotency-Key pattern is the server's rule", async () => {
-    type Doc = { servers: { url: string }[]; paths: Record<string, { post?: { parameters: { name: string; schema: { pattern: string } }[] } }> };
-    const fetched = async (host?: string) => (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json', { headers: host ? { host } : {} }))).json()) as Doc;
+    type Doc = {
+      servers: { url: string }[];
+      paths: Record<string, { post?: { parameters: { name: string; schema: { pattern: string } }[] } }>;
+    };
+    const fetched = async (host?: string) =>
+      (await (await openApiRoute.GET(new Request('http://127.0.0.1/v1/openapi.json', { headers: host ? { host } : {} }))).json()) as Doc;
     const configured = process.env.PUBLIC_BASE_URL;
     let document: Doc;
     try {
@@ -338,7 +389,19 @@ describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', 
         return false;
       }
     };
-    for (const value of ['abc12345', '"abc12345"', 'a'.repeat(128), 'A-Z_a.z~0:9', 'short', 'a'.repeat(129), 'has space', 'abcd/efgh', '"abc12345', '"short"', '']) {
+    for (const value of [
+      'abc12345',
+      '"abc12345"',
+      'a'.repeat(128),
+      'A-Z_a.z~0:9',
+      'short',
+      'a'.repeat(129),
+      'has space',
+      'abcd/efgh',
+      '"abc12345',
+      '"short"',
+      '',
+    ]) {
       expect(pattern.test(value), value).toBe(accepted(value));
     }
   });

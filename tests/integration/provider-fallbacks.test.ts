@@ -57,10 +57,13 @@ async function fallbackKey(engines: (names: { a: string; b: string }) => string 
 }
 
 async function usageOf(keyId: string) {
-  const { rows } = await getPool().query<{ outcome: string; units: number; engine: string; engines_tried: string[]; error_code: string | null }>(
-    'SELECT outcome::text, units, engine, engines_tried, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at',
-    [keyId],
-  );
+  const { rows } = await getPool().query<{
+    outcome: string;
+    units: number;
+    engine: string;
+    engines_tried: string[];
+    error_code: string | null;
+  }>('SELECT outcome::text, units, engine, engines_tried, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at', [keyId]);
   return rows;
 }
 
@@ -75,9 +78,15 @@ describe('engine fallbacks', () => {
     expect(body.usage).toEqual({ charged_units: 3, remaining_units: 97 });
     expect([first.callCount, second.callCount]).toEqual([1, 1]);
     expect(await remainingUnits(id)).toBe(97);
-    expect(await usageOf(id)).toEqual([{
-      outcome: 'succeeded', units: 3, engine: `${names.b}:model-b`, engines_tried: [`${names.a}:model-a`, `${names.b}:model-b`], error_code: null,
-    }]);
+    expect(await usageOf(id)).toEqual([
+      {
+        outcome: 'succeeded',
+        units: 3,
+        engine: `${names.b}:model-b`,
+        engines_tried: [`${names.a}:model-a`, `${names.b}:model-b`],
+        error_code: null,
+      },
+    ]);
   });
 
   it('a timeout and a 429 fall back too; a healthy first engine is the only one called', async () => {
@@ -91,7 +100,9 @@ describe('engine fallbacks', () => {
     expect((await call(textRoute.POST, TEXT, { input: 'three' }, { key })).status).toBe(200);
     expect(second.callCount).toBe(2);
     expect((await usageOf(id)).map((event) => [event.engine, event.engines_tried.length])).toEqual([
-      [`${names.b}:model-b`, 2], [`${names.a}:model-a`, 1], [`${names.b}:model-b`, 2],
+      [`${names.b}:model-b`, 2],
+      [`${names.a}:model-a`, 1],
+      [`${names.b}:model-b`, 2],
     ]);
     expect(await remainingUnits(id)).toBe(91);
   });
@@ -103,9 +114,15 @@ describe('engine fallbacks', () => {
     expectEnvelope(result, 503, 'provider_unavailable');
     expect(second.callCount).toBe(0);
     expect(await remainingUnits(id)).toBe(100);
-    expect(await usageOf(id)).toEqual([{
-      outcome: 'failed', units: 0, engine: `${names.a}:model-a`, engines_tried: [`${names.a}:model-a`], error_code: 'provider_unavailable',
-    }]);
+    expect(await usageOf(id)).toEqual([
+      {
+        outcome: 'failed',
+        units: 0,
+        engine: `${names.a}:model-a`,
+        engines_tried: [`${names.a}:model-a`],
+        error_code: 'provider_unavailable',
+      },
+    ]);
   });
 
   it('every engine failing: 503 provider_unavailable with Retry-After, nothing charged, both engines recorded', async () => {
@@ -116,9 +133,15 @@ describe('engine fallbacks', () => {
     expectEnvelope(result, 503, 'provider_unavailable');
     expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await remainingUnits(id)).toBe(100);
-    expect(await usageOf(id)).toEqual([{
-      outcome: 'failed', units: 0, engine: `${names.b}:model-b`, engines_tried: [`${names.a}:model-a`, `${names.b}:model-b`], error_code: 'provider_unavailable',
-    }]);
+    expect(await usageOf(id)).toEqual([
+      {
+        outcome: 'failed',
+        units: 0,
+        engine: `${names.b}:model-b`,
+        engines_tried: [`${names.a}:model-a`, `${names.b}:model-b`],
+        error_code: 'provider_unavailable',
+      },
+    ]);
   });
 
   it('a fallback to the local engine answers offline', async () => {
@@ -132,20 +155,28 @@ describe('engine fallbacks', () => {
 
 function runProbe(engineName: string, count: number): Promise<{ failures: number }> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, ['--import', 'tsx', 'tests/integration/support/providers/circuit-probe.ts', engineName, String(count)], {
-      cwd: REPO_ROOT,
-      env: childEnv({
-        DATABASE_URL: process.env.DATABASE_URL!, FALLBACK_KEY: 'sk-fallback-test', PROVIDER_MAX_RETRIES: '0',
-        PROVIDER_CIRCUIT_FAILURES: String(CIRCUIT_FAILURES), PROVIDER_CIRCUIT_OPEN_SECONDS: '600', PROVIDER_CIRCUIT_REFRESH_MS: '0',
+    const child = track(
+      spawn(process.execPath, ['--import', 'tsx', 'tests/integration/support/providers/circuit-probe.ts', engineName, String(count)], {
+        cwd: REPO_ROOT,
+        env: childEnv({
+          DATABASE_URL: process.env.DATABASE_URL!,
+          FALLBACK_KEY: 'sk-fallback-test',
+          PROVIDER_MAX_RETRIES: '0',
+          PROVIDER_CIRCUIT_FAILURES: String(CIRCUIT_FAILURES),
+          PROVIDER_CIRCUIT_OPEN_SECONDS: '600',
+          PROVIDER_CIRCUIT_REFRESH_MS: '0',
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
       }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }));
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)) : reject(new Error(`probe exited ${code}: ${stderr}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)) : reject(new Error(`probe exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -155,7 +186,10 @@ describe('the circuit breaker, shared through the database', () => {
     first.setMode({ kind: 'status', status: 503 });
     expect(await runProbe(`${names.a}:model-a`, CIRCUIT_FAILURES)).toEqual({ failures: CIRCUIT_FAILURES });
     expect(first.callCount).toBe(CIRCUIT_FAILURES);
-    const { rows } = await getPool().query('SELECT consecutive_failures, open_until > now() AS open FROM provider_circuits WHERE provider = $1', [names.a]);
+    const { rows } = await getPool().query(
+      'SELECT consecutive_failures, open_until > now() AS open FROM provider_circuits WHERE provider = $1',
+      [names.a],
+    );
     expect(rows).toEqual([{ consecutive_failures: CIRCUIT_FAILURES, open: true }]);
 
     first.setMode({ kind: 'ok' }); // healthy again, but its circuit is open: not called until it closes
@@ -163,15 +197,22 @@ describe('the circuit breaker, shared through the database', () => {
     expect(result.status, result.text).toBe(200);
     expect(first.callCount).toBe(CIRCUIT_FAILURES);
     expect(second.callCount).toBe(1);
-    expect(await usageOf(id)).toEqual([{
-      outcome: 'succeeded', units: 3, engine: `${names.b}:model-b`, engines_tried: [`${names.b}:model-b`], error_code: null,
-    }]);
+    expect(await usageOf(id)).toEqual([
+      {
+        outcome: 'succeeded',
+        units: 3,
+        engine: `${names.b}:model-b`,
+        engines_tried: [`${names.b}:model-b`],
+        error_code: null,
+      },
+    ]);
   });
 
   it('every engine skipped: 503 with Retry-After, no provider called, nothing charged', async () => {
     const { key, id, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 500 });
-    for (let i = 0; i < CIRCUIT_FAILURES; i++) expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
+    for (let i = 0; i < CIRCUIT_FAILURES; i++)
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
     expect(first.callCount).toBe(CIRCUIT_FAILURES);
     const result = await call(textRoute.POST, TEXT, { input: 'skipped' }, { key });
     expectEnvelope(result, 503, 'provider_unavailable');
@@ -192,7 +233,7 @@ describe('the circuit breaker, shared through the database', () => {
     expect(rows).toEqual([{ consecutive_failures: 0, open_until: null }]);
   });
 
-  it("a refused request (400) does not count towards the circuit", async () => {
+  it('a refused request (400) does not count towards the circuit', async () => {
     const { key, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 400 });
     for (let i = 0; i < CIRCUIT_FAILURES + 1; i++) await call(textRoute.POST, TEXT, { input: `bad ${i}` }, { key });

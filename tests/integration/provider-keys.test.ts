@@ -47,7 +47,11 @@ describe('a stored provider key', () => {
     const { key, provider } = await keyFor('STORED_TEST_ENV_KEY');
     expect((await call(textRoute.POST, TEXT, { input: 'env' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-from-the-environment');
-    expect((await listProviders(getPrisma())).find((p) => p.name === provider)!.key).toEqual({ set: true, source: 'env', updated_at: null });
+    expect((await listProviders(getPrisma())).find((p) => p.name === provider)!.key).toEqual({
+      set: true,
+      source: 'env',
+      updated_at: null,
+    });
 
     const set = await setProviderKey(getPrisma(), CLI_ACTOR, { provider, apiKey: 'sk-stored-first-0001' });
     expect(set).toMatchObject({ provider, key_source: 'stored', replaced: false });
@@ -64,10 +68,18 @@ describe('a stored provider key', () => {
     expect(fake.lastAuthorization).toBe('Bearer sk-stored-second-0002');
 
     const listed = (await listProviders(getPrisma())).find((p) => p.name === provider)!;
-    expect(listed).toMatchObject({ type: 'openai', base_url: fake.baseUrl, api_key_env: 'STORED_TEST_ENV_KEY', key: { set: true, source: 'stored' } });
+    expect(listed).toMatchObject({
+      type: 'openai',
+      base_url: fake.baseUrl,
+      api_key_env: 'STORED_TEST_ENV_KEY',
+      key: { set: true, source: 'stored' },
+    });
     expect(JSON.stringify(listed)).not.toContain('sk-');
 
-    const audit = await getPrisma().auditLog.findMany({ where: { targetType: 'provider', targetId: provider, action: { startsWith: 'provider.key' } }, orderBy: { createdAt: 'asc' } });
+    const audit = await getPrisma().auditLog.findMany({
+      where: { targetType: 'provider', targetId: provider, action: { startsWith: 'provider.key' } },
+      orderBy: { createdAt: 'asc' },
+    });
     expect(audit.map((row) => row.action)).toEqual(['provider.key_set', 'provider.key_replaced']);
     expect(JSON.stringify(audit.map((row) => [row.before, row.after]))).not.toContain('sk-stored');
   });
@@ -99,7 +111,11 @@ describe('a stored provider key', () => {
   });
 
   it('is refused for an unknown provider (404) and when empty or spaced (422), naming the field but never the key', async () => {
-    const refused = async (input: unknown) => setProviderKey(getPrisma(), CLI_ACTOR, input).then(() => undefined, (error: unknown) => error);
+    const refused = async (input: unknown) =>
+      setProviderKey(getPrisma(), CLI_ACTOR, input).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     const unknown = await refused({ provider: 'no-such-provider', apiKey: 'sk-whatever' });
     expect(isApiError(unknown) && unknown.code).toBe('not_found');
     const { provider } = await keyFor();
@@ -121,7 +137,9 @@ describe('the dashboard API (tRPC providers router)', () => {
     expect(result).toMatchObject({ provider, key_source: 'stored', replaced: false });
     const listed = (await caller.providers.list()).find((p) => p.name === provider);
     expect(listed?.key).toMatchObject({ set: true, source: 'stored' });
-    const audit = await getPrisma().auditLog.findFirstOrThrow({ where: { targetType: 'provider', targetId: provider, action: { startsWith: 'provider.key' } } });
+    const audit = await getPrisma().auditLog.findFirstOrThrow({
+      where: { targetType: 'provider', targetId: provider, action: { startsWith: 'provider.key' } },
+    });
     expect(audit).toMatchObject({ actorType: 'operator', actorId: operator.id, action: 'provider.key_set' });
     await expectTrpcError(anonymousCaller().providers.setKey({ provider, apiKey: 'sk-anonymous' }), 'UNAUTHORIZED');
     await expectTrpcError(anonymousCaller().providers.list(), 'UNAUTHORIZED');
@@ -132,12 +150,20 @@ describe('the dashboard API (tRPC providers router)', () => {
 describe('engine lists when applied', () => {
   it('a list naming a provider that exists nowhere is refused at that entry, and nothing is applied', async () => {
     const file = parsePackagesFile({
-      packages: [{
-        slug: `ghost-${Date.now()}`, name: 'Ghost', quota_units: 1, limits: { requests_per_minute: 1, concurrency: 1 },
-        operations: { 'text.generate': { engine: ['local', 'ghost-provider-x:model'], units: 1 } },
-      }],
+      packages: [
+        {
+          slug: `ghost-${Date.now()}`,
+          name: 'Ghost',
+          quota_units: 1,
+          limits: { requests_per_minute: 1, concurrency: 1 },
+          operations: { 'text.generate': { engine: ['local', 'ghost-provider-x:model'], units: 1 } },
+        },
+      ],
     });
-    const error = await applyPackages(getPrisma(), CLI_ACTOR, file).then(() => undefined, (e: unknown) => e);
+    const error = await applyPackages(getPrisma(), CLI_ACTOR, file).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isApiError(error) && error.code).toBe('validation_error');
     const issues = (error as { details: { issues: { path: string }[] } }).details.issues;
     expect(issues.map((issue) => issue.path)).toEqual([expect.stringMatching(/operations\.text\.generate\.engine\.1$/)]);

@@ -24,7 +24,11 @@ describe('assemblyai', () => {
     secretIn: (request) => request.headers.authorization,
     sent: {
       'audio.transcribe': (fake) => {
-        expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v2/upload', 'POST /v2/transcript', 'GET /v2/transcript/tr-fake-1']);
+        expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+          'POST /v2/upload',
+          'POST /v2/transcript',
+          'GET /v2/transcript/tr-fake-1',
+        ]);
         expect(fake.requests[0]!.body.subarray(0, 4).toString()).toBe('RIFF');
         expect(fake.requests[1]!.json).toMatchObject({ audio_url: `${fake.origin}/files/uploaded.wav`, language_code: 'en' });
       },
@@ -70,7 +74,11 @@ describe('amazon-bedrock', () => {
       const fake = await startMediaApisFake();
       return { fake, entry: { base_url: fake.origin, region: 'us-east-1' } };
     },
-    models: { 'text.generate': 'amazon.nova-pro-v1:0', 'code.generate': 'amazon.nova-pro-v1:0', 'images.generate': 'amazon.nova-canvas-v1:0' },
+    models: {
+      'text.generate': 'amazon.nova-pro-v1:0',
+      'code.generate': 'amazon.nova-pro-v1:0',
+      'images.generate': 'amazon.nova-canvas-v1:0',
+    },
     expectText: fakeBedrockText('amazon.nova-pro-v1:0'),
     expectCode: FAKE_CODE,
     secretIn: (request) => request.headers.authorization,

@@ -49,7 +49,9 @@ describe('images from a provider', () => {
     const png = await output(asked.json.output.url);
     expect(png.bytes.equals(fake.image)).toBe(true);
 
-    fake.image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).jpeg().toBuffer();
+    fake.image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+      .jpeg()
+      .toBuffer();
     const converted = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
     expect(converted.status, converted.text).toBe(200);
     const webp = await output(converted.json.output.url);
@@ -73,10 +75,17 @@ describe('images from a provider', () => {
 
 describe('an image to transform, sent to a provider', () => {
   it('goes as what it is (a JPEG as input.jpg, image/jpeg): OpenAI refuses an untyped part', async () => {
-    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#345678' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#345678' } })
+      .jpeg()
+      .toBuffer();
     const uploadId = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/jpeg', filename: 'photo.jpg' }, jpeg);
     fake.image = await samplePng();
-    const result = await call(imagesPost, '/v1/images/generate', { prompt: 'warmer', input_upload_id: uploadId, output_format: 'png' }, { key: key.key });
+    const result = await call(
+      imagesPost,
+      '/v1/images/generate',
+      { prompt: 'warmer', input_upload_id: uploadId, output_format: 'png' },
+      { key: key.key },
+    );
     expect(result.status, result.text).toBe(200);
     const multipart = fake.bodies.get('/v1/images/edits')!.toString('latin1');
     expect(multipart).toMatch(/name="image"; filename="input\.jpg"\r\nContent-Type: image\/jpeg\r\n/);
@@ -89,9 +98,10 @@ describe('transcripts from a provider', () => {
   beforeAll(async () => {
     audioId = await verifiedUpload(key.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, await sampleWav());
   });
-  const transcribe = () => call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
+  const transcribe = () =>
+    call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
 
-  it('well-formed segments are sold as {start, end, text}, the provider\'s other members dropped', async () => {
+  it("well-formed segments are sold as {start, end, text}, the provider's other members dropped", async () => {
     fake.transcript = { text: 'Hello there.', segments: [{ id: 0, seek: 0, start: 0, end: 1.5, text: ' Hello there. ', tokens: [1, 2] }] };
     const result = await transcribe();
     expect(result.status, result.text).toBe(200);
@@ -124,7 +134,10 @@ describe('speech from a provider', () => {
     expect(wav.status, wav.text).toBe(200);
     expect((await output(wav.json.output.url)).bytes.subarray(0, 4).toString()).toBe('RIFF');
 
-    for (const [bytes, format] of [[fake.speech, 'mp3'], [HTML, 'wav']] as const) {
+    for (const [bytes, format] of [
+      [fake.speech, 'mp3'],
+      [HTML, 'wav'],
+    ] as const) {
       fake.speech = bytes;
       const before = await remainingUnits(key.id);
       const result = await call(speechPost, '/v1/audio/speech', { text: 'Hello.', output_format: format }, { key: key.key });

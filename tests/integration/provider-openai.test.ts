@@ -180,7 +180,10 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     const { key, id } = await createTestKey({
       quota: 10,
       providers: { fakeretyped: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
-      operations: { 'text.generate': { engine: 'fakeretyped:model-z', units: 1 }, 'code.generate': { engine: 'fakeretyped:model-z', units: 1 } },
+      operations: {
+        'text.generate': { engine: 'fakeretyped:model-z', units: 1 },
+        'code.generate': { engine: 'fakeretyped:model-z', units: 1 },
+      },
     });
     await getPool().query(`UPDATE providers SET type = 'retired' WHERE name = 'fakeretyped'`);
     expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));

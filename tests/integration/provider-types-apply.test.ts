@@ -12,7 +12,11 @@ afterAll(() => disconnectDb());
 
 const unique = () => randomBytes(4).toString('hex');
 const pkg = (slug: string, operations: Record<string, unknown>) => ({
-  slug, name: slug, quota_units: 10, limits: { requests_per_minute: 10, concurrency: 1 }, operations,
+  slug,
+  name: slug,
+  quota_units: 10,
+  limits: { requests_per_minute: 10, concurrency: 1 },
+  operations,
 });
 
 async function refusal(file: unknown): Promise<ApiError> {
@@ -42,14 +46,24 @@ describe('applying providers of every type', () => {
       providers: { [`dg${id}`]: { type: 'deepgram', api_key_env: 'DEEPGRAM_API_KEY' } },
       packages: [pkg(`tts-${id}`, { 'audio.speech': { engine: `dg${id}:aura-2-thalia-en`, units: 1, voices: ['thalia'] } })],
     });
-    expect(error.message).toBe(`packages.0.operations.audio.speech.voices: provider "dg${id}" (type "deepgram") cannot honour it: its voice is part of the model id`);
+    expect(error.message).toBe(
+      `packages.0.operations.audio.speech.voices: provider "dg${id}" (type "deepgram") cannot honour it: its voice is part of the model id`,
+    );
   });
 
   it('type extras are stored; the same file again is unchanged, a changed extra an update', async () => {
     const id = unique();
     const file = (resource: string) => ({
-      providers: { [`az${id}`]: { type: 'azure', resource_name: resource, api_key_env: 'AZURE_API_KEY' }, [`oa${id}`]: { type: 'openai', api_key_env: 'OPENAI_API_KEY' } },
-      packages: [pkg(`az-${id}`, { 'text.generate': { engine: `az${id}:my-gpt-4o`, units: 1 }, 'videos.generate': { engine: `oa${id}:sora-2`, units: 1 } })],
+      providers: {
+        [`az${id}`]: { type: 'azure', resource_name: resource, api_key_env: 'AZURE_API_KEY' },
+        [`oa${id}`]: { type: 'openai', api_key_env: 'OPENAI_API_KEY' },
+      },
+      packages: [
+        pkg(`az-${id}`, {
+          'text.generate': { engine: `az${id}:my-gpt-4o`, units: 1 },
+          'videos.generate': { engine: `oa${id}:sora-2`, units: 1 },
+        }),
+      ],
     });
     const first = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('res-one')));
     expect(first.providers.map((p) => p.status)).toEqual(['created', 'created']);
@@ -64,15 +78,21 @@ describe('applying providers of every type', () => {
 
   it('a provider retyped under packages already stored that it could no longer serve is refused', async () => {
     const id = unique();
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-      providers: { [`m${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } },
-      packages: [pkg(`img-${id}`, { 'images.generate': { engine: `m${id}:gpt-image-1`, units: 1 } })],
-    }));
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({
+        providers: { [`m${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } },
+        packages: [pkg(`img-${id}`, { 'images.generate': { engine: `m${id}:gpt-image-1`, units: 1 } })],
+      }),
+    );
     const error = await refusal({
       providers: { [`m${id}`]: { type: 'deepseek', api_key_env: 'DEEPSEEK_API_KEY' } },
       packages: [pkg(`other-${id}`, { 'text.generate': { engine: `m${id}:deepseek-chat`, units: 1 } })],
     });
-    expect(error.message).toContain(`package "img-${id}" operations.images.generate.engine: provider "m${id}" is of type "deepseek", which cannot do images.generate`);
+    expect(error.message).toContain(
+      `package "img-${id}" operations.images.generate.engine: provider "m${id}" is of type "deepseek", which cannot do images.generate`,
+    );
     expect((await getPrisma().provider.findUnique({ where: { name: `m${id}` } }))?.type).toBe('openai');
   });
 });

@@ -23,11 +23,22 @@ let mp4: Buffer;
 beforeAll(async () => {
   mp4 = (await localEngine.generateVideo({ prompt: 'a lighthouse' }, AbortSignal.timeout(60_000))).bytes;
   fake = await startFalFake(mp4);
-  await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-    providers: { falvideo: { type: 'fal', base_url: fake.origin, api_key_env: 'FAKE_FAL_VIDEO_KEY' } },
-    packages: [{ slug: 'fal-video-test', name: 'V', quota_units: 100, limits: { requests_per_minute: 10, concurrency: 1 },
-      operations: { 'videos.generate': { engine: 'falvideo:luma-dream-machine', units: 20 } } }],
-  }));
+  await applyPackages(
+    getPrisma(),
+    CLI_ACTOR,
+    parsePackagesFile({
+      providers: { falvideo: { type: 'fal', base_url: fake.origin, api_key_env: 'FAKE_FAL_VIDEO_KEY' } },
+      packages: [
+        {
+          slug: 'fal-video-test',
+          name: 'V',
+          quota_units: 100,
+          limits: { requests_per_minute: 10, concurrency: 1 },
+          operations: { 'videos.generate': { engine: 'falvideo:luma-dream-machine', units: 20 } },
+        },
+      ],
+    }),
+  );
 }, 120_000);
 afterAll(() => fake.close());
 

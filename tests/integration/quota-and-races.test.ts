@@ -28,13 +28,17 @@ const providers = () => ({ fakequota: { type: 'openai', base_url: fake.baseUrl, 
 
 async function keyState(id: string) {
   const { rows } = await getPool().query<{ remaining_units: number; in_flight: number }>(
-    'SELECT remaining_units, in_flight FROM api_keys WHERE id = $1', [id]);
+    'SELECT remaining_units, in_flight FROM api_keys WHERE id = $1',
+    [id],
+  );
   return rows[0]!;
 }
 
 async function usageEvents(id: string) {
   const { rows } = await getPool().query<{ outcome: string; units: number; error_code: string | null }>(
-    'SELECT outcome::text, units, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at', [id]);
+    'SELECT outcome::text, units, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at',
+    [id],
+  );
   return rows;
 }
 
@@ -44,8 +48,7 @@ const routes = [
 ] as const;
 
 describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => {
-  const keyWith = (quota: number) =>
-    createTestKey({ quota, operations: { [name]: { engine: 'local', units: 3 } } });
+  const keyWith = (quota: number) => createTestKey({ quota, operations: { [name]: { engine: 'local', units: 3 } } });
 
   it('enough units: 200, charged and remaining units in the result', async () => {
     const { key, id } = await keyWith(10);
@@ -92,7 +95,11 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
   });
 
   it('plus two: 503 never charges; the units are released and a failed usage event with 0 units recorded', async () => {
-    const { key, id } = await createTestKey({ quota: 3, providers: providers(), operations: { [name]: { engine: 'fakequota:model-q', units: 3 } } });
+    const { key, id } = await createTestKey({
+      quota: 3,
+      providers: providers(),
+      operations: { [name]: { engine: 'fakequota:model-q', units: 3 } },
+    });
     fake.reset();
     fake.setMode({ kind: 'status', status: 500 });
     expectEnvelope(await call(handler, path, body, { key }), 503, 'provider_unavailable');
@@ -153,7 +160,11 @@ describe('sweepExpiredHolds', () => {
 
 describe('races', () => {
   it('50 concurrent requests with one Idempotency-Key: exactly one provider call and one charge', async () => {
-    const { key, id } = await createTestKey({ quota: 100, providers: providers(), operations: { 'text.generate': { engine: 'fakequota:model-race', units: 5 } } });
+    const { key, id } = await createTestKey({
+      quota: 100,
+      providers: providers(),
+      operations: { 'text.generate': { engine: 'fakequota:model-race', units: 5 } },
+    });
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 400 });
     const idempotencyKey = newIdempotencyKey();
@@ -162,7 +173,10 @@ describe('races', () => {
     );
     expect(fake.callCount).toBe(1);
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 409), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      JSON.stringify(statuses),
+    ).toBe(true);
     const fresh = results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
     expect(fresh).toHaveLength(1);
     for (const r of results.filter((r) => r.status === 409)) expectEnvelope(r, 409, 'idempotency_key_in_use');

@@ -19,7 +19,9 @@ let admin: Redis;
 async function startRedis(): Promise<void> {
   const found = spawnSync('redis-server', ['--version']);
   if (found.error) throw new Error('redis-server is needed by this test: apt-get install -y redis-server (.ci/run does)');
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   server = child;
   await new Promise<void>((resolve, reject) => {
     let output = '';
@@ -83,7 +85,9 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     const idempotencyKey = newIdempotencyKey();
     expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).status).toBe(200);
     for (let i = 0; i < 3; i++) {
-      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
+      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe(
+        'true',
+      );
     }
     expect(await admin.get(`rpm2:${id}`)).toBe('1');
     expect((await call(textRoute.POST, TEXT, { input: 'second' }, { key })).status).toBe(200);

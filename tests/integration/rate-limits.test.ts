@@ -116,7 +116,9 @@ describe('requests per minute', () => {
     const first = await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey });
     expect(first.headers.get('ratelimit-remaining')).toBe('2');
     for (let i = 0; i < 4; i++) {
-      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
+      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe(
+        'true',
+      );
       expectEnvelope(await call(textRoute.POST, TEXT, { input: `other ${i}` }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
     }
     const second = await call(textRoute.POST, TEXT, { input: 'new' }, { key });
@@ -134,7 +136,9 @@ describe('requests per minute', () => {
       [id, TEXT, running, requestFingerprint('POST', TEXT, { input: 'slow' })],
     );
     // Most of these are refused by the limiter (the count passes 3) before step 8 answers them.
-    const retries = await Promise.all(Array.from({ length: 12 }, () => call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey: running })));
+    const retries = await Promise.all(
+      Array.from({ length: 12 }, () => call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey: running })),
+    );
     for (const retry of retries) expectEnvelope(retry, 409, 'idempotency_key_in_use');
     const next = await call(textRoute.POST, TEXT, { input: 'second' }, { key });
     expect(next.status, next.text).toBe(200);

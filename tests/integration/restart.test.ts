@@ -40,7 +40,11 @@ function appEnv() {
 
 function startApp(): App {
   const child = track(
-    spawn(process.execPath, startCommand(REPO_ROOT).args, { cwd: REPO_ROOT, env: { ...appEnv(), ...startCommand(REPO_ROOT).env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, startCommand(REPO_ROOT).args, {
+      cwd: REPO_ROOT,
+      env: { ...appEnv(), ...startCommand(REPO_ROOT).env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -77,9 +77,9 @@ describe('the drift check notices', () => {
   });
 
   it('a changed type, precision, length, nullability or default', () => {
-    expect(edit(/lastLoginAt\s+DateTime\?(\s+@map\("last_login_at"\)) @db\.Timestamptz\(3\)/, 'lastLoginAt DateTime?$1 @db.Timestamptz(6)')).toEqual([
-      'tables.operators.columns.last_login_at',
-    ]);
+    expect(
+      edit(/lastLoginAt\s+DateTime\?(\s+@map\("last_login_at"\)) @db\.Timestamptz\(3\)/, 'lastLoginAt DateTime?$1 @db.Timestamptz(6)'),
+    ).toEqual(['tables.operators.columns.last_login_at']);
     expect(edit(/key\s+String\s+@id @db\.VarChar\(255\)/, 'key String @id @db.VarChar(128)')).toEqual(['tables.rate_limits.columns.key']);
     expect(edit(/label\s+String\?/, 'label String')).toEqual(['tables.api_keys.columns.label']);
     expect(edit(/inFlight(\s+)Int(\s+)@default\(0\)/, 'inFlight$1Int$2@default(1)')).toEqual(['tables.api_keys.columns.in_flight']);
@@ -91,9 +91,14 @@ describe('the drift check notices', () => {
       'tables.api_keys.indexes.api_keys_created_at_idx(created_at)',
     ]);
     expect(edit(/email(\s+)String(\s+)@unique/, 'email$1String$2')).toEqual(['tables.operators.unique.operators_email_key(email)']);
-    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  suspended\n')).toEqual(['enums.KeyStatus']);
+    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  suspended\n')).toEqual([
+      'enums.KeyStatus',
+    ]);
     expect(
-      edit(/apiKey(\s+)ApiKey(\s+)@relation\(fields: \[apiKeyId\], references: \[id\]\)\n\n {2}@@index\(\[status, leaseUntil\]\)/, 'apiKey$1ApiKey$2@relation(fields: [apiKeyId], references: [id], onDelete: Cascade)\n\n  @@index([status, leaseUntil])'),
+      edit(
+        /apiKey(\s+)ApiKey(\s+)@relation\(fields: \[apiKeyId\], references: \[id\]\)\n\n {2}@@index\(\[status, leaseUntil\]\)/,
+        'apiKey$1ApiKey$2@relation(fields: [apiKeyId], references: [id], onDelete: Cascade)\n\n  @@index([status, leaseUntil])',
+      ),
     ).toEqual([
       'tables.unit_holds.foreignKeys.unit_holds_api_key_id_fkey(api_key_id) -> api_keys(id) on delete Cascade on update Cascade',
       'tables.unit_holds.foreignKeys.unit_holds_api_key_id_fkey(api_key_id) -> api_keys(id) on delete Restrict on update Cascade',
@@ -111,7 +116,10 @@ describe('the drift check notices', () => {
     try {
       const extra = 'ALTER TABLE "api_keys" ADD COLUMN "note" TEXT; CREATE INDEX "jobs_engine_idx" ON "jobs"("engine");';
       await migrateDatabase(url.toString(), {
-        migrations: [...readMigrations(join(REPO_ROOT, 'prisma', 'migrations')), { name: '99999999999999_extra', sql: extra, checksum: 'x'.repeat(64) }],
+        migrations: [
+          ...readMigrations(join(REPO_ROOT, 'prisma', 'migrations')),
+          { name: '99999999999999_extra', sql: extra, checksum: 'x'.repeat(64) },
+        ],
       });
       await scratch.connect();
       expect(diffShapes(fromSchema, await shapeFromDatabase(scratch))).toEqual([

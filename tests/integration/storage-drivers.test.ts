@@ -25,7 +25,9 @@ let key: TestKey;
 let png: Buffer;
 
 beforeAll(async () => {
-  key = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true, output_formats: ['png'] } } });
+  key = await createTestKey({
+    operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true, output_formats: ['png'] } },
+  });
   png = await samplePng();
 });
 
@@ -79,7 +81,12 @@ async function checkUploadFlow(store: ObjectStore) {
   expect(row.storageKey).toMatch(new RegExp(`^uploads/${key.id}/${created.json.upload_id}\\.[0-9a-f]{12}\\.verified$`));
   expect(sha256Hex(await buffer((await store.get(row.storageKey))!.body))).toBe(sha256Hex(png));
 
-  const result = await call(imagesPost, '/v1/images/generate', { prompt: 'from a stored input', input_upload_id: created.json.upload_id }, { key: key.key });
+  const result = await call(
+    imagesPost,
+    '/v1/images/generate',
+    { prompt: 'from a stored input', input_upload_id: created.json.upload_id },
+    { key: key.key },
+  );
   expect(result.status, result.text).toBe(200);
   expect(result.json.output.url.startsWith(`${BASE}/files/outputs/${key.id}/`)).toBe(true);
   const served = await filesGet(new Request(result.json.output.url));
@@ -100,7 +107,14 @@ describe('S3 driver against s3rver', () => {
     server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'wgs-test' }] });
     const { port } = await server.run();
     endpoint = `http://127.0.0.1:${port}`;
-    store = new S3Store({ bucket: 'wgs-test', region: 'us-east-1', endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true });
+    store = new S3Store({
+      bucket: 'wgs-test',
+      region: 'us-east-1',
+      endpoint,
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+    });
   });
   afterAll(async () => {
     store?.destroy();
@@ -116,7 +130,15 @@ describe('S3 driver against s3rver', () => {
     const big = Buffer.alloc(9 * 1024 * 1024 + 123, 7);
     big.write('start');
     const key = 'outputs/test/big.bin';
-    await store.put(key, Readable.from((function* () { for (let i = 0; i < big.length; i += 65536) yield big.subarray(i, i + 65536); })()), 'application/octet-stream');
+    await store.put(
+      key,
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < big.length; i += 65536) yield big.subarray(i, i + 65536);
+        })(),
+      ),
+      'application/octet-stream',
+    );
     const got = await store.get(key);
     expect(got!.size).toBe(big.length);
     expect(sha256Hex(await buffer(got!.body))).toBe(sha256Hex(big));
@@ -206,11 +228,23 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     const clientPuts = standIn.requests.filter((r) => r.method === 'PUT' && r.auth === 'client');
     expect(clientPuts.length).toBe(3); // wrong bytes, right bytes, and a PUT after verification
 
-    const tooBig = await fetch(created.upload_url, { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(Buffer.concat([png, png])) });
+    const tooBig = await fetch(created.upload_url, {
+      method: 'PUT',
+      headers: created.upload_headers,
+      body: new Uint8Array(Buffer.concat([png, png])),
+    });
     expect(tooBig.status).toBe(400);
-    const wrongType = await fetch(created.upload_url, { method: 'PUT', headers: { ...created.upload_headers, 'x-content-type': 'image/jpeg' }, body: new Uint8Array(png) });
+    const wrongType = await fetch(created.upload_url, {
+      method: 'PUT',
+      headers: { ...created.upload_headers, 'x-content-type': 'image/jpeg' },
+      body: new Uint8Array(png),
+    });
     expect(wrongType.status).toBe(400);
-    const otherPath = await fetch(created.upload_url.replace(encodeURIComponent(created.upload_id), 'someone-else'), { method: 'PUT', headers: created.upload_headers, body: new Uint8Array(png) });
+    const otherPath = await fetch(created.upload_url.replace(encodeURIComponent(created.upload_id), 'someone-else'), {
+      method: 'PUT',
+      headers: created.upload_headers,
+      body: new Uint8Array(png),
+    });
     expect(otherPath.status).toBe(400);
     // The verified object is still the one that was checked.
     const sealed = (await getPrisma().upload.findUniqueOrThrow({ where: { id: created.upload_id } })).storageKey;
@@ -235,7 +269,12 @@ describe('configuration', () => {
     expect(() => readConfig({ ...base, STORAGE_DRIVER: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'x' })).toThrow(/S3_SECRET_ACCESS_KEY/);
     const saved = { ...process.env };
     try {
-      Object.assign(process.env, { STORAGE_DRIVER: 's3', S3_BUCKET: 'wgs-test', S3_ENDPOINT: 'http://127.0.0.1:1', S3_FORCE_PATH_STYLE: 'true' });
+      Object.assign(process.env, {
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: 'wgs-test',
+        S3_ENDPOINT: 'http://127.0.0.1:1',
+        S3_FORCE_PATH_STYLE: 'true',
+      });
       resetConfigForTests();
       setObjectStoreForTests(undefined);
       expect(getObjectStore().driver).toBe('s3');

@@ -39,8 +39,15 @@ describe('POST /v1/uploads', () => {
     const body = uploadSchema.parse(created.json);
     expect(body.upload_id).toMatch(/^upl_[A-Za-z0-9_-]{24}$/);
     expect(body).toMatchObject({
-      object: 'upload', status: 'pending', purpose: 'image_input', filename: 'in.png', mime_type: 'image/png',
-      size_bytes: png.length, sha256: sha256Hex(png), verified_at: null, upload_method: 'PUT',
+      object: 'upload',
+      status: 'pending',
+      purpose: 'image_input',
+      filename: 'in.png',
+      mime_type: 'image/png',
+      size_bytes: png.length,
+      sha256: sha256Hex(png),
+      verified_at: null,
+      upload_method: 'PUT',
       upload_headers: { 'Content-Type': 'image/png' },
     });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -50,8 +57,18 @@ describe('POST /v1/uploads', () => {
     expect(created.headers.get('cache-control')).toBe('no-store');
 
     const idem = 'upload-idem-0001';
-    const first = await call(createPost, '/v1/uploads', { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) }, { key: owner.key, idempotencyKey: idem });
-    const again = await call(createPost, '/v1/uploads', { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) }, { key: owner.key, idempotencyKey: idem });
+    const first = await call(
+      createPost,
+      '/v1/uploads',
+      { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) },
+      { key: owner.key, idempotencyKey: idem },
+    );
+    const again = await call(
+      createPost,
+      '/v1/uploads',
+      { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) },
+      { key: owner.key, idempotencyKey: idem },
+    );
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -68,26 +85,41 @@ describe('POST /v1/uploads', () => {
   it('422 not_allowed_by_package for a purpose no operation of the package takes', async () => {
     const transcribeOnly = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } } });
     const wav = await sampleWav();
-    expect((await createUpload(transcribeOnly.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, wav)).status).toBe(201);
-    expect((await createUpload(transcribeOnly.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'v.mp4' }, wav)).status).toBe(201);
+    expect(
+      (await createUpload(transcribeOnly.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, wav)).status,
+    ).toBe(201);
+    expect(
+      (await createUpload(transcribeOnly.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'v.mp4' }, wav)).status,
+    ).toBe(201);
     const image = await createUpload(transcribeOnly.key, IMAGE, png);
     expectEnvelope(image, 422, 'validation_error');
     expect(image.json.error.details.issues).toEqual([expect.objectContaining({ path: 'purpose', code: 'not_allowed_by_package' })]);
 
     const imagesOnly = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true } } });
     expect((await createUpload(imagesOnly.key, IMAGE, png)).status).toBe(201);
-    for (const declared of [{ purpose: 'audio_input', mime_type: 'audio/wav' }, { purpose: 'video_input', mime_type: 'video/mp4' }] as const) {
+    for (const declared of [
+      { purpose: 'audio_input', mime_type: 'audio/wav' },
+      { purpose: 'video_input', mime_type: 'video/mp4' },
+    ] as const) {
       const refused = await createUpload(imagesOnly.key, declared, png);
       expectEnvelope(refused, 422, 'validation_error');
       expect(refused.json.error.details.issues[0]).toMatchObject({ path: 'purpose', code: 'not_allowed_by_package' });
     }
     const videosWithInput = await createTestKey({ operations: { 'videos.generate': { engine: 'local', units: 1, input_uploads: true } } });
     expect((await createUpload(videosWithInput.key, { purpose: 'video_input', mime_type: 'video/mp4' }, png)).status).toBe(201);
-    expectEnvelope(await createUpload(videosWithInput.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, png), 422, 'validation_error');
+    expectEnvelope(
+      await createUpload(videosWithInput.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, png),
+      422,
+      'validation_error',
+    );
   });
 
   it('422 when the purpose does not fit the mime type', async () => {
-    for (const [purpose, mime] of [['image_input', 'audio/wav'], ['audio_input', 'video/mp4'], ['video_input', 'image/png']]) {
+    for (const [purpose, mime] of [
+      ['image_input', 'audio/wav'],
+      ['audio_input', 'video/mp4'],
+      ['video_input', 'image/png'],
+    ]) {
       const result = await createUpload(owner.key, { purpose: purpose as 'image_input', mime_type: mime! }, png);
       expectEnvelope(result, 422, 'validation_error');
       expect(result.json.error.details.issues[0]).toMatchObject({ path: 'mime_type', code: 'mime_type_mismatch' });
@@ -108,9 +140,12 @@ describe('POST /v1/uploads', () => {
     // A missing field is `required` whatever its type (zod calls a missing enum invalid_value).
     const missing = await call(createPost, '/v1/uploads', { filename: 'a.png' }, { key: owner.key });
     expectEnvelope(missing, 422, 'validation_error');
-    expect(missing.json.error.details.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`).sort()).toEqual(
-      ['mime_type:required', 'purpose:required', 'sha256:required', 'size_bytes:required'],
-    );
+    expect(missing.json.error.details.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`).sort()).toEqual([
+      'mime_type:required',
+      'purpose:required',
+      'sha256:required',
+      'size_bytes:required',
+    ]);
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { mime_type: 'image/gif' }), 422, 'validation_error');
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { sha256: 'ABC' }), 422, 'validation_error');
     expectEnvelope(await createUpload(owner.key, IMAGE, png, { extra: 1 }), 422, 'validation_error');
@@ -346,7 +381,7 @@ describe('expiry', () => {
     await expect(resolveInputUpload(ownerKey, id, ['image_input'])).rejects.toMatchObject({ status: 422 });
   });
 
-  it('bytes a late PUT leaves at a settled upload\'s URL are deleted once the URL is closed; the verified copy stays', async () => {
+  it("bytes a late PUT leaves at a settled upload's URL are deleted once the URL is closed; the verified copy stays", async () => {
     // S3 and Vercel Blob take PUTs at an upload's URL until it expires, verified or not (this
     // service's own PUT route refuses them, so the late PUT is written straight to the store).
     const store = getObjectStore();
@@ -387,7 +422,9 @@ describe('expiry', () => {
     await store.put(uploadKey(verified.json.upload_id), Buffer.from('again'), 'image/png');
     await clearClosedUploadKeys();
     expect(existsSync(storedPath(uploadKey(verified.json.upload_id)))).toBe(true);
-    expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } })).uploadKeyClearedAt).toEqual(row.uploadKeyClearedAt);
+    expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } })).uploadKeyClearedAt).toEqual(
+      row.uploadKeyClearedAt,
+    );
     await store.delete(uploadKey(verified.json.upload_id));
   });
 });

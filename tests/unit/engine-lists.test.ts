@@ -7,17 +7,22 @@ import { engineNamesOf } from '@/server/domain/packages/engine-names';
 
 const fileWith = (engine: unknown) => ({
   providers: { main: { type: 'openai', base_url: 'http://127.0.0.1:9/v1' }, spare: { type: 'openai', base_url: 'http://127.0.0.1:9/v1' } },
-  packages: [{
-    slug: 'lists', name: 'Lists', quota_units: 10, limits: { requests_per_minute: 10, concurrency: 1 },
-    operations: { 'text.generate': { engine, units: 1 } },
-  }],
+  packages: [
+    {
+      slug: 'lists',
+      name: 'Lists',
+      quota_units: 10,
+      limits: { requests_per_minute: 10, concurrency: 1 },
+      operations: { 'text.generate': { engine, units: 1 } },
+    },
+  ],
 });
 
 function refusal(engine: unknown): { path: string; message: string }[] {
   try {
     parsePackagesFile(fileWith(engine));
   } catch (error) {
-    if (isApiError(error)) return (error.details?.issues as { path: string; message: string }[]);
+    if (isApiError(error)) return error.details?.issues as { path: string; message: string }[];
     throw error;
   }
   throw new Error('the file was accepted');

@@ -5,10 +5,22 @@ describe('error catalog', () => {
   it('uses the status codes of interface-v1.md §7 and CONTRACT.md §2', () => {
     const byStatus = Object.fromEntries(Object.entries(ERROR_CATALOG).map(([code, entry]) => [code, entry.status]));
     expect(byStatus).toMatchObject({
-      invalid_request: 400, missing_idempotency_key: 400, invalid_idempotency_key: 400, invalid_api_key: 401,
-      quota_exhausted: 402, forbidden: 403, not_found: 404, method_not_allowed: 405, idempotency_key_in_use: 409,
-      payload_too_large: 413, unsupported_media_type: 415, validation_error: 422, idempotency_key_reused: 422,
-      rate_limited: 429, internal_error: 500, provider_unavailable: 503,
+      invalid_request: 400,
+      missing_idempotency_key: 400,
+      invalid_idempotency_key: 400,
+      invalid_api_key: 401,
+      quota_exhausted: 402,
+      forbidden: 403,
+      not_found: 404,
+      method_not_allowed: 405,
+      idempotency_key_in_use: 409,
+      payload_too_large: 413,
+      unsupported_media_type: 415,
+      validation_error: 422,
+      idempotency_key_reused: 422,
+      rate_limited: 429,
+      internal_error: 500,
+      provider_unavailable: 503,
     });
   });
 

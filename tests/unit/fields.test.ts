@@ -8,7 +8,11 @@ import { textGenerateRequest } from '@/server/contract/generation';
 describe('text fields and U+0000', () => {
   it.each([
     ['videos prompt', videosGenerateRequest, { prompt: 'a\u0000b' }],
-    ['upload filename', createUploadRequest, { purpose: 'image_input', filename: 'a\u0000b.png', mime_type: 'image/png', size_bytes: 1, sha256: 'a'.repeat(64) }],
+    [
+      'upload filename',
+      createUploadRequest,
+      { purpose: 'image_input', filename: 'a\u0000b.png', mime_type: 'image/png', size_bytes: 1, sha256: 'a'.repeat(64) },
+    ],
     ['text input', textGenerateRequest, { input: '\u0000' }],
   ])('%s with a NUL is refused with a clear issue', (_, schema, body) => {
     const result = schema.safeParse(body);

@@ -15,20 +15,50 @@ function codeOf(work: () => unknown): string | undefined {
 }
 
 describe('requireJsonContentType', () => {
-  it.each(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON; Charset=UTF-8', 'application/json;charset=utf-8',
-    'application/json; charset="utf-8"', ' application/json ', 'application/json;', 'application/json ; ', 'application/json;;',
-    'application/json;charset=utf-8;', 'application/json; ; charset=utf-8', 'application/json ;charset=UTF-8 ; ',
-    'application/json;\tcharset=utf-8', 'application/json ; ; charset="UTF-8";;'])('accepts %j', (value) => {
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON; Charset=UTF-8',
+    'application/json;charset=utf-8',
+    'application/json; charset="utf-8"',
+    ' application/json ',
+    'application/json;',
+    'application/json ; ',
+    'application/json;;',
+    'application/json;charset=utf-8;',
+    'application/json; ; charset=utf-8',
+    'application/json ;charset=UTF-8 ; ',
+    'application/json;\tcharset=utf-8',
+    'application/json ; ; charset="UTF-8";;',
+  ])('accepts %j', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBeUndefined();
   });
 
-  it.each(['text/plain', 'application/json; charset=latin1', 'application/json; charset=iso-8859-1', 'application/jsonp',
-    'application/json-patch+json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-    'application/json; charset=utf-16', 'application/json; boundary=x', 'json', '*/*', 'application/*',
-    'application/json; charset=utf-8"', 'application/json; charset="utf-8', 'application/json; charset=', 'application/json;charset=utf-8;boundary=x',
-    'application/json; charset=utf-8 ; charset=latin1', 'application/json; charset = utf-8', 'application/json; charset= utf-8',
-    'application/json; charset =utf-8', 'application/json; charset=utf-8; charset=utf-8', 'application/json charset=utf-8',
-    'application/jsoncharset=utf-8'])('refuses %j with 415', (value) => {
+  it.each([
+    'text/plain',
+    'application/json; charset=latin1',
+    'application/json; charset=iso-8859-1',
+    'application/jsonp',
+    'application/json-patch+json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    'application/json; boundary=x',
+    'json',
+    '*/*',
+    'application/*',
+    'application/json; charset=utf-8"',
+    'application/json; charset="utf-8',
+    'application/json; charset=',
+    'application/json;charset=utf-8;boundary=x',
+    'application/json; charset=utf-8 ; charset=latin1',
+    'application/json; charset = utf-8',
+    'application/json; charset= utf-8',
+    'application/json; charset =utf-8',
+    'application/json; charset=utf-8; charset=utf-8',
+    'application/json charset=utf-8',
+    'application/jsoncharset=utf-8',
+  ])('refuses %j with 415', (value) => {
     expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': value })))).toBe('unsupported_media_type');
   });
 
@@ -40,11 +70,15 @@ describe('requireJsonContentType', () => {
   });
 
   it.each(['gzip', 'br', 'deflate', 'GZIP'])('refuses a body with Content-Encoding %j (415)', (coding) => {
-    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': 'application/json', 'Content-Encoding': coding })))).toBe('unsupported_media_type');
+    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': 'application/json', 'Content-Encoding': coding })))).toBe(
+      'unsupported_media_type',
+    );
   });
 
   it('accepts Content-Encoding: identity', () => {
-    expect(codeOf(() => requireJsonContentType(req({ 'Content-Type': 'application/json', 'Content-Encoding': 'identity' })))).toBeUndefined();
+    expect(
+      codeOf(() => requireJsonContentType(req({ 'Content-Type': 'application/json', 'Content-Encoding': 'identity' }))),
+    ).toBeUndefined();
   });
 
   it('refuses a missing Content-Type', () => {
@@ -93,24 +127,33 @@ describe('publicOrigin', () => {
     expect(publicOrigin(at({ host: 'evil.example' }), 'https://api.example.com')).toBe('https://api.example.com');
   });
 
-  it('is the Host the client used, not the server\'s own name', () => {
+  it("is the Host the client used, not the server's own name", () => {
     expect(publicOrigin(at({ host: 'api.example.test:8443' }), undefined)).toBe('http://api.example.test:8443');
     expect(publicOrigin(at({ host: '[::1]:3000' }), undefined)).toBe('http://[::1]:3000');
     expect(publicOrigin(at({ host: 'API.Example.TEST' }), undefined)).toBe('http://api.example.test');
   });
 
-  it('follows a load balancer\'s X-Forwarded-Host and X-Forwarded-Proto (first value)', () => {
-    expect(publicOrigin(at({ host: '10.0.0.7:3000', 'x-forwarded-host': 'api.example.com, lb.internal', 'x-forwarded-proto': 'https,http' }), undefined))
-      .toBe('https://api.example.com');
+  it("follows a load balancer's X-Forwarded-Host and X-Forwarded-Proto (first value)", () => {
+    expect(
+      publicOrigin(
+        at({ host: '10.0.0.7:3000', 'x-forwarded-host': 'api.example.com, lb.internal', 'x-forwarded-proto': 'https,http' }),
+        undefined,
+      ),
+    ).toBe('https://api.example.com');
     expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-proto': 'gopher' }), undefined)).toBe('http://api.example.com');
   });
 
   it.each(['', 'a b', 'host/path', 'user@host', 'host:99999999', '[zz]', 'x'.repeat(300), 'a.'.repeat(40) + '!'])(
-    'falls back to the server\'s own origin for the malformed Host %j', (host) => {
+    "falls back to the server's own origin for the malformed Host %j",
+    (host) => {
       expect(publicOrigin(at(host ? { host } : {}), undefined)).toBe('http://localhost:3000');
-    });
+    },
+  );
 
-  it.each(['a b', 'evil.example/path?', 'ex\u00e9.com', ''])('skips the malformed X-Forwarded-Host %j for the request\'s Host', (forwarded) => {
-    expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-host': forwarded }), undefined)).toBe('http://api.example.com');
-  });
+  it.each(['a b', 'evil.example/path?', 'ex\u00e9.com', ''])(
+    "skips the malformed X-Forwarded-Host %j for the request's Host",
+    (forwarded) => {
+      expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-host': forwarded }), undefined)).toBe('http://api.example.com');
+    },
+  );
 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { apiVary, DASHBOARD_BODY_LIMIT, dashboardBodyRefusal, dropFrameworkHeaders, isApiPath, withoutUnparseableCallbackCookie, escapeMalformedPath, mergeSlashes, normalizeTarget, repeatedHeaders, routedMethod, toOriginForm } from '../../scripts/lib/normalize-request';
+import {
+  apiVary,
+  DASHBOARD_BODY_LIMIT,
+  dashboardBodyRefusal,
+  dropFrameworkHeaders,
+  isApiPath,
+  withoutUnparseableCallbackCookie,
+  escapeMalformedPath,
+  mergeSlashes,
+  normalizeTarget,
+  repeatedHeaders,
+  routedMethod,
+  toOriginForm,
+} from '../../scripts/lib/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {
@@ -59,9 +72,10 @@ describe('routedMethod', () => {
     }
   });
 
-  it('hands every other method on as PATCH on the API\'s paths only', () => {
+  it("hands every other method on as PATCH on the API's paths only", () => {
     for (const path of ['/v1', '/v1/', '/v1/text/generate', '/v1?x', '/uploads/upl_x', '/files/outputs/a.png']) {
-      for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK']) expect(routedMethod(method, path), `${method} ${path}`).toBe('PATCH');
+      for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK'])
+        expect(routedMethod(method, path), `${method} ${path}`).toBe('PATCH');
     }
     for (const path of ['/', '/keys', '/api/trpc/keys.list', '/v10', '/v1x', '/uploadsx', '/signin']) {
       expect(routedMethod('TRACE', path), path).toBeUndefined();
@@ -72,15 +86,19 @@ describe('routedMethod', () => {
 describe('repeatedHeaders', () => {
   it('joins a repeated header (any case) and leaves a single one alone', () => {
     expect(repeatedHeaders(['Host', 'x', 'Authorization', 'Bearer a']).authorization).toBeUndefined();
-    expect(repeatedHeaders(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b']).authorization).toBe('Bearer a, Bearer b');
-    expect(repeatedHeaders(['Content-Type', 'application/json', 'content-type', 'text/plain'])['content-type']).toBe('application/json, text/plain');
+    expect(repeatedHeaders(['authorization', 'Bearer a', 'Host', 'x', 'AUTHORIZATION', 'Bearer b']).authorization).toBe(
+      'Bearer a, Bearer b',
+    );
+    expect(repeatedHeaders(['Content-Type', 'application/json', 'content-type', 'text/plain'])['content-type']).toBe(
+      'application/json, text/plain',
+    );
     expect(repeatedHeaders(['Host', 'a.example', 'host', 'b.example']).host).toBe('a.example, b.example');
     expect(repeatedHeaders(['Host', 'a.example']).host).toBeUndefined();
   });
 });
 
 describe('dashboardBodyRefusal', () => {
-  it('leaves the API\'s own routes to their streaming limits', () => {
+  it("leaves the API's own routes to their streaming limits", () => {
     for (const target of ['/v1/text/generate', '/uploads/upl_x', '/files/outputs/x']) {
       expect(dashboardBodyRefusal(target, { 'content-length': String(50 * 1024 * 1024) })).toBeUndefined();
       expect(dashboardBodyRefusal(target, { 'transfer-encoding': 'chunked' })).toBeUndefined();
@@ -98,29 +116,48 @@ describe('dashboardBodyRefusal', () => {
 
 describe('dropFrameworkHeaders', () => {
   const sent = () => ({
-    host: 'x', authorization: 'Bearer k', 'content-type': 'application/json', 'idempotency-key': 'abc12345',
-    'x-forwarded-host': 'api.example', 'x-request-id': 'mine', accept: '*/*',
-    rsc: '1', 'next-router-prefetch': '1', 'next-router-state-tree': '%5B%5D', 'next-url': '/x', 'next-action': 'abc',
-    'x-middleware-prefetch': '1', 'x-middleware-subrequest': 'middleware', 'x-nextjs-data': '1', 'x-invoke-path': '/x',
-    'x-matched-path': '/x', 'x-now-route-matches': 'a=1', 'x-prerender-revalidate': 't', 'x-deployment-id': 'd', purpose: 'prefetch',
+    host: 'x',
+    authorization: 'Bearer k',
+    'content-type': 'application/json',
+    'idempotency-key': 'abc12345',
+    'x-forwarded-host': 'api.example',
+    'x-request-id': 'mine',
+    accept: '*/*',
+    rsc: '1',
+    'next-router-prefetch': '1',
+    'next-router-state-tree': '%5B%5D',
+    'next-url': '/x',
+    'next-action': 'abc',
+    'x-middleware-prefetch': '1',
+    'x-middleware-subrequest': 'middleware',
+    'x-nextjs-data': '1',
+    'x-invoke-path': '/x',
+    'x-matched-path': '/x',
+    'x-now-route-matches': 'a=1',
+    'x-prerender-revalidate': 't',
+    'x-deployment-id': 'd',
+    purpose: 'prefetch',
   });
   const kept = ['host', 'authorization', 'content-type', 'idempotency-key', 'x-forwarded-host', 'x-request-id', 'accept'];
 
-  it.each(['/v1/text/generate', '/v1/jobs/job_x', '/v1/nope', '/v1', '/uploads/upl_x?sig=1', '/files/outputs/a.png'])('removes what Next acts on from %s, and nothing else', (target) => {
-    const headers = sent();
-    dropFrameworkHeaders(target, headers);
-    expect(Object.keys(headers).sort()).toEqual([...kept].sort());
-  });
+  it.each(['/v1/text/generate', '/v1/jobs/job_x', '/v1/nope', '/v1', '/uploads/upl_x?sig=1', '/files/outputs/a.png'])(
+    'removes what Next acts on from %s, and nothing else',
+    (target) => {
+      const headers = sent();
+      dropFrameworkHeaders(target, headers);
+      expect(Object.keys(headers).sort()).toEqual([...kept].sort());
+    },
+  );
 
-  it('leaves the dashboard\'s headers alone (its client navigation uses them)', () => {
+  it("leaves the dashboard's headers alone (its client navigation uses them)", () => {
     const headers = sent();
     dropFrameworkHeaders('/keys', headers);
     expect(headers).toEqual(sent());
   });
 });
 
-describe('apiVary (an API answer varies on no header of Next\'s router)', () => {
-  it('drops Next\'s entries, in any case and spacing', () => {
+describe("apiVary (an API answer varies on no header of Next's router)", () => {
+  it("drops Next's entries, in any case and spacing", () => {
     expect(apiVary('rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch')).toBeUndefined();
     expect(apiVary(['RSC,Next-Router-State-Tree', 'Next-URL'])).toBeUndefined();
   });
@@ -130,16 +167,18 @@ describe('apiVary (an API answer varies on no header of Next\'s router)', () => 
     expect(apiVary(['Origin', 'rsc'])).toBe('Origin');
   });
 
-  it('applies to the API\'s own paths only', () => {
-    for (const target of ['/v1/text/generate', '/v1', '/v1?x=1', '/uploads/upl_x?sig=1', '/files/outputs/a.png']) expect(isApiPath(target), target).toBe(true);
+  it("applies to the API's own paths only", () => {
+    for (const target of ['/v1/text/generate', '/v1', '/v1?x=1', '/uploads/upl_x?sig=1', '/files/outputs/a.png'])
+      expect(isApiPath(target), target).toBe(true);
     for (const target of ['/', '/keys', '/docs', '/v10', '/api/trpc/keys.list']) expect(isApiPath(target), target).toBe(false);
   });
 });
 
 describe('withoutUnparseableCallbackCookie', () => {
   it('drops a next-auth callback-url cookie next-auth could not parse, and only that cookie', () => {
-    expect(withoutUnparseableCallbackCookie('a=1; next-auth.callback-url=http%3A%2F%2F%5B; next-auth.session-token=t'))
-      .toBe('a=1; next-auth.session-token=t');
+    expect(withoutUnparseableCallbackCookie('a=1; next-auth.callback-url=http%3A%2F%2F%5B; next-auth.session-token=t')).toBe(
+      'a=1; next-auth.session-token=t',
+    );
     expect(withoutUnparseableCallbackCookie('__Secure-next-auth.callback-url=http://%5B')).toBe('');
     expect(withoutUnparseableCallbackCookie('next-auth.callback-url=%E0%A4%A')).toBe(''); // not even percent-decodable
     expect(withoutUnparseableCallbackCookie('next-auth.callback-url=javascript%3Aalert(1); x=2')).toBe(' x=2');

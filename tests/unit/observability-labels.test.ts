@@ -14,7 +14,7 @@ describe('routeLabel', () => {
     expect(routeLabel('/v1')).toBe('unmatched');
   });
 
-  it('gives the operation a route sells, else the route\'s own name', () => {
+  it("gives the operation a route sells, else the route's own name", () => {
     expect(operationOfRoute('/v1/audio/transcribe')).toBe('audio.transcribe');
     expect(operationOfRoute('/v1/uploads/{upload_id}/complete')).toBe('uploads.complete');
     expect(operationOfRoute('/v1/jobs/{job_id}')).toBe('jobs.get');
@@ -27,7 +27,11 @@ describe('resolveTimeRange', () => {
 
   it('counts presets back from the end of the current hour, in hours up to two days and days beyond', () => {
     const day = resolveTimeRange({ range: '24h' }, now);
-    expect([day.from.toISOString(), day.to.toISOString(), day.bucket]).toEqual(['2026-03-09T16:00:00.000Z', '2026-03-10T16:00:00.000Z', 'hour']);
+    expect([day.from.toISOString(), day.to.toISOString(), day.bucket]).toEqual([
+      '2026-03-09T16:00:00.000Z',
+      '2026-03-10T16:00:00.000Z',
+      'hour',
+    ]);
     expect(bucketStarts(day)).toHaveLength(24);
     const week = resolveTimeRange({ range: '7d' }, now);
     expect(week.bucket).toBe('day');
@@ -37,7 +41,11 @@ describe('resolveTimeRange', () => {
 
   it('takes whole UTC days for a custom range, both ends included, and refuses a backwards or malformed one', () => {
     const range = resolveTimeRange({ range: 'custom', from: '2026-02-27', to: '2026-03-01' }, now);
-    expect([range.from.toISOString(), range.to.toISOString(), range.bucket]).toEqual(['2026-02-27T00:00:00.000Z', '2026-03-02T00:00:00.000Z', 'day']);
+    expect([range.from.toISOString(), range.to.toISOString(), range.bucket]).toEqual([
+      '2026-02-27T00:00:00.000Z',
+      '2026-03-02T00:00:00.000Z',
+      'day',
+    ]);
     expect(bucketStarts(range).map((d) => d.toISOString().slice(0, 10))).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
     expect(resolveTimeRange({ range: 'custom', from: '2026-03-01', to: '2026-03-01' }, now).bucket).toBe('hour');
     expect(() => resolveTimeRange({ range: 'custom', from: '2026-03-02', to: '2026-03-01' }, now)).toThrow('to must not be before from');

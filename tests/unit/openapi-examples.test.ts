@@ -23,7 +23,8 @@ vi.mock('zod-openapi', async (importOriginal) => {
         ...options,
         override: (context) => {
           const example = (context.jsonSchema as { example?: unknown }).example;
-          if (example !== undefined) rendered.push({ zodSchema: context.zodSchema as unknown as z.ZodType, example, path: context.path.join('.') });
+          if (example !== undefined)
+            rendered.push({ zodSchema: context.zodSchema as unknown as z.ZodType, example, path: context.path.join('.') });
           options?.override?.(context);
         },
       }),
@@ -39,16 +40,18 @@ function examplesIn(node: unknown, at: string, found: { at: string; value: unkno
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       if (key === 'example') found.push({ at: `${at}/example`, value });
-      else if (key === 'examples' && Array.isArray(value)) value.forEach((item, index) => found.push({ at: `${at}/examples/${index}`, value: item }));
+      else if (key === 'examples' && Array.isArray(value))
+        value.forEach((item, index) => found.push({ at: `${at}/examples/${index}`, value: item }));
       else if (key === 'examples' && value && typeof value === 'object') {
-        for (const [name, entry] of Object.entries(value)) found.push({ at: `${at}/examples/${name}`, value: (entry as { value?: unknown }).value });
+        for (const [name, entry] of Object.entries(value))
+          found.push({ at: `${at}/examples/${name}`, value: (entry as { value?: unknown }).value });
       } else examplesIn(value, `${at}/${key}`, found);
     }
   }
   return found;
 }
 
-describe('the OpenAPI document\'s examples', () => {
+describe("the OpenAPI document's examples", () => {
   it('are each accepted by the zod schema they were written on', () => {
     expect(rendered.length).toBeGreaterThan(10);
     for (const { zodSchema, example, path } of rendered) {
@@ -61,7 +64,10 @@ describe('the OpenAPI document\'s examples', () => {
     const found = examplesIn(document, '#');
     expect(found.length).toBeGreaterThan(10);
     for (const { at, value } of found) {
-      expect(rendered.some((entry) => isDeepStrictEqual(entry.example, value)), `${at}: ${JSON.stringify(value)}`).toBe(true);
+      expect(
+        rendered.some((entry) => isDeepStrictEqual(entry.example, value)),
+        `${at}: ${JSON.stringify(value)}`,
+      ).toBe(true);
     }
   });
 
@@ -70,7 +76,10 @@ describe('the OpenAPI document\'s examples', () => {
     const paths = document.paths as Record<string, Record<string, Operation>>;
     const schemas = (document.components as { schemas: Record<string, { example?: unknown }> }).schemas;
     const bodies = Object.entries(paths).flatMap(([path, operations]) =>
-      Object.entries(operations).filter(([, operation]) => operation.requestBody).map(([method, operation]) => ({ at: `${method} ${path}`, operation })));
+      Object.entries(operations)
+        .filter(([, operation]) => operation.requestBody)
+        .map(([method, operation]) => ({ at: `${method} ${path}`, operation })),
+    );
     expect(bodies.length).toBeGreaterThanOrEqual(8);
     for (const { at, operation } of bodies) {
       const schema = operation.requestBody!.content['application/json']!.schema;

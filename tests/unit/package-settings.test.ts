@@ -30,7 +30,7 @@ describe('PackageSettingsCheck', () => {
     expect(issuesOf(check)).toEqual(['voice:not_allowed_by_package', 'language:not_allowed_by_package', 'text:not_allowed_by_package']);
   });
 
-  it('matches language tags in any case and hands on the package\'s spelling', () => {
+  it("matches language tags in any case and hands on the package's spelling", () => {
     const check = new PackageSettingsCheck();
     expect(check.language('language', 'EN-us', ['en', 'en-US'])).toBe('en-US');
     expect(check.language('language', 'EN', ['en', 'en-US'])).toBe('en');

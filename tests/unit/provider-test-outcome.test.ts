@@ -15,7 +15,7 @@ describe('a provider test in plain words', () => {
     expect(providerStatusOf(failed(new Error('no status')))).toBeUndefined();
   });
 
-  it('names the status, never the provider\'s text', () => {
+  it("names the status, never the provider's text", () => {
     const secretText = 'Incorrect API key provided: sk-abc***xyz';
     expect(describeTestFailure(failed({ status: 401, message: secretText }), 10_000, false)).toBe('The provider refused the key (401).');
     expect(describeTestFailure(failed({ statusCode: 403 }), 10_000, false)).toBe('The provider refused the key (403).');
@@ -42,7 +42,7 @@ describe('a provider test in plain words', () => {
   });
 });
 
-describe('the package form\'s engines', () => {
+describe("the package form's engines", () => {
   const form = (engines: string[]) => {
     const data = new FormData();
     data.set('text.generate|enabled', 'on');
@@ -51,7 +51,7 @@ describe('the package form\'s engines', () => {
     return formToDefinition(data) as { operations: Record<string, { engine: unknown }> };
   };
 
-  it('one engine is the engine; several, in the form\'s order, are the fallback list', () => {
+  it("one engine is the engine; several, in the form's order, are the fallback list", () => {
     expect(form(['local']).operations['text.generate']!.engine).toBe('local');
     expect(form(['main:gpt-5-mini', ' local ']).operations['text.generate']!.engine).toEqual(['main:gpt-5-mini', 'local']);
   });

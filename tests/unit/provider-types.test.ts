@@ -25,8 +25,25 @@ const EXTRAS = { resource_name: 'my-resource', region: 'us-east-1' };
 describe('the capability table', () => {
   it('names exactly the seventeen types of the issue', () => {
     expect([...PROVIDER_TYPES].sort()).toEqual(
-      ['openai', 'openai-compatible', 'anthropic', 'google', 'xai', 'mistral', 'groq', 'deepseek', 'azure', 'amazon-bedrock',
-        'fal', 'replicate', 'luma', 'elevenlabs', 'deepgram', 'assemblyai', 'gateway'].sort(),
+      [
+        'openai',
+        'openai-compatible',
+        'anthropic',
+        'google',
+        'xai',
+        'mistral',
+        'groq',
+        'deepseek',
+        'azure',
+        'amazon-bedrock',
+        'fal',
+        'replicate',
+        'luma',
+        'elevenlabs',
+        'deepgram',
+        'assemblyai',
+        'gateway',
+      ].sort(),
     );
     for (const type of PROVIDER_TYPES) {
       expect(PROVIDER_TYPE_INFO[type].operations.length, type).toBeGreaterThan(0);
@@ -36,22 +53,28 @@ describe('the capability table', () => {
     expect(operationsOf('retired')).toEqual([]);
   });
 
-  it.each(PROVIDER_TYPES.filter((t) => t !== 'openai'))('%s: its module builds a model for each operation listed, and for no other', async (type) => {
-    const providerModule = await loadProviderModule(type as SdkProviderType);
-    const models = providerModule.create({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', extras: EXTRAS, fetch: globalThis.fetch });
-    const served = new Set(PROVIDER_TYPE_INFO[type].operations.map((op) => MODEL_KIND[op]));
-    for (const kind of new Set(Object.values(MODEL_KIND))) {
-      expect(typeof models[kind] === 'function', `${type} ${kind}`).toBe(served.has(kind));
-      if (served.has(kind)) expect(models[kind]!('some-model')).toBeTruthy();
-    }
-  });
+  it.each(PROVIDER_TYPES.filter((t) => t !== 'openai'))(
+    '%s: its module builds a model for each operation listed, and for no other',
+    async (type) => {
+      const providerModule = await loadProviderModule(type as SdkProviderType);
+      const models = providerModule.create({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', extras: EXTRAS, fetch: globalThis.fetch });
+      const served = new Set(PROVIDER_TYPE_INFO[type].operations.map((op) => MODEL_KIND[op]));
+      for (const kind of new Set(Object.values(MODEL_KIND))) {
+        expect(typeof models[kind] === 'function', `${type} ${kind}`).toBe(served.has(kind));
+        if (served.has(kind)) expect(models[kind]!('some-model')).toBeTruthy();
+      }
+    },
+  );
 
   it('docs/providers.md shows exactly this table', () => {
     const doc = readFileSync('docs/providers.md', 'utf8');
     for (const type of PROVIDER_TYPES) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${type}\` | `) && /[✓–]/.test(line));
       expect(row, type).toBeDefined();
-      const cells = row!.split('|').slice(2, 2 + OPERATIONS.length).map((cell) => cell.trim());
+      const cells = row!
+        .split('|')
+        .slice(2, 2 + OPERATIONS.length)
+        .map((cell) => cell.trim());
       expect(cells, type).toEqual(OPERATIONS.map((op) => (PROVIDER_TYPE_INFO[type].operations.includes(op) ? '✓' : '–')));
     }
   });
@@ -70,14 +93,18 @@ describe('provider entries in the packages file', () => {
 
   it('every type is accepted with its required fields; base_url and api_key_env optional', () => {
     for (const type of PROVIDER_TYPES) {
-      const entry = { type, ...(type === 'openai-compatible' ? { base_url: 'http://127.0.0.1:8000/v1' } : {}),
-        ...(type === 'azure' ? { resource_name: 'my-resource' } : {}), ...(type === 'amazon-bedrock' ? { region: 'us-east-1' } : {}) };
+      const entry = {
+        type,
+        ...(type === 'openai-compatible' ? { base_url: 'http://127.0.0.1:8000/v1' } : {}),
+        ...(type === 'azure' ? { resource_name: 'my-resource' } : {}),
+        ...(type === 'amazon-bedrock' ? { region: 'us-east-1' } : {}),
+      };
       expect(parse(entry).success, type).toBe(true);
       expect(parse({ ...entry, base_url: 'https://proxy.example.com/x', api_key_env: 'SOME_KEY' }).success, type).toBe(true);
     }
   });
 
-  it('today\'s openai entry keeps its meaning; base_url may now be omitted (the public API)', () => {
+  it("today's openai entry keeps its meaning; base_url may now be omitted (the public API)", () => {
     expect(parse({ type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' }).success).toBe(true);
     expect(parse({ type: 'openai', api_key_env: 'OPENAI_API_KEY' }).success).toBe(true);
     expect(messages({ type: 'openai', base_url: 'ftp://x' })).toEqual(['base_url: base_url must be an http:// or https:// URL']);
@@ -108,25 +135,42 @@ describe('engines whose provider cannot serve the operation', () => {
 
   it('one line naming the field, the type and the operations it can do', () => {
     const issues = engineCapabilityIssues(definition({ 'images.generate': { engine: 'claude:claude-sonnet-4-5', units: 1 } }), 2, types);
-    expect(issues).toEqual([{
-      path: 'packages.2.operations.images.generate.engine',
-      code: 'unsupported_operation',
-      message: 'provider "claude" is of type "anthropic", which cannot do images.generate; it can do text.generate, code.generate',
-    }]);
+    expect(issues).toEqual([
+      {
+        path: 'packages.2.operations.images.generate.engine',
+        code: 'unsupported_operation',
+        message: 'provider "claude" is of type "anthropic", which cannot do images.generate; it can do text.generate, code.generate',
+      },
+    ]);
   });
 
   it('each engine of a list is judged, by its position', () => {
-    const settings = { engine: ['main:gpt-image-1', 'claude:claude-sonnet-4-5', 'local'], units: 1 } as unknown as { engine: string; units: number };
-    const issues = engineCapabilityIssues({ ...definition({ 'text.generate': { engine: 'local', units: 1 } }), operations: { 'images.generate': settings } } as never, 0, types);
+    const settings = { engine: ['main:gpt-image-1', 'claude:claude-sonnet-4-5', 'local'], units: 1 } as unknown as {
+      engine: string;
+      units: number;
+    };
+    const issues = engineCapabilityIssues(
+      { ...definition({ 'text.generate': { engine: 'local', units: 1 } }), operations: { 'images.generate': settings } } as never,
+      0,
+      types,
+    );
     expect(issues.map((issue) => issue.path)).toEqual(['packages.0.operations.images.generate.engine.1']);
     expect(engineNamesOf(['a:x', 'b:y'])).toEqual(['a:x', 'b:y']);
     expect(engineNamesOf('local')).toEqual(['local']);
   });
 
   it('local, openai and unknown providers pass (unknown ones have their own check); an unknown type is refused', () => {
-    expect(engineCapabilityIssues(definition({ 'videos.generate': { engine: 'main:sora-2', units: 1 }, 'audio.speech': { engine: 'local', units: 1 } }), 0, types)).toEqual([]);
+    expect(
+      engineCapabilityIssues(
+        definition({ 'videos.generate': { engine: 'main:sora-2', units: 1 }, 'audio.speech': { engine: 'local', units: 1 } }),
+        0,
+        types,
+      ),
+    ).toEqual([]);
     expect(engineCapabilityIssues(definition({ 'text.generate': { engine: 'nobody:x', units: 1 } }), 0, types)).toEqual([]);
-    expect(engineCapabilityIssues(definition({ 'text.generate': { engine: 'old:x', units: 1 } }), 0, types)[0]!.message).toContain('does not know');
+    expect(engineCapabilityIssues(definition({ 'text.generate': { engine: 'old:x', units: 1 } }), 0, types)[0]!.message).toContain(
+      'does not know',
+    );
   });
 
   it('settings a provider cannot honour are refused, each naming its field', () => {
@@ -137,7 +181,9 @@ describe('engines whose provider cannot serve the operation', () => {
     ]);
     expect(speech({ engine: 'voice:aura-2-thalia-en', languages: ['en'] })[0]).toContain('it takes no language');
     expect(speech({ engine: 'voice:aura-2-thalia-en', output_formats: ['wav', 'mp3'] })).toEqual([]);
-    expect(speech({ engine: 'studio:fal-ai/minimax/speech-02-hd' })[0]).toContain('provider "studio" (type "fal") cannot honour it: it produces only mp3');
+    expect(speech({ engine: 'studio:fal-ai/minimax/speech-02-hd' })[0]).toContain(
+      'provider "studio" (type "fal") cannot honour it: it produces only mp3',
+    );
     expect(speech({ engine: 'studio:fal-ai/minimax/speech-02-hd', output_formats: ['mp3'] })).toEqual([]);
   });
 });

@@ -17,7 +17,17 @@ describe('signInPathFor (where a signed-out visitor of the dashboard is sent)', 
 describe('safeCallbackPath (where to go after signing in)', () => {
   it('keeps a path of the dashboard; anything that would leave the site is the overview', () => {
     expect(safeCallbackPath('/keys?status=active#top')).toBe('/keys?status=active#top');
-    for (const crafted of ['/\\example.org', '//example.org', '/.//example.org', '/..//example.org', '/%2e//example.org', '/./\\example.org', 'https://example.org/', '/signin', undefined]) {
+    for (const crafted of [
+      '/\\example.org',
+      '//example.org',
+      '/.//example.org',
+      '/..//example.org',
+      '/%2e//example.org',
+      '/./\\example.org',
+      'https://example.org/',
+      '/signin',
+      undefined,
+    ]) {
       expect(safeCallbackPath(crafted), String(crafted)).toBe('/');
     }
   });

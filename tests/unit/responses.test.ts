@@ -22,9 +22,16 @@ describe('toErrorResponse for failures that are not ApiErrors', () => {
   });
 
   it('a stored file that is missing (ENOENT from open) is a 500, not an outage', async () => {
-    const response = toErrorResponse(errorWith("ENOENT: no such file or directory, open '/data/x'", { code: 'ENOENT', syscall: 'open' }), 'req_000000000000000000000000');
+    const response = toErrorResponse(
+      errorWith("ENOENT: no such file or directory, open '/data/x'", { code: 'ENOENT', syscall: 'open' }),
+      'req_000000000000000000000000',
+    );
     expect(response.status).toBe(500);
     expect(response.headers.get('retry-after')).toBeNull();
-    expect((await response.json()).error).toEqual({ code: 'internal_error', message: expect.any(String), request_id: 'req_000000000000000000000000' });
+    expect((await response.json()).error).toEqual({
+      code: 'internal_error',
+      message: expect.any(String),
+      request_id: 'req_000000000000000000000000',
+    });
   });
 });

@@ -48,7 +48,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   );
   return (
     <div className="stack">
-      <PageHeader title="Audit log" description="Every operator action: who, what, when, and the values before and after. Entries cannot be changed or deleted." />
+      <PageHeader
+        title="Audit log"
+        description="Every operator action: who, what, when, and the values before and after. Entries cannot be changed or deleted."
+      />
       <Filters
         action="/audit"
         label="Filter the audit log"
@@ -72,18 +75,39 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
             header: 'Change',
             cell: (row) => {
               const diff = diffs.get(row.id);
-              if (diff) return <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} caption={`Changes from version ${diff.from} to ${diff.to} of ${row.target_id}`} />;
+              if (diff)
+                return (
+                  <VersionDiff
+                    changes={diff.changes}
+                    from={diff.from}
+                    to={diff.to}
+                    caption={`Changes from version ${diff.from} to ${diff.to} of ${row.target_id}`}
+                  />
+                );
               return (
                 <span className="stack" style={{ gap: '0.25rem' }}>
-                  {row.before !== null && row.before !== undefined ? <span><span className="muted">before </span>{change(row.before)}</span> : null}
-                  <span><span className="muted">{row.before !== null && row.before !== undefined ? 'after ' : ''}</span>{change(row.after)}</span>
+                  {row.before !== null && row.before !== undefined ? (
+                    <span>
+                      <span className="muted">before </span>
+                      {change(row.before)}
+                    </span>
+                  ) : null}
+                  <span>
+                    <span className="muted">{row.before !== null && row.before !== undefined ? 'after ' : ''}</span>
+                    {change(row.after)}
+                  </span>
                 </span>
               );
             },
           },
         ]}
       />
-      <Pager path="/audit" params={{ action: filters.action, actor: filters.actor, target: filters.targetId }} nextCursor={entries.nextCursor} hasCursor={Boolean(cursor)} />
+      <Pager
+        path="/audit"
+        params={{ action: filters.action, actor: filters.actor, target: filters.targetId }}
+        nextCursor={entries.nextCursor}
+        hasCursor={Boolean(cursor)}
+      />
     </div>
   );
 }

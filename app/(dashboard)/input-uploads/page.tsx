@@ -20,7 +20,11 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
   return (
     <div className="stack">
       <PageHeader title="Uploads" description="Direct private uploads used as inputs, newest first." />
-      <Filters action="/input-uploads" label="Filter uploads" fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(UPLOAD_STATUSES) }]} />
+      <Filters
+        action="/input-uploads"
+        label="Filter uploads"
+        fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(UPLOAD_STATUSES) }]}
+      />
       <DataTable
         caption="Uploads"
         rows={uploads.items}
@@ -37,7 +41,13 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
           { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
         ]}
       />
-      <Pager path="/input-uploads" params={{ status }} nextCursor={uploads.nextCursor} prevCursor={uploads.prevCursor} hasCursor={Boolean(cursor)} />
+      <Pager
+        path="/input-uploads"
+        params={{ status }}
+        nextCursor={uploads.nextCursor}
+        prevCursor={uploads.prevCursor}
+        hasCursor={Boolean(cursor)}
+      />
     </div>
   );
 }

@@ -34,9 +34,30 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
         action="/jobs"
         label="Filter jobs"
         fields={[
-          { kind: 'search', name: 'key', label: 'Key', value: filters.key ?? param(params, 'key'), placeholder: 'prefix, label or id', error: invalid.key },
-          { kind: 'select', name: 'operation', label: 'Operation', value: filters.operation, options: optionsOf(OPERATIONS), error: invalid.operation },
-          { kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(JOB_STATUSES), error: rawStatus && !status ? `Status must be one of ${JOB_STATUSES.join(', ')}.` : undefined },
+          {
+            kind: 'search',
+            name: 'key',
+            label: 'Key',
+            value: filters.key ?? param(params, 'key'),
+            placeholder: 'prefix, label or id',
+            error: invalid.key,
+          },
+          {
+            kind: 'select',
+            name: 'operation',
+            label: 'Operation',
+            value: filters.operation,
+            options: optionsOf(OPERATIONS),
+            error: invalid.operation,
+          },
+          {
+            kind: 'select',
+            name: 'status',
+            label: 'Status',
+            value: status,
+            options: optionsOf(JOB_STATUSES),
+            error: rawStatus && !status ? `Status must be one of ${JOB_STATUSES.join(', ')}.` : undefined,
+          },
           { kind: 'date', name: 'from', label: 'From', value: filters.from ?? param(params, 'from'), error: invalid.from },
           { kind: 'date', name: 'to', label: 'To (inclusive)', value: filters.to ?? param(params, 'to'), error: invalid.to },
         ]}
@@ -56,7 +77,10 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
           { header: 'Operation', cell: (row) => row.operation },
           { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
           { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
-          { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
+          {
+            header: 'Request id',
+            cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
+          },
           { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           { header: 'Updated', cell: (row) => <span className="nowrap">{formatDate(row.updated_at)}</span> },
         ]}

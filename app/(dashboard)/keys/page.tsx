@@ -24,7 +24,10 @@ const KEY_COLUMNS: Column<KeyRow>[] = [
   { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
   { header: 'Package', cell: (row) => <Link href={`/packages/${row.package}`}>{`${row.package} v${row.package_version}`}</Link> },
   { header: 'Remaining units', cell: (row) => <UnitsBar remaining={row.remaining_units} total={row.total_units} />, numeric: true },
-  { header: 'Expires', cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span> },
+  {
+    header: 'Expires',
+    cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span>,
+  },
   { header: 'Last used', cell: (row) => <span className="nowrap">{formatDate(row.last_used_at)}</span> },
   { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
 ];
@@ -47,27 +50,52 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const filtered = Boolean(filters.search || filters.status || filters.packageSlug);
   // With filters, "no rows" means no match, not that there are no keys.
   const empty = filtered
-    ? { title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters', hint: <Link href="/keys">Clear the filters</Link> }
+    ? {
+        title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters',
+        hint: <Link href="/keys">Clear the filters</Link>,
+      }
     : { title: 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> };
   return (
     <div className="stack">
       <PageHeader
         title="API keys"
         description="Each key is locked to one package version. Search by label, prefix (wgs_live_…) or id."
-        actions={<Link className="button" href="/keys/new">Issue a key</Link>}
+        actions={
+          <Link className="button" href="/keys/new">
+            Issue a key
+          </Link>
+        }
       />
       <Filters
         action="/keys"
         label="Filter keys"
         fields={[
           { kind: 'search', name: 'q', label: 'Search', value: filters.search, placeholder: 'label, prefix or id' },
-          { kind: 'select', name: 'status', label: 'Status', value: filters.status, options: [{ value: 'active', label: 'active' }, { value: 'revoked', label: 'revoked' }] },
-          { kind: 'select', name: 'package', label: 'Package', value: filters.packageSlug, options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })) },
+          {
+            kind: 'select',
+            name: 'status',
+            label: 'Status',
+            value: filters.status,
+            options: [
+              { value: 'active', label: 'active' },
+              { value: 'revoked', label: 'revoked' },
+            ],
+          },
+          {
+            kind: 'select',
+            name: 'package',
+            label: 'Package',
+            value: filters.packageSlug,
+            options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })),
+          },
         ]}
       />
       <p>
         {byRefusals ? (
-          <>Keys with the most refused requests in the last 14 days first (keys with none are not listed). <Link href="/keys">Newest first</Link></>
+          <>
+            Keys with the most refused requests in the last 14 days first (keys with none are not listed).{' '}
+            <Link href="/keys">Newest first</Link>
+          </>
         ) : (
           <Link href="/keys?sort=refusals">Sort by refusals (last 14 days)</Link>
         )}
@@ -77,9 +105,20 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
         rows={(refused ?? keys.items) as KeyRow[]}
         rowKey={(row) => row.id}
         empty={empty}
-        columns={refused ? [...KEY_COLUMNS, { header: 'Refused (14 days)', cell: (row) => formatNumber(row.refused ?? 0), numeric: true }] : KEY_COLUMNS}
+        columns={
+          refused
+            ? [...KEY_COLUMNS, { header: 'Refused (14 days)', cell: (row) => formatNumber(row.refused ?? 0), numeric: true }]
+            : KEY_COLUMNS
+        }
       />
-      {byRefusals ? null : <Pager path="/keys" params={{ q: filters.search, status: filters.status, package: filters.packageSlug }} nextCursor={keys.nextCursor} hasCursor={Boolean(cursor)} />}
+      {byRefusals ? null : (
+        <Pager
+          path="/keys"
+          params={{ q: filters.search, status: filters.status, package: filters.packageSlug }}
+          nextCursor={keys.nextCursor}
+          hasCursor={Boolean(cursor)}
+        />
+      )}
     </div>
   );
 }

@@ -16,13 +16,24 @@ export default async function PackagesPage() {
       <PageHeader
         title="Packages"
         description="What each key may call, with which settings and quota. Changing a package makes a new version; sold keys keep theirs."
-        actions={<Link className="button" href="/packages/new">New package</Link>}
+        actions={
+          <Link className="button" href="/packages/new">
+            New package
+          </Link>
+        }
       />
       <DataTable
         caption="Packages"
         rows={packages}
         rowKey={(row) => row.slug}
-        empty={{ title: 'No packages yet', hint: <>Create one here or apply a packages file with <code>npm run cli -- packages apply FILE</code>.</> }}
+        empty={{
+          title: 'No packages yet',
+          hint: (
+            <>
+              Create one here or apply a packages file with <code>npm run cli -- packages apply FILE</code>.
+            </>
+          ),
+        }}
         columns={[
           {
             header: 'Package',

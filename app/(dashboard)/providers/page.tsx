@@ -16,7 +16,11 @@ export default async function ProvidersPage() {
       <PageHeader
         title="Providers"
         description="The AI providers packages sell through (an engine is PROVIDER:MODEL). Calls, failures and p95 latency are of the last 24 hours."
-        actions={<Link className="button" href="/providers/new">Add a provider</Link>}
+        actions={
+          <Link className="button" href="/providers/new">
+            Add a provider
+          </Link>
+        }
       />
       <DataTable
         caption="Providers"
@@ -24,9 +28,24 @@ export default async function ProvidersPage() {
         rowKey={(row) => row.name}
         empty={{ title: 'No providers yet: every engine is local', hint: <Link href="/providers/new">Add the first provider</Link> }}
         columns={[
-          { header: 'Name', cell: (row) => <Link href={`/providers/${row.name}`}><code>{row.name}</code></Link> },
+          {
+            header: 'Name',
+            cell: (row) => (
+              <Link href={`/providers/${row.name}`}>
+                <code>{row.name}</code>
+              </Link>
+            ),
+          },
           { header: 'Type', cell: (row) => row.type },
-          { header: 'Base URL', cell: (row) => (row.base_url ? <code>{row.base_url}</code> : <span className="muted">default{row.default_base_url ? `: ${row.default_base_url}` : ''}</span>) },
+          {
+            header: 'Base URL',
+            cell: (row) =>
+              row.base_url ? (
+                <code>{row.base_url}</code>
+              ) : (
+                <span className="muted">default{row.default_base_url ? `: ${row.default_base_url}` : ''}</span>
+              ),
+          },
           { header: 'Key', cell: (row) => <KeyStatus provider={row} compact /> },
           { header: 'Serves', cell: (row) => row.operations.join(', ') || <span className="muted">nothing this version knows</span> },
           { header: 'Calls (24 h)', cell: (row) => formatNumber(row.health.calls), numeric: true },

@@ -24,7 +24,12 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
     Object.entries(USAGE_FILTER_PARAMS).map(([field, name]) => [name, filters[field as keyof typeof filters]]),
   );
   const exportQuery = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
-  const keyHint = totals.matching_keys === null ? undefined : totals.matching_keys === 0 ? undefined : `Matches ${totals.matching_keys} key${totals.matching_keys === 1 ? '' : 's'}.`;
+  const keyHint =
+    totals.matching_keys === null
+      ? undefined
+      : totals.matching_keys === 0
+        ? undefined
+        : `Matches ${totals.matching_keys} key${totals.matching_keys === 1 ? '' : 's'}.`;
   const keyError = invalid.key ?? (totals.matching_keys === 0 ? 'No key has this prefix, label or id.' : undefined);
   const filtered = Object.values(query).some(Boolean);
   return (
@@ -42,13 +47,43 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
         action="/usage"
         label="Filter usage events"
         fields={[
-          { kind: 'search', name: 'key', label: 'Key', value: filters.key ?? param(params, 'key'), placeholder: 'prefix, label or id', hint: keyHint, error: keyError },
-          { kind: 'select', name: 'operation', label: 'Operation', value: filters.operation, options: optionsOf(OPERATIONS), error: invalid.operation },
-          { kind: 'select', name: 'outcome', label: 'Outcome', value: filters.outcome, options: optionsOf(['succeeded', 'failed']), error: invalid.outcome },
+          {
+            kind: 'search',
+            name: 'key',
+            label: 'Key',
+            value: filters.key ?? param(params, 'key'),
+            placeholder: 'prefix, label or id',
+            hint: keyHint,
+            error: keyError,
+          },
+          {
+            kind: 'select',
+            name: 'operation',
+            label: 'Operation',
+            value: filters.operation,
+            options: optionsOf(OPERATIONS),
+            error: invalid.operation,
+          },
+          {
+            kind: 'select',
+            name: 'outcome',
+            label: 'Outcome',
+            value: filters.outcome,
+            options: optionsOf(['succeeded', 'failed']),
+            error: invalid.outcome,
+          },
           { kind: 'date', name: 'from', label: 'From', value: filters.from ?? param(params, 'from'), error: invalid.from },
           { kind: 'date', name: 'to', label: 'To (inclusive)', value: filters.to ?? param(params, 'to'), error: invalid.to },
           ...(filters.request || invalid.request
-            ? [{ kind: 'search' as const, name: 'request', label: 'Request id', value: filters.request ?? param(params, 'request'), error: invalid.request }]
+            ? [
+                {
+                  kind: 'search' as const,
+                  name: 'request',
+                  label: 'Request id',
+                  value: filters.request ?? param(params, 'request'),
+                  error: invalid.request,
+                },
+              ]
             : []),
         ]}
       />

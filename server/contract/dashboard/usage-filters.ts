@@ -22,7 +22,14 @@ export const usageFilters = z.strictObject({
 export type UsageFiltersInput = z.infer<typeof usageFilters>;
 
 /** The URL parameter of each filter (the page, its links and the CSV export agree on them). */
-export const USAGE_FILTER_PARAMS = { key: 'key', request: 'request', operation: 'operation', outcome: 'outcome', from: 'from', to: 'to' } as const;
+export const USAGE_FILTER_PARAMS = {
+  key: 'key',
+  request: 'request',
+  operation: 'operation',
+  outcome: 'outcome',
+  from: 'from',
+  to: 'to',
+} as const;
 
 /**
  * Reads the filters from URL parameters one by one: a value that cannot apply is reported on its

@@ -16,8 +16,12 @@ const versionOf = (value: unknown): number | null => {
 
 /** Resolves every entry's target in one query per kind (a page of 50 entries costs at most two). */
 export async function describeAuditTargets(db: PrismaClient, entries: AuditView[]): Promise<Map<string, AuditTarget>> {
-  const keyIds = [...new Set(entries.filter((e) => e.target_type === 'api_key' && e.target_id && isUuid(e.target_id)).map((e) => e.target_id!))];
-  const operatorIds = [...new Set(entries.filter((e) => e.target_type === 'operator' && e.target_id && isUuid(e.target_id)).map((e) => e.target_id!))];
+  const keyIds = [
+    ...new Set(entries.filter((e) => e.target_type === 'api_key' && e.target_id && isUuid(e.target_id)).map((e) => e.target_id!)),
+  ];
+  const operatorIds = [
+    ...new Set(entries.filter((e) => e.target_type === 'operator' && e.target_id && isUuid(e.target_id)).map((e) => e.target_id!)),
+  ];
   const [keys, operators] = await Promise.all([
     keyIds.length ? db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, prefix: true, label: true } }) : [],
     operatorIds.length ? db.operator.findMany({ where: { id: { in: operatorIds } }, select: { id: true, email: true } }) : [],

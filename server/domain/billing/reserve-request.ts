@@ -1,12 +1,7 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { isApiError } from '../errors';
-import {
-  claimIdempotencyKey,
-  findExisting,
-  judgeExisting,
-  type IdempotencyScope,
-} from '../idempotency/idempotency-store';
+import { claimIdempotencyKey, findExisting, judgeExisting, type IdempotencyScope } from '../idempotency/idempotency-store';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
 import type { EngineTrace } from '../generation/call-engine';
@@ -67,7 +62,10 @@ export async function reserveRequest(db: SqlDb, request: BillingRequest): Promis
   const claim = await claimKey(db, request, counted.rate);
   if (claim.kind === 'replay') return claim;
   const hold = request.charge && claim.hold ? { ...claim.hold, units: request.charge.units } : undefined;
-  return { kind: 'reserved', reservation: { request, rate: counted.rate, recordId: claim.recordId, hold, startedAt: Date.now(), engines: { tried: [] } } };
+  return {
+    kind: 'reserved',
+    reservation: { request, rate: counted.rate, recordId: claim.recordId, hold, startedAt: Date.now(), engines: { tried: [] } },
+  };
 }
 
 /**
@@ -98,12 +96,12 @@ async function claimKey(
   try {
     const claim = charge
       ? await claimAndHold(db, request.scope, request.fingerprint, {
-        units: charge.units,
-        operation: charge.operation,
-        requestId: request.requestId,
-        concurrency: key.concurrency,
-        leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
-      })
+          units: charge.units,
+          operation: charge.operation,
+          requestId: request.requestId,
+          concurrency: key.concurrency,
+          leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
+        })
       : await claimIdempotencyKey(db, request.scope, request.fingerprint);
     if (claim.kind === 'replay') await refundRequest(key.id, key.requestsPerMinute);
     return claim;

@@ -28,8 +28,19 @@ export function settleHoldCtes(settlement: HoldSettlement, holdId: string): stri
 }
 
 const USAGE_EVENT_COLUMNS = [
-  'id', 'api_key_id', 'package_version_id', 'operation', 'engine', 'outcome', 'units',
-  'error_code', 'request_id', 'hold_id', 'job_id', 'duration_ms', 'engines_tried',
+  'id',
+  'api_key_id',
+  'package_version_id',
+  'operation',
+  'engine',
+  'outcome',
+  'units',
+  'error_code',
+  'request_id',
+  'hold_id',
+  'job_id',
+  'duration_ms',
+  'engines_tried',
 ] as const;
 
 export type UsageEventColumn = (typeof USAGE_EVENT_COLUMNS)[number];

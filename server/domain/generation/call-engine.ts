@@ -22,7 +22,14 @@ export interface CallEngineOptions {
 }
 
 /** Failures another provider may not share: the next engine of the list is tried. */
-const FALLBACK_KINDS = new Set<ProviderFailureKind>(['timeout', 'rate_limited', 'server_error', 'connection', 'malformed', 'not_configured']);
+const FALLBACK_KINDS = new Set<ProviderFailureKind>([
+  'timeout',
+  'rate_limited',
+  'server_error',
+  'connection',
+  'malformed',
+  'not_configured',
+]);
 /** Failures that count towards a provider's circuit (a refused request or a missing key say nothing of its health). */
 const CIRCUIT_KINDS = new Set<ProviderFailureKind>(['timeout', 'rate_limited', 'server_error', 'connection', 'malformed']);
 

@@ -28,7 +28,11 @@ export interface FileOutput {
 }
 
 const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'audio/mpeg': 'mp3', 'audio/wav': 'wav',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
 };
 
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
@@ -40,28 +44,40 @@ export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string
 }
 
 export async function prepareImagesGenerate(
-  body: ImagesGenerateRequest, key: AuthenticatedKey,
+  body: ImagesGenerateRequest,
+  key: AuthenticatedKey,
 ): Promise<MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>> {
   const settings = operationSettings(key, 'images.generate');
   const check = new PackageSettingsCheck();
   const format = check.value('output_format', body.output_format, settings.output_formats, 'png');
   const style = check.value('style', body.style, settings.styles);
   if (body.input_upload_id !== undefined && !settings.input_uploads) {
-    check.refuse({ path: 'input_upload_id', code: 'not_allowed_by_package',
-      message: "input_upload_id: this key's package does not take input uploads for images.generate." });
+    check.refuse({
+      path: 'input_upload_id',
+      code: 'not_allowed_by_package',
+      message: "input_upload_id: this key's package does not take input uploads for images.generate.",
+    });
   }
   check.done();
-  const input = body.input_upload_id === undefined
-    ? undefined
-    : await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
+  const input =
+    body.input_upload_id === undefined
+      ? undefined
+      : await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
   return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 
 export async function generateImage(
-  prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>, origin: string, signal: AbortSignal, trace?: EngineTrace,
+  prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>,
+  origin: string,
+  signal: AbortSignal,
+  trace?: EngineTrace,
 ): Promise<FileOutput> {
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
-  const result = await callEngine(prepared.engine, (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal), { signal, trace, operation: 'images.generate' });
+  const result = await callEngine(
+    prepared.engine,
+    (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal),
+    { signal, trace, operation: 'images.generate' },
+  );
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -86,9 +102,16 @@ export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedK
 }
 
 export async function synthesizeSpeech(
-  prepared: MediaPrepared<SpeechTask>, origin: string, signal: AbortSignal, trace?: EngineTrace,
+  prepared: MediaPrepared<SpeechTask>,
+  origin: string,
+  signal: AbortSignal,
+  trace?: EngineTrace,
 ): Promise<FileOutput> {
-  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), { signal, trace, operation: 'audio.speech' });
+  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), {
+    signal,
+    trace,
+    operation: 'audio.speech',
+  });
   return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
@@ -98,7 +121,8 @@ export interface TranscribeSettings {
 }
 
 export async function prepareAudioTranscribe(
-  body: AudioTranscribeRequest, key: AuthenticatedKey,
+  body: AudioTranscribeRequest,
+  key: AuthenticatedKey,
 ): Promise<MediaPrepared<TranscribeSettings> & { input: InputUpload }> {
   const settings = operationSettings(key, 'audio.transcribe');
   const check = new PackageSettingsCheck();
@@ -110,11 +134,24 @@ export async function prepareAudioTranscribe(
 }
 
 export async function transcribeUpload(
-  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload }, signal: AbortSignal, trace?: EngineTrace,
+  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload },
+  signal: AbortSignal,
+  trace?: EngineTrace,
 ): Promise<Transcript> {
   const bytes = await loadUploadBytes(prepared.input.storageKey);
-  const transcript = await callEngine(prepared.engine, (engine) => engine.transcribe({
-    bytes, mimeType: prepared.input.mimeType, filename: prepared.input.filename, ...prepared.task,
-  }, signal), { signal, trace, operation: 'audio.transcribe' });
+  const transcript = await callEngine(
+    prepared.engine,
+    (engine) =>
+      engine.transcribe(
+        {
+          bytes,
+          mimeType: prepared.input.mimeType,
+          filename: prepared.input.filename,
+          ...prepared.task,
+        },
+        signal,
+      ),
+    { signal, trace, operation: 'audio.transcribe' },
+  );
   return prepared.task.timestamps === 'none' ? { text: transcript.text, segments: [] } : transcript;
 }

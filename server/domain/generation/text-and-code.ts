@@ -37,7 +37,9 @@ export async function generateText(prepared: Prepared<TextTask>, signal: AbortSi
 }
 
 export async function generateCode(
-  prepared: Prepared<CodeTask>, signal: AbortSignal, trace?: EngineTrace,
+  prepared: Prepared<CodeTask>,
+  signal: AbortSignal,
+  trace?: EngineTrace,
 ): Promise<{ code: string; explanation: string }> {
   return callEngine(prepared.engine, (engine) => engine.generateCode(prepared.task, signal), { signal, trace, operation: 'code.generate' });
 }

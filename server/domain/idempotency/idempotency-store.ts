@@ -15,12 +15,12 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed'; recordId: string }
-  | { kind: 'replay'; status: number; body: string };
+export type ClaimResult = { kind: 'claimed'; recordId: string } | { kind: 'replay'; status: number; body: string };
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 export interface ExistingRow {
@@ -51,8 +51,16 @@ export const CLAIM_CTE = `claim AS (
 /** The values of CLAIM_CTE's $1 to $8. */
 export function claimValues(scope: IdempotencyScope, fingerprint: string): unknown[] {
   const config = getConfig();
-  return [randomUUID(), scope.apiKeyId, scope.method, scope.path, scope.key, fingerprint,
-    config.IDEMPOTENCY_LEASE_SECONDS, config.IDEMPOTENCY_RETENTION_HOURS];
+  return [
+    randomUUID(),
+    scope.apiKeyId,
+    scope.method,
+    scope.path,
+    scope.key,
+    fingerprint,
+    config.IDEMPOTENCY_LEASE_SECONDS,
+    config.IDEMPOTENCY_RETENTION_HOURS,
+  ];
 }
 
 /** The record that kept this request from claiming the key: a replay, or 422 / 409. */

@@ -74,8 +74,10 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
   if (!existing) {
     await boss.createQueue(VIDEO_QUEUE, settings).catch(ignoreExists);
   } else if (
-    existing.retryLimit !== settings.retryLimit || existing.retryDelay !== settings.retryDelay ||
-    existing.expireInSeconds !== settings.expireInSeconds || existing.heartbeatSeconds !== settings.heartbeatSeconds ||
+    existing.retryLimit !== settings.retryLimit ||
+    existing.retryDelay !== settings.retryDelay ||
+    existing.expireInSeconds !== settings.expireInSeconds ||
+    existing.heartbeatSeconds !== settings.heartbeatSeconds ||
     existing.deadLetter !== settings.deadLetter
   ) {
     await boss.updateQueue(VIDEO_QUEUE, settings);

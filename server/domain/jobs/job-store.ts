@@ -62,8 +62,18 @@ export async function insertJob(client: pg.PoolClient, job: NewJob): Promise<voi
     name: 'wgs-job-insert',
     text: `INSERT INTO jobs (id, api_key_id, operation, status, input, engine, engines, units, hold_id, request_id, attempts, created_at, updated_at)
            VALUES ($1, $2, $3, 'submitted', $4, $5, $10::text[], $6, $7, $8, 0, $9, $9)`,
-    values: [job.id, job.apiKeyId, job.operation, JSON.stringify(job.input), engineNamesOf(job.engine)[0], job.units, job.holdId,
-      job.requestId, job.createdAt, engineNamesOf(job.engine)],
+    values: [
+      job.id,
+      job.apiKeyId,
+      job.operation,
+      JSON.stringify(job.input),
+      engineNamesOf(job.engine)[0],
+      job.units,
+      job.holdId,
+      job.requestId,
+      job.createdAt,
+      engineNamesOf(job.engine),
+    ],
   });
 }
 
@@ -133,11 +143,24 @@ export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
 
 const SUCCEED_JOB_SQL = `WITH job AS (
              SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
-           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte({
-  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
-  outcome: `'succeeded'`, units: 'units', error_code: 'NULL', request_id: '$6::text', hold_id: 'id', job_id: '$1::text',
-  duration_ms: '$7::int', engines_tried: 'COALESCE($10::text[], ARRAY[]::text[])',
-}, 'hold')}, done AS (
+           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte(
+             {
+               id: '$2::uuid',
+               api_key_id: 'api_key_id',
+               package_version_id: '$3::uuid',
+               operation: '$4::text',
+               engine: '$5::text',
+               outcome: `'succeeded'`,
+               units: 'units',
+               error_code: 'NULL',
+               request_id: '$6::text',
+               hold_id: 'id',
+               job_id: '$1::text',
+               duration_ms: '$7::int',
+               engines_tried: 'COALESCE($10::text[], ARRAY[]::text[])',
+             },
+             'hold',
+           )}, done AS (
              UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
               WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
              RETURNING id
@@ -151,12 +174,27 @@ const SUCCEED_JOB_SQL = `WITH job AS (
  * id) and sets the job succeeded with its result. Nothing happens unless the job is still
  * open AND its hold is still held, so a second worker can never charge the same job again.
  */
-export async function succeedJob(db: SqlDb, job: JobRow, usage: JobUsage, result: { key: string; mimeType: string }): Promise<SucceedOutcome> {
+export async function succeedJob(
+  db: SqlDb,
+  job: JobRow,
+  usage: JobUsage,
+  result: { key: string; mimeType: string },
+): Promise<SucceedOutcome> {
   const { rows } = await db.pool.query<{ done: number; job_status: JobStatus | null }>({
     name: 'wgs-job-succeed',
     text: SUCCEED_JOB_SQL,
-    values: [job.id, usage.usageEventId, usage.packageVersionId, job.operation, usage.engine ?? job.engine, job.request_id,
-      usage.durationMs, result.key, result.mimeType, usage.enginesTried ?? null],
+    values: [
+      job.id,
+      usage.usageEventId,
+      usage.packageVersionId,
+      job.operation,
+      usage.engine ?? job.engine,
+      job.request_id,
+      usage.durationMs,
+      result.key,
+      result.mimeType,
+      usage.enginesTried ?? null,
+    ],
   });
   const row = rows[0]!;
   if (row.done === 1) return 'succeeded';
@@ -174,11 +212,24 @@ const FAIL_JOB_SQL = `WITH job AS (
              UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
               WHERE id = $1 AND status IN ('submitted', 'running')
              RETURNING id, hold_id, operation, engine, request_id
-           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte({
-  id: '$4::uuid', api_key_id: 'h.api_key_id', package_version_id: '$5::uuid', operation: 'j.operation', engine: 'COALESCE($7::text, j.engine)',
-  outcome: `'failed'`, units: '0', error_code: '$2::text', request_id: 'j.request_id', hold_id: 'h.id', job_id: 'j.id',
-  duration_ms: '$6::int', engines_tried: 'COALESCE($8::text[], ARRAY[]::text[])',
-}, 'hold h, job j WHERE $4::uuid IS NOT NULL')}
+           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte(
+             {
+               id: '$4::uuid',
+               api_key_id: 'h.api_key_id',
+               package_version_id: '$5::uuid',
+               operation: 'j.operation',
+               engine: 'COALESCE($7::text, j.engine)',
+               outcome: `'failed'`,
+               units: '0',
+               error_code: '$2::text',
+               request_id: 'j.request_id',
+               hold_id: 'h.id',
+               job_id: 'j.id',
+               duration_ms: '$6::int',
+               engines_tried: 'COALESCE($8::text[], ARRAY[]::text[])',
+             },
+             'hold h, job j WHERE $4::uuid IS NOT NULL',
+           )}
            SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
                   (SELECT count(*) FROM usage)::int AS usage`;
 
@@ -191,9 +242,16 @@ export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Pr
   const { rows } = await db.pool.query<{ failed: number }>({
     name: 'wgs-job-fail',
     text: FAIL_JOB_SQL,
-    values: [jobId, failure.code, failure.message, failure.usage?.usageEventId ?? null,
-      failure.usage?.packageVersionId ?? null, failure.usage?.durationMs ?? null, failure.usage?.engine ?? null,
-      failure.usage?.enginesTried ?? null],
+    values: [
+      jobId,
+      failure.code,
+      failure.message,
+      failure.usage?.usageEventId ?? null,
+      failure.usage?.packageVersionId ?? null,
+      failure.usage?.durationMs ?? null,
+      failure.usage?.engine ?? null,
+      failure.usage?.enginesTried ?? null,
+    ],
   });
   return rows[0]!.failed === 1;
 }
@@ -214,8 +272,10 @@ export async function packageVersionOfKey(db: SqlDb, apiKeyId: string): Promise<
  * units, e.g. after a long outage of every worker) can never be charged: they are failed.
  * Safe on many instances at once. Returns how many jobs it failed.
  */
-export const PROVIDER_FAILURE_MESSAGE = 'The video provider was unavailable. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
-export const EXHAUSTED_MESSAGE = 'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
+export const PROVIDER_FAILURE_MESSAGE =
+  'The video provider was unavailable. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
+export const EXHAUSTED_MESSAGE =
+  'The job could not be completed. No units were charged; submit the job again with a new Idempotency-Key (the one it was submitted with answers with this job).';
 
 /** Fails the open jobs whose units were already returned (their hold outlived its lease: no worker ran them). */
 export async function failJobsWithoutHold(db: SqlDb, message = EXHAUSTED_MESSAGE): Promise<number> {

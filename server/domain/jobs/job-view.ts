@@ -8,7 +8,13 @@ import { findJob, type JobRow } from './job-store';
 // The Job resource of CONTRACT.md §5. The result URL is signed afresh on every read, so a
 // client that polls late still gets a URL that works for the full TTL.
 
-export function toJobView(job: Pick<JobRow, 'id' | 'status' | 'units' | 'created_at' | 'updated_at' | 'result_key' | 'result_mime_type' | 'error_code' | 'error_message'>, origin: string): JobView {
+export function toJobView(
+  job: Pick<
+    JobRow,
+    'id' | 'status' | 'units' | 'created_at' | 'updated_at' | 'result_key' | 'result_mime_type' | 'error_code' | 'error_message'
+  >,
+  origin: string,
+): JobView {
   const succeeded = job.status === 'succeeded' && job.result_key && job.result_mime_type;
   let result: JobView['result'] = null;
   if (succeeded) {

@@ -5,14 +5,21 @@ import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
-import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, findJob, packageVersionOfKey, startJobAttempt, succeedJob } from './job-store';
+import {
+  EXHAUSTED_MESSAGE,
+  PROVIDER_FAILURE_MESSAGE,
+  failJob,
+  findJob,
+  packageVersionOfKey,
+  startJobAttempt,
+  succeedJob,
+} from './job-store';
 
 export { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE };
 
 // One attempt of a video job, run by a queue worker. Safe to run again for the same job at
 // any point (a retry after a crash, or a second worker): a finished job is left alone, and
 // the units are settled by statements that only act on a still-held hold.
-
 
 /** Where a job's video is stored. */
 export function jobResultKey(apiKeyId: string, jobId: string): string {
@@ -48,9 +55,10 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
     const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() };
-    const failure = error.code === 'provider_unavailable'
-      ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
-      : { code: error.code, message: error.message };
+    const failure =
+      error.code === 'provider_unavailable'
+        ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
+        : { code: error.code, message: error.message };
     return (await failJob(db, job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
   }
 

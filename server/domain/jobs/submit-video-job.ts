@@ -27,11 +27,13 @@ export async function prepareVideosGenerate(body: VideosGenerateRequest, key: Au
   let inputUpload: JobInput['inputUpload'] = null;
   if (body.input_upload_id !== undefined) {
     if (!settings.input_uploads) {
-      throw ApiError.validation([{
-        path: 'input_upload_id',
-        code: 'not_allowed_by_package',
-        message: "input_upload_id: this key's package does not take input uploads for videos.generate.",
-      }]);
+      throw ApiError.validation([
+        {
+          path: 'input_upload_id',
+          code: 'not_allowed_by_package',
+          message: "input_upload_id: this key's package does not take input uploads for videos.generate.",
+        },
+      ]);
     }
     const upload = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
     inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
@@ -72,10 +74,20 @@ export async function submitVideoJob(db: SqlDb, prepared: PreparedVideoJob, ctx:
     requestId: ctx.requestId,
     createdAt,
   };
-  const view = toJobView({
-    id: job.id, status: 'submitted', units: job.units, created_at: createdAt, updated_at: createdAt,
-    result_key: null, result_mime_type: null, error_code: null, error_message: null,
-  }, ctx.origin);
+  const view = toJobView(
+    {
+      id: job.id,
+      status: 'submitted',
+      units: job.units,
+      created_at: createdAt,
+      updated_at: createdAt,
+      result_key: null,
+      result_mime_type: null,
+      error_code: null,
+      error_message: null,
+    },
+    ctx.origin,
+  );
 
   const client = await db.pool.connect();
   try {

@@ -77,7 +77,8 @@ async function loadKey(hash: string): Promise<KeyRow | null> {
  * A Bearer token was sent and is no active key: RFC 6750 §3.1's `error="invalid_token"`. A request
  * with no Bearer token at all gets the bare challenge (§3.1: no error code then).
  */
-const INVALID_TOKEN = () => new ApiError('invalid_api_key', { headers: { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' } });
+const INVALID_TOKEN = () =>
+  new ApiError('invalid_api_key', { headers: { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' } });
 
 /** Parses `Authorization: Bearer <key>` and returns the active key, or throws 401. */
 export async function authenticateKey(authorization: string | null): Promise<AuthenticatedKey> {

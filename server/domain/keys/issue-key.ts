@@ -29,14 +29,20 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
   const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
   if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
   if (pkg.archivedAt) {
-    throw ApiError.validation([{ path: 'packageSlug', code: 'package_archived',
-      message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).` }]);
+    throw ApiError.validation([
+      {
+        path: 'packageSlug',
+        code: 'package_archived',
+        message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).`,
+      },
+    ]);
   }
   const wanted = input.version ?? pkg.latestVersion;
   // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
-  const version = Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
-    ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
-    : null;
+  const version =
+    Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
+      ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
+      : null;
   if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
   if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
     const code = input.label.length < 1 ? 'too_short' : 'too_long';
@@ -44,8 +50,13 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
   }
   const extra = input.extraUnits ?? 0;
   if (!Number.isInteger(extra) || extra < 0 || version.quotaUnits + extra > PG_INTEGER_MAX) {
-    throw ApiError.validation([{ path: 'extraUnits', code: 'invalid',
-      message: `extra units must be a whole number from 0 to ${(PG_INTEGER_MAX - version.quotaUnits).toLocaleString('en-US')}` }]);
+    throw ApiError.validation([
+      {
+        path: 'extraUnits',
+        code: 'invalid',
+        message: `extra units must be a whole number from 0 to ${(PG_INTEGER_MAX - version.quotaUnits).toLocaleString('en-US')}`,
+      },
+    ]);
   }
   if (input.expiresAt && !(input.expiresAt.getTime() > Date.now())) {
     throw ApiError.validation([{ path: 'expiresAt', code: 'in_the_past', message: 'the expiry must be in the future' }]);
@@ -71,7 +82,12 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
       package_version: version.version,
       remaining_units: key.remainingUnits,
     };
-    await recordAudit(tx, actor, { action: 'key.create', targetType: 'api_key', targetId: key.id, after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null } });
+    await recordAudit(tx, actor, {
+      action: 'key.create',
+      targetType: 'api_key',
+      targetId: key.id,
+      after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null },
+    });
     return { ...issued, key: secret };
   });
 }

@@ -67,7 +67,13 @@ export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Pro
       data: { status: 'revoked', revokedAt: new Date() },
       include: KEY_INCLUDE,
     });
-    await recordAudit(tx, actor, { action: 'key.revoke', targetType: 'api_key', targetId: id, before: { status: before.status }, after: { status: 'revoked' } });
+    await recordAudit(tx, actor, {
+      action: 'key.revoke',
+      targetType: 'api_key',
+      targetId: id,
+      before: { status: before.status },
+      after: { status: 'revoked' },
+    });
     return toKeyView(after);
   });
 }
@@ -84,14 +90,25 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
     const before = await findKey(tx, id, true);
     const inactive = before.status === 'revoked' ? 'revoked' : before.expiresAt && before.expiresAt <= new Date() ? 'expired' : null;
     if (inactive) {
-      throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` }]);
+      throw ApiError.validation([
+        { path: 'id', code: `key_${inactive}`, message: `API key ${id} is ${inactive}; an inactive key cannot be topped up.` },
+      ]);
     }
     // The row is locked: nothing changes the balance between this check and the update.
     if (before.remainingUnits + units > MAX_REMAINING_UNITS) {
-      throw ApiError.validation([{ path: 'units', code: 'balance_too_large',
-        message: `adding ${units} units would take the key past the largest balance, ${MAX_REMAINING_UNITS.toLocaleString('en-US')} units` }]);
+      throw ApiError.validation([
+        {
+          path: 'units',
+          code: 'balance_too_large',
+          message: `adding ${units} units would take the key past the largest balance, ${MAX_REMAINING_UNITS.toLocaleString('en-US')} units`,
+        },
+      ]);
     }
-    const after = await tx.apiKey.update({ where: { id: before.id }, data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - before.totalUnits) } }, include: KEY_INCLUDE });
+    const after = await tx.apiKey.update({
+      where: { id: before.id },
+      data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - before.totalUnits) } },
+      include: KEY_INCLUDE,
+    });
     await recordAudit(tx, actor, {
       action: 'key.topup',
       targetType: 'api_key',
@@ -113,7 +130,13 @@ export async function editKeyLabel(db: PrismaClient, actor: Actor, id: string, l
     const before = await findKey(tx, id, true);
     if (before.label === next) return toKeyView(before);
     const after = await tx.apiKey.update({ where: { id: before.id }, data: { label: next }, include: KEY_INCLUDE });
-    await recordAudit(tx, actor, { action: 'key.label', targetType: 'api_key', targetId: before.id, before: { label: before.label }, after: { label: next } });
+    await recordAudit(tx, actor, {
+      action: 'key.label',
+      targetType: 'api_key',
+      targetId: before.id,
+      before: { label: before.label },
+      after: { label: next },
+    });
     return toKeyView(after);
   });
 }

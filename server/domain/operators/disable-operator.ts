@@ -24,7 +24,10 @@ export async function setOperatorDisabled(db: PrismaClient, actor: Actor, email:
     if (disabled !== Boolean(operator.disabledAt)) {
       await tx.operator.update({ where: { id: operator.id }, data: { disabledAt: disabled ? now : null } });
       await recordAudit(tx, actor, {
-        action: disabled ? 'operator.disable' : 'operator.enable', targetType: 'operator', targetId: operator.id, after: { email: normalized },
+        action: disabled ? 'operator.disable' : 'operator.enable',
+        targetType: 'operator',
+        targetId: operator.id,
+        after: { email: normalized },
       });
     }
     const ended = disabled

@@ -30,9 +30,9 @@ function referencedProviders(definition: PackageDefinition): { provider: string;
   return Object.entries(definition.operations).flatMap(([operation, settings]) => {
     if (!settings) return [];
     const list = typeof settings.engine !== 'string';
-    return engineNamesOf(settings.engine).flatMap((name, index) => (name === 'local'
-      ? []
-      : [{ provider: name.split(':')[0]!, path: `operations.${operation}.engine${list ? `.${index}` : ''}` }]));
+    return engineNamesOf(settings.engine).flatMap((name, index) =>
+      name === 'local' ? [] : [{ provider: name.split(':')[0]!, path: `operations.${operation}.engine${list ? `.${index}` : ''}` }],
+    );
   });
 }
 

@@ -24,11 +24,15 @@ function unhonouredSettings(settings: OperationSettings, limits: SettingLimits):
     const asked = settings.output_formats ?? ['mp3', 'wav'];
     const missing = asked.filter((format) => !(limits.speechFormats as readonly string[]).includes(format));
     if (missing.length > 0) {
-      problems.push({ field: 'output_formats', why: `it produces only ${limits.speechFormats.join(', ')} (set output_formats to a subset)` });
+      problems.push({
+        field: 'output_formats',
+        why: `it produces only ${limits.speechFormats.join(', ')} (set output_formats to a subset)`,
+      });
     }
   }
   if (limits.voices === false && settings.voices) problems.push({ field: 'voices', why: 'its voice is part of the model id' });
-  if (limits.languages === false && settings.languages) problems.push({ field: 'languages', why: 'it takes no language for this operation' });
+  if (limits.languages === false && settings.languages)
+    problems.push({ field: 'languages', why: 'it takes no language for this operation' });
   if (limits.segments === false && (settings.timestamps ?? ['none', 'segment']).includes('segment')) {
     problems.push({ field: 'timestamps', why: 'it returns no timed segments (set timestamps to ["none"])' });
   }
@@ -40,11 +44,7 @@ function unhonouredSettings(settings: OperationSettings, limits: SettingLimits):
  * One issue per engine of a package that names a provider whose type cannot do the operation,
  * or cannot honour one of its settings. `providerTypes` maps every known provider to its type.
  */
-export function engineCapabilityIssues(
-  definition: PackageDefinition,
-  index: number,
-  providerTypes: ReadonlyMap<string, string>,
-): Issue[] {
+export function engineCapabilityIssues(definition: PackageDefinition, index: number, providerTypes: ReadonlyMap<string, string>): Issue[] {
   const issues: Issue[] = [];
   for (const [operation, raw] of Object.entries(definition.operations)) {
     if (!raw) continue;
@@ -57,7 +57,11 @@ export function engineCapabilityIssues(
       if (type === undefined) return; // an unknown provider is reported by its own check
       const field = `packages.${index}.operations.${operation}.engine${typeof settings.engine === 'string' ? '' : `.${position}`}`;
       if (!isProviderType(type)) {
-        issues.push({ path: field, code: 'unsupported_operation', message: `provider "${provider}" has type "${type}", which this version does not know` });
+        issues.push({
+          path: field,
+          code: 'unsupported_operation',
+          message: `provider "${provider}" has type "${type}", which this version does not know`,
+        });
         return;
       }
       const info = PROVIDER_TYPE_INFO[type];
@@ -71,7 +75,11 @@ export function engineCapabilityIssues(
       }
       for (const problem of unhonouredSettings(settings, info.limits[operation as Operation] ?? {})) {
         const path = `packages.${index}.operations.${operation}.${problem.field}`;
-        issues.push({ path, code: 'unsupported_setting', message: `provider "${provider}" (type "${type}") cannot honour it: ${problem.why}` });
+        issues.push({
+          path,
+          code: 'unsupported_setting',
+          message: `provider "${provider}" (type "${type}") cannot honour it: ${problem.why}`,
+        });
       }
     });
   }

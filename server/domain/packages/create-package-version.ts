@@ -24,9 +24,11 @@ export async function createPackageVersion(
   const parsed = packageDefinitionSchema.safeParse(input.definition);
   if (!parsed.success) throw zodValidationError(parsed.error, input.definition, 'The package definition is invalid.');
   const definition = parsed.data;
-  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }, { expectExisting: input.expectExisting }).catch((error: unknown) => {
-    throw withDefinitionPaths(error);
-  });
+  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }, { expectExisting: input.expectExisting }).catch(
+    (error: unknown) => {
+      throw withDefinitionPaths(error);
+    },
+  );
   const applied = result.packages[0]!;
   return { slug: applied.slug, version: applied.version, status: applied.status };
 }

@@ -15,19 +15,20 @@ import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '../../pro
 
 export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._/:-]{1,120})$/;
 
-const engineName = z
-  .string()
-  .regex(ENGINE_PATTERN, 'engine must be "local" or PROVIDER:MODEL: a provider\'s name, a colon and a model id');
+const engineName = z.string().regex(ENGINE_PATTERN, 'engine must be "local" or PROVIDER:MODEL: a provider\'s name, a colon and a model id');
 /** The most engines one operation may name: the first answers, the others are its fallbacks in order. */
 export const MAX_ENGINE_FALLBACKS = 5;
-const engine = z.union([
-  engineName,
-  z
-    .array(engineName)
-    .min(1, 'an engine list names at least one engine')
-    .max(MAX_ENGINE_FALLBACKS, `an engine list names at most ${MAX_ENGINE_FALLBACKS} engines`)
-    .refine((list) => new Set(list).size === list.length, 'an engine list names each engine once'),
-], { error: `engine must be one engine name or a list of 1 to ${MAX_ENGINE_FALLBACKS} unique engine names` });
+const engine = z.union(
+  [
+    engineName,
+    z
+      .array(engineName)
+      .min(1, 'an engine list names at least one engine')
+      .max(MAX_ENGINE_FALLBACKS, `an engine list names at most ${MAX_ENGINE_FALLBACKS} engines`)
+      .refine((list) => new Set(list).size === list.length, 'an engine list names each engine once'),
+  ],
+  { error: `engine must be one engine name or a list of 1 to ${MAX_ENGINE_FALLBACKS} unique engine names` },
+);
 const units = z.number().int().min(0).max(1_000_000);
 const uniqueList = <T extends z.ZodType<string>>(item: T) =>
   z
@@ -76,7 +77,12 @@ export const operationsSchema = z
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
 export const packageDefinitionSchema = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug must be 1 to 63 characters: lowercase letters, digits and hyphens, starting with a letter or digit'),
+  slug: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,62}$/,
+      'slug must be 1 to 63 characters: lowercase letters, digits and hyphens, starting with a letter or digit',
+    ),
   name: z.string().min(1).max(120),
   quota_units: z.number().int().min(0).max(2_000_000_000),
   limits: z.strictObject({
@@ -120,20 +126,28 @@ function providerEntrySchema(type: ProviderType) {
     ...extras,
   });
   if (type !== 'azure') return entry;
-  return entry.refine(
-    (value) => value.base_url !== undefined || (value as { resource_name?: string }).resource_name !== undefined,
-    { path: ['resource_name'], message: 'an azure provider needs resource_name or base_url' },
-  );
+  return entry.refine((value) => value.base_url !== undefined || (value as { resource_name?: string }).resource_name !== undefined, {
+    path: ['resource_name'],
+    message: 'an azure provider needs resource_name or base_url',
+  });
 }
 
 const providerEntries = PROVIDER_TYPES.map(providerEntrySchema);
 
-export const providerSchema = z.discriminatedUnion('type', providerEntries as unknown as [typeof providerEntries[0], ...typeof providerEntries], {
-  error: (issue) =>
-    issue.code === 'invalid_union' ? `type must be one of ${PROVIDER_TYPES.join(', ')}` : undefined,
-});
+export const providerSchema = z.discriminatedUnion(
+  'type',
+  providerEntries as unknown as [(typeof providerEntries)[0], ...typeof providerEntries],
+  {
+    error: (issue) => (issue.code === 'invalid_union' ? `type must be one of ${PROVIDER_TYPES.join(', ')}` : undefined),
+  },
+);
 
-export type ProviderEntry = z.infer<typeof providerSchema> & { base_url?: string; resource_name?: string; api_version?: string; region?: string };
+export type ProviderEntry = z.infer<typeof providerSchema> & {
+  base_url?: string;
+  resource_name?: string;
+  api_version?: string;
+  region?: string;
+};
 
 /** The type extras of an entry (azure resource_name, bedrock region, ...), as stored with the provider. */
 export function providerExtrasOf(entry: ProviderEntry): Record<string, string> {
@@ -145,7 +159,10 @@ export const packagesFileSchema = z
   .strictObject({
     providers: z
       .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/), providerSchema, {
-        error: (issue) => (issue.code === 'invalid_key' ? 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit' : undefined),
+        error: (issue) =>
+          issue.code === 'invalid_key'
+            ? 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'
+            : undefined,
       })
       .default({}),
     packages: z.array(packageDefinitionSchema).min(1),

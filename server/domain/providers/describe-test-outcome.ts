@@ -22,7 +22,7 @@ export function describeTestFailure(error: unknown, timeoutMs: number, timedOut:
   const status = providerStatusOf(error);
   if (status === 401 || status === 403) return `The provider refused the key (${status}).`;
   if (status === 404) return 'The provider does not know this model or address (404): check the model id and the base URL.';
-  if (status === 429) return 'The provider is limiting this key\'s requests (429): try again later.';
+  if (status === 429) return "The provider is limiting this key's requests (429): try again later.";
   if (status !== undefined && status >= 500) return `The provider failed with a server error (${status}).`;
   if (status !== undefined && status >= 400) return `The provider refused the request (${status}).`;
   const kind = error instanceof ProviderUnavailableError ? error.kind : undefined;

@@ -4,7 +4,9 @@ import type { PrismaClient } from '../../db/generated/client';
 // suggestions of the engine picker and the model a provider test uses when none is typed.
 // Listing a provider's own catalogue would cost a call per page view; these cost one query.
 
-interface EngineRow { engine: string }
+interface EngineRow {
+  engine: string;
+}
 
 export async function modelsInUse(db: PrismaClient): Promise<Map<string, string[]>> {
   const rows = await db.$queryRaw<EngineRow[]>`

@@ -61,7 +61,7 @@ export async function providerCircuitOpenMs(provider: string): Promise<number> {
     states = await circuitStates();
   } catch (error) {
     // The breaker only saves time: without its state every provider is tried.
-    console.error('[circuit] could not read the providers\' circuits', (error as Error).message);
+    console.error("[circuit] could not read the providers' circuits", (error as Error).message);
     return 0;
   }
   return Math.max(0, (states.get(provider)?.openUntil ?? 0) - Date.now());
@@ -85,7 +85,9 @@ export async function recordProviderFailure(provider: string): Promise<void> {
   const state = stateOf(rows[0]!);
   snapshot?.states.set(provider, state);
   if (state.openUntil > 0 && rows[0]!.consecutive_failures === config.PROVIDER_CIRCUIT_FAILURES) {
-    console.error(`[circuit] provider ${provider} failed ${state.failures} times in a row: skipped for ${config.PROVIDER_CIRCUIT_OPEN_SECONDS} s`);
+    console.error(
+      `[circuit] provider ${provider} failed ${state.failures} times in a row: skipped for ${config.PROVIDER_CIRCUIT_OPEN_SECONDS} s`,
+    );
   }
 }
 

@@ -31,9 +31,10 @@ export async function providerOverview(db: PrismaClient): Promise<ProviderSummar
   return providers.map((provider) => ({
     ...provider,
     label: isProviderType(provider.type) ? PROVIDER_TYPE_INFO[provider.type].label : `unknown type "${provider.type}"`,
-    default_base_url: isProviderType(provider.type) && !PROVIDER_TYPE_INFO[provider.type].baseUrlRequired
-      ? PROVIDER_TYPE_INFO[provider.type].defaultBaseUrl
-      : null,
+    default_base_url:
+      isProviderType(provider.type) && !PROVIDER_TYPE_INFO[provider.type].baseUrlRequired
+        ? PROVIDER_TYPE_INFO[provider.type].defaultBaseUrl
+        : null,
     operations: operationsOf(provider.type),
     options: options.get(provider.name) ?? {},
     models: models.get(provider.name) ?? [],

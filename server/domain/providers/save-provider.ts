@@ -15,7 +15,9 @@ import { PROVIDER_NAME } from './provider-key-input';
 // engines' prefix (`NAME:MODEL`), so it is fixed once created.
 
 export const saveProviderInput = z.strictObject({
-  name: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'),
+  name: z
+    .string()
+    .regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'),
   mode: z.enum(['create', 'update']),
   /** A packages-file provider entry: { type, base_url?, api_key_env?, ...the type's extras }. */
   entry: z.record(z.string(), z.unknown()),
@@ -40,13 +42,19 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
   const parsed = providerSchema.safeParse(raw);
   if (!parsed.success) throw zodValidationError(parsed.error, raw);
   const entry = parsed.data as ProviderEntry;
-  const data = { type: entry.type, baseUrl: entry.base_url ?? null, apiKeyEnv: entry.api_key_env ?? null, options: providerExtrasOf(entry) };
+  const data = {
+    type: entry.type,
+    baseUrl: entry.base_url ?? null,
+    apiKeyEnv: entry.api_key_env ?? null,
+    options: providerExtrasOf(entry),
+  };
 
   const result = await db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const existing = await tx.provider.findUnique({ where: { name } });
     if (mode === 'create') {
-      if (existing) throw ApiError.validation([{ path: 'name', code: 'already_exists', message: `name: a provider named "${name}" exists` }]);
+      if (existing)
+        throw ApiError.validation([{ path: 'name', code: 'already_exists', message: `name: a provider named "${name}" exists` }]);
       await tx.provider.create({ data: { name, ...data } });
       await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
       return { name, status: 'created' as const };
@@ -78,10 +86,12 @@ async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: 
     const issue = engineCapabilityIssues(definition, 0, new Map([[name, type]]))[0];
     if (!issue) continue;
     const why = issue.message.slice(issue.message.indexOf(': ') + 2);
-    throw ApiError.validation([{
-      path: 'entry.type',
-      code: 'breaks_packages',
-      message: `type: package "${version.slug}" version ${version.version} sells through this provider, and ${why}`,
-    }]);
+    throw ApiError.validation([
+      {
+        path: 'entry.type',
+        code: 'breaks_packages',
+        message: `type: package "${version.slug}" version ${version.version} sells through this provider, and ${why}`,
+      },
+    ]);
   }
 }

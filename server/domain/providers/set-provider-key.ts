@@ -29,8 +29,11 @@ export async function setProviderKey(db: PrismaClient, actor: Actor, input: unkn
     if (!exists) throw new ApiError('not_found', { message: `No provider named ${provider}: add it with packages apply first.` });
     const before = await tx.providerKey.findUnique({ where: { provider }, select: { updatedAt: true } });
     const data = {
-      iv: new Uint8Array(sealed.iv), ciphertext: new Uint8Array(sealed.ciphertext), authTag: new Uint8Array(sealed.authTag),
-      updatedBy: actor.label, updatedAt: new Date(),
+      iv: new Uint8Array(sealed.iv),
+      ciphertext: new Uint8Array(sealed.ciphertext),
+      authTag: new Uint8Array(sealed.authTag),
+      updatedBy: actor.label,
+      updatedAt: new Date(),
     };
     const row = await tx.providerKey.upsert({ where: { provider }, create: { provider, ...data }, update: data });
     await recordAudit(tx, actor, {

@@ -22,7 +22,10 @@ export const TESTS_PER_MINUTE = 5;
 
 export const testProviderInput = z.strictObject({
   provider: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -'),
-  model: z.string().regex(/^[A-Za-z0-9._/:-]{1,120}$/, 'a model id is 1 to 120 letters, digits and . _ / : -').optional(),
+  model: z
+    .string()
+    .regex(/^[A-Za-z0-9._/:-]{1,120}$/, 'a model id is 1 to 120 letters, digits and . _ / : -')
+    .optional(),
 });
 
 export interface ProviderTestResult {
@@ -44,11 +47,15 @@ export async function testProvider(db: PrismaClient, actor: Actor, input: unknow
 
   const operation = testOperationOf(operationsOf(provider.type));
   if (!operation) {
-    throw ApiError.validation([{ path: 'provider', code: 'unsupported_type', message: `provider: type "${provider.type}" is not one this version can call` }]);
+    throw ApiError.validation([
+      { path: 'provider', code: 'unsupported_type', message: `provider: type "${provider.type}" is not one this version can call` },
+    ]);
   }
   const model = parsed.data.model ?? (await modelsInUse(db)).get(name)?.[0];
   if (!model) {
-    throw ApiError.validation([{ path: 'model', code: 'required', message: 'model: type the model id to test with (no package names one for this provider yet)' }]);
+    throw ApiError.validation([
+      { path: 'model', code: 'required', message: 'model: type the model id to test with (no package names one for this provider yet)' },
+    ]);
   }
   await refuseTooManyTests(db, name);
 
@@ -62,11 +69,20 @@ async function refuseTooManyTests(db: PrismaClient, name: string): Promise<void>
     where: { action: 'provider.test', targetType: 'provider', targetId: name, createdAt: { gte: new Date(Date.now() - 60_000) } },
   });
   if (recent >= TESTS_PER_MINUTE) {
-    throw new ApiError('rate_limited', { message: `At most ${TESTS_PER_MINUTE} tests a minute per provider: try again in a minute.`, retryAfter: 60 });
+    throw new ApiError('rate_limited', {
+      message: `At most ${TESTS_PER_MINUTE} tests a minute per provider: try again in a minute.`,
+      retryAfter: 60,
+    });
   }
 }
 
-async function runTest(db: PrismaClient, name: string, apiKeyEnv: string | null, operation: Operation, model: string): Promise<ProviderTestResult> {
+async function runTest(
+  db: PrismaClient,
+  name: string,
+  apiKeyEnv: string | null,
+  operation: Operation,
+  model: string,
+): Promise<ProviderTestResult> {
   const stored = await db.providerKey.count({ where: { provider: name } });
   if (stored === 0 && apiKeyEnv && !process.env[apiKeyEnv]) {
     const message = `No key: set one on this page, or set ${apiKeyEnv} in the server's environment.`;

@@ -16,9 +16,7 @@ import { HOLD_OUTCOME_COLUMNS, holdRefusal, holdUnits, unitHoldCtes, type Hold, 
 // same statement, so the common outcomes (held, replay, 409, 422, 402) need nothing more.
 // A refused hold frees the key again and throws (402, 429 concurrency, 401), as do 409 and 422.
 
-export type ClaimAndHoldResult =
-  | { kind: 'held'; recordId: string; hold: Hold }
-  | Extract<ClaimResult, { kind: 'replay' }>;
+export type ClaimAndHoldResult = { kind: 'held'; recordId: string; hold: Hold } | Extract<ClaimResult, { kind: 'replay' }>;
 
 interface Row extends HoldOutcome {
   record_id: string | null;
@@ -41,13 +39,28 @@ export async function claimAndHold(
              SELECT fingerprint, status, response_status, response_body FROM idempotency_records
               WHERE api_key_id = $2 AND method = $3 AND path = $4 AND key = $5
                 AND NOT EXISTS (SELECT 1 FROM claim)
-           ), ${unitHoldCtes({ apiKeyId: '$2::uuid', units: '$9::int', concurrency: '$10::int', holdId: '$11::uuid',
-             operation: '$12::text', requestId: '$13::text', leaseSeconds: '$14::int', gate: 'EXISTS (SELECT 1 FROM claim)' })}
+           ), ${unitHoldCtes({
+             apiKeyId: '$2::uuid',
+             units: '$9::int',
+             concurrency: '$10::int',
+             holdId: '$11::uuid',
+             operation: '$12::text',
+             requestId: '$13::text',
+             leaseSeconds: '$14::int',
+             gate: 'EXISTS (SELECT 1 FROM claim)',
+           })}
            SELECT (SELECT id FROM claim) AS record_id, ${HOLD_OUTCOME_COLUMNS},
                   e.fingerprint, e.status AS existing_status, e.response_status, e.response_body
              FROM (SELECT 1) AS one LEFT JOIN existing e ON true`,
-    values: [...claimValues(scope, fingerprint), request.units, request.concurrency, holdId, request.operation,
-      request.requestId, request.leaseSeconds],
+    values: [
+      ...claimValues(scope, fingerprint),
+      request.units,
+      request.concurrency,
+      holdId,
+      request.operation,
+      request.requestId,
+      request.leaseSeconds,
+    ],
   });
   const row = rows[0]!;
   if (row.record_id && row.remaining !== null) {
@@ -63,7 +76,8 @@ export async function claimAndHold(
     return holdForClaim(db, row.record_id, scope, request);
   }
   if (row.fingerprint !== null && row.existing_status !== null) {
-    return judgeExisting( // a replay, or throws 409 / 422
+    return judgeExisting(
+      // a replay, or throws 409 / 422
       { fingerprint: row.fingerprint, status: row.existing_status, response_status: row.response_status, response_body: row.response_body },
       fingerprint,
     );
@@ -76,7 +90,10 @@ export async function claimAndHold(
 
 /** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
 async function holdForClaim(
-  db: SqlDb, recordId: string, scope: IdempotencyScope, request: Omit<HoldRequest, 'apiKeyId'>,
+  db: SqlDb,
+  recordId: string,
+  scope: IdempotencyScope,
+  request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<ClaimAndHoldResult> {
   try {
     return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }) };

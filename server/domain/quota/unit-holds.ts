@@ -30,8 +30,14 @@ export interface HoldRequest {
  * are given, so the hold can stand alone or follow an idempotency claim (`gate`).
  */
 export function unitHoldCtes(p: {
-  apiKeyId: string; units: string; concurrency: string; holdId: string; operation: string;
-  requestId: string; leaseSeconds: string; gate?: string;
+  apiKeyId: string;
+  units: string;
+  concurrency: string;
+  holdId: string;
+  operation: string;
+  requestId: string;
+  leaseSeconds: string;
+  gate?: string;
 }): string {
   return `current AS (
                SELECT status, remaining_units, in_flight FROM api_keys WHERE id = ${p.apiKeyId}
@@ -85,8 +91,15 @@ export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> 
   for (let attempt = 0; attempt < 2; attempt++) {
     const { rows } = await db.provisional.query<HoldOutcome>({
       name: 'wgs-hold-units',
-      text: `WITH ${unitHoldCtes({ apiKeyId: '$1::uuid', units: '$2::int', concurrency: '$3::int', holdId: '$4::uuid',
-        operation: '$5::text', requestId: '$6::text', leaseSeconds: '$7::int' })}
+      text: `WITH ${unitHoldCtes({
+        apiKeyId: '$1::uuid',
+        units: '$2::int',
+        concurrency: '$3::int',
+        holdId: '$4::uuid',
+        operation: '$5::text',
+        requestId: '$6::text',
+        leaseSeconds: '$7::int',
+      })}
              SELECT ${HOLD_OUTCOME_COLUMNS}`,
       values: [request.apiKeyId, request.units, request.concurrency, holdId, request.operation, request.requestId, request.leaseSeconds],
     });
@@ -110,11 +123,24 @@ export interface UsageRecord {
   enginesTried?: readonly string[];
 }
 
-const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usageEventCte({
-  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
-  outcome: `'succeeded'`, units: 'units', error_code: 'NULL', request_id: '$6::text', hold_id: 'id', job_id: '$7::text',
-  duration_ms: '$8::int', engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
-}, 'hold')}, idem AS (
+const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usageEventCte(
+  {
+    id: '$2::uuid',
+    api_key_id: 'api_key_id',
+    package_version_id: '$3::uuid',
+    operation: '$4::text',
+    engine: '$5::text',
+    outcome: `'succeeded'`,
+    units: 'units',
+    error_code: 'NULL',
+    request_id: '$6::text',
+    hold_id: 'id',
+    job_id: '$7::text',
+    duration_ms: '$8::int',
+    engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
+  },
+  'hold',
+)}, idem AS (
              UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
               WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
              RETURNING id
@@ -137,20 +163,44 @@ export async function captureHold(
   const { rows } = await db.pool.query<{ captured: number }>({
     name: 'wgs-capture-hold',
     text: CAPTURE_HOLD_SQL,
-    values: [holdId, usage.usageEventId, usage.packageVersionId, usage.operation, usage.engine, usage.requestId,
-      usage.jobId ?? null, usage.durationMs, idempotency?.recordId ?? null, idempotency?.status ?? null, idempotency?.body ?? null,
-      usage.enginesTried ?? null],
+    values: [
+      holdId,
+      usage.usageEventId,
+      usage.packageVersionId,
+      usage.operation,
+      usage.engine,
+      usage.requestId,
+      usage.jobId ?? null,
+      usage.durationMs,
+      idempotency?.recordId ?? null,
+      idempotency?.status ?? null,
+      idempotency?.body ?? null,
+      usage.enginesTried ?? null,
+    ],
   });
   return rows[0]!.captured === 1;
 }
 
 // A release frees the key only while the record is still this request's (status running,
 // this id): a record taken over by a retry after the lease ran out has another id.
-const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usageEventCte({
-  id: '$2::uuid', api_key_id: 'api_key_id', package_version_id: '$3::uuid', operation: '$4::text', engine: '$5::text',
-  outcome: `'failed'`, units: '0', error_code: '$6::text', request_id: '$7::text', hold_id: 'id', job_id: '$8::text',
-  duration_ms: '$9::int', engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
-}, 'hold WHERE $2::uuid IS NOT NULL')}, idem AS (
+const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usageEventCte(
+  {
+    id: '$2::uuid',
+    api_key_id: 'api_key_id',
+    package_version_id: '$3::uuid',
+    operation: '$4::text',
+    engine: '$5::text',
+    outcome: `'failed'`,
+    units: '0',
+    error_code: '$6::text',
+    request_id: '$7::text',
+    hold_id: 'id',
+    job_id: '$8::text',
+    duration_ms: '$9::int',
+    engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
+  },
+  'hold WHERE $2::uuid IS NOT NULL',
+)}, idem AS (
              DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
            )
            SELECT (SELECT count(*) FROM hold)::int AS released, (SELECT count(*) FROM key)::int AS keys,
@@ -169,9 +219,19 @@ export async function releaseHold(
   await db.pool.query({
     name: 'wgs-release-hold',
     text: RELEASE_HOLD_SQL,
-    values: [holdId, failure?.usageEventId ?? null, failure?.packageVersionId ?? null, failure?.operation ?? null,
-      failure?.engine ?? null, failure?.errorCode ?? null, failure?.requestId ?? null, failure?.jobId ?? null,
-      failure?.durationMs ?? null, idempotencyRecordId ?? null, failure?.enginesTried ?? null],
+    values: [
+      holdId,
+      failure?.usageEventId ?? null,
+      failure?.packageVersionId ?? null,
+      failure?.operation ?? null,
+      failure?.engine ?? null,
+      failure?.errorCode ?? null,
+      failure?.requestId ?? null,
+      failure?.jobId ?? null,
+      failure?.durationMs ?? null,
+      idempotencyRecordId ?? null,
+      failure?.enginesTried ?? null,
+    ],
   });
 }
 

@@ -22,7 +22,13 @@ function limiterFor(perMinute: number): RateLimiterAbstract {
     const redis = getRedis();
     limiter = redis
       ? new RateLimiterRedis({ ...common, storeClient: redis })
-      : new RateLimiterPostgres({ ...common, storeClient: getProvisionalPool(), storeType: 'pool', tableName: 'rate_limits', tableCreated: true });
+      : new RateLimiterPostgres({
+          ...common,
+          storeClient: getProvisionalPool(),
+          storeType: 'pool',
+          tableName: 'rate_limits',
+          tableCreated: true,
+        });
     limiters.set(perMinute, limiter);
   }
   return limiter;
@@ -63,5 +69,7 @@ export async function consumeRequest(apiKeyId: string, perMinute: number): Promi
  * replay or conflict). Best effort: a point not given back only makes this minute stricter.
  */
 export async function refundRequest(apiKeyId: string, perMinute: number): Promise<void> {
-  await limiterFor(perMinute).reward(apiKeyId, 1).catch(() => {});
+  await limiterFor(perMinute)
+    .reward(apiKeyId, 1)
+    .catch(() => {});
 }

@@ -5,11 +5,7 @@ import type { TimeRange } from './time-range';
 // Keys by how many of their requests were refused over a range, most first (the keys list's
 // "sort by refusals"): one grouped scan of the rollup's (api_key_id, minute) index, then the keys.
 
-export async function listKeysByRefusals(
-  db: PrismaClient,
-  range: TimeRange,
-  limit = 50,
-): Promise<(KeyView & { refused: number })[]> {
+export async function listKeysByRefusals(db: PrismaClient, range: TimeRange, limit = 50): Promise<(KeyView & { refused: number })[]> {
   const counts = await db.$queryRaw<{ api_key_id: string; refused: bigint }[]>`
     SELECT api_key_id, SUM(count) AS refused FROM refused_requests
      WHERE api_key_id IS NOT NULL AND minute >= ${range.from} AND minute < ${range.to}

@@ -38,5 +38,11 @@ export async function jobsUsingUpload(db: PrismaClient, id: string) {
     take: 50,
     select: { id: true, status: true, operation: true, requestId: true, createdAt: true },
   });
-  return jobs.map((job) => ({ id: job.id, status: job.status, operation: job.operation, request_id: job.requestId, created_at: job.createdAt.toISOString() }));
+  return jobs.map((job) => ({
+    id: job.id,
+    status: job.status,
+    operation: job.operation,
+    request_id: job.requestId,
+    created_at: job.createdAt.toISOString(),
+  }));
 }

@@ -19,8 +19,18 @@ export interface OperationUsage {
   error_rate: number;
 }
 
-interface DailyRow { day: string; units: bigint | null; requests: bigint; failed: bigint }
-interface OperationRow { operation: string; requests: bigint; failed: bigint; units: bigint | null }
+interface DailyRow {
+  day: string;
+  units: bigint | null;
+  requests: bigint;
+  failed: bigint;
+}
+interface OperationRow {
+  operation: string;
+  requests: bigint;
+  failed: bigint;
+  units: bigint | null;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -30,10 +40,7 @@ function windowStart(days: number, now: Date): Date {
 }
 
 /** Units charged, requests and failures per UTC day; days without traffic are zeros, not gaps. */
-export async function usageByDay(
-  db: PrismaClient,
-  input: { days?: number; apiKeyId?: string; now?: Date } = {},
-): Promise<DailyUsage[]> {
+export async function usageByDay(db: PrismaClient, input: { days?: number; apiKeyId?: string; now?: Date } = {}): Promise<DailyUsage[]> {
   const days = Math.min(Math.max(input.days ?? 14, 1), 366);
   const since = windowStart(days, input.now ?? new Date());
   const keyId = input.apiKeyId ?? null;

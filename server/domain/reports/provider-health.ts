@@ -12,7 +12,12 @@ export interface ProviderHealth {
   p95_ms: number | null;
 }
 
-interface HealthRow { provider: string; calls: bigint; failures: bigint; p95_ms: number | null }
+interface HealthRow {
+  provider: string;
+  calls: bigint;
+  failures: bigint;
+  p95_ms: number | null;
+}
 
 export const HEALTH_WINDOW_HOURS = 24;
 
@@ -28,12 +33,17 @@ export async function providerHealth(db: PrismaClient, input: { now?: Date } = {
       CROSS JOIN LATERAL unnest(e.engines_tried) AS t(name)
      WHERE e.created_at >= ${since} AND t.name <> 'local'
      GROUP BY 1`;
-  return new Map(rows.map((row) => [row.provider, {
-    provider: row.provider,
-    calls: Number(row.calls),
-    failures: Number(row.failures),
-    p95_ms: row.p95_ms === null ? null : Math.round(row.p95_ms),
-  }]));
+  return new Map(
+    rows.map((row) => [
+      row.provider,
+      {
+        provider: row.provider,
+        calls: Number(row.calls),
+        failures: Number(row.failures),
+        p95_ms: row.p95_ms === null ? null : Math.round(row.p95_ms),
+      },
+    ]),
+  );
 }
 
 /** The window's numbers of one provider; zeros when it was not called. */

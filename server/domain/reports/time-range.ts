@@ -55,7 +55,8 @@ export function resolveTimeRange(input: RangeInput = {}, now = new Date()): Time
 /** Every bucket start of the range, so hours or days without traffic are zeros, not gaps. */
 export function bucketStarts(range: TimeRange): Date[] {
   const step = range.bucket === 'hour' ? HOUR_MS : DAY_MS;
-  const first = range.bucket === 'hour' ? Math.floor(range.from.getTime() / HOUR_MS) * HOUR_MS : Math.floor(range.from.getTime() / DAY_MS) * DAY_MS;
+  const first =
+    range.bucket === 'hour' ? Math.floor(range.from.getTime() / HOUR_MS) * HOUR_MS : Math.floor(range.from.getTime() / DAY_MS) * DAY_MS;
   const starts: Date[] = [];
   for (let at = first; at < range.to.getTime(); at += step) starts.push(new Date(at));
   return starts;

@@ -20,7 +20,15 @@ export interface TrafficBucket {
 
 export interface TrafficOverview {
   range: { from: string; to: string; bucket: 'hour' | 'day'; label: string };
-  totals: { requests: number; succeeded: number; failed_provider: number; failed_server: number; refused: number; units: number; active_keys: number };
+  totals: {
+    requests: number;
+    succeeded: number;
+    failed_provider: number;
+    failed_server: number;
+    refused: number;
+    units: number;
+    active_keys: number;
+  };
   buckets: TrafficBucket[];
   refused_by_code: { status: number; code: string; count: number }[];
   failed_by_operation: { operation: string; provider: number; server: number }[];
@@ -29,8 +37,17 @@ export interface TrafficOverview {
 
 const stepSeconds = (range: TimeRange) => (range.bucket === 'hour' ? 3600 : 86_400);
 
-interface UsageBucketRow { at: bigint; succeeded: bigint; failed: bigint; units: bigint | null }
-interface RefusedBucketRow { at: bigint; refused: bigint | null; server: bigint | null }
+interface UsageBucketRow {
+  at: bigint;
+  succeeded: bigint;
+  failed: bigint;
+  units: bigint | null;
+}
+interface RefusedBucketRow {
+  at: bigint;
+  refused: bigint | null;
+  server: bigint | null;
+}
 
 async function bucketCounts(db: PrismaClient, range: TimeRange) {
   const step = stepSeconds(range);
@@ -50,7 +67,9 @@ async function bucketCounts(db: PrismaClient, range: TimeRange) {
          FROM refused_requests
         WHERE minute >= $1 AND minute < $2
         GROUP BY 1`,
-      range.from, range.to, step,
+      range.from,
+      range.to,
+      step,
     ),
   ]);
   return { usage, refused };
@@ -61,7 +80,9 @@ export async function refusedByCode(db: PrismaClient, range: TimeRange, apiKeyId
     `SELECT status, code, SUM(count) AS count FROM refused_requests
       WHERE minute >= $1 AND minute < $2 AND NOT (${SERVER_FAILURE}) AND ($3::uuid IS NULL OR api_key_id = $3::uuid)
       GROUP BY status, code ORDER BY 3 DESC, status, code`,
-    range.from, range.to, apiKeyId ?? null,
+    range.from,
+    range.to,
+    apiKeyId ?? null,
   );
   return rows.map((row) => ({ status: row.status, code: row.code, count: Number(row.count) }));
 }
@@ -75,7 +96,8 @@ async function failedByOperation(db: PrismaClient, range: TimeRange) {
        SELECT operation, 0, SUM(count) FROM refused_requests
         WHERE minute >= $1 AND minute < $2 AND ${SERVER_FAILURE} GROUP BY operation
      ) f GROUP BY operation ORDER BY operation`,
-    range.from, range.to,
+    range.from,
+    range.to,
   );
   return rows.map((row) => ({ operation: row.operation, provider: Number(row.provider), server: Number(row.server) }));
 }

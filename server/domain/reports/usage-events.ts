@@ -101,7 +101,18 @@ export async function usageTotals(db: PrismaClient, filters: UsageFilters): Prom
 }
 
 export const USAGE_CSV_COLUMNS = [
-  'id', 'created_at', 'api_key_id', 'key_prefix', 'operation', 'engine', 'outcome', 'units', 'error_code', 'request_id', 'job_id', 'duration_ms',
+  'id',
+  'created_at',
+  'api_key_id',
+  'key_prefix',
+  'operation',
+  'engine',
+  'outcome',
+  'units',
+  'error_code',
+  'request_id',
+  'job_id',
+  'duration_ms',
 ] as const satisfies readonly (keyof UsageView)[];
 
 function csvCell(value: unknown): string {
@@ -124,4 +135,3 @@ export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, ma
     cursor = page.nextCursor ?? undefined;
   } while (cursor && sent < maxRows);
 }
-

@@ -93,14 +93,21 @@ export async function completeUpload(db: PrismaClient, upload: Upload, sha256: s
   const sniffed = await sniffMime(stored.head);
   if (!mimeMatchesDeclared(upload.mimeType, sniffed)) {
     await discardSealed();
-    throw mismatch('mime_type', 'content_mismatch',
-      `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`);
+    throw mismatch(
+      'mime_type',
+      'content_mismatch',
+      `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`,
+    );
   }
   const now = new Date();
   const updated = await db.upload.updateMany({
     where: { id: upload.id, status: 'pending', expiresAt: { gt: now } },
     data: {
-      status: 'verified', verifiedAt: now, receivedBytes: stored.size, receivedSha256: stored.sha256, storageKey: sealedKey,
+      status: 'verified',
+      verifiedAt: now,
+      receivedBytes: stored.size,
+      receivedSha256: stored.sha256,
+      storageKey: sealedKey,
     },
   });
   const current = await db.upload.findUniqueOrThrow({ where: { id: upload.id } });

@@ -35,18 +35,22 @@ export const canCreateUploads = (key: AuthenticatedKey): boolean => usablePurpos
 export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadRequest): CreateUploadRequest {
   const usable = usablePurposes(key);
   if (!usable.has(body.purpose)) {
-    throw ApiError.validation([{
-      path: 'purpose',
-      code: 'not_allowed_by_package',
-      message: `purpose: no operation of this key's package takes ${body.purpose} uploads (allowed: ${[...usable].join(', ')}).`,
-    }]);
+    throw ApiError.validation([
+      {
+        path: 'purpose',
+        code: 'not_allowed_by_package',
+        message: `purpose: no operation of this key's package takes ${body.purpose} uploads (allowed: ${[...usable].join(', ')}).`,
+      },
+    ]);
   }
   if (!body.mime_type.startsWith(PURPOSE_MIME_PREFIX[body.purpose])) {
-    throw ApiError.validation([{
-      path: 'mime_type',
-      code: 'mime_type_mismatch',
-      message: `mime_type: ${body.mime_type} does not fit purpose ${body.purpose} (expected ${PURPOSE_MIME_PREFIX[body.purpose]}*).`,
-    }]);
+    throw ApiError.validation([
+      {
+        path: 'mime_type',
+        code: 'mime_type_mismatch',
+        message: `mime_type: ${body.mime_type} does not fit purpose ${body.purpose} (expected ${PURPOSE_MIME_PREFIX[body.purpose]}*).`,
+      },
+    ]);
   }
   if (body.size_bytes > key.maxUploadBytes) {
     throw new ApiError('payload_too_large', {
@@ -59,7 +63,12 @@ export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadReque
 
 export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
 
-export async function createUpload(db: PrismaClient, key: AuthenticatedKey, body: CreateUploadRequest, origin: string): Promise<UploadView> {
+export async function createUpload(
+  db: PrismaClient,
+  key: AuthenticatedKey,
+  body: CreateUploadRequest,
+  origin: string,
+): Promise<UploadView> {
   const id = newUploadId();
   const storageKey = uploadKeyFor(key.id, id);
   // One clock reading for both, so expires_at is exactly created_at + UPLOAD_TTL_SECONDS.

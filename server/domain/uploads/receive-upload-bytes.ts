@@ -15,12 +15,18 @@ export interface ReceivedBytes {
 
 const gone = () => new ApiError('not_found', { message: 'There is no pending upload at this URL.' });
 
-export async function receiveUploadBytes(db: PrismaClient, uploadId: string, body: Readable, contentLength?: number): Promise<ReceivedBytes> {
+export async function receiveUploadBytes(
+  db: PrismaClient,
+  uploadId: string,
+  body: Readable,
+  contentLength?: number,
+): Promise<ReceivedBytes> {
   const upload = await db.upload.findUnique({ where: { id: uploadId } });
   if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
-  const tooLarge = () => new ApiError('payload_too_large', {
-    message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,
-  });
+  const tooLarge = () =>
+    new ApiError('payload_too_large', {
+      message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,
+    });
   if (contentLength !== undefined && contentLength > upload.sizeBytes) {
     body.destroy();
     throw tooLarge();
@@ -52,7 +58,9 @@ export async function receiveUploadBytes(db: PrismaClient, uploadId: string, bod
   if (updated.count === 0) {
     // Completed (its verified bytes are sealed under another key) or expired while these bytes
     // streamed in: they belong to nothing, so they are not kept.
-    await getObjectStore().delete(upload.storageKey).catch(() => {});
+    await getObjectStore()
+      .delete(upload.storageKey)
+      .catch(() => {});
     throw gone();
   }
   return { upload_id: uploadId, received_bytes: received, sha256 };

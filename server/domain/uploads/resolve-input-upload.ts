@@ -34,10 +34,19 @@ export async function resolveInputUpload(
     throw invalid(path, 'upload_not_verified', `${path}: the upload is not verified yet; complete it first.`);
   }
   if (!purposes.includes(upload.purpose)) {
-    throw invalid(path, 'upload_wrong_purpose',
-      `${path}: the upload's purpose is ${upload.purpose}; this field takes ${purposes.join(' or ')}.`);
+    throw invalid(
+      path,
+      'upload_wrong_purpose',
+      `${path}: the upload's purpose is ${upload.purpose}; this field takes ${purposes.join(' or ')}.`,
+    );
   }
-  return { id: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType, filename: upload.filename, sizeBytes: upload.sizeBytes };
+  return {
+    id: upload.id,
+    storageKey: upload.storageKey,
+    mimeType: upload.mimeType,
+    filename: upload.filename,
+    sizeBytes: upload.sizeBytes,
+  };
 }
 
 /** The bytes of a stored object, for engines that take a whole input in memory. */

@@ -1,10 +1,5 @@
 import { codeGenerateRequest, codeGenerateResponse, textGenerateRequest, textGenerateResponse } from '../../contract/generation';
-import {
-  generateCode,
-  generateText,
-  prepareCodeGenerate,
-  prepareTextGenerate,
-} from '../../domain/generation/text-and-code';
+import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate } from '../../domain/generation/text-and-code';
 import { definePostRoute } from '../pipeline';
 
 export const textGenerateRoute = definePostRoute({

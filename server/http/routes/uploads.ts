@@ -13,7 +13,8 @@ export const createUploadRoute = definePostRoute({
   response: {
     status: 201,
     schema: createdUploadSchema,
-    description: 'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).',
+    description:
+      'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).',
   },
   scope: canCreateUploads,
   schema: createUploadRequest,
@@ -29,10 +30,14 @@ export const completeUploadRoute = definePostRoute({
   response: {
     status: 200,
     schema: uploadSchema,
-    description: 'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).',
+    description:
+      'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).',
   },
   scope: canCreateUploads, // another key's upload is 404, checked in prepare
   schema: completeUploadRequest,
-  prepare: async (body, ctx) => ({ upload: await findCompletableUpload(getPrisma(), ctx.key, ctx.params.uploadId ?? ''), sha256: body.sha256 }),
+  prepare: async (body, ctx) => ({
+    upload: await findCompletableUpload(getPrisma(), ctx.key, ctx.params.uploadId ?? ''),
+    sha256: body.sha256,
+  }),
   run: async ({ upload, sha256 }) => ({ kind: 'resource', status: 200, body: await completeUpload(getPrisma(), upload, sha256) }),
 });

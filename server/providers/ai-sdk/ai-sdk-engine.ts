@@ -1,11 +1,4 @@
-import {
-  experimental_generateSpeech,
-  experimental_generateVideo,
-  experimental_transcribe,
-  generateImage,
-  generateText,
-  Output,
-} from 'ai';
+import { experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage, generateText, Output } from 'ai';
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
 import {
@@ -45,8 +38,7 @@ const TEXT_SYSTEM: Record<TextTask['outputFormat'], string> = {
   json: 'Answer with one JSON object and nothing else.',
 };
 
-const CODE_SYSTEM =
-  'You write and analyse code. Never claim to have executed anything. Reply with the code and a short explanation of it.';
+const CODE_SYSTEM = 'You write and analyse code. Never claim to have executed anything. Reply with the code and a short explanation of it.';
 
 const CODE_OUTPUT = z.object({ code: z.string(), explanation: z.string() });
 const IMAGE_MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
@@ -85,8 +77,9 @@ export class AiSdkEngine implements Engine {
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw error;
       const kind = failureKindOf(error);
-      const status = (error as { statusCode?: number; lastError?: { statusCode?: number } }).statusCode
-        ?? (error as { lastError?: { statusCode?: number } }).lastError?.statusCode;
+      const status =
+        (error as { statusCode?: number; lastError?: { statusCode?: number } }).statusCode ??
+        (error as { lastError?: { statusCode?: number } }).lastError?.statusCode;
       console.error(`[provider ${this.name}] ${what} failed (${kind}${status ? `, HTTP ${status}` : ''})`);
       throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error, kind });
     }

@@ -14,7 +14,8 @@ const LANGUAGE_HINTS: [string, RegExp][] = [
   ['javascript', /\b(function\s+\w+|const\s+\w+\s*=|=>)/],
 ];
 
-const DEFINITION = /\b(?:function|def|func|fn|class|interface|type)\s+([A-Za-z_][A-Za-z0-9_]*)|\bconst\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:async\s*)?\(/g;
+const DEFINITION =
+  /\b(?:function|def|func|fn|class|interface|type)\s+([A-Za-z_][A-Za-z0-9_]*)|\bconst\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:async\s*)?\(/g;
 
 const COMMENT: Record<string, string> = { python: '#', sql: '--' };
 
@@ -40,7 +41,9 @@ export function generateLocalCode(task: CodeTask): { code: string; explanation: 
     : `${comment} Task from the request: ${truncate(task.input.replace(/\s+/g, ' '), 300)}`;
   const findings = [
     `Read ${lines.length} line(s) as ${language}${task.language ? ' (as hinted)' : ' (guessed from syntax)'}.`,
-    definitions.length ? `Definitions found: ${[...new Set(definitions)].slice(0, 12).join(', ')}.` : 'No function or type definitions found.',
+    definitions.length
+      ? `Definitions found: ${[...new Set(definitions)].slice(0, 12).join(', ')}.`
+      : 'No function or type definitions found.',
     `Key terms: ${keyTerms(task.input).join(', ') || '(none)'}.`,
     task.requirements.length ? `${task.requirements.length} requirement(s) listed at the top of the draft as a checklist.` : '',
     'The local engine only reads the supplied content; it does not run it or model its behaviour. Use a provider engine for real generation.',

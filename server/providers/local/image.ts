@@ -42,12 +42,7 @@ async function drawScene(scene: ReturnType<typeof buildScene>, width: number, he
   return { image: sharp(svg, { density: 72 }).resize(width, height, { fit: 'fill' }), width, height };
 }
 
-async function transformInput(
-  bytes: Buffer,
-  scene: ReturnType<typeof buildScene>,
-  width: number | undefined,
-  height: number | undefined,
-) {
+async function transformInput(bytes: Buffer, scene: ReturnType<typeof buildScene>, width: number | undefined, height: number | undefined) {
   const sharp = await loadSharp();
   let raw: { data: Buffer; info: OutputInfo };
   try {
@@ -56,12 +51,7 @@ async function transformInput(
       width === undefined && height === undefined
         ? { width: DEFAULT_SIDE, height: DEFAULT_SIDE, fit: 'inside' as const }
         : { width: checkSide(width, 'width'), height: checkSide(height, 'height'), fit: 'cover' as const };
-    raw = await sharp(bytes, { failOn: 'error' })
-      .rotate()
-      .resize(resize)
-      .removeAlpha()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
+    raw = await sharp(bytes, { failOn: 'error' }).rotate().resize(resize).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   } catch (error) {
     throw new MediaDecodeError('The input image could not be decoded.', { cause: error });
   }
@@ -73,7 +63,9 @@ async function transformInput(
       `<stop offset="0" stop-color="${mid}"/><stop offset="1" stop-color="${light}"/></linearGradient></defs>` +
       `<rect width="${w}" height="${h}" fill="url(#t)"/></svg>`,
   );
-  const overlay = Buffer.from(sceneSvg({ ...scene, shapes: scene.shapes.map((s) => ({ ...s, opacity: s.opacity * 0.35 })) }, w, h, { background: false }));
+  const overlay = Buffer.from(
+    sceneSvg({ ...scene, shapes: scene.shapes.map((s) => ({ ...s, opacity: s.opacity * 0.35 })) }, w, h, { background: false }),
+  );
   const image = sharp(raw.data, { raw: { width: w, height: h, channels } }).composite([
     { input: tint, blend: 'soft-light' },
     { input: overlay, blend: 'over' },

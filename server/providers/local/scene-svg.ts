@@ -109,7 +109,9 @@ function captionSvg(text: string, width: number, height: number, accent: string)
   const bandHeight = lines.length * lineHeight + fontSize;
   const top = height - bandHeight;
   const spans = lines
-    .map((line, index) => `<tspan x="${Math.round(fontSize / 2)}" y="${top + fontSize * 1.1 + index * lineHeight}">${escapeXml(line)}</tspan>`)
+    .map(
+      (line, index) => `<tspan x="${Math.round(fontSize / 2)}" y="${top + fontSize * 1.1 + index * lineHeight}">${escapeXml(line)}</tspan>`,
+    )
     .join('');
   return (
     `<rect x="0" y="${top}" width="${width}" height="${bandHeight}" fill="#000" fill-opacity="0.55"/>` +
@@ -146,12 +148,14 @@ function chunk(chars: string[], size: number): string[][] {
 
 /** Whitespace collapsed; characters XML cannot carry (controls, lone surrogates) dropped. */
 function cleanCaption(prompt: string): string {
-  return prompt
-    // eslint-disable-next-line no-control-regex -- matching control characters is this line's purpose
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/g, '')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    prompt
+      // eslint-disable-next-line no-control-regex -- matching control characters is this line's purpose
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/g, '')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 function escapeXml(text: string): string {
@@ -164,7 +168,13 @@ function hsl(hue: number, saturation: number, lightness: number): string {
   const x = c * (1 - Math.abs((h % 2) - 1));
   const [r, g, b] = h < 1 ? [c, x, 0] : h < 2 ? [x, c, 0] : h < 3 ? [0, c, x] : h < 4 ? [0, x, c] : h < 5 ? [x, 0, c] : [c, 0, x];
   const m = lightness - c / 2;
-  return `#${[r, g, b].map((v) => Math.round((v + m) * 255).toString(16).padStart(2, '0')).join('')}`;
+  return `#${[r, g, b]
+    .map((v) =>
+      Math.round((v + m) * 255)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 function round(value: number): number {

@@ -5,9 +5,14 @@ import { fileTypeFromBuffer } from 'file-type';
 export const SNIFF_BYTES = 4100;
 
 export const ACCEPTED_MIME_TYPES = [
-  'image/jpeg', 'image/png', 'image/webp',
-  'audio/mpeg', 'audio/wav', 'audio/mp4',
-  'video/mp4', 'video/webm',
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/mp4',
+  'video/mp4',
+  'video/webm',
 ] as const;
 export type AcceptedMimeType = (typeof ACCEPTED_MIME_TYPES)[number];
 

@@ -1,7 +1,9 @@
 // Small deterministic text analysis shared by the local text and code engines.
 
 const STOP_WORDS = new Set(
-  'a an and are as at be but by can do does for from has have how i if in into is it its me my of on or our please should so than that the their them then there these this to was we what when which who why will with would you your'.split(' '),
+  'a an and are as at be but by can do does for from has have how i if in into is it its me my of on or our please should so than that the their them then there these this to was we what when which who why will with would you your'.split(
+    ' ',
+  ),
 );
 
 export function sentences(text: string): string[] {

@@ -49,9 +49,7 @@ export async function transcribeAudio(input: TranscribeAudioInput): Promise<Tran
       : `[local engine: ${found.length} speech segment${found.length === 1 ? '' : 's'}, ${speech.toFixed(1)} s of speech ` +
         `in ${total.toFixed(1)} s of audio; word recognition needs a provider engine]`;
   const segments =
-    input.timestamps === 'segment'
-      ? found.map((s) => ({ ...s, text: `[speech ${s.start.toFixed(2)}–${s.end.toFixed(2)} s]` }))
-      : [];
+    input.timestamps === 'segment' ? found.map((s) => ({ ...s, text: `[speech ${s.start.toFixed(2)}–${s.end.toFixed(2)} s]` })) : [];
   return { text, segments };
 }
 

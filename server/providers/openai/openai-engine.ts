@@ -1,16 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
-import type {
-  CodeTask,
-  Engine,
-  ImageTask,
-  MediaResult,
-  SpeechTask,
-  TextTask,
-  Transcript,
-  TranscribeTask,
-  VideoTask,
-} from '../engine';
+import type { CodeTask, Engine, ImageTask, MediaResult, SpeechTask, TextTask, Transcript, TranscribeTask, VideoTask } from '../engine';
 import { cappedFetch } from '../capped-fetch';
 import { checkedMedia } from '../checked-media';
 import { ProviderUnavailableError } from '../engine';
@@ -43,8 +33,7 @@ const IMAGE_EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpe
 
 /** A provider's segments, checked before anyone pays for them (extra members dropped). */
 const TRANSCRIPT_SEGMENTS = z.array(
-  z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() })
-    .refine((segment) => segment.end >= segment.start),
+  z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() }).refine((segment) => segment.end >= segment.start),
 );
 const VIDEO_POLL_MS = 2_000;
 
@@ -102,7 +91,8 @@ export class OpenAiEngine implements Engine {
     );
     const content = completion.choices[0]?.message?.content;
     // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
-    if (typeof content !== 'string' || content.trim() === '') throw new ProviderUnavailableError('empty completion', 5, { kind: 'malformed' });
+    if (typeof content !== 'string' || content.trim() === '')
+      throw new ProviderUnavailableError('empty completion', 5, { kind: 'malformed' });
     return content;
   }
 
@@ -152,8 +142,12 @@ export class OpenAiEngine implements Engine {
       const inputType = task.inputMimeType ?? 'image/png';
       const response = task.inputImage
         ? await this.client.images.edit(
-            { model: this.model, prompt, output_format: task.format,
-              image: await toFile(task.inputImage, `input.${IMAGE_EXTENSION[inputType] ?? 'png'}`, { type: inputType }) },
+            {
+              model: this.model,
+              prompt,
+              output_format: task.format,
+              image: await toFile(task.inputImage, `input.${IMAGE_EXTENSION[inputType] ?? 'png'}`, { type: inputType }),
+            },
             { signal },
           )
         : await this.client.images.generate({ model: this.model, prompt, output_format: task.format }, { signal });

@@ -32,14 +32,12 @@ export const keysRouter = router({
       return { daily, recent: recent.items };
     }),
   /** An expiry day is the last day the key works: it expires at the start of the next UTC day. */
-  issue: operatorProcedure
-    .input(keyIssueInput)
-    .mutation(async ({ ctx, input }) => {
-      const { expiresOn, ...rest } = input;
-      const expiresAt = expiresOn ? new Date(Date.parse(`${expiresOn}T00:00:00.000Z`) + 86_400_000) : undefined;
-      const issued = await issueKey(ctx.db, ctx.actor, { ...rest, expiresAt });
-      return { ...issued, expires_at: expiresAt?.toISOString() ?? null };
-    }),
+  issue: operatorProcedure.input(keyIssueInput).mutation(async ({ ctx, input }) => {
+    const { expiresOn, ...rest } = input;
+    const expiresAt = expiresOn ? new Date(Date.parse(`${expiresOn}T00:00:00.000Z`) + 86_400_000) : undefined;
+    const issued = await issueKey(ctx.db, ctx.actor, { ...rest, expiresAt });
+    return { ...issued, expires_at: expiresAt?.toISOString() ?? null };
+  }),
   updateLabel: operatorProcedure
     .input(keyLabelInput.extend({ id: uuid }))
     .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),

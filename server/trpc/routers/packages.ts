@@ -20,17 +20,15 @@ export const packagesRouter = router({
       createPackageVersion(ctx.db, ctx.actor, { definition: input.definition, expectExisting: input.mode === 'new-version' }),
     ),
   /** What changed from one version to another, field by field. */
-  diff: operatorProcedure
-    .input(z.strictObject({ slug, from: versionNumber, to: versionNumber }))
-    .query(async ({ ctx, input }) => {
-      const pkg = await getPackage(ctx.db, input.slug);
-      const find = (version: number) => {
-        const found = pkg.versions.find((item) => item.version === version);
-        if (!found) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${version}.` });
-        return found;
-      };
-      return { slug: pkg.slug, from: input.from, to: input.to, changes: diffVersions(find(input.from), find(input.to)) };
-    }),
+  diff: operatorProcedure.input(z.strictObject({ slug, from: versionNumber, to: versionNumber })).query(async ({ ctx, input }) => {
+    const pkg = await getPackage(ctx.db, input.slug);
+    const find = (version: number) => {
+      const found = pkg.versions.find((item) => item.version === version);
+      if (!found) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${version}.` });
+      return found;
+    };
+    return { slug: pkg.slug, from: input.from, to: input.to, changes: diffVersions(find(input.from), find(input.to)) };
+  }),
   /** Archived: no new keys; the keys already issued keep working. */
   setArchived: operatorProcedure
     .input(z.strictObject({ slug, archived: z.boolean() }))

@@ -14,7 +14,9 @@ export const providersRouter = router({
   setKey: operatorProcedure.input(setProviderKeyInput).mutation(({ ctx, input }) => setProviderKey(ctx.db, ctx.actor, input)),
   /** Each provider with what its type serves, the models its packages name and its last 24 h. */
   overview: operatorProcedure.query(({ ctx }) => providerOverview(ctx.db)),
-  get: operatorProcedure.input(z.strictObject({ name: z.string().min(1).max(63) })).query(({ ctx, input }) => getProviderSummary(ctx.db, input.name)),
+  get: operatorProcedure
+    .input(z.strictObject({ name: z.string().min(1).max(63) }))
+    .query(({ ctx, input }) => getProviderSummary(ctx.db, input.name)),
   engineChoices: operatorProcedure.query(({ ctx }) => engineChoices(ctx.db)),
   /** The entry is judged by the packages file's provider schema inside the domain, field by field. */
   save: operatorProcedure.input(saveProviderInput).mutation(({ ctx, input }) => saveProvider(ctx.db, ctx.actor, input)),

@@ -20,14 +20,12 @@ export const refusalsRouter = router({
   overview: operatorProcedure
     .input(z.strictObject(range).optional())
     .query(({ ctx, input }) => getTrafficOverview(ctx.db, resolveTimeRange(input))),
-  byKey: operatorProcedure
-    .input(z.strictObject({ id: uuid, ...range }))
-    .query(async ({ ctx, input }) => {
-      const key = await getKey(ctx.db, input.id);
-      const timeRange = resolveTimeRange(input);
-      const byCode = await refusedByCode(ctx.db, timeRange, key.id);
-      return { label: timeRange.label, total: byCode.reduce((sum, row) => sum + row.count, 0), by_code: byCode };
-    }),
+  byKey: operatorProcedure.input(z.strictObject({ id: uuid, ...range })).query(async ({ ctx, input }) => {
+    const key = await getKey(ctx.db, input.id);
+    const timeRange = resolveTimeRange(input);
+    const byCode = await refusedByCode(ctx.db, timeRange, key.id);
+    return { label: timeRange.label, total: byCode.reduce((sum, row) => sum + row.count, 0), by_code: byCode };
+  }),
   keys: operatorProcedure
     .input(z.strictObject({ ...range, limit }).optional())
     .query(({ ctx, input }) => listKeysByRefusals(ctx.db, resolveTimeRange(input), input?.limit)),

@@ -8,7 +8,5 @@ export const usageRouter = router({
     .input(usageFilters.extend(page))
     .query(({ ctx, input }) => listUsageEvents(ctx.db, { ...input, ...usageRange(input) })),
   /** Totals of everything the filters select, for the table's totals row. */
-  totals: operatorProcedure
-    .input(usageFilters)
-    .query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
+  totals: operatorProcedure.input(usageFilters).query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
 });

@@ -16,9 +16,14 @@ test('responses outside /v1 carry a request id too, and the API keeps its own', 
   expect(refused.headers()['x-request-id']).toBe((await refused.json()).error.request_id);
 });
 
-test('a large body outside /v1 (sign-in, dashboard API) is refused before it is read: 413, and the server stays up', async ({ request }) => {
+test('a large body outside /v1 (sign-in, dashboard API) is refused before it is read: 413, and the server stays up', async ({
+  request,
+}) => {
   const big = 'a'.repeat(2 * 1024 * 1024);
-  const refused = await request.post('/api/auth/callback/credentials', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, data: big });
+  const refused = await request.post('/api/auth/callback/credentials', {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    data: big,
+  });
   expect(refused.status()).toBe(413);
   expect((await refused.json()).error.code).toBe('payload_too_large');
   expect((await request.get('/healthz')).status()).toBe(200);

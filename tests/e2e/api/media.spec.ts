@@ -22,7 +22,10 @@ const headers = () => ({
 test('images.generate in every format: the output URL serves that image, privately', async ({ request }) => {
   const magic = { png: '89504e47', jpeg: 'ffd8ff', webp: '52494646' } as const;
   for (const format of ['png', 'jpeg', 'webp'] as const) {
-    const response = await request.post('/v1/images/generate', { headers: headers(), data: { prompt: 'a lighthouse at dusk', output_format: format } });
+    const response = await request.post('/v1/images/generate', {
+      headers: headers(),
+      data: { prompt: 'a lighthouse at dusk', output_format: format },
+    });
     expect(response.status(), await response.text()).toBe(200);
     const body = imagesGenerateResponse.parse(await response.json());
     expect(body.usage.charged_units).toBe(5);
@@ -35,18 +38,23 @@ test('images.generate in every format: the output URL serves that image, private
   }
 });
 
-test('videos.generate: the job the app\'s worker runs succeeds and its result is an MP4', async ({ request }) => {
+test("videos.generate: the job the app's worker runs succeeds and its result is an MP4", async ({ request }) => {
   test.setTimeout(120_000);
   const submitted = await request.post('/v1/videos/generate', { headers: headers(), data: { prompt: 'waves on a beach' } });
   expect(submitted.status(), await submitted.text()).toBe(202);
   const job = submittedJobSchema.parse(await submitted.json());
 
   let current = job as ReturnType<typeof jobSchema.parse>;
-  await expect.poll(async () => {
-    const answer = await request.get(`/v1/jobs/${job.job_id}`, { headers: { Authorization: `Bearer ${key}` } });
-    current = jobSchema.parse(await answer.json());
-    return current.status;
-  }, { timeout: 100_000, intervals: [500] }).toMatch(/^(succeeded|failed)$/);
+  await expect
+    .poll(
+      async () => {
+        const answer = await request.get(`/v1/jobs/${job.job_id}`, { headers: { Authorization: `Bearer ${key}` } });
+        current = jobSchema.parse(await answer.json());
+        return current.status;
+      },
+      { timeout: 100_000, intervals: [500] },
+    )
+    .toMatch(/^(succeeded|failed)$/);
   expect(current.error).toBeNull();
   expect(current.status).toBe('succeeded');
   expect(current.usage.charged_units).toBe(20);

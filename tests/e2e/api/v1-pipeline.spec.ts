@@ -90,9 +90,17 @@ const FRAMEWORK_HEADERS: Record<string, string>[] = [
 
 test('headers Next acts on itself change nothing on /v1: the route authenticates and answers', async ({ request }) => {
   for (const extra of FRAMEWORK_HEADERS) {
-    const noKey = await request.post('/v1/text/generate', { headers: { ...headers(extra), Authorization: '' }, data: { input: 'x' }, maxRedirects: 0 });
+    const noKey = await request.post('/v1/text/generate', {
+      headers: { ...headers(extra), Authorization: '' },
+      data: { input: 'x' },
+      maxRedirects: 0,
+    });
     await expectError(noKey, 401, 'invalid_api_key');
-    await expectError(await request.get('/v1/jobs/job_abcdefghijklmnopqrstuvwxyz', { headers: extra, maxRedirects: 0 }), 401, 'invalid_api_key');
+    await expectError(
+      await request.get('/v1/jobs/job_abcdefghijklmnopqrstuvwxyz', { headers: extra, maxRedirects: 0 }),
+      401,
+      'invalid_api_key',
+    );
     await expectError(await request.delete('/v1/nope', { headers: extra, maxRedirects: 0 }), 404, 'not_found');
     const paid = await request.post('/v1/text/generate', { headers: headers(extra), data: { input: 'Say hi.' }, maxRedirects: 0 });
     expect(paid.status(), `${JSON.stringify(extra)}: ${await paid.text()}`).toBe(200);
@@ -134,7 +142,10 @@ function raw(baseURL: string, method: string, target: string, extra: Record<stri
   return new Promise<Answer>((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: extra }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (text += chunk))
+        .on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
     });
     req.on('error', reject);
     req.end(body);
@@ -161,7 +172,10 @@ test('methods Next does not route (TRACE, PROPFIND, ...) get the 405 envelope wi
 test('two Authorization headers are refused (401), not settled by their order', async ({ baseURL }) => {
   const other = cli<{ key: string }>('keys', 'create', '--package', 'starter').key;
   const body = JSON.stringify({ input: 'two keys' });
-  for (const pair of [[`Bearer ${key}`, `Bearer ${other}`], [`Bearer ${key}`, `Bearer ${key}`]]) {
+  for (const pair of [
+    [`Bearer ${key}`, `Bearer ${other}`],
+    [`Bearer ${key}`, `Bearer ${key}`],
+  ]) {
     const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), Authorization: pair }, body);
     expectEnvelope(response, 401, 'invalid_api_key');
     expect(response.text).not.toContain(key);
@@ -169,7 +183,13 @@ test('two Authorization headers are refused (401), not settled by their order', 
 });
 
 test('a repeated Content-Type is 415, not settled by its order', async ({ baseURL }) => {
-  const response = await raw(baseURL!, 'POST', '/v1/text/generate', { ...headers(), 'Content-Type': ['application/json', 'text/plain'] }, JSON.stringify({ input: 'x' }));
+  const response = await raw(
+    baseURL!,
+    'POST',
+    '/v1/text/generate',
+    { ...headers(), 'Content-Type': ['application/json', 'text/plain'] },
+    JSON.stringify({ input: 'x' }),
+  );
   expectEnvelope(response, 415, 'unsupported_media_type');
 });
 
@@ -187,7 +207,13 @@ test('upload URLs name the host the client used (no PUBLIC_BASE_URL set)', async
   const created = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), Host: 'api.example.test:8443' }, JSON.stringify(declared));
   expect(created.status, created.text).toBe(201);
   expect(JSON.parse(created.text).upload_url).toMatch(/^http:\/\/api\.example\.test:8443\/uploads\/upl_/);
-  const forwarded = await raw(baseURL!, 'POST', '/v1/uploads', { ...headers(), 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' }, JSON.stringify(declared));
+  const forwarded = await raw(
+    baseURL!,
+    'POST',
+    '/v1/uploads',
+    { ...headers(), 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' },
+    JSON.stringify(declared),
+  );
   expect(JSON.parse(forwarded.text).upload_url).toMatch(/^https:\/\/api\.example\.com\/uploads\/upl_/);
 });
 
@@ -242,10 +268,22 @@ test("what Node's parser refuses, and targets that are no path, are answered in 
   expect(options.headers['allow']).toBe('GET, HEAD, POST, PUT');
   expect(options.headers['x-request-id']).toMatch(/^req_/);
   expectEnvelope(await rawBytes(baseURL!, `GET * HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 400, 'invalid_request');
-  expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nHost: other.example\r\n\r\n`), 400, 'invalid_request');
+  expectEnvelope(
+    await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nHost: other.example\r\n\r\n`),
+    400,
+    'invalid_request',
+  );
   expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\n\r\n`), 400, 'invalid_request');
-  expectEnvelope(await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 400, 'invalid_request');
-  expectEnvelope(await rawBytes(baseURL!, `POST /v1/text/generate HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`), 400, 'invalid_request');
+  expectEnvelope(
+    await rawBytes(baseURL!, `GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    400,
+    'invalid_request',
+  );
+  expectEnvelope(
+    await rawBytes(baseURL!, `POST /v1/text/generate HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`),
+    400,
+    'invalid_request',
+  );
   expectEnvelope(await rawBytes(baseURL!, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 405, 'method_not_allowed');
   // HTTP/1.0 needs no Host.
   expect((await rawBytes(baseURL!, 'GET /v1/openapi.json HTTP/1.0\r\n\r\n')).status).toBe(200);

@@ -49,7 +49,16 @@ test('a wrong password is refused with a clear message', async ({ page }) => {
 test('a callbackUrl leads only to a page of the dashboard itself', async ({ page, baseURL }) => {
   await signIn(page);
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
-  for (const crafted of ['/\\example.org', '//example.org', 'https://example.org/', '/\\/example.org/keys', '/.//example.org', '/..//example.org', '/%2e//example.org', '/./\\example.org']) {
+  for (const crafted of [
+    '/\\example.org',
+    '//example.org',
+    'https://example.org/',
+    '/\\/example.org/keys',
+    '/.//example.org',
+    '/..//example.org',
+    '/%2e//example.org',
+    '/./\\example.org',
+  ]) {
     await page.goto(`/signin?callbackUrl=${encodeURIComponent(crafted)}`);
     expect(new URL(page.url()).origin, crafted).toBe(new URL(baseURL!).origin);
     await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
@@ -195,10 +204,16 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
   });
 
   await test.step('revoke the key and see the API answer 401', async () => {
-    await page.getByRole('region', { name: 'API keys' }).getByRole('link', { name: /wgs_live_/ }).click();
+    await page
+      .getByRole('region', { name: 'API keys' })
+      .getByRole('link', { name: /wgs_live_/ })
+      .click();
     // An in-page confirmation that names the key (not the browser's confirm box).
     await page.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByRole('alertdialog', { name: /Revoke wgs_live_\w{4}… \(e2e customer\)\?/ }).getByRole('button', { name: /^Revoke wgs_live_/ }).click();
+    await page
+      .getByRole('alertdialog', { name: /Revoke wgs_live_\w{4}… \(e2e customer\)\?/ })
+      .getByRole('button', { name: /^Revoke wgs_live_/ })
+      .click();
     await expect(stat(page, 'key-status')).toHaveText('revoked');
     await expect(page.getByRole('button', { name: 'Revoke key' })).toHaveCount(0);
     await expect.poll(async () => (await generate(request, key)).status(), { timeout: 5_000 }).toBe(401);

@@ -26,9 +26,20 @@ function generate(request: APIRequestContext, key: string) {
 function applyPackage(slug: string) {
   const dir = mkdtempSync(join(tmpdir(), 'wgs-e2e-pkg-'));
   const file = join(dir, 'packages.json');
-  writeFileSync(file, JSON.stringify({
-    packages: [{ slug, name: `Day ${slug}`, quota_units: 300, limits: { requests_per_minute: 60, concurrency: 2 }, operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      packages: [
+        {
+          slug,
+          name: `Day ${slug}`,
+          quota_units: 300,
+          limits: { requests_per_minute: 60, concurrency: 2 },
+          operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } },
+        },
+      ],
+    }),
+  );
   cli('packages', 'apply', file);
 }
 
@@ -59,7 +70,10 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expect(page.getByRole('heading', { level: 1, name: label })).toBeVisible();
   const remaining = (await stat(page, 'remaining-units').textContent())!;
   await expect(page.getByTestId('units-bar')).toContainText(`${remaining} of ${remaining}`);
-  await expect(page.getByRole('meter', { name: 'Remaining units' })).toHaveAttribute('aria-valuetext', `${remaining} of ${remaining} units remaining`);
+  await expect(page.getByRole('meter', { name: 'Remaining units' })).toHaveAttribute(
+    'aria-valuetext',
+    `${remaining} of ${remaining} units remaining`,
+  );
   await expectAccessible(page, 'key page');
   await keepScreenshot(page, 'key-detail-with-bar');
 
@@ -81,7 +95,10 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await page.getByRole('searchbox', { name: 'Search' }).fill(`${label}-renamed`);
   await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
 
-  await page.getByRole('region', { name: 'API keys' }).getByRole('link', { name: /wgs_live_/ }).click();
+  await page
+    .getByRole('region', { name: 'API keys' })
+    .getByRole('link', { name: /wgs_live_/ })
+    .click();
   await page.getByRole('button', { name: 'Revoke key' }).click();
   const dialog = page.getByRole('alertdialog');
   await expect(dialog).toContainText(`(${label}-renamed)?`);
@@ -92,11 +109,18 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expect(dialog).toHaveCount(0);
   await expect(stat(page, 'key-status')).toHaveText('active');
   await page.getByRole('button', { name: 'Revoke key' }).click();
-  await page.getByRole('alertdialog').getByRole('button', { name: /^Revoke wgs_live_/ }).click();
+  await page
+    .getByRole('alertdialog')
+    .getByRole('button', { name: /^Revoke wgs_live_/ })
+    .click();
   await expect(stat(page, 'key-status')).toHaveText('revoked');
 });
 
-test('usage: one customer by prefix, filters that cannot apply, totals, request ids that link and copy, the export', async ({ page, request, context }) => {
+test('usage: one customer by prefix, filters that cannot apply, totals, request ids that link and copy, the export', async ({
+  page,
+  request,
+  context,
+}) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const label = `usage-customer-${tag()}`;
   const issued = cli<{ key: string; prefix: string; id: string }>('keys', 'create', '--package', 'starter', '--label', label);
@@ -114,7 +138,9 @@ test('usage: one customer by prefix, filters that cannot apply, totals, request 
 
   await page.goto(`/usage?key=${issued.prefix}&operation=text.delete&from=2026-13-45`);
   await expect(page.getByTestId('filter-operation-error')).toContainText('Operation must be one of text.generate');
-  await expect(page.getByTestId('filter-from-error')).toHaveText('From must be a UTC day written YYYY-MM-DD, from 1970-01-01 to 9999-12-30.');
+  await expect(page.getByTestId('filter-from-error')).toHaveText(
+    'From must be a UTC day written YYYY-MM-DD, from 1970-01-01 to 9999-12-30.',
+  );
   await expect(page.getByLabel('From')).toHaveValue('2026-13-45');
   await expect(table.locator('tbody tr')).toHaveCount(2);
   await expectAccessible(page, 'usage with filters that cannot apply');
@@ -181,7 +207,10 @@ test('package: a new version with plain-language errors, tags and sizes, its dif
 
   await page.goto(`/packages/${slug}`);
   await page.getByRole('button', { name: 'Archive package' }).click();
-  await page.getByRole('alertdialog').getByRole('button', { name: `Archive ${slug}` }).click();
+  await page
+    .getByRole('alertdialog')
+    .getByRole('button', { name: `Archive ${slug}` })
+    .click();
   await expect(page.getByText(/^Archived on .*: no new keys can be issued/)).toBeVisible();
   await page.goto('/keys/new');
   await expect(page.getByLabel('Package').locator(`option[value="${slug}"]`)).toHaveCount(0);
@@ -196,7 +225,9 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   const label = `video-customer-${tag()}`;
   const issued = cli<{ key: string; prefix: string }>('keys', 'create', '--package', 'starter', '--label', label);
   const auth = { Authorization: `Bearer ${issued.key}` };
-  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#2f5bea' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#2f5bea' } })
+    .png()
+    .toBuffer();
   const sha256 = createHash('sha256').update(png).digest('hex');
   const created = await request.post('/v1/uploads', {
     headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${randomBytes(8).toString('hex')}` },
@@ -204,7 +235,9 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   });
   expect(created.status(), await created.text()).toBe(201);
   const upload = await created.json();
-  expect((await request.fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, data: png })).ok()).toBe(true);
+  expect((await request.fetch(upload.upload_url, { method: upload.upload_method, headers: upload.upload_headers, data: png })).ok()).toBe(
+    true,
+  );
   const completed = await request.post(`/v1/uploads/${upload.upload_id}/complete`, {
     headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${randomBytes(8).toString('hex')}` },
     data: { sha256 },
@@ -216,7 +249,12 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   });
   expect(submitted.status(), await submitted.text()).toBe(202);
   const { job_id: jobId } = await submitted.json();
-  await expect.poll(async () => (await (await request.get(`/v1/jobs/${jobId}`, { headers: auth })).json()).status, { timeout: 120_000, intervals: [1000] }).toBe('succeeded');
+  await expect
+    .poll(async () => (await (await request.get(`/v1/jobs/${jobId}`, { headers: auth })).json()).status, {
+      timeout: 120_000,
+      intervals: [1000],
+    })
+    .toBe('succeeded');
 
   await signedIn(page);
   await page.goto(`/jobs?key=${issued.prefix}&status=succeeded`);
@@ -249,7 +287,11 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   await expectAccessible(page, 'uploads');
 });
 
-test('layout: a styled 404 everywhere, a long e-mail truncates, controls are reachable by keyboard, every page passes axe', async ({ page, browser, baseURL }) => {
+test('layout: a styled 404 everywhere, a long e-mail truncates, controls are reachable by keyboard, every page passes axe', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   const anonymous = await browser.newContext({ baseURL });
   const outside = await anonymous.newPage();
   const missing = await outside.goto('/no-such-page-anywhere');
@@ -271,7 +313,13 @@ test('layout: a styled 404 everywhere, a long e-mail truncates, controls are rea
   const shown = page.getByTestId('operator-email');
   await expect(shown).toHaveText(email);
   await expect(shown).toHaveAttribute('title', email);
-  expect(await shown.evaluate((element) => [getComputedStyle(element).textOverflow, element.scrollWidth > element.clientWidth, element.getBoundingClientRect().height < 24])).toEqual(['ellipsis', true, true]);
+  expect(
+    await shown.evaluate((element) => [
+      getComputedStyle(element).textOverflow,
+      element.scrollWidth > element.clientWidth,
+      element.getBoundingClientRect().height < 24,
+    ]),
+  ).toEqual(['ellipsis', true, true]);
 
   await page.goto(`/keys/${randomUUID()}`);
   await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
@@ -280,10 +328,21 @@ test('layout: a styled 404 everywhere, a long e-mail truncates, controls are rea
 
   await page.goto('/usage');
   const keyFilter = page.getByRole('searchbox', { name: 'Key' });
-  for (let presses = 0; presses < 40 && !(await keyFilter.evaluate((element) => element === document.activeElement)); presses++) await page.keyboard.press('Tab');
+  for (let presses = 0; presses < 40 && !(await keyFilter.evaluate((element) => element === document.activeElement)); presses++)
+    await page.keyboard.press('Tab');
   await expect(keyFilter).toBeFocused();
 
-  for (const path of ['/', '/packages', '/packages/starter', '/packages/starter/new-version', '/packages/new', '/keys/new', '/usage', '/jobs', '/audit']) {
+  for (const path of [
+    '/',
+    '/packages',
+    '/packages/starter',
+    '/packages/starter/new-version',
+    '/packages/new',
+    '/keys/new',
+    '/usage',
+    '/jobs',
+    '/audit',
+  ]) {
     await page.goto(path);
     await expectAccessible(page, path);
   }

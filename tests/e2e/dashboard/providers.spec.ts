@@ -59,7 +59,7 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await keepScreenshot(page, 'provider-detail');
   });
 
-  await test.step('test it: the outcome in plain words, the provider\'s own text never shown', async () => {
+  await test.step("test it: the outcome in plain words, the provider's own text never shown", async () => {
     await page.getByLabel('Model').fill('fake-model');
     fake.setMode({ kind: 'status', status: 401 });
     await page.getByRole('button', { name: 'Test', exact: true }).click();
@@ -106,14 +106,18 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     expect(key).toMatch(/^wgs_live_/);
   });
 
-  await test.step('the customer\'s call is answered by the provider, and the Providers page counts it', async () => {
+  await test.step("the customer's call is answered by the provider, and the Providers page counts it", async () => {
     fake.reset();
     const response = await request.post('/v1/text/generate', {
       headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': `e2e-${randomUUID()}`, 'Content-Type': 'application/json' },
       data: { input: 'Say hello through the provider.' },
     });
     expect(response.status(), await response.text()).toBe(200);
-    expect(await response.json()).toMatchObject({ operation: 'text.generate', output: { text: 'fake answer from fake-model' }, usage: { charged_units: 1 } });
+    expect(await response.json()).toMatchObject({
+      operation: 'text.generate',
+      output: { text: 'fake answer from fake-model' },
+      usage: { charged_units: 1 },
+    });
     expect(fake.callCount).toBe(1);
     expect(fake.lastAuthorization).toBe(`Bearer ${PROVIDER_KEY}`);
     await page.goto(`/providers/${PROVIDER}`);
@@ -135,13 +139,21 @@ test('set a provider key on the Providers page, then sell an operation through t
   const name = `e2e-${randomUUID().slice(0, 8)}`;
   const key = `sk-e2e-${randomUUID()}`;
   const file = join(mkdtempSync(join(tmpdir(), 'wgs-e2e-providers-')), 'packages.json');
-  writeFileSync(file, JSON.stringify({
-    providers: { [name]: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'E2E_UNSET_PROVIDER_KEY' } },
-    packages: [{
-      slug: name, name: `Through ${name}`, quota_units: 10, limits: { requests_per_minute: 60, concurrency: 2 },
-      operations: { 'text.generate': { engine: [`${name}:model-e2e`, 'local'], units: 2 } },
-    }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      providers: { [name]: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'E2E_UNSET_PROVIDER_KEY' } },
+      packages: [
+        {
+          slug: name,
+          name: `Through ${name}`,
+          quota_units: 10,
+          limits: { requests_per_minute: 60, concurrency: 2 },
+          operations: { 'text.generate': { engine: [`${name}:model-e2e`, 'local'], units: 2 } },
+        },
+      ],
+    }),
+  );
   cli('packages', 'apply', file);
 
   await signIn(page);

@@ -28,7 +28,7 @@ async function settledRefused(page: Page): Promise<number> {
   }
 }
 
-test('refused requests are counted on the overview, on the key\'s page and in /metrics', async ({ page, request }) => {
+test("refused requests are counted on the overview, on the key's page and in /metrics", async ({ page, request }) => {
   test.setTimeout(120_000); // several page loads and a sign-in (argon2) on a loaded machine
   const issued = cli<{ id: string; key: string }>('keys', 'create', '--package', 'starter', '--label', 'refusals e2e');
   await signIn(page);
@@ -69,7 +69,9 @@ test('refused requests are counted on the overview, on the key\'s page and in /m
   const scrape = await request.get('/metrics', { headers: { Authorization: `Bearer ${E2E_METRICS_TOKEN}` } });
   expect(scrape.status()).toBe(200);
   const text = await scrape.text();
-  expect(text).toMatch(/^wgs_http_request_duration_seconds_count\{route="\/v1\/text\/generate",method="POST",status="422",code="validation_error"\} [1-9]/m);
+  expect(text).toMatch(
+    /^wgs_http_request_duration_seconds_count\{route="\/v1\/text\/generate",method="POST",status="422",code="validation_error"\} [1-9]/m,
+  );
   expect(text).toMatch(/^wgs_units_charged_total\{package="starter",operation="text.generate"\} [1-9]/m);
   expect(text).toContain('nodejs_eventloop_lag_seconds');
 });

@@ -60,11 +60,17 @@ describe('GET /metrics on the app port', () => {
     const exposition = parsePrometheusText(await response.text());
 
     const requests = { route: TEXT, method: 'POST' };
-    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '200', code: '' })).toBeGreaterThanOrEqual(2);
-    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '402', code: 'quota_exhausted' })).toBeGreaterThanOrEqual(3);
+    expect(
+      sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '200', code: '' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...requests, status: '402', code: 'quota_exhausted' }),
+    ).toBeGreaterThanOrEqual(3);
     expect(exposition.types.get('wgs_http_request_duration_seconds')).toBe('histogram');
     expect(sampleValue(exposition, 'wgs_units_charged_total', { package: key.slug, operation: 'text.generate' })).toBe(2);
-    expect(sampleValue(exposition, 'wgs_provider_call_duration_seconds_count', { provider: 'local', model: 'local', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(
+      sampleValue(exposition, 'wgs_provider_call_duration_seconds_count', { provider: 'local', model: 'local', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(sampleValue(exposition, 'wgs_holds_open')).toBeGreaterThanOrEqual(0);
     expect(sampleValue(exposition, 'wgs_video_jobs', { state: 'submitted' })).toBeGreaterThanOrEqual(0);
     expect(sampleValue(exposition, 'wgs_video_job_queue_age_seconds')).toBeGreaterThanOrEqual(0);

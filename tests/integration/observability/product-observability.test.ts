@@ -50,7 +50,9 @@ describe('observability of a running instance', () => {
 
     const exposition = parsePrometheusText(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
     const route = { route: '/v1/text/generate', method: 'POST' };
-    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '422', code: 'validation_error' })).toBe(3);
+    expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '422', code: 'validation_error' })).toBe(
+      3,
+    );
     expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '200', code: '' })).toBe(1);
     expect(sampleValue(exposition, 'wgs_units_charged_total', { package: key.slug, operation: 'text.generate' })).toBe(1);
     // Without METRICS_TOKEN the app's own port has no /metrics.
@@ -60,7 +62,11 @@ describe('observability of a running instance', () => {
     await client.connect();
     try {
       const count = async () =>
-        (await client.query<{ n: number }>('SELECT COALESCE(sum(count), 0)::int AS n FROM refused_requests WHERE api_key_id = $1', [key.id])).rows[0]!.n;
+        (
+          await client.query<{ n: number }>('SELECT COALESCE(sum(count), 0)::int AS n FROM refused_requests WHERE api_key_id = $1', [
+            key.id,
+          ])
+        ).rows[0]!.n;
       expect(await count()).toBe(0);
       await product.stop();
       expect(await count()).toBe(3);
@@ -68,12 +74,26 @@ describe('observability of a running instance', () => {
       await client.end();
     }
 
-    const lines = product.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const lines = product
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
     const mine = lines.filter((line) => line.key_prefix === key.key.slice(0, 13));
     expect(mine.map((line) => [line.status, line.code ?? null])).toEqual([
-      [422, 'validation_error'], [422, 'validation_error'], [422, 'validation_error'], [200, null],
+      [422, 'validation_error'],
+      [422, 'validation_error'],
+      [422, 'validation_error'],
+      [200, null],
     ]);
-    expect(mine[3]).toMatchObject({ msg: 'request', route: '/v1/text/generate', operation: 'text.generate', units: 1, engine: 'local', package: key.slug });
+    expect(mine[3]).toMatchObject({
+      msg: 'request',
+      route: '/v1/text/generate',
+      operation: 'text.generate',
+      units: 1,
+      engine: 'local',
+      package: key.slug,
+    });
     expect(product.output()).not.toContain(key.key);
     expect(product.output()).not.toContain('hello');
   });

@@ -10,7 +10,13 @@ import { call, createTestKey, expectEnvelope } from '../../helpers/api';
 
 const TEXT = '/v1/text/generate';
 
-interface Row { api_key_id: string | null; operation: string; status: number; code: string; count: number }
+interface Row {
+  api_key_id: string | null;
+  operation: string;
+  status: number;
+  code: string;
+  count: number;
+}
 
 async function rowsOf(keyId: string): Promise<Row[]> {
   const { rows } = await getPool().query<Row>(
@@ -43,11 +49,14 @@ describe('refused requests', () => {
     const keylessBefore = await keylessCount('invalid_api_key');
 
     for (let i = 0; i < 2; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: throttled.key })).status).toBe(200);
-    for (let i = 0; i < 10; i++) expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: throttled.key }), 429, 'rate_limited');
+    for (let i = 0; i < 10; i++)
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: throttled.key }), 429, 'rate_limited');
 
     expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: broke.key })).status).toBe(200);
-    for (let i = 0; i < 4; i++) expectEnvelope(await call(textRoute.POST, TEXT, { input: '' }, { key: broke.key }), 422, 'validation_error');
-    for (let i = 0; i < 3; i++) expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: broke.key }), 402, 'quota_exhausted');
+    for (let i = 0; i < 4; i++)
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: '' }, { key: broke.key }), 422, 'validation_error');
+    for (let i = 0; i < 3; i++)
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: broke.key }), 402, 'quota_exhausted');
     expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: 'wgs_live_not-a-key' }), 401, 'invalid_api_key');
     expectEnvelope(await call(notFoundRoute.GET, '/v1/nowhere', undefined, { key: broke.key }), 404, 'not_found');
 
@@ -82,7 +91,10 @@ describe('refused requests', () => {
       'SELECT minute, count FROM refused_requests WHERE api_key_id = $1 ORDER BY minute',
       [key.id],
     );
-    expect(rows.map((r) => [r.minute.getTime(), r.count])).toEqual([[minute, 3], [minute + 60_000, 1]]);
+    expect(rows.map((r) => [r.minute.getTime(), r.count])).toEqual([
+      [minute, 3],
+      [minute + 60_000, 1],
+    ]);
   });
 
   it('a flush that fails keeps its counts for the next one', async () => {

@@ -55,7 +55,12 @@ describe('the request log', () => {
     expect(typeof lines[0]!.duration_ms).toBe('number');
     expect(typeof lines[0]!.time).toBe('string');
     expect(lines[1]).toMatchObject({ request_id: refused.headers.get('x-request-id'), status: 422, code: 'validation_error', units: 0 });
-    expect(lines[2]).toMatchObject({ request_id: anonymous.headers.get('x-request-id'), route: 'unmatched', status: 404, code: 'not_found' });
+    expect(lines[2]).toMatchObject({
+      request_id: anonymous.headers.get('x-request-id'),
+      route: 'unmatched',
+      status: 404,
+      code: 'not_found',
+    });
     expect(lines[2]!.key_prefix).toBeUndefined();
     for (const line of raw) {
       expect(line).not.toContain(key.key);

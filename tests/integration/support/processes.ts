@@ -53,7 +53,11 @@ export interface CliResult {
 }
 
 export function runCli(
-  args: string[], dataDir: string, timeoutMs = 90_000, extraEnv: Record<string, string> = {}, stdin?: string,
+  args: string[],
+  dataDir: string,
+  timeoutMs = 90_000,
+  extraEnv: Record<string, string> = {},
+  stdin?: string,
 ): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = track(
@@ -86,7 +90,6 @@ export function parseJsonOutput(result: CliResult): Record<string, unknown> {
   if (lines.length !== 1) throw new Error(`expected one line of JSON, got:\n${result.stdout}\nstderr: ${result.stderr}`);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
 }
-
 
 /** The pid in the data dir's postmaster.pid, if the file exists. */
 export function postmasterPid(dataDir: string): number | undefined {

@@ -120,7 +120,8 @@ function scalarColumn(field: DmmfField, enumDbNames: Map<string, string>): Omit<
     case 'Boolean':
       return { type: 'boolean', udt: 'bool', length: null, precision: null };
     case 'Float':
-      if (native === null || native === 'DoublePrecision') return { type: 'double precision', udt: 'float8', length: null, precision: null };
+      if (native === null || native === 'DoublePrecision')
+        return { type: 'double precision', udt: 'float8', length: null, precision: null };
       break;
     case 'Json':
       if (native === null || native === 'JsonB') return { type: 'jsonb', udt: 'jsonb', length: null, precision: null };
@@ -130,7 +131,8 @@ function scalarColumn(field: DmmfField, enumDbNames: Map<string, string>): Omit<
       return { type: 'bytea', udt: 'bytea', length: null, precision: null };
     case 'DateTime':
       if (native === 'Timestamptz') return { type: 'timestamp with time zone', udt: 'timestamptz', length: null, precision: arg ?? 6 };
-      if (native === null || native === 'Timestamp') return { type: 'timestamp without time zone', udt: 'timestamp', length: null, precision: arg ?? 3 };
+      if (native === null || native === 'Timestamp')
+        return { type: 'timestamp without time zone', udt: 'timestamp', length: null, precision: arg ?? 3 };
       if (native === 'Date') return { type: 'date', udt: 'date', length: null, precision: 0 };
       break;
   }
@@ -201,9 +203,7 @@ export function shapeFromSchema(schemaText: string): SchemaShape {
       foreignKeys,
     };
   }
-  const enums = Object.fromEntries(
-    datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]),
-  );
+  const enums = Object.fromEntries(datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((v) => v.dbName ?? v.name)]));
   return { tables, enums };
 }
 

@@ -42,9 +42,11 @@ describe('operator sign-in', () => {
   it('a successful sign-in gives its attempts back: only failures lock an e-mail', async () => {
     const email = `recovers-${randomUUID().slice(0, 8)}@example.com`;
     await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
-    for (let attempt = 0; attempt < 9; attempt++) expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, '10.2.0.1')).toBeNull();
+    for (let attempt = 0; attempt < 9; attempt++)
+      expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, '10.2.0.1')).toBeNull();
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.2.0.1')).toMatchObject({ email });
-    for (let attempt = 0; attempt < 10; attempt++) expect(await authorizeOperator({ email, password: `wrong again ${attempt}` }, '10.2.0.2')).toBeNull();
+    for (let attempt = 0; attempt < 10; attempt++)
+      expect(await authorizeOperator({ email, password: `wrong again ${attempt}` }, '10.2.0.2')).toBeNull();
     await expect(authorizeOperator({ email, password: 'the right password' }, '10.2.0.3')).rejects.toBeInstanceOf(SignInRateLimited);
   });
 
@@ -161,7 +163,14 @@ describe('sessions', () => {
     const redirect = (url: string) => authOptions.callbacks!.redirect!({ url, baseUrl: 'http://127.0.0.1:3000' });
     expect(await redirect('/keys?status=active')).toBe('http://127.0.0.1:3000/keys?status=active');
     expect(await redirect('http://127.0.0.1:3000/usage')).toBe('http://127.0.0.1:3000/usage');
-    for (const url of ['http://[', 'https://evil.example/', '//evil.example', 'http://127.0.0.1:3000.evil.example/', 'javascript:alert(1)', '']) {
+    for (const url of [
+      'http://[',
+      'https://evil.example/',
+      '//evil.example',
+      'http://127.0.0.1:3000.evil.example/',
+      'javascript:alert(1)',
+      '',
+    ]) {
       expect(await redirect(url), url).toBe('http://127.0.0.1:3000');
     }
   });
@@ -172,7 +181,9 @@ describe('sessions', () => {
     const email = `session-${randomUUID().slice(0, 8)}@example.com`;
     const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
     const token = await authOptions.callbacks!.jwt!({
-      token: {}, user: { id: operator.id, email }, account: { provider: 'credentials', type: 'credentials', providerAccountId: operator.id },
+      token: {},
+      user: { id: operator.id, email },
+      account: { provider: 'credentials', type: 'credentials', providerAccountId: operator.id },
     } as never);
     expect(typeof token.sessionId).toBe('string');
     const sessionId = token.sessionId as string;
@@ -200,7 +211,11 @@ describe('sessions', () => {
     expect(await setOperatorDisabled(getPrisma(), CLI_ACTOR, email, false)).toMatchObject({ disabled: false, sessions_ended: 0 });
     for (const id of sessions) expect(await isLiveOperatorSession(id, operator.id)).toBe(false); // ended for good
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.9.0.1')).toMatchObject({ email });
-    const audit = await getPrisma().auditLog.findMany({ where: { targetId: operator.id }, orderBy: { id: 'asc' }, select: { action: true } });
+    const audit = await getPrisma().auditLog.findMany({
+      where: { targetId: operator.id },
+      orderBy: { id: 'asc' },
+      select: { action: true },
+    });
     expect(audit.map((row) => row.action)).toEqual(['operator.create', 'operator.disable', 'operator.enable']);
     await expect(setOperatorDisabled(getPrisma(), CLI_ACTOR, 'nobody@example.com', true)).rejects.toMatchObject({ code: 'not_found' });
   });

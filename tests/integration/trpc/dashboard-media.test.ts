@@ -21,11 +21,25 @@ describe('jobs: filters and a fresh link to the video', () => {
     const mine = await key(caller, `video buyer ${marker}`);
     const jobId = newId('job');
     await getPrisma().job.create({
-      data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'succeeded', input: { prompt: 'a boat' }, engine: 'local', units: 5,
-        requestId: `req_${marker}`, resultKey: `outputs/${mine.id}/${jobId}.mp4`, resultMimeType: 'video/mp4' },
+      data: {
+        id: jobId,
+        apiKeyId: mine.id,
+        operation: 'videos.generate',
+        status: 'succeeded',
+        input: { prompt: 'a boat' },
+        engine: 'local',
+        units: 5,
+        requestId: `req_${marker}`,
+        resultKey: `outputs/${mine.id}/${jobId}.mp4`,
+        resultMimeType: 'video/mp4',
+      },
     });
     const today = new Date().toISOString().slice(0, 10);
-    expect((await caller.jobs.list({ key: marker, operation: 'videos.generate', status: 'succeeded', from: today, to: today })).items.map((job) => job.id)).toEqual([jobId]);
+    expect(
+      (await caller.jobs.list({ key: marker, operation: 'videos.generate', status: 'succeeded', from: today, to: today })).items.map(
+        (job) => job.id,
+      ),
+    ).toEqual([jobId]);
     expect((await caller.jobs.list({ key: mine.prefix, status: 'failed' })).items).toEqual([]);
     expect((await caller.jobs.list({ key: marker, to: '2001-01-01' })).items).toEqual([]);
     const first = await caller.jobs.resultLink({ id: jobId });
@@ -33,7 +47,11 @@ describe('jobs: filters and a fresh link to the video', () => {
     expect(first).toMatchObject({ mime_type: 'video/mp4' });
     expect(first!.url).toMatch(/^\/files\/outputs\//);
     expect(second!.url).not.toBe(first!.url);
-    expect(verifyObjectUrl(new URL(first!.url, 'http://localhost'))).toEqual({ ok: true, key: `outputs/${mine.id}/${jobId}.mp4`, contentType: 'video/mp4' });
+    expect(verifyObjectUrl(new URL(first!.url, 'http://localhost'))).toEqual({
+      ok: true,
+      key: `outputs/${mine.id}/${jobId}.mp4`,
+      contentType: 'video/mp4',
+    });
     expect(Date.parse(first!.expires_at) - Date.now()).toBeLessThanOrEqual(900_000);
     await expectTrpcError(caller.jobs.resultLink({ id: 'job_missing' }), 'NOT_FOUND', 'not_found');
   });
@@ -42,7 +60,18 @@ describe('jobs: filters and a fresh link to the video', () => {
     const { caller } = await operatorCaller();
     const mine = await key(caller, 'pending video');
     const jobId = newId('job');
-    await getPrisma().job.create({ data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'running', input: { prompt: 'x' }, engine: 'local', units: 5, requestId: 'req_x' } });
+    await getPrisma().job.create({
+      data: {
+        id: jobId,
+        apiKeyId: mine.id,
+        operation: 'videos.generate',
+        status: 'running',
+        input: { prompt: 'x' },
+        engine: 'local',
+        units: 5,
+        requestId: 'req_x',
+      },
+    });
     expect(await caller.jobs.resultLink({ id: jobId })).toBeNull();
   });
 });
@@ -54,8 +83,17 @@ describe('uploads: preview link and the calls that used it', () => {
     const uploadId = newId('upl');
     const sealed = `uploads/${mine.id}/${uploadId}.0a1b2c3d4e5f.verified`;
     await getPrisma().upload.create({
-      data: { id: uploadId, apiKeyId: mine.id, purpose: 'image_input', filename: 'cat.png', mimeType: 'image/png', sizeBytes: 10, sha256: 'a'.repeat(64),
-        storageKey: `uploads/${mine.id}/${uploadId}`, expiresAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        id: uploadId,
+        apiKeyId: mine.id,
+        purpose: 'image_input',
+        filename: 'cat.png',
+        mimeType: 'image/png',
+        sizeBytes: 10,
+        sha256: 'a'.repeat(64),
+        storageKey: `uploads/${mine.id}/${uploadId}`,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
     });
     expect(await caller.uploads.fileLink({ id: uploadId })).toBeNull();
     await getPrisma().upload.update({ where: { id: uploadId }, data: { status: 'verified', storageKey: sealed, verifiedAt: new Date() } });
@@ -64,10 +102,20 @@ describe('uploads: preview link and the calls that used it', () => {
     expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([]);
     const jobId = newId('job');
     await getPrisma().job.create({
-      data: { id: jobId, apiKeyId: mine.id, operation: 'videos.generate', status: 'submitted', engine: 'local', units: 5, requestId: 'req_used',
-        input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } } },
+      data: {
+        id: jobId,
+        apiKeyId: mine.id,
+        operation: 'videos.generate',
+        status: 'submitted',
+        engine: 'local',
+        units: 5,
+        requestId: 'req_used',
+        input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } },
+      },
     });
-    expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([expect.objectContaining({ id: jobId, request_id: 'req_used', status: 'submitted' })]);
+    expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([
+      expect.objectContaining({ id: jobId, request_id: 'req_used', status: 'submitted' }),
+    ]);
     await expectTrpcError(caller.uploads.fileLink({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
   });
 });

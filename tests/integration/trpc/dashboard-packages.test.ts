@@ -24,7 +24,12 @@ describe('package versions: diff', () => {
 
   it('names added and removed operations and changed lists', () => {
     const before = { operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } };
-    const after = { operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['markdown', 'text'] }, 'code.generate': { engine: 'local', units: 2 } } };
+    const after = {
+      operations: {
+        'text.generate': { engine: 'local', units: 1, output_formats: ['markdown', 'text'] },
+        'code.generate': { engine: 'local', units: 2 },
+      },
+    };
     expect(diffDefinitions(before, after)).toEqual([
       { path: 'operations.text.generate.output_formats', kind: 'changed', before: ['text'], after: ['markdown', 'text'] },
       { path: 'operations.code.generate.engine', kind: 'added', before: undefined, after: 'local' },
@@ -51,7 +56,10 @@ describe('packages: archive', () => {
     expect((await caller.packages.setArchived({ slug, archived: true })).archived_at).toBe(archived.archived_at);
     await caller.packages.setArchived({ slug, archived: false });
     expect((await caller.keys.issue({ packageSlug: slug })).package).toBe(slug);
-    const actions = await getPrisma().auditLog.findMany({ where: { targetType: 'package', targetId: slug, action: { startsWith: 'package.' } }, orderBy: { id: 'asc' } });
+    const actions = await getPrisma().auditLog.findMany({
+      where: { targetType: 'package', targetId: slug, action: { startsWith: 'package.' } },
+      orderBy: { id: 'asc' },
+    });
     expect(actions.map((entry) => [entry.action, entry.actorId])).toEqual([
       ['package.create', null],
       ['package.archive', operator.id],

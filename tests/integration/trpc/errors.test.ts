@@ -37,10 +37,16 @@ describe('input validation of the detail reads', () => {
 describe('the /api/trpc wire format', () => {
   async function post(path: string, input: unknown, signedIn: boolean) {
     const { operator } = await operatorCaller();
-    const session = signedIn ? { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() } : null;
+    const session = signedIn
+      ? { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() }
+      : null;
     const response = await fetchRequestHandler({
       endpoint: '/api/trpc',
-      req: new Request(`http://localhost/api/trpc/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) }),
+      req: new Request(`http://localhost/api/trpc/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      }),
       router: appRouter,
       createContext: () => createInnerContext(session),
     });
@@ -55,7 +61,9 @@ describe('the /api/trpc wire format', () => {
     const invalid = await post('packages.createVersion', { definition: { slug: 'BAD SLUG' }, mode: 'new-package' }, true);
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.data.apiCode).toBe('validation_error');
-    expect(invalid.body.error.data.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'slug' }), expect.objectContaining({ path: 'name', code: 'required' })]));
+    expect(invalid.body.error.data.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'slug' }), expect.objectContaining({ path: 'name', code: 'required' })]),
+    );
     const badInput = await post('keys.topUp', { id: 'x', units: 0 }, true);
     expect(badInput.status).toBe(400);
     expect((badInput.body.error.data.issues as { path: string }[]).map((issue) => issue.path).sort()).toEqual(['id', 'units']);

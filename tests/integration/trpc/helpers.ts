@@ -68,4 +68,3 @@ export async function usage(apiKeyId: string, outcome: 'succeeded' | 'failed', u
     },
   });
 }
-

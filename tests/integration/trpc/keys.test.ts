@@ -17,7 +17,9 @@ describe('keys', () => {
     expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: issued.id } })).hash).toBe(hashKeySecret(issued.key));
     const view = await caller.keys.get({ id: issued.id });
     expect(JSON.stringify(view)).not.toContain(issued.key);
-    expect(await getPrisma().auditLog.findFirst({ where: { targetId: issued.id, action: 'key.create' } })).toMatchObject({ actorId: operator.id });
+    expect(await getPrisma().auditLog.findFirst({ where: { targetId: issued.id, action: 'key.create' } })).toMatchObject({
+      actorId: operator.id,
+    });
   });
 
   it('issue validates input and reports an unknown package as NOT_FOUND', async () => {
@@ -45,7 +47,9 @@ describe('keys', () => {
     for (const search of ['%', '_', 'paging%', `paging ${marker}_`]) {
       expect((await caller.keys.list({ packageSlug: slug, search })).items, search).toEqual([]);
     }
-    expect((await caller.keys.list({ packageSlug: slug, search: `paging ${marker} 3` })).items.map((key) => key.label)).toEqual([`paging ${marker} 3`]);
+    expect((await caller.keys.list({ packageSlug: slug, search: `paging ${marker} 3` })).items.map((key) => key.label)).toEqual([
+      `paging ${marker} 3`,
+    ]);
     await expectTrpcError(caller.keys.list({ cursor: 'not-a-uuid' }), 'BAD_REQUEST');
   });
 

@@ -23,12 +23,22 @@ describe('providers: add and edit', () => {
   it('creates a provider from a packages-file entry, audited, and shows what its type serves', async () => {
     const { caller, operator } = await operatorCaller();
     const name = providerName('add');
-    const saved = await caller.providers.save({ name, mode: 'create', entry: { type: 'anthropic', base_url: '', api_key_env: 'ANTHROPIC_TEST_KEY' } });
+    const saved = await caller.providers.save({
+      name,
+      mode: 'create',
+      entry: { type: 'anthropic', base_url: '', api_key_env: 'ANTHROPIC_TEST_KEY' },
+    });
     expect(saved).toEqual({ name, status: 'created' });
     const view = await caller.providers.get({ name });
     expect(view).toMatchObject({
-      name, type: 'anthropic', base_url: null, api_key_env: 'ANTHROPIC_TEST_KEY', default_base_url: 'https://api.anthropic.com/v1',
-      operations: ['text.generate', 'code.generate'], key: { set: false, source: 'none' }, health: { calls: 0, failures: 0, p95_ms: null },
+      name,
+      type: 'anthropic',
+      base_url: null,
+      api_key_env: 'ANTHROPIC_TEST_KEY',
+      default_base_url: 'https://api.anthropic.com/v1',
+      operations: ['text.generate', 'code.generate'],
+      key: { set: false, source: 'none' },
+      health: { calls: 0, failures: 0, p95_ms: null },
     });
     const audit = await getPrisma().auditLog.findFirst({ where: { targetId: name, action: 'provider.create' } });
     expect(audit).toMatchObject({ actorType: 'operator', actorId: operator.id });
@@ -37,14 +47,35 @@ describe('providers: add and edit', () => {
   it('refuses an entry the packages file would refuse, field by field, and a taken name', async () => {
     const { caller } = await operatorCaller();
     const name = providerName('bad');
-    const missingUrl = await expectTrpcError(caller.providers.save({ name, mode: 'create', entry: { type: 'openai-compatible' } }), 'UNPROCESSABLE_CONTENT', 'validation_error');
-    expect((missingUrl.cause as unknown as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path)).toEqual(['base_url']);
-    const bedrock = await expectTrpcError(caller.providers.save({ name, mode: 'create', entry: { type: 'amazon-bedrock', region: 'nowhere' } }), 'UNPROCESSABLE_CONTENT');
+    const missingUrl = await expectTrpcError(
+      caller.providers.save({ name, mode: 'create', entry: { type: 'openai-compatible' } }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    expect((missingUrl.cause as unknown as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path)).toEqual([
+      'base_url',
+    ]);
+    const bedrock = await expectTrpcError(
+      caller.providers.save({ name, mode: 'create', entry: { type: 'amazon-bedrock', region: 'nowhere' } }),
+      'UNPROCESSABLE_CONTENT',
+    );
     expect(bedrock.message).toContain('region');
-    await expectTrpcError(caller.providers.save({ name, mode: 'create', entry: { type: 'no-such-type' } }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    await expectTrpcError(
+      caller.providers.save({ name, mode: 'create', entry: { type: 'no-such-type' } }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' } });
-    await expectTrpcError(caller.providers.save({ name, mode: 'create', entry: { type: 'groq' } }), 'UNPROCESSABLE_CONTENT', 'validation_error');
-    await expectTrpcError(caller.providers.save({ name: providerName('none'), mode: 'update', entry: { type: 'groq' } }), 'NOT_FOUND', 'not_found');
+    await expectTrpcError(
+      caller.providers.save({ name, mode: 'create', entry: { type: 'groq' } }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    await expectTrpcError(
+      caller.providers.save({ name: providerName('none'), mode: 'update', entry: { type: 'groq' } }),
+      'NOT_FOUND',
+      'not_found',
+    );
     expect(await getPrisma().provider.findUnique({ where: { name } })).toMatchObject({ type: 'openai-compatible' });
   });
 
@@ -52,11 +83,13 @@ describe('providers: add and edit', () => {
     const { caller } = await operatorCaller();
     const name = providerName('edit');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'azure', resource_name: 'first-resource' } });
-    expect(await caller.providers.save({ name, mode: 'update', entry: { type: 'azure', resource_name: 'second-resource', api_version: 'v1' } }))
-      .toEqual({ name, status: 'updated' });
+    expect(
+      await caller.providers.save({ name, mode: 'update', entry: { type: 'azure', resource_name: 'second-resource', api_version: 'v1' } }),
+    ).toEqual({ name, status: 'updated' });
     expect((await caller.providers.get({ name })).options).toEqual({ resource_name: 'second-resource', api_version: 'v1' });
-    expect(await caller.providers.save({ name, mode: 'update', entry: { type: 'azure', resource_name: 'second-resource', api_version: 'v1' } }))
-      .toEqual({ name, status: 'unchanged' });
+    expect(
+      await caller.providers.save({ name, mode: 'update', entry: { type: 'azure', resource_name: 'second-resource', api_version: 'v1' } }),
+    ).toEqual({ name, status: 'unchanged' });
     const audits = await getPrisma().auditLog.findMany({ where: { targetId: name, action: 'provider.update' } });
     expect(audits).toHaveLength(1);
     expect(audits[0]!.before).toMatchObject({ options: { resource_name: 'first-resource' } });
@@ -67,10 +100,26 @@ describe('providers: add and edit', () => {
     const name = providerName('sold');
     const slug = uniqueSlug('sold-pkg');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-      packages: [{ slug, name: slug, quota_units: 10, limits: { requests_per_minute: 60, concurrency: 1 }, operations: { 'audio.speech': { engine: `${name}:tts-1`, units: 1 } } }],
-    }));
-    const refused = await expectTrpcError(caller.providers.save({ name, mode: 'update', entry: { type: 'anthropic' } }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({
+        packages: [
+          {
+            slug,
+            name: slug,
+            quota_units: 10,
+            limits: { requests_per_minute: 60, concurrency: 1 },
+            operations: { 'audio.speech': { engine: `${name}:tts-1`, units: 1 } },
+          },
+        ],
+      }),
+    );
+    const refused = await expectTrpcError(
+      caller.providers.save({ name, mode: 'update', entry: { type: 'anthropic' } }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
     expect(refused.message).toContain(`package "${slug}" version 1`);
     expect(refused.message).toContain('audio.speech');
     expect(await getPrisma().provider.findUnique({ where: { name } })).toMatchObject({ type: 'openai' });
@@ -89,7 +138,11 @@ describe('providers: test button', () => {
   it('calls the provider through its engine with the stored key and says how long it took', async () => {
     const { caller, operator } = await operatorCaller();
     const name = providerName('test-ok');
-    await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'UNSET_TEST_KEY_VAR' } });
+    await caller.providers.save({
+      name,
+      mode: 'create',
+      entry: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'UNSET_TEST_KEY_VAR' },
+    });
     const noKey = await caller.providers.test({ provider: name, model: 'gpt-test' });
     expect(noKey).toMatchObject({ ok: false, duration_ms: null, message: expect.stringContaining('UNSET_TEST_KEY_VAR') });
 
@@ -101,12 +154,15 @@ describe('providers: test button', () => {
     expect(fake.callCount).toBe(1);
     expect(fake.lastAuthorization).toBe('Bearer sk-test-provider-secret');
     expect((fake.calls[0]!.body as { model: string }).model).toBe('gpt-test');
-    const audit = await getPrisma().auditLog.findFirst({ where: { targetId: name, action: 'provider.test' }, orderBy: { createdAt: 'desc' } });
+    const audit = await getPrisma().auditLog.findFirst({
+      where: { targetId: name, action: 'provider.test' },
+      orderBy: { createdAt: 'desc' },
+    });
     expect(audit).toMatchObject({ actorId: operator.id, after: { ok: true, model: 'gpt-test' } });
     expect(JSON.stringify([audit!.before, audit!.after])).not.toContain('sk-test-provider-secret');
   });
 
-  it('says in plain words that the key was refused, without the provider\'s text', async () => {
+  it("says in plain words that the key was refused, without the provider's text", async () => {
     const { caller } = await operatorCaller();
     const name = providerName('test-401');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
@@ -116,7 +172,9 @@ describe('providers: test button', () => {
       expect(result).toMatchObject({ ok: false, message: 'The provider refused the key (401).' });
       expect(JSON.stringify(result)).not.toContain(FAKE_ERROR_TEXT);
       fake.setMode({ kind: 'status', status: 500 });
-      expect((await caller.providers.test({ provider: name, model: 'gpt-test' })).message).toBe('The provider failed with a server error (500).');
+      expect((await caller.providers.test({ provider: name, model: 'gpt-test' })).message).toBe(
+        'The provider failed with a server error (500).',
+      );
     } finally {
       fake.reset();
     }
@@ -139,14 +197,28 @@ describe('providers: test button', () => {
     const name = providerName('test-limit');
     const slug = uniqueSlug('test-limit');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-      packages: [{ slug, name: slug, quota_units: 10, limits: { requests_per_minute: 60, concurrency: 1 }, operations: { 'text.generate': { engine: ['local', `${name}:named-model`], units: 1 } } }],
-    }));
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({
+        packages: [
+          {
+            slug,
+            name: slug,
+            quota_units: 10,
+            limits: { requests_per_minute: 60, concurrency: 1 },
+            operations: { 'text.generate': { engine: ['local', `${name}:named-model`], units: 1 } },
+          },
+        ],
+      }),
+    );
     expect(await caller.providers.test({ provider: name })).toMatchObject({ ok: true, model: 'named-model' });
     for (let attempt = 1; attempt < TESTS_PER_MINUTE; attempt++) await caller.providers.test({ provider: name });
     await expectTrpcError(caller.providers.test({ provider: name }), 'TOO_MANY_REQUESTS', 'rate_limited');
     expect((await caller.providers.engineChoices()).find((choice) => choice.provider === name)).toEqual({
-      provider: name, type: 'openai', models: ['named-model'],
+      provider: name,
+      type: 'openai',
+      models: ['named-model'],
       operations: ['text.generate', 'code.generate', 'images.generate', 'videos.generate', 'audio.speech', 'audio.transcribe'],
     });
   });
@@ -160,14 +232,34 @@ describe('providers: last 24 hours', () => {
     const slug = uniqueSlug('health');
     await caller.providers.save({ name: first, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
     await caller.providers.save({ name: second, mode: 'create', entry: { type: 'groq' } });
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({
-      packages: [{ slug, name: slug, quota_units: 100, limits: { requests_per_minute: 60, concurrency: 1 }, operations: { 'text.generate': { engine: [`${first}:a`, `${second}:b`], units: 1 } } }],
-    }));
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({
+        packages: [
+          {
+            slug,
+            name: slug,
+            quota_units: 100,
+            limits: { requests_per_minute: 60, concurrency: 1 },
+            operations: { 'text.generate': { engine: [`${first}:a`, `${second}:b`], units: 1 } },
+          },
+        ],
+      }),
+    );
     const key = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
     const version = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
     const event = (engine: string, tried: string[], outcome: 'succeeded' | 'failed', durationMs: number, hoursAgo = 0) => ({
-      apiKeyId: key.id, packageVersionId: version.packageVersionId, operation: 'text.generate', engine, enginesTried: tried, outcome,
-      units: outcome === 'succeeded' ? 1 : 0, requestId: `req_${randomUUID()}`, durationMs, createdAt: new Date(Date.now() - hoursAgo * 3_600_000),
+      apiKeyId: key.id,
+      packageVersionId: version.packageVersionId,
+      operation: 'text.generate',
+      engine,
+      enginesTried: tried,
+      outcome,
+      units: outcome === 'succeeded' ? 1 : 0,
+      requestId: `req_${randomUUID()}`,
+      durationMs,
+      createdAt: new Date(Date.now() - hoursAgo * 3_600_000),
     });
     await getPrisma().usageEvent.createMany({
       data: [

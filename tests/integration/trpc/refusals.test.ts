@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('succeeded, failed and refused traffic', () => {
-  it('the overview, a key\'s refusals by code and the keys by refusals count the scripted mix exactly', async () => {
+  it("the overview, a key's refusals by code and the keys by refusals count the scripted mix exactly", async () => {
     const { caller } = await operatorCaller();
     const before = await caller.refusals.overview({ range: '24h' });
     const a = await createTestKey({ quota: 3 });
@@ -58,8 +58,14 @@ describe('succeeded, failed and refused traffic', () => {
     expect(after.buckets).toHaveLength(24);
     const sumBuckets = (o: typeof after) => o.buckets.reduce((sum, row) => sum + row.succeeded + row.failed + row.refused, 0);
     expect(sumBuckets(after)).toBe(after.totals.requests);
-    const code = (o: typeof after, status: number, name: string) => o.refused_by_code.find((r) => r.status === status && r.code === name)?.count ?? 0;
-    for (const [status, name, count] of [[402, 'quota_exhausted', 2], [422, 'validation_error', 3], [429, 'rate_limited', 4], [401, 'invalid_api_key', 2]] as const) {
+    const code = (o: typeof after, status: number, name: string) =>
+      o.refused_by_code.find((r) => r.status === status && r.code === name)?.count ?? 0;
+    for (const [status, name, count] of [
+      [402, 'quota_exhausted', 2],
+      [422, 'validation_error', 3],
+      [429, 'rate_limited', 4],
+      [401, 'invalid_api_key', 2],
+    ] as const) {
       expect(code(after, status, name) - code(before, status, name)).toBe(count);
     }
     const failed = (o: typeof after) => o.failed_by_operation.find((r) => r.operation === 'text.generate') ?? { provider: 0, server: 0 };
@@ -89,7 +95,11 @@ describe('succeeded, failed and refused traffic', () => {
     const overview = await caller.refusals.overview({ range: 'custom', from: '2026-01-01', to: '2026-01-30' });
     expect(overview.range).toMatchObject({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z', bucket: 'day' });
     expect(overview.buckets).toHaveLength(30);
-    await expectTrpcError(caller.refusals.overview({ range: 'custom', from: '2026-02-01', to: '2026-01-01' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    await expectTrpcError(
+      caller.refusals.overview({ range: 'custom', from: '2026-02-01', to: '2026-01-01' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
     await expectTrpcError(caller.refusals.overview({ range: 'custom' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
   });
 });

@@ -61,7 +61,10 @@ describe('usage events', () => {
       await expectTrpcError(caller.usage.list({ to: day }), 'BAD_REQUEST');
     }
     const forged = (position: string) => Buffer.from(position, 'utf8').toString('base64url');
-    for (const cursor of [forged('2026-01-01T00:00:00.000Z|notauuid'), forged('-271821-04-20T00:00:00.000Z|00000000-0000-0000-0000-000000000000')]) {
+    for (const cursor of [
+      forged('2026-01-01T00:00:00.000Z|notauuid'),
+      forged('-271821-04-20T00:00:00.000Z|00000000-0000-0000-0000-000000000000'),
+    ]) {
       await expectTrpcError(caller.usage.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
       await expectTrpcError(caller.jobs.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
       await expectTrpcError(caller.uploads.list({ cursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
@@ -76,7 +79,9 @@ describe('usage events', () => {
     await getPrisma().usageEvent.updateMany({ where: { apiKeyId: key.id }, data: { errorCode: '=HYPERLINK("x")' } });
     const lines: string[] = [];
     for await (const line of usageCsvLines(getPrisma(), { apiKeyId: key.id })) lines.push(line);
-    expect(lines[0]).toBe('id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms\r\n');
+    expect(lines[0]).toBe(
+      'id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms\r\n',
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(`,${key.id},`);
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
@@ -89,20 +94,57 @@ describe('jobs and uploads', () => {
     const key = await keyWithPackage(caller);
     const jobId = `job_${randomUUID().replaceAll('-', '')}`;
     await getPrisma().job.create({
-      data: { id: jobId, apiKeyId: key.id, operation: 'videos.generate', status: 'failed', input: { prompt: 'a cat' }, engine: 'local', units: 20, requestId: 'req_test', errorCode: 'provider_unavailable' },
+      data: {
+        id: jobId,
+        apiKeyId: key.id,
+        operation: 'videos.generate',
+        status: 'failed',
+        input: { prompt: 'a cat' },
+        engine: 'local',
+        units: 20,
+        requestId: 'req_test',
+        errorCode: 'provider_unavailable',
+      },
     });
     const uploadId = `upl_${randomUUID().replaceAll('-', '')}`;
     await getPrisma().upload.create({
-      data: { id: uploadId, apiKeyId: key.id, purpose: 'image_input', filename: 'cat.png', mimeType: 'image/png', sizeBytes: 10, sha256: 'a'.repeat(64), storageKey: `uploads/${uploadId}`, expiresAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        id: uploadId,
+        apiKeyId: key.id,
+        purpose: 'image_input',
+        filename: 'cat.png',
+        mimeType: 'image/png',
+        sizeBytes: 10,
+        sha256: 'a'.repeat(64),
+        storageKey: `uploads/${uploadId}`,
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
     });
     expect((await caller.jobs.list({ status: 'failed', apiKeyId: key.id })).items.map((job) => job.id)).toEqual([jobId]);
     expect((await caller.jobs.list({ status: 'succeeded', apiKeyId: key.id })).items).toEqual([]);
-    expect(await caller.jobs.get({ id: jobId })).toEqual(expect.objectContaining({ status: 'failed', input: { prompt: 'a cat', input_upload_id: null }, key_prefix: key.prefix }));
+    expect(await caller.jobs.get({ id: jobId })).toEqual(
+      expect.objectContaining({ status: 'failed', input: { prompt: 'a cat', input_upload_id: null }, key_prefix: key.prefix }),
+    );
     // The operator sees the upload the caller named, never where its bytes are stored.
     const withUpload = `${jobId}_u`;
     await getPrisma().job.create({
-      data: { id: withUpload, apiKeyId: key.id, operation: 'videos.generate', status: 'submitted', engine: 'local', units: 20, requestId: 'req_test',
-        input: { prompt: 'a dog', inputUpload: { uploadId: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA', storageKey: `uploads/${key.id}/upl_AAAAAAAAAAAAAAAAAAAAAAAA.0a1b2c3d4e5f.verified`, mimeType: 'image/png' } } },
+      data: {
+        id: withUpload,
+        apiKeyId: key.id,
+        operation: 'videos.generate',
+        status: 'submitted',
+        engine: 'local',
+        units: 20,
+        requestId: 'req_test',
+        input: {
+          prompt: 'a dog',
+          inputUpload: {
+            uploadId: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA',
+            storageKey: `uploads/${key.id}/upl_AAAAAAAAAAAAAAAAAAAAAAAA.0a1b2c3d4e5f.verified`,
+            mimeType: 'image/png',
+          },
+        },
+      },
     });
     expect((await caller.jobs.get({ id: withUpload })).input).toEqual({ prompt: 'a dog', input_upload_id: 'upl_AAAAAAAAAAAAAAAAAAAAAAAA' });
     expect((await caller.uploads.list({ status: 'pending', apiKeyId: key.id })).items.map((upload) => upload.id)).toEqual([uploadId]);
@@ -167,7 +209,13 @@ describe('usage: key text, request id, totals and paging back', () => {
 
   it('reads URL filters one by one: what cannot apply is named, the rest apply', async () => {
     const { parseUsageFilters } = await import('@/server/contract/dashboard/usage-filters');
-    const params: Record<string, string> = { key: 'wgs_live_ab', operation: 'text.delete', outcome: 'failed', from: '2026-13-01', to: '2026-01-02' };
+    const params: Record<string, string> = {
+      key: 'wgs_live_ab',
+      operation: 'text.delete',
+      outcome: 'failed',
+      from: '2026-13-01',
+      to: '2026-01-02',
+    };
     const { filters, invalid } = parseUsageFilters((name) => params[name]);
     expect(filters).toEqual({ key: 'wgs_live_ab', outcome: 'failed', to: '2026-01-02' });
     expect(Object.keys(invalid).sort()).toEqual(['from', 'operation']);

@@ -4,9 +4,12 @@ import { FfmpegError, runFfmpeg } from '@/server/providers/local/ffmpeg';
 describe('runFfmpeg', () => {
   it('pipes stdin to stdout', async () => {
     const input = Buffer.alloc(16_000 * 2, 7); // 1 s of 16 kHz 16-bit samples
-    const { stdout } = await runFfmpeg(['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-ar', '8000', '-f', 's16le', 'pipe:1'], {
-      input,
-    });
+    const { stdout } = await runFfmpeg(
+      ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-ar', '8000', '-f', 's16le', 'pipe:1'],
+      {
+        input,
+      },
+    );
     expect(stdout.length).toBeGreaterThan(15_000);
     expect(stdout.length).toBeLessThan(17_000);
   });
@@ -15,16 +18,21 @@ describe('runFfmpeg', () => {
     async function* chunks() {
       for (let i = 0; i < 50; i += 1) yield Buffer.alloc(16_000, i);
     }
-    const { stdout } = await runFfmpeg(['-loglevel', 'error', '-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'u8', 'pipe:1'], {
-      input: chunks(),
-    });
+    const { stdout } = await runFfmpeg(
+      ['-loglevel', 'error', '-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'u8', 'pipe:1'],
+      {
+        input: chunks(),
+      },
+    );
     expect(stdout.length).toBe(800_000);
     expect(stdout[0]).toBe(0);
     expect(stdout[799_999]).toBe(49);
   });
 
   it('fails with the last stderr lines and the exit code', async () => {
-    const error = await runFfmpeg(['-i', 'pipe:0', '-f', 'null', '-'], { input: Buffer.from('garbage, not media') }).catch((e: unknown) => e);
+    const error = await runFfmpeg(['-i', 'pipe:0', '-f', 'null', '-'], { input: Buffer.from('garbage, not media') }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(FfmpegError);
     expect((error as FfmpegError).exitCode).toBe(1);
     expect((error as FfmpegError).message).toMatch(/Invalid data found when processing input/);
@@ -36,9 +44,10 @@ describe('runFfmpeg', () => {
       yield Buffer.alloc(1);
       await new Promise((resolve) => setTimeout(resolve, 5_000));
     }
-    const error = await runFfmpeg(['-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'null', '-'], { input: never(), timeoutMs: 300 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await runFfmpeg(['-f', 'u8', '-ar', '8000', '-ac', '1', '-i', 'pipe:0', '-f', 'null', '-'], {
+      input: never(),
+      timeoutMs: 300,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FfmpegError);
     expect((error as FfmpegError).message).toMatch(/timed out after 300 ms/);
   });

@@ -32,7 +32,8 @@ describe('local image engine', () => {
     expect(data.length).toBe(512 * 512 * info.channels);
     // A picture, not a flat fill: many distinct colours.
     const colours = new Set<number>();
-    for (let i = 0; i < data.length; i += info.channels * 7) colours.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
+    for (let i = 0; i < data.length; i += info.channels * 7)
+      colours.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
     expect(colours.size).toBeGreaterThan(50);
   });
 
@@ -52,14 +53,16 @@ describe('local image engine', () => {
     const { data, info } = await decode((await renderImage({ prompt: 'Caption text here', format: 'png' })).bytes);
     const band = data.subarray(info.width * info.channels * (info.height - 40));
     const white = [];
-    for (let i = 0; i < band.length; i += info.channels) if ((band[i] ?? 0) > 235 && (band[i + 1] ?? 0) > 235 && (band[i + 2] ?? 0) > 235) white.push(i);
+    for (let i = 0; i < band.length; i += info.channels)
+      if ((band[i] ?? 0) > 235 && (band[i + 1] ?? 0) > 235 && (band[i + 2] ?? 0) > 235) white.push(i);
     expect(white.length).toBeGreaterThan(100);
 
     // The caption tracks the text: a longer prompt wraps onto more lines of white glyphs.
     const long = await decode((await renderImage({ prompt: 'Caption text here '.repeat(6), format: 'png' })).bytes);
     const longBand = long.data.subarray(info.width * info.channels * (info.height - 100));
     let longWhite = 0;
-    for (let i = 0; i < longBand.length; i += info.channels) if ((longBand[i] ?? 0) > 235 && (longBand[i + 1] ?? 0) > 235 && (longBand[i + 2] ?? 0) > 235) longWhite += 1;
+    for (let i = 0; i < longBand.length; i += info.channels)
+      if ((longBand[i] ?? 0) > 235 && (longBand[i + 1] ?? 0) > 235 && (longBand[i + 2] ?? 0) > 235) longWhite += 1;
     expect(longWhite).toBeGreaterThan(white.length * 2);
   });
 
@@ -72,7 +75,9 @@ describe('local image engine', () => {
 
   it('transforms an input image, keeping its colours and aspect ratio', async () => {
     const solid = (r: number, g: number, b: number) =>
-      sharp({ create: { width: 400, height: 200, channels: 3, background: { r, g, b } } }).png().toBuffer();
+      sharp({ create: { width: 400, height: 200, channels: 3, background: { r, g, b } } })
+        .png()
+        .toBuffer();
     const fromRed = await renderImage({ prompt: 'warm it up', format: 'jpeg', inputImage: await solid(220, 20, 20) });
     const fromBlue = await renderImage({ prompt: 'warm it up', format: 'jpeg', inputImage: await solid(20, 20, 220) });
     expect([fromRed.width, fromRed.height]).toEqual([512, 256]);

@@ -28,7 +28,9 @@ describe('sniffMime', () => {
     expect(await sniffMime(Buffer.from('{"hello": "this is a JSON text file, not media"}\n'))).toBeUndefined();
     expect(await sniffMime(Buffer.from('RIFF but not really'))).toBeUndefined();
     expect(await sniffMime(Buffer.alloc(0))).toBeUndefined();
-    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .gif()
+      .toBuffer();
     expect(await sniffMime(gif)).toBeUndefined();
   });
 });

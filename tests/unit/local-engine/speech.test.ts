@@ -30,9 +30,7 @@ describe('local speech engine: WAV', () => {
   });
 
   it('grows with the text and pauses longer at punctuation', () => {
-    const lengths = ['Hi', 'Hi there', 'Hi there, how are you', 'Hi there, how are you today? Fine, thanks.'].map(
-      estimateSpeechSeconds,
-    );
+    const lengths = ['Hi', 'Hi there', 'Hi there, how are you', 'Hi there, how are you today? Fine, thanks.'].map(estimateSpeechSeconds);
     for (let i = 1; i < lengths.length; i += 1) expect(lengths[i]).toBeGreaterThan(lengths[i - 1] ?? Infinity);
     expect(estimateSpeechSeconds('one. two')).toBeGreaterThan(estimateSpeechSeconds('one two'));
     // Roughly 0.06 to 0.08 s per spoken character in running text.
@@ -51,7 +49,7 @@ describe('local speech engine: WAV', () => {
     if (!word) throw new Error('no words planned');
     const crossings = (samples: Int16Array) => {
       let count = 0;
-      for (let i = word.start + 1; i < word.end; i += 1) if (((samples[i - 1] ?? 0) < 0) !== ((samples[i] ?? 0) < 0)) count += 1;
+      for (let i = word.start + 1; i < word.end; i += 1) if ((samples[i - 1] ?? 0) < 0 !== (samples[i] ?? 0) < 0) count += 1;
       return count;
     };
     const ratio = crossings(parseWav(b.bytes).samples) / crossings(parseWav(a.bytes).samples);

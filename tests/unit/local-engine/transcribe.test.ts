@@ -39,7 +39,9 @@ describe('local transcription engine', () => {
       expect(Math.round(segment.end * 1000) / 1000).toBe(segment.end);
       expect(segment.text).toBe(`[speech ${segment.start.toFixed(2)}–${segment.end.toFixed(2)} s]`);
     }
-    expect(result.text).toMatch(/^\[local engine: 3 speech segments, \d+\.\d s of speech in 5\.2 s of audio; word recognition needs a provider engine\]$/);
+    expect(result.text).toMatch(
+      /^\[local engine: 3 speech segments, \d+\.\d s of speech in 5\.2 s of audio; word recognition needs a provider engine\]$/,
+    );
     expect(result.text).not.toMatch(/hello/i);
   });
 
@@ -79,9 +81,9 @@ describe('local transcription engine', () => {
   });
 
   it('throws MediaDecodeError for undecodable bytes, unsupported types and video without audio', async () => {
-    await expect(transcribeAudio({ bytes: Buffer.from('just some text'), mimeType: 'audio/mpeg', timestamps: 'segment' })).rejects.toBeInstanceOf(
-      MediaDecodeError,
-    );
+    await expect(
+      transcribeAudio({ bytes: Buffer.from('just some text'), mimeType: 'audio/mpeg', timestamps: 'segment' }),
+    ).rejects.toBeInstanceOf(MediaDecodeError);
     const wav = (await synthesizeSpeech({ text: 'hi', format: 'wav' })).bytes;
     await expect(transcribeAudio({ bytes: wav, mimeType: 'audio/flac', timestamps: 'segment' })).rejects.toBeInstanceOf(MediaDecodeError);
     const silentVideo = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;

@@ -18,7 +18,15 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
   const [file, usedBy] = await Promise.all([caller.uploads.fileLink({ id: upload.id }), caller.uploads.usedBy({ id: upload.id })]);
   return (
     <div className="stack">
-      <PageHeader title={upload.filename} description={<>Upload <MonoId value={upload.id} what="upload id" full /></>} back={{ href: '/input-uploads', label: 'Uploads' }} />
+      <PageHeader
+        title={upload.filename}
+        description={
+          <>
+            Upload <MonoId value={upload.id} what="upload id" full />
+          </>
+        }
+        back={{ href: '/input-uploads', label: 'Uploads' }}
+      />
       <Card title="Preview">
         {file ? (
           <MediaPreview link={file} name={upload.filename} label={`Preview of ${upload.filename}`} />
@@ -36,7 +44,10 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
             ['Declared size', formatBytes(upload.size_bytes)],
             ['Received size', formatBytes(upload.received_bytes)],
             ['Declared SHA-256', <MonoId key="sha" value={upload.sha256} what="SHA-256" head={12} tail={8} />],
-            ['Received SHA-256', upload.received_sha256 ? <MonoId key="rsha" value={upload.received_sha256} what="SHA-256" head={12} tail={8} /> : '—'],
+            [
+              'Received SHA-256',
+              upload.received_sha256 ? <MonoId key="rsha" value={upload.received_sha256} what="SHA-256" head={12} tail={8} /> : '—',
+            ],
             ['Key', <MonoId key="key" value={upload.key_prefix} what="key prefix" href={`/keys/${upload.api_key_id}`} full />],
             ['Created', formatDate(upload.created_at)],
             ['Expires', formatDate(upload.expires_at)],
@@ -54,7 +65,10 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
             { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
             { header: 'Operation', cell: (row) => row.operation },
             { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-            { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
+            {
+              header: 'Request id',
+              cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
+            },
             { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           ]}
         />

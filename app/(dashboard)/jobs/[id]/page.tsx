@@ -35,7 +35,12 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
               ['Attempts', formatNumber(job.attempts)],
               ['Key', <MonoId key="key" value={job.key_prefix} what="key prefix" href={`/keys/${job.api_key_id}`} full />],
               ['Request id', <MonoId key="request" value={job.request_id} what="request id" href={usageRowHref(job.request_id)} full />],
-              ['Usage', <Link key="usage" href={usageRowHref(job.request_id)}>Usage row of this request</Link>],
+              [
+                'Usage',
+                <Link key="usage" href={usageRowHref(job.request_id)}>
+                  Usage row of this request
+                </Link>,
+              ],
               ['Result type', job.result_mime_type ?? '—'],
               ['Error', job.error_code ? `${job.error_code}: ${job.error_message ?? ''}` : '—'],
               ['Created', formatDate(job.created_at)],
@@ -47,7 +52,19 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
           <DetailList
             items={[
               ['Prompt', job.input.prompt],
-              ['Input upload', job.input.input_upload_id ? <MonoId key="upload" value={job.input.input_upload_id} what="upload id" href={`/input-uploads/${job.input.input_upload_id}`} /> : '—'],
+              [
+                'Input upload',
+                job.input.input_upload_id ? (
+                  <MonoId
+                    key="upload"
+                    value={job.input.input_upload_id}
+                    what="upload id"
+                    href={`/input-uploads/${job.input.input_upload_id}`}
+                  />
+                ) : (
+                  '—'
+                ),
+              ],
             ]}
           />
         </Card>

@@ -31,7 +31,11 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
     <div className="stack">
       <PageHeader
         title={key.label ?? `${key.prefix}…`}
-        description={<>Key <code>{key.prefix}…</code> on <Link href={`/packages/${key.package}`}>{key.package}</Link> version {key.package_version}.</>}
+        description={
+          <>
+            Key <code>{key.prefix}…</code> on <Link href={`/packages/${key.package}`}>{key.package}</Link> version {key.package_version}.
+          </>
+        }
         back={{ href: '/keys', label: 'API keys' }}
       />
       <div className="stats">
@@ -39,7 +43,11 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <UnitsBar remaining={key.remaining_units} total={key.total_units} testId="units-bar" />
         </Stat>
         <Stat label="Units used (14 days)" value={formatNumber(used)} testId="units-used" />
-        <Stat label="Requests (14 days)" value={formatNumber(activity.daily.reduce((sum, day) => sum + day.requests, 0))} testId="request-count" />
+        <Stat
+          label="Requests (14 days)"
+          value={formatNumber(activity.daily.reduce((sum, day) => sum + day.requests, 0))}
+          testId="request-count"
+        />
         <Stat label="Status" value={<StatusBadge status={key.status} />} testId="key-status" />
       </div>
       <div className="grid">
@@ -76,13 +84,17 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
       <Card title="Refused requests">
         <TimeRangePicker action={`/keys/${key.id}`} value={range} />
         <p>
-          <span data-testid="key-refused">{formatNumber(refusals.total)}</span> refused over {refusals.label} (turned away before an engine: nothing charged).
+          <span data-testid="key-refused">{formatNumber(refusals.total)}</span> refused over {refusals.label} (turned away before an engine:
+          nothing charged).
         </p>
         <DataTable
           caption="Refused requests with this key by code"
           rows={refusals.by_code}
           rowKey={(row) => `${row.status}-${row.code}`}
-          empty={{ title: 'No refused requests', hint: 'Requests with this key turned away for bad input, rate, quota or scope are counted here.' }}
+          empty={{
+            title: 'No refused requests',
+            hint: 'Requests with this key turned away for bad input, rate, quota or scope are counted here.',
+          }}
           columns={[
             { header: 'Status', cell: (row) => row.status, numeric: true },
             { header: 'Code', cell: (row) => <code>{row.code}</code> },
@@ -103,7 +115,10 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
             { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
             { header: 'Duration', cell: (row) => `${formatNumber(row.duration_ms)} ms`, numeric: true },
-            { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} /> },
+            {
+              header: 'Request id',
+              cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
+            },
           ]}
         />
         <p>

@@ -15,11 +15,17 @@ export default async function NewKeyPage({ searchParams }: { searchParams: Searc
   const requested = param(await searchParams, 'package');
   return (
     <div className="stack">
-      <PageHeader title="Issue a key" description="The key is locked to the package version you choose." back={{ href: '/keys', label: 'API keys' }} />
+      <PageHeader
+        title="Issue a key"
+        description="The key is locked to the package version you choose."
+        back={{ href: '/keys', label: 'API keys' }}
+      />
       {packages.length === 0 ? (
         <div className="card">
           <EmptyState title="There is no package to sell">
-            <p><Link href="/packages/new">Create a package</Link> (or restore an archived one) first.</p>
+            <p>
+              <Link href="/packages/new">Create a package</Link> (or restore an archived one) first.
+            </p>
           </EmptyState>
         </div>
       ) : (

@@ -48,8 +48,14 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
         back={{ href: '/packages', label: 'Packages' }}
         actions={
           <>
-            <Link className="button" href={`/packages/${pkg.slug}/new-version`}>New version</Link>
-            {pkg.archived_at ? null : <Link className="button button-secondary" href={`/keys/new?package=${pkg.slug}`}>Issue a key</Link>}
+            <Link className="button" href={`/packages/${pkg.slug}/new-version`}>
+              New version
+            </Link>
+            {pkg.archived_at ? null : (
+              <Link className="button button-secondary" href={`/keys/new?package=${pkg.slug}`}>
+                Issue a key
+              </Link>
+            )}
           </>
         }
       />
@@ -66,19 +72,27 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                   <label htmlFor={`diff-${name}`}>{name === 'from' ? 'From version' : 'To version'}</label>
                   <select id={`diff-${name}`} name={name} defaultValue={name === 'from' ? from : to}>
                     {numbers.map((version) => (
-                      <option key={version} value={version}>{version}</option>
+                      <option key={version} value={version}>
+                        {version}
+                      </option>
                     ))}
                   </select>
                 </div>
               ))}
-              <button className="button button-secondary" type="submit">Compare</button>
+              <button className="button button-secondary" type="submit">
+                Compare
+              </button>
             </form>
             <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} />
           </div>
         </Card>
       ) : null}
       {pkg.versions.map((version) => (
-        <Card key={version.id} title={`Version ${version.version}${version.version === pkg.latest_version ? ' (latest)' : ''}`} id={`v${version.version}`}>
+        <Card
+          key={version.id}
+          title={`Version ${version.version}${version.version === pkg.latest_version ? ' (latest)' : ''}`}
+          id={`v${version.version}`}
+        >
           <div className="stack">
             <DetailList
               items={[
@@ -114,7 +128,9 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
         </Card>
       ))}
       <Card title={pkg.archived_at ? 'Archived' : 'Archive'}>
-        <p className="muted">An archived package sells no new keys; the keys already issued on it keep working. The audit log records who archived it.</p>
+        <p className="muted">
+          An archived package sells no new keys; the keys already issued on it keep working. The audit log records who archived it.
+        </p>
         <ArchivePackage slug={pkg.slug} archived={Boolean(pkg.archived_at)} />
       </Card>
     </div>

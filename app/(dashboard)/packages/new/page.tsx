@@ -10,7 +10,11 @@ export default async function NewPackagePage() {
   const engineChoices = await caller.providers.engineChoices();
   return (
     <div className="stack">
-      <PageHeader title="New package" description="Its first version is created from this form." back={{ href: '/packages', label: 'Packages' }} />
+      <PageHeader
+        title="New package"
+        description="Its first version is created from this form."
+        back={{ href: '/packages', label: 'Packages' }}
+      />
       <PackageVersionForm mode="new-package" engineChoices={engineChoices} />
     </div>
   );

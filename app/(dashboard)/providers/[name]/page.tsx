@@ -21,7 +21,11 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
     <div className="stack">
       <PageHeader
         title={provider.name}
-        description={<>{provider.label}. Engines name it as <code>{provider.name}:MODEL</code>.</>}
+        description={
+          <>
+            {provider.label}. Engines name it as <code>{provider.name}:MODEL</code>.
+          </>
+        }
         back={{ href: '/providers', label: 'Providers' }}
       />
       {created ? <Alert tone="ok">Provider {provider.name} added. Set its key below, then test it.</Alert> : null}
@@ -35,7 +39,14 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
           <DetailList
             items={[
               ['Type', provider.type],
-              ['Base URL', provider.base_url ? <code key="url">{provider.base_url}</code> : `default${provider.default_base_url ? `: ${provider.default_base_url}` : ''}`],
+              [
+                'Base URL',
+                provider.base_url ? (
+                  <code key="url">{provider.base_url}</code>
+                ) : (
+                  `default${provider.default_base_url ? `: ${provider.default_base_url}` : ''}`
+                ),
+              ],
               ['Key', <KeyStatus key="key" provider={provider} />],
               ['Serves', provider.operations.join(', ') || 'nothing this version knows'],
               ...Object.entries(provider.options).map(([option, value]): [string, string] => [option, value]),
@@ -49,7 +60,8 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
       </div>
       <Card title="Key">
         <p className="muted">
-          Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once stored it is never shown again; store another to replace it.
+          Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once
+          stored it is never shown again; store another to replace it.
         </p>
         <SetProviderKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
       </Card>

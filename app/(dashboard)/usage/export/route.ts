@@ -11,11 +11,13 @@ export const dynamic = 'force-dynamic';
  * naming it (the page shows it next to its field), never silently dropped.
  */
 export async function GET(request: Request): Promise<Response> {
-  if (!(await getOperatorSession())) return new Response('Sign in to export usage.\n', { status: 401, headers: { 'Cache-Control': 'no-store' } });
+  if (!(await getOperatorSession()))
+    return new Response('Sign in to export usage.\n', { status: 401, headers: { 'Cache-Control': 'no-store' } });
   const query = new URL(request.url).searchParams;
   const { filters, invalid } = parseUsageFilters((name) => query.get(name) ?? undefined);
   const refused = Object.values(invalid);
-  if (refused.length > 0) return new Response(`Invalid filters: ${refused.join(' ')}\n`, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+  if (refused.length > 0)
+    return new Response(`Invalid filters: ${refused.join(' ')}\n`, { status: 400, headers: { 'Cache-Control': 'no-store' } });
   const lines = usageCsvLines(getPrisma(), { ...filters, ...usageRange(filters) });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({

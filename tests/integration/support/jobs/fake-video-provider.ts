@@ -17,7 +17,11 @@ export async function startFakeVideoProvider(options: { mode: 'fail' } | { mode:
   const requests: string[] = [];
   let released = false;
   let next = 0;
-  const drain = (req: IncomingMessage) => new Promise<void>((resolve) => { req.resume(); req.on('end', resolve); });
+  const drain = (req: IncomingMessage) =>
+    new Promise<void>((resolve) => {
+      req.resume();
+      req.on('end', resolve);
+    });
   const server: Server = createServer((req, res) => {
     void drain(req).then(() => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -28,8 +32,14 @@ export async function startFakeVideoProvider(options: { mode: 'fail' } | { mode:
         return;
       }
       const video = (id: string) => ({
-        id, object: 'video', model: 'fake-video', status: released ? 'completed' : 'in_progress',
-        progress: released ? 100 : 10, created_at: Math.floor(Date.now() / 1000), seconds: '4', size: '320x240',
+        id,
+        object: 'video',
+        model: 'fake-video',
+        status: released ? 'completed' : 'in_progress',
+        progress: released ? 100 : 10,
+        created_at: Math.floor(Date.now() / 1000),
+        seconds: '4',
+        size: '320x240',
       });
       let match: RegExpMatchArray | null;
       if (req.method === 'POST' && /\/videos$/.test(path)) {
@@ -52,7 +62,13 @@ export async function startFakeVideoProvider(options: { mode: 'fail' } | { mode:
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    release: () => { released = true; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    release: () => {
+      released = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -22,9 +22,16 @@ export function probeVideo(bytes: Buffer): VideoProbe {
     const info = spawnSync(ffmpegInstaller.path, ['-hide_banner', '-i', file], { encoding: 'utf8' });
     const container = /Input #0, ([^,]+(?:,[^,]+)*?), from/.exec(info.stderr)?.[1] ?? '';
     const codec = /Stream #0:\d+[^:]*: Video: (\w+)/.exec(info.stderr)?.[1] ?? '';
-    const decode = spawnSync(ffmpegInstaller.path, ['-hide_banner', '-v', 'error', '-i', file, '-f', 'framemd5', '-'], { encoding: 'utf8' });
+    const decode = spawnSync(ffmpegInstaller.path, ['-hide_banner', '-v', 'error', '-i', file, '-f', 'framemd5', '-'], {
+      encoding: 'utf8',
+    });
     const decodedFrames = decode.stdout.split('\n').filter((line) => /^\d+,/.test(line)).length;
-    return { container, codec, decodedFrames, errors: decode.status === 0 ? decode.stderr.trim() : `exit ${decode.status}: ${decode.stderr}` };
+    return {
+      container,
+      codec,
+      decodedFrames,
+      errors: decode.status === 0 ? decode.stderr.trim() : `exit ${decode.status}: ${decode.stderr}`,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

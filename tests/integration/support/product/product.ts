@@ -23,7 +23,6 @@ export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 /** Builds the app into DIST_DIR when it has no build of the current code (as npm start would). */
 export const ensureBuild = (): void => ensureCurrentBuild(REPO_ROOT, DIST_DIR);
 
-
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
@@ -82,7 +81,8 @@ export function killAllProducts(): void {
 export async function startProduct(options: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<Product> {
   const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['NODE_OPTIONS', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST_DATABASE_URL', 'PUBLIC_BASE_URL']) delete env[name];
+  for (const name of ['NODE_OPTIONS', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST_DATABASE_URL', 'PUBLIC_BASE_URL'])
+    delete env[name];
   Object.assign(env, {
     NODE_ENV: 'production',
     NEXT_TELEMETRY_DISABLED: '1',
@@ -152,7 +152,14 @@ export interface Reply {
 export const newKey = (tag = 'k') => `${tag}-${randomBytes(9).toString('base64url')}`;
 
 /** POST a /v1 operation over HTTP. A hang fails the test (timeout), it is never "a slow success". */
-export async function post(base: string, path: string, apiKey: string, body: unknown, idempotencyKey: string, timeoutMs = 60_000): Promise<Reply> {
+export async function post(
+  base: string,
+  path: string,
+  apiKey: string,
+  body: unknown,
+  idempotencyKey: string,
+  timeoutMs = 60_000,
+): Promise<Reply> {
   const response = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },

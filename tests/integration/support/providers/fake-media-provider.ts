@@ -19,7 +19,13 @@ export interface FakeMediaProvider {
 }
 
 export async function startFakeMediaProvider(): Promise<FakeMediaProvider> {
-  const fake = { image: Buffer.alloc(0), speech: Buffer.alloc(0), transcript: {} as unknown, requests: [] as string[], bodies: new Map<string, Buffer>() };
+  const fake = {
+    image: Buffer.alloc(0),
+    speech: Buffer.alloc(0),
+    transcript: {} as unknown,
+    requests: [] as string[],
+    bodies: new Map<string, Buffer>(),
+  };
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -47,6 +53,10 @@ export async function startFakeMediaProvider(): Promise<FakeMediaProvider> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {
     baseUrl: `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

@@ -48,7 +48,10 @@ function parseJson(body: Buffer): unknown {
 
 function send(response: ServerResponse, reply: FakeReply): void {
   const body = reply.bytes ?? Buffer.from(JSON.stringify(reply.json ?? {}));
-  response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json', 'content-length': String(body.length) });
+  response.writeHead(reply.status ?? 200, {
+    'content-type': reply.contentType ?? 'application/json',
+    'content-length': String(body.length),
+  });
   response.end(body);
 }
 
@@ -63,7 +66,14 @@ export async function startFakeProviderServer(respond: Responder): Promise<FakeP
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');
     const body = Buffer.concat(chunks);
-    const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, json: parseJson(body) };
+    const request: FakeRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      json: parseJson(body),
+    };
     requests.push(request);
     // Downloads of media the fake itself answered with stay up whatever the mode.
     const isDownload = url.pathname.startsWith('/files/');

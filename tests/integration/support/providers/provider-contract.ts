@@ -84,7 +84,11 @@ export function describeProviderContract(spec: ProviderContractSpec): void {
       ),
     });
     if (spec.models['audio.transcribe']) {
-      audioId = await verifiedUpload(key.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, await sampleWav('Hello there.'));
+      audioId = await verifiedUpload(
+        key.key,
+        { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' },
+        await sampleWav('Hello there.'),
+      );
     }
   });
   afterAll(() => fake.close());
@@ -158,7 +162,10 @@ export function describeProviderContract(spec: ProviderContractSpec): void {
         expect(rows[0]).toEqual({ outcome: 'failed', units: 0 });
         // The failure's kind (for fallbacks), read from the engine itself.
         const engine = await resolveEngine(`${name}:${spec.models[op]}`);
-        const error = await callEngineDirectly(engine, op).then(() => undefined, (e: unknown) => e);
+        const error = await callEngineDirectly(engine, op).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(ProviderUnavailableError);
         expect((error as ProviderUnavailableError).kind).toBe(kind);
       });

@@ -63,7 +63,9 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     const prefix = `vercel_blob_client_${STORE_ID}_`;
     if (bearer?.startsWith(prefix)) {
       const [signature, payload] = Buffer.from(bearer.slice(prefix.length), 'base64').toString().split('.');
-      const expected = createHmac('sha256', token).update(payload ?? '').digest('hex');
+      const expected = createHmac('sha256', token)
+        .update(payload ?? '')
+        .digest('hex');
       if (signature && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
         return { kind: 'client', payload: JSON.parse(Buffer.from(payload!, 'base64').toString()) as ClientPayload };
       }
@@ -162,6 +164,10 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     token,
     blobs,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,7 +12,9 @@ import { BASE, call, type CallResult } from '../../../helpers/api';
 export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 export async function samplePng(): Promise<Buffer> {
-  return sharp({ create: { width: 32, height: 24, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
+  return sharp({ create: { width: 32, height: 24, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+    .png()
+    .toBuffer();
 }
 
 export async function sampleWav(text = 'Hello there. This is a short test. Goodbye now.'): Promise<Buffer> {
@@ -26,22 +28,34 @@ export interface UploadSpec {
 }
 
 export function createUpload(key: string, spec: UploadSpec, bytes: Buffer, override: Record<string, unknown> = {}): Promise<CallResult> {
-  return call(createPost, '/v1/uploads', {
-    purpose: spec.purpose,
-    filename: spec.filename ?? 'input.bin',
-    mime_type: spec.mime_type,
-    size_bytes: bytes.length,
-    sha256: sha256Hex(bytes),
-    ...override,
-  }, { key });
+  return call(
+    createPost,
+    '/v1/uploads',
+    {
+      purpose: spec.purpose,
+      filename: spec.filename ?? 'input.bin',
+      mime_type: spec.mime_type,
+      size_bytes: bytes.length,
+      sha256: sha256Hex(bytes),
+      ...override,
+    },
+    { key },
+  );
 }
 
 /** PUT to an upload_url (the local store's signed route), without any API key. */
-export function putBytes(uploadUrl: string, bytes: Buffer | ReadableStream<Uint8Array>, contentType = 'application/octet-stream'): Promise<CallResult> {
+export function putBytes(
+  uploadUrl: string,
+  bytes: Buffer | ReadableStream<Uint8Array>,
+  contentType = 'application/octet-stream',
+): Promise<CallResult> {
   const url = new URL(uploadUrl);
   const uploadId = decodeURIComponent(url.pathname.split('/').pop()!);
   return call(uploadPut, `${url.pathname}${url.search}`, undefined, {
-    method: 'PUT', rawBody: bytes as BodyInit, headers: { 'Content-Type': contentType }, params: { uploadId },
+    method: 'PUT',
+    rawBody: bytes as BodyInit,
+    headers: { 'Content-Type': contentType },
+    params: { uploadId },
   });
 }
 

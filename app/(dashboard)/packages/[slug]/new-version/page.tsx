@@ -18,7 +18,11 @@ export default async function NewVersionPage(props: { params: Promise<{ slug: st
         description={`Starts from version ${pkg.latest_version}. Keys already issued keep their version.`}
         back={{ href: `/packages/${pkg.slug}`, label: pkg.name }}
       />
-      <PackageVersionForm mode="new-version" initial={latest ? versionToDefinition(pkg.slug, latest) : undefined} engineChoices={engineChoices} />
+      <PackageVersionForm
+        mode="new-version"
+        initial={latest ? versionToDefinition(pkg.slug, latest) : undefined}
+        engineChoices={engineChoices}
+      />
     </div>
   );
 }

@@ -27,8 +27,18 @@ export async function startGoogleFake(): Promise<FakeProviderServer> {
       return { json: { predictions: [{ bytesBase64Encoded: media.png.toString('base64'), mimeType: 'image/png' }] } };
     }
     if (request.path.endsWith('/interactions')) {
-      const annotations = FAKE_TRANSCRIPT.segments.map((s) => ({ type: 'word_info', text: s.text, start_offset: `${s.start}s`, end_offset: `${s.end}s` }));
-      return { json: { status: 'completed', steps: [{ type: 'model_output', content: [{ type: 'text', text: FAKE_TRANSCRIPT.text, annotations }] }] } };
+      const annotations = FAKE_TRANSCRIPT.segments.map((s) => ({
+        type: 'word_info',
+        text: s.text,
+        start_offset: `${s.start}s`,
+        end_offset: `${s.end}s`,
+      }));
+      return {
+        json: {
+          status: 'completed',
+          steps: [{ type: 'model_output', content: [{ type: 'text', text: FAKE_TRANSCRIPT.text, annotations }] }],
+        },
+      };
     }
     return undefined;
   });

@@ -23,7 +23,9 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
     if (method === 'POST' && path === '/v2/transcript') return { json: { id: 'tr-fake-1', status: 'queued' } };
     if (method === 'GET' && path === '/v2/transcript/tr-fake-1') {
       const words = FAKE_TRANSCRIPT.segments.map((s) => ({ text: s.text, start: s.start * 1000, end: s.end * 1000, confidence: 0.98 }));
-      return { json: { id: 'tr-fake-1', status: 'completed', text: FAKE_TRANSCRIPT.text, language_code: 'en', words, audio_duration: 1.25 } };
+      return {
+        json: { id: 'tr-fake-1', status: 'completed', text: FAKE_TRANSCRIPT.text, language_code: 'en', words, audio_duration: 1.25 },
+      };
     }
     // Luma
     if (method === 'POST' && path.endsWith('/dream-machine/v1/generations/image')) return { json: { id: 'gen-fake-1', state: 'queued' } };
@@ -38,7 +40,9 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
     const converse = /\/model\/([^/]+)\/converse$/.exec(path);
     if (method === 'POST' && converse) {
       const model = decodeURIComponent(converse[1]!);
-      const jsonTool = (request.json?.toolConfig?.tools as { toolSpec?: { name?: string } }[] | undefined)?.some((t) => t.toolSpec?.name === 'json');
+      const jsonTool = (request.json?.toolConfig?.tools as { toolSpec?: { name?: string } }[] | undefined)?.some(
+        (t) => t.toolSpec?.name === 'json',
+      );
       const content = jsonTool ? [{ toolUse: { toolUseId: 'tu-1', name: 'json', input: FAKE_CODE } }] : [{ text: fakeBedrockText(model) }];
       return {
         json: {

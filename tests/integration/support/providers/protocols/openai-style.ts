@@ -36,11 +36,26 @@ export async function startOpenAiStyleFake(options: { speechAsJson?: boolean } =
       return { json: { created: 1, data: [{ b64_json: media.png.toString('base64') }] } };
     }
     if (request.path.endsWith('/audio/speech')) {
-      return options.speechAsJson ? { json: { audio_data: media.mp3.toString('base64') } } : { bytes: media.mp3, contentType: 'audio/mpeg' };
+      return options.speechAsJson
+        ? { json: { audio_data: media.mp3.toString('base64') } }
+        : { bytes: media.mp3, contentType: 'audio/mpeg' };
     }
     if (request.path.endsWith('/audio/transcriptions')) {
-      const segments = FAKE_TRANSCRIPT.segments.map((s, id) => ({ id, seek: 0, start: s.start, end: s.end, text: ` ${s.text}`, tokens: [1], temperature: 0, avg_logprob: -0.1, compression_ratio: 1, no_speech_prob: 0 }));
-      return { json: { task: 'transcribe', language: 'english', duration: 1.25, text: FAKE_TRANSCRIPT.text, segments, x_groq: { id: 'x' } } };
+      const segments = FAKE_TRANSCRIPT.segments.map((s, id) => ({
+        id,
+        seek: 0,
+        start: s.start,
+        end: s.end,
+        text: ` ${s.text}`,
+        tokens: [1],
+        temperature: 0,
+        avg_logprob: -0.1,
+        compression_ratio: 1,
+        no_speech_prob: 0,
+      }));
+      return {
+        json: { task: 'transcribe', language: 'english', duration: 1.25, text: FAKE_TRANSCRIPT.text, segments, x_groq: { id: 'x' } },
+      };
     }
     return undefined;
   });
