@@ -9,11 +9,14 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
   const response = await fetch(input, init);
   const limit = (response.headers.get('content-type') ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT;
   const tooLarge = () => new Error(`the provider's reply is larger than ${limit} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+  const declared = response.headers.get('content-length');
+  if (Number(declared ?? 0) > limit) {
     await response.body?.cancel();
     throw tooLarge();
   }
-  if (!response.body) return response;
+  // A declared length within the cap bounds the body already (fetch never reads past it): no
+  // stream wrapper per call on the common path; only a reply of unknown length is counted.
+  if (!response.body || declared !== null) return response;
   let received = 0;
   const body = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
