@@ -28,10 +28,11 @@ function parseLabels(text: string, line: string): Record<string, string> {
   return labels;
 }
 
+/** As Prometheus reads a value (Go's ParseFloat): Inf and NaN in any case (prom-client writes `Nan`). */
 function parseValue(text: string, line: string): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  if (/^\+?inf$/i.test(text)) return Infinity;
+  if (/^-inf$/i.test(text)) return -Infinity;
+  if (/^nan$/i.test(text)) return NaN;
   const value = Number(text);
   if (Number.isNaN(value)) throw new Error(`bad value in: ${line}`);
   return value;
