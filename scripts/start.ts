@@ -1,7 +1,7 @@
 // `npm start`: the whole product in one process. Provides the database (embedded unless
 // DATABASE_URL is set), migrates it, seeds the example packages into an empty database,
 // builds the app when there is no build of the current code, then serves API and dashboard on PORT.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
@@ -62,6 +62,34 @@ function dropFrameworkVary(res: ServerResponse): void {
     if (kept === undefined) res.removeHeader('vary');
     else res.setHeader('Vary', kept);
   });
+}
+
+/** The most of a refused body that is read (and dropped) so that its sender can read the answer. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 5_000;
+
+/**
+ * Answers a refused request once its body has gone by, read and dropped, never kept: closing
+ * while the client still sends would cut it off mid-write (EPIPE) before it reads the answer. A
+ * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
+ */
+function answerAfterDraining(req: IncomingMessage, send: () => void): void {
+  let sent = false;
+  const once = () => {
+    if (sent) return;
+    sent = true;
+    clearTimeout(timer);
+    send();
+  };
+  const timer = setTimeout(once, DRAIN_LIMIT_MS);
+  let received = 0;
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DRAIN_LIMIT_BYTES) once();
+  });
+  req.once('end', once);
+  req.once('error', once);
+  if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) once();
 }
 
 /** Runs `fix` as the head goes out, after Next and the route have set their headers. */
@@ -133,13 +161,10 @@ async function main(): Promise<void> {
     }
     const refusal = dashboardBodyRefusal(req.url, req.headers);
     if (refusal) {
-      answer(
-        res,
-        envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, {
-          Connection: 'close',
-        }),
-      );
-      req.resume(); // whatever was sent is read and dropped, never kept
+      const reply = envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, {
+        Connection: 'close',
+      });
+      answerAfterDraining(req, () => answer(res, reply));
       return;
     }
     req.method = method;
