@@ -347,7 +347,9 @@ async function main(): Promise<void> {
   // recorded; BENCH_OBSERVABILITY=off measures it without both (the refused-request counts
   // stay on: they have no switch).
   const observability =
-    process.env.BENCH_OBSERVABILITY === 'off' ? { LOG_FORMAT: 'off' } : { LOG_FORMAT: 'json', METRICS_TOKEN: `bench-${runId}` };
+    process.env.BENCH_OBSERVABILITY === 'off'
+      ? { LOG_FORMAT: 'off' }
+      : { LOG_FORMAT: 'json', METRICS_TOKEN: `bench-metrics-token-${runId}` };
   const productEnv = { ...observability, ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) };
 
   ensureBuild(ROOT, DIST_DIR, log);
