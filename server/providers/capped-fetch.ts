@@ -1,18 +1,98 @@
-// The most a provider's reply may hold: JSON (text, code, base64 images) 16 MiB, media 100 MiB. A
-// larger reply, read whole, would exhaust the server's heap; it is cut off as a provider failure.
+import { Agent, request } from 'undici';
+
+// The fetch every provider client is built with. A provider's reply may hold at most: JSON (text,
+// code, base64 images) 16 MiB, media 100 MiB; a larger reply, read whole, would exhaust the
+// server's heap, so it is cut off as a provider failure.
+//
+// API calls (a POST whose body is text or bytes, the hot path) go through undici's `request` on
+// one pooled keep-alive agent: a third of the CPU of the global fetch, and out of reach of the
+// fetch Next.js patches. Everything else (form uploads, redirects, media downloads) uses the
+// global fetch. See docs/performance.md, session 11.
 
 const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
 const MEDIA_REPLY_LIMIT = 104_857_600;
 
-/** The global fetch (undici's pooled keep-alive connections), with each reply's size capped. */
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+
+const limitFor = (contentType: string | null | undefined) => ((contentType ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT);
+class ReplyTooLargeError extends Error {}
+const tooLarge = (limit: number) => new ReplyTooLargeError(`the provider's reply is larger than ${limit} bytes`);
+
+function headerPairs(headers: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  if (headers instanceof Headers || Array.isArray(headers)) {
+    for (const [name, value] of headers as Iterable<[string, string]>) out[name.toLowerCase()] = value;
+    return out;
+  }
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = String(value);
+  return out;
+}
+
+function isPlainBody(body: unknown): body is string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array;
+}
+
+/** A POST of text or bytes, through the pooled agent; undefined when the answer is a redirect (the caller then uses fetch). */
+async function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }): Promise<Response | undefined> {
+  const reply = await request(url, {
+    method: 'POST',
+    headers: headerPairs(init.headers),
+    body: init.body,
+    signal: init.signal ?? undefined,
+    dispatcher: agent,
+  });
+  if (reply.statusCode >= 300 && reply.statusCode < 400 && reply.headers.location) {
+    await reply.body.dump();
+    return undefined;
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const limit = limitFor(headers.get('content-type'));
+  if (Number(headers.get('content-length') ?? 0) > limit) {
+    reply.body.destroy();
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of reply.body as AsyncIterable<Buffer>) {
+    received += chunk.byteLength;
+    if (received > limit) {
+      reply.body.destroy();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)) as Uint8Array<ArrayBuffer>;
+  // A 204/304 answer may carry no body, and Response refuses one for them.
+  const empty = reply.statusCode === 204 || reply.statusCode === 304;
+  return new Response(empty ? null : body, { status: reply.statusCode, headers });
+}
+
+/** fetch with each reply's size capped (see above). */
 export async function cappedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  if (!(input instanceof Request) && init?.method === 'POST' && isPlainBody(init.body)) {
+    let direct: Response | undefined;
+    try {
+      direct = await requestDirect(String(input), { ...init, body: init.body });
+    } catch (error) {
+      // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
+      // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
+      if (init.signal?.aborted) throw init.signal.reason;
+      if (error instanceof ReplyTooLargeError) throw error;
+      throw new TypeError('fetch failed', { cause: error });
+    }
+    if (direct) return direct;
+  }
   const response = await fetch(input, init);
-  const limit = (response.headers.get('content-type') ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT;
-  const tooLarge = () => new Error(`the provider's reply is larger than ${limit} bytes`);
+  const limit = limitFor(response.headers.get('content-type'));
   const declared = response.headers.get('content-length');
   if (Number(declared ?? 0) > limit) {
     await response.body?.cancel();
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   // A declared length within the cap bounds the body already (fetch never reads past it): no
   // stream wrapper per call on the common path; only a reply of unknown length is counted.
@@ -22,7 +102,7 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         received += chunk.byteLength;
-        if (received > limit) controller.error(tooLarge());
+        if (received > limit) controller.error(tooLarge(limit));
         else controller.enqueue(chunk);
       },
     }),

@@ -60,11 +60,20 @@ export class AiSdkEngine implements Engine {
     this.name = `${config.name}:${model}`;
   }
 
+  // Built once per engine: an SDK model compiles its response schemas when constructed, which
+  // cost more CPU than the rest of the call.
+  private readonly builtModels = new Map<keyof SdkModels, unknown>();
+
   private model_<K extends keyof SdkModels>(kind: K): ReturnType<NonNullable<SdkModels[K]>> {
+    type Model = ReturnType<NonNullable<SdkModels[K]>>;
+    const built = this.builtModels.get(kind);
+    if (built) return built as Model;
     const factory = this.config.models[kind];
     // The packages file is refused for such an operation; a row edited by hand lands here.
     if (!factory) throw new ProviderUnavailableError(`${this.config.name} cannot serve this operation`, 30, { kind: 'not_configured' });
-    return (factory as (id: string) => ReturnType<NonNullable<SdkModels[K]>>).call(this.config.models, this.model);
+    const model = (factory as (id: string) => Model).call(this.config.models, this.model);
+    this.builtModels.set(kind, model);
+    return model;
   }
 
   private async call<T>(what: string, work: () => Promise<T>): Promise<T> {
