@@ -55,7 +55,14 @@ async function main() {
   const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
   let n = 0;
   const body = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
-  const call = async (key: string) => {
+  // PROBE_ALS=1: each call inside AsyncLocalStorage contexts, as Next.js runs a route handler
+  // (with a store active, every promise pays Node's promise hooks).
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const stores = Array.from({ length: Number(process.env.PROBE_ALS ?? 0) }, () => new AsyncLocalStorage<object>());
+  const withStores = <T>(work: () => Promise<T>): Promise<T> =>
+    stores.reduce<() => Promise<T>>((inner, store) => () => store.run({}, inner), work)();
+  const call = (key: string) => withStores(() => callOnce(key));
+  const callOnce = async (key: string) => {
     const response = await textGenerateRoute(
       new Request('http://127.0.0.1:1/v1/text/generate', {
         method: 'POST',

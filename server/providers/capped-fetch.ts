@@ -72,20 +72,48 @@ async function requestDirect(url: string, init: RequestInit & { body: string | U
   return new Response(empty ? null : body, { status: reply.statusCode, headers });
 }
 
-/** fetch with each reply's size capped (see above). */
-export async function cappedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+/**
+ * One attempt's signal: the caller's, and a timeout when one is given. A timer cleared when the
+ * attempt ends, not AbortSignal.timeout/any, whose WeakRefs keep each call's objects alive into
+ * the old generation (see server/http/request-deadline.ts).
+ */
+function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number | undefined) {
+  if (timeoutMs === undefined) return { signal: outer ?? undefined, done: () => {} };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
+  timer.unref();
+  const onAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  const done = () => {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  };
+  return { signal: controller.signal, done };
+}
+
+/** fetch with each reply's size capped (see above) and, given timeoutMs, each attempt timed out. */
+export async function cappedFetch(input: string | URL | Request, init?: RequestInit, timeoutMs?: number): Promise<Response> {
   if (!(input instanceof Request) && init?.method === 'POST' && isPlainBody(init.body)) {
+    const attempt = attemptSignal(init.signal, timeoutMs);
     let direct: Response | undefined;
     try {
-      direct = await requestDirect(String(input), { ...init, body: init.body });
+      direct = await requestDirect(String(input), { ...init, body: init.body, signal: attempt.signal ?? null });
     } catch (error) {
       // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
       // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
-      if (init.signal?.aborted) throw init.signal.reason;
+      if (attempt.signal?.aborted) throw attempt.signal.reason;
       if (error instanceof ReplyTooLargeError) throw error;
       throw new TypeError('fetch failed', { cause: error });
+    } finally {
+      attempt.done();
     }
     if (direct) return direct;
+  }
+  // The body of this reply is read after this returns, so its timeout must outlive the call.
+  if (timeoutMs !== undefined) {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    init = { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout };
   }
   const response = await fetch(input, init);
   const limit = limitFor(response.headers.get('content-type'));

@@ -24,8 +24,6 @@ export function providerFetch(options: ProviderFetchOptions): typeof fetch {
   return ((input: string | URL | Request, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
     const rewrite = origin !== undefined && hosts.has(new URL(url).host);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return cappedFetch(rewrite ? rewriteOrigin(url, origin) : url, { ...init, signal });
+    return cappedFetch(rewrite ? rewriteOrigin(url, origin) : url, init, options.timeoutMs);
   }) as typeof fetch;
 }
