@@ -76,7 +76,7 @@ export async function startFakeProviderServer(respond: Responder): Promise<FakeP
     };
     requests.push(request);
     // Downloads of media the fake itself answered with stay up whatever the mode.
-    const isDownload = url.pathname.startsWith('/files/');
+    const isDownload = url.pathname.includes('/files/');
     if (!isDownload && mode.kind === 'status') {
       send(res, { status: mode.status, json: { error: { message: FAKE_PROVIDER_DIAGNOSTIC, type: 'server_error', code: 'fake' } } });
       return;
