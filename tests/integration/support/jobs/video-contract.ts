@@ -5,7 +5,7 @@ import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { createTestKey, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
 import { FAKE_PROVIDER_DIAGNOSTIC, type FakeProviderMode, type FakeProviderServer } from '../providers/fake-protocol-server';
-import { sampleMp4 } from '../providers/protocols/media-samples';
+import { mediaSamples, sampleMp4, setFakeVideo } from '../providers/protocols/media-samples';
 import { download, holdsOf, submitVideo, usageOf, waitForStatus } from './job-calls';
 import { probeVideo } from './video-probe';
 
@@ -119,6 +119,17 @@ export function describeVideoContract(spec: VideoContractSpec): void {
       const { job, view } = await runVideoJob(key, { prompt: 'a storm over the sea' });
       await expectVideoFailed(key, job, view, fake);
       expect(fake.requests.length).toBeGreaterThan(0);
+    });
+
+    it('a video that is not an MP4 (a PNG) is refused by the media check: the job fails, nothing charged', async () => {
+      setFakeVideo((await mediaSamples()).png);
+      try {
+        const key = await videoKey(providers, `${name}:${spec.model}`);
+        const { job, view } = await runVideoJob(key, { prompt: 'a still picture' });
+        await expectVideoFailed(key, job, view, fake);
+      } finally {
+        setFakeVideo(undefined);
+      }
     });
   });
 }

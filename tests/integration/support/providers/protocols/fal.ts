@@ -1,5 +1,5 @@
 import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_TRANSCRIPT, mediaSamples, sampleMp4 } from './media-samples';
+import { FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // fal (fal.run and queue.fal.run, one fake for both hosts): POST /{model} runs a model
 // synchronously (an image model answers `images` by URL, a speech model `audio` by URL); POST to
@@ -16,7 +16,7 @@ export async function startFalFake(): Promise<FakeProviderServer> {
       const chunks = FAKE_TRANSCRIPT.segments.map((s) => ({ text: ` ${s.text}`, timestamp: [s.start, s.end] }));
       return { json: { text: FAKE_TRANSCRIPT.text, chunks, inferred_languages: ['en'] } };
     }
-    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await sampleMp4(), contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
     if (request.method === 'GET' && request.path.endsWith('/requests/vid-fake-1')) {
       return { json: { video: { url: `${origin}/files/video.mp4`, content_type: 'video/mp4' } } };
     }

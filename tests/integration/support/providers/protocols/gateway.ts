@@ -1,5 +1,5 @@
 import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples, sampleMp4 } from './media-samples';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // Vercel AI Gateway's protocol (ai-gateway.vercel.sh/v3/ai): one POST per model kind
 // (/language-model, /image-model, /speech-model, /transcription-model) naming the model in a header
@@ -28,7 +28,7 @@ export async function startGatewayFake(): Promise<FakeProviderServer> {
       };
     }
     if (request.path.endsWith('/video-model')) {
-      const videos = [{ type: 'base64', data: (await sampleMp4()).toString('base64'), mediaType: 'video/mp4' }];
+      const videos = [{ type: 'base64', data: (await fakeVideo()).toString('base64'), mediaType: 'video/mp4' }];
       return { bytes: Buffer.from(`data: ${JSON.stringify({ type: 'result', videos })}\n\n`), contentType: 'text/event-stream' };
     }
     if (request.path.endsWith('/image-model')) return { json: { images: [media.png.toString('base64')] } };

@@ -1,5 +1,5 @@
 import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples, sampleMp4 } from './media-samples';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // The Gemini API (generativelanguage.googleapis.com/v1beta): models/{m}:generateContent for
 // text (a JSON answer when responseMimeType asks it), models/{m}:predict for Imagen, the
@@ -13,7 +13,7 @@ export async function startGoogleFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
   return startFakeProviderServer(async (request, origin) => {
     if (request.method === 'GET' && request.path.endsWith('/files/vid-fake-1:download')) {
-      return { bytes: await sampleMp4(), contentType: 'video/mp4' };
+      return { bytes: await fakeVideo(), contentType: 'video/mp4' };
     }
     const operation = /\/(models\/[^/:]+\/operations\/op-fake-1)$/.exec(request.path);
     if (request.method === 'GET' && operation) {

@@ -1,5 +1,5 @@
 import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples, sampleMp4 } from './media-samples';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // Fakes of the remaining protocols, each from the provider's API reference:
 // - AssemblyAI: POST /v2/upload (raw bytes) -> {upload_url}; POST /v2/transcript -> {id, status};
@@ -34,7 +34,7 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
       return { json: { id: 'gen-fake-1', state: 'completed', assets: { image: `${origin}/files/image.png` } } };
     }
     // Replicate
-    if (method === 'GET' && path === '/files/video.mp4') return { bytes: await sampleMp4(), contentType: 'video/mp4' };
+    if (method === 'GET' && path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
     const prediction = (status: string, output?: string) => ({
       id: 'pred-vid-1',
       status,

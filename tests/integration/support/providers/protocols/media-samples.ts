@@ -23,5 +23,17 @@ export function sampleMp4(): Promise<Buffer> {
   return cachedMp4;
 }
 
+let videoInstead: Buffer | undefined;
+
+/** The video the fakes answer with: the sample MP4, or other bytes a test sets to see them refused. */
+export function fakeVideo(): Promise<Buffer> {
+  return videoInstead ? Promise.resolve(videoInstead) : sampleMp4();
+}
+
+/** Makes every fake answer `bytes` as its video (undefined: the sample MP4 again). */
+export function setFakeVideo(bytes: Buffer | undefined): void {
+  videoInstead = bytes;
+}
+
 export const FAKE_CODE = { code: 'export const answer = 42;', explanation: 'A constant holding the answer.' };
 export const FAKE_TRANSCRIPT = { text: 'Hello there.', segments: [{ start: 0, end: 1.25, text: 'Hello there.' }] };

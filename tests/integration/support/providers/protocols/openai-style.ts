@@ -1,5 +1,5 @@
 import { startFakeProviderServer, type FakeProviderServer, type FakeRequest } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples, sampleMp4 } from './media-samples';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // The OpenAI wire protocol as openai-compatible servers, xAI, Groq, DeepSeek, Azure OpenAI and
 // Mistral speak it (routes matched by their suffix, whatever prefix the provider puts first):
@@ -28,7 +28,7 @@ export function wantsJson(request: FakeRequest): boolean {
 export async function startOpenAiStyleFake(options: { speechAsJson?: boolean } = {}): Promise<FakeProviderServer> {
   const media = await mediaSamples();
   return startFakeProviderServer(async (request, origin) => {
-    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await sampleMp4(), contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
     if (request.method === 'GET' && request.path.endsWith('/videos/xvid-fake-1')) {
       return { json: { status: 'done', video: { url: `${origin}/files/video.mp4`, duration: 1, respect_moderation: true }, model: 'x' } };
     }
