@@ -5,13 +5,15 @@ import { call, createTestKey, remainingUnits } from '../helpers/api';
 import { expectVideoSold, runVideoJob, startVideoWorkerForFile, VIDEO_SECRET, videoKey } from './support/jobs/video-contract';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startFalFake } from './support/providers/protocols/fal';
+import { startGoogleFake } from './support/providers/protocols/google';
 import { sampleMp4 } from './support/providers/protocols/media-samples';
 import { startOpenAiStyleFake } from './support/providers/protocols/openai-style';
 import { samplePng, verifiedUpload } from './support/storage/uploads';
 
 // An uploaded input reaches an SDK provider in that provider's own terms, through /v1:
 // images.generate with input_upload_id (openai-compatible: a multipart /images/edits; fal: an
-// image_url data URI) and videos.generate with an input (fal: image_url). Charged once each.
+// image_url data URI) and videos.generate with an input (fal: image_url; google: the Veo
+// instance's base64 image). Charged once each.
 
 process.env.PROVIDER_TIMEOUT_MS = '5000';
 process.env.PROVIDER_MAX_RETRIES = '0';
@@ -31,12 +33,15 @@ const dataUri = (mime: string, bytes: Buffer) => `data:${mime};base64,${bytes.to
 let png: Buffer;
 let compatible: FakeProviderServer;
 let fal: FakeProviderServer;
+let google: FakeProviderServer;
 let providers: Record<string, unknown>;
 beforeAll(async () => {
   png = await samplePng();
   compatible = await startOpenAiStyleFake();
   fal = await startFalFake();
+  google = await startGoogleFake();
   providers = {
+    igoogle: { type: 'google', base_url: `${google.origin}/v1beta`, api_key_env: 'FAKE_INPUT_KEY' },
     icompat: { type: 'openai-compatible', base_url: `${compatible.origin}/v1`, api_key_env: 'FAKE_INPUT_KEY' },
     ifal: { type: 'fal', base_url: fal.origin, api_key_env: 'FAKE_INPUT_KEY' },
   };
@@ -44,10 +49,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await compatible.close();
   await fal.close();
+  await google.close();
 });
 beforeEach(() => {
   compatible.reset();
   fal.reset();
+  google.reset();
 });
 
 async function imageWithInput(engine: string) {
@@ -103,5 +110,18 @@ describe('videos.generate with an input upload (fal)', () => {
     expect(sent.startsWith('data:image/png;base64,')).toBe(true);
     const frame = Buffer.from(sent.slice('data:image/png;base64,'.length), 'base64');
     expect(frame.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+  });
+});
+
+describe('videos.generate with an input upload (google Veo)', () => {
+  it("an image upload is the instance's image, base64 with its type; the job is charged once", async () => {
+    const key = await videoKey(providers, 'igoogle:veo-3.0-generate-001', { input_uploads: true });
+    const upload = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
+    const { job } = await runVideoJob(key, { prompt: 'the square spins', input_upload_id: upload });
+    await expectVideoSold(key, job);
+    expect(google.requests[0]!.path).toBe('/v1beta/models/veo-3.0-generate-001:predictLongRunning');
+    expect(google.requests[0]!.json.instances).toEqual([
+      { prompt: 'the square spins', image: { bytesBase64Encoded: png.toString('base64'), mimeType: 'image/png' } },
+    ]);
   });
 });
