@@ -9,9 +9,9 @@ import { startOpenAiStyleFake } from './support/providers/protocols/openai-style
 
 // videos.generate through /v1 for every SDK provider type whose capability lists it (openai's
 // own client: jobs.test.ts), each against a fake of its own protocol: submit, poll the job,
-// read the MP4; a provider error and a malformed answer fail the job with nothing charged.
+// read the MP4; a provider error, a malformed answer and a timeout fail the job, nothing charged.
 
-process.env.PROVIDER_TIMEOUT_MS = '5000';
+process.env.PROVIDER_TIMEOUT_MS = '3000'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
 process.env.JOB_HEARTBEAT_SECONDS = '10';
 process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';

@@ -12,7 +12,7 @@ import { probeVideo } from './video-probe';
 // One provider type's videos.generate through /v1, against a fake speaking its wire protocol
 // (reached through the real SDK): POST /v1/videos/generate, GET /v1/jobs/{id} until the job
 // settles, then its signed URL. A video job is charged once, and only for a real MP4; a provider
-// error or a malformed answer fails the job with provider_unavailable and returns every unit.
+// error, a job the provider reports failed, a malformed answer or a timeout fails the job with provider_unavailable, every unit returned.
 // The test file starts the worker (`startVideoWorkerForFile`) and sets its queue settings first.
 
 type Job = z.infer<typeof jobSchema>;
@@ -112,6 +112,8 @@ export function describeVideoContract(spec: VideoContractSpec): void {
     const failures: [string, FakeProviderMode][] = [
       ['a provider error (HTTP 503)', { kind: 'status', status: 503 }],
       ['a malformed answer', { kind: 'garbage' }],
+      ['a timeout (no answer within PROVIDER_TIMEOUT_MS)', { kind: 'hang' }],
+      ['the provider reporting the job failed, in its own terms', { kind: 'job-failed' }],
     ];
     it.each(failures)('%s fails the job, nothing charged', async (_, mode) => {
       fake.setMode(mode);

@@ -1,4 +1,4 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
 import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // Fakes of the remaining protocols, each from the provider's API reference:
@@ -7,7 +7,8 @@ import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-sam
 // - Luma: POST {base}/dream-machine/v1/generations/image -> {id, state}; GET .../generations/{id}
 //   -> {state: completed, assets: {image: URL}}.
 // - Replicate: POST {base}/models/{owner}/{name}/predictions (Prefer: wait) -> {output: [URL]};
-//   a video model's prediction is still `starting`: GET its urls.get -> {status: succeeded, output: URL}.
+//   a video model's prediction is still `starting`: GET its urls.get -> {status: succeeded, output: URL}
+//   (or {status: failed, error}).
 // - Amazon Bedrock: POST {base}/model/{id}/converse (the `json` tool answers structured output),
 //   POST {base}/model/{id}/invoke for image models -> {images: [base64]}.
 // Files they link to are served from /files/.
@@ -16,7 +17,7 @@ export const fakeBedrockText = (model: string) => `bedrock answer from ${model}`
 
 export async function startMediaApisFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer(async (request, origin) => {
+  return startFakeProviderServer(async (request, origin, mode) => {
     const { method, path } = request;
     if (method === 'GET' && path === '/files/image.png') return { bytes: media.png, contentType: 'image/png' };
     // AssemblyAI
@@ -43,6 +44,9 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
     });
     if (method === 'POST' && /\/models\/[^/]+\/[^/]*video[^/]*\/predictions$/.test(path))
       return { status: 201, json: prediction('starting') };
+    if (method === 'GET' && path === '/v1/predictions/pred-vid-1' && mode.kind === 'job-failed') {
+      return { json: { ...prediction('failed'), error: FAKE_PROVIDER_DIAGNOSTIC } };
+    }
     if (method === 'GET' && path === '/v1/predictions/pred-vid-1') return { json: prediction('succeeded', `${origin}/files/video.mp4`) };
     if (method === 'POST' && /\/models\/[^/]+\/[^/]+\/predictions$/.test(path)) {
       return { status: 201, json: { id: 'pred-fake', status: 'succeeded', output: [`${origin}/files/image.png`] } };
