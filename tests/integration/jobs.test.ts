@@ -12,17 +12,22 @@ import { renderImage } from '@/server/providers/local/image';
 import { getObjectStore } from '@/server/storage/get-object-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
-import { download, getJob, holdsOf, submitVideo as submit, usageOf, VIDEOS_PATH, waitForStatus } from './support/jobs/job-calls';
+import {
+  download,
+  getJob,
+  holdsOf,
+  setQuickJobQueue,
+  submitVideo as submit,
+  usageOf,
+  VIDEOS_PATH,
+  waitForStatus,
+} from './support/jobs/job-calls';
 import { probeVideo } from './support/jobs/video-probe';
 
 // Video jobs end to end, in-process: the route handlers as Next calls them, and a real
 // pg-boss worker on the test database. Short queue settings so retries are quick.
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.JOB_HEARTBEAT_SECONDS = '10';
-process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
-process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
-process.env.JOB_RETRY_DELAY_SECONDS = '1';
-process.env.JOB_RETRY_LIMIT = '1';
+setQuickJobQueue();
 resetConfigForTests();
 
 const localVideos = (extra: Record<string, unknown> = {}) => ({

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { call, createTestKey, remainingUnits } from '../helpers/api';
+import { setQuickJobQueue } from './support/jobs/job-calls';
 import { expectVideoSold, runVideoJob, startVideoWorkerForFile, VIDEO_SECRET, videoKey } from './support/jobs/video-contract';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startFalFake } from './support/providers/protocols/fal';
@@ -17,11 +18,7 @@ import { samplePng, verifiedUpload } from './support/storage/uploads';
 
 process.env.PROVIDER_TIMEOUT_MS = '5000';
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.JOB_HEARTBEAT_SECONDS = '10';
-process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
-process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
-process.env.JOB_RETRY_DELAY_SECONDS = '1';
-process.env.JOB_RETRY_LIMIT = '1';
+setQuickJobQueue();
 process.env.FAKE_INPUT_KEY = VIDEO_SECRET;
 resetConfigForTests();
 

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
+import { setQuickJobQueue } from './support/jobs/job-calls';
 import { describeVideoContract, startVideoWorkerForFile, VIDEO_SECRET } from './support/jobs/video-contract';
 import { startFalFake } from './support/providers/protocols/fal';
 import { startGatewayFake } from './support/providers/protocols/gateway';
@@ -13,11 +14,7 @@ import { startOpenAiStyleFake } from './support/providers/protocols/openai-style
 
 process.env.PROVIDER_TIMEOUT_MS = '3000'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.JOB_HEARTBEAT_SECONDS = '10';
-process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
-process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
-process.env.JOB_RETRY_DELAY_SECONDS = '1';
-process.env.JOB_RETRY_LIMIT = '1';
+setQuickJobQueue();
 resetConfigForTests();
 
 startVideoWorkerForFile();

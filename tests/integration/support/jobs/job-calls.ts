@@ -44,3 +44,12 @@ export async function usageOf(keyId: string) {
   );
   return rows;
 }
+
+/** Short queue settings, so a test's jobs are picked up and retried quickly; set before the config is read. */
+export function setQuickJobQueue(): void {
+  process.env.JOB_HEARTBEAT_SECONDS = '10';
+  process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
+  process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
+  process.env.JOB_RETRY_DELAY_SECONDS = '1';
+  process.env.JOB_RETRY_LIMIT = '1';
+}
