@@ -7,57 +7,28 @@ import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { runBackgroundTasksOnce } from '@/server/background';
-import { serveSignedObject } from '@/server/http/serve-signed-object';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderImage } from '@/server/providers/local/image';
 import { getObjectStore } from '@/server/storage/get-object-store';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
+import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
-import { pollUntil } from './support/jobs/poll';
+import {
+  download,
+  getJob,
+  holdsOf,
+  setQuickJobQueue,
+  submitVideo as submit,
+  usageOf,
+  VIDEOS_PATH,
+  waitForStatus,
+} from './support/jobs/job-calls';
 import { probeVideo } from './support/jobs/video-probe';
 
 // Video jobs end to end, in-process: the route handlers as Next calls them, and a real
 // pg-boss worker on the test database. Short queue settings so retries are quick.
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.JOB_HEARTBEAT_SECONDS = '10';
-process.env.JOB_SUPERVISE_INTERVAL_SECONDS = '2';
-process.env.JOB_POLL_INTERVAL_SECONDS = '0.5';
-process.env.JOB_RETRY_DELAY_SECONDS = '1';
-process.env.JOB_RETRY_LIMIT = '1';
+setQuickJobQueue();
 resetConfigForTests();
-
-const PATH = '/v1/videos/generate';
-const submit = (key: string, body: unknown, idempotencyKey?: string) => call(videosRoute.POST, PATH, body, { key, idempotencyKey });
-const getJob = (key: string | null, jobId: string) => call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key, params: { jobId } });
-
-async function waitForStatus(key: string, jobId: string, statuses: string[]): Promise<CallResult> {
-  return pollUntil(`job ${jobId} to reach ${statuses.join('/')}`, async () => {
-    const result = await getJob(key, jobId);
-    expect(result.status, result.text).toBe(200);
-    return statuses.includes(result.json.status) ? result : undefined;
-  });
-}
-
-async function download(url: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
-  const response = await serveSignedObject(new Request(url));
-  return { status: response.status, type: response.headers.get('content-type'), bytes: Buffer.from(await response.arrayBuffer()) };
-}
-
-async function holdsOf(keyId: string) {
-  const { rows } = await getPool().query<{ status: string; units: number; counts_in_flight: boolean }>(
-    'SELECT status, units, counts_in_flight FROM unit_holds WHERE api_key_id = $1',
-    [keyId],
-  );
-  return rows;
-}
-
-async function usageOf(keyId: string) {
-  const { rows } = await getPool().query<{ outcome: string; units: number; job_id: string | null; error_code: string | null }>(
-    'SELECT outcome, units, job_id, error_code FROM usage_events WHERE api_key_id = $1',
-    [keyId],
-  );
-  return rows;
-}
 
 const localVideos = (extra: Record<string, unknown> = {}) => ({
   'videos.generate': { engine: 'local', units: 20, input_uploads: false, ...extra },
@@ -247,7 +218,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     const textOnly = await createTestKey();
     expectEnvelope(await submit(textOnly.key, { prompt: 'ok' }), 403, 'forbidden');
     expectEnvelope(
-      await call(videosRoute.POST, PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }),
+      await call(videosRoute.POST, VIDEOS_PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }),
       400,
       'missing_idempotency_key',
     );

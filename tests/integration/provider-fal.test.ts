@@ -4,7 +4,7 @@ import { describeProviderContract } from './support/providers/provider-contract'
 import { startFalFake } from './support/providers/protocols/fal';
 import { FAKE_TRANSCRIPT } from './support/providers/protocols/media-samples';
 
-// `fal` through @ai-sdk/fal: base_url replaces fal.run and queue.fal.run (videos: see docs/providers.md).
+// `fal` through @ai-sdk/fal: base_url replaces fal.run and queue.fal.run (videos: provider-videos-v1.test.ts).
 
 process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';

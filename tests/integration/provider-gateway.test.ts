@@ -4,7 +4,7 @@ import { describeProviderContract } from './support/providers/provider-contract'
 import { fakeGatewayText, startGatewayFake } from './support/providers/protocols/gateway';
 import { FAKE_CODE, FAKE_TRANSCRIPT } from './support/providers/protocols/media-samples';
 
-// `gateway` (Vercel AI Gateway) through @ai-sdk/gateway against a fake of its protocol (videos: see docs/providers.md).
+// `gateway` (Vercel AI Gateway) through @ai-sdk/gateway against a fake of its protocol (videos: provider-videos-v1.test.ts).
 
 process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';

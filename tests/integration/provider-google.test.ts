@@ -4,7 +4,7 @@ import { describeProviderContract } from './support/providers/provider-contract'
 import { fakeGeminiText, startGoogleFake } from './support/providers/protocols/google';
 import { FAKE_CODE, FAKE_TRANSCRIPT } from './support/providers/protocols/media-samples';
 
-// `google` through @ai-sdk/google against a fake Gemini API (videos: see docs/providers.md).
+// `google` through @ai-sdk/google against a fake Gemini API (videos: provider-videos-v1.test.ts).
 
 process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';

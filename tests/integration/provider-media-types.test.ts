@@ -5,7 +5,7 @@ import { FAKE_CODE, FAKE_TRANSCRIPT } from './support/providers/protocols/media-
 import { fakeBedrockText, startMediaApisFake } from './support/providers/protocols/media-apis';
 
 // assemblyai, luma, replicate and amazon-bedrock, each through its own @ai-sdk package, against
-// fakes of their APIs. Not faked here: replicate's videos (see docs/providers.md).
+// fakes of their APIs. replicate's videos: provider-videos-v1.test.ts.
 
 process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';

@@ -6,7 +6,7 @@ import { fakeText, startOpenAiStyleFake } from './support/providers/protocols/op
 
 // xai, groq, deepseek, mistral and azure, each through its own @ai-sdk package, against a fake
 // of the OpenAI-style protocol they speak (with each one's own paths and auth header).
-// Not faked here: xai's videos (see docs/providers.md).
+// xai's videos: provider-videos-v1.test.ts.
 
 process.env.PROVIDER_TIMEOUT_MS = '1500'; // a hang is cut here; room for a loaded machine's real calls
 process.env.PROVIDER_MAX_RETRIES = '0';

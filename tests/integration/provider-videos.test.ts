@@ -4,14 +4,14 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { ProviderUnavailableError } from '@/server/providers/engine';
-import { localEngine } from '@/server/providers/local/local-engine';
 import { resolveEngine } from '@/server/providers/resolve-engine';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startFalFake } from './support/providers/protocols/fal';
+import { sampleMp4 } from './support/providers/protocols/media-samples';
 
-// videos.generate through the AI SDK (fal's queue), at the engine: the job that sells it is the
-// one the `openai` engine already runs (tests/integration/jobs.test.ts). The video is read
-// through the provider's capped fetch and checked as MP4 before anyone could be charged.
+// videos.generate through the AI SDK (fal's queue), at the engine: the failure kinds, a timeout
+// included (sold through /v1 jobs: provider-videos-v1.test.ts). The video is read through the
+// provider's capped fetch and checked as MP4 before anyone could be charged.
 
 process.env.PROVIDER_TIMEOUT_MS = '1500';
 process.env.PROVIDER_MAX_RETRIES = '0';
@@ -21,8 +21,8 @@ resetConfigForTests();
 let fake: FakeProviderServer;
 let mp4: Buffer;
 beforeAll(async () => {
-  mp4 = (await localEngine.generateVideo({ prompt: 'a lighthouse' }, AbortSignal.timeout(60_000))).bytes;
-  fake = await startFalFake(mp4);
+  mp4 = await sampleMp4();
+  fake = await startFalFake();
   await applyPackages(
     getPrisma(),
     CLI_ACTOR,

@@ -1,6 +1,7 @@
 import { experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage, generateText, Output } from 'ai';
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
+import { extractVideoFrame } from '../local/video';
 import {
   ProviderUnavailableError,
   type CodeTask,
@@ -203,9 +204,13 @@ export class AiSdkEngine implements Engine {
 
   generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
     return this.call('video generation', async () => {
+      // The SDK sends `prompt.image` as an image (a video's bytes went labelled image/png): a
+      // video input gives its first frame, as the local engine does.
+      const image =
+        task.inputImage && task.inputMimeType?.startsWith('video/') ? await extractVideoFrame(task.inputImage) : task.inputImage;
       const result = await experimental_generateVideo({
         model: this.model_('videoModel'),
-        prompt: task.inputImage ? { image: task.inputImage, text: task.prompt } : task.prompt,
+        prompt: image ? { image, text: task.prompt } : task.prompt,
         n: 1,
         maxRetries: this.config.maxRetries,
         abortSignal: signal,

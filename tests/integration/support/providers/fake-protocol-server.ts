@@ -3,11 +3,14 @@ import type { AddressInfo, Socket } from 'node:net';
 
 // A fake provider on 127.0.0.1 (port 0) speaking one provider's wire protocol, given as a
 // responder per request. A mode makes every call fail the way real providers do: an HTTP
-// error (with diagnostic text that must never reach a customer), a hang, or a malformed answer.
+// error (with diagnostic text that must never reach a customer), a hang, or a malformed answer;
+// `job-failed` is left to the responder: an asynchronous job (a video) reported failed in the
+// provider's own terms.
 
 export const FAKE_PROVIDER_DIAGNOSTIC = 'FAKE-PROVIDER-DIAGNOSTIC: replica 9 on fire';
 
-export type FakeProviderMode = { kind: 'ok' } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'garbage' };
+export type FakeProviderMode =
+  { kind: 'ok' } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'garbage' } | { kind: 'job-failed' };
 
 export interface FakeRequest {
   method: string;
@@ -26,7 +29,11 @@ export interface FakeReply {
   contentType?: string;
 }
 
-export type Responder = (request: FakeRequest, origin: string) => FakeReply | undefined | Promise<FakeReply | undefined>;
+export type Responder = (
+  request: FakeRequest,
+  origin: string,
+  mode: FakeProviderMode,
+) => FakeReply | undefined | Promise<FakeReply | undefined>;
 
 export interface FakeProviderServer {
   /** e.g. http://127.0.0.1:41234 */
@@ -76,7 +83,7 @@ export async function startFakeProviderServer(respond: Responder): Promise<FakeP
     };
     requests.push(request);
     // Downloads of media the fake itself answered with stay up whatever the mode.
-    const isDownload = url.pathname.startsWith('/files/');
+    const isDownload = url.pathname.includes('/files/');
     if (!isDownload && mode.kind === 'status') {
       send(res, { status: mode.status, json: { error: { message: FAKE_PROVIDER_DIAGNOSTIC, type: 'server_error', code: 'fake' } } });
       return;
@@ -86,7 +93,7 @@ export async function startFakeProviderServer(respond: Responder): Promise<FakeP
       send(res, { bytes: Buffer.from(`{"result": [ {{{ ${FAKE_PROVIDER_DIAGNOSTIC}`) });
       return;
     }
-    const reply = await respond(request, origin);
+    const reply = await respond(request, origin, mode);
     if (!reply) {
       send(res, { status: 404, json: { error: { message: `the fake has no route ${req.method} ${url.pathname}` } } });
       return;

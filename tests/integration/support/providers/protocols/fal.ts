@@ -1,22 +1,26 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // fal (fal.run and queue.fal.run, one fake for both hosts): POST /{model} runs a model
 // synchronously (an image model answers `images` by URL, a speech model `audio` by URL); POST to
 // the queue (`audio_url` in the body) answers a request id whose result GET .../requests/{id}
-// returns; a video model's queue request answers a response_url whose GET names the video; the
+// returns; a video model's queue request answers a response_url whose GET names the video (or
+// fails with HTTP 500); the
 // files it links to are served from /files/.
 
-export async function startFalFake(video?: Buffer): Promise<FakeProviderServer> {
+export async function startFalFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer((request, origin) => {
+  return startFakeProviderServer(async (request, origin, mode) => {
     if (request.method === 'GET' && request.path === '/files/image.png') return { bytes: media.png, contentType: 'image/png' };
     if (request.method === 'GET' && request.path === '/files/speech.mp3') return { bytes: media.mp3, contentType: 'audio/mpeg' };
     if (request.method === 'GET' && /\/requests\/req-fake-1$/.test(request.path)) {
       const chunks = FAKE_TRANSCRIPT.segments.map((s) => ({ text: ` ${s.text}`, timestamp: [s.start, s.end] }));
       return { json: { text: FAKE_TRANSCRIPT.text, chunks, inferred_languages: ['en'] } };
     }
-    if (request.method === 'GET' && request.path === '/files/video.mp4' && video) return { bytes: video, contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path.endsWith('/requests/vid-fake-1') && mode.kind === 'job-failed') {
+      return { status: 500, json: { detail: FAKE_PROVIDER_DIAGNOSTIC } };
+    }
     if (request.method === 'GET' && request.path.endsWith('/requests/vid-fake-1')) {
       return { json: { video: { url: `${origin}/files/video.mp4`, content_type: 'video/mp4' } } };
     }

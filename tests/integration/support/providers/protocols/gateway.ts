@@ -1,15 +1,16 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // Vercel AI Gateway's protocol (ai-gateway.vercel.sh/v3/ai): one POST per model kind
 // (/language-model, /image-model, /speech-model, /transcription-model) naming the model in a header
 // (`ai-language-model-id`, `ai-model-id`); the answer is the provider-spec (v3) result, media as base64.
+// /video-model answers a server-sent event stream whose one `result` (or `error`) event carries the video.
 
 export const fakeGatewayText = (model: string) => `gateway answer from ${model}`;
 
 export async function startGatewayFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer((request) => {
+  return startFakeProviderServer(async (request, _origin, mode) => {
     if (request.method !== 'POST') return undefined;
     const model = String(request.headers['ai-language-model-id'] ?? request.headers['ai-model-id'] ?? 'unknown');
     if (request.path.endsWith('/language-model')) {
@@ -25,6 +26,14 @@ export async function startGatewayFake(): Promise<FakeProviderServer> {
           warnings: [],
         },
       };
+    }
+    if (request.path.endsWith('/video-model')) {
+      if (mode.kind === 'job-failed') {
+        const event = { type: 'error', message: FAKE_PROVIDER_DIAGNOSTIC, errorType: 'provider_error', statusCode: 502, param: null };
+        return { bytes: Buffer.from(`data: ${JSON.stringify(event)}\n\n`), contentType: 'text/event-stream' };
+      }
+      const videos = [{ type: 'base64', data: (await fakeVideo()).toString('base64'), mediaType: 'video/mp4' }];
+      return { bytes: Buffer.from(`data: ${JSON.stringify({ type: 'result', videos })}\n\n`), contentType: 'text/event-stream' };
     }
     if (request.path.endsWith('/image-model')) return { json: { images: [media.png.toString('base64')] } };
     if (request.path.endsWith('/speech-model')) return { json: { audio: media.mp3.toString('base64') } };

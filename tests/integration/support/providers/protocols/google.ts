@@ -1,16 +1,34 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // The Gemini API (generativelanguage.googleapis.com/v1beta): models/{m}:generateContent for
-// text (a JSON answer when responseMimeType asks it), models/{m}:predict for Imagen, and the
-// Interactions API (POST /interactions) for transcription with word_info annotations.
+// text (a JSON answer when responseMimeType asks it), models/{m}:predict for Imagen, the
+// Interactions API (POST /interactions) for transcription with word_info annotations, and Veo:
+// models/{m}:predictLongRunning answers a pending operation, GET {operation name} the finished
+// one naming the video's file URI (or its error), GET files/{id}:download the MP4 (the API key in the query).
 
 export const fakeGeminiText = (model: string) => `gemini answer from ${model}`;
 
 export async function startGoogleFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer((request) => {
+  return startFakeProviderServer(async (request, origin, mode) => {
+    if (request.method === 'GET' && request.path.endsWith('/files/vid-fake-1:download')) {
+      return { bytes: await fakeVideo(), contentType: 'video/mp4' };
+    }
+    const operation = /\/(models\/[^/:]+\/operations\/op-fake-1)$/.exec(request.path);
+    if (request.method === 'GET' && operation && mode.kind === 'job-failed') {
+      return { json: { name: operation[1], done: true, error: { code: 13, message: FAKE_PROVIDER_DIAGNOSTIC, status: 'INTERNAL' } } };
+    }
+    if (request.method === 'GET' && operation) {
+      const video = { uri: `${origin}/v1beta/files/vid-fake-1:download?alt=media` };
+      const response = { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse' };
+      return {
+        json: { name: operation[1], done: true, response: { ...response, generateVideoResponse: { generatedSamples: [{ video }] } } },
+      };
+    }
     if (request.method !== 'POST') return undefined;
+    const longRunning = /\/models\/([^/:]+):predictLongRunning$/.exec(request.path);
+    if (longRunning) return { json: { name: `models/${longRunning[1]}/operations/op-fake-1` } };
     const generate = /\/models\/([^/:]+):generateContent$/.exec(request.path);
     if (generate) {
       const json = request.json?.generationConfig?.responseMimeType === 'application/json';

@@ -1,12 +1,14 @@
-import { startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer } from '../fake-protocol-server';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // Fakes of the remaining protocols, each from the provider's API reference:
 // - AssemblyAI: POST /v2/upload (raw bytes) -> {upload_url}; POST /v2/transcript -> {id, status};
 //   GET /v2/transcript/{id} -> the transcript, word times in milliseconds.
 // - Luma: POST {base}/dream-machine/v1/generations/image -> {id, state}; GET .../generations/{id}
 //   -> {state: completed, assets: {image: URL}}.
-// - Replicate: POST {base}/models/{owner}/{name}/predictions (Prefer: wait) -> {output: [URL]}.
+// - Replicate: POST {base}/models/{owner}/{name}/predictions (Prefer: wait) -> {output: [URL]};
+//   a video model's prediction is still `starting`: GET its urls.get -> {status: succeeded, output: URL}
+//   (or {status: failed, error}).
 // - Amazon Bedrock: POST {base}/model/{id}/converse (the `json` tool answers structured output),
 //   POST {base}/model/{id}/invoke for image models -> {images: [base64]}.
 // Files they link to are served from /files/.
@@ -15,7 +17,7 @@ export const fakeBedrockText = (model: string) => `bedrock answer from ${model}`
 
 export async function startMediaApisFake(): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer((request, origin) => {
+  return startFakeProviderServer(async (request, origin, mode) => {
     const { method, path } = request;
     if (method === 'GET' && path === '/files/image.png') return { bytes: media.png, contentType: 'image/png' };
     // AssemblyAI
@@ -33,6 +35,19 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
       return { json: { id: 'gen-fake-1', state: 'completed', assets: { image: `${origin}/files/image.png` } } };
     }
     // Replicate
+    if (method === 'GET' && path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
+    const prediction = (status: string, output?: string) => ({
+      id: 'pred-vid-1',
+      status,
+      ...(output ? { output } : {}),
+      urls: { get: `${origin}/v1/predictions/pred-vid-1`, cancel: `${origin}/v1/predictions/pred-vid-1/cancel` },
+    });
+    if (method === 'POST' && /\/models\/[^/]+\/[^/]*video[^/]*\/predictions$/.test(path))
+      return { status: 201, json: prediction('starting') };
+    if (method === 'GET' && path === '/v1/predictions/pred-vid-1' && mode.kind === 'job-failed') {
+      return { json: { ...prediction('failed'), error: FAKE_PROVIDER_DIAGNOSTIC } };
+    }
+    if (method === 'GET' && path === '/v1/predictions/pred-vid-1') return { json: prediction('succeeded', `${origin}/files/video.mp4`) };
     if (method === 'POST' && /\/models\/[^/]+\/[^/]+\/predictions$/.test(path)) {
       return { status: 201, json: { id: 'pred-fake', status: 'succeeded', output: [`${origin}/files/image.png`] } };
     }

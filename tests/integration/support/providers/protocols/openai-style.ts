@@ -1,10 +1,12 @@
-import { startFakeProviderServer, type FakeProviderServer, type FakeRequest } from '../fake-protocol-server';
-import { FAKE_CODE, FAKE_TRANSCRIPT, mediaSamples } from './media-samples';
+import { FAKE_PROVIDER_DIAGNOSTIC, startFakeProviderServer, type FakeProviderServer, type FakeRequest } from '../fake-protocol-server';
+import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-samples';
 
 // The OpenAI wire protocol as openai-compatible servers, xAI, Groq, DeepSeek, Azure OpenAI and
 // Mistral speak it (routes matched by their suffix, whatever prefix the provider puts first):
 // chat completions (JSON mode answers the code object), images as b64_json, speech as bytes,
-// transcriptions as verbose JSON. Mistral answers speech as JSON ({audio_data: base64}).
+// transcriptions as verbose JSON. Mistral answers speech as JSON ({audio_data: base64}). xAI's
+// videos: POST /videos/generations answers a request_id, GET /videos/{id} the finished video's URL (or
+// `failed`).
 
 export const fakeText = (model: string) => `fake answer from ${model}`;
 
@@ -26,8 +28,16 @@ export function wantsJson(request: FakeRequest): boolean {
 
 export async function startOpenAiStyleFake(options: { speechAsJson?: boolean } = {}): Promise<FakeProviderServer> {
   const media = await mediaSamples();
-  return startFakeProviderServer((request) => {
+  return startFakeProviderServer(async (request, origin, mode) => {
+    if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path.endsWith('/videos/xvid-fake-1') && mode.kind === 'job-failed') {
+      return { json: { status: 'failed', error: { code: 'internal_error', message: FAKE_PROVIDER_DIAGNOSTIC } } };
+    }
+    if (request.method === 'GET' && request.path.endsWith('/videos/xvid-fake-1')) {
+      return { json: { status: 'done', video: { url: `${origin}/files/video.mp4`, duration: 1, respect_moderation: true }, model: 'x' } };
+    }
     if (request.method !== 'POST') return undefined;
+    if (request.path.endsWith('/videos/generations')) return { json: { request_id: 'xvid-fake-1' } };
     if (request.path.endsWith('/chat/completions')) {
       const model = String(request.json?.model ?? 'unknown');
       return { json: completion(model, wantsJson(request) ? JSON.stringify(FAKE_CODE) : fakeText(model)) };
