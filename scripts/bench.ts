@@ -6,7 +6,8 @@
 //                   database work (claim idempotency key, hold units, record usage)
 //   - provider path: text.generate through an `openai-compatible` engine pointed at
 //                   scripts/bench/instant-provider.ts, and that instant provider called directly
-// plus the rejection paths (401, 422: no database write allowed) and the idempotent replay.
+// plus the rejection paths (401, 422: no database write allowed), the idempotent replay, and the
+// paid path and rejections once more on a second instance with the request log and metrics off.
 // Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
 // The figures are printed, never asserted. The last line has a fixed form for comparisons.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -466,6 +467,32 @@ async function main(): Promise<void> {
   r422.note = before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}`;
   rows.push(r422);
 
+  // Issue 19's question, in the same run: what the request log and the metrics cost. A second
+  // instance of the product on the same database with both off (LOG_FORMAT=off, no metrics; the
+  // refused-request counts have no switch) takes the paid path and the two rejections.
+  const quietPort = await freePort();
+  const quiet = await spawnNode(
+    [...extraArgs, ...start.args],
+    { ...baseEnv, ...start.env, LOG_FORMAT: 'off', DATABASE_URL: databaseUrl, PORT: String(quietPort), HOST: '127.0.0.1' },
+    /serving on/,
+    180_000,
+  );
+  const quiet$ = `http://127.0.0.1:${quietPort}`;
+  const quietPaid = await measure(
+    'text.generate  (log+metrics off)',
+    { url: `${quiet$}/v1/text/generate`, ...paid(productKey) },
+    quiet.pid,
+  );
+  const quiet401 = await measure('401 (log+metrics off)', { url: `${quiet$}/v1/text/generate`, ...paid(unknownKey) }, quiet.pid);
+  const quiet422 = await measure(
+    '422 (log+metrics off)',
+    { url: `${quiet$}/v1/text/generate`, ...paid(productKey), body: JSON.stringify({ input: '' }) },
+    quiet.pid,
+  );
+  rows.push(quietPaid, quiet401, quiet422);
+  quiet.kill('SIGTERM');
+  await new Promise((resolve) => quiet.once('exit', resolve));
+
   // Idempotent replay: one key, stored once, replayed by every request.
   const replayKey = `bench-replay-${runId}`;
   const first = await fetch(`${app$}/v1/text/generate`, {
@@ -613,6 +640,11 @@ async function main(): Promise<void> {
   );
   out(
     `provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${FIXED_RATE} req/s ${fmt(fixedProvider.p99)} ms against the instant provider's own ${fmt(fixedDirect.p99)} ms (${signed(addedP99)})`,
+  );
+  const versus = (on: Measured, off: Measured) =>
+    `${fmt(on.rps)} vs ${fmt(off.rps)} req/s, ${fmt(on.cpuServer ?? 0, 2)} vs ${fmt(off.cpuServer ?? 0, 2)} ms server CPU`;
+  out(
+    `request log + metrics on vs off (same run, second instance): paid path ${versus(product, quietPaid)}; 401 ${versus(r401, quiet401)}; 422 ${versus(r422, quiet422)}`,
   );
   out(
     `product RSS: ${fmt(idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, VmHWM ${fmt(memory.hwm)} MB (PostgreSQL's own processes not included)`,
