@@ -12,7 +12,14 @@ function show(path: string, value: unknown): string {
 }
 
 /** The fields that differ between two versions: old value struck through, new one highlighted. */
-export function VersionDiff(props: { changes: VersionChange[]; from: number; to: number; caption?: string }) {
+export function VersionDiff(props: {
+  changes: VersionChange[];
+  from: number;
+  to: number;
+  caption?: string;
+  /** Inside another table's cell (the audit log): long values wrap within the cell. */
+  inline?: boolean;
+}) {
   if (props.changes.length === 0) {
     return (
       <p className="muted">
@@ -22,7 +29,7 @@ export function VersionDiff(props: { changes: VersionChange[]; from: number; to:
   }
   return (
     <div
-      className="table-wrap"
+      className={props.inline ? 'table-wrap diff-inline' : 'table-wrap'}
       role="region"
       aria-label={props.caption ?? `Changes from version ${props.from} to ${props.to}`}
       tabIndex={0}

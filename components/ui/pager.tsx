@@ -16,7 +16,7 @@ export function Pager(props: {
     const text = query.toString();
     return text ? `${props.path}?${text}` : props.path;
   };
-  // Lists without a previous-page cursor (keys) can still go back to the first page.
+  // Lists without a previous-page cursor (the audit log) can still go back to the first page.
   const back = props.prevCursor !== undefined ? props.prevCursor : props.hasCursor ? '' : null;
   return (
     <nav className="pager" aria-label="Pages">

@@ -30,6 +30,15 @@ process.env.PROVIDER_MAX_RETRIES = '0';
 setQuickJobQueue();
 resetConfigForTests();
 
+/** The upload each of the key's usage events records as consumed. */
+async function uploadsConsumedBy(keyId: string) {
+  const { rows } = await getPool().query<{ input_upload_id: string | null }>(
+    'SELECT input_upload_id FROM usage_events WHERE api_key_id = $1',
+    [keyId],
+  );
+  return rows.map((row) => row.input_upload_id);
+}
+
 const localVideos = (extra: Record<string, unknown> = {}) => ({
   'videos.generate': { engine: 'local', units: 20, input_uploads: false, ...extra },
 });
@@ -302,6 +311,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       expect(await remainingUnits(key.id)).toBe(100);
       expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
       expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: done.job_id, error_code: 'internal_error' }]);
+      expect(await uploadsConsumedBy(key.id)).toEqual([upload]);
     });
 
     it('takes a verified image upload as the first frame; refuses unverified, wrong-purpose and foreign uploads', async () => {
@@ -312,6 +322,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
       expect(done.status).toBe('succeeded');
       expect(probeVideo((await download(done.result!.url)).bytes).codec).toBe('h264');
+      expect(await uploadsConsumedBy(key.id)).toEqual([verified]);
 
       const pending = await storeUpload(key.id, 'pending');
       const unverified = await submit(key.key, { prompt: 'x', input_upload_id: pending });

@@ -82,10 +82,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                     from={diff.from}
                     to={diff.to}
                     caption={`Changes from version ${diff.from} to ${diff.to} of ${row.target_id}`}
+                    inline
                   />
                 );
               return (
-                <span className="stack" style={{ gap: '0.25rem' }}>
+                <span className="stack audit-change" style={{ gap: '0.25rem' }}>
                   {row.before !== null && row.before !== undefined ? (
                     <span>
                       <span className="muted">before </span>

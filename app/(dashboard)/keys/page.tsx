@@ -9,7 +9,6 @@ import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { Pager } from '@/components/ui/pager';
 import type { KeyView } from '@/server/domain/keys/key-view';
-import { isUuid } from '@/server/domain/uuid';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'API keys' };
@@ -43,7 +42,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const cursor = param(params, 'cursor');
   const byRefusals = param(params, 'sort', ['refusals'] as const) === 'refusals';
   const [keys, packages, refused] = await Promise.all([
-    caller.keys.list({ ...filters, cursor: cursor && isUuid(cursor) ? cursor : undefined, limit: 50 }),
+    // A cursor this service did not write (edited by hand, from an older version) shows the first page.
+    caller.keys.list({ ...filters, cursor, limit: 50 }).catch(() => caller.keys.list({ ...filters, limit: 50 })),
     caller.packages.list(),
     byRefusals ? caller.refusals.keys({ range: '14d', limit: 50 }) : undefined,
   ]);
@@ -116,6 +116,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           path="/keys"
           params={{ q: filters.search, status: filters.status, package: filters.packageSlug }}
           nextCursor={keys.nextCursor}
+          prevCursor={keys.prevCursor}
           hasCursor={Boolean(cursor)}
         />
       )}

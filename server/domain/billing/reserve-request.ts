@@ -20,6 +20,8 @@ export interface Charge {
   units: number;
   /** The package's engine setting: one name or its ordered fallbacks. */
   engine: string | readonly string[];
+  /** The upload the call consumes (input_upload_id), recorded on its usage event. */
+  inputUploadId?: string;
 }
 
 /** The engine a charge names first (the one tried first). */

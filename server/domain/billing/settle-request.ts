@@ -16,6 +16,7 @@ export function usageRecord(reservation: Reservation, usageEventId: string): Usa
     operation: request.charge!.operation,
     ...usedEngines(reservation),
     requestId: request.requestId,
+    inputUploadId: request.charge!.inputUploadId ?? null,
     durationMs: Date.now() - reservation.startedAt,
   };
 }

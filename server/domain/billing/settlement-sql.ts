@@ -39,6 +39,7 @@ const USAGE_EVENT_COLUMNS = [
   'request_id',
   'hold_id',
   'job_id',
+  'input_upload_id',
   'duration_ms',
   'engines_tried',
 ] as const;

@@ -141,8 +141,12 @@ export interface JobUsage {
 
 export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
 
+/** The upload a job's input names (JobInput.inputUpload.uploadId), for its usage event. */
+const JOB_INPUT_UPLOAD = `input->'inputUpload'->>'uploadId'`;
+
 const SUCCEED_JOB_SQL = `WITH job AS (
-             SELECT id, hold_id FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
+             SELECT id, hold_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
+               FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
            ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte(
              {
                id: '$2::uuid',
@@ -156,6 +160,7 @@ const SUCCEED_JOB_SQL = `WITH job AS (
                request_id: '$6::text',
                hold_id: 'id',
                job_id: '$1::text',
+               input_upload_id: '(SELECT input_upload_id FROM job)',
                duration_ms: '$7::int',
                engines_tried: 'COALESCE($10::text[], ARRAY[]::text[])',
              },
@@ -211,7 +216,7 @@ export interface JobFailure {
 const FAIL_JOB_SQL = `WITH job AS (
              UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
               WHERE id = $1 AND status IN ('submitted', 'running')
-             RETURNING id, hold_id, operation, engine, request_id
+             RETURNING id, hold_id, operation, engine, request_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
            ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte(
              {
                id: '$4::uuid',
@@ -225,6 +230,7 @@ const FAIL_JOB_SQL = `WITH job AS (
                request_id: 'j.request_id',
                hold_id: 'h.id',
                job_id: 'j.id',
+               input_upload_id: 'j.input_upload_id',
                duration_ms: '$6::int',
                engines_tried: 'COALESCE($8::text[], ARRAY[]::text[])',
              },

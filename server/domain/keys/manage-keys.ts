@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
 import { PG_INTEGER_MAX } from '../pg-integer';
+import { keysetPageQuery, toPage } from '../reports/cursor';
 import { isUuid } from '../uuid';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
@@ -30,8 +31,14 @@ export interface ListKeysInput {
   limit?: number;
 }
 
-/** Newest first, keyset-paged by (created_at, id) so it stays fast with many keys. */
-export async function listKeys(db: PrismaClient, input: ListKeysInput = {}): Promise<{ items: KeyView[]; nextCursor: string | null }> {
+/**
+ * Newest first, keyset-paged by (created_at, id) both ways (the reports' opaque cursors), so it
+ * stays fast with many keys.
+ */
+export async function listKeys(
+  db: PrismaClient,
+  input: ListKeysInput = {},
+): Promise<{ items: KeyView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 1000);
   const where: Prisma.ApiKeyWhereInput = {
     ...(input.status ? { status: input.status } : {}),
@@ -46,15 +53,8 @@ export async function listKeys(db: PrismaClient, input: ListKeysInput = {}): Pro
         }
       : {}),
   };
-  const rows = await db.apiKey.findMany({
-    where,
-    include: KEY_INCLUDE,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-    ...(input.cursor && isUuid(input.cursor) ? { cursor: { id: input.cursor }, skip: 1 } : {}),
-  });
-  const items = rows.slice(0, limit).map(toKeyView);
-  return { items, nextCursor: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  const rows = await db.apiKey.findMany(keysetPageQuery(where, input.cursor, limit, KEY_INCLUDE));
+  return toPage(rows, limit, toKeyView, input.cursor);
 }
 
 /** Revokes at once; every instance refuses the key within the key cache's lifetime (< 1 s). */

@@ -118,6 +118,8 @@ export interface UsageRecord {
   engine: string;
   requestId: string;
   jobId?: string | null;
+  /** The upload the call consumed, if any. */
+  inputUploadId?: string | null;
   durationMs: number;
   /** Every engine called, in order (fallbacks). */
   enginesTried?: readonly string[];
@@ -136,6 +138,7 @@ const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usag
     request_id: '$6::text',
     hold_id: 'id',
     job_id: '$7::text',
+    input_upload_id: '$13::text',
     duration_ms: '$8::int',
     engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
   },
@@ -176,6 +179,7 @@ export async function captureHold(
       idempotency?.status ?? null,
       idempotency?.body ?? null,
       usage.enginesTried ?? null,
+      usage.inputUploadId ?? null,
     ],
   });
   return rows[0]!.captured === 1;
@@ -196,6 +200,7 @@ const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usag
     request_id: '$7::text',
     hold_id: 'id',
     job_id: '$8::text',
+    input_upload_id: '$12::text',
     duration_ms: '$9::int',
     engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
   },
@@ -231,6 +236,7 @@ export async function releaseHold(
       failure?.durationMs ?? null,
       idempotencyRecordId ?? null,
       failure?.enginesTried ?? null,
+      failure?.inputUploadId ?? null,
     ],
   });
 }

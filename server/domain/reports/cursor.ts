@@ -46,16 +46,21 @@ export function afterPosition(position: CursorPosition | undefined) {
 export const WITH_KEY = { apiKey: { select: { prefix: true, label: true } } } as const;
 
 /**
- * The shared part of a report's findMany: rows matching `where` strictly after the cursor,
- * newest first, with their key, and one probe row more than the page (see toPage).
+ * The shared part of a list's findMany: rows matching `where` strictly after the cursor, newest
+ * first, with `include` (a report row's key by default), and one probe row more than the page (see toPage).
  */
-export function keysetPageQuery<Where extends object>(where: Where, cursor: string | undefined, limit: number) {
+export function keysetPageQuery<Where extends object, Include extends object = typeof WITH_KEY>(
+  where: Where,
+  cursor: string | undefined,
+  limit: number,
+  include: Include = WITH_KEY as Include,
+) {
   const position = decodeCursor(cursor);
   // Paging back reads the newer rows nearest the position first; toPage puts them newest first again.
   const order = position?.before ? ('asc' as const) : ('desc' as const);
   return {
     where: { AND: [where, afterPosition(position)] },
-    include: WITH_KEY,
+    include,
     orderBy: [{ createdAt: order }, { id: order }],
     take: limit + 1,
   };

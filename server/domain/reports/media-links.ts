@@ -30,19 +30,60 @@ export async function uploadFileLink(db: PrismaClient, id: string): Promise<Medi
   return upload.status === 'verified' ? link(upload.storageKey, upload.mimeType) : null;
 }
 
-/** The jobs that took this upload as their input, newest first. */
-export async function jobsUsingUpload(db: PrismaClient, id: string) {
-  const jobs = await db.job.findMany({
-    where: { input: { path: ['inputUpload', 'uploadId'], equals: id } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: 50,
-    select: { id: true, status: true, operation: true, requestId: true, createdAt: true },
-  });
-  return jobs.map((job) => ({
-    id: job.id,
-    status: job.status,
-    operation: job.operation,
-    request_id: job.requestId,
-    created_at: job.createdAt.toISOString(),
-  }));
+export interface UploadCall {
+  request_id: string;
+  operation: string;
+  /** A usage event's outcome, or the status of a video job that has not finished (no usage event yet). */
+  outcome: 'succeeded' | 'failed' | 'submitted' | 'running';
+  /** Units charged; for an unfinished job, the units it holds. */
+  units: number;
+  created_at: string;
+  job_id: string | null;
+  /** False for an unfinished job: it has no usage row yet. */
+  has_usage_row: boolean;
+}
+
+const CALLS_SHOWN = 50;
+
+/**
+ * Every /v1 call that consumed this upload (images.generate, audio.transcribe, videos.generate),
+ * from the usage events that record it, and the video jobs on it still running, newest first.
+ */
+export async function callsUsingUpload(db: PrismaClient, id: string): Promise<UploadCall[]> {
+  const [events, unfinished] = await Promise.all([
+    db.usageEvent.findMany({
+      where: { inputUploadId: id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: CALLS_SHOWN,
+      select: { requestId: true, operation: true, outcome: true, units: true, createdAt: true, jobId: true },
+    }),
+    // Found by their status first (an indexed, short list), then by the upload in their input.
+    db.job.findMany({
+      where: { status: { in: ['submitted', 'running'] }, input: { path: ['inputUpload', 'uploadId'], equals: id } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: CALLS_SHOWN,
+      select: { id: true, status: true, operation: true, units: true, requestId: true, createdAt: true },
+    }),
+  ]);
+  const calls: UploadCall[] = [
+    ...unfinished.map((job) => ({
+      request_id: job.requestId,
+      operation: job.operation,
+      outcome: job.status as 'submitted' | 'running',
+      units: job.units,
+      created_at: job.createdAt.toISOString(),
+      job_id: job.id,
+      has_usage_row: false,
+    })),
+    ...events.map((event) => ({
+      request_id: event.requestId,
+      operation: event.operation,
+      outcome: event.outcome,
+      units: event.units,
+      created_at: event.createdAt.toISOString(),
+      job_id: event.jobId,
+      has_usage_row: true,
+    })),
+  ];
+  return calls.sort((a, b) => b.created_at.localeCompare(a.created_at)).slice(0, CALLS_SHOWN);
 }

@@ -16,7 +16,12 @@ export const videosGenerateRoute = definePostRoute({
   scope: 'videos.generate',
   schema: videosGenerateRequest,
   prepare: (body, ctx) => prepareVideosGenerate(body, ctx.key),
-  charge: (prepared) => ({ operation: 'videos.generate', units: prepared.units, engine: prepared.engine }),
+  charge: (prepared) => ({
+    operation: 'videos.generate',
+    units: prepared.units,
+    engine: prepared.engine,
+    inputUploadId: prepared.input.inputUpload?.uploadId,
+  }),
   run: async (prepared, ctx) => {
     if (!ctx.hold) throw new Error('videos.generate must hold units');
     const job = await submitVideoJob(getSqlDb(), prepared, {

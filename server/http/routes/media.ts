@@ -24,7 +24,12 @@ export const imagesGenerateRoute = definePostRoute({
   scope: 'images.generate',
   schema: imagesGenerateRequest,
   prepare: (body, ctx) => prepareImagesGenerate(body, ctx.key),
-  charge: (prepared) => ({ operation: 'images.generate', units: prepared.units, engine: prepared.engine }),
+  charge: (prepared) => ({
+    operation: 'images.generate',
+    units: prepared.units,
+    engine: prepared.engine,
+    inputUploadId: prepared.input?.id,
+  }),
   run: async (prepared, ctx) => ({ kind: 'generation', output: await generateImage(prepared, ctx.origin, ctx.signal, ctx.engines) }),
 });
 
@@ -48,6 +53,11 @@ export const audioTranscribeRoute = definePostRoute({
   scope: 'audio.transcribe',
   schema: audioTranscribeRequest,
   prepare: (body, ctx) => prepareAudioTranscribe(body, ctx.key),
-  charge: (prepared) => ({ operation: 'audio.transcribe', units: prepared.units, engine: prepared.engine }),
+  charge: (prepared) => ({
+    operation: 'audio.transcribe',
+    units: prepared.units,
+    engine: prepared.engine,
+    inputUploadId: prepared.input.id,
+  }),
   run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(prepared, ctx.signal, ctx.engines) }),
 });

@@ -5,7 +5,7 @@ import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import { operatorProcedure, router } from '../init';
 import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
-import { limit, uuid } from './inputs';
+import { cursor, limit, uuid } from './inputs';
 
 export const keysRouter = router({
   list: operatorProcedure
@@ -14,7 +14,7 @@ export const keysRouter = router({
         search: z.string().trim().max(200).optional(),
         status: z.enum(['active', 'revoked']).optional(),
         packageSlug: z.string().max(63).optional(),
-        cursor: uuid.optional(),
+        cursor,
         limit,
       }),
     )

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobsUsingUpload, uploadFileLink } from '../../domain/reports/media-links';
+import { callsUsingUpload, uploadFileLink } from '../../domain/reports/media-links';
 import { getUpload, listUploads, UPLOAD_STATUSES } from '../../domain/reports/uploads';
 import { operatorProcedure, router } from '../init';
 import { cursor, limit, uuid } from './inputs';
@@ -13,6 +13,6 @@ export const uploadsRouter = router({
   get: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => getUpload(ctx.db, input.id)),
   /** A fresh short-lived URL of the verified bytes, for preview and download (null before verification). */
   fileLink: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => uploadFileLink(ctx.db, input.id)),
-  /** The calls (video jobs) that took this upload as input. */
-  usedBy: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => jobsUsingUpload(ctx.db, input.id)),
+  /** The /v1 calls that consumed this upload (their usage events), and video jobs on it still running. */
+  usedBy: operatorProcedure.input(z.strictObject({ id: uploadId })).query(({ ctx, input }) => callsUsingUpload(ctx.db, input.id)),
 });

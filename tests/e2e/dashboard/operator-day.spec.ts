@@ -255,6 +255,13 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
       intervals: [1000],
     })
     .toBe('succeeded');
+  // The same upload as an image's input: a second call that used it.
+  const image = await request.post('/v1/images/generate', {
+    headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': `e2e-${randomBytes(8).toString('hex')}` },
+    data: { prompt: 'the square, in pencil', input_upload_id: upload.upload_id },
+  });
+  expect(image.status(), await image.text()).toBe(200);
+  const imageRequestId = image.headers()['x-request-id']!;
 
   await signedIn(page);
   await page.goto(`/jobs?key=${issued.prefix}&status=succeeded`);
@@ -277,12 +284,22 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
 
   await page.goto(`/input-uploads/${upload.upload_id}`);
   await expect(page.getByRole('heading', { level: 1, name: 'square.png' })).toBeVisible();
-  const image = page.getByTestId('media-image');
-  await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(32);
+  const preview = page.getByTestId('media-image');
+  await expect.poll(() => preview.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(32);
   await expect(page.getByRole('link', { name: 'Download' })).toHaveAttribute('download', 'square.png');
-  await expect(page.getByRole('region', { name: 'Calls that used this upload' })).toContainText('videos.generate');
+  const calls = page.getByRole('region', { name: 'Calls that used this upload' }).locator('tbody tr');
+  await expect(calls).toHaveCount(2);
+  await expect(calls.nth(0)).toContainText('images.generate');
+  await expect(calls.nth(0)).toContainText('succeeded');
+  await expect(calls.nth(0)).toContainText('5');
+  await expect(calls.nth(1)).toContainText('videos.generate');
+  await expect(calls.nth(1)).toContainText('succeeded');
+  await expect(calls.nth(1).getByRole('link', { name: jobId })).toHaveAttribute('href', `/jobs/${jobId}`);
   await expectAccessible(page, 'upload page');
   await keepScreenshot(page, 'upload-preview');
+  await calls.nth(0).getByRole('link', { name: imageRequestId }).click();
+  await expect(page).toHaveURL(new RegExp(`/usage\\?request=${imageRequestId}`));
+  await expect(page.getByRole('region', { name: 'Usage events' }).locator('tbody tr.highlight')).toContainText('images.generate');
   await page.goto('/input-uploads');
   await expectAccessible(page, 'uploads');
 });

@@ -77,7 +77,7 @@ describe('jobs: filters and a fresh link to the video', () => {
 });
 
 describe('uploads: preview link and the calls that used it', () => {
-  it('links verified bytes only, and lists the jobs that took the upload', async () => {
+  it('links verified bytes only, and lists the video jobs still running on the upload', async () => {
     const { caller } = await operatorCaller();
     const mine = await key(caller, 'uploader');
     const uploadId = newId('upl');
@@ -113,8 +113,9 @@ describe('uploads: preview link and the calls that used it', () => {
         input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } },
       },
     });
+    // A job still running has no usage event yet: listed with the units it holds.
     expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([
-      expect.objectContaining({ id: jobId, request_id: 'req_used', status: 'submitted' }),
+      expect.objectContaining({ job_id: jobId, request_id: 'req_used', outcome: 'submitted', units: 5, has_usage_row: false }),
     ]);
     await expectTrpcError(caller.uploads.fileLink({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
   });

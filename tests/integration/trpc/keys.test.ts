@@ -29,7 +29,7 @@ describe('keys', () => {
     await expectTrpcError(caller.keys.issue({ packageSlug: 'starter', label: 'x'.repeat(201) }), 'BAD_REQUEST');
   });
 
-  it('list searches, filters and pages through keys', async () => {
+  it('list searches, filters and pages through keys, forward and back', async () => {
     const { caller } = await operatorCaller();
     const slug = uniqueSlug('pk-page');
     await seedPackage(slug);
@@ -42,6 +42,14 @@ describe('keys', () => {
     const labels = [...first.items, ...second.items, ...third.items].map((key) => key.label);
     expect(labels).toEqual([4, 3, 2, 1, 0].map((i) => `paging ${marker} ${i}`));
     expect(third.nextCursor).toBeNull();
+    // Back from the third page: the second, then the first, the same rows in the same order.
+    expect(first.prevCursor).toBeNull();
+    const back = await caller.keys.list({ search: marker, limit: 2, cursor: third.prevCursor! });
+    expect(back.items.map((key) => key.id)).toEqual(second.items.map((key) => key.id));
+    const start = await caller.keys.list({ search: marker, limit: 2, cursor: back.prevCursor! });
+    expect(start.items.map((key) => key.id)).toEqual(first.items.map((key) => key.id));
+    expect(start.prevCursor).toBeNull();
+    expect(start.nextCursor).not.toBeNull();
     expect((await caller.keys.list({ packageSlug: slug, status: 'revoked' })).items).toEqual([]);
     // LIKE wildcards in a search are plain characters.
     for (const search of ['%', '_', 'paging%', `paging ${marker}_`]) {
@@ -50,7 +58,8 @@ describe('keys', () => {
     expect((await caller.keys.list({ packageSlug: slug, search: `paging ${marker} 3` })).items.map((key) => key.label)).toEqual([
       `paging ${marker} 3`,
     ]);
-    await expectTrpcError(caller.keys.list({ cursor: 'not-a-uuid' }), 'BAD_REQUEST');
+    // A cursor is opaque, as every list's: one this service did not write is refused as such.
+    await expectTrpcError(caller.keys.list({ cursor: 'not-a-uuid' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
   });
 
   it('revoke and topUp change the key and are audited with before and after', async () => {

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatBytes, formatDate } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber } from '@/components/ui/format';
 import { MediaPreview } from '@/components/ui/media-preview';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
@@ -59,17 +59,33 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
         <DataTable
           caption="Calls that used this upload"
           rows={usedBy}
-          rowKey={(row) => row.id}
-          empty={{ title: 'No call has used this upload yet', hint: 'Video jobs that take it as input_upload_id are listed here.' }}
+          rowKey={(row) => `${row.request_id} ${row.outcome} ${row.created_at}`}
+          empty={{
+            title: 'No call has used this upload yet',
+            hint: 'Every call that takes it as input_upload_id (images.generate, audio.transcribe, videos.generate) is listed here.',
+          }}
           columns={[
-            { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
-            { header: 'Operation', cell: (row) => row.operation },
-            { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
             {
               header: 'Request id',
-              cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
+              cell: (row) => (
+                <MonoId
+                  value={row.request_id}
+                  what="request id"
+                  href={row.has_usage_row ? usageRowHref(row.request_id) : `/jobs/${row.job_id}`}
+                  head={8}
+                  tail={4}
+                />
+              ),
             },
-            { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+            { header: 'Operation', cell: (row) => row.operation },
+            { header: 'Outcome', cell: (row) => <StatusBadge status={row.outcome} /> },
+            {
+              header: 'Units',
+              cell: (row) => (row.has_usage_row ? formatNumber(row.units) : `${formatNumber(row.units)} held`),
+              numeric: true,
+            },
+            { header: 'When', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+            { header: 'Job', cell: (row) => (row.job_id ? <MonoId value={row.job_id} what="job id" href={`/jobs/${row.job_id}`} /> : '—') },
           ]}
         />
       </Card>

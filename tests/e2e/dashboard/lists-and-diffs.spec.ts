@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { expectAccessible } from '../support/axe';
+import { cli } from '../support/cli';
+import { keepScreenshot, signIn } from '../support/dashboard';
+
+// The keys list pages both ways with its state in the URL; a long version diff in the audit log
+// stays inside its own box at 1440x900 (the dashboard project's viewport).
+
+const tag = () => randomUUID().slice(0, 6);
+
+test.describe.configure({ timeout: 150_000 });
+
+async function signedIn(page: Page) {
+  await signIn(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+}
+
+function applyPackage(definition: Record<string, unknown>) {
+  const file = join(mkdtempSync(join(tmpdir(), 'wgs-e2e-pkg-')), 'packages.json');
+  writeFileSync(file, JSON.stringify({ packages: [definition] }));
+  cli('packages', 'apply', file);
+}
+
+/** The page scrolls sideways when its content is wider than the window. */
+const pageOverflow = (page: Page) =>
+  page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+
+test('keys: next page, then previous page, lands on the first page again (URL state)', async ({ page }) => {
+  const marker = `pager-${tag()}`;
+  await signedIn(page);
+  // 53 keys: a full page of 50 and a second of 3.
+  for (let i = 0; i < 53; i++) {
+    const issued = await page.request.post('/api/trpc/keys.issue', { data: { packageSlug: 'starter', label: `${marker} ${i}` } });
+    expect(issued.status(), await issued.text()).toBe(200);
+  }
+  await page.goto(`/keys?q=${marker}`);
+  const rows = page.getByRole('region', { name: 'API keys' }).locator('tbody tr');
+  await expect(rows).toHaveCount(50);
+  const firstPage = await rows.allInnerTexts();
+  expect(firstPage[0]).toContain(`${marker} 52`);
+  await expect(page.getByRole('link', { name: '← Previous page' })).toHaveCount(0);
+
+  await page.getByRole('link', { name: 'Next page →' }).click();
+  await expect(page).toHaveURL(new RegExp(`/keys\\?q=${marker}&cursor=`));
+  await expect(rows).toHaveCount(3);
+  expect(await rows.allInnerTexts()).toEqual([`${marker} 2`, `${marker} 1`, `${marker} 0`].map((label) => expect.stringContaining(label)));
+  await expect(page.getByRole('link', { name: 'Next page →' })).toHaveCount(0);
+  await expectAccessible(page, 'keys, second page');
+  await keepScreenshot(page, 'keys-second-page');
+
+  await page.getByRole('link', { name: '← Previous page' }).click();
+  await expect(page).toHaveURL(new RegExp(`/keys\\?q=${marker}&cursor=`));
+  await expect(rows).toHaveCount(50);
+  expect(await rows.allInnerTexts()).toEqual(firstPage);
+  await expect(page.getByRole('link', { name: '← Previous page' })).toHaveCount(0);
+  // The URL is the state: reloaded, the same page.
+  await page.reload();
+  await expect(rows).toHaveCount(50);
+  expect(await rows.allInnerTexts()).toEqual(firstPage);
+});
+
+test('audit log: a long version diff wraps inside its own box, the page never scrolls sideways at 1440 px', async ({ page }) => {
+  const slug = `long-${tag()}`;
+  const styles = (word: string) => Array.from({ length: 4 }, (_, i) => `${word}${i}`.padEnd(120, word.charAt(0)));
+  const version = (name: string, word: string) => ({
+    slug,
+    name,
+    quota_units: 300,
+    limits: { requests_per_minute: 60, concurrency: 2 },
+    operations: {
+      'text.generate': { engine: 'local', units: 1, output_formats: ['text'] },
+      'images.generate': { engine: 'local', units: 5, output_formats: ['png', 'webp', 'jpeg'], styles: styles(word) },
+    },
+  });
+  applyPackage(version('A'.repeat(120), 'watercolour'));
+  applyPackage(version('B'.repeat(120), 'charcoal'));
+  await signedIn(page);
+  expect(page.viewportSize()).toEqual({ width: 1440, height: 900 });
+  await page.goto(`/audit?target=${slug}`);
+  const diff = page.getByRole('region', { name: `Changes from version 1 to 2 of ${slug}` });
+  await expect(diff.getByRole('row', { name: /Styles/ })).toContainText('charcoal0');
+  await expect(diff.getByRole('row', { name: /^Name/ })).toContainText('B'.repeat(20));
+  const sizes = await pageOverflow(page);
+  expect(sizes.scroll, 'the page is no wider than the window').toBeLessThanOrEqual(sizes.client);
+  // The log's own box does not scroll sideways either: the diff wraps inside its cell.
+  const log = page.getByRole('region', { name: 'Audit log entries' });
+  expect(await log.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  await expectAccessible(page, 'audit log with a long diff');
+  await keepScreenshot(page, 'audit-long-diff');
+});
