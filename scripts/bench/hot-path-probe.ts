@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   try {
     await migrateDatabase(database.url);
     process.env.DATABASE_URL = database.url;
-    const { getPool, getPrisma, disconnectDb } = await import('../../server/db/client');
+    const { getPool, getPrisma, getSqlDb, disconnectDb } = await import('../../server/db/client');
     const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
     const { issueKey } = await import('../../server/domain/keys/issue-key');
     const { CLI_ACTOR } = await import('../../server/domain/actor');
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     for (const concurrent of [1, 20, 50]) {
       clearKeyCache();
       lookups = 0;
-      await Promise.all(Array.from({ length: concurrent }, () => authenticateKey(`Bearer ${issued.key}`)));
+      await Promise.all(Array.from({ length: concurrent }, () => authenticateKey(getSqlDb(), `Bearer ${issued.key}`)));
       console.log(`key lookup: ${concurrent} concurrent requests after the cache entry expired -> ${lookups} SELECT(s)`);
     }
     (pool as unknown as { query: unknown }).query = original;

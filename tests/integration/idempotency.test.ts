@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
 import { topUpKey } from '@/server/domain/keys/manage-keys';
@@ -352,7 +352,7 @@ describe('expiry', () => {
       responseStatus: 200,
       responseBody: '{}',
     });
-    const deleted = await deleteExpiredIdempotencyRecords();
+    const deleted = await deleteExpiredIdempotencyRecords(getSqlDb());
     expect(deleted).toBeGreaterThanOrEqual(2);
     const { rows } = await getPool().query<{ id: string }>('SELECT id FROM idempotency_records WHERE id = ANY($1::uuid[])', [
       [expired, expiredRunning, live],

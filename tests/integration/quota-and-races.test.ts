@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool } from '@/server/db/client';
+import { disconnectDb, getPool, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
@@ -134,11 +134,11 @@ describe('sweepExpiredHolds', () => {
     );
     expect(await keyState(id)).toEqual({ remaining_units: 6, in_flight: 1 });
     expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited'); // the dead request's slot
-    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(1);
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
     const { rows } = await getPool().query('SELECT status::text FROM unit_holds WHERE id = $1', [holdId]);
     expect(rows).toEqual([{ status: 'released' }]);
-    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
+    expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
     const after = await call(textRoute.POST, TEXT, { input: 'x' }, { key });
     expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 9 });
@@ -153,7 +153,7 @@ describe('sweepExpiredHolds', () => {
        SELECT $2::uuid, $1::uuid, 2, 'text.generate', 'req_livelivelivelivelivelive0', now() + interval '5 minutes' FROM taken`,
       [id, holdId],
     );
-    await sweepExpiredHolds();
+    await sweepExpiredHolds(getSqlDb());
     expect(await keyState(id)).toEqual({ remaining_units: 8, in_flight: 1 });
   });
 });
