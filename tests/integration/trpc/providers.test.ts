@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { describe, expect, it } from 'vitest';
+import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { TESTS_PER_MINUTE } from '@/server/domain/providers/test-provider';
-import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { FAKE_ERROR_TEXT } from '../../helpers/fake-openai';
 import { applyOnePackage } from '../support/product/packages';
 import { anonymousCaller, expectTrpcError, operatorCaller, uniqueSlug } from './helpers';
+import { withFakeOpenAi } from '../support/providers/fake-openai-server';
 
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi();
 
 const providerName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
