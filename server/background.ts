@@ -11,12 +11,12 @@ import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expi
 const INTERVAL_MS = 15_000;
 
 export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
-  'return expired unit holds': sweepExpiredHolds,
+  'return expired unit holds': () => sweepExpiredHolds(getSqlDb()),
   // After the holds: a video job whose units just came back (no worker ran it in time) says so.
   'fail video jobs whose units were returned': () => failJobsWithoutHold(getSqlDb()),
-  'delete expired idempotency records': deleteExpiredIdempotencyRecords,
-  'expire uploads never completed (and delete their bytes)': expireStaleUploads,
-  'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(),
+  'delete expired idempotency records': () => deleteExpiredIdempotencyRecords(getSqlDb()),
+  'expire uploads never completed (and delete their bytes)': () => expireStaleUploads(getSqlDb()),
+  'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(getSqlDb()),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
 };
 

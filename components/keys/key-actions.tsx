@@ -1,12 +1,10 @@
 'use client';
-import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
-import { describeError, trpc } from '../trpc/client';
+import type { FormEvent } from 'react';
+import { useFormAction } from '../forms/use-form-action';
+import { trpc } from '../trpc/client';
 
 export function TopUpForm(props: { id: string }) {
-  const router = useRouter();
-  const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, setMessage, run } = useFormAction();
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -16,18 +14,11 @@ export function TopUpForm(props: { id: string }) {
       setMessage({ tone: 'error', text: 'Units to add must be a whole number from 1 to 1,000,000,000' });
       return;
     }
-    setBusy(true);
-    setMessage(null);
-    try {
+    await run(async () => {
       const key = await trpc.keys.topUp.mutate({ id: props.id, units });
-      setMessage({ tone: 'ok', text: `Added ${units} units; ${key.remaining_units} remaining.` });
       formElement.reset();
-      router.refresh();
-    } catch (failure) {
-      setMessage({ tone: 'error', text: describeError(failure).message });
-    } finally {
-      setBusy(false);
-    }
+      return { tone: 'ok', text: `Added ${units} units; ${key.remaining_units} remaining.` };
+    });
   }
 
   return (

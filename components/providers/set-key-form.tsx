@@ -1,13 +1,11 @@
 'use client';
-import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
-import { describeError, trpc } from '../trpc/client';
+import type { FormEvent } from 'react';
+import { useFormAction } from '../forms/use-form-action';
+import { trpc } from '../trpc/client';
 
 /** Sets or replaces one provider's API key. The field is a password field and is cleared at once: the key is never shown again. */
 export function SetProviderKeyForm(props: { provider: string; hasStoredKey: boolean }) {
-  const router = useRouter();
-  const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message, setMessage, run } = useFormAction();
   const inputId = `provider-key-${props.provider}`;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -19,22 +17,10 @@ export function SetProviderKeyForm(props: { provider: string; hasStoredKey: bool
       setMessage({ tone: 'error', text: 'Paste the API key first.' });
       return;
     }
-    setBusy(true);
-    setMessage(null);
-    try {
+    await run(async () => {
       const result = await trpc.providers.setKey.mutate({ provider: props.provider, apiKey });
-      setMessage({
-        tone: 'ok',
-        text: result.replaced
-          ? 'Key replaced. Every instance uses it within 10 seconds.'
-          : 'Key stored. Every instance uses it within 10 seconds.',
-      });
-      router.refresh();
-    } catch (failure) {
-      setMessage({ tone: 'error', text: describeError(failure).message });
-    } finally {
-      setBusy(false);
-    }
+      return { tone: 'ok', text: `Key ${result.replaced ? 'replaced' : 'stored'}. Every instance uses it within 10 seconds.` };
+    });
   }
 
   return (

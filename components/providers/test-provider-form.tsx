@@ -1,29 +1,20 @@
 'use client';
-import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
-import { describeError, trpc } from '../trpc/client';
+import type { FormEvent } from 'react';
+import { useFormAction } from '../forms/use-form-action';
+import { trpc } from '../trpc/client';
 
 /** "Test": one real, cheap call through the provider's engine; the outcome in plain words. */
 export function TestProviderForm(props: { provider: string; operation: string | null; models: string[] }) {
-  const router = useRouter();
-  const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, message: result, run } = useFormAction();
   const listId = `models-${props.provider}`;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const model = String(new FormData(event.currentTarget).get('model') ?? '').trim();
-    setBusy(true);
-    setResult(null);
-    try {
+    await run(async () => {
       const outcome = await trpc.providers.test.mutate({ provider: props.provider, model: model || undefined });
-      setResult({ tone: outcome.ok ? 'ok' : 'error', text: `${outcome.message} (${outcome.operation} with ${outcome.model})` });
-      router.refresh();
-    } catch (failure) {
-      setResult({ tone: 'error', text: describeError(failure).message });
-    } finally {
-      setBusy(false);
-    }
+      return { tone: outcome.ok ? 'ok' : 'error', text: `${outcome.message} (${outcome.operation} with ${outcome.model})` };
+    });
   }
 
   return (

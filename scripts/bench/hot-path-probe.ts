@@ -3,42 +3,16 @@
 //     cache entry has expired (counted at the pool);
 //  2. Prisma vs raw SQL (pg) on the statements of the hot path: CPU and wall time per call.
 // Run: npx tsx scripts/bench/hot-path-probe.ts
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { startProbeDatabase } from './probe-database';
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wgs-probe-'));
-  const { startEmbeddedPostgres } = await import('../../server/db/embedded-postgres');
-  const { migrateDatabase } = await import('../../server/db/migrate');
-  const database = await startEmbeddedPostgres({ dataDir });
+  const probe = await startProbeDatabase('probe');
   try {
-    await migrateDatabase(database.url);
-    process.env.DATABASE_URL = database.url;
-    const { getPool, getPrisma, disconnectDb } = await import('../../server/db/client');
-    const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
-    const { issueKey } = await import('../../server/domain/keys/issue-key');
-    const { CLI_ACTOR } = await import('../../server/domain/actor');
+    const { getPool, getPrisma, getSqlDb } = await import('../../server/db/client');
     const { authenticateKey, clearKeyCache } = await import('../../server/domain/keys/authenticate-key');
     const { hashKeySecret } = await import('../../server/domain/keys/key-secret');
-    await applyPackages(
-      getPrisma(),
-      CLI_ACTOR,
-      parsePackagesFile({
-        providers: {},
-        packages: [
-          {
-            slug: 'probe',
-            name: 'Probe',
-            quota_units: 1_000_000,
-            limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
-            operations: { 'text.generate': { engine: 'local', units: 1 } },
-          },
-        ],
-      }),
-    );
-    const issued = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'probe' });
+    const issued = { key: probe.key, id: probe.keyId };
 
     // 1. Stampede.
     const pool = getPool();
@@ -52,7 +26,7 @@ async function main(): Promise<void> {
     for (const concurrent of [1, 20, 50]) {
       clearKeyCache();
       lookups = 0;
-      await Promise.all(Array.from({ length: concurrent }, () => authenticateKey(`Bearer ${issued.key}`)));
+      await Promise.all(Array.from({ length: concurrent }, () => authenticateKey(getSqlDb(), `Bearer ${issued.key}`)));
       console.log(`key lookup: ${concurrent} concurrent requests after the cache entry expired -> ${lookups} SELECT(s)`);
     }
     (pool as unknown as { query: unknown }).query = original;
@@ -118,10 +92,8 @@ async function main(): Promise<void> {
         values: [randomUUID(), issued.id, version.packageVersionId],
       }),
     );
-    await disconnectDb();
   } finally {
-    await database.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await probe.close();
   }
 }
 

@@ -76,7 +76,7 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
 async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
-  const key = await traceStep('authenticate', () => authenticateKey(request.headers.get('authorization')));
+  const key = await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
   noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));

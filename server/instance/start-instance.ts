@@ -1,6 +1,6 @@
 import { startBackgroundTasks } from '../background';
 import { getConfig } from '../config';
-import { disconnectDb } from '../db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { startWorker } from '../jobs/worker';
@@ -16,7 +16,7 @@ const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
  */
 export async function startInstance(): Promise<void> {
   const config = getConfig();
-  const seeded = await seedExamplePackages(config.SEED_PACKAGES_FILE);
+  const seeded = await seedExamplePackages(getPrisma(), getSqlDb(), config.SEED_PACKAGES_FILE);
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
   startBackgroundTasks();
   onShutdown(disconnectDb);

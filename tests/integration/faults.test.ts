@@ -1,3 +1,4 @@
+import { getSqlDb } from '@/server/db/client';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,7 +136,7 @@ describe('PostgreSQL restarted under load', () => {
     }
     // Holds orphaned by the outage (captured nowhere) go back once their lease has passed.
     await sleep(6_500);
-    await sweepExpiredHolds();
+    await sweepExpiredHolds(getSqlDb());
     const result = await books(url, key.id);
     const logical = sent.size;
     expect(result).toMatchObject({
@@ -200,7 +201,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
 
     await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
     await sleep(5_500);
-    await sweepExpiredHolds();
+    await sweepExpiredHolds(getSqlDb());
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();
     await useDatabaseInThisProcess(inject('databaseUrl'));
@@ -281,7 +282,7 @@ describe('app process killed and provider faults', () => {
     // instance also runs it every 15 s) returns its units.
     const wait = claimedAt + LEASE_SECONDS * 1000 + 500 - Date.now();
     if (wait > 0) await sleep(wait);
-    await sweepExpiredHolds();
+    await sweepExpiredHolds(getSqlDb());
     expect(await books(database!.url, key.id)).toMatchObject({
       held: 0,
       released: 1,

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
 import { topUpKey } from '@/server/domain/keys/manage-keys';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // CONTRACT.md §4: scope (API key, method, path), fingerprint of the canonical body, only 2xx
 // stored and replayed byte for byte, errors free the key, crashed claims are taken over.
@@ -16,15 +16,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-  process.env.FAKE_PROVIDER_KEY = 'sk-fake-idempotency-secret';
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-idempotency-secret' });
 
 const fakeKey = (quota = 100) =>
   createTestKey({
@@ -352,7 +344,7 @@ describe('expiry', () => {
       responseStatus: 200,
       responseBody: '{}',
     });
-    const deleted = await deleteExpiredIdempotencyRecords();
+    const deleted = await deleteExpiredIdempotencyRecords(getSqlDb());
     expect(deleted).toBeGreaterThanOrEqual(2);
     const { rows } = await getPool().query<{ id: string }>('SELECT id FROM idempotency_records WHERE id = ANY($1::uuid[])', [
       [expired, expiredRunning, live],

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { isApiError } from '@/server/domain/errors';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
@@ -9,8 +9,8 @@ import { listProviders } from '@/server/domain/providers/list-providers';
 import { setProviderKey } from '@/server/domain/providers/set-provider-key';
 import { forgetProviderEngines } from '@/server/providers/resolve-engine';
 import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 import { anonymousCaller, expectTrpcError, operatorCaller } from './trpc/helpers';
+import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Provider keys set without a redeploy: encrypted at rest, used before the environment's,
 // replaceable, audited, never shown again; a wrong PROVIDER_KEYS_SECRET fails closed (503).
@@ -22,14 +22,7 @@ process.env.STORED_TEST_ENV_KEY = 'sk-from-the-environment';
 resetConfigForTests();
 
 const TEXT = '/v1/text/generate';
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi();
 beforeEach(() => fake.reset());
 
 let counter = 0;

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool } from '@/server/db/client';
+import { getPool, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Quota (CONTRACT.md §6, interface-v1.md §8): units are held before any engine runs, charged on
 // success, returned on failure, never below zero however many requests race.
@@ -14,15 +14,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-  process.env.FAKE_PROVIDER_KEY = 'sk-fake-quota-secret';
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-quota-secret' });
 
 const providers = () => ({ fakequota: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } });
 
@@ -134,11 +126,11 @@ describe('sweepExpiredHolds', () => {
     );
     expect(await keyState(id)).toEqual({ remaining_units: 6, in_flight: 1 });
     expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited'); // the dead request's slot
-    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(1);
+    expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(1);
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
     const { rows } = await getPool().query('SELECT status::text FROM unit_holds WHERE id = $1', [holdId]);
     expect(rows).toEqual([{ status: 'released' }]);
-    expect(await sweepExpiredHolds()).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
+    expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
     const after = await call(textRoute.POST, TEXT, { input: 'x' }, { key });
     expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 9 });
@@ -153,7 +145,7 @@ describe('sweepExpiredHolds', () => {
        SELECT $2::uuid, $1::uuid, 2, 'text.generate', 'req_livelivelivelivelivelive0', now() + interval '5 minutes' FROM taken`,
       [id, holdId],
     );
-    await sweepExpiredHolds();
+    await sweepExpiredHolds(getSqlDb());
     expect(await keyState(id)).toEqual({ remaining_units: 8, in_flight: 1 });
   });
 });

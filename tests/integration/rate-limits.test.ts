@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool } from '@/server/db/client';
+import { getPool } from '@/server/db/client';
 import { requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Requests per minute (rate-limiter-flexible in PostgreSQL) and concurrent requests, both from
 // the key's package (CONTRACT.md §6); 429 rate_limited with Retry-After.
@@ -13,15 +13,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-  process.env.FAKE_PROVIDER_KEY = 'sk-fake-rate-secret';
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-rate-secret' });
 
 const slowKey = (concurrency: number, quota = 100) =>
   createTestKey({

@@ -9,7 +9,7 @@ import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import { resetConfigForTests, readConfig } from '@/server/config';
 import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { getObjectStore, setObjectStoreForTests } from '@/server/storage/get-object-store';
@@ -170,7 +170,7 @@ describe('S3 driver against s3rver', () => {
     const created = await createUpload(key.key, IMAGE, png);
     expect((await directPut(created.json, png)).status).toBe(200);
     await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: new Date(Date.now() - 1) } });
-    expect(await expireStaleUploads()).toBeGreaterThanOrEqual(1);
+    expect(await expireStaleUploads(getSqlDb())).toBeGreaterThanOrEqual(1);
     expect(await store.get(`uploads/${key.id}/${created.json.upload_id}`)).toBeNull();
   });
 
@@ -185,7 +185,7 @@ describe('S3 driver against s3rver', () => {
     expect(await store.get(uploadKey)).not.toBeNull();
     const closed = new Date(Date.now() - (LATE_PUT_GRACE_SECONDS + 1) * 1000);
     await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: closed } });
-    expect(await clearClosedUploadKeys()).toBeGreaterThanOrEqual(1);
+    expect(await clearClosedUploadKeys(getSqlDb())).toBeGreaterThanOrEqual(1);
     expect(await store.get(uploadKey)).toBeNull();
     const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
     expect((await store.get(row.storageKey))?.size).toBe(png.length);

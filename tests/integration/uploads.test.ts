@@ -5,7 +5,7 @@ import { POST as createPost, GET as createGet } from '@/app/v1/uploads/route';
 import * as uploadUrlRoute from '@/app/uploads/[uploadId]/route';
 import * as fileUrlRoute from '@/app/files/[...key]/route';
 import { uploadSchema } from '@/server/contract/jobs-and-uploads';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { loadUploadBytes, resolveInputUpload } from '@/server/domain/uploads/resolve-input-upload';
 import { authenticateKey } from '@/server/domain/keys/authenticate-key';
@@ -225,8 +225,8 @@ describe('direct PUT and complete', () => {
     finish();
     expectEnvelope(await latePut, 404, 'not_found');
 
-    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
-    const input = await resolveInputUpload(ownerKey, id, ['image_input']);
+    const ownerKey = await authenticateKey(getSqlDb(), `Bearer ${owner.key}`);
+    const input = await resolveInputUpload(getPrisma(), ownerKey, id, ['image_input']);
     expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
     // The late bytes were not kept anywhere.
     expect(existsSync(storedPath(`uploads/${owner.id}/${id}`))).toBe(false);
@@ -241,8 +241,8 @@ describe('direct PUT and complete', () => {
       expect(result.status, result.text).toBe(200);
       expect(result.json.status).toBe('verified');
     }
-    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
-    const input = await resolveInputUpload(ownerKey, id, ['image_input']);
+    const ownerKey = await authenticateKey(getSqlDb(), `Bearer ${owner.key}`);
+    const input = await resolveInputUpload(getPrisma(), ownerKey, id, ['image_input']);
     expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
   });
 
@@ -316,11 +316,11 @@ describe('direct PUT and complete', () => {
     expectEnvelope(await complete(other.key, created.json.upload_id, sha256Hex(png)), 404, 'not_found');
     expectEnvelope(await complete(owner.key, 'upl_doesnotexist0000000000', sha256Hex(png)), 404, 'not_found');
     expect((await complete(owner.key, created.json.upload_id, sha256Hex(png))).status).toBe(200);
-    const otherKey = await authenticateKey(`Bearer ${other.key}`);
-    await expect(resolveInputUpload(otherKey, created.json.upload_id, ['image_input'])).rejects.toMatchObject({ status: 404 });
-    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
-    await expect(resolveInputUpload(ownerKey, created.json.upload_id, ['audio_input'])).rejects.toMatchObject({ status: 422 });
-    expect((await resolveInputUpload(ownerKey, created.json.upload_id, ['image_input'])).sizeBytes).toBe(png.length);
+    const otherKey = await authenticateKey(getSqlDb(), `Bearer ${other.key}`);
+    await expect(resolveInputUpload(getPrisma(), otherKey, created.json.upload_id, ['image_input'])).rejects.toMatchObject({ status: 404 });
+    const ownerKey = await authenticateKey(getSqlDb(), `Bearer ${owner.key}`);
+    await expect(resolveInputUpload(getPrisma(), ownerKey, created.json.upload_id, ['audio_input'])).rejects.toMatchObject({ status: 422 });
+    expect((await resolveInputUpload(getPrisma(), ownerKey, created.json.upload_id, ['image_input'])).sizeBytes).toBe(png.length);
   });
 
   it('a tampered, expired or foreign PUT URL is refused in the envelope', async () => {
@@ -366,19 +366,19 @@ describe('expiry', () => {
     expect(refused.json.error.details.issues[0].code).toBe('upload_expired');
     expectEnvelope(await putBytes(created.json.upload_url, png), 404, 'not_found');
 
-    const [a, b] = await Promise.all([expireStaleUploads(), expireStaleUploads()]);
+    const [a, b] = await Promise.all([expireStaleUploads(getSqlDb()), expireStaleUploads(getSqlDb())]);
     expect(a + b).toBeGreaterThanOrEqual(1);
     const row = await getPrisma().upload.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe('expired');
     expect(existsSync(path)).toBe(false);
     expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: fresh.json.upload_id } })).status).toBe('pending');
     expect(existsSync(storedPath(`uploads/${owner.id}/${fresh.json.upload_id}`))).toBe(true);
-    expect(await expireStaleUploads()).toBe(0);
+    expect(await expireStaleUploads(getSqlDb())).toBe(0);
 
     const still = await complete(owner.key, id, sha256Hex(png));
     expectEnvelope(still, 422, 'validation_error');
-    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
-    await expect(resolveInputUpload(ownerKey, id, ['image_input'])).rejects.toMatchObject({ status: 422 });
+    const ownerKey = await authenticateKey(getSqlDb(), `Bearer ${owner.key}`);
+    await expect(resolveInputUpload(getPrisma(), ownerKey, id, ['image_input'])).rejects.toMatchObject({ status: 422 });
   });
 
   it("bytes a late PUT leaves at a settled upload's URL are deleted once the URL is closed; the verified copy stays", async () => {
@@ -403,7 +403,7 @@ describe('expiry', () => {
     // Expired less than the grace ago: a PUT that started before the expiry may still be arriving.
     await getPrisma().upload.update({ where: { id: recent.json.upload_id }, data: { expiresAt: new Date(Date.now() - 60_000) } });
 
-    const [a, b] = await Promise.all([clearClosedUploadKeys(), clearClosedUploadKeys()]);
+    const [a, b] = await Promise.all([clearClosedUploadKeys(getSqlDb()), clearClosedUploadKeys(getSqlDb())]);
     expect(a + b).toBeGreaterThanOrEqual(2);
     expect(existsSync(storedPath(uploadKey(verified.json.upload_id)))).toBe(false);
     expect(existsSync(storedPath(uploadKey(expired.json.upload_id)))).toBe(false);
@@ -414,13 +414,13 @@ describe('expiry', () => {
     const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } });
     expect(row.uploadKeyClearedAt).not.toBeNull();
     expect(row.storageKey).not.toBe(uploadKey(verified.json.upload_id));
-    const ownerKey = await authenticateKey(`Bearer ${owner.key}`);
-    const input = await resolveInputUpload(ownerKey, verified.json.upload_id, ['image_input']);
+    const ownerKey = await authenticateKey(getSqlDb(), `Bearer ${owner.key}`);
+    const input = await resolveInputUpload(getPrisma(), ownerKey, verified.json.upload_id, ['image_input']);
     expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
 
     // Each upload is swept once: a second late PUT there now (impossible, the URL is closed) stays.
     await store.put(uploadKey(verified.json.upload_id), Buffer.from('again'), 'image/png');
-    await clearClosedUploadKeys();
+    await clearClosedUploadKeys(getSqlDb());
     expect(existsSync(storedPath(uploadKey(verified.json.upload_id)))).toBe(true);
     expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: verified.json.upload_id } })).uploadKeyClearedAt).toEqual(
       row.uploadKeyClearedAt,

@@ -1,3 +1,4 @@
+import type { SqlDb } from '../../db/client';
 import { ProviderUnavailableError, type Engine, type ProviderFailureKind } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../../providers/resolve-engine';
@@ -41,6 +42,7 @@ const providerOf = (engineName: string) => (engineName === 'local' ? undefined :
  * none answers (or the failure was the request's own), 503 provider_unavailable with Retry-After.
  */
 export async function callEngine<T>(
+  db: SqlDb,
   setting: string | readonly string[],
   work: (engine: Engine) => Promise<T>,
   options: CallEngineOptions = {},
@@ -52,7 +54,7 @@ export async function callEngine<T>(
   for (const name of names) {
     if (options.signal?.aborted) break;
     const provider = providerOf(name);
-    const openMs = provider ? await providerCircuitOpenMs(provider) : 0;
+    const openMs = provider ? await providerCircuitOpenMs(db, provider) : 0;
     if (openMs > 0) {
       skippedForMs = Math.min(skippedForMs ?? openMs, openMs);
       continue;
@@ -64,7 +66,7 @@ export async function callEngine<T>(
       const engine = await resolveEngine(name);
       const result = await measureProviderCall(name, () => work(engine));
       trace.answered = name;
-      if (provider) await recordProviderSuccess(provider);
+      if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -75,7 +77,7 @@ export async function callEngine<T>(
         break;
       }
       // A call cut short by the request's own deadline says nothing of the provider.
-      if (provider && CIRCUIT_KINDS.has(error.kind) && !options.signal?.aborted) await recordProviderFailure(provider);
+      if (provider && CIRCUIT_KINDS.has(error.kind) && !options.signal?.aborted) await recordProviderFailure(db, provider);
       if (!FALLBACK_KINDS.has(error.kind)) break;
     }
   }

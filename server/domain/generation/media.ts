@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AudioSpeechRequest, AudioTranscribeRequest, ImagesGenerateRequest } from '../../contract/generation';
+import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
 import { estimateSpeechSeconds } from '../../providers/local/speech';
 import { getObjectStore } from '../../storage/get-object-store';
@@ -44,6 +46,7 @@ export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string
 }
 
 export async function prepareImagesGenerate(
+  db: PrismaClient,
   body: ImagesGenerateRequest,
   key: AuthenticatedKey,
 ): Promise<MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>> {
@@ -62,11 +65,12 @@ export async function prepareImagesGenerate(
   const input =
     body.input_upload_id === undefined
       ? undefined
-      : await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
+      : await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
   return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 
 export async function generateImage(
+  db: SqlDb,
   prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>,
   origin: string,
   signal: AbortSignal,
@@ -74,6 +78,7 @@ export async function generateImage(
 ): Promise<FileOutput> {
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
   const result = await callEngine(
+    db,
     prepared.engine,
     (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal),
     { signal, trace, operation: 'images.generate' },
@@ -102,12 +107,13 @@ export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedK
 }
 
 export async function synthesizeSpeech(
+  db: SqlDb,
   prepared: MediaPrepared<SpeechTask>,
   origin: string,
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<FileOutput> {
-  const result = await callEngine(prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), {
+  const result = await callEngine(db, prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), {
     signal,
     trace,
     operation: 'audio.speech',
@@ -121,6 +127,7 @@ export interface TranscribeSettings {
 }
 
 export async function prepareAudioTranscribe(
+  db: PrismaClient,
   body: AudioTranscribeRequest,
   key: AuthenticatedKey,
 ): Promise<MediaPrepared<TranscribeSettings> & { input: InputUpload }> {
@@ -129,17 +136,19 @@ export async function prepareAudioTranscribe(
   const language = check.language('language', body.language, settings.languages);
   const timestamps = check.value('timestamps', body.timestamps, settings.timestamps, 'segment');
   check.done();
-  const input = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
+  const input = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
   return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 
 export async function transcribeUpload(
+  db: SqlDb,
   prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload },
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<Transcript> {
   const bytes = await loadUploadBytes(prepared.input.storageKey);
   const transcript = await callEngine(
+    db,
     prepared.engine,
     (engine) =>
       engine.transcribe(

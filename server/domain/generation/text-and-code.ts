@@ -1,4 +1,5 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
+import type { SqlDb } from '../../db/client';
 import type { CodeTask, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
@@ -32,14 +33,28 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
-export async function generateText(prepared: Prepared<TextTask>, signal: AbortSignal, trace?: EngineTrace): Promise<{ text: string }> {
-  return callEngine(prepared.engine, (engine) => engine.generateText(prepared.task, signal), { signal, trace, operation: 'text.generate' });
+export async function generateText(
+  db: SqlDb,
+  prepared: Prepared<TextTask>,
+  signal: AbortSignal,
+  trace?: EngineTrace,
+): Promise<{ text: string }> {
+  return callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
+    signal,
+    trace,
+    operation: 'text.generate',
+  });
 }
 
 export async function generateCode(
+  db: SqlDb,
   prepared: Prepared<CodeTask>,
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<{ code: string; explanation: string }> {
-  return callEngine(prepared.engine, (engine) => engine.generateCode(prepared.task, signal), { signal, trace, operation: 'code.generate' });
+  return callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+    signal,
+    trace,
+    operation: 'code.generate',
+  });
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getConfig } from '../../config';
-import { getPool, type SqlDb } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
@@ -122,8 +122,8 @@ export async function completeIdempotencyKey(db: SqlDb, recordId: string, status
   });
 }
 
-export async function deleteExpiredIdempotencyRecords(): Promise<number> {
-  const result = await getPool().query(
+export async function deleteExpiredIdempotencyRecords(db: SqlDb): Promise<number> {
+  const result = await db.pool.query(
     `DELETE FROM idempotency_records WHERE id IN (
        SELECT id FROM idempotency_records WHERE expires_at < now() LIMIT 5000)`,
   );

@@ -49,7 +49,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried });
   let media;
   try {
-    media = await callEngine(engines, (engine) => engine.generateVideo(task, signal), { signal, trace, operation: 'videos.generate' });
+    media = await callEngine(db, engines, (engine) => engine.generateVideo(task, signal), { signal, trace, operation: 'videos.generate' });
   } catch (error) {
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;

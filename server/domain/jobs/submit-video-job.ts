@@ -1,6 +1,7 @@
 import type { JobView, VideosGenerateRequest } from '../../contract/jobs-and-uploads';
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
@@ -22,7 +23,11 @@ export interface PreparedVideoJob {
   units: number;
 }
 
-export async function prepareVideosGenerate(body: VideosGenerateRequest, key: AuthenticatedKey): Promise<PreparedVideoJob> {
+export async function prepareVideosGenerate(
+  db: PrismaClient,
+  body: VideosGenerateRequest,
+  key: AuthenticatedKey,
+): Promise<PreparedVideoJob> {
   const settings = operationSettings(key, 'videos.generate');
   let inputUpload: JobInput['inputUpload'] = null;
   if (body.input_upload_id !== undefined) {
@@ -35,7 +40,7 @@ export async function prepareVideosGenerate(body: VideosGenerateRequest, key: Au
         },
       ]);
     }
-    const upload = await resolveInputUpload(key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
+    const upload = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
     inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };

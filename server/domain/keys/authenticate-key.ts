@@ -1,5 +1,5 @@
 import { getConfig } from '../../config';
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import type { PackageOperations } from '../packages/package-schema';
 import { hashKeySecret, KEY_PATTERN } from './key-secret';
@@ -37,8 +37,8 @@ const cache = new Map<string, { row: KeyRow | null; until: number }>();
 // SELECT instead of each sending its own (50 concurrent requests of a key: 50 SELECTs -> 1).
 const pending = new Map<string, Promise<KeyRow | null>>();
 
-async function queryKey(hash: string, ttl: number, now: number): Promise<KeyRow | null> {
-  const { rows } = await getPool().query<KeyRow>({
+async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Promise<KeyRow | null> {
+  const { rows } = await db.pool.query<KeyRow>({
     name: 'wgs-authenticate-key',
     text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
                   v.requests_per_minute, v.concurrency, v.max_upload_bytes
@@ -56,15 +56,15 @@ async function queryKey(hash: string, ttl: number, now: number): Promise<KeyRow 
   return row;
 }
 
-async function loadKey(hash: string): Promise<KeyRow | null> {
+async function loadKey(db: SqlDb, hash: string): Promise<KeyRow | null> {
   const ttl = getConfig().KEY_CACHE_TTL_MS;
   const now = Date.now();
   const hit = cache.get(hash);
   if (hit && hit.until > now) return hit.row;
-  if (ttl <= 0) return queryKey(hash, ttl, now); // no cache: every request reads the row itself
+  if (ttl <= 0) return queryKey(db, hash, ttl, now); // no cache: every request reads the row itself
   let lookup = pending.get(hash);
   if (!lookup) {
-    const started = queryKey(hash, ttl, now).finally(() => {
+    const started = queryKey(db, hash, ttl, now).finally(() => {
       if (pending.get(hash) === started) pending.delete(hash);
     });
     pending.set(hash, started);
@@ -81,12 +81,12 @@ const INVALID_TOKEN = () =>
   new ApiError('invalid_api_key', { headers: { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' } });
 
 /** Parses `Authorization: Bearer <key>` and returns the active key, or throws 401. */
-export async function authenticateKey(authorization: string | null): Promise<AuthenticatedKey> {
+export async function authenticateKey(db: SqlDb, authorization: string | null): Promise<AuthenticatedKey> {
   const match = authorization?.match(/^Bearer +(\S+) *$/i);
   const secret = match?.[1];
   if (!secret) throw new ApiError('invalid_api_key');
   if (!KEY_PATTERN.test(secret)) throw INVALID_TOKEN();
-  const row = await loadKey(hashKeySecret(secret));
+  const row = await loadKey(db, hashKeySecret(secret));
   if (!row || row.status !== 'active' || (row.expires_at && row.expires_at.getTime() <= Date.now())) throw INVALID_TOKEN();
   return {
     id: row.id,

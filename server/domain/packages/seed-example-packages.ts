@@ -1,19 +1,22 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { getPool, getPrisma } from '../../db/client';
+import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { SYSTEM_ACTOR } from '../actor';
 import { applyPackages, parsePackagesFile } from './apply-packages';
 
 const SEED_LOCK_ID = 72707370; // instances starting together seed the example packages once
 
-/** Applies the packages file to an empty database (a fresh install); returns the slugs applied. */
-export async function seedExamplePackages(file: string): Promise<string[]> {
+/**
+ * Applies the packages file to an empty database (a fresh install); returns the slugs applied.
+ * `sql` gives the one connection that holds the advisory lock while `db` applies the file.
+ */
+export async function seedExamplePackages(db: PrismaClient, sql: SqlDb, file: string): Promise<string[]> {
   if (!existsSync(file)) return [];
-  const lock = await getPool().connect();
+  const lock = await sql.pool.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_ID]);
-    const prisma = getPrisma();
-    if ((await prisma.package.count()) > 0) return [];
-    const result = await applyPackages(prisma, SYSTEM_ACTOR, parsePackagesFile(JSON.parse(readFileSync(file, 'utf8'))));
+    if ((await db.package.count()) > 0) return [];
+    const result = await applyPackages(db, SYSTEM_ACTOR, parsePackagesFile(JSON.parse(readFileSync(file, 'utf8'))));
     return result.packages.map((p) => p.slug);
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_ID]).catch(() => {});

@@ -1,5 +1,5 @@
 import { getConfig } from '../../config';
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 
 // The circuit breaker, in PostgreSQL so every instance sees it. A provider that failed
 // PROVIDER_CIRCUIT_FAILURES times in a row (on any instances) is skipped for
@@ -33,8 +33,8 @@ function stateOf(row: CircuitRow): CircuitState {
   return { failures: row.consecutive_failures, openUntil: row.open_ms && row.open_ms > 0 ? Date.now() + row.open_ms : 0 };
 }
 
-async function loadStates(): Promise<Map<string, CircuitState>> {
-  const { rows } = await getPool().query<CircuitRow>({
+async function loadStates(db: SqlDb): Promise<Map<string, CircuitState>> {
+  const { rows } = await db.pool.query<CircuitRow>({
     name: 'wgs-provider-circuits',
     text: `SELECT provider, consecutive_failures, ${OPEN_MS_SQL} FROM provider_circuits WHERE consecutive_failures > 0`,
   });
@@ -43,9 +43,9 @@ async function loadStates(): Promise<Map<string, CircuitState>> {
   return states;
 }
 
-async function circuitStates(): Promise<Map<string, CircuitState>> {
+async function circuitStates(db: SqlDb): Promise<Map<string, CircuitState>> {
   if (snapshot && Date.now() - snapshot.at < getConfig().PROVIDER_CIRCUIT_REFRESH_MS) return snapshot.states;
-  loading ??= loadStates().finally(() => {
+  loading ??= loadStates(db).finally(() => {
     loading = undefined;
   });
   return loading;
@@ -54,11 +54,11 @@ async function circuitStates(): Promise<Map<string, CircuitState>> {
 const enabled = () => getConfig().PROVIDER_CIRCUIT_FAILURES > 0;
 
 /** How many more milliseconds the provider is skipped; 0 when its circuit is closed. */
-export async function providerCircuitOpenMs(provider: string): Promise<number> {
+export async function providerCircuitOpenMs(db: SqlDb, provider: string): Promise<number> {
   if (!enabled()) return 0;
   let states: Map<string, CircuitState>;
   try {
-    states = await circuitStates();
+    states = await circuitStates(db);
   } catch (error) {
     // The breaker only saves time: without its state every provider is tried.
     console.error("[circuit] could not read the providers' circuits", (error as Error).message);
@@ -68,10 +68,10 @@ export async function providerCircuitOpenMs(provider: string): Promise<number> {
 }
 
 /** One more failure in a row; opens the circuit when the count reaches the threshold. */
-export async function recordProviderFailure(provider: string): Promise<void> {
+export async function recordProviderFailure(db: SqlDb, provider: string): Promise<void> {
   if (!enabled()) return;
   const config = getConfig();
-  const { rows } = await getPool().query<CircuitRow>({
+  const { rows } = await db.pool.query<CircuitRow>({
     name: 'wgs-provider-circuit-failure',
     text: `INSERT INTO provider_circuits AS c (provider, consecutive_failures, open_until, updated_at)
            VALUES ($1, 1, CASE WHEN 1 >= $2::int THEN now() + make_interval(secs => $3::int) END, now())
@@ -92,10 +92,10 @@ export async function recordProviderFailure(provider: string): Promise<void> {
 }
 
 /** A success closes the circuit; written only when failures are known, so healthy calls cost nothing. */
-export async function recordProviderSuccess(provider: string): Promise<void> {
+export async function recordProviderSuccess(db: SqlDb, provider: string): Promise<void> {
   if (!enabled() || !snapshot?.states.has(provider)) return;
   snapshot.states.delete(provider);
-  await getPool().query({
+  await db.pool.query({
     name: 'wgs-provider-circuit-success',
     text: `UPDATE provider_circuits SET consecutive_failures = 0, open_until = NULL, updated_at = now()
             WHERE provider = $1 AND consecutive_failures > 0`,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getPool, type SqlDb } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
 import { ApiError } from '../errors';
 
@@ -242,8 +242,8 @@ export async function releaseHold(
 }
 
 /** Returns holds whose lease ran out (their request died) to their keys. Safe on many instances at once. */
-export async function sweepExpiredHolds(): Promise<number> {
-  const { rowCount } = await getPool().query(
+export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
+  const { rowCount } = await db.pool.query(
     `WITH released AS (
        UPDATE unit_holds SET status = 'released', settled_at = now()
         WHERE id IN (SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now()

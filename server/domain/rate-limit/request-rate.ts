@@ -1,11 +1,11 @@
 import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { getProvisionalPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { getRedis } from '../../db/redis';
 import { ApiError } from '../errors';
 
 // Requests per minute per key, counted by rate-limiter-flexible in Redis when REDIS_URL is
 // set, else in PostgreSQL, so every instance shares one count. One limiter per distinct limit
-// (packages differ).
+// (packages differ), built on the handle of the first request that needs it.
 
 export interface RateState {
   limit: number;
@@ -15,7 +15,7 @@ export interface RateState {
 
 const limiters = new Map<number, RateLimiterAbstract>();
 
-function limiterFor(perMinute: number): RateLimiterAbstract {
+function limiterFor(db: SqlDb, perMinute: number): RateLimiterAbstract {
   let limiter = limiters.get(perMinute);
   if (!limiter) {
     const common = { keyPrefix: `rpm${perMinute}`, points: perMinute, duration: 60 };
@@ -24,7 +24,7 @@ function limiterFor(perMinute: number): RateLimiterAbstract {
       ? new RateLimiterRedis({ ...common, storeClient: redis })
       : new RateLimiterPostgres({
           ...common,
-          storeClient: getProvisionalPool(),
+          storeClient: db.provisional,
           storeType: 'pool',
           tableName: 'rate_limits',
           tableCreated: true,
@@ -49,9 +49,9 @@ export function rateLimitHeaders(state: RateState): Record<string, string> {
   };
 }
 
-export async function consumeRequest(apiKeyId: string, perMinute: number): Promise<RateState> {
+export async function consumeRequest(db: SqlDb, apiKeyId: string, perMinute: number): Promise<RateState> {
   try {
-    const result = await limiterFor(perMinute).consume(apiKeyId);
+    const result = await limiterFor(db, perMinute).consume(apiKeyId);
     return { limit: perMinute, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not a limit
@@ -68,8 +68,8 @@ export async function consumeRequest(apiKeyId: string, perMinute: number): Promi
  * Gives back the point of a request that turned out to be another request's (an idempotent
  * replay or conflict). Best effort: a point not given back only makes this minute stricter.
  */
-export async function refundRequest(apiKeyId: string, perMinute: number): Promise<void> {
-  await limiterFor(perMinute)
+export async function refundRequest(db: SqlDb, apiKeyId: string, perMinute: number): Promise<void> {
+  await limiterFor(db, perMinute)
     .reward(apiKeyId, 1)
     .catch(() => {});
 }

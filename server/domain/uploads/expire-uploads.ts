@@ -1,4 +1,4 @@
-import { getPool } from '../../db/client';
+import type { SqlDb } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { uploadKeyOf } from './upload-keys';
 
@@ -21,10 +21,16 @@ interface Row {
 }
 
 /** Claims up to BATCH rows with `claim`, deletes each row's object (if any), marks them with `mark`; returns how many. */
-async function sweepBatches(claim: string, params: unknown[], objectKey: (row: Row) => string | undefined, mark: string): Promise<number> {
+async function sweepBatches(
+  db: SqlDb,
+  claim: string,
+  params: unknown[],
+  objectKey: (row: Row) => string | undefined,
+  mark: string,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const client = await getPool().connect();
+    const client = await db.pool.connect();
     let count = 0;
     try {
       await client.query('BEGIN');
@@ -49,8 +55,9 @@ async function sweepBatches(claim: string, params: unknown[], objectKey: (row: R
 }
 
 /** Pending uploads past expires_at become `expired` and lose their bytes. */
-export function expireStaleUploads(): Promise<number> {
+export function expireStaleUploads(db: SqlDb): Promise<number> {
   return sweepBatches(
+    db,
     `SELECT id, status, storage_key FROM uploads
       WHERE status = 'pending' AND expires_at <= now()
       ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
@@ -65,8 +72,9 @@ export function expireStaleUploads(): Promise<number> {
  * may have left at its upload key after it was verified or expired: bytes nothing refers to.
  * Each upload is swept once.
  */
-export function clearClosedUploadKeys(graceSeconds = LATE_PUT_GRACE_SECONDS): Promise<number> {
+export function clearClosedUploadKeys(db: SqlDb, graceSeconds = LATE_PUT_GRACE_SECONDS): Promise<number> {
   return sweepBatches(
+    db,
     `SELECT id, status, storage_key FROM uploads
       WHERE upload_key_cleared_at IS NULL AND expires_at <= now() - make_interval(secs => $2)
         AND status <> 'pending'

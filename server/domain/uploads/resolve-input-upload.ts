@@ -1,5 +1,5 @@
 import { buffer } from 'node:stream/consumers';
-import { getPrisma } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
@@ -20,12 +20,13 @@ const invalid = (path: string, code: string, message: string) => ApiError.valida
  * not verified, the wrong purpose or expired is 422 on `path`.
  */
 export async function resolveInputUpload(
+  db: PrismaClient,
   key: AuthenticatedKey,
   uploadId: string,
   purposes: readonly UploadPurpose[],
   path = 'input_upload_id',
 ): Promise<InputUpload> {
-  const upload = await getPrisma().upload.findUnique({ where: { id: uploadId } });
+  const upload = await db.upload.findUnique({ where: { id: uploadId } });
   if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The referenced upload was not found.' });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw invalid(path, 'upload_expired', `${path}: the upload has expired; create a new one.`);

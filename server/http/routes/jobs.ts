@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jobId } from '../../contract/fields';
-import { getSqlDb } from '../../db/client';
+import { getPrisma, getSqlDb } from '../../db/client';
 import { jobSchema, submittedJobSchema, videosGenerateRequest } from '../../contract/jobs-and-uploads';
 import { readOwnJob } from '../../domain/jobs/job-view';
 import { prepareVideosGenerate, submitVideoJob } from '../../domain/jobs/submit-video-job';
@@ -15,7 +15,7 @@ export const videosGenerateRoute = definePostRoute({
   response: { status: 202, schema: submittedJobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' },
   scope: 'videos.generate',
   schema: videosGenerateRequest,
-  prepare: (body, ctx) => prepareVideosGenerate(body, ctx.key),
+  prepare: (body, ctx) => prepareVideosGenerate(getPrisma(), body, ctx.key),
   charge: (prepared) => ({
     operation: 'videos.generate',
     units: prepared.units,

@@ -14,6 +14,7 @@ import {
   synthesizeSpeech,
   transcribeUpload,
 } from '../../domain/generation/media';
+import { getPrisma, getSqlDb } from '../../db/client';
 import { definePostRoute } from '../pipeline';
 
 export const imagesGenerateRoute = definePostRoute({
@@ -23,14 +24,17 @@ export const imagesGenerateRoute = definePostRoute({
   response: { status: 200, schema: imagesGenerateResponse, description: 'Generation result with a short-lived private URL.' },
   scope: 'images.generate',
   schema: imagesGenerateRequest,
-  prepare: (body, ctx) => prepareImagesGenerate(body, ctx.key),
+  prepare: (body, ctx) => prepareImagesGenerate(getPrisma(), body, ctx.key),
   charge: (prepared) => ({
     operation: 'images.generate',
     units: prepared.units,
     engine: prepared.engine,
     inputUploadId: prepared.input?.id,
   }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateImage(prepared, ctx.origin, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => ({
+    kind: 'generation',
+    output: await generateImage(getSqlDb(), prepared, ctx.origin, ctx.signal, ctx.engines),
+  }),
 });
 
 export const audioSpeechRoute = definePostRoute({
@@ -42,7 +46,10 @@ export const audioSpeechRoute = definePostRoute({
   schema: audioSpeechRequest,
   prepare: (body, ctx) => prepareAudioSpeech(body, ctx.key),
   charge: (prepared) => ({ operation: 'audio.speech', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await synthesizeSpeech(prepared, ctx.origin, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => ({
+    kind: 'generation',
+    output: await synthesizeSpeech(getSqlDb(), prepared, ctx.origin, ctx.signal, ctx.engines),
+  }),
 });
 
 export const audioTranscribeRoute = definePostRoute({
@@ -52,12 +59,12 @@ export const audioTranscribeRoute = definePostRoute({
   response: { status: 200, schema: audioTranscribeResponse, description: 'Generation result with text and segments.' },
   scope: 'audio.transcribe',
   schema: audioTranscribeRequest,
-  prepare: (body, ctx) => prepareAudioTranscribe(body, ctx.key),
+  prepare: (body, ctx) => prepareAudioTranscribe(getPrisma(), body, ctx.key),
   charge: (prepared) => ({
     operation: 'audio.transcribe',
     units: prepared.units,
     engine: prepared.engine,
     inputUploadId: prepared.input.id,
   }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(prepared, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
 });

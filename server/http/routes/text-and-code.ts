@@ -1,4 +1,5 @@
 import { codeGenerateRequest, codeGenerateResponse, textGenerateRequest, textGenerateResponse } from '../../contract/generation';
+import { getSqlDb } from '../../db/client';
 import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate } from '../../domain/generation/text-and-code';
 import { definePostRoute } from '../pipeline';
 
@@ -11,7 +12,7 @@ export const textGenerateRoute = definePostRoute({
   schema: textGenerateRequest,
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'text.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(prepared, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
 });
 
 export const codeGenerateRoute = definePostRoute({
@@ -23,5 +24,5 @@ export const codeGenerateRoute = definePostRoute({
   schema: codeGenerateRequest,
   prepare: (body, ctx) => prepareCodeGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'code.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateCode(prepared, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateCode(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
 });

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
-import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
+import { expectTrpcError, operatorWithPackage } from './helpers';
 
 afterAll(() => disconnectDb());
 
 describe('keys: expiry, extra units, totals and labels', () => {
   it('issues with an expiry day (the key works through it) and extra units on top of the quota', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-extra');
-    await seedPackage(slug, 100);
+    const { caller, slug } = await operatorWithPackage('pk-extra');
     const issued = await caller.keys.issue({ packageSlug: slug, label: 'with extras', expiresOn: '2099-12-31', extraUnits: 50 });
     expect(issued).toMatchObject({ remaining_units: 150, expires_at: '2100-01-01T00:00:00.000Z' });
     const view = await caller.keys.get({ id: issued.id });
@@ -19,9 +17,7 @@ describe('keys: expiry, extra units, totals and labels', () => {
   });
 
   it('refuses an expiry in the past and extra units that are not a whole number', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-bad-extra');
-    await seedPackage(slug);
+    const { caller, slug } = await operatorWithPackage('pk-bad-extra');
     await expectTrpcError(caller.keys.issue({ packageSlug: slug, expiresOn: '2001-01-01' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
     await expectTrpcError(caller.keys.issue({ packageSlug: slug, extraUnits: -1 }), 'BAD_REQUEST');
     await expectTrpcError(caller.keys.issue({ packageSlug: slug, extraUnits: 1.5 }), 'BAD_REQUEST');
@@ -29,18 +25,14 @@ describe('keys: expiry, extra units, totals and labels', () => {
   });
 
   it('a top-up raises the total with the remaining units', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-total');
-    await seedPackage(slug, 10);
+    const { caller, slug } = await operatorWithPackage('pk-total', 10);
     const { id } = await caller.keys.issue({ packageSlug: slug });
     await getPrisma().apiKey.update({ where: { id }, data: { remainingUnits: 4 } });
     expect(await caller.keys.topUp({ id, units: 5 })).toMatchObject({ remaining_units: 9, total_units: 15 });
   });
 
   it('edits the label (audited with before and after), clears it, and refuses one too long', async () => {
-    const { caller, operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-label');
-    await seedPackage(slug);
+    const { caller, operator, slug } = await operatorWithPackage('pk-label');
     const { id } = await caller.keys.issue({ packageSlug: slug, label: 'old name' });
     const marker = randomUUID().slice(0, 8);
     expect((await caller.keys.updateLabel({ id, label: `  new ${marker} ` })).label).toBe(`new ${marker}`);

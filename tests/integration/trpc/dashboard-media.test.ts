@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
+import type { Prisma } from '@/server/db/generated/client';
 import { verifyObjectUrl } from '@/server/storage/signed-urls';
 import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
 
@@ -14,25 +15,26 @@ async function key(caller: Awaited<ReturnType<typeof operatorCaller>>['caller'],
 
 const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
 
+type JobFields = Omit<Prisma.JobUncheckedCreateInput, 'apiKeyId' | 'operation' | 'engine' | 'units'>;
+
+/** A videos.generate job row of the key, 5 units on the local engine. */
+async function createVideoJob(apiKeyId: string, fields: JobFields) {
+  await getPrisma().job.create({ data: { apiKeyId, operation: 'videos.generate', engine: 'local', units: 5, ...fields } });
+}
+
 describe('jobs: filters and a fresh link to the video', () => {
   it('filters by key text, operation, status and day; signs a new short-lived URL on each read', async () => {
     const { caller } = await operatorCaller();
     const marker = randomUUID().slice(0, 8);
     const mine = await key(caller, `video buyer ${marker}`);
     const jobId = newId('job');
-    await getPrisma().job.create({
-      data: {
-        id: jobId,
-        apiKeyId: mine.id,
-        operation: 'videos.generate',
-        status: 'succeeded',
-        input: { prompt: 'a boat' },
-        engine: 'local',
-        units: 5,
-        requestId: `req_${marker}`,
-        resultKey: `outputs/${mine.id}/${jobId}.mp4`,
-        resultMimeType: 'video/mp4',
-      },
+    await createVideoJob(mine.id, {
+      id: jobId,
+      status: 'succeeded',
+      input: { prompt: 'a boat' },
+      requestId: `req_${marker}`,
+      resultKey: `outputs/${mine.id}/${jobId}.mp4`,
+      resultMimeType: 'video/mp4',
     });
     const today = new Date().toISOString().slice(0, 10);
     expect(
@@ -60,18 +62,7 @@ describe('jobs: filters and a fresh link to the video', () => {
     const { caller } = await operatorCaller();
     const mine = await key(caller, 'pending video');
     const jobId = newId('job');
-    await getPrisma().job.create({
-      data: {
-        id: jobId,
-        apiKeyId: mine.id,
-        operation: 'videos.generate',
-        status: 'running',
-        input: { prompt: 'x' },
-        engine: 'local',
-        units: 5,
-        requestId: 'req_x',
-      },
-    });
+    await createVideoJob(mine.id, { id: jobId, status: 'running', input: { prompt: 'x' }, requestId: 'req_x' });
     expect(await caller.jobs.resultLink({ id: jobId })).toBeNull();
   });
 });
@@ -101,17 +92,11 @@ describe('uploads: preview link and the calls that used it', () => {
     expect(verifyObjectUrl(new URL(link!.url, 'http://localhost'))).toEqual({ ok: true, key: sealed, contentType: 'image/png' });
     expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([]);
     const jobId = newId('job');
-    await getPrisma().job.create({
-      data: {
-        id: jobId,
-        apiKeyId: mine.id,
-        operation: 'videos.generate',
-        status: 'submitted',
-        engine: 'local',
-        units: 5,
-        requestId: 'req_used',
-        input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } },
-      },
+    await createVideoJob(mine.id, {
+      id: jobId,
+      status: 'submitted',
+      requestId: 'req_used',
+      input: { prompt: 'animate', inputUpload: { uploadId, storageKey: sealed, mimeType: 'image/png' } },
     });
     // A job still running has no usage event yet: listed with the units it holds.
     expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([

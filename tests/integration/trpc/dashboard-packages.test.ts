@@ -1,15 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { diffDefinitions } from '@/server/domain/packages/version-diff';
-import { definition, expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
+import { definition, expectTrpcError, operatorWithPackage } from './helpers';
 
 afterAll(() => disconnectDb());
 
 describe('package versions: diff', () => {
   it('lists only the fields that changed between any two versions', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-diff');
-    await seedPackage(slug, 100);
+    const { caller, slug } = await operatorWithPackage('pk-diff');
     const v2 = definition(slug, 250);
     await caller.packages.createVersion({ definition: { ...v2, limits: { ...v2.limits, requests_per_minute: 120 } }, mode: 'new-version' });
     const diff = await caller.packages.diff({ slug, from: 1, to: 2 });
@@ -41,9 +39,7 @@ describe('package versions: diff', () => {
 
 describe('packages: archive', () => {
   it('refuses new keys on an archived package, keeps the issued ones, and audits both ways', async () => {
-    const { caller, operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-archive');
-    await seedPackage(slug, 100);
+    const { caller, operator, slug } = await operatorWithPackage('pk-archive');
     const before = await caller.keys.issue({ packageSlug: slug, label: 'issued before' });
     const archived = await caller.packages.setArchived({ slug, archived: true });
     expect(archived.archived_at).not.toBeNull();
@@ -71,9 +67,7 @@ describe('packages: archive', () => {
 
 describe('audit: targets in operators words', () => {
   it('names a key by prefix and label, a package by slug and version', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-audit-target');
-    await seedPackage(slug, 100);
+    const { caller, slug } = await operatorWithPackage('pk-audit-target');
     await caller.packages.createVersion({ definition: definition(slug, 200), mode: 'new-version' });
     const key = await caller.keys.issue({ packageSlug: slug, label: 'audited customer' });
     const forKey = await caller.audit.list({ targetId: key.id });

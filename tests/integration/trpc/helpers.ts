@@ -34,6 +34,14 @@ export async function seedPackage(slug: string, quota = 100) {
 
 export const uniqueSlug = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
+/** The common start of a dashboard test: an operator's caller and a fresh package (unique slug, prefixed). */
+export async function operatorWithPackage(prefix: string, quota = 100) {
+  const { caller, operator } = await operatorCaller();
+  const slug = uniqueSlug(prefix);
+  await seedPackage(slug, quota);
+  return { caller, operator, slug };
+}
+
 /** Asserts a rejected call carries the tRPC code (and the catalog code, when given). */
 export async function expectTrpcError(call: Promise<unknown>, code: TRPCError['code'], apiCode?: string) {
   const error = await call.then(

@@ -3,7 +3,7 @@ import { disconnectDb, getPrisma } from '@/server/db/client';
 import type { PrismaClient } from '@/server/db/generated/client';
 import { createCaller } from '@/server/trpc/app-router';
 import { createInnerContext } from '@/server/trpc/context';
-import { operatorCaller, seedPackage, uniqueSlug } from './helpers';
+import { operatorWithPackage } from './helpers';
 
 afterAll(() => disconnectDb());
 
@@ -11,9 +11,7 @@ class Rollback extends Error {}
 
 describe('keys list with 100,000 keys', () => {
   it('searches, filters and pages quickly; the rows are rolled back afterwards', async () => {
-    const { operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-scale');
-    await seedPackage(slug);
+    const { operator, slug } = await operatorWithPackage('pk-scale');
     const version = await getPrisma().packageVersion.findFirstOrThrow({ where: { package: { slug } } });
     const timings: Record<string, number> = {};
     const timed = async <T>(name: string, work: () => Promise<T>) => {

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
-import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug, usage } from './helpers';
+import { expectTrpcError, operatorCaller, operatorWithPackage, usage } from './helpers';
 
 afterAll(() => disconnectDb());
 
 describe('keys', () => {
   it('issue returns the secret once, stores its hash and audits the operator', async () => {
-    const { caller, operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-issue');
-    await seedPackage(slug, 42);
+    const { caller, operator, slug } = await operatorWithPackage('pk-issue', 42);
     const issued = await caller.keys.issue({ packageSlug: slug, label: 'customer A' });
     expect(issued).toMatchObject({ package: slug, package_version: 1, remaining_units: 42 });
     expect(issued.key).toMatch(/^wgs_live_/);
@@ -30,9 +28,7 @@ describe('keys', () => {
   });
 
   it('list searches, filters and pages through keys, forward and back', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-page');
-    await seedPackage(slug);
+    const { caller, slug } = await operatorWithPackage('pk-page');
     const marker = randomUUID().slice(0, 8);
     for (let i = 0; i < 5; i++) await caller.keys.issue({ packageSlug: slug, label: `paging ${marker} ${i}` });
     const first = await caller.keys.list({ search: marker, limit: 2 });
@@ -63,9 +59,7 @@ describe('keys', () => {
   });
 
   it('revoke and topUp change the key and are audited with before and after', async () => {
-    const { caller, operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-manage');
-    await seedPackage(slug, 10);
+    const { caller, operator, slug } = await operatorWithPackage('pk-manage', 10);
     const { id } = await caller.keys.issue({ packageSlug: slug });
     expect((await caller.keys.topUp({ id, units: 15 })).remaining_units).toBe(25);
     expect((await caller.keys.revoke({ id })).status).toBe('revoked');
@@ -83,9 +77,7 @@ describe('keys', () => {
   });
 
   it('top-ups racing a revoke: none lands after it, and every one that lands is counted', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-race');
-    await seedPackage(slug, 0);
+    const { caller, slug } = await operatorWithPackage('pk-race', 0);
     const { id } = await caller.keys.issue({ packageSlug: slug });
     const results = await Promise.allSettled([
       ...Array.from({ length: 4 }, () => caller.keys.topUp({ id, units: 10 })),
@@ -101,9 +93,7 @@ describe('keys', () => {
   });
 
   it('a top-up that would take the balance past its 32-bit column is refused, not a 500', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-ceiling');
-    await seedPackage(slug, 25);
+    const { caller, slug } = await operatorWithPackage('pk-ceiling', 25);
     const { id } = await caller.keys.issue({ packageSlug: slug });
     expect((await caller.keys.topUp({ id, units: 1_000_000_000 })).remaining_units).toBe(1_000_000_025);
     expect((await caller.keys.topUp({ id, units: 1_000_000_000 })).remaining_units).toBe(2_000_000_025);
@@ -126,9 +116,7 @@ describe('keys', () => {
   });
 
   it('activity shows units per day and recent requests of one key', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-activity');
-    await seedPackage(slug);
+    const { caller, slug } = await operatorWithPackage('pk-activity');
     const { id } = await caller.keys.issue({ packageSlug: slug });
     await usage(id, 'succeeded', 3);
     await usage(id, 'succeeded', 2);

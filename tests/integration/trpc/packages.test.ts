@@ -1,14 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
-import { definition, expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
+import { definition, expectTrpcError, operatorCaller, operatorWithPackage, seedPackage, uniqueSlug } from './helpers';
 
 afterAll(() => disconnectDb());
 
 describe('packages', () => {
   it('list and get show every version with its settings', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-list');
-    await seedPackage(slug, 100);
+    const { caller, slug } = await operatorWithPackage('pk-list');
     await seedPackage(slug, 250);
     const list = await caller.packages.list();
     expect(list.find((pkg) => pkg.slug === slug)).toMatchObject({ latest_version: 2, quota_units: 250, operations: ['text.generate'] });
@@ -26,9 +24,7 @@ describe('packages', () => {
   });
 
   it('createVersion makes a new version, keeps an identical one, and audits who did it', async () => {
-    const { caller, operator } = await operatorCaller();
-    const slug = uniqueSlug('pk-form');
-    await seedPackage(slug, 100);
+    const { caller, operator, slug } = await operatorWithPackage('pk-form');
     const created = await caller.packages.createVersion({ definition: definition(slug, 500), mode: 'new-version' });
     expect(created).toEqual({ slug, version: 2, status: 'updated' });
     const same = await caller.packages.createVersion({ definition: definition(slug, 500), mode: 'new-version' });
@@ -75,9 +71,7 @@ describe('packages', () => {
   });
 
   it('createVersion validates with the packages-file schema and reports field paths', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-bad');
-    await seedPackage(slug);
+    const { caller, slug } = await operatorWithPackage('pk-bad');
     const bad = {
       ...definition(slug),
       quota_units: -1,

@@ -1,21 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { describe, expect, it } from 'vitest';
+import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
-import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { TESTS_PER_MINUTE } from '@/server/domain/providers/test-provider';
-import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { FAKE_ERROR_TEXT } from '../../helpers/fake-openai';
+import { applyOnePackage } from '../support/product/packages';
 import { anonymousCaller, expectTrpcError, operatorCaller, uniqueSlug } from './helpers';
+import { withFakeOpenAi } from '../support/providers/fake-openai-server';
 
-let fake: FakeOpenAi;
-beforeAll(async () => {
-  fake = await startFakeOpenAi();
-});
-afterAll(async () => {
-  await fake.close();
-  await disconnectDb();
-});
+const fake = withFakeOpenAi();
 
 const providerName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
@@ -100,21 +94,7 @@ describe('providers: add and edit', () => {
     const name = providerName('sold');
     const slug = uniqueSlug('sold-pkg');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
-    await applyPackages(
-      getPrisma(),
-      CLI_ACTOR,
-      parsePackagesFile({
-        packages: [
-          {
-            slug,
-            name: slug,
-            quota_units: 10,
-            limits: { requests_per_minute: 60, concurrency: 1 },
-            operations: { 'audio.speech': { engine: `${name}:tts-1`, units: 1 } },
-          },
-        ],
-      }),
-    );
+    await applyOnePackage(slug, { 'audio.speech': { engine: `${name}:tts-1`, units: 1 } });
     const refused = await expectTrpcError(
       caller.providers.save({ name, mode: 'update', entry: { type: 'anthropic' } }),
       'UNPROCESSABLE_CONTENT',
@@ -197,21 +177,7 @@ describe('providers: test button', () => {
     const name = providerName('test-limit');
     const slug = uniqueSlug('test-limit');
     await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
-    await applyPackages(
-      getPrisma(),
-      CLI_ACTOR,
-      parsePackagesFile({
-        packages: [
-          {
-            slug,
-            name: slug,
-            quota_units: 10,
-            limits: { requests_per_minute: 60, concurrency: 1 },
-            operations: { 'text.generate': { engine: ['local', `${name}:named-model`], units: 1 } },
-          },
-        ],
-      }),
-    );
+    await applyOnePackage(slug, { 'text.generate': { engine: ['local', `${name}:named-model`], units: 1 } });
     expect(await caller.providers.test({ provider: name })).toMatchObject({ ok: true, model: 'named-model' });
     for (let attempt = 1; attempt < TESTS_PER_MINUTE; attempt++) await caller.providers.test({ provider: name });
     await expectTrpcError(caller.providers.test({ provider: name }), 'TOO_MANY_REQUESTS', 'rate_limited');
@@ -232,21 +198,7 @@ describe('providers: last 24 hours', () => {
     const slug = uniqueSlug('health');
     await caller.providers.save({ name: first, mode: 'create', entry: { type: 'openai', base_url: fake.baseUrl } });
     await caller.providers.save({ name: second, mode: 'create', entry: { type: 'groq' } });
-    await applyPackages(
-      getPrisma(),
-      CLI_ACTOR,
-      parsePackagesFile({
-        packages: [
-          {
-            slug,
-            name: slug,
-            quota_units: 100,
-            limits: { requests_per_minute: 60, concurrency: 1 },
-            operations: { 'text.generate': { engine: [`${first}:a`, `${second}:b`], units: 1 } },
-          },
-        ],
-      }),
-    );
+    await applyOnePackage(slug, { 'text.generate': { engine: [`${first}:a`, `${second}:b`], units: 1 } }, 100);
     const key = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
     const version = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
     const event = (engine: string, tried: string[], outcome: 'succeeded' | 'failed', durationMs: number, hoursAgo = 0) => ({

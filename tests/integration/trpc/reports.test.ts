@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { usageCsvLines } from '@/server/domain/reports/usage-events';
-import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug, usage } from './helpers';
+import { expectTrpcError, operatorCaller, operatorWithPackage, seedPackage, uniqueSlug, usage } from './helpers';
 
 afterAll(() => disconnectDb());
 
@@ -183,9 +183,7 @@ describe('audit log', () => {
 
 describe('usage: key text, request id, totals and paging back', () => {
   it('filters by prefix or label, totals everything filtered and pages back', async () => {
-    const { caller } = await operatorCaller();
-    const slug = uniqueSlug('pk-usage-text');
-    await seedPackage(slug, 1000);
+    const { caller, slug } = await operatorWithPackage('pk-usage-text', 1000);
     const marker = randomUUID().slice(0, 8);
     const key = await caller.keys.issue({ packageSlug: slug, label: `Customer ${marker}` });
     for (let i = 0; i < 5; i++) await usage(key.id, i === 1 ? 'failed' : 'succeeded', i === 1 ? 0 : i + 1);

@@ -147,34 +147,30 @@ export function describeProviderContract(spec: ProviderContractSpec): void {
 
   describe(`${spec.type}: failures are 503 provider_unavailable, nothing charged, nothing shown`, () => {
     for (const [what, mode, kind] of failures) {
-      it.each(operations)(
-        `${what}: %s`,
-        async (op) => {
-          fake.setMode(mode);
-          const before = await remainingUnits(key.id);
-          const result = await run(op);
-          expectEnvelope(result, 503, 'provider_unavailable');
-          expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-          expectNoLeak(result);
-          expect(await remainingUnits(key.id)).toBe(before);
-          const { rows } = await getPool().query(
-            `SELECT outcome::text, units FROM usage_events WHERE api_key_id = $1 AND operation = $2 ORDER BY created_at DESC LIMIT 1`,
-            [key.id, op],
-          );
-          expect(rows[0]).toEqual({ outcome: 'failed', units: 0 });
-          // The failure's kind (for fallbacks), read from the engine itself.
-          const engine = await resolveEngine(`${name}:${spec.models[op]}`);
-          const error = await callEngineDirectly(engine, op).then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          expect(error).toBeInstanceOf(ProviderUnavailableError);
-          expect((error as ProviderUnavailableError).kind).toBe(kind);
-          // One retry: once in a full CI run (never alone), azure's speech timeout case hung for the
-          // test's 60 s; the cause is not found yet (see the session note), the assertions are unchanged.
-        },
-        { retry: 1 },
-      );
+      // One retry: once in a full CI run (never alone), azure's speech timeout case hung for the
+      // test's 60 s; the cause is not found yet (see the session note), the assertions are unchanged.
+      it.each(operations)(`${what}: %s`, { retry: 1 }, async (op) => {
+        fake.setMode(mode);
+        const before = await remainingUnits(key.id);
+        const result = await run(op);
+        expectEnvelope(result, 503, 'provider_unavailable');
+        expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expectNoLeak(result);
+        expect(await remainingUnits(key.id)).toBe(before);
+        const { rows } = await getPool().query(
+          `SELECT outcome::text, units FROM usage_events WHERE api_key_id = $1 AND operation = $2 ORDER BY created_at DESC LIMIT 1`,
+          [key.id, op],
+        );
+        expect(rows[0]).toEqual({ outcome: 'failed', units: 0 });
+        // The failure's kind (for fallbacks), read from the engine itself.
+        const engine = await resolveEngine(`${name}:${spec.models[op]}`);
+        const error = await callEngineDirectly(engine, op).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ProviderUnavailableError);
+        expect((error as ProviderUnavailableError).kind).toBe(kind);
+      });
     }
   });
 }

@@ -1,0 +1,32 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { describeError } from '../trpc/client';
+
+export interface FormMessage {
+  tone: 'ok' | 'error';
+  text: string;
+}
+
+/**
+ * A form's dashboard mutation: `run` disables the form while `action` runs, shows the sentence
+ * it returns (or the error's) and refreshes the page after a success.
+ */
+export function useFormAction() {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<FormMessage | null>(null);
+  async function run(action: () => Promise<FormMessage>) {
+    setBusy(true);
+    setMessage(null);
+    try {
+      setMessage(await action());
+      router.refresh();
+    } catch (failure) {
+      setMessage({ tone: 'error', text: describeError(failure).message });
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, message, setMessage, run };
+}

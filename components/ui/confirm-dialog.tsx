@@ -1,0 +1,94 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { describeError } from '../trpc/client';
+import { Alert } from './card';
+
+/**
+ * Runs a dashboard mutation, then refreshes the page; `busy` and the error's sentence for the
+ * buttons and the alert. With `keepBusy` the buttons stay disabled after a success until the
+ * refreshed page replaces them (an action that cannot be undone is not offered twice).
+ */
+export function useRefreshingAction(action: () => Promise<unknown>, options: { keepBusy?: boolean; onDone?: () => void } = {}) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function run() {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      options.onDone?.();
+      router.refresh();
+      if (!options.keepBusy) setBusy(false);
+    } catch (failure) {
+      setError(describeError(failure).message);
+      setBusy(false);
+    }
+  }
+  return { busy, error, run };
+}
+
+export function ErrorAlert({ error }: { error: string | null }) {
+  return error ? <Alert tone="error">{error}</Alert> : null;
+}
+
+export interface ConfirmDialogProps {
+  /** The button that opens the question. */
+  openLabel: string;
+  openTone: 'danger' | 'secondary';
+  question: ReactNode;
+  /** What the action does, in a sentence. */
+  consequence: string;
+  confirmLabel: string;
+  busyLabel: string;
+  action: () => Promise<unknown>;
+  /** Keep the question open (and its buttons disabled) until the refreshed page replaces it. */
+  keepOpen?: boolean;
+}
+
+/** A destructive action asks in the page (not the browser's confirm box); Cancel has the focus and Escape closes. */
+export function ConfirmDialog(props: ConfirmDialogProps) {
+  const [asking, setAsking] = useState(false);
+  const { busy, error, run } = useRefreshingAction(props.action, {
+    keepBusy: props.keepOpen,
+    onDone: props.keepOpen ? undefined : () => setAsking(false),
+  });
+  const cancel = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
+  useEffect(() => {
+    if (asking) cancel.current?.focus();
+  }, [asking]);
+
+  if (!asking) {
+    return (
+      <div className="actions">
+        <button type="button" className={`button button-${props.openTone}`} onClick={() => setAsking(true)}>
+          {props.openLabel}
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div
+      className="confirm"
+      role="alertdialog"
+      aria-labelledby={questionId}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') setAsking(false);
+      }}
+    >
+      <strong id={questionId}>{props.question}</strong>
+      <span>{props.consequence}</span>
+      <div className="actions">
+        <button type="button" className="button button-danger" onClick={() => void run()} disabled={busy}>
+          {busy ? props.busyLabel : props.confirmLabel}
+        </button>
+        <button ref={cancel} type="button" className="button button-secondary" onClick={() => setAsking(false)} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+      <ErrorAlert error={error} />
+    </div>
+  );
+}
