@@ -3,9 +3,7 @@
 // provider (its own process), sequentially and 20 at a time; CPU of this process per call.
 // Run: npx tsx scripts/bench/provider-probe.ts   (PROBE_ONLY=provider to profile that path alone)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { startProbeDatabase } from './probe-database';
 
 async function startInstantProvider(): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/instant-provider.ts'], {
@@ -23,34 +21,23 @@ async function startInstantProvider(): Promise<{ url: string; stop: () => void }
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wgs-provider-probe-'));
   const instant = await startInstantProvider();
-  const { startEmbeddedPostgres } = await import('../../server/db/embedded-postgres');
-  const { migrateDatabase } = await import('../../server/db/migrate');
-  const db = await startEmbeddedPostgres({ dataDir });
-  await migrateDatabase(db.url);
-  process.env.DATABASE_URL = db.url;
   process.env.SIGNING_SECRET ??= 'x'.repeat(40);
-  const { getPrisma, disconnectDb } = await import('../../server/db/client');
+  const database = await startProbeDatabase('provider-probe');
+  const localKey = database.key;
+  // A second package on the same database, sold through the instant provider.
+  const { getPrisma } = await import('../../server/db/client');
   const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
   const { issueKey } = await import('../../server/domain/keys/issue-key');
   const { CLI_ACTOR } = await import('../../server/domain/actor');
-  const probePackage = (slug: string, engine: string) => ({
-    slug,
-    name: slug,
-    quota_units: 100_000_000,
-    limits: { requests_per_minute: 1_000_000, concurrency: 1000 },
-    operations: { 'text.generate': { engine, units: 1 } },
+  const limits = { requests_per_minute: 1_000_000, concurrency: 1000 };
+  const operations = { 'text.generate': { engine: 'instant:bench-model', units: 1 } };
+  const providers = { instant: { type: 'openai-compatible', base_url: instant.url } };
+  const file = parsePackagesFile({
+    providers,
+    packages: [{ slug: 'provider-path', name: 'provider path', quota_units: 10_000_000, limits, operations }],
   });
-  await applyPackages(
-    getPrisma(),
-    CLI_ACTOR,
-    parsePackagesFile({
-      providers: { instant: { type: 'openai-compatible', base_url: instant.url } },
-      packages: [probePackage('local-path', 'local'), probePackage('provider-path', 'instant:bench-model')],
-    }),
-  );
-  const localKey = (await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'local-path' })).key;
+  await applyPackages(getPrisma(), CLI_ACTOR, file);
   const providerKey = (await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'provider-path' })).key;
   const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
   let n = 0;
@@ -88,10 +75,8 @@ async function main() {
     if (only !== 'provider') await run(`local path, ${parallel} at a time`, 3000, parallel, localKey);
     if (only !== 'local') await run(`provider path, ${parallel} at a time`, 3000, parallel, providerKey);
   }
-  await disconnectDb();
-  await db.stop();
+  await database.close();
   instant.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 main().then(
