@@ -20,13 +20,6 @@ const nextConfig = {
     '@opentelemetry/exporter-trace-otlp-http',
     '@opentelemetry/instrumentation-pg',
     '@opentelemetry/resources',
-    // The AI SDK and undici as Node loads them: bundled, the provider path cost ~2 ms more CPU
-    // per request (docs/performance.md, session 11).
-    'ai',
-    'undici',
-    '@ai-sdk/openai-compatible',
-    '@ai-sdk/provider-utils',
-    '@ai-sdk/provider',
   ],
   // Parallel work trees (and the benchmark) may build into their own folder.
   distDir: process.env.NEXT_DIST_DIR || '.next',
