@@ -15,6 +15,7 @@ import {
   type VideoTask,
 } from '../engine';
 import { failureKindOf, retryAfterOf } from './failure-kind';
+import './prime-sdk-schemas';
 import type { ProviderModule, SdkModels } from './provider-module';
 
 // Every provider type but `openai`, through the Vercel AI SDK. The SDK provider is built once per
