@@ -1,0 +1,76 @@
+// What the AI SDK itself costs per text call, with no network and no gate: CPU of this process per
+// call, sequentially, after a warm-up.
+//   response    building and reading the canned Response (what the HTTP layer hands the SDK)
+//   doGenerate  the openai-compatible model alone: request body, reply parsing and validation
+//   generateText on a model that answers at once (the SDK's own orchestration, nothing else)
+//   generateText through the openai-compatible model on the canned Response (both together)
+// PROBE_PRIME=0 skips the schema priming the product does (server/providers/ai-sdk/prime-sdk-schemas.ts).
+// Run: npx tsx scripts/bench/sdk-probe.ts
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { generateText } from 'ai';
+
+const reply = JSON.stringify({
+  id: 'chatcmpl-probe',
+  object: 'chat.completion',
+  created: 1_764_000_000,
+  model: 'probe-model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Idempotent APIs let clients retry safely.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 14, total_tokens: 26 },
+});
+const cannedFetch = async () => new Response(reply, { status: 200, headers: { 'content-type': 'application/json' } });
+const model = createOpenAICompatible({ name: 'probe', baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k', fetch: cannedFetch }).chatModel(
+  'probe-model',
+);
+
+const instantModel: LanguageModelV3 = {
+  specificationVersion: 'v3',
+  provider: 'probe',
+  modelId: 'instant',
+  supportedUrls: {},
+  doGenerate: async () => ({
+    content: [{ type: 'text', text: 'Idempotent APIs let clients retry safely.' }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: {
+      inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 14, text: 14, reasoning: 0 },
+    },
+    warnings: [],
+  }),
+  doStream: () => Promise.reject(new Error('not used')),
+};
+
+const textCall = (target: LanguageModelV3) =>
+  generateText({
+    model: target,
+    system: 'Answer in plain text without markdown.',
+    prompt: 'Summarise the benefits of idempotent APIs in two sentences.',
+    maxRetries: 0,
+  });
+
+const cases: Record<string, () => Promise<unknown>> = {
+  response: async () => (await cannedFetch()).text(),
+  doGenerate: () => model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Summarise idempotent APIs.' }] }] }),
+  'generateText, instant model': () => textCall(instantModel),
+  'generateText, openai-compatible': () => textCall(model),
+};
+
+async function main() {
+  if (process.env.PROBE_PRIME !== '0') await import('../../server/providers/ai-sdk/prime-sdk-schemas');
+  for (const [label, call] of Object.entries(cases)) {
+    for (let i = 0; i < 3000; i++) await call();
+    const calls = 10_000;
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < calls; i++) await call();
+    const cpu = process.cpuUsage(cpu0);
+    console.log(`${label.padEnd(34)} ${((cpu.user + cpu.system) / calls).toFixed(0).padStart(5)} us CPU/call`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
