@@ -50,7 +50,7 @@ const textCall = (target: LanguageModelV3) =>
 
 const cases: Record<string, () => Promise<unknown>> = {
   response: async () => (await cannedFetch()).text(),
-  doGenerate: () => model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Summarise idempotent APIs.' }] }] }),
+  doGenerate: async () => model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Summarise idempotent APIs.' }] }] }),
   'generateText, instant model': () => textCall(instantModel),
   'generateText, openai-compatible': () => textCall(model),
 };
