@@ -1,13 +1,13 @@
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 
 // The fetch every provider client is built with. A provider's reply may hold at most: JSON (text,
 // code, base64 images) 16 MiB, media 100 MiB; a larger reply, read whole, would exhaust the
 // server's heap, so it is cut off as a provider failure.
 //
-// API calls (a POST whose body is text or bytes, the hot path) go through undici's `request` on
+// API calls (a POST whose body is text or bytes, the hot path) go through undici's `dispatch` on
 // one pooled keep-alive agent: a third of the CPU of the global fetch, and out of reach of the
 // fetch Next.js patches. Everything else (form uploads, redirects, media downloads) uses the
-// global fetch. See docs/performance.md, session 11.
+// global fetch. See docs/performance.md, sessions 11 and 12.
 
 const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
 const MEDIA_REPLY_LIMIT = 104_857_600;
@@ -33,43 +33,73 @@ function isPlainBody(body: unknown): body is string | Uint8Array {
   return typeof body === 'string' || body instanceof Uint8Array;
 }
 
-/** A POST of text or bytes, through the pooled agent; undefined when the answer is a redirect (the caller then uses fetch). */
-async function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }): Promise<Response | undefined> {
-  const reply = await request(url, {
-    method: 'POST',
-    headers: headerPairs(init.headers),
-    body: init.body,
-    signal: init.signal ?? undefined,
-    dispatcher: agent,
-  });
-  if (reply.statusCode >= 300 && reply.statusCode < 400 && reply.headers.location) {
-    await reply.body.dump();
-    return undefined;
-  }
+/** The reply's header pairs, as undici hands them over (names and values as raw bytes). */
+function headersOf(raw: Buffer[]): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(reply.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const limit = limitFor(headers.get('content-type'));
-  if (Number(headers.get('content-length') ?? 0) > limit) {
-    reply.body.destroy();
-    throw tooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of reply.body as AsyncIterable<Buffer>) {
-    received += chunk.byteLength;
-    if (received > limit) {
-      reply.body.destroy();
-      throw tooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)) as Uint8Array<ArrayBuffer>;
-  // A 204/304 answer may carry no body, and Response refuses one for them.
-  const empty = reply.statusCode === 204 || reply.statusCode === 304;
-  return new Response(empty ? null : body, { status: reply.statusCode, headers });
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
+  return headers;
+}
+
+/**
+ * A POST of text or bytes through the pooled agent's `dispatch`: the reply is gathered by plain
+ * callbacks (no stream or async resource per call). Undefined when the answer is a redirect (the
+ * caller then uses fetch). Rejects with the abort's reason, ReplyTooLargeError or undici's error.
+ */
+function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }, signal: AbortSignal | undefined) {
+  return new Promise<Response | undefined>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const target = new URL(url);
+    let abort: ((reason: Error) => void) | undefined;
+    let status = 0;
+    let headers: Headers | undefined;
+    let redirect = false;
+    let limit = 0;
+    let received = 0;
+    const chunks: Buffer[] = [];
+    const onAbort = () => abort?.(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    const cutOff = (error: Error) => {
+      abort?.(error);
+      return false;
+    };
+    agent.dispatch(
+      { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: headerPairs(init.headers), body: init.body },
+      {
+        onConnect(abortRequest) {
+          abort = abortRequest;
+          if (signal?.aborted) abortRequest(signal.reason);
+        },
+        onHeaders(statusCode, rawHeaders) {
+          status = statusCode;
+          headers = headersOf(rawHeaders as unknown as Buffer[]);
+          redirect = statusCode >= 300 && statusCode < 400 && headers.has('location');
+          limit = limitFor(headers.get('content-type'));
+          if (Number(headers.get('content-length') ?? 0) > limit) return cutOff(tooLarge(limit));
+          return true;
+        },
+        onData(chunk) {
+          if (redirect) return true;
+          received += chunk.byteLength;
+          if (received > limit) return cutOff(tooLarge(limit));
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          done();
+          if (redirect) return resolve(undefined);
+          const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)) as Uint8Array<ArrayBuffer>;
+          // A 204/304 answer may carry no body, and Response refuses one for them.
+          const empty = status === 204 || status === 304;
+          resolve(new Response(empty ? null : body, { status, headers }));
+        },
+        onError(error) {
+          done();
+          reject(error);
+        },
+      },
+    );
+  });
 }
 
 /**
@@ -98,7 +128,7 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
     const attempt = attemptSignal(init.signal, timeoutMs);
     let direct: Response | undefined;
     try {
-      direct = await requestDirect(String(input), { ...init, body: init.body, signal: attempt.signal ?? null });
+      direct = await requestDirect(String(input), { ...init, body: init.body }, attempt.signal);
     } catch (error) {
       // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
       // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
