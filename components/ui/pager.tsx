@@ -1,5 +1,13 @@
 import Link from 'next/link';
 
+/**
+ * One page of a keyset list from the URL's cursor. The list refuses a cursor this service did not
+ * write (edited by hand, from an older version); the first page is shown instead.
+ */
+export function pageAt<Input extends { cursor?: string }, Page>(list: (input: Input) => Promise<Page>, input: Input): Promise<Page> {
+  return input.cursor ? list(input).catch(() => list({ ...input, cursor: undefined })) : list(input);
+}
+
 /** Keyset paging: previous and next pages (there are no page numbers to go stale). */
 export function Pager(props: {
   path: string;

@@ -67,6 +67,14 @@ async function imageWithInput(engine: string) {
   expect(await remainingUnits(key.id)).toBe(100 - IMAGE_UNITS);
 }
 
+/** videos.generate on `engine` with the PNG upload as its input ('the square spins'): the job succeeds, charged once. */
+async function videoWithImageInput(engine: string) {
+  const key = await videoKey(providers, engine, { input_uploads: true });
+  const upload = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
+  const { job } = await runVideoJob(key, { prompt: 'the square spins', input_upload_id: upload });
+  await expectVideoSold(key, job);
+}
+
 describe('images.generate with input_upload_id', () => {
   it('openai-compatible: the upload is the `image` part of a multipart /images/edits', async () => {
     await imageWithInput('icompat:flux-kontext');
@@ -89,10 +97,7 @@ describe('images.generate with input_upload_id', () => {
 
 describe('videos.generate with an input upload (fal)', () => {
   it('an image upload is the first frame: image_url, a data URI of its bytes; the job is charged once', async () => {
-    const key = await videoKey(providers, 'ifal:luma-dream-machine', { input_uploads: true });
-    const upload = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
-    const { job } = await runVideoJob(key, { prompt: 'the square spins', input_upload_id: upload });
-    await expectVideoSold(key, job);
+    await videoWithImageInput('ifal:luma-dream-machine');
     expect(fal.requests[0]!.path).toBe('/fal-ai/luma-dream-machine');
     expect(fal.requests[0]!.json).toEqual({ prompt: 'the square spins', image_url: dataUri('image/png', png) });
   });
@@ -112,10 +117,7 @@ describe('videos.generate with an input upload (fal)', () => {
 
 describe('videos.generate with an input upload (google Veo)', () => {
   it("an image upload is the instance's image, base64 with its type; the job is charged once", async () => {
-    const key = await videoKey(providers, 'igoogle:veo-3.0-generate-001', { input_uploads: true });
-    const upload = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
-    const { job } = await runVideoJob(key, { prompt: 'the square spins', input_upload_id: upload });
-    await expectVideoSold(key, job);
+    await videoWithImageInput('igoogle:veo-3.0-generate-001');
     expect(google.requests[0]!.path).toBe('/v1beta/models/veo-3.0-generate-001:predictLongRunning');
     expect(google.requests[0]!.json.instances).toEqual([
       { prompt: 'the square spins', image: { bytesBase64Encoded: png.toString('base64'), mimeType: 'image/png' } },

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
-import { Pager } from '@/components/ui/pager';
+import { pageAt, Pager } from '@/components/ui/pager';
 import { formatBytes, formatDate, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
@@ -16,7 +16,7 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
   const { caller } = await dashboardCaller('/input-uploads');
   const status = param(params, 'status', UPLOAD_STATUSES);
   const cursor = param(params, 'cursor');
-  const uploads = await caller.uploads.list({ status, cursor, limit: 50 }).catch(() => caller.uploads.list({ status, limit: 50 }));
+  const uploads = await pageAt((input) => caller.uploads.list(input), { status, cursor, limit: 50 });
   return (
     <div className="stack">
       <PageHeader title="Uploads" description="Direct private uploads used as inputs, newest first." />

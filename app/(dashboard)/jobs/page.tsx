@@ -6,7 +6,7 @@ import { Filters, optionsOf } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
-import { Pager } from '@/components/ui/pager';
+import { pageAt, Pager } from '@/components/ui/pager';
 import { parseUsageFilters, usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { OPERATIONS } from '@/server/domain/operations';
 import { JOB_STATUSES } from '@/server/domain/reports/jobs';
@@ -25,7 +25,7 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
   const status = param(params, 'status', JOB_STATUSES);
   const cursor = param(params, 'cursor');
   const query = { key: filters.key, operation: filters.operation, status, from: filters.from, to: filters.to };
-  const jobs = await caller.jobs.list({ ...query, cursor, limit: 50 }).catch(() => caller.jobs.list({ ...query, limit: 50 }));
+  const jobs = await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
   const filtered = Object.values(query).some(Boolean);
   return (
     <div className="stack">

@@ -7,7 +7,7 @@ import { Filters } from '@/components/ui/filters';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
-import { Pager } from '@/components/ui/pager';
+import { pageAt, Pager } from '@/components/ui/pager';
 import type { KeyView } from '@/server/domain/keys/key-view';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
@@ -42,8 +42,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const cursor = param(params, 'cursor');
   const byRefusals = param(params, 'sort', ['refusals'] as const) === 'refusals';
   const [keys, packages, refused] = await Promise.all([
-    // A cursor this service did not write (edited by hand, from an older version) shows the first page.
-    caller.keys.list({ ...filters, cursor, limit: 50 }).catch(() => caller.keys.list({ ...filters, limit: 50 })),
+    pageAt((input) => caller.keys.list(input), { ...filters, cursor, limit: 50 }),
     caller.packages.list(),
     byRefusals ? caller.refusals.keys({ range: '14d', limit: 50 }) : undefined,
   ]);

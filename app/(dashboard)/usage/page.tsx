@@ -4,7 +4,7 @@ import { UsageTable } from '@/components/usage/usage-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { Pager } from '@/components/ui/pager';
+import { pageAt, Pager } from '@/components/ui/pager';
 import { parseUsageFilters, USAGE_FILTER_PARAMS } from '@/server/contract/dashboard/usage-filters';
 import { OPERATIONS } from '@/server/domain/operations';
 import { dashboardCaller } from '@/server/trpc/server-caller';
@@ -17,7 +17,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
   const { filters, invalid } = parseUsageFilters((name) => param(params, name));
   const cursor = param(params, 'cursor');
   const [events, totals] = await Promise.all([
-    caller.usage.list({ ...filters, cursor, limit: 50 }).catch(() => caller.usage.list({ ...filters, limit: 50 })),
+    pageAt((input) => caller.usage.list(input), { ...filters, cursor, limit: 50 }),
     caller.usage.totals(filters),
   ]);
   const query: Record<string, string | undefined> = Object.fromEntries(
