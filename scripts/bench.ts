@@ -28,6 +28,14 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 4);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 50;
 const FIXED_RATE = 250;
+/**
+ * Optional lower offered rates (BENCH_LOWER_RATES=100,150,200): the local and the provider path
+ * open loop at each, to tell the cost of a request from the backlog of an overloaded server.
+ */
+const LOWER_RATES = (process.env.BENCH_LOWER_RATES ?? '')
+  .split(',')
+  .map(Number)
+  .filter((rate) => rate > 0 && rate < FIXED_RATE);
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const children: ChildProcess[] = [];
@@ -428,14 +436,16 @@ async function main(): Promise<void> {
   rows.push(trivial);
   const product = await measure('text.generate  (product)', { url: `${app$}/v1/text/generate`, ...paid(productKey) }, app.pid);
   rows.push(product);
+  // The provider path right after the local one: the two are compared, so nothing (the bare
+  // floor's database load, its autovacuum) may run between them.
+  const viaProvider = await measure('text.generate  (provider path)', { url: `${app$}/v1/text/generate`, ...paid(providerKey) }, app.pid);
+  rows.push(viaProvider);
   const bare = await measure(
     'bare floor     (node:http+pg)',
     { url: `http://127.0.0.1:${floorPort}/v1/text/generate`, ...paid(floorKey) },
     floor.pid,
   );
   rows.push(bare);
-  const viaProvider = await measure('text.generate  (provider path)', { url: `${app$}/v1/text/generate`, ...paid(providerKey) }, app.pid);
-  rows.push(viaProvider);
   const completion = {
     method: 'POST' as const,
     headers: { authorization: 'Bearer bench', 'content-type': 'application/json' },
@@ -563,6 +573,22 @@ async function main(): Promise<void> {
     app.pid,
   );
   rows.push(fixedProduct, fixedTrivial, fixedBare, fixedProvider, fixedDirect);
+  const lowerRates: { rate: number; local: Measured; provider: Measured }[] = [];
+  for (const rate of LOWER_RATES) {
+    for (let waited = 0; waited < 120 && (await inFlight(stats)) > 0; waited++) await settle();
+    const local = await measure(
+      `text.generate @ ${rate}/s`,
+      { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: rate },
+      app.pid,
+    );
+    const provider = await measure(
+      `provider path @ ${rate}/s`,
+      { url: `${app$}/v1/text/generate`, ...paid(providerKey), overallRate: rate },
+      app.pid,
+    );
+    rows.push(local, provider);
+    lowerRates.push({ rate, local, provider });
+  }
 
   const memory = memoryOf(app.pid!);
   const appRows = [product, fixedProduct, viaProvider, fixedProvider];
@@ -641,6 +667,11 @@ async function main(): Promise<void> {
   out(
     `provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${FIXED_RATE} req/s ${fmt(fixedProvider.p99)} ms against the instant provider's own ${fmt(fixedDirect.p99)} ms (${signed(addedP99)})`,
   );
+  for (const { rate, local, provider } of lowerRates) {
+    out(
+      `at ${rate} req/s offered: provider path ${fmt(provider.rps)} req/s, p99 ${fmt(provider.p99)} ms, server CPU ${fmt(provider.cpuServer ?? 0, 2)} ms; local path ${fmt(local.rps)} req/s, p99 ${fmt(local.p99)} ms, ${fmt(local.cpuServer ?? 0, 2)} ms (${signed((provider.cpuServer ?? 0) - (local.cpuServer ?? 0), 2)})`,
+    );
+  }
   const versus = (on: Measured, off: Measured) =>
     `${fmt(on.rps)} vs ${fmt(off.rps)} req/s, ${fmt(on.cpuServer ?? 0, 2)} vs ${fmt(off.cpuServer ?? 0, 2)} ms server CPU`;
   out(

@@ -1,7 +1,8 @@
 // The provider path's own cost, in-process (no Next.js, no HTTP server in front): text.generate
 // through the local engine and through an `openai-compatible` engine pointed at the instant
 // provider (its own process), sequentially and 20 at a time; CPU of this process per call.
-// Run: npx tsx scripts/bench/provider-probe.ts   (PROBE_ONLY=provider to profile that path alone)
+// Run: npx tsx scripts/bench/provider-probe.ts   (PROBE_ONLY=provider to profile that path alone,
+// PROBE_PARALLEL=1 for the sequential calls alone)
 import { spawn } from 'node:child_process';
 import { startProbeDatabase } from './probe-database';
 
@@ -68,10 +69,13 @@ async function main() {
     for (let i = 0; i < calls / parallel; i++) await batch();
     const cpu = process.cpuUsage(cpu0);
     const perCall = (us: number) => (us / calls).toFixed(0).padStart(5);
-    console.log(`${label.padEnd(34)} ${perCall(cpu.user + cpu.system)} us CPU/call ${perCall((performance.now() - t0) * 1000)} us wall`);
+    console.log(
+      `${label.padEnd(34)} ${perCall(cpu.user + cpu.system)} us CPU/call (user ${perCall(cpu.user)}, system ${perCall(cpu.system)}) ${perCall((performance.now() - t0) * 1000)} us wall`,
+    );
   };
   const only = process.env.PROBE_ONLY;
-  for (const parallel of [1, 20]) {
+  const parallels = process.env.PROBE_PARALLEL ? [Number(process.env.PROBE_PARALLEL)] : [1, 20];
+  for (const parallel of parallels) {
     if (only !== 'provider') await run(`local path, ${parallel} at a time`, 3000, parallel, localKey);
     if (only !== 'local') await run(`provider path, ${parallel} at a time`, 3000, parallel, providerKey);
   }
