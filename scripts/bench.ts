@@ -556,36 +556,23 @@ async function main(): Promise<void> {
     floor.pid,
   );
   await settle();
-  const fixedProduct = await measure(
-    `text.generate @ ${FIXED_RATE}/s`,
-    { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: FIXED_RATE },
-    app.pid,
-  );
+  /** The paid call open loop at `rate`, through the local (productKey) or the provider path. */
+  const paidAt = (name: string, key: string, rate: number) =>
+    measure(`${name} @ ${rate}/s`, { url: `${app$}/v1/text/generate`, ...paid(key), overallRate: rate }, app.pid);
+  const fixedProduct = await paidAt('text.generate', productKey, FIXED_RATE);
   const fixedDirect = await measure(
     `instant provider @ ${FIXED_RATE}/s`,
     { url: `${provider$}/chat/completions`, ...completion, overallRate: FIXED_RATE },
     provider.pid,
   );
   await settle();
-  const fixedProvider = await measure(
-    `provider path @ ${FIXED_RATE}/s`,
-    { url: `${app$}/v1/text/generate`, ...paid(providerKey), overallRate: FIXED_RATE },
-    app.pid,
-  );
+  const fixedProvider = await paidAt('provider path', providerKey, FIXED_RATE);
   rows.push(fixedProduct, fixedTrivial, fixedBare, fixedProvider, fixedDirect);
   const lowerRates: { rate: number; local: Measured; provider: Measured }[] = [];
   for (const rate of LOWER_RATES) {
     for (let waited = 0; waited < 120 && (await inFlight(stats)) > 0; waited++) await settle();
-    const local = await measure(
-      `text.generate @ ${rate}/s`,
-      { url: `${app$}/v1/text/generate`, ...paid(productKey), overallRate: rate },
-      app.pid,
-    );
-    const provider = await measure(
-      `provider path @ ${rate}/s`,
-      { url: `${app$}/v1/text/generate`, ...paid(providerKey), overallRate: rate },
-      app.pid,
-    );
+    const local = await paidAt('text.generate', productKey, rate);
+    const provider = await paidAt('provider path', providerKey, rate);
     rows.push(local, provider);
     lowerRates.push({ rate, local, provider });
   }
