@@ -1,7 +1,7 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
 import { getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
-import { failJobsWithoutHold } from './domain/jobs/job-store';
+import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
 import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
 

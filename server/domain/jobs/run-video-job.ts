@@ -5,15 +5,8 @@ import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
-import {
-  EXHAUSTED_MESSAGE,
-  PROVIDER_FAILURE_MESSAGE,
-  failJob,
-  findJob,
-  packageVersionOfKey,
-  startJobAttempt,
-  succeedJob,
-} from './job-store';
+import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
+import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 
 export { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE };
 
