@@ -8,8 +8,6 @@ import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 
-export { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE };
-
 // One attempt of a video job, run by a queue worker. Safe to run again for the same job at
 // any point (a retry after a crash, or a second worker): a finished job is left alone, and
 // the units are settled by statements that only act on a still-held hold.
