@@ -208,19 +208,57 @@ describe('the circuit breaker, shared through the database', () => {
     ]);
   });
 
-  it('every engine skipped: 503 with Retry-After, no provider called, nothing charged', async () => {
+  it('a sole engine is always called: it failed N times, recovered, and the very next request is 200', async () => {
     const { key, id, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 500 });
+    for (let i = 0; i < CIRCUIT_FAILURES + 1; i++)
+      expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
+    expect(first.callCount).toBe(CIRCUIT_FAILURES + 1); // open after N, yet still called: nothing can answer instead
+    expect(await remainingUnits(id)).toBe(100);
+
+    first.setMode({ kind: 'ok' });
+    const result = await call(textRoute.POST, TEXT, { input: 'recovered' }, { key });
+    expect(result.status, result.text).toBe(200);
+    expect(first.callCount).toBe(CIRCUIT_FAILURES + 2);
+    expect(await remainingUnits(id)).toBe(97);
+    const { rows } = await getPool().query('SELECT consecutive_failures, open_until FROM provider_circuits WHERE provider = $1', [names.a]);
+    expect(rows).toEqual([{ consecutive_failures: 0, open_until: null }]);
+  });
+
+  it('an engine list skips the failing first engine after N failures, and uses it again after its first success', async () => {
+    const { key, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
+    const sole = await createTestKey({
+      quota: 100,
+      providers: { [names.a]: { type: 'openai', base_url: first.baseUrl, api_key_env: 'FALLBACK_KEY' } },
+      operations: { 'text.generate': { engine: `${names.a}:model-a`, units: 1 } },
+    });
+    first.setMode({ kind: 'status', status: 503 });
+    for (let i = 0; i < CIRCUIT_FAILURES; i++) expect((await call(textRoute.POST, TEXT, { input: `f ${i}` }, { key })).status).toBe(200);
+    expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES]);
+
+    // Open: the list goes straight to the second engine while the first stays down.
+    expect((await call(textRoute.POST, TEXT, { input: 'skipped' }, { key })).status).toBe(200);
+    expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES + 1]);
+
+    // The provider is back; a call where it is the only engine succeeds and closes the circuit.
+    first.setMode({ kind: 'ok' });
+    expect((await call(textRoute.POST, TEXT, { input: 'sole' }, { key: sole.key })).status).toBe(200);
+    expect(first.callCount).toBe(CIRCUIT_FAILURES + 1);
+    forgetCircuitSnapshot(); // as another instance after its refresh
+    expect((await call(textRoute.POST, TEXT, { input: 'first again' }, { key })).status).toBe(200);
+    expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES + 2, CIRCUIT_FAILURES + 1]);
+  });
+
+  it('every engine of a list open: the last one is still called and answers', async () => {
+    const { key } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
+    first.setMode({ kind: 'status', status: 500 });
+    second.setMode({ kind: 'status', status: 500 });
     for (let i = 0; i < CIRCUIT_FAILURES; i++)
       expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
-    expect(first.callCount).toBe(CIRCUIT_FAILURES);
-    const result = await call(textRoute.POST, TEXT, { input: 'skipped' }, { key });
-    expectEnvelope(result, 503, 'provider_unavailable');
-    expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(500);
-    expect(first.callCount).toBe(CIRCUIT_FAILURES);
-    expect(await remainingUnits(id)).toBe(100);
-    const events = await usageOf(id);
-    expect(events.at(-1)).toMatchObject({ outcome: 'failed', units: 0, engine: `${names.a}:model-a`, engines_tried: [] });
+    second.setMode({ kind: 'ok' });
+    const result = await call(textRoute.POST, TEXT, { input: 'last engine' }, { key });
+    expect(result.status, result.text).toBe(200);
+    expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES + 1]);
   });
 
   it('a success closes the circuit: the failure count goes back to 0', async () => {

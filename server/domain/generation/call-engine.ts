@@ -37,9 +37,11 @@ const CIRCUIT_KINDS = new Set<ProviderFailureKind>(['timeout', 'rate_limited', '
 const providerOf = (engineName: string) => (engineName === 'local' ? undefined : engineName.slice(0, engineName.indexOf(':')));
 
 /**
- * Runs one call on the package's engine, or on its fallbacks in order: an engine whose provider's
- * circuit is open is skipped, and a failure of a kind in FALLBACK_KINDS moves on to the next. When
- * none answers (or the failure was the request's own), 503 provider_unavailable with Retry-After.
+ * Runs one call on the package's engine, or on its fallbacks in order: a failure of a kind in
+ * FALLBACK_KINDS moves on to the next. An engine whose provider's circuit is open is skipped only
+ * while a later engine remains to answer instead; the last one is always called, so a sole
+ * engine's customers are served the moment its provider answers again. When none answers (or
+ * the failure was the request's own), 503 provider_unavailable with Retry-After.
  */
 export async function callEngine<T>(
   db: SqlDb,
@@ -50,15 +52,11 @@ export async function callEngine<T>(
   const names = engineNamesOf(setting);
   const trace = options.trace ?? { tried: [] };
   let lastError: unknown;
-  let skippedForMs: number | undefined;
-  for (const name of names) {
+  for (const [index, name] of names.entries()) {
     if (options.signal?.aborted) break;
     const provider = providerOf(name);
-    const openMs = provider ? await providerCircuitOpenMs(db, provider) : 0;
-    if (openMs > 0) {
-      skippedForMs = Math.min(skippedForMs ?? openMs, openMs);
-      continue;
-    }
+    const laterEngineRemains = index < names.length - 1;
+    if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) continue;
     const previous = trace.tried.at(-1);
     if (previous) countFallback(options.operation ?? 'unknown', previous, name);
     trace.tried.push(name);
@@ -80,9 +78,6 @@ export async function callEngine<T>(
       if (provider && CIRCUIT_KINDS.has(error.kind) && !options.signal?.aborted) await recordProviderFailure(db, provider);
       if (!FALLBACK_KINDS.has(error.kind)) break;
     }
-  }
-  if (lastError === undefined && skippedForMs !== undefined) {
-    throw new ApiError('provider_unavailable', { retryAfter: Math.max(1, Math.ceil(skippedForMs / 1000)) });
   }
   const retryAfter = lastError instanceof ProviderUnavailableError ? lastError.retryAfterSeconds : 5;
   throw new ApiError('provider_unavailable', { retryAfter, cause: lastError });

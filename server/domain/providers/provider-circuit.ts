@@ -3,8 +3,9 @@ import type { SqlDb } from '../../db/client';
 
 // The circuit breaker, in PostgreSQL so every instance sees it. A provider that failed
 // PROVIDER_CIRCUIT_FAILURES times in a row (on any instances) is skipped for
-// PROVIDER_CIRCUIT_OPEN_SECONDS; after that calls go through again, and one more failure opens
-// it again at once (the count is still at the threshold) while a success closes it.
+// PROVIDER_CIRCUIT_OPEN_SECONDS wherever a later engine of the operation can answer instead
+// (callEngine always calls the last one); after that calls go through again, and one more
+// failure opens it again at once (the count is still at the threshold) while a success closes it.
 //
 // Off the hot path: each process reads the providers that have failures in one query at most
 // every PROVIDER_CIRCUIT_REFRESH_MS (shared by all its requests), so a call to a healthy
@@ -91,10 +92,20 @@ export async function recordProviderFailure(db: SqlDb, provider: string): Promis
   }
 }
 
-/** A success closes the circuit; written only when failures are known, so healthy calls cost nothing. */
+/**
+ * A success closes the circuit for every instance: the row is cleared, and the others drop it at
+ * their next refresh. Written only when this process's snapshot (re-read at most every
+ * PROVIDER_CIRCUIT_REFRESH_MS) shows failures to clear, so healthy calls cost no round trip.
+ */
 export async function recordProviderSuccess(db: SqlDb, provider: string): Promise<void> {
-  if (!enabled() || !snapshot?.states.has(provider)) return;
-  snapshot.states.delete(provider);
+  if (!enabled()) return;
+  let states: Map<string, CircuitState>;
+  try {
+    states = await circuitStates(db);
+  } catch {
+    return; // nothing known to clear; the next success tries again
+  }
+  if (!states.delete(provider)) return;
   await db.pool.query({
     name: 'wgs-provider-circuit-success',
     text: `UPDATE provider_circuits SET consecutive_failures = 0, open_until = NULL, updated_at = now()
