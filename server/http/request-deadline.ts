@@ -1,3 +1,5 @@
+import { markDeadline } from '../providers/engine';
+
 /**
  * The deadline of one request's engine call, cleared when the request ends.
  *
@@ -13,6 +15,8 @@ export interface RequestDeadline {
 
 export function requestDeadline(ms: number): RequestDeadline {
   const controller = new AbortController();
+  // The engine's retries read when it fires, so no wait of theirs reaches past it.
+  markDeadline(controller.signal, Date.now() + ms);
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
   timer.unref();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };

@@ -1,18 +1,38 @@
-// What an engine can do. `local` does all of it offline; an `openai`-type provider does it
-// through the official OpenAI client, every other provider type through the AI SDK
-// (server/providers/ai-sdk). Callers pick an engine by the package's engine name.
+// What an engine can do. `local` does all of it offline; every provider type does it through the
+// AI SDK (server/providers/ai-sdk; an `openai` provider's videos through a small adapter on the
+// official client). Callers pick an engine by the package's engine name.
 
 export interface TextTask {
   input: string;
   context?: string;
   outputFormat: 'text' | 'markdown' | 'json';
+  /** The most output tokens the provider may produce; unset, the provider's own default. */
+  maxOutputTokens?: number;
 }
 
 export interface CodeTask {
   input: string;
   language?: string;
   requirements: string[];
+  /** The most output tokens the provider may produce; unset, the provider's own default. */
+  maxOutputTokens?: number;
 }
+
+/** Tokens as the provider reported them (absent when it reported none, and for `local`). */
+export interface TokenUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** What a text or code call tells besides its output: why the model stopped, what it counted. */
+export interface GenerationMeta {
+  /** The SDK's unified finish reason ('stop', 'length', ...); absent for `local`. */
+  finishReason?: string;
+  usage?: TokenUsage;
+}
+
+export type TextResult = { text: string } & GenerationMeta;
+export type CodeResult = { code: string; explanation: string } & GenerationMeta;
 
 export interface ImageTask {
   prompt: string;
@@ -55,8 +75,8 @@ export interface Transcript {
 
 export interface Engine {
   readonly name: string;
-  generateText(task: TextTask, signal: AbortSignal): Promise<{ text: string }>;
-  generateCode(task: CodeTask, signal: AbortSignal): Promise<{ code: string; explanation: string }>;
+  generateText(task: TextTask, signal: AbortSignal): Promise<TextResult>;
+  generateCode(task: CodeTask, signal: AbortSignal): Promise<CodeResult>;
   generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult>;
   synthesizeSpeech(task: SpeechTask, signal: AbortSignal): Promise<MediaResult>;
   transcribe(task: TranscribeTask, signal: AbortSignal): Promise<Transcript>;
@@ -64,8 +84,10 @@ export interface Engine {
 }
 
 /**
- * Why a provider call failed, so a caller can judge whether another provider may do better: a
- * `rejected` call (4xx other than 429) or a `not_configured` provider is not the network's fault.
+ * Why a provider call failed, so a caller can judge whether another provider may do better (see
+ * server/providers/failure.ts): `rejected` is a refusal of the customer's input (400, 413, 422),
+ * which the next provider would refuse too; `not_configured` a refusal of the operator's
+ * configuration (401, 403, 404: wrong key or model), which the next provider may not share.
  */
 export type ProviderFailureKind = 'timeout' | 'rate_limited' | 'server_error' | 'connection' | 'malformed' | 'rejected' | 'not_configured';
 
@@ -82,4 +104,20 @@ export class ProviderUnavailableError extends Error {
     this.name = 'ProviderUnavailableError';
     this.kind = options?.kind ?? 'server_error';
   }
+}
+
+const DEADLINE = Symbol('wgs.deadline');
+
+/**
+ * Marks an engine call's signal with the instant (epoch ms) it fires, so a retry can tell whether
+ * a wait still fits the request (server/providers/retry.ts). Returns the signal.
+ */
+export function markDeadline(signal: AbortSignal, at: number): AbortSignal {
+  (signal as AbortSignal & { [DEADLINE]?: number })[DEADLINE] = at;
+  return signal;
+}
+
+/** The instant a signal marked by markDeadline fires; undefined for any other signal. */
+export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
+  return (signal as (AbortSignal & { [DEADLINE]?: number }) | undefined)?.[DEADLINE];
 }

@@ -58,7 +58,7 @@ const TEXT = ['text.generate', 'code.generate'] as const;
 
 export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>> = {
   openai: {
-    label: 'OpenAI (or any server speaking its full API), through the official client',
+    label: 'OpenAI (or any server speaking its full API)',
     operations: [...TEXT, 'images.generate', 'videos.generate', 'audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.openai.com/v1',

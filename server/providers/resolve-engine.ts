@@ -6,10 +6,9 @@ import { providerFetch } from './ai-sdk/provider-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
 import { ProviderUnavailableError, type Engine } from './engine';
 import { localEngine } from './local/local-engine';
-import { OpenAiEngine } from './openai/openai-engine';
 import { ProviderKeyDecryptError } from './provider-keys/key-cipher';
 import { readStoredProviderKey } from './provider-keys/stored-provider-keys';
-import { isProviderType, PROVIDER_TYPE_INFO } from './provider-types';
+import { isProviderType } from './provider-types';
 
 // Engine names come from package versions: `local`, or `PROVIDER:MODEL` for a provider row.
 // Provider rows are cached briefly; the secret is read by readProviderApiKey, never from the
@@ -27,10 +26,10 @@ export interface ProviderRow {
   options: Record<string, string> | null;
 }
 
-async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number) {
+async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number, maxRetries: number) {
   const providerModule = await loadProviderModule(provider.type as SdkProviderType);
   const extras = provider.options ?? {};
-  const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs]);
+  const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs, maxRetries]);
   const cached = sdkClients.get(provider.name);
   if (cached && cached.fingerprint === fingerprint) return { providerModule, ...cached };
   const throughFetch = providerModule.apiHosts !== undefined;
@@ -40,7 +39,7 @@ async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, ti
     hosts: providerModule.apiHosts,
   });
   const baseURL = throughFetch ? undefined : (provider.base_url ?? undefined);
-  const models = providerModule.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch });
+  const models = providerModule.create({ baseURL, apiKey: apiKey ?? 'not-set', extras, fetch, timeoutMs, maxRetries });
   sdkClients.set(provider.name, { fingerprint, models, fetch });
   return { providerModule, models, fetch };
 }
@@ -93,12 +92,7 @@ export function forgetProviderEngines(providerName: string): void {
 
 async function buildEngine(provider: ProviderRow, model: string, apiKey: string | undefined): Promise<Engine> {
   const config = getConfig();
-  if (provider.type === 'openai') {
-    const baseUrl = provider.base_url ?? PROVIDER_TYPE_INFO.openai.defaultBaseUrl;
-    const openAi = { name: provider.name, baseUrl, apiKey, timeoutMs: config.PROVIDER_TIMEOUT_MS, maxRetries: config.PROVIDER_MAX_RETRIES };
-    return new OpenAiEngine(openAi, model);
-  }
-  const client = await sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS);
+  const client = await sdkClientOf(provider, apiKey, config.PROVIDER_TIMEOUT_MS, config.PROVIDER_MAX_RETRIES);
   const sdk = {
     name: provider.name,
     module: client.providerModule,

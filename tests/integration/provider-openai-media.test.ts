@@ -102,7 +102,10 @@ describe('transcripts from a provider', () => {
     call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
 
   it("well-formed segments are sold as {start, end, text}, the provider's other members dropped", async () => {
-    fake.transcript = { text: 'Hello there.', segments: [{ id: 0, seek: 0, start: 0, end: 1.5, text: ' Hello there. ', tokens: [1, 2] }] };
+    // A segment as OpenAI's verbose_json has it (the SDK holds the answer to that documented shape).
+    const segment = { id: 0, seek: 0, start: 0, end: 1.5, text: ' Hello there. ', tokens: [1, 2], temperature: 0 };
+    const scores = { avg_logprob: -0.2, compression_ratio: 1.1, no_speech_prob: 0.01 };
+    fake.transcript = { text: 'Hello there.', segments: [{ ...segment, ...scores }] };
     const result = await transcribe();
     expect(result.status, result.text).toBe(200);
     expect(result.json.output).toEqual({ text: 'Hello there.', segments: [{ start: 0, end: 1.5, text: 'Hello there.' }] });

@@ -39,11 +39,13 @@ export async function generateText(
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<{ text: string }> {
-  return callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
+  // The customer's output only; the engine's finish reason and token usage stay with the engine.
+  const { text } = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
     trace,
     operation: 'text.generate',
   });
+  return { text };
 }
 
 export async function generateCode(
@@ -52,9 +54,10 @@ export async function generateCode(
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<{ code: string; explanation: string }> {
-  return callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+  const { code, explanation } = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
     signal,
     trace,
     operation: 'code.generate',
   });
+  return { code, explanation };
 }

@@ -1,26 +1,35 @@
-import { experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage, generateText, Output } from 'ai';
+import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { asSchema, experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage } from 'ai';
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
 import { extractVideoFrame } from '../local/video';
 import {
+  deadlineOf,
   ProviderUnavailableError,
+  type CodeResult,
   type CodeTask,
   type Engine,
+  type GenerationMeta,
   type ImageTask,
   type MediaResult,
   type SpeechTask,
+  type TextResult,
   type TextTask,
   type Transcript,
   type TranscribeTask,
   type VideoTask,
 } from '../engine';
-import { failureKindOf, retryAfterOf } from './failure-kind';
-import './prime-sdk-schemas';
+import { failureKindOf, retryAfterSecondsOf, statusOf } from '../failure';
+import { withRetries } from '../retry';
+import { codePrompt, textPrompt, type Prompt } from './prompts';
 import type { ProviderModule, SdkModels } from './provider-module';
 
-// Every provider type but `openai`, through the Vercel AI SDK. The SDK provider is built once per
-// provider (resolve-engine caches it); this engine is one model of it. Every failure becomes
-// ProviderUnavailableError with its kind; the caller answers 503 and passes no provider text on.
+// Every provider type through the Vercel AI SDK (an `openai` provider's videos through its video
+// adapter). The SDK provider is built once per provider (resolve-engine caches it); this engine is
+// one model of it. Text and code call the model's doGenerate directly under the gate's own
+// bounded retry (retry.ts); media goes through the SDK's generate functions. Every failure becomes
+// ProviderUnavailableError with its kind (failure.ts); the caller answers 503 and passes no
+// provider text on.
 
 export interface AiSdkEngineConfig {
   /** The provider's name in the packages file. */
@@ -34,22 +43,45 @@ export interface AiSdkEngineConfig {
   fetch: typeof fetch;
 }
 
-const TEXT_SYSTEM: Record<TextTask['outputFormat'], string> = {
-  text: 'Answer in plain text without markdown.',
-  markdown: 'Answer in GitHub-flavoured markdown.',
-  json: 'Answer with one JSON object and nothing else.',
-};
-
-const CODE_SYSTEM = 'You write and analyse code. Never claim to have executed anything. Reply with the code and a short explanation of it.';
-
 const CODE_OUTPUT = z.object({ code: z.string(), explanation: z.string() });
+let codeJsonSchema: Promise<JSONSchema7> | undefined;
+const codeSchema = () => (codeJsonSchema ??= Promise.resolve(asSchema(CODE_OUTPUT).jsonSchema as JSONSchema7 | PromiseLike<JSONSchema7>));
+
 const IMAGE_MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+/** A provider's segments, checked before anyone pays for them. */
 const TRANSCRIPT_SEGMENTS = z.array(
   z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() }).refine((s) => s.end >= s.start),
 );
 
 function malformed(message: string): ProviderUnavailableError {
   return new ProviderUnavailableError(message, 5, { kind: 'malformed' });
+}
+
+/** The one mapping of every type's transcript: timed, trimmed, non-empty segments, or none when none were asked. */
+export function transcriptOf(
+  result: { text: unknown; segments: readonly { text: string; startSecond: number; endSecond: number }[] },
+  timestamps: TranscribeTask['timestamps'],
+): Transcript {
+  if (typeof result.text !== 'string') throw malformed('the provider returned no text');
+  if (timestamps === 'none') return { text: result.text, segments: [] };
+  // Word-level providers (ElevenLabs) also list the spaces between words: those are dropped.
+  const segments = TRANSCRIPT_SEGMENTS.safeParse(
+    result.segments
+      .map((segment) => ({ start: segment.startSecond, end: segment.endSecond, text: segment.text.trim() }))
+      .filter((segment) => segment.text !== ''),
+  );
+  if (!segments.success) throw malformed('the provider returned malformed segments');
+  // Speech without a single timed segment, when segments were asked: not the answer paid for.
+  if (segments.data.length === 0 && result.text.trim() !== '') throw malformed('the provider returned no segments');
+  return { text: result.text, segments: segments.data };
+}
+
+function metaOf(result: LanguageModelV3GenerateResult): GenerationMeta {
+  return {
+    finishReason: result.finishReason.unified,
+    usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
+  };
 }
 
 export class AiSdkEngine implements Engine {
@@ -88,60 +120,74 @@ export class AiSdkEngine implements Engine {
     } catch (error) {
       if (error instanceof ProviderUnavailableError) throw error;
       const kind = failureKindOf(error);
-      const status =
-        (error as { statusCode?: number; lastError?: { statusCode?: number } }).statusCode ??
-        (error as { lastError?: { statusCode?: number } }).lastError?.statusCode;
+      const status = statusOf(error);
       console.error(`[provider ${this.name}] ${what} failed (${kind}${status ? `, HTTP ${status}` : ''})`);
-      throw new ProviderUnavailableError(`${what} failed`, retryAfterOf(error), { cause: error, kind });
+      throw new ProviderUnavailableError(`${what} failed`, retryAfterSecondsOf(error), { cause: error, kind });
     }
   }
 
-  generateText(task: TextTask, signal: AbortSignal): Promise<{ text: string }> {
+  /** One text answer of the language model: its doGenerate, retried by the gate's policy. */
+  private async complete(
+    prompt: Prompt,
+    responseFormat: LanguageModelV3CallOptions['responseFormat'],
+    maxOutputTokens: number | undefined,
+    signal: AbortSignal,
+  ): Promise<{ text: string } & GenerationMeta> {
+    const model: LanguageModelV3 = this.model_('languageModel');
+    const options: LanguageModelV3CallOptions = {
+      prompt: [
+        { role: 'system', content: prompt.system },
+        { role: 'user', content: [{ type: 'text', text: prompt.user }] },
+      ],
+      ...(responseFormat ? { responseFormat } : {}),
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...(this.config.module.languageOptions ? { providerOptions: this.config.module.languageOptions as never } : {}),
+      abortSignal: signal,
+    };
+    const result = await withRetries(async () => model.doGenerate(options), {
+      maxRetries: this.config.maxRetries,
+      signal,
+      deadline: deadlineOf(signal),
+    });
+    let text = '';
+    for (const part of result.content) if (part.type === 'text') text += part.text;
+    // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
+    if (text.trim() === '') throw malformed('empty completion');
+    return { text, ...metaOf(result) };
+  }
+
+  generateText(task: TextTask, signal: AbortSignal): Promise<TextResult> {
     return this.call('text generation', async () => {
-      const prompt = task.context ? `Context:\n${task.context}\n\nInput:\n${task.input}` : task.input;
       const json = task.outputFormat === 'json';
-      const result = await generateText({
-        model: this.model_('languageModel'),
-        system: TEXT_SYSTEM[task.outputFormat],
-        prompt,
-        ...(json ? { output: Output.json() } : {}),
-        maxRetries: this.config.maxRetries,
-        abortSignal: signal,
-      });
-      const text = result.text;
-      // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
-      if (text.trim() === '') throw malformed('empty completion');
+      const result = await this.complete(textPrompt(task), json ? { type: 'json' } : undefined, task.maxOutputTokens, signal);
       if (json) {
         try {
-          JSON.parse(text);
+          JSON.parse(result.text);
         } catch {
           throw malformed('the provider returned invalid JSON');
         }
       }
-      return { text };
+      return result;
     });
   }
 
-  generateCode(task: CodeTask, signal: AbortSignal): Promise<{ code: string; explanation: string }> {
+  generateCode(task: CodeTask, signal: AbortSignal): Promise<CodeResult> {
     return this.call('code generation', async () => {
-      const prompt = [
-        task.language ? `Language: ${task.language}` : '',
-        task.requirements.length ? `Requirements:\n${task.requirements.map((r) => `- ${r}`).join('\n')}` : '',
-        `Input:\n${task.input}`,
-      ]
-        .filter(Boolean)
-        .join('\n\n');
       // Structured output in the provider's own terms (JSON mode, a JSON schema, a tool call).
-      const result = await generateText({
-        model: this.model_('languageModel'),
-        system: CODE_SYSTEM,
-        prompt,
-        output: Output.object({ schema: CODE_OUTPUT, name: 'code_answer' }),
-        maxRetries: this.config.maxRetries,
-        abortSignal: signal,
-      });
-      const { code, explanation } = result.output;
-      return { code, explanation };
+      const responseFormat: LanguageModelV3CallOptions['responseFormat'] =
+        this.config.module.codeOutput === 'json-mode'
+          ? { type: 'json' }
+          : { type: 'json', schema: await codeSchema(), name: 'code_answer' };
+      const { text, ...meta } = await this.complete(codePrompt(task), responseFormat, task.maxOutputTokens, signal);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw malformed('the provider returned invalid JSON');
+      }
+      const answer = CODE_OUTPUT.safeParse(parsed);
+      if (!answer.success) throw malformed('the provider reply lacks code or explanation');
+      return { code: answer.data.code, explanation: answer.data.explanation, ...meta };
     });
   }
 
@@ -190,21 +236,13 @@ export class AiSdkEngine implements Engine {
         maxRetries: this.config.maxRetries,
         abortSignal: signal,
       });
-      if (typeof result.text !== 'string') throw malformed('the provider returned no text');
-      if (task.timestamps === 'none') return { text: result.text, segments: [] };
-      // Word-level providers (ElevenLabs) also list the spaces between words: those are dropped.
-      const segments = TRANSCRIPT_SEGMENTS.safeParse(
-        result.segments
-          .map((segment) => ({ start: segment.startSecond, end: segment.endSecond, text: segment.text.trim() }))
-          .filter((segment) => segment.text !== ''),
-      );
-      if (!segments.success) throw malformed('the provider returned malformed segments');
-      return { text: result.text, segments: segments.data };
+      return transcriptOf(result, task.timestamps);
     });
   }
 
   generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
     return this.call('video generation', async () => {
+      if (this.config.models.videoAdapter) return this.model_('videoAdapter').generate(task, signal);
       // The SDK sends `prompt.image` as an image (a video's bytes went labelled image/png): a
       // video input gives its first frame, as the local engine does.
       const image =

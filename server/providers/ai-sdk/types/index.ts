@@ -1,11 +1,12 @@
 import type { ProviderType } from '../../provider-types';
 import type { ProviderModule } from '../provider-module';
 
-// Every provider type served through the AI SDK (`openai` keeps the official client), each
-// loaded on first use: a deployment that sells only `local` or one provider loads no other SDK.
-export type SdkProviderType = Exclude<ProviderType, 'openai'>;
+// Every provider type, served through the AI SDK, each loaded on first use: a deployment that
+// sells only `local` or one provider loads no other SDK.
+export type SdkProviderType = ProviderType;
 
 export const PROVIDER_MODULE_LOADERS: Readonly<Record<SdkProviderType, () => Promise<ProviderModule>>> = {
+  openai: async () => (await import('./openai')).openaiModule,
   'openai-compatible': async () => (await import('./openai-compatible')).openAiCompatibleModule,
   anthropic: async () => (await import('./anthropic')).anthropicModule,
   google: async () => (await import('./google')).googleModule,

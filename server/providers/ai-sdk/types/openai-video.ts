@@ -1,0 +1,78 @@
+import { APICallError } from 'ai';
+import OpenAI, { toFile } from 'openai';
+import { cappedFetch } from '../../capped-fetch';
+import { checkedMedia } from '../../checked-media';
+import { ProviderUnavailableError, type MediaResult, type VideoTask } from '../../engine';
+import type { VideoAdapter } from '../provider-module';
+
+// The `openai` type's videos (the AI SDK has no OpenAI video model): create, poll, download
+// through the official client, with its own timeout and bounded retries per HTTP call. Its errors
+// leave here in the AI SDK's vocabulary, so the one classifier (failure.ts) reads them.
+
+const VIDEO_POLL_MS = 2_000;
+
+export interface OpenAiVideoConfig {
+  baseURL: string;
+  apiKey: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** An OpenAI client error as the AI SDK would have thrown it: an APICallError (status, headers) or a timeout. */
+function asSdkError(error: unknown, url: string): unknown {
+  if (error instanceof OpenAI.APIConnectionTimeoutError || error instanceof OpenAI.APIUserAbortError) {
+    return new DOMException('The operation timed out.', 'TimeoutError');
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new APICallError({ message: 'connection failed', url, requestBodyValues: {}, cause: error, isRetryable: false });
+  }
+  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    const responseHeaders: Record<string, string> = {};
+    error.headers?.forEach((value: string, name: string) => (responseHeaders[name] = value));
+    return new APICallError({
+      message: `HTTP ${error.status}`,
+      url,
+      requestBodyValues: {},
+      statusCode: error.status,
+      responseHeaders,
+      cause: error,
+      isRetryable: false, // the client has retried already
+    });
+  }
+  return error;
+}
+
+export function openAiVideoAdapter(config: OpenAiVideoConfig, model: string): VideoAdapter {
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    fetch: cappedFetch,
+  });
+  const url = `${config.baseURL}/videos`;
+  return {
+    async generate(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
+      try {
+        let video = await client.videos.create(
+          {
+            model: model as never,
+            prompt: task.prompt,
+            ...(task.inputImage ? { input_reference: await toFile(task.inputImage, 'input', { type: task.inputMimeType }) } : {}),
+          },
+          { signal },
+        );
+        while (video.status === 'queued' || video.status === 'in_progress') {
+          await new Promise((resolve) => setTimeout(resolve, VIDEO_POLL_MS));
+          if (signal.aborted) throw new ProviderUnavailableError('video generation timed out', 5, { kind: 'timeout' });
+          video = await client.videos.retrieve(video.id, { signal });
+        }
+        if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');
+        const content = await client.videos.downloadContent(video.id, {}, { signal });
+        return await checkedMedia(Buffer.from(await content.arrayBuffer()), 'video/mp4', `${model} video`);
+      } catch (error) {
+        throw asSdkError(error, url);
+      }
+    },
+  };
+}
