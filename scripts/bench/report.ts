@@ -1,7 +1,7 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { booksBalance, type Books } from './books';
 import type { Measured } from './load';
-import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, WARMUP_S } from './settings';
+import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, WARMUP_S, WITHOUT } from './settings';
 
 // The printed result of a run: the machine and conditions, the table, the comparisons, the books,
 // the targets and, last, one line of a fixed form for comparing runs:
@@ -65,6 +65,7 @@ function printConditions(report: Report): void {
   );
   out(`load average (1/5/15 min) at the end: ${loadAverage()}; at the start: ${report.startLoad}`);
   if (NODE_OPTIONS) out(`experiment: product started with NODE_OPTIONS=${NODE_OPTIONS}`);
+  if (WITHOUT.length) out(`experiment: product started without ${WITHOUT.join(', ')} of the start script (BENCH_WITHOUT)`);
   out(
     `observability: ${OBSERVABILITY_OFF ? 'request log and metrics off (BENCH_OBSERVABILITY=off)' : 'request log (json) and Prometheus metrics on, as in production'}; refused-request counts on`,
   );

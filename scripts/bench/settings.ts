@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseWithout } from './start-settings';
 
 // What a run of `npm run bench` is told by its environment. Every BENCH_* variable is read here
 // and nowhere else; the product itself never reads them.
@@ -27,6 +28,12 @@ export const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS;
 export const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 /** A file that keeps what the started processes print (e.g. with BENCH_NODE_ARGS=--trace-gc). */
 export const PRODUCT_LOG = process.env.BENCH_PRODUCT_LOG;
+
+/**
+ * BENCH_WITHOUT=malloc,heap-cap,pretenuring: the product (both instances) started without these
+ * settings of package.json's start script (scripts/bench/start-settings.ts), to measure what each buys.
+ */
+export const WITHOUT = parseWithout(process.env.BENCH_WITHOUT);
 
 /** Tells this run's Idempotency-Keys from any other's. */
 export const runId = Date.now().toString(36);

@@ -9,7 +9,8 @@ import { startCommand } from '../lib/start-command';
 import { BENCH_QUOTA } from './books';
 import { memoryOf } from './proc-stats';
 import { removeOnShutdown, runCli, spawnNode } from './processes';
-import { DIST_DIR, log, NODE_ARGS, NODE_OPTIONS, OBSERVABILITY_OFF, ROOT, runId } from './settings';
+import { DIST_DIR, log, NODE_ARGS, NODE_OPTIONS, OBSERVABILITY_OFF, ROOT, runId, WITHOUT } from './settings';
+import { withoutSettings } from './start-settings';
 
 // What the scenarios run against, all on 127.0.0.1 and a temporary data dir: the product as
 // `npm start` starts it (with its embedded PostgreSQL), the instant provider, bench-only packages
@@ -37,10 +38,10 @@ export interface Stack {
   idleRss: number;
 }
 
-/** Starts `npm start`'s node command with `env` on a free port; resolves with it and its URL. */
+/** Starts `npm start`'s node command (less BENCH_WITHOUT's settings) with `env` on a free port; resolves with it and its URL. */
 export async function startProduct(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>) {
   const port = await freePort();
-  const start = startCommand(ROOT);
+  const start = withoutSettings(startCommand(ROOT), WITHOUT);
   const child = await spawnNode(
     [...NODE_ARGS, ...start.args],
     { ...baseEnv, ...start.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
