@@ -57,6 +57,47 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Claims the idempotency key and holds the units, one statement. */
+const CLAIM_AND_HOLD = `WITH claim AS (
+         INSERT INTO idempotency_records AS r
+           (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
+         VALUES ($1, $2, 'POST', '/v1/text/generate', $3, $4, 'running', now() + make_interval(secs => 120), now() + make_interval(hours => 24))
+         ON CONFLICT (api_key_id, method, path, key) DO UPDATE
+           SET id = EXCLUDED.id, status = 'running', locked_until = EXCLUDED.locked_until
+           WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
+         RETURNING id
+       ), taken AS (
+         UPDATE api_keys SET remaining_units = remaining_units - $5, in_flight = in_flight + 1
+          WHERE id = $2 AND status = 'active' AND in_flight < $6 AND remaining_units >= $5 AND EXISTS (SELECT 1 FROM claim)
+         RETURNING remaining_units
+       ), hold AS (
+         INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
+         SELECT $7::uuid, $2::uuid, $5::int, 'text.generate', $8::text, now() + make_interval(secs => 300) FROM taken
+         RETURNING id
+       )
+       SELECT (SELECT id FROM claim) AS record_id, (SELECT remaining_units FROM taken) AS remaining`;
+
+/** Captures the hold, records the usage event and stores the response, one statement. */
+const CAPTURE = `WITH hold AS (
+         UPDATE unit_holds SET status = 'captured', settled_at = now()
+          WHERE id = $1 AND status = 'held'
+         RETURNING api_key_id, units, counts_in_flight
+       ), key AS (
+         UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END), last_used_at = now()
+           FROM hold h WHERE k.id = h.api_key_id
+         RETURNING k.id
+       ), usage AS (
+         INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, hold_id, duration_ms)
+         SELECT $2::uuid, api_key_id, $3::uuid, 'text.generate', 'local', 'succeeded', units, $4::text, $1::uuid, 0 FROM hold
+         RETURNING id
+       ), idem AS (
+         UPDATE idempotency_records SET status = 'completed', response_status = 200, response_body = $6
+          WHERE id = $5::uuid AND EXISTS (SELECT 1 FROM hold)
+         RETURNING id
+       )
+       SELECT (SELECT count(*) FROM hold)::int AS captured, (SELECT count(*) FROM key)::int AS keys,
+              (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`;
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'POST' || req.url !== '/v1/text/generate') return send(res, 404, '{"error":{"code":"not_found"}}');
   const secret = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
@@ -79,24 +120,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const holdId = randomUUID();
   const held = await provisionalPool.query<{ record_id: string | null; remaining: number | null }>({
     name: 'floor-claim-and-hold',
-    text: `WITH claim AS (
-             INSERT INTO idempotency_records AS r
-               (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
-             VALUES ($1, $2, 'POST', '/v1/text/generate', $3, $4, 'running', now() + make_interval(secs => 120), now() + make_interval(hours => 24))
-             ON CONFLICT (api_key_id, method, path, key) DO UPDATE
-               SET id = EXCLUDED.id, status = 'running', locked_until = EXCLUDED.locked_until
-               WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
-             RETURNING id
-           ), taken AS (
-             UPDATE api_keys SET remaining_units = remaining_units - $5, in_flight = in_flight + 1
-              WHERE id = $2 AND status = 'active' AND in_flight < $6 AND remaining_units >= $5 AND EXISTS (SELECT 1 FROM claim)
-             RETURNING remaining_units
-           ), hold AS (
-             INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
-             SELECT $7::uuid, $2::uuid, $5::int, 'text.generate', $8::text, now() + make_interval(secs => 300) FROM taken
-             RETURNING id
-           )
-           SELECT (SELECT id FROM claim) AS record_id, (SELECT remaining_units FROM taken) AS remaining`,
+    text: CLAIM_AND_HOLD,
     values: [randomUUID(), key.id, idempotencyKey, fingerprint, key.units, key.concurrency, holdId, `floor_${holdId}`],
   });
   const recordId = held.rows[0]?.record_id;
@@ -118,25 +142,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   });
   await pool.query({
     name: 'floor-capture',
-    text: `WITH hold AS (
-             UPDATE unit_holds SET status = 'captured', settled_at = now()
-              WHERE id = $1 AND status = 'held'
-             RETURNING api_key_id, units, counts_in_flight
-           ), key AS (
-             UPDATE api_keys k SET in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END), last_used_at = now()
-               FROM hold h WHERE k.id = h.api_key_id
-             RETURNING k.id
-           ), usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, hold_id, duration_ms)
-             SELECT $2::uuid, api_key_id, $3::uuid, 'text.generate', 'local', 'succeeded', units, $4::text, $1::uuid, 0 FROM hold
-             RETURNING id
-           ), idem AS (
-             UPDATE idempotency_records SET status = 'completed', response_status = 200, response_body = $6
-              WHERE id = $5::uuid AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS captured, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`,
+    text: CAPTURE,
     values: [holdId, usageEventId, key.version_id, `floor_${holdId}`, recordId, response],
   });
   send(res, 200, response);

@@ -1,0 +1,180 @@
+import autocannon from 'autocannon';
+import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
+import { cpuByPid, cpuSpent, mainThreadCpu, memoryOf, postgresPids } from './proc-stats';
+import { CONNECTIONS, DURATION_S, log, runId, WARMUP_S } from './settings';
+
+// The two load generators and what one scenario's measurement records: closed loop (autocannon,
+// fixed connections) or open loop (loadtest, one request every 1/rate s), after a warm-up of the
+// same load, with the server's and PostgreSQL's CPU and the server's RSS sampled around it.
+
+/** One row of the table. */
+export interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb?: number;
+  statuses: Record<string, number>;
+  errors: number;
+  /** CPU ms per request: the server process, and PostgreSQL (all its processes). */
+  cpuServer?: number;
+  /** Of cpuServer, the main (JavaScript) thread's share. */
+  cpuServerMain?: number;
+  cpuPg?: number;
+  note?: string;
+}
+
+export interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key per request. */
+  freshKey?: boolean;
+  connections?: number;
+  /** Open loop at this many requests per second; closed loop without. */
+  overallRate?: number;
+  duration?: number;
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  statuses: Record<string, number>;
+  errors: number;
+}
+
+let keyCounter = 0;
+export const freshIdempotencyKey = () => `bench-${runId}-${++keyCounter}`;
+
+async function closedLoop(load: Load): Promise<Run> {
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers: { ...load.headers },
+    body: load.body,
+    connections: load.connections ?? CONNECTIONS,
+    duration: load.duration ?? DURATION_S,
+    ...(load.freshKey
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, 'idempotency-key': freshIdempotencyKey() },
+              }),
+            },
+          ],
+        }
+      : {}),
+  });
+  const statuses: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    statuses,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** loadtest leaves a percentile `false` when no request reached it (e.g. none answered). */
+function percentile(result: LoadTestResult, which: 50 | 99): number {
+  const value: unknown = result.percentiles[which];
+  return typeof value === 'number' ? value : Number.NaN;
+}
+
+/**
+ * Open loop: one request every 1/rate s, whatever the answers (loadtest's requestsPerSecond),
+ * which is what "offered load" means. autocannon's overallRate is not that: each connection
+ * sends its share of the second back to back as the second starts, then waits, so it measures
+ * a burst of `rate` requests once a second.
+ */
+async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
+  const run = loadTest as unknown as (options: LoadTestOptions) => Promise<LoadTestResult>;
+  const body = load.body ?? '';
+  const result = await run({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers: load.headers ?? {},
+    body: load.method === 'POST' ? body : undefined,
+    contentType: load.headers?.['content-type'],
+    requestsPerSecond: load.overallRate,
+    maxSeconds: load.duration ?? DURATION_S,
+    agentKeepAlive: true,
+    quiet: true,
+    requestGenerator: (
+      _options: unknown,
+      params: { headers: Record<string, string | number> },
+      request: (p: unknown, cb: unknown) => unknown,
+      callback: unknown,
+    ) => {
+      if (load.freshKey) params.headers['idempotency-key'] = freshIdempotencyKey();
+      if (load.method === 'POST') params.headers['Content-Length'] = Buffer.byteLength(body);
+      return request(params, callback);
+    },
+  });
+  const statuses: Record<string, number> = { ...result.errorCodes };
+  const failed = Object.values(result.errorCodes).reduce((a, b) => a + b, 0);
+  if (result.totalRequests > failed) statuses['2xx'] = result.totalRequests - failed;
+  return {
+    rps: result.totalRequests / (load.duration ?? DURATION_S),
+    p50: percentile(result, 50),
+    p99: percentile(result, 99),
+    total: result.totalRequests,
+    statuses,
+    errors: result.totalErrors - failed,
+  };
+}
+
+const drive = (load: Load) => (load.overallRate ? openLoop({ ...load, overallRate: load.overallRate }) : closedLoop(load));
+
+/** Samples a server's peak RSS (every 200 ms) and, with PostgreSQL's, its CPU until `stop`. */
+function sample(pid: number | undefined, postmasterPid: number) {
+  let rssMb = 0;
+  const sampler = pid
+    ? setInterval(() => {
+        try {
+          rssMb = Math.max(rssMb, memoryOf(pid).rss);
+        } catch {
+          // gone
+        }
+      }, 200)
+    : undefined;
+  const serverBefore = cpuByPid(pid ? [pid] : []);
+  const mainBefore = mainThreadCpu(pid);
+  const pgBefore = cpuByPid(postgresPids(postmasterPid));
+  return () => {
+    const server = cpuSpent(serverBefore, cpuByPid(pid ? [pid] : []));
+    const main = mainThreadCpu(pid) - mainBefore;
+    const database = cpuSpent(pgBefore, cpuByPid(postgresPids(postmasterPid)));
+    if (sampler) clearInterval(sampler);
+    return { rssMb, server, main, database };
+  };
+}
+
+/** Warms up with `load` for WARMUP_S, then measures it: one row, `pid` being the server's. */
+export async function measure(name: string, load: Load, pid: number | undefined, postmasterPid: number): Promise<Measured> {
+  log(`${name}: warm-up ${WARMUP_S}s`);
+  await drive({ ...load, duration: WARMUP_S });
+  log(`${name}: measuring ${load.duration ?? DURATION_S}s`);
+  const stop = sample(pid, postmasterPid);
+  const result = await drive(load);
+  const spent = stop();
+  return {
+    name,
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    rssMb: pid ? spent.rssMb : undefined,
+    statuses: result.statuses,
+    errors: result.errors,
+    cpuServer: pid && result.total ? spent.server / result.total : undefined,
+    cpuServerMain: pid && result.total ? spent.main / result.total : undefined,
+    cpuPg: result.total ? spent.database / result.total : undefined,
+  };
+}

@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+// What the kernel says a process costs: memory from /proc/<pid>/status, CPU from /proc/<pid>/stat.
+
+/** VmRSS and VmHWM of a process, in MB. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/** CPU time (user + system) in ms from a /proc stat file; throws when the process is gone. */
+function cpuMsOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, USER_HZ = 100
+}
+
+/** CPU time (user + system) per process, in ms, from /proc/<pid>/stat. */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  const times = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      times.set(pid, cpuMsOf(`/proc/${pid}/stat`));
+    } catch {
+      // gone
+    }
+  }
+  return times;
+}
+
+/** CPU ms of a process's main thread alone (the JavaScript thread; V8's GC and libuv helpers excluded). */
+export function mainThreadCpu(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    return cpuMsOf(`/proc/${pid}/task/${pid}/stat`);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms spent between two samples: processes that started meanwhile count from 0; ones that exited are lost. */
+export function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += Math.max(0, ms - (before.get(pid) ?? 0));
+  return total;
+}
+
+/** The postmaster and all its children (backends, background workers); none without a postmaster. */
+export function postgresPids(postmasterPid: number): number[] {
+  if (!postmasterPid) return [];
+  const pids = [postmasterPid];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmasterPid) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,127 @@
+import type { ChildProcess } from 'node:child_process';
+import { drain, settle, writeSnapshot } from './books';
+import { measureHandlerInProcess } from './in-process';
+import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
+import { stopChild } from './processes';
+import { fixedRate, type Scenario } from './scenarios';
+import { CONNECTIONS, DURATION_S, log, runId } from './settings';
+import { startProduct, type Stack } from './stack';
+import { measure, type Load, type Measured } from './load';
+
+// Runs scenarios one after another against a stack, each to one row, keyed by the scenario's id.
+
+const UNKNOWN_KEY = `wgs_live_${'x'.repeat(40)}`;
+const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
+const COMPLETION = JSON.stringify({
+  model: 'bench-model',
+  messages: [{ role: 'user', content: 'Summarise the benefits of idempotent APIs in two sentences.' }],
+});
+
+export interface Results {
+  rows: Map<string, Measured>;
+  /** The offered rate of the fixed-rate rows, once the local path's closed loop has been measured. */
+  fixedRate?: number;
+}
+
+interface Run {
+  stack: Stack;
+  results: Results;
+  /** The second instance, while its scenarios run. */
+  quiet?: { child: ChildProcess; url: string };
+}
+
+/** The running second instance for a `quiet` scenario; stopped once a scenario needs another instance. */
+async function instanceFor(run: Run, scenario: Scenario): Promise<{ pid?: number; url: string }> {
+  const { stack } = run;
+  if (scenario.instance !== 'quiet' && run.quiet) {
+    await stopChild(run.quiet.child);
+    run.quiet = undefined;
+  }
+  if (scenario.instance === 'quiet') {
+    run.quiet ??= await startProduct(stack.baseEnv, { LOG_FORMAT: 'off', DATABASE_URL: stack.databaseUrl });
+    return { pid: run.quiet.child.pid, url: run.quiet.url };
+  }
+  if (scenario.instance === 'floor') return { pid: stack.floor.pid, url: stack.floorUrl };
+  if (scenario.instance === 'provider') return { pid: stack.provider.pid, url: stack.providerUrl };
+  return { pid: stack.app.pid, url: stack.appUrl };
+}
+
+function rateOf(run: Run, scenario: Scenario): number | undefined {
+  if (scenario.load.kind !== 'open') return undefined;
+  if (scenario.load.rate !== 'fixed') return scenario.load.rate;
+  run.results.fixedRate ??= fixedRate(run.results.rows.get('product')!.rps);
+  return run.results.fixedRate;
+}
+
+function loadOf(run: Run, scenario: Scenario, url: string): Load {
+  const headers: Record<string, string> = {};
+  if (scenario.body === 'completion') headers.authorization = 'Bearer bench';
+  if (scenario.key) headers.authorization = `Bearer ${scenario.key === 'unknown' ? UNKNOWN_KEY : run.stack.keys[scenario.key]}`;
+  if (scenario.body !== 'none') headers['content-type'] = 'application/json';
+  if (scenario.idempotency === 'stored') headers['idempotency-key'] = `bench-replay-${runId}`;
+  const body = { none: undefined, summary: SUMMARY, 'empty-input': JSON.stringify({ input: '' }), completion: COMPLETION }[scenario.body];
+  return {
+    url: url + scenario.route,
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    body,
+    freshKey: scenario.idempotency === 'fresh',
+    overallRate: rateOf(run, scenario),
+  };
+}
+
+/** The first request of a stored key: the answer every later one replays. */
+async function storeReplay(load: Load): Promise<void> {
+  const first = await fetch(load.url, { method: 'POST', headers: load.headers, body: load.body });
+  if (first.status !== 200) throw new Error(`replay setup answered ${first.status}: ${await first.text()}`);
+}
+
+async function inProcessRow(run: Run, scenario: Scenario): Promise<Measured> {
+  const { stack } = run;
+  log(`${scenario.name}: warm-up 3s, measuring ${DURATION_S}s`);
+  const pgStart = cpuByPid(postgresPids(stack.postmasterPid));
+  const handler = await measureHandlerInProcess({
+    databaseUrl: stack.databaseUrl,
+    apiKey: stack.keys.inProcess,
+    body: SUMMARY,
+    seconds: DURATION_S,
+    concurrency: CONNECTIONS,
+    databaseCpuMs: () => cpuSpent(pgStart, cpuByPid(postgresPids(stack.postmasterPid))),
+  });
+  return {
+    name: scenario.name,
+    rps: handler.rps,
+    p50: Number.NaN,
+    p99: Number.NaN,
+    statuses: handler.statuses,
+    errors: 0,
+    cpuServer: handler.cpuMs,
+    cpuPg: handler.databaseCpuMs,
+  };
+}
+
+async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
+  const { stats, postmasterPid } = run.stack;
+  if (scenario.before === 'settle') await settle();
+  if (scenario.before === 'drain') await drain(stats);
+  const target = await instanceFor(run, scenario);
+  if (scenario.load.kind === 'in-process') return { ...(await inProcessRow(run, scenario)), note: scenario.note };
+  const load = loadOf(run, scenario, target.url);
+  if (scenario.idempotency === 'stored') await storeReplay(load);
+  const name = load.overallRate ? `${scenario.name} @ ${load.overallRate}/s` : scenario.name;
+  if (scenario.assert !== 'no-db-write') return { ...(await measure(name, load, target.pid, postmasterPid)), note: scenario.note };
+  await settle();
+  const before = await writeSnapshot(stats);
+  const row = await measure(name, load, target.pid, postmasterPid);
+  await settle();
+  const after = await writeSnapshot(stats);
+  return { ...row, note: before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}` };
+}
+
+/** Runs `scenarios` in order, adding a row each to `results`. */
+export async function runScenarios(stack: Stack, scenarios: Scenario[], results: Results = { rows: new Map() }): Promise<Results> {
+  const run: Run = { stack, results };
+  for (const scenario of scenarios) results.rows.set(scenario.id, await runScenario(run, scenario));
+  if (run.quiet) await stopChild(run.quiet.child);
+  return results;
+}
