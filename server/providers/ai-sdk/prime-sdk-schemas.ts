@@ -5,5 +5,5 @@ import { modelMessageSchema } from 'ai';
 // certain answers: while the SDK's lazy JSON-value schema (reached through `providerOptions`) has
 // never been parsed, the answer stays uncertain and the whole message schema is walked again on
 // every call (~50-70 µs of CPU and its garbage). One parse that reaches it resolves the lazy; the
-// answer is then cached. See docs/performance.md, session 12.
+// answer is then cached. See docs/performance.md, "What each runtime setting buys".
 modelMessageSchema.safeParse({ role: 'user', content: '', providerOptions: { prime: { value: [null] } } });
