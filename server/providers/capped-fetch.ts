@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 // API calls (a POST whose body is text or bytes, the hot path) go through undici's `dispatch` on
 // one pooled keep-alive agent: a third of the CPU of the global fetch, and out of reach of the
 // fetch Next.js patches. Everything else (form uploads, redirects, media downloads) uses the
-// global fetch. See docs/performance.md, sessions 11 and 12.
+// global fetch. See docs/performance.md, "What each runtime setting buys".
 
 const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
 const MEDIA_REPLY_LIMIT = 104_857_600;

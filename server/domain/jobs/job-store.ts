@@ -11,7 +11,7 @@ export type { JobStatus };
 
 export interface JobInput {
   prompt: string;
-  /** uploadId: since session 5 (older jobs lack it). */
+  /** uploadId: absent in jobs queued before jobs recorded the upload they consume. */
   inputUpload?: { uploadId?: string; storageKey: string; mimeType: string } | null;
 }
 

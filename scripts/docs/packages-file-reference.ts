@@ -1,0 +1,211 @@
+// Renders docs/packages-file.md from the packages file's zod schema (server/domain/packages/
+// package-schema.ts), through its JSON Schema: every field, its type, default and rule come from
+// the schema, so the page cannot say what the schema does not. `npm run docs:generate` writes it;
+// tests/unit/docs-reference.test.ts fails when the page and the schema differ.
+import { z } from 'zod';
+import { packagesFileSchema } from '../../server/domain/packages/package-schema';
+
+interface JsonSchema {
+  type?: string;
+  const?: unknown;
+  enum?: unknown[];
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  default?: unknown;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  propertyNames?: JsonSchema;
+  additionalProperties?: JsonSchema | boolean;
+}
+
+const number = (n: number) => n.toLocaleString('en-US');
+const code = (value: unknown) => `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+function typeOf(node: JsonSchema): string {
+  if (node.anyOf) return node.anyOf.map(typeOf).join(' or ');
+  if (node.const !== undefined) return code(node.const);
+  if (node.type === 'array') return `list of ${typeOf(node.items ?? {})}`;
+  if (node.type === 'object') return 'object';
+  return node.type ?? 'any';
+}
+
+function ruleOf(node: JsonSchema): string[] {
+  const rules: string[] = [];
+  if (node.anyOf) return [node.anyOf.map((branch) => `${typeOf(branch)}: ${ruleOf(branch).join(', ')}`).join('; or ')];
+  if (node.enum) rules.push(`one of ${node.enum.map(code).join(', ')}`);
+  if (node.pattern) rules.push(`matches ${code(node.pattern)}`);
+  if (node.format === 'uri') rules.push('a URL');
+  if (node.minLength !== undefined || node.maxLength !== undefined) rules.push(`${node.minLength ?? 0} to ${node.maxLength ?? '∞'} characters`);
+  if (node.minimum !== undefined || node.maximum !== undefined) rules.push(`${number(node.minimum ?? 0)} to ${number(node.maximum ?? Infinity)}`);
+  if (node.type === 'array') {
+    rules.push(`${node.minItems ?? 0} to ${node.maxItems ?? '∞'} entries`);
+    if (node.items) rules.push(...ruleOf(node.items).map((rule) => `each ${rule}`));
+  }
+  return rules;
+}
+
+function row(path: string, node: JsonSchema, required: boolean): string {
+  const presence = node.default !== undefined ? code(node.default) : required ? 'required' : 'optional';
+  return `| ${cell(code(path))} | ${cell(typeOf(node))} | ${cell(presence)} | ${cell(ruleOf(node).join('; ') || '—')} |`;
+}
+
+/** One row per leaf field under `prefix`; nested objects get a row of their own and then their fields. */
+function rows(prefix: string, node: JsonSchema): string[] {
+  const out: string[] = [];
+  for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const path = `${prefix}${name}`;
+    out.push(row(path, child, (node.required ?? []).includes(name)));
+    if (child.type === 'object' && child.properties) out.push(...rows(`${path}.`, child));
+  }
+  return out;
+}
+
+/**
+ * The rules that hold across fields, which JSON Schema does not carry. Each comes with a file that
+ * breaks it and the message the schema answers; the reference test parses each file with the
+ * schema and expects that message, so a rule listed here is a rule the schema holds.
+ */
+export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) => void; message: string }[] = [
+  {
+    rule: 'Package slugs are unique within the file.',
+    breaking: (file) => file.packages.push({ ...file.packages[0]! }),
+    message: 'duplicate slug',
+  },
+  {
+    rule: 'A package sells at least one operation.',
+    breaking: (file) => (file.packages[0]!.operations = {}),
+    message: 'a package must sell at least one operation',
+  },
+  {
+    rule: 'An `engine` is `local` or `PROVIDER:MODEL`, or a list of 1 to 5 of them, each named once: the first answers, the others are its fallbacks in order.',
+    breaking: (file) => (file.packages[0]!.operations['text.generate']!.engine = ['local', 'local']),
+    message: 'an engine list names each engine once',
+  },
+  {
+    rule: 'The entries of a list setting (`output_formats`, `styles`, `voices`, `languages`, `timestamps`) are unique; its first entry is the default, and an omitted list allows every value the interface allows.',
+    breaking: (file) => (file.packages[0]!.operations['text.generate']!.output_formats = ['text', 'text']),
+    message: 'entries must be unique',
+  },
+  {
+    rule: '`base_url` is an `http://` or `https://` URL with no credentials in it (the secret is named by `api_key_env`, or stored by an operator).',
+    breaking: (file) => (file.providers = { main: { type: 'openai', base_url: 'https://user:secret@example.com/v1' } }),
+    message: 'base_url must not hold credentials',
+  },
+  {
+    rule: 'An `azure` provider needs `resource_name` or `base_url`.',
+    breaking: (file) => (file.providers = { az: { type: 'azure' } }),
+    message: 'an azure provider needs resource_name or base_url',
+  },
+];
+
+/** The smallest valid file, which each rule's example breaks. */
+export interface ExampleFile {
+  providers?: Record<string, Record<string, unknown>>;
+  packages: { slug: string; operations: Record<string, Record<string, unknown> | undefined> & { 'text.generate'?: Record<string, unknown> } }[];
+}
+export function exampleFile(): ExampleFile {
+  return {
+    packages: [
+      {
+        slug: 'starter',
+        name: 'Starter',
+        quota_units: 100,
+        limits: { requests_per_minute: 60, concurrency: 2 },
+        operations: { 'text.generate': { engine: 'local', units: 1 } },
+      } as ExampleFile['packages'][number],
+    ],
+  };
+}
+
+const HEADER = ['| field | type | default | rule |', '| --- | --- | --- | --- |'];
+
+export function packagesFileSchemaJson(): JsonSchema {
+  return z.toJSONSchema(packagesFileSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+export function renderPackagesFileReference(): string {
+  const schema = packagesFileSchemaJson();
+  const providers = schema.properties!.providers!;
+  const packages = schema.properties!.packages!;
+  const pkg = packages.items!;
+  const { operations, ...packageFields } = pkg.properties!;
+  const providerTypes = (providers.additionalProperties as JsonSchema).oneOf!;
+  const common = providerTypes[0]!;
+
+  const lines: string[] = [
+    '# The packages file',
+    '',
+    '<!-- Generated by `npm run docs:generate` from server/domain/packages/package-schema.ts; do not edit by hand. -->',
+    '',
+    'The file `npm run cli -- packages apply FILE` reads (JSON, or YAML when it ends in `.yaml` or `.yml`), the format of',
+    "[CONTRACT.md](CONTRACT.md) §7. The dashboard's provider and package forms check their entries with the same schema.",
+    'A complete example is [`packages.example.json`](../packages.example.json); how an operator uses it is in',
+    '[operating.md](operating.md).',
+    '',
+    'Applying a file is one transaction: an unchanged package keeps its version, a changed one gets a new version, and a file',
+    'with any wrong field is refused as a whole, with one line per wrong field (its path and what it allows).',
+    'Unknown fields are refused everywhere. "required" means the field must be given; a value in the default column',
+    'is what an omitted field means; "optional" fields have no default.',
+    '',
+    '## The file',
+    '',
+    ...HEADER,
+    row('providers', { type: 'object', default: providers.default }, false),
+    `| \`providers.<name>\` | object | — | name ${cell(ruleOf(providers.propertyNames ?? {}).join('; '))}; one provider entry (below) |`,
+    row('packages', { ...packages, items: { type: 'object' } }, (schema.required ?? []).includes('packages')),
+    '',
+    '## A provider entry',
+    '',
+    'Every entry has these fields; `type` decides which others it takes (next table).',
+    '',
+    ...HEADER,
+    ...rows('', { ...common, properties: { ...common.properties, type: { type: 'string', enum: providerTypes.map((t) => t.properties!.type!.const) } } }),
+    '',
+    '| type | `base_url` | further fields |',
+    '| --- | --- | --- |',
+    ...providerTypes.map((entry) => {
+      const type = entry.properties!.type!.const as string;
+      const required = entry.required ?? [];
+      const extras = Object.entries(entry.properties!)
+        .filter(([name]) => !(name in common.properties!))
+        .map(([name, node]) => `${code(name)} (${required.includes(name) ? 'required' : 'optional'}; ${ruleOf(node).join('; ')})`);
+      return `| ${code(type)} | ${required.includes('base_url') ? 'required' : 'optional'} | ${cell(extras.join(', ') || '—')} |`;
+    }),
+    '',
+    '## A package (an entry of `packages`)',
+    '',
+    ...HEADER,
+    ...rows('', { ...pkg, properties: packageFields }),
+    row('operations', { type: 'object' }, true),
+    '',
+    '## An operation (an entry of `operations`)',
+    '',
+    `\`operations\` names at least one of ${Object.keys(operations!.properties!).map(code).join(', ')}.`,
+    '',
+    ...Object.entries(operations!.properties!).flatMap(([operation, node]) => [
+      `### \`${operation}\``,
+      '',
+      ...HEADER,
+      ...rows('', node),
+      '',
+    ]),
+    '## Rules across fields',
+    '',
+    ...CROSS_FIELD_RULES.map(({ rule }) => `- ${rule}`),
+    '',
+    'When the file is applied, each engine is also checked against its provider: the provider must exist (in the file or',
+    'already in the database), its type must be able to serve the operation, and it must honour the settings asked (for',
+    "example `wav` speech from `fal` is refused). The table of what each type can serve is in [providers.md](providers.md).",
+  ];
+  return `${lines.join('\n').trimEnd()}\n`;
+}
