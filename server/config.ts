@@ -83,6 +83,8 @@ const envSchema = z
     JOB_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').default(5),
     /** How often the queue's supervisor looks for expired and heartbeat-less jobs. */
     JOB_SUPERVISE_INTERVAL_SECONDS: positiveInt(10),
+    /** How often a worker running a video job looks whether the job was cancelled (then it stops the attempt). */
+    JOB_CANCEL_CHECK_SECONDS: z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),
     /** How often an idle worker polls the queue (pg-boss needs >= 0.5). */
     JOB_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').default(1),
     /** Jobs one worker process runs at once. */

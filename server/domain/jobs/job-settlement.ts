@@ -54,7 +54,8 @@ const SUCCEED_JOB_SQL = `WITH job AS (
 /**
  * Success, in one statement: captures the job's hold, records the usage event (with the job
  * id) and sets the job succeeded with its result. Nothing happens unless the job is still
- * open AND its hold is still held, so a second worker can never charge the same job again.
+ * open AND its hold is still held, so a second worker can never charge the same job again, nor
+ * a worker a job cancelled meanwhile.
  */
 export async function succeedJob(
   db: SqlDb,
@@ -80,7 +81,14 @@ export async function succeedJob(
   });
   const row = rows[0]!;
   if (row.done === 1) return 'succeeded';
-  return row.job_status === 'succeeded' || row.job_status === 'failed' ? 'already_finished' : 'hold_lost';
+  // Read again: the statement's own snapshot predates a cancel or success it waited for.
+  const now = await db.pool.query<{ status: JobStatus }>({
+    name: 'wgs-job-status',
+    text: 'SELECT status FROM jobs WHERE id = $1',
+    values: [job.id],
+  });
+  const status = now.rows[0]?.status ?? row.job_status;
+  return status === 'submitted' || status === 'running' ? 'hold_lost' : 'already_finished';
 }
 
 export interface JobFailure {

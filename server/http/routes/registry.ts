@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RouteDoc } from '../route-doc';
-import { getJobRoute, videosGenerateRoute } from './jobs';
+import { cancelJobRoute, getJobRoute, videosGenerateRoute } from './jobs';
 import { audioSpeechRoute, audioTranscribeRoute, imagesGenerateRoute } from './media';
 import { codeGenerateRoute, textGenerateRoute } from './text-and-code';
 import { completeUploadRoute, createUploadRoute } from './uploads';
@@ -30,4 +30,5 @@ export const ROUTES: readonly RouteDoc[] = [
   completeUploadRoute.route,
   openApiDocumentRoute,
   getJobRoute.route,
+  cancelJobRoute.route,
 ];
