@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RouteDoc } from '../route-doc';
 import { cancelJobRoute, getJobRoute, videosGenerateRoute } from './jobs';
 import { audioSpeechRoute, audioTranscribeRoute, imagesGenerateRoute } from './media';
+import { getKeyRoute } from './key';
 import { codeGenerateRoute, textGenerateRoute } from './text-and-code';
 import { completeUploadRoute, createUploadRoute } from './uploads';
 
@@ -31,4 +32,5 @@ export const ROUTES: readonly RouteDoc[] = [
   openApiDocumentRoute,
   getJobRoute.route,
   cancelJobRoute.route,
+  getKeyRoute.route,
 ];
