@@ -184,8 +184,8 @@ export interface GetRouteSpec extends OperationDoc {
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  const { path, operationId, summary, pathParams, response, errors } = spec;
-  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors };
+  const { path, operationId, summary, pathParams, response, errors, rateLimited } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors, rateLimited };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {

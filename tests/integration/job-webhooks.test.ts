@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as cancelRoute from '@/app/v1/jobs/[jobId]/cancel/route';
 import { resetConfigForTests } from '@/server/config';
+import { jobEventSchema } from '@/server/contract/webhooks';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
@@ -72,7 +73,9 @@ function verified(secret: string, request: Received) {
     'webhook-timestamp': String(request.headers['webhook-timestamp']),
     'webhook-signature': String(request.headers['webhook-signature']),
   };
-  return new Webhook(secret).verify(request.body, headers) as { type: string; timestamp: string; data: { job_id: string; status: string } };
+  const event = new Webhook(secret).verify(request.body, headers);
+  // The body is exactly the JobEvent of the OpenAPI document.
+  return jobEventSchema.parse(event);
 }
 
 const received = (receiver: Receiver, count: number) =>

@@ -1,12 +1,11 @@
+import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from '../../contract/webhooks';
 import type { SqlDb } from '../../db/client';
-import type { JobStatus } from '../../contract/values';
 
 // A job's end becomes a webhook delivery in the same statement that ends the job, so an event is
 // never lost between the two; the queue message that sends it follows (webhook-queue.ts), and a
 // background sweep sends again whatever is overdue.
 
-export const JOB_EVENT_TYPES = ['job.succeeded', 'job.failed', 'job.cancelled'] as const;
-export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+export { JOB_EVENT_TYPES, type JobEventType };
 
 const EVENT_OF: Record<'succeeded' | 'failed' | 'cancelled', JobEventType> = {
   succeeded: 'job.succeeded',
@@ -31,12 +30,12 @@ export function jobEventCte(from: string, status: 'succeeded' | 'failed' | 'canc
 
 /** The body every attempt of a delivery sends: built from the row, so each attempt's is the same. */
 export function jobEventBody(delivery: { event_type: string; created_at: Date; job_id: string }): string {
-  const status = delivery.event_type.slice('job.'.length) as JobStatus;
-  return JSON.stringify({
-    type: delivery.event_type,
+  const event: JobEvent = {
+    type: delivery.event_type as JobEventType,
     timestamp: delivery.created_at.toISOString(),
-    data: { job_id: delivery.job_id, status },
-  });
+    data: { job_id: delivery.job_id, status: delivery.event_type.slice('job.'.length) as JobEvent['data']['status'] },
+  };
+  return JSON.stringify(event);
 }
 
 /** Pending deliveries overdue by 30 s: their queue message was lost (e.g. the process died right after the job ended). */
