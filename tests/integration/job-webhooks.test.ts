@@ -11,6 +11,7 @@ import { CLI_ACTOR } from '@/server/domain/actor';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
+import { enableMetrics, type Metrics } from '@/server/observability/metrics';
 import { call, createTestKey, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { getJob, setQuickJobQueue, submitVideo } from './support/jobs/job-calls';
@@ -90,9 +91,17 @@ async function deliveriesSettled(keyId: string) {
 
 let provider: FakeVideoProvider;
 let receiver: Receiver;
+let metrics: Metrics;
+
+/** wgs_webhook_attempts_total by outcome. */
+async function attemptCounts(): Promise<Record<string, number>> {
+  const { values } = await metrics.webhookAttempts.get();
+  return Object.fromEntries(values.map((value) => [String(value.labels.outcome), value.value]));
+}
 let failing: FakeVideoProvider;
 
 beforeAll(async () => {
+  metrics = await enableMetrics();
   provider = await startFakeVideoProvider({ mode: 'hold', video: Buffer.from('never sent') });
   failing = await startFakeVideoProvider({ mode: 'fail' });
 });
@@ -149,6 +158,7 @@ describe('job webhooks with a running worker', () => {
   it('retries after a 500 and after a redirect (never followed) with the same webhook-id; job.failed', async () => {
     receiver = await startReceiver();
     receiver.answers.push({ status: 500 }, { status: 302, headers: { location: '/elsewhere' } });
+    const before = await attemptCounts();
     const name = `fail${randomBytes(4).toString('hex')}`;
     const key = await keyWithWebhook(`${name}:fake-video`, { [name]: { type: 'openai', base_url: failing.baseUrl } });
     const submitted = await submitVideo(key.key, { prompt: 'a storm at sea' });
@@ -167,6 +177,13 @@ describe('job webhooks with a running worker', () => {
     const delivery = await deliveriesSettled(key.id);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status: 200, event_type: 'job.failed' });
     expect(receiver.received.some((request) => request.path === '/elsewhere')).toBe(false);
+    // The two failed attempts are counted in the metrics, and the delivery.
+    const after = await pollUntil('the delivery to be counted', async () => {
+      const counts = await attemptCounts();
+      return (counts.delivered ?? 0) > (before.delivered ?? 0) ? counts : undefined;
+    });
+    expect((after.retry ?? 0) - (before.retry ?? 0)).toBe(2);
+    expect((after.delivered ?? 0) - (before.delivered ?? 0)).toBe(1);
   });
 
   it('sends job.cancelled; a 410 Gone disables the endpoint (later events are not sent); Resend sends it again', async () => {
@@ -181,6 +198,7 @@ describe('job webhooks with a running worker', () => {
     expect(verified(key.secret, request!)).toMatchObject({ type: 'job.cancelled', data: { job_id: jobId, status: 'cancelled' } });
     const delivery = await deliveriesSettled(key.id);
     expect(delivery).toMatchObject({ status: 'failed', attempts: 1, last_status: 410, next_attempt_at: null });
+    await pollUntil('the 410 to be counted as failed', async () => ((await attemptCounts()).failed ? true : undefined));
     const row = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
     expect(row.webhookDisabledAt).not.toBeNull();
 
