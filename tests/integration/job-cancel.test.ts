@@ -8,6 +8,8 @@ import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { succeedJob } from '@/server/domain/jobs/job-settlement';
 import { packageVersionOfKey, startJobAttempt } from '@/server/domain/jobs/job-store';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
+import { renderVideo } from '@/server/providers/local/video';
+import { getObjectStore } from '@/server/storage/get-object-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { getJob, holdsOf, setQuickJobQueue, submitVideo, usageOf } from './support/jobs/job-calls';
@@ -194,40 +196,84 @@ describe('a running job, with a worker', () => {
   let provider: FakeVideoProvider;
   beforeAll(async () => {
     worker = await startWorker({ concurrency: 2 });
-    provider = await startFakeVideoProvider({ mode: 'hold', video: Buffer.from('never sent') });
+    // Held until release(): the first test never releases it, the second does.
+    provider = await startFakeVideoProvider({ mode: 'hold', video: (await renderVideo({ prompt: 'provider stand-in' })).bytes });
   });
   afterAll(async () => {
     await worker?.stop();
     await provider?.close();
   });
 
-  it('stops polling the provider once the job is cancelled: the attempt ends cancelled, nothing charged', async () => {
+  async function runningJob(): Promise<{ key: TestKey; jobId: string }> {
     const name = `hold${randomBytes(4).toString('hex')}`;
     const key = await createTestKey({
       quota: 100,
       providers: { [name]: { type: 'openai', base_url: provider.baseUrl } },
       operations: videos(`${name}:fake-video`),
     });
+    const posted = provider.requests.filter((request) => request === 'POST /v1/videos').length;
     const jobId = await submitted(key);
     await pollUntil('the worker to submit the video to the provider', async () =>
-      (await getJob(key.key, jobId)).json.status === 'running' && provider.requests.includes('POST /v1/videos') ? true : undefined,
+      (await getJob(key.key, jobId)).json.status === 'running' &&
+      provider.requests.filter((request) => request === 'POST /v1/videos').length > posted
+        ? true
+        : undefined,
     );
-    const answer = await cancel(key.key, jobId);
-    expect(answer.status, answer.text).toBe(200);
-    expect(await remainingUnits(key.id)).toBe(100);
+    return { key, jobId };
+  }
 
-    // The provider never finishes: only the worker's look at the job can end the attempt.
-    const attempt = await pollUntil('the attempt to end', async () => {
+  const attemptEnded = (jobId: string) =>
+    pollUntil('the attempt to end', async () => {
       const { rows } = await getPool().query<{ state: string; output: { outcome?: string } | null }>(
         `SELECT state, output FROM pgboss.job WHERE name = 'videos-generate' AND data->>'jobId' = $1`,
         [jobId],
       );
       return rows[0]?.state === 'completed' ? rows[0] : undefined;
     });
+
+  it('stops polling the provider once the job is cancelled: the attempt ends cancelled, nothing charged', async () => {
+    const { key, jobId } = await runningJob();
+    const answer = await cancel(key.key, jobId);
+    expect(answer.status, answer.text).toBe(200);
+    expect(await remainingUnits(key.id)).toBe(100);
+
+    // The provider never finishes: only the worker's look at the job can end the attempt.
+    const attempt = await attemptEnded(jobId);
     expect(attempt.output).toEqual({ outcome: 'cancelled' });
     expect(jobSchema.parse((await getJob(key.key, jobId)).json).status).toBe('cancelled');
     expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
     expect(await usageOf(key.id)).toEqual([]);
     expect(provider.requests.some((request) => request.endsWith('/content'))).toBe(false);
+  });
+
+  it('discards a result that arrives as the job is cancelled: never charged, the stored video deleted', async () => {
+    const { key, jobId } = await runningJob();
+    const locker = await getPool().connect();
+    let answer;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId]);
+      const cancelled = cancel(key.key, jobId);
+      await pollUntil('the cancel to wait on the row', async () => ((await waitingOn(CANCEL_MARKER)) === 1 ? true : undefined), 30_000, 20);
+      // The provider finishes: the worker downloads and stores the video, then waits behind the cancel to charge it.
+      provider.release();
+      await pollUntil(
+        'the success to wait on the row',
+        async () => ((await waitingOn(SUCCEED_MARKER)) === 1 ? true : undefined),
+        60_000,
+        20,
+      );
+      await locker.query('COMMIT');
+      answer = await cancelled;
+    } finally {
+      locker.release();
+    }
+    expect(answer.status, answer.text).toBe(200);
+    expect((await attemptEnded(jobId)).output).toEqual({ outcome: 'cancelled' });
+    expect(jobSchema.parse((await getJob(key.key, jobId)).json)).toMatchObject({ status: 'cancelled', result: null });
+    expect(await getObjectStore().get(`outputs/${key.id}/${jobId}.mp4`)).toBeNull();
+    expect(await remainingUnits(key.id)).toBe(100);
+    expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
+    expect(await usageOf(key.id)).toEqual([]);
   });
 });
