@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as cancelRoute from '@/app/v1/jobs/[jobId]/cancel/route';
 import { resetConfigForTests } from '@/server/config';
 import { jobEventSchema } from '@/server/contract/webhooks';
-import { getPrisma } from '@/server/db/client';
+import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
@@ -184,6 +184,26 @@ describe('job webhooks with a running worker', () => {
     });
     expect((after.retry ?? 0) - (before.retry ?? 0)).toBe(2);
     expect((after.delivered ?? 0) - (before.delivered ?? 0)).toBe(1);
+  });
+
+  it('waits out a Retry-After on a 503 when it is longer than the schedule', async () => {
+    receiver = await startReceiver();
+    receiver.answers.push({ status: 503, headers: { 'retry-after': '3' } });
+    const key = await keyWithWebhook();
+    await submitVideo(key.key, { prompt: 'a quiet harbour' });
+    await received(receiver, 1);
+    const waited = await pollUntil('the retry to be scheduled', async () => {
+      const { rows } = await getPool().query<{ attempts: number; wait: number }>(
+        `SELECT attempts, extract(epoch FROM next_attempt_at - updated_at)::float8 AS wait FROM webhook_deliveries WHERE api_key_id = $1`,
+        [key.id],
+      );
+      return rows[0]?.attempts === 1 ? rows[0].wait : undefined;
+    });
+    // The schedule says about 1 s; the endpoint asked for 3.
+    expect(waited).toBe(3);
+    const [first, second] = await received(receiver, 2);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(await deliveriesSettled(key.id)).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
   it('sends job.cancelled; a 410 Gone disables the endpoint (later events are not sent); Resend sends it again', async () => {
