@@ -3,6 +3,8 @@ import { getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
+import { overdueDeliveries } from './domain/webhooks/job-events';
+import { queueDeliveries } from './domain/webhooks/webhook-queue';
 import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
@@ -14,6 +16,11 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'return expired unit holds': () => sweepExpiredHolds(getSqlDb()),
   // After the holds: a video job whose units just came back (no worker ran it in time) says so.
   'fail video jobs whose units were returned': () => failJobsWithoutHold(getSqlDb()),
+  'queue job webhooks whose attempt is overdue': async () => {
+    const ids = await overdueDeliveries(getSqlDb());
+    await queueDeliveries(ids);
+    return ids.length;
+  },
   'delete expired idempotency records': () => deleteExpiredIdempotencyRecords(getSqlDb()),
   'expire uploads never completed (and delete their bytes)': () => expireStaleUploads(getSqlDb()),
   'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(getSqlDb()),

@@ -83,6 +83,16 @@ const envSchema = z
     JOB_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').default(5),
     /** How often the queue's supervisor looks for expired and heartbeat-less jobs. */
     JOB_SUPERVISE_INTERVAL_SECONDS: positiveInt(10),
+    /** Seconds between a job webhook's attempts (after the 1st, 2nd, ...); each with +-10% jitter. Attempts = entries + 1. */
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'WEBHOOK_RETRY_SCHEDULE_SECONDS must be comma-separated seconds, e.g. 5,300,1800')
+      .default('5,300,1800,7200,18000,36000,36000')
+      .transform((value) => value.split(',').map(Number)),
+    /** Webhook endpoints may be http and on private, loopback or link-local addresses (tests, on-premises). */
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false'], 'must be true or false').default('false'),
+    /** How often a worker running a video job looks whether the job was cancelled (then it stops the attempt). */
+    JOB_CANCEL_CHECK_SECONDS: z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),
     /** How often an idle worker polls the queue (pg-boss needs >= 0.5). */
     JOB_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').default(1),
     /** Jobs one worker process runs at once. */

@@ -28,6 +28,9 @@ export const jobSchema = z
   })
   .meta({ id: 'Job' });
 
+/** POST /v1/jobs/{jobId}/cancel takes an empty object: any member is 422. */
+export const cancelJobRequest = z.strictObject({}).meta({ id: 'CancelJobRequest', example: {} });
+
 /** The 202 of POST /v1/videos/generate: a Job that has just been accepted. */
 export const submittedJobSchema = jobSchema.extend({ status: z.literal('submitted') }).meta({ id: 'SubmittedJob' });
 

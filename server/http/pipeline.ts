@@ -17,7 +17,7 @@ import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
 import type { Hold } from '../domain/quota/unit-holds';
-import { rateLimitHeaders } from '../domain/rate-limit/request-rate';
+import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
@@ -178,17 +178,20 @@ function replayResponse(replay: Replay, requestId: string): Response {
 export interface GetRouteSpec extends OperationDoc {
   /** The statuses of its error answers (see RouteDoc.errors). */
   errors: number[];
+  /** Counts against the key's requests per minute (429 past it), with the rate headers on the answer. */
+  rateLimited?: boolean;
   handle: (ctx: RouteContext) => Promise<unknown>;
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  const { path, operationId, summary, pathParams, response, errors } = spec;
-  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors };
+  const { path, operationId, summary, pathParams, response, errors, rateLimited } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors, rateLimited };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {
       const ctx = await routeContext(request, requestId, next);
-      return jsonResponse(200, await spec.handle(ctx), requestId);
+      const rate = spec.rateLimited ? await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute) : undefined;
+      return jsonResponse(200, await spec.handle(ctx), requestId, rate && rateLimitHeaders(rate));
     } catch (error) {
       return toErrorResponse(error, requestId);
     }

@@ -11,6 +11,7 @@ export interface Metrics {
   unitsCharged: Counter<'package' | 'operation'>;
   providerCalls: Histogram<'provider' | 'model' | 'outcome'>;
   fallbacks: Counter<'operation' | 'from' | 'to'>;
+  webhookAttempts: Counter<'outcome'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
   videoJobs: Gauge<'state'>;
@@ -68,6 +69,12 @@ export async function enableMetrics(): Promise<Metrics> {
       labelNames: ['operation', 'from', 'to'] as const,
       registers: [registry],
     }),
+    webhookAttempts: new client.Counter({
+      name: 'wgs_webhook_attempts_total',
+      help: 'Job webhook delivery attempts by outcome (delivered, retry, failed: out of attempts or 410 Gone)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     holdsOpen: new client.Gauge({ name: 'wgs_holds_open', help: 'Unit holds open (database-wide)', registers: [registry] }),
     heldUnits: new client.Gauge({ name: 'wgs_held_units', help: 'Units held by open holds (database-wide)', registers: [registry] }),
     videoJobs: jobs,
@@ -116,4 +123,9 @@ export function observeProviderCall(engineName: string, outcome: 'ok' | 'error',
  */
 export function countFallback(operation: string, from: string, to: string): void {
   holder[METRICS]?.fallbacks.labels(operation, from, to).inc();
+}
+
+/** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */
+export function countWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void {
+  holder[METRICS]?.webhookAttempts.labels(outcome).inc();
 }

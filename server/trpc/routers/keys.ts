@@ -3,6 +3,14 @@ import { issueKey } from '../../domain/keys/issue-key';
 import { editKeyLabel, getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
+import {
+  clearKeyWebhook,
+  getKeyWebhook,
+  listKeyDeliveries,
+  resendDelivery,
+  rotateKeyWebhookSecret,
+  setKeyWebhook,
+} from '../../domain/webhooks/manage-webhook';
 import { operatorProcedure, router } from '../init';
 import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
 import { cursor, limit, uuid } from './inputs';
@@ -42,6 +50,24 @@ export const keysRouter = router({
     .input(keyLabelInput.extend({ id: uuid }))
     .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
   revoke: operatorProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
+  /** The key's webhook endpoint and its latest deliveries. */
+  webhook: operatorProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => ({
+    ...(await getKeyWebhook(ctx.db, input.id)),
+    deliveries: await listKeyDeliveries(ctx.db, input.id, 20),
+  })),
+  /** Returns the new signing secret: the only time it is shown. */
+  setWebhook: operatorProcedure
+    .input(z.strictObject({ id: uuid, url: z.string().trim().min(1).max(2000) }))
+    .mutation(({ ctx, input }) => setKeyWebhook(ctx.db, ctx.actor, input.id, input.url)),
+  rotateWebhookSecret: operatorProcedure
+    .input(z.strictObject({ id: uuid }))
+    .mutation(({ ctx, input }) => rotateKeyWebhookSecret(ctx.db, ctx.actor, input.id)),
+  clearWebhook: operatorProcedure
+    .input(z.strictObject({ id: uuid }))
+    .mutation(({ ctx, input }) => clearKeyWebhook(ctx.db, ctx.actor, input.id)),
+  resendDelivery: operatorProcedure
+    .input(z.strictObject({ id: uuid, deliveryId: z.string().regex(/^msg_[0-9a-f]{32}$/) }))
+    .mutation(({ ctx, input }) => resendDelivery(ctx.db, ctx.actor, input.id, input.deliveryId)),
   topUp: operatorProcedure
     .input(z.strictObject({ id: uuid, units: z.number().int().min(1).max(1_000_000_000) }))
     .mutation(({ ctx, input }) => topUpKey(ctx.db, ctx.actor, input.id, input.units)),

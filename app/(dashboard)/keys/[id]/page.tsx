@@ -5,6 +5,7 @@ import { EditLabel } from '@/components/keys/edit-label';
 import { TopUpForm } from '@/components/keys/key-actions';
 import { RevokeKey } from '@/components/keys/revoke-key';
 import { UnitsBar } from '@/components/keys/units-bar';
+import { ResendDelivery, WebhookSettings } from '@/components/keys/webhook-settings';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
@@ -22,9 +23,10 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
   const range = rangeFromParams(await props.searchParams);
   const { caller } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals] = await Promise.all([
+  const [activity, refusals, webhook] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
+    caller.keys.webhook({ id: key.id }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
@@ -81,6 +83,25 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           </Card>
         </div>
       ) : null}
+      <Card title="Job webhook">
+        <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
+        <DataTable
+          caption="Latest webhook deliveries of this key"
+          rows={webhook.deliveries}
+          rowKey={(row) => row.id}
+          empty={{ title: 'No deliveries yet', hint: 'Each video job of this key that ends while a webhook is set is listed here.' }}
+          columns={[
+            { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+            { header: 'Event', cell: (row) => <code>{row.event_type}</code> },
+            { header: 'Job', cell: (row) => <MonoId value={row.job_id} what="job id" href={`/jobs/${row.job_id}`} head={8} tail={4} /> },
+            { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+            { header: 'Attempts', cell: (row) => formatNumber(row.attempts), numeric: true },
+            { header: 'Last answer', cell: (row) => (row.last_status ? String(row.last_status) : (row.last_error ?? '—')) },
+            { header: 'Next try', cell: (row) => <span className="nowrap">{formatDate(row.next_attempt_at)}</span> },
+            { header: 'Resend', cell: (row) => <ResendDelivery id={key.id} deliveryId={row.id} /> },
+          ]}
+        />
+      </Card>
       <Card title="Refused requests">
         <TimeRangePicker action={`/keys/${key.id}`} value={range} />
         <p>
