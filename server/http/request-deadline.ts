@@ -1,3 +1,5 @@
+import { cuttable } from '../instance/in-flight';
+
 /**
  * The deadline of one request's engine call, cleared when the request ends.
  *
@@ -5,6 +7,7 @@
  * WeakRef, which V8's minor GC treats as strong, so every request's objects reachable from the
  * signal were promoted to the old generation and freed only by a full mark-compact (one every
  * ~0.8 s at 250 req/s under the 128 MB heap cap; each a pause in every request's latency).
+ * A stop whose grace ran out aborts it too (server/instance/in-flight.ts).
  */
 export interface RequestDeadline {
   readonly signal: AbortSignal;
@@ -15,5 +18,12 @@ export function requestDeadline(ms: number): RequestDeadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const forget = cuttable(controller);
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      forget();
+    },
+  };
 }
