@@ -1,30 +1,11 @@
 import { z } from 'zod';
+import { ALL, doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config-doc';
+
+export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
 // source of the validation (server/config.ts) and of docs/configuration.md (npm run docs:config).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-
-/** Where a setting matters: the one-process `npm start` (embedded PostgreSQL), the production shape, the test suite. */
-export type ConfigShape = 'embedded' | 'production' | 'tests';
-
-/** What docs/configuration.md says of a setting: generated from these (npm run docs:config). */
-export interface SettingDoc {
-  description: string;
-  shapes: ConfigShape[];
-  /** Read where it is used (by a library or a module outside this file); listed here so the reference is complete. */
-  readElsewhere?: boolean;
-}
-
-const ALL: ConfigShape[] = ['embedded', 'production', 'tests'];
-const PRODUCTION: ConfigShape[] = ['production'];
-const RUNNING: ConfigShape[] = ['embedded', 'production'];
-
-const settingDocs = new WeakMap<z.ZodType, SettingDoc>();
-/** Gives a setting its description and shapes, so the schema is the one source of both. */
-function doc<T extends z.ZodType>(schema: T, description: string, shapes: ConfigShape[] = ALL, readElsewhere = false): T {
-  settingDocs.set(schema, { description, shapes, ...(readElsewhere ? { readElsewhere } : {}) });
-  return schema;
-}
 
 export const settings = {
   NODE_ENV: doc(
@@ -67,20 +48,26 @@ export const settings = {
     'HMAC secret for signed URLs (32 characters at least); generated into the data dir when unset (single machine). Every instance needs the same one.',
   ),
   OUTPUT_URL_TTL_SECONDS: doc(positiveInt(900), 'How long a signed output URL stays valid.'),
-  UPLOAD_TTL_SECONDS: doc(positiveInt(3600), 'How long an upload may wait for its bytes and stays usable as an input.'),
-  IDEMPOTENCY_RETENTION_HOURS: doc(positiveInt(24), 'How long an Idempotency-Key and its stored answer are kept for replays.'),
+  UPLOAD_TTL_SECONDS: doc(
+    positiveInt(3600),
+    'How long an upload may stay uncompleted before it expires and its bytes are deleted (its upload URL works that long too).',
+  ),
+  IDEMPOTENCY_RETENTION_HOURS: doc(positiveInt(24), 'How long a successful response stays replayable under its Idempotency-Key.'),
   IDEMPOTENCY_LEASE_SECONDS: doc(
     positiveInt(120),
-    'How long a running request holds its Idempotency-Key; its engine call is cut 5 s before the lease ends.',
+    'How long a request that never finished (a crash) holds its Idempotency-Key. It also bounds every engine call, retries included: the call is cut IDEMPOTENCY_LEASE_SECONDS - 5 s after it starts (at least 1 s) and answered 503.',
   ),
-  HOLD_LEASE_SECONDS: doc(positiveInt(300), 'How long a unit hold may stay open before the sweeper returns it.'),
+  HOLD_LEASE_SECONDS: doc(
+    positiveInt(300),
+    'After this, the sweeper returns the units (and the concurrency slot) of a request whose process died.',
+  ),
   ASYNC_PROVISIONAL_COMMITS: doc(
     z.enum(['true', 'false'], 'must be true or false').default('true'),
     'Provisional writes of the paid hot path (claim, rate point, hold) commit without waiting for the WAL flush, set per connection with the startup option synchronous_commit=off. Set false behind a pooler that refuses startup options (PgBouncer without ignore_startup_parameters).',
   ),
   REDIS_URL: doc(
     z.string().url('must be a URL such as redis://127.0.0.1:6379').optional(),
-    'Redis for the requests-per-minute counts (shared by every instance); PostgreSQL when unset. /readyz checks it when set.',
+    'Keep the requests-per-minute counts in this Redis instead of PostgreSQL (every instance must use the same one); a Redis that does not answer within a second refuses paid requests with 503, charging nothing. GET /readyz checks it when set.',
   ),
   KEY_CACHE_TTL_MS: doc(
     z.coerce.number().int().min(0).max(1000).default(500),
@@ -103,7 +90,7 @@ export const settings = {
   PROVIDER_TIMEOUT_MS: doc(positiveInt(30_000), 'How long one call to a provider may take.'),
   PROVIDER_MAX_RETRIES: doc(
     z.coerce.number().int().min(0).max(5).default(2),
-    'Retries of a failed provider call (same engine) before the next engine is tried.',
+    'Retries (429/5xx) of a provider call, to the same engine, before any fallback.',
   ),
   PROVIDER_CIRCUIT_FAILURES: doc(
     z.coerce.number().int().min(0).max(1000).default(5),
@@ -119,7 +106,7 @@ export const settings = {
   ),
   PROVIDER_KEYS_SECRET: doc(
     z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
-    'Encrypts provider keys set with `providers set-key` (AES-256-GCM); generated into the data dir when unset. Every instance and worker needs the same one.',
+    'The secret (32 characters or more) provider keys set with `providers set-key` are encrypted under (AES-256-GCM); generated into the data dir when unset. Set the same value on every instance, worker and the CLI.',
   ),
   STORAGE_DRIVER: doc(
     z.enum(['local', 'vercel-blob', 's3']).optional(),
@@ -163,7 +150,7 @@ export const settings = {
   ),
   RUN_WORKER: doc(
     z.enum(['true', 'false']).default('true'),
-    'Whether an app instance also runs video job workers. Set false when workers run apart (`npm run worker`).',
+    'Whether an app instance also runs video job workers. Set false when workers run apart (`npm run worker`, `npm run worker:production`).',
     RUNNING,
   ),
   TRUST_PROXY: doc(
@@ -173,7 +160,7 @@ export const settings = {
   ),
   JOB_HOLD_LEASE_SECONDS: doc(
     positiveInt(7200),
-    'Video jobs (pg-boss queue): units of a job stay held this long at most; must outlast every retry.',
+    'Video jobs (pg-boss queue): how long the units of a job stay held when no worker settles it; never less than every attempt the retry settings allow can take, plus 600 s.',
   ),
   JOB_HEARTBEAT_SECONDS: doc(
     z.coerce.number().int().min(10, 'JOB_HEARTBEAT_SECONDS must be at least 10 (pg-boss minimum)').default(30),
@@ -217,12 +204,22 @@ export const settings = {
     z.enum(['json', 'pretty', 'off'], 'must be json, pretty or off').default('json'),
     'One line per /v1 request: JSON (default), pretty (a terminal) or off.',
   ),
-  SESSION_MAX_AGE_SECONDS: doc(z.string().optional(), 'How long a dashboard session lasts (default 8 hours).', RUNNING, true),
-  GITHUB_ID: doc(z.string().optional(), 'GitHub OAuth app client id: with GITHUB_SECRET, offers sign-in with GitHub.', RUNNING, true),
+  SESSION_MAX_AGE_SECONDS: doc(
+    z.string().optional(),
+    'A dashboard session ends this long after sign-in (default 28800, 8 hours), with no sliding renewal, or at sign-out. A value that is not a positive number means the default.',
+    RUNNING,
+    true,
+  ),
+  GITHUB_ID: doc(
+    z.string().optional(),
+    'GitHub OAuth app client id: with GITHUB_SECRET, offers sign-in with GitHub to operators whose e-mail it confirms.',
+    RUNNING,
+    true,
+  ),
   GITHUB_SECRET: doc(z.string().optional(), 'GitHub OAuth app client secret.', RUNNING, true),
   GOOGLE_CLIENT_ID: doc(
     z.string().optional(),
-    'Google OAuth client id: with GOOGLE_CLIENT_SECRET, offers sign-in with Google.',
+    'Google OAuth client id: with GOOGLE_CLIENT_SECRET, offers sign-in with Google to operators whose e-mail it confirms.',
     RUNNING,
     true,
   ),
