@@ -1,7 +1,10 @@
 // `npm start`: the whole product in one process. Provides the database (embedded unless
 // DATABASE_URL is set), migrates it, seeds the example packages into an empty database,
 // builds the app when there is no build of the current code, then serves API and dashboard on PORT.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// With --production (`npm run start:production`, the container's CMD): no build, no embedded
+// database, no generated secrets, no migration unless MIGRATE_ON_START=true
+// (server/instance/production-mode.ts). SIGTERM drains (server/instance/drain.ts).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import next from 'next';
 import { CLIENT_ADDRESS_HEADER } from '../server/auth/client-address';
@@ -9,7 +12,9 @@ import { REQUEST_PATH_HEADER } from '../server/auth/request-path';
 import { getConfig } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
-import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { drain } from '../server/instance/drain';
+import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
+import { isStopping, markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { newRequestId } from '../server/http/request-id';
 import { ensureLocalSecrets } from '../server/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
@@ -45,11 +50,13 @@ function loopbackFor(host: string): string {
 /**
  * Every response carries an X-Request-Id (CONTRACT.md §1), also those the API's routes do not
  * make (pages, /healthz, static files); one the response already has is kept. Set as the head
- * goes out: set before, Next would keep it over the /v1 pipeline's own.
+ * goes out: set before, Next would keep it over the /v1 pipeline's own. Once a stop began, each
+ * answer closes its connection, so keep-alive clients move to another instance.
  */
 function stampRequestId(res: ServerResponse): void {
   beforeHead(res, () => {
     if (!res.hasHeader('x-request-id')) res.setHeader('X-Request-Id', newRequestId());
+    if (isStopping()) res.setHeader('Connection', 'close');
   });
 }
 
@@ -101,32 +108,27 @@ function beforeHead(res: ServerResponse, fix: () => void): void {
   } as typeof writeHead;
 }
 
-/** How long a stop waits for requests in flight (a paid request that is cut waits for its leases). */
-const SHUTDOWN_GRACE_MS = 25_000;
-
-/**
- * Stops taking connections and lets the requests in flight finish, up to `graceMs`, closing each
- * keep-alive connection as soon as it is idle; then cuts whatever is left.
- */
-async function drain(server: Server, graceMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
-  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
-  await closed;
-  clearInterval(idle);
-  clearTimeout(cut);
-}
-
 /** Stopped when the start fails after it (a port in use), so no PostgreSQL is left behind. */
 let startedDatabase: { stop(): Promise<void> } | undefined;
 
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const config = getConfig();
-  ensureLocalSecrets(config);
-  ensureBuild(process.cwd(), process.env.NEXT_DIST_DIR || '.next', log);
-  const database = await provideDatabase({ adopt: true, log, beforeStop: runShutdownHooks });
+  const production = isProductionMode();
+  const distDir = process.env.NEXT_DIST_DIR || '.next';
+  if (production) {
+    requireProductionSettings(config, 'app');
+    requireBuild(process.cwd(), distDir);
+  } else {
+    ensureLocalSecrets(config);
+    ensureBuild(process.cwd(), distDir, log);
+  }
+  const database = await provideDatabase({
+    adopt: true,
+    log,
+    beforeStop: runShutdownHooks,
+    migrate: migratesAtStart(config, production),
+  });
   startedDatabase = database;
 
   // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
@@ -201,7 +203,7 @@ async function main(): Promise<void> {
   // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
   // RFC 9110 §7.8 allows.
   server.removeAllListeners('upgrade');
-  log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)`);
+  log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -212,14 +214,15 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
-    markStopping();
-    log(`${signal}: shutting down; requests in flight get ${SHUTDOWN_GRACE_MS / 1000} s to finish`);
+    markStopping(); // GET /readyz answers 503 from here on
+    const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+    log(`${signal}: shutting down; requests in flight get ${config.SHUTDOWN_GRACE_SECONDS} s to finish`);
     // A database that hangs must not keep the process from ending: the stop has a deadline.
     setTimeout(() => {
       log('shutdown did not finish in time: exiting');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS + 30_000).unref();
-    await drain(server, SHUTDOWN_GRACE_MS);
+    }, graceMs + 30_000).unref();
+    await drain(server, graceMs, log);
     await runShutdownHooks(); // video job workers finish their jobs, then the app's pool closes
     await database.stop().catch(() => {});
     process.exit(0);
