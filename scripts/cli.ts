@@ -76,6 +76,8 @@ packages
   .action((file: string, options: { json?: boolean }) =>
     withDb(async () => {
       const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+      // Notices are not the result: on stderr, so stdout lists what changed (--json carries them in `notices`).
+      if (!options.json) for (const notice of result.notices) process.stderr.write(`notice: ${notice}\n`);
       output(Boolean(options.json), result, () =>
         [
           ...result.providers.map((p) => `provider ${p.name}: ${p.status}`),

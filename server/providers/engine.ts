@@ -6,12 +6,16 @@ export interface TextTask {
   input: string;
   context?: string;
   outputFormat: 'text' | 'markdown' | 'json';
+  /** The package's cap on the answer's length, in the provider's tokens; unset: the provider's default. */
+  maxOutputTokens?: number;
 }
 
 export interface CodeTask {
   input: string;
   language?: string;
   requirements: string[];
+  /** The package's cap on the answer's length, in the provider's tokens; unset: the provider's default. */
+  maxOutputTokens?: number;
 }
 
 export interface ImageTask {

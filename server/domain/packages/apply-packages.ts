@@ -5,6 +5,7 @@ import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { capabilitySummary, engineCapabilityIssues } from './check-engine-capabilities';
 import { engineNamesOf } from './engine-names';
+import { outputCapNotices } from './output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from './package-schema';
 import { zodValidationError } from '../zod-issues';
 
@@ -13,6 +14,8 @@ export type ChangeStatus = 'created' | 'updated' | 'unchanged';
 export interface ApplyResult {
   providers: { name: string; status: ChangeStatus }[];
   packages: { slug: string; version: number; status: ChangeStatus }[];
+  /** Said, not refused: a text or code operation without an output cap (output-cap-notices.ts). */
+  notices: string[];
 }
 
 /** Parses a packages file body; every problem is reported with its dotted path. */
@@ -52,7 +55,7 @@ export interface ApplyOptions {
 export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile, options: ApplyOptions = {}): Promise<ApplyResult> {
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
-    const result: ApplyResult = { providers: [], packages: [] };
+    const result: ApplyResult = { providers: [], packages: [], notices: file.packages.flatMap(outputCapNotices) };
     const retyped = new Set<string>();
     for (const [name, provider] of Object.entries(file.providers)) {
       const data = {

@@ -105,6 +105,7 @@ export class AiSdkEngine implements Engine {
         system: TEXT_SYSTEM[task.outputFormat],
         prompt,
         ...(json ? { output: Output.json() } : {}),
+        maxOutputTokens: task.maxOutputTokens,
         maxRetries: this.config.maxRetries,
         abortSignal: signal,
       });
@@ -137,6 +138,7 @@ export class AiSdkEngine implements Engine {
         system: CODE_SYSTEM,
         prompt,
         output: Output.object({ schema: CODE_OUTPUT, name: 'code_answer' }),
+        maxOutputTokens: task.maxOutputTokens,
         maxRetries: this.config.maxRetries,
         abortSignal: signal,
       });

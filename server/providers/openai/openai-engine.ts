@@ -44,6 +44,17 @@ function retryAfterOf(error: unknown): number {
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(Math.ceil(seconds), 300) : 5;
 }
 
+/**
+ * The package's output cap in chat completions' terms: `max_completion_tokens` for reasoning
+ * models (o-series, gpt-5 and later but their -chat variants), which refuse `max_tokens`;
+ * `max_tokens` for the rest, which every OpenAI-compatible server takes (@ai-sdk/openai's rule).
+ */
+function outputCap(model: string, maxOutputTokens: number | undefined) {
+  if (maxOutputTokens === undefined) return {};
+  const reasoning = /^o\d/.test(model) || (/^gpt-([5-9]|\d{2,})/.test(model) && !/^gpt-\d+-chat/.test(model));
+  return reasoning ? { max_completion_tokens: maxOutputTokens } : { max_tokens: maxOutputTokens };
+}
+
 export class OpenAiEngine implements Engine {
   readonly name: string;
   private readonly client: OpenAI;
@@ -77,7 +88,7 @@ export class OpenAiEngine implements Engine {
     }
   }
 
-  private async chat(system: string, user: string, json: boolean, signal: AbortSignal): Promise<string> {
+  private async chat(system: string, user: string, json: boolean, signal: AbortSignal, maxOutputTokens?: number): Promise<string> {
     const completion = await this.client.chat.completions.create(
       {
         model: this.model,
@@ -86,6 +97,7 @@ export class OpenAiEngine implements Engine {
           { role: 'user', content: user },
         ],
         ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+        ...outputCap(this.model, maxOutputTokens),
       },
       { signal },
     );
@@ -99,7 +111,7 @@ export class OpenAiEngine implements Engine {
   generateText(task: TextTask, signal: AbortSignal): Promise<{ text: string }> {
     return this.call('text generation', async () => {
       const user = task.context ? `Context:\n${task.context}\n\nInput:\n${task.input}` : task.input;
-      const text = await this.chat(TEXT_SYSTEM[task.outputFormat], user, task.outputFormat === 'json', signal);
+      const text = await this.chat(TEXT_SYSTEM[task.outputFormat], user, task.outputFormat === 'json', signal, task.maxOutputTokens);
       if (task.outputFormat === 'json') {
         try {
           JSON.parse(text);
@@ -120,7 +132,7 @@ export class OpenAiEngine implements Engine {
       ]
         .filter(Boolean)
         .join('\n\n');
-      const reply = await this.chat(CODE_SYSTEM, user, true, signal);
+      const reply = await this.chat(CODE_SYSTEM, user, true, signal, task.maxOutputTokens);
       let parsed: unknown;
       try {
         parsed = JSON.parse(reply);
