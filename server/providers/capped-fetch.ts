@@ -30,7 +30,10 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 /** DNS as usual, but a name that resolves to a metadata or link-local address is not connected to. */
 function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, options.all ? [] : '');
+    if (error || addresses.length === 0) {
+      const failure = error ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return callback(failure, options.all ? [] : '');
+    }
     const refused = addresses.find((entry) => isMetadataHost(entry.address));
     if (refused) return callback(Object.assign(metadataRefusal(`${hostname} (${refused.address})`), { code: 'EREFUSED' }), '');
     if (options.all) return callback(null, addresses);
@@ -41,7 +44,7 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
 /** The same check for the global fetch path (downloads, forms), which does not use the agent. */
 async function refuseResolvedMetadata(url: URL): Promise<void> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) return;
+  if (host === '' || isIP(host) !== 0 || (url.protocol !== 'http:' && url.protocol !== 'https:')) return;
   await new Promise<void>((resolve, reject) =>
     guardedLookup(host, {}, (error) => (error && error instanceof RefusedDestinationError ? reject(error) : resolve())),
   );
