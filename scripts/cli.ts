@@ -78,9 +78,14 @@ packages
   .action((file: string, options: { json?: boolean }) =>
     withDb(async () => {
       const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+      // Notices are not the result: on stderr, so stdout lists what changed (--json carries them in `notices`).
+      if (!options.json) for (const notice of result.notices) process.stderr.write(`notice: ${notice}\n`);
       output(Boolean(options.json), result, () =>
         [
-          ...result.providers.map((p) => `provider ${p.name}: ${p.status}`),
+          ...result.providers.map(
+            (p) =>
+              `provider ${p.name}: ${p.status}${p.key_cleared ? ' (type or base_url changed: its stored key was deleted; set it again)' : ''}`,
+          ),
           ...result.packages.map((p) => `package ${p.slug}: ${p.status} (version ${p.version})`),
         ].join('\n'),
       );

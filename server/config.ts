@@ -22,6 +22,9 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };
 
+/** Every variable of the schema above: none of them may be handed to a provider as its key. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 let cached: Config | undefined;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -8,7 +8,21 @@ import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
 import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, SIZE_UNITS, sizeForForm, TAKES_UPLOADS } from './version-fields';
+import { NumberSetting } from './number-setting';
+import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/domain/packages/output-cap-notices';
+import {
+  fieldName,
+  formToDefinition,
+  issueField,
+  LIST_FIELDS,
+  NUMBER_FIELDS,
+  OPERATIONS,
+  SIZE_UNITS,
+  sizeForForm,
+  TAKES_UPLOADS,
+} from './version-fields';
+
+type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];
 
 type Errors = Record<string, string>;
 
@@ -216,11 +230,17 @@ export function PackageVersionForm(props: {
                   )}
                 </Field>
               ))}
-              {operation === 'audio.speech' ? (
-                <Field name={fieldName(operation, 'max_duration_seconds')} label="Longest audio (seconds)" errors={errors}>
-                  {(a11y) => <input type="number" min={1} {...a11y} defaultValue={settings?.max_duration_seconds as number | undefined} />}
+              {NUMBER_FIELDS[operation].map((field) => (
+                <Field key={field.key} name={fieldName(operation, field.key)} label={field.label} errors={errors} hint={field.hint}>
+                  {(a11y) => (
+                    <NumberSetting
+                      a11y={a11y}
+                      initial={settings?.[field.key] as number | undefined}
+                      notice={field.key === 'max_output_tokens' ? outputCapNotice(operation as OutputCappedOperation) : undefined}
+                    />
+                  )}
                 </Field>
-              ) : null}
+              ))}
               {TAKES_UPLOADS.includes(operation) ? (
                 <label className="checkbox">
                   <input type="checkbox" name={fieldName(operation, 'input_uploads')} defaultChecked={Boolean(settings?.input_uploads)} />

@@ -4,6 +4,7 @@ import { AiSdkEngine } from './ai-sdk/ai-sdk-engine';
 import type { SdkModels } from './ai-sdk/provider-module';
 import { providerFetch } from './ai-sdk/provider-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
+import { mediaFetch } from './capped-fetch';
 import { ProviderUnavailableError, type Engine } from './engine';
 import { localEngine } from './local/local-engine';
 import { ProviderKeyDecryptError } from './provider-keys/key-cipher';
@@ -35,6 +36,7 @@ async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, ti
   const throughFetch = providerModule.apiHosts !== undefined;
   const fetch = providerFetch({
     timeoutMs,
+    apiKey,
     origin: throughFetch ? (provider.base_url ?? undefined) : undefined,
     hosts: providerModule.apiHosts,
   });
@@ -99,7 +101,8 @@ async function buildEngine(provider: ProviderRow, model: string, apiKey: string 
     models: client.models,
     apiKey,
     maxRetries: config.PROVIDER_MAX_RETRIES,
-    fetch: client.fetch,
+    // Only for media URLs a provider answers with: no credentials, whatever the SDK's fetch holds.
+    fetch: mediaFetch(config.PROVIDER_TIMEOUT_MS),
   };
   return new AiSdkEngine(sdk, model);
 }

@@ -273,6 +273,8 @@ describe('cli on its own embedded PostgreSQL', () => {
         { slug: 'starter', version: 1, status: 'unchanged' },
         { slug: 'text-only', version: 1, status: 'unchanged' },
       ],
+      // The shipped example caps every text and code operation's output: nothing to say.
+      notices: [],
     });
     expect(await inDatabase(dataDir, counts)).toEqual(before);
 
@@ -427,6 +429,49 @@ describe('cli on its own embedded PostgreSQL', () => {
     const result = ok(await runCli(['keys', 'list', '--json'], dataDir));
     expect((parseJsonOutput(result) as { keys: { id: string }[] }).keys.map((key) => key.id)).toContain(issued.id);
     expect(result.stderr).toMatch(/warning: migration \d+_\w+ was edited after it was applied/);
+  });
+
+  it('refuses a provider aimed at the service itself with one line, and says when an operation has no output cap', async () => {
+    const file = join(dataDir, 'guarded.json');
+    const write = (provider: Record<string, unknown>, operation: Record<string, unknown>) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          providers: { main: { type: 'openai', ...provider } },
+          packages: [
+            {
+              slug: 'guarded',
+              name: 'Guarded',
+              quota_units: 10,
+              limits: { requests_per_minute: 60, concurrency: 1 },
+              operations: { 'text.generate': { engine: 'main:gpt-4.1-mini', units: 1, ...operation } },
+            },
+          ],
+        }),
+      );
+    // The test above left an edited migration behind: its warning lines are not the answer.
+    const answer = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '));
+    const before = await inDatabase(dataDir, counts);
+    write({ api_key_env: 'DATABASE_URL' }, { max_output_tokens: 100 });
+    const secret = await runCli(['packages', 'apply', file], dataDir);
+    expect(secret.code).toBe(1);
+    expect(answer(secret.stderr)).toEqual([
+      expect.stringMatching(/^error: providers\.main\.api_key_env: DATABASE_URL is a variable the service itself reads/),
+    ]);
+    write({ base_url: 'http://169.254.169.254/' }, { max_output_tokens: 100 });
+    const metadata = await runCli(['packages', 'apply', file], dataDir);
+    expect(metadata.code).toBe(1);
+    expect(answer(metadata.stderr)).toEqual([
+      expect.stringMatching(/^error: providers\.main\.base_url: 169\.254\.169\.254 is a cloud metadata/),
+    ]);
+    expect(await inDatabase(dataDir, counts)).toEqual(before);
+
+    write({ api_key_env: 'MAIN_API_KEY' }, {});
+    const applied = ok(await runCli(['packages', 'apply', file], dataDir));
+    expect(applied.stderr).toContain(
+      "notice: package guarded: text.generate has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum",
+    );
+    expect(applied.stdout.trim().split('\n')).toEqual(['provider main: created', 'package guarded: created (version 1)']);
   });
 
   it('leaves no PostgreSQL running after the commands that started it', () => {

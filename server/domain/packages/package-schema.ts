@@ -38,10 +38,16 @@ const uniqueList = <T extends z.ZodType<string>>(item: T) =>
     .refine((list) => new Set(list).size === list.length, 'entries must be unique');
 
 const base = { engine, units };
+/** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
+const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional();
 
 export const operationSettingsSchemas = {
-  'text.generate': z.strictObject({ ...base, output_formats: uniqueList(z.enum(TEXT_OUTPUT_FORMATS)).optional() }),
-  'code.generate': z.strictObject({ ...base }),
+  'text.generate': z.strictObject({
+    ...base,
+    output_formats: uniqueList(z.enum(TEXT_OUTPUT_FORMATS)).optional(),
+    max_output_tokens: maxOutputTokens,
+  }),
+  'code.generate': z.strictObject({ ...base, max_output_tokens: maxOutputTokens }),
   'images.generate': z.strictObject({
     ...base,
     output_formats: uniqueList(z.enum(IMAGE_OUTPUT_FORMATS)).optional(),
@@ -60,6 +66,8 @@ export const operationSettingsSchemas = {
     ...base,
     languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
     timestamps: uniqueList(z.enum(TIMESTAMP_MODES)).optional(),
+    /** The longest input upload (seconds of media) a call may send; longer is 422 before anything is charged. */
+    max_input_seconds: z.number().int().min(1).max(86_400).optional(),
   }),
 } as const;
 
