@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { getConfig } from '../config';
-import { enableMetrics, scrapeMetrics } from './metrics';
+import { scrapeMetrics } from './database-gauges';
+import { enableMetrics } from './metrics';
 
 // GET /metrics: on METRICS_PORT alone (for a scraper inside the network), and/or on the app's
 // port to `Authorization: Bearer <METRICS_TOKEN>`; 404 on the app's port without a token set.

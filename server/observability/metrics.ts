@@ -1,9 +1,8 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { collectDatabaseGauges } from './database-gauges';
 
 // Prometheus metrics of this instance, kept in memory. Nothing is recorded unless METRICS_PORT
 // or METRICS_TOKEN is set (enableMetrics at start): each recorder is then a label lookup and
-// an add. Database-wide gauges (holds, jobs) are read only when scraped.
+// an add. Database-wide gauges (holds, jobs) are read only when scraped (database-gauges.ts).
 
 export interface Metrics {
   registry: Registry;
@@ -92,12 +91,6 @@ export async function enableMetrics(): Promise<Metrics> {
   };
   holder[METRICS] = metrics;
   return metrics;
-}
-
-/** The exposition text of every metric, the database-wide gauges read now. */
-export async function scrapeMetrics(metrics: Metrics): Promise<string> {
-  await collectDatabaseGauges(metrics);
-  return metrics.registry.metrics();
 }
 
 export function observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {

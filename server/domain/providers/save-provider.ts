@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Prisma, PrismaClient } from '../../db/generated/client';
-import { forgetProviderEngines } from '../../providers/resolve-engine';
+import { forgetProviderEngines } from './resolve-engine';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson } from '../canonical-json';

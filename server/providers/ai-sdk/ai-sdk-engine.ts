@@ -25,7 +25,7 @@ import { codePrompt, textPrompt, type Prompt } from './prompts';
 import type { ProviderModule, SdkModels } from './provider-module';
 
 // Every provider type through the Vercel AI SDK (an `openai` provider's videos through its video
-// adapter). The SDK provider is built once per provider (resolve-engine caches it); this engine is
+// adapter). The SDK provider is built once per provider (build-engine caches it); this engine is
 // one model of it. Text and code call the model's doGenerate directly under the gate's own
 // bounded retry (retry.ts); media goes through the SDK's generate functions. Every failure becomes
 // ProviderUnavailableError with its kind (failure.ts); the caller answers 503 and passes no

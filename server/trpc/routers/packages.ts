@@ -4,7 +4,7 @@ import { createPackageVersion } from '../../domain/packages/create-package-versi
 import { getPackage, listPackages } from '../../domain/packages/list-packages';
 import { diffVersions } from '../../domain/packages/version-diff';
 import { ApiError } from '../../domain/errors';
-import { PG_INTEGER_MAX } from '../../domain/pg-integer';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { operatorProcedure, router } from '../init';
 
 const slug = z.string().min(1).max(63);
