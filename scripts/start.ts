@@ -184,6 +184,7 @@ async function main(): Promise<void> {
     socket.end(rawAnswer(connectAnswer()));
   });
   server.keepAliveTimeout = 65_000;
+  server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
   // A port in use or a HOST that does not resolve stops the process (a supervisor restarts it).
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -3,6 +3,7 @@ import { getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
+import { deleteIdleRateWindows } from './domain/rate-limit/sliding-window';
 import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
@@ -18,6 +19,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'expire uploads never completed (and delete their bytes)': () => expireStaleUploads(getSqlDb()),
   'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(getSqlDb()),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
+  'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
 };
 
 let timer: NodeJS.Timeout | undefined;

@@ -65,7 +65,15 @@ const envSchema = z
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], 'must be true or false').default('false'),
     RUN_WORKER: z.enum(['true', 'false']).default('true'),
-    /** Behind a proxy that appends the client's address to X-Forwarded-For (sign-in rate limits). */
+    /**
+     * Failed authentications (401 on /v1) one client address may have in any 60 s, counted per
+     * instance in memory (IPv6 per /64); past it the address gets 429 with Retry-After, without
+     * any database query, until enough failures are a minute old.
+     */
+    AUTH_FAILURES_PER_MINUTE: positiveInt(60),
+    /** Open connections one instance accepts (npm start); the excess is closed at accept. */
+    MAX_CONNECTIONS: positiveInt(1024),
+    /** Behind a proxy that appends the client's address to X-Forwarded-For (sign-in and failed-authentication limits). */
     TRUST_PROXY: z.enum(['true', 'false'], 'must be true or false').default('false'),
     /** Video jobs (pg-boss queue). Units of a job stay held this long at most; must outlast every retry. */
     JOB_HOLD_LEASE_SECONDS: positiveInt(7200),

@@ -78,7 +78,7 @@ async function checkUploadFlow(store: ObjectStore) {
   // The direct URL still takes PUTs until it expires, but the verified bytes were sealed away.
   expect((await directPut(created.json, wrong)).status).toBe(200);
   const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
-  expect(row.storageKey).toMatch(new RegExp(`^uploads/${key.id}/${created.json.upload_id}\\.[0-9a-f]{12}\\.verified$`));
+  expect(row.storageKey).toMatch(new RegExp(`^uploads/${created.json.upload_id}\\.[0-9a-f]{12}\\.verified$`));
   expect(sha256Hex(await buffer((await store.get(row.storageKey))!.body))).toBe(sha256Hex(png));
 
   const result = await call(
@@ -88,7 +88,7 @@ async function checkUploadFlow(store: ObjectStore) {
     { key: key.key },
   );
   expect(result.status, result.text).toBe(200);
-  expect(result.json.output.url.startsWith(`${BASE}/files/outputs/${key.id}/`)).toBe(true);
+  expect(result.json.output.url.startsWith(`${BASE}/files/outputs/`)).toBe(true);
   const served = await filesGet(new Request(result.json.output.url));
   expect(served.status).toBe(200);
   expect(served.headers.get('content-type')).toBe('image/png');
@@ -161,7 +161,7 @@ describe('S3 driver against s3rver', () => {
     // default put one there (x-amz-checksum-crc32=AAAAAA==), and real S3, R2 and MinIO then refuse
     // the client's bytes as a checksum mismatch. s3rver ignores it, so it is checked here.
     expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
-    expect(url.pathname).toBe(`/wgs-test/uploads/${key.id}/${created.upload_id}`);
+    expect(url.pathname).toBe(`/wgs-test/uploads/${created.upload_id}`);
     // (s3rver has no ACLs, so privacy is not observable here: the driver sets no ACL and clients only get /files URLs.)
   });
 
@@ -171,7 +171,7 @@ describe('S3 driver against s3rver', () => {
     expect((await directPut(created.json, png)).status).toBe(200);
     await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: new Date(Date.now() - 1) } });
     expect(await expireStaleUploads(getSqlDb())).toBeGreaterThanOrEqual(1);
-    expect(await store.get(`uploads/${key.id}/${created.json.upload_id}`)).toBeNull();
+    expect(await store.get(`uploads/${created.json.upload_id}`)).toBeNull();
   });
 
   it('a PUT to the presigned URL after the upload was verified is deleted once the URL is closed', async () => {
@@ -179,7 +179,7 @@ describe('S3 driver against s3rver', () => {
     const created = await createUpload(key.key, IMAGE, png);
     expect((await directPut(created.json, png)).status).toBe(200);
     expect((await complete(key.key, created.json.upload_id, sha256Hex(png))).status).toBe(200);
-    const uploadKey = `uploads/${key.id}/${created.json.upload_id}`;
+    const uploadKey = `uploads/${created.json.upload_id}`;
     expect(await store.get(uploadKey)).toBeNull(); // complete moved the bytes to the sealed key
     expect((await directPut(created.json, png)).status).toBe(200); // S3 still takes the URL
     expect(await store.get(uploadKey)).not.toBeNull();

@@ -39,7 +39,8 @@ const EXTENSIONS: Record<string, string> = {
 
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
 export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
-  const key = `outputs/${keyId}/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+  // Named by a random id alone: the URL handed out carries nothing of the key (its internal id).
+  const key = `outputs/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
   await getObjectStore().put(key, bytes, mimeType);
   const signed = signObjectUrl(origin, key, mimeType);
   return { url: signed.url, expires_at: signed.expiresAt.toISOString() };

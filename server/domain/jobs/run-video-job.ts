@@ -13,8 +13,8 @@ import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 // the units are settled by statements that only act on a still-held hold.
 
 /** Where a job's video is stored. */
-export function jobResultKey(apiKeyId: string, jobId: string): string {
-  return `outputs/${apiKeyId}/${jobId}.mp4`;
+export function jobResultKey(jobId: string): string {
+  return `outputs/${jobId}.mp4`; // the job's public id: its URL carries nothing of the key
 }
 
 export type AttemptOutcome = 'succeeded' | 'failed' | 'already_finished';
@@ -53,7 +53,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     return (await failJob(db, job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
   }
 
-  const key = jobResultKey(job.api_key_id, job.id);
+  const key = jobResultKey(job.id);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,

@@ -70,7 +70,7 @@ export async function createUpload(
   origin: string,
 ): Promise<UploadView> {
   const id = newUploadId();
-  const storageKey = uploadKeyFor(key.id, id);
+  const storageKey = uploadKeyFor(id);
   // One clock reading for both, so expires_at is exactly created_at + UPLOAD_TTL_SECONDS.
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.getTime() + getConfig().UPLOAD_TTL_SECONDS * 1000);
