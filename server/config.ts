@@ -26,6 +26,10 @@ const envSchema = z
     SIGNING_SECRET: z.string().min(32).optional(),
     OUTPUT_URL_TTL_SECONDS: positiveInt(900),
     UPLOAD_TTL_SECONDS: positiveInt(3600),
+    /** Verified uploads are deleted (objects and all) this long after they were created; used as input afterwards they are 404. */
+    UPLOAD_RETENTION_HOURS: positiveInt(24),
+    /** Generated outputs (images, speech, video results) are deleted this long after they were made; their URLs are then 404. */
+    OUTPUT_RETENTION_HOURS: positiveInt(24),
     IDEMPOTENCY_RETENTION_HOURS: positiveInt(24),
     IDEMPOTENCY_LEASE_SECONDS: positiveInt(120),
     /** How long a unit hold may stay open before the sweeper returns it. */

@@ -8,7 +8,8 @@ import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
 import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, SIZE_UNITS, sizeForForm, TAKES_UPLOADS } from './version-fields';
+import { SizeInput } from './size-input';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type Errors = Record<string, string>;
 
@@ -20,7 +21,9 @@ function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unkn
     errors[issueField(path)] ??=
       path === 'limits.max_upload_bytes' && !message.endsWith('is required')
         ? 'Largest upload must be more than 0 and at most 100 MB'
-        : message;
+        : path === 'limits.max_stored_bytes'
+          ? 'Storage per key must be more than 0 (or empty)'
+          : message;
   }
   return errors;
 }
@@ -144,20 +147,27 @@ export function PackageVersionForm(props: {
             hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes"
           >
             {(a11y) => (
-              <span className="size-input">
-                <input type="text" inputMode="decimal" {...a11y} defaultValue={sizeForForm(initial?.limits.max_upload_bytes).amount} />
-                <select
-                  name="max_upload_unit"
-                  aria-label="Unit of the largest upload"
-                  defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}
-                >
-                  {Object.keys(SIZE_UNITS).map((unit) => (
-                    <option key={unit} value={unit}>
-                      {unit}
-                    </option>
-                  ))}
-                </select>
-              </span>
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_upload_bytes}
+                unitName="max_upload_unit"
+                unitLabel="Unit of the largest upload"
+              />
+            )}
+          </Field>
+          <Field
+            name="max_stored_bytes"
+            label="Storage per key"
+            errors={errors}
+            hint="what one key may hold at once (uploads and outputs); empty: 10 × the largest upload"
+          >
+            {(a11y) => (
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_stored_bytes}
+                unitName="max_stored_unit"
+                unitLabel="Unit of the storage per key"
+              />
             )}
           </Field>
         </div>

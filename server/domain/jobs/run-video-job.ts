@@ -4,6 +4,7 @@ import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
+import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
@@ -54,6 +55,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   }
 
   const key = jobResultKey(job.id);
+  await recordOutput(db, job.api_key_id, key, media.bytes.length);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,

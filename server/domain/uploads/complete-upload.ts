@@ -19,7 +19,7 @@ const mismatch = (path: string, code: string, message: string) => ApiError.valid
 /** Step 7: the caller's own upload (else 404), not expired (else 422). */
 export async function findCompletableUpload(db: PrismaClient, key: AuthenticatedKey, uploadId: string): Promise<Upload> {
   const upload = UPLOAD_ID_PATTERN.test(uploadId) ? await db.upload.findUnique({ where: { id: uploadId } }) : null;
-  if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The upload was not found.' });
+  if (!upload || upload.apiKeyId !== key.id || upload.deletedAt) throw new ApiError('not_found', { message: 'The upload was not found.' });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
   }
