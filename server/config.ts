@@ -56,6 +56,10 @@ const envSchema = z
     PROVIDER_CIRCUIT_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** Encrypts provider keys set with `providers set-key` (AES-256-GCM); generated into the data dir when unset. */
     PROVIDER_KEYS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
+    /** The ffmpeg the local media engine runs; unset: `ffmpeg` on the PATH (a system build with security fixes), else the bundled 2018 build. */
+    FFMPEG_PATH: z.string().min(1).optional(),
+    /** Address space one ffmpeg run may use (set with prlimit when the system has it); 0: no limit. */
+    FFMPEG_MEMORY_LIMIT_MB: z.coerce.number().int().min(0).default(2048),
     STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),
     BLOB_READ_WRITE_TOKEN: z
       .string()

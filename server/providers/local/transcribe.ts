@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FfmpegError, runFfmpeg } from './ffmpeg';
+import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
 import { MediaDecodeError } from './media-decode-error';
 
 export { MediaDecodeError };
@@ -110,12 +110,12 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   let folder: string | undefined;
   try {
     if (!NEEDS_SEEKABLE_FILE.has(mime)) {
-      await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', ...output], { ...options, input: bytes });
+      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, 'pipe:0'), ...output], { ...options, input: bytes });
     } else {
       folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
       const file = join(folder, 'input.mp4');
       await writeFile(file, bytes);
-      await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options);
+      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, file), ...output], options);
     }
     return meter;
   } catch (error) {
