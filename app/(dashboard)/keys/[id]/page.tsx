@@ -63,7 +63,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
               ['Expires', formatDate(key.expires_at)],
               ['Revoked', formatDate(key.revoked_at)],
               ['Requests in flight', formatNumber(key.in_flight)],
-              ['Stored now (uploads and outputs)', formatBytes(key.stored_bytes)],
+              ['Stored now', formatBytes(key.stored_bytes)],
             ]}
           />
         </Card>
