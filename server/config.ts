@@ -58,7 +58,7 @@ const envSchema = z
     PROVIDER_KEYS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
     /** The ffmpeg the local media engine runs; unset: `ffmpeg` on the PATH (a system build with security fixes), else the bundled 2018 build. */
     FFMPEG_PATH: z.string().min(1).optional(),
-    /** Address space one ffmpeg run may use (set with prlimit when the system has it); 0: no limit. */
+    /** Address space one ffmpeg decode of customer media may use (set with prlimit when the system has it); 0: no limit. */
     FFMPEG_MEMORY_LIMIT_MB: z.coerce.number().int().min(0).default(2048),
     STORAGE_DRIVER: z.enum(['local', 'vercel-blob', 's3']).optional(),
     BLOB_READ_WRITE_TOKEN: z

@@ -3,8 +3,9 @@
 // the ffmpeg used is the system's (FFMPEG_PATH, else `ffmpeg` on the PATH: a distribution's
 // build gets security fixes) before the bundled 2018 build; an input is read with the demuxer
 // its verified type names and only the protocol it arrives by (inputArgs); and every run has a
-// wall-clock limit (timeoutMs) and an address-space limit (FFMPEG_MEMORY_LIMIT_MB, set with
-// util-linux's prlimit(1) on the child, so a decoder bug cannot take the host's memory).
+// wall-clock limit (timeoutMs), and a decode of customer media an address-space limit too
+// (FFMPEG_MEMORY_LIMIT_MB, set with util-linux's prlimit(1) on the child, so a decoder bug cannot
+// take the host's memory).
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -21,6 +22,8 @@ export interface RunFfmpegOptions {
   maxOutputBytes?: number;
   /** Takes stdout chunk by chunk as it comes, instead of buffering it (`stdout` is then empty). */
   onOutput?: (chunk: Buffer) => void;
+  /** The run decodes customer media: it gets the FFMPEG_MEMORY_LIMIT_MB address-space limit. */
+  untrusted?: boolean;
 }
 
 export interface FfmpegResult {
@@ -70,13 +73,23 @@ export function resetFfmpegPathForTests(): void {
   resolved = undefined;
 }
 
-/** The command that runs ffmpeg under the memory limit: prlimit when the system has it (util-linux, in every Debian). */
-function command(args: readonly string[]): [string, string[]] {
+/**
+ * The command that runs ffmpeg; a decode of customer media under the memory limit, with prlimit
+ * when the system has it (util-linux, in every Debian). Our own encodes (speech, rendered video)
+ * are not limited: x264's per-thread buffers grow with the host's cores.
+ */
+function command(args: readonly string[], untrusted: boolean): [string, string[]] {
   const ffmpeg = ffmpegPath();
   const limitMb = getConfig().FFMPEG_MEMORY_LIMIT_MB;
-  if (limitMb > 0 && resolved?.prlimit) return [resolved.prlimit, [`--as=${limitMb * 1024 * 1024}`, '--', ffmpeg, '-hide_banner', ...args]];
+  if (untrusted && limitMb > 0 && resolved?.prlimit) {
+    return [resolved.prlimit, [`--as=${limitMb * 1024 * 1024}`, '--', ffmpeg, '-hide_banner', ...args]];
+  }
   return [ffmpeg, ['-hide_banner', ...args]];
 }
+
+// glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): under an
+// address-space limit a decode on a many-core host would run out of it without using memory.
+const UNTRUSTED_ENV = { ...process.env, MALLOC_ARENA_MAX: '2' };
 
 /** ffmpeg's demuxer for each verified media type: never chosen from the content itself. */
 const DEMUXERS: Record<string, string> = {
@@ -103,10 +116,10 @@ export function inputArgs(mimeType: string, source: string): string[] {
 }
 
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<FfmpegResult> {
-  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput } = options;
+  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false } = options;
   return new Promise((resolve, reject) => {
-    const [file, argv] = command(args);
-    const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const [file, argv] = command(args, untrusted);
+    const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...(untrusted ? { env: UNTRUSTED_ENV } : {}) });
     const chunks: Buffer[] = [];
     let outputBytes = 0;
     let stderr = '';

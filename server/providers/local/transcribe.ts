@@ -106,7 +106,12 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   }
   const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
-  const options = { timeoutMs: 300_000, maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4, onOutput: (chunk: Buffer) => meter.push(chunk) }; // up to 4 h
+  const options = {
+    untrusted: true,
+    timeoutMs: 300_000,
+    maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4,
+    onOutput: (chunk: Buffer) => meter.push(chunk),
+  }; // up to 4 h
   let folder: string | undefined;
   try {
     if (!NEEDS_SEEKABLE_FILE.has(mime)) {

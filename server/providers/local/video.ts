@@ -100,7 +100,7 @@ export async function extractVideoFrame(bytes: Buffer, mimeType: string): Promis
       'png',
       'pipe:1',
     ];
-    const { stdout } = await runFfmpeg(args, { timeoutMs: 60_000 });
+    const { stdout } = await runFfmpeg(args, { timeoutMs: 60_000, untrusted: true });
     if (stdout.length === 0) throw new MediaDecodeError('The input video has no decodable frame.');
     return stdout;
   } catch (error) {

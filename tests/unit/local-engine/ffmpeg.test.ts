@@ -133,11 +133,13 @@ describe('the ffmpeg used, and how untrusted media reaches it', () => {
     expect((await decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).sampleCount).toBeGreaterThan(16_000);
   });
 
-  it('runs under FFMPEG_MEMORY_LIMIT_MB: an address space too small for ffmpeg fails the run', async () => {
+  it('decodes of customer media run under FFMPEG_MEMORY_LIMIT_MB: an address space too small for ffmpeg fails the run', async () => {
     const args = ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-f', 's16le', 'pipe:1'];
     use({ FFMPEG_MEMORY_LIMIT_MB: '4' });
-    await expect(runFfmpeg(args, { input: Buffer.alloc(32_000) })).rejects.toBeInstanceOf(FfmpegError);
+    await expect(runFfmpeg(args, { input: Buffer.alloc(32_000), untrusted: true })).rejects.toBeInstanceOf(FfmpegError);
+    await expect(decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError); // a decode is limited
+    expect((await runFfmpeg(args, { input: Buffer.alloc(32_000) })).stdout.length).toBe(32_000); // our own encodes are not
     use({ FFMPEG_MEMORY_LIMIT_MB: undefined });
-    expect((await runFfmpeg(args, { input: Buffer.alloc(32_000) })).stdout.length).toBe(32_000);
+    expect((await runFfmpeg(args, { input: Buffer.alloc(32_000), untrusted: true })).stdout.length).toBe(32_000);
   });
 });
