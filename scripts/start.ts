@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   const server = createEdgeServer(handle);
   server.keepAliveTimeout = 65_000;
+  server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
   // A port in use or a HOST that does not resolve stops the process (a supervisor restarts it).
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { ALL, doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config-doc';
+import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config-doc';
 
 import { jobSettings } from './config-settings-jobs';
+import { limitSettings } from './config-settings-limits';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -156,11 +157,11 @@ export const settings = {
   ),
   TRUST_PROXY: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),
-    "Behind a proxy that appends the client's address to X-Forwarded-For (sign-in rate limits).",
+    "Behind a proxy that appends the client's address to X-Forwarded-For (sign-in and failed-authentication limits); X-Forwarded-* are trusted only then.",
     RUNNING,
   ),
   ...jobSettings,
-  FFMPEG_PATH: doc(z.string().optional(), "An ffmpeg to use instead of the bundled build (the container image sets Debian's).", ALL, true),
+  ...limitSettings,
   SEED_PACKAGES_FILE: doc(z.string().default('packages.example.json'), 'Packages file applied to an empty database as an instance starts.'),
   REFUSALS_FLUSH_MS: doc(
     z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),

@@ -1,6 +1,6 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
 import type { EngineChoice } from '@/server/domain/providers/provider-overview';
 import { fieldErrors } from '../forms/plain-issues';
@@ -8,23 +8,13 @@ import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
 import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
+import { Field, type Errors } from './form-field';
 import { NumberSetting } from './number-setting';
+import { SizeInput } from './size-input';
 import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/domain/packages/output-cap-notices';
-import {
-  fieldName,
-  formToDefinition,
-  issueField,
-  LIST_FIELDS,
-  NUMBER_FIELDS,
-  OPERATIONS,
-  SIZE_UNITS,
-  sizeForForm,
-  TAKES_UPLOADS,
-} from './version-fields';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];
-
-type Errors = Record<string, string>;
 
 /** Plain-language messages by form field: the packages-file schema's rules, in the form's words. */
 function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unknown): Errors {
@@ -34,7 +24,9 @@ function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unkn
     errors[issueField(path)] ??=
       path === 'limits.max_upload_bytes' && !message.endsWith('is required')
         ? 'Largest upload must be more than 0 and at most 100 MB'
-        : message;
+        : path === 'limits.max_stored_bytes'
+          ? 'Storage per key must be more than 0 (or empty)'
+          : message;
   }
   return errors;
 }
@@ -45,28 +37,6 @@ function serverErrors(issues: FieldIssue[]): Errors {
   for (const issue of issues)
     errors[issueField(issue.path)] ??= `${definitionLabel(issue.path)}: ${issue.message.replace(/^[\w.|]+: /, '')}`;
   return errors;
-}
-
-function Field(props: { name: string; label: string; errors: Errors; hint?: string; children: (a11y: object) => ReactNode }) {
-  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
-  const error = props.errors[props.name];
-  const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{props.label}</label>
-      {props.children({ id, name: props.name, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
-      {props.hint ? (
-        <span className="hint" id={`${id}-hint`}>
-          {props.hint}
-        </span>
-      ) : null}
-      {error ? (
-        <span className="error" id={`${id}-error`}>
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
 }
 
 /** Creates a package or a new version of one; validated with the packages-file schema here and on the server. */
@@ -158,20 +128,27 @@ export function PackageVersionForm(props: {
             hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes"
           >
             {(a11y) => (
-              <span className="size-input">
-                <input type="text" inputMode="decimal" {...a11y} defaultValue={sizeForForm(initial?.limits.max_upload_bytes).amount} />
-                <select
-                  name="max_upload_unit"
-                  aria-label="Unit of the largest upload"
-                  defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}
-                >
-                  {Object.keys(SIZE_UNITS).map((unit) => (
-                    <option key={unit} value={unit}>
-                      {unit}
-                    </option>
-                  ))}
-                </select>
-              </span>
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_upload_bytes}
+                unitName="max_upload_unit"
+                unitLabel="Unit of the largest upload"
+              />
+            )}
+          </Field>
+          <Field
+            name="max_stored_bytes"
+            label="Storage per key"
+            errors={errors}
+            hint="what one key may hold at once (uploads and outputs); empty: 10 × the largest upload"
+          >
+            {(a11y) => (
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_stored_bytes}
+                unitName="max_stored_unit"
+                unitLabel="Unit of the storage per key"
+              />
             )}
           </Field>
         </div>

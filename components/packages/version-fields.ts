@@ -137,6 +137,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       requests_per_minute: numberOrRaw(form.get('requests_per_minute')),
       concurrency: numberOrRaw(form.get('concurrency')),
       max_upload_bytes: sizeInBytes(form.get('max_upload_bytes'), form.get('max_upload_unit')),
+      max_stored_bytes: sizeInBytes(form.get('max_stored_bytes'), form.get('max_stored_unit')),
     },
     operations,
   };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clientAddress } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { abandonRequest } from '../domain/billing/abandon-request';
@@ -11,12 +12,13 @@ import {
   type Reservation,
 } from '../domain/billing/reserve-request';
 import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
-import { ApiError } from '../domain/errors';
+import { ApiError, isApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
 import type { Hold } from '../domain/quota/unit-holds';
+import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
@@ -75,8 +77,20 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
+/** Step 1, after the client address's failed authentications (refused without any query): 401. */
+async function authenticate(request: Request): Promise<AuthenticatedKey> {
+  const address = clientAddress(Object.fromEntries(request.headers));
+  refuseFailingAddress(address, getConfig().AUTH_FAILURES_PER_MINUTE);
+  try {
+    return await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
+  } catch (error) {
+    if (isApiError(error) && error.code === 'invalid_api_key') noteFailedAuthentication(address);
+    throw error;
+  }
+}
+
 async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
-  const key = await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
+  const key = await authenticate(request);
   noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));

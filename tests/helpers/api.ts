@@ -68,6 +68,7 @@ export async function createTestKey(
     rpm?: number;
     concurrency?: number;
     maxUploadBytes?: number;
+    maxStoredBytes?: number;
     operations?: Record<string, unknown>;
     providers?: Record<string, unknown>;
   } = {},
@@ -84,6 +85,7 @@ export async function createTestKey(
           requests_per_minute: options.rpm ?? 10_000,
           concurrency: options.concurrency ?? 100,
           ...(options.maxUploadBytes ? { max_upload_bytes: options.maxUploadBytes } : {}),
+          ...(options.maxStoredBytes ? { max_stored_bytes: options.maxStoredBytes } : {}),
         },
         operations: options.operations ?? {
           'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown', 'json'] },

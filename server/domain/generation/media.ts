@@ -10,6 +10,7 @@ import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
+import { recordOutput } from '../retention/retention';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine, type EngineTrace } from './call-engine';
@@ -41,8 +42,11 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
-export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
-  const key = `outputs/${keyId}/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+export async function storeOutput(db: SqlDb, keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
+  // Named by a random id alone: the URL handed out carries nothing of the key (its internal id).
+  const key = `outputs/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+  // Recorded first: an object stored is always one the retention sweep knows of.
+  await recordOutput(db, keyId, key, bytes.length);
   await getObjectStore().put(key, bytes, mimeType);
   const signed = signObjectUrl(origin, key, mimeType);
   return { url: signed.url, expires_at: signed.expiresAt.toISOString() };
@@ -86,7 +90,7 @@ export async function generateImage(
     (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal),
     { signal, trace, operation: 'images.generate' },
   );
-  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
 export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedKey): MediaPrepared<SpeechTask> {
@@ -121,7 +125,7 @@ export async function synthesizeSpeech(
     trace,
     operation: 'audio.speech',
   });
-  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
 export interface TranscribeSettings {

@@ -5,6 +5,7 @@ import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
+import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
@@ -14,8 +15,8 @@ import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 // the units are settled by statements that only act on a still-held hold.
 
 /** Where a job's video is stored. */
-export function jobResultKey(apiKeyId: string, jobId: string): string {
-  return `outputs/${apiKeyId}/${jobId}.mp4`;
+export function jobResultKey(jobId: string): string {
+  return `outputs/${jobId}.mp4`; // the job's public id: its URL carries nothing of the key
 }
 
 export type AttemptOutcome = 'succeeded' | 'failed' | 'cancelled' | 'already_finished';
@@ -103,7 +104,8 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     watch.stop();
   }
 
-  const key = jobResultKey(job.api_key_id, job.id);
+  const key = jobResultKey(job.id);
+  await recordOutput(db, job.api_key_id, key, media.bytes.length);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,

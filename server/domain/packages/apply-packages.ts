@@ -177,6 +177,7 @@ async function applyPackage(
       requestsPerMinute: definition.limits.requests_per_minute,
       concurrency: definition.limits.concurrency,
       maxUploadBytes: definition.limits.max_upload_bytes,
+      maxStoredBytes: definition.limits.max_stored_bytes ?? null,
       operations: definition.operations as Prisma.InputJsonValue,
     },
   });

@@ -12,6 +12,7 @@ export function toVersionView(version: PackageVersion, keyCount = 0) {
       requests_per_minute: version.requestsPerMinute,
       concurrency: version.concurrency,
       max_upload_bytes: version.maxUploadBytes,
+      ...(version.maxStoredBytes === null ? {} : { max_stored_bytes: Number(version.maxStoredBytes) }),
     },
     operations: version.operations as PackageOperations,
     created_at: version.createdAt.toISOString(),

@@ -97,6 +97,8 @@ export const packageDefinitionSchema = z.strictObject({
     requests_per_minute: z.number().int().min(1).max(1_000_000),
     concurrency: z.number().int().min(1).max(10_000),
     max_upload_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES).default(MAX_UPLOAD_BYTES),
+    /** What one key may hold in storage at once (uploads and outputs); omitted: 10 x max_upload_bytes. */
+    max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   }),
   operations: operationsSchema,
 });

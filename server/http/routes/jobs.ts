@@ -43,7 +43,8 @@ export const getJobRoute = defineGetRoute({
   summary: 'Retrieve an owned video job',
   pathParams: z.object({ jobId }),
   response: { status: 200, schema: jobSchema, description: 'The job; `result.url` is a fresh signed URL on every read.' },
-  errors: [401, 404, 500, 503],
+  errors: [401, 404, 429, 500, 503],
+  rateLimited: true,
   handle: (ctx) => readOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId, ctx.origin),
 });
 

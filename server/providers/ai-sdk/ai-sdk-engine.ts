@@ -246,7 +246,9 @@ export class AiSdkEngine implements Engine {
       // The SDK sends `prompt.image` as an image (a video's bytes went labelled image/png): a
       // video input gives its first frame, as the local engine does.
       const image =
-        task.inputImage && task.inputMimeType?.startsWith('video/') ? await extractVideoFrame(task.inputImage) : task.inputImage;
+        task.inputImage && task.inputMimeType?.startsWith('video/')
+          ? await extractVideoFrame(task.inputImage, task.inputMimeType)
+          : task.inputImage;
       const result = await experimental_generateVideo({
         model: this.model_('videoModel'),
         prompt: image ? { image, text: task.prompt } : task.prompt,

@@ -9,7 +9,7 @@ import { ResendDelivery, WebhookSettings } from '@/components/keys/webhook-setti
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
@@ -65,6 +65,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
               ['Expires', formatDate(key.expires_at)],
               ['Revoked', formatDate(key.revoked_at)],
               ['Requests in flight', formatNumber(key.in_flight)],
+              ['Stored now', formatBytes(key.stored_bytes)],
             ]}
           />
         </Card>

@@ -101,6 +101,12 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                 ['Requests per minute', formatNumber(version.limits.requests_per_minute)],
                 ['Concurrent requests', formatNumber(version.limits.concurrency)],
                 ['Largest upload', formatBytes(version.limits.max_upload_bytes)],
+                [
+                  'Storage per key',
+                  version.limits.max_stored_bytes === undefined
+                    ? `${formatBytes(version.limits.max_upload_bytes * 10)} (10 × the largest upload)`
+                    : formatBytes(version.limits.max_stored_bytes),
+                ],
                 ['Keys issued', formatNumber(version.key_count)],
                 ['Created', formatDate(version.created_at)],
               ]}
