@@ -17,6 +17,12 @@ export const limitSettings = {
     z.string().min(1).optional(),
     'The ffmpeg the local media engine runs; unset: `ffmpeg` on the PATH (a system build with security fixes), else the bundled 2018 build.',
   ),
+  PATH: doc(
+    z.string().optional(),
+    "The system's search path: where `ffmpeg` (when FFMPEG_PATH is unset) and util-linux's `prlimit` are looked up.",
+    RUNNING,
+    true,
+  ),
   FFMPEG_MEMORY_LIMIT_MB: doc(
     z.coerce.number().int().min(0).default(2048),
     'Address space one ffmpeg decode of customer media may use (set with prlimit when the system has it); 0: no limit.',

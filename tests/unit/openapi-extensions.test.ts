@@ -44,7 +44,15 @@ describe('OpenAPI document: extensions of v1', () => {
     expect(jobEventSchema.safeParse(document.components.schemas.JobEvent.example).success).toBe(true);
   });
 
-  it('keeps GET /v1/jobs/{jobId} without rate headers (v1 answers unchanged)', () => {
-    expect(Object.keys(document.paths['/v1/jobs/{jobId}'].get.responses['200'].headers).sort()).toEqual(['Cache-Control', 'X-Request-Id']);
+  it("GET /v1/jobs/{jobId} counts against the key's requests per minute: its answer carries the rate headers", () => {
+    expect(Object.keys(document.paths['/v1/jobs/{jobId}'].get.responses['200'].headers).sort()).toEqual([
+      'Cache-Control',
+      'RateLimit',
+      'RateLimit-Limit',
+      'RateLimit-Policy',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'X-Request-Id',
+    ]);
   });
 });
