@@ -5,7 +5,7 @@ import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
 import { isUuid } from '../domain/uuid';
-import { endOperatorSession, isLiveOperatorSession, startOperatorSession } from './operator-sessions';
+import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS =
@@ -69,15 +69,12 @@ export const authOptions: NextAuthOptions = {
       // disabled, since the cookie was issued names no one (here, for pages, tRPC and /api/auth/session alike).
       const { operatorId, sessionId, signedInAt } = token;
       const fresh = typeof signedInAt === 'number' && Date.now() - signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      const live =
-        fresh &&
-        typeof operatorId === 'string' &&
-        typeof sessionId === 'string' &&
-        isUuid(operatorId) &&
-        isUuid(sessionId) &&
-        (await isLiveOperatorSession(sessionId, operatorId));
-      if (!live) return { expires: session.expires };
-      return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email }, sessionId };
+      const role =
+        fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId)
+          ? await liveSessionRole(sessionId, operatorId)
+          : null;
+      if (!role) return { expires: session.expires };
+      return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email, role }, sessionId };
     },
     // next-auth's own redirect throws on a URL it cannot parse (a planted callback-url cookie made
     // every dashboard request a 500); anything but this site's own URLs goes to its root.

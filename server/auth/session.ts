@@ -1,11 +1,13 @@
 import { getServerSession } from 'next-auth';
 import { cache } from 'react';
 import type { Actor } from '../domain/actor';
+import type { OperatorRole } from '../domain/operators/roles';
 import { authOptions } from './auth-options';
 
 export interface OperatorSession {
   operatorId: string;
   email: string;
+  role: OperatorRole;
   expires: string;
 }
 
@@ -18,9 +20,10 @@ export const getOperatorSession = cache(async (): Promise<OperatorSession | null
   const session = await getServerSession(authOptions);
   const id = session?.user?.id;
   const email = session?.user?.email;
+  const role = session?.user?.role;
   // The session callback names an operator only for a live session (auth-options.ts).
-  if (!session || !id || !email || !session.sessionId) return null;
-  return { operatorId: id, email, expires: session.expires };
+  if (!session || !id || !email || !role || !session.sessionId) return null;
+  return { operatorId: id, email, role, expires: session.expires };
 });
 
 export function operatorActor(session: OperatorSession): Actor {

@@ -20,7 +20,7 @@ export const metadata: Metadata = { title: 'API key' };
 export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
   const range = rangeFromParams(await props.searchParams);
-  const { caller } = await dashboardCaller(`/keys/${id}`);
+  const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
   const [activity, refusals] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
@@ -56,7 +56,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             items={[
               ['Id', <MonoId key="id" value={key.id} what="key id" full />],
               ['Prefix', <MonoId key="prefix" value={key.prefix} what="key prefix" full />],
-              ['Label', <EditLabel key="label" id={key.id} label={key.label} />],
+              ['Label', can('admin') ? <EditLabel key="label" id={key.id} label={key.label} /> : (key.label ?? '—')],
               ['Total units', formatNumber(key.total_units)],
               ['Created', formatDate(key.created_at)],
               ['Last used', formatDate(key.last_used_at)],
@@ -70,7 +70,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <UnitsPerDayChart data={activity.daily} label={`Units charged per day to this key; ${formatNumber(used)} in the last 14 days.`} />
         </Card>
       </div>
-      {key.status === 'active' ? (
+      {key.status === 'active' && can('admin') ? (
         <div className="grid">
           <Card title="Top up units">
             <TopUpForm id={key.id} />
