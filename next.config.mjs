@@ -36,6 +36,12 @@ const nextConfig = {
           { key: 'X-Content-Type-Options', value: 'nosniff' },
         ],
       },
+      {
+        // Other sites learn at most this origin from a link; a signed URL's answer (/files,
+        // /uploads) sends no Referer at all (server/http/responses.ts).
+        source: '/:path((?!files/|uploads/).*)',
+        headers: [{ key: 'Referrer-Policy', value: 'strict-origin' }],
+      },
     ];
   },
 };

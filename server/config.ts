@@ -20,7 +20,7 @@ const envSchema = z
     NEXTAUTH_SECRET: z.string().min(1, 'must not be empty (unset it to have one generated)').optional(),
     /** Where the embedded PostgreSQL, local storage and generated secrets live. */
     WGS_DATA_DIR: z.string().default('.data'),
-    /** Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto). */
+    /** Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto with TRUST_PROXY). */
     PUBLIC_BASE_URL: z.string().url().optional(),
     /** HMAC secret for signed URLs; generated into the data dir when unset (single machine). */
     SIGNING_SECRET: z.string().min(32).optional(),
@@ -65,7 +65,7 @@ const envSchema = z
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], 'must be true or false').default('false'),
     RUN_WORKER: z.enum(['true', 'false']).default('true'),
-    /** Behind a proxy that appends the client's address to X-Forwarded-For (sign-in rate limits). */
+    /** Behind a proxy that sets X-Forwarded-For/-Host/-Proto: only then are they believed (sign-in limits, public URLs, https). */
     TRUST_PROXY: z.enum(['true', 'false'], 'must be true or false').default('false'),
     /** Video jobs (pg-boss queue). Units of a job stay held this long at most; must outlast every retry. */
     JOB_HOLD_LEASE_SECONDS: positiveInt(7200),

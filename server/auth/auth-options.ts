@@ -4,6 +4,7 @@ import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
+import { isVerifiedOAuthEmail } from './verified-email';
 import { isUuid } from '../domain/uuid';
 import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
 
@@ -47,9 +48,16 @@ export const authOptions: NextAuthOptions = {
     ...oauthProviders(),
   ],
   callbacks: {
-    async signIn({ user, account }) {
+    async signIn({ user, account, profile }) {
       if (!account || account.provider === 'credentials') return Boolean(user);
-      return Boolean(user.email && (await findOperatorByEmail(user.email)));
+      if (!user.email) return false;
+      const verified = await isVerifiedOAuthEmail({
+        provider: account.provider,
+        email: user.email,
+        profile,
+        accessToken: account.access_token,
+      });
+      return verified && Boolean(await findOperatorByEmail(user.email));
     },
     async jwt({ token, user, account }) {
       if (user && account) {
@@ -94,3 +102,11 @@ export const authOptions: NextAuthOptions = {
     },
   },
 };
+
+/**
+ * The options for one request: its cookies are Secure (and named __Secure-/__Host-) whenever it
+ * came over https (a trusted proxy's X-Forwarded-Proto), not only when NEXTAUTH_URL is https.
+ */
+export function authOptionsFor(secure: boolean): NextAuthOptions {
+  return { ...authOptions, useSecureCookies: secure };
+}

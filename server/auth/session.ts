@@ -2,7 +2,9 @@ import { getServerSession } from 'next-auth';
 import { cache } from 'react';
 import type { Actor } from '../domain/actor';
 import type { OperatorRole } from '../domain/operators/roles';
-import { authOptions } from './auth-options';
+import { headers } from 'next/headers';
+import { cameOverHttps } from '../http/forwarded';
+import { authOptionsFor } from './auth-options';
 
 export interface OperatorSession {
   operatorId: string;
@@ -17,7 +19,7 @@ export interface OperatorSession {
  * costs a JWT decode and a database read (React's cache is per request, and does nothing outside a render).
  */
 export const getOperatorSession = cache(async (): Promise<OperatorSession | null> => {
-  const session = await getServerSession(authOptions);
+  const session = await getServerSession(authOptionsFor(cameOverHttps(await headers())));
   const id = session?.user?.id;
   const email = session?.user?.email;
   const role = session?.user?.role;
