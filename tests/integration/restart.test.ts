@@ -144,7 +144,12 @@ describe('two npm starts on one data dir', () => {
     expect(postmaster).toBeDefined();
 
     const second = startApp(shared, secondPort);
-    const exit = await second.exited;
+    const exit = await Promise.race([
+      second.exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`the second start did not exit:\n${second.output()}`)), 120_000).unref(),
+      ),
+    ]);
     expect(exit.code).toBe(1);
     expect(second.output()).toContain(`the data directory ${shared} is in use by another npm start (pid ${first.child.pid})`);
     // Nothing of the first was touched: the same PostgreSQL serves it.
@@ -165,8 +170,10 @@ describe('two npm starts on one data dir', () => {
     // With the directory free again, a start works.
     const third = startApp(shared, secondPort);
     await waitHealthy(third, secondPort);
+    // Its stop handlers are set once it says it serves (a moment after its first /healthz).
+    await waitFor('the third to serve', () => (third.output().includes('serving on') ? true : undefined), 30_000);
     third.child.kill('SIGTERM');
-    await third.exited;
+    expect((await third.exited).signal).toBeNull();
     await waitFor('the third to stop its postmaster', () => (postmasterPid(shared) === undefined ? true : undefined), 30_000);
   }, 400_000);
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { cli } from '../support/cli';
 import { signIn } from '../support/dashboard';
@@ -78,7 +78,7 @@ test('signed URLs answer with Referrer-Policy: no-referrer', async ({ request })
   const key = cli<{ key: string }>('keys', 'create', '--package', 'starter').key;
   const bytes = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
   const created = await request.post('/v1/uploads', {
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
     data: {
       purpose: 'image_input',
       filename: 'a.png',

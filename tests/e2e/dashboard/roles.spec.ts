@@ -92,6 +92,21 @@ test('an admin changes keys and packages, but sees no operators and no provider 
   await expect(page.getByRole('link', { name: 'New version' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Archive package' })).toBeVisible();
 
+  // A provider the admin adds: editable and testable, but its key is an owner's to set.
+  const provider = `roles-${tag()}`;
+  const saved = await mutate(page, 'providers.save', {
+    name: provider,
+    mode: 'create',
+    entry: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' },
+  });
+  expect(saved.status, saved.text).toBe(200);
+  await page.goto(`/providers/${provider}`);
+  await expect(page.getByRole('heading', { level: 1, name: provider })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Save changes' })).toBeVisible();
+  await expect(page.getByRole('form', { name: `API key of ${provider}` })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /Set key|Replace key/ })).toHaveCount(0);
+  expect((await mutate(page, 'providers.setKey', { provider, apiKey: 'sk-admin' })).status).toBe(403);
+
   expect((await page.goto('/operators'))?.status()).toBe(404);
   const refused = await mutate(page, 'operators.setRole', { email, role: 'owner' });
   expect(refused.status).toBe(403);
@@ -111,7 +126,7 @@ test('an owner sees operators and changes a role there; the change is audited an
   await expect(page.getByTestId('operator-role')).toHaveText('owner');
   await nav(page).getByRole('link', { name: 'Operators' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Operators' })).toBeVisible();
-  await page.getByLabel(`Role of ${email}`).selectOption('admin');
+  await page.getByLabel(`Role of ${email}`, { exact: true }).selectOption('admin');
   await page.getByRole('button', { name: `Save the role of ${email}` }).click();
   await expect(page.getByTestId(`role-of-${email}`)).toHaveText('admin');
   await keepScreenshot(page, 'roles-owner-operators');
