@@ -16,6 +16,8 @@ import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys
 import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../server/domain/webhooks/manage-webhook';
 import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
+import { setOperatorRole } from '../server/domain/operators/manage-operators';
+import { OPERATOR_ROLES, type OperatorRole } from '../server/domain/operators/roles';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
 import { errorText, type CliIssue } from './lib/cli-error';
 import { listProviders } from '../server/domain/providers/list-providers';
@@ -268,15 +270,36 @@ providers
 const operators = program.command('operators').description('Manage dashboard operators');
 operators
   .command('create')
-  .description('Create an operator who can sign in to the dashboard')
+  .description(
+    'Create an operator who can sign in to the dashboard; the password is read from standard input (typed without echo, or piped)',
+  )
   .requiredOption('--email <email>', 'e-mail address (the login)')
-  .requiredOption('--password <password>', 'password, 12 characters or more')
+  .option('--password <password>', 'password, 12 characters or more (shown in the process list: prefer standard input)')
+  .addOption(
+    new Option('--role <role>', 'owner, admin or viewer (default: owner for the first operator, viewer after)').choices(OPERATOR_ROLES),
+  )
   .option('--name <name>', 'display name')
-  .option('--json', 'print {"id","email"}')
-  .action((options: { email: string; password: string; name?: string; json?: boolean }) =>
+  .option('--json', 'print {"id","email","role"}')
+  .action(async (options: { email: string; password?: string; role?: OperatorRole; name?: string; json?: boolean }) => {
+    if (options.password !== undefined) {
+      process.stderr.write('warning: --password shows the password in the process list; pipe it on standard input instead\n');
+    }
+    const password = options.password ?? (await readSecretFromStdin(`Password for ${options.email} (not shown): `));
+    await withDb(async () => {
+      const operator = await createOperator(getPrisma(), CLI_ACTOR, { ...options, password });
+      output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id}), role ${operator.role}`);
+    });
+  });
+operators
+  .command('set-role')
+  .description("Change an operator's role; the last enabled owner keeps theirs")
+  .requiredOption('--email <email>', "the operator's e-mail address")
+  .addOption(new Option('--role <role>', 'owner, admin or viewer').choices(OPERATOR_ROLES).makeOptionMandatory())
+  .option('--json', 'print {"id","email","role"}')
+  .action((options: { email: string; role: OperatorRole; json?: boolean }) =>
     withDb(async () => {
-      const operator = await createOperator(getPrisma(), CLI_ACTOR, options);
-      output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id})`);
+      const operator = await setOperatorRole(getPrisma(), CLI_ACTOR, options);
+      output(Boolean(options.json), operator, () => `operator ${operator.email}: role ${operator.role}`);
     }),
   );
 

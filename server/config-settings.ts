@@ -42,7 +42,7 @@ export const settings = {
   WGS_DATA_DIR: doc(z.string().default('.data'), 'Where the embedded PostgreSQL, local storage and generated secrets live.'),
   PUBLIC_BASE_URL: doc(
     z.string().url().optional(),
-    'Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto).',
+    'Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto with TRUST_PROXY).',
     RUNNING,
   ),
   SIGNING_SECRET: doc(
@@ -157,7 +157,7 @@ export const settings = {
   ),
   TRUST_PROXY: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),
-    "Behind a proxy that appends the client's address to X-Forwarded-For (sign-in and failed-authentication limits); X-Forwarded-* are trusted only then.",
+    'Behind a proxy that sets X-Forwarded-For/-Host/-Proto: only then are they believed (sign-in and failed-authentication limits, public URLs, https).',
     RUNNING,
   ),
   ...jobSettings,

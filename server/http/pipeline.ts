@@ -94,7 +94,7 @@ async function routeContext(request: Request, requestId: string, next?: NextCont
   noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
-  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL);
+  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, getConfig().TRUST_PROXY === 'true');
   return { request, requestId, key, params, origin };
 }
 

@@ -389,23 +389,67 @@ describe('cli on its own embedded PostgreSQL', () => {
     expect(newest.keys.map((k) => k.label)).toEqual(['third', 'second']);
   });
 
-  it('operators create stores a password hash, not the password', async () => {
+  it('operators create stores a password hash, not the password; the first operator is an owner', { timeout: 400_000 }, async () => {
     const password = 'correct horse battery staple';
-    const created = parseJsonOutput(
-      ok(await runCli(['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'], dataDir)),
+    const first = ok(
+      await runCli(['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'], dataDir),
     );
-    expect(created).toMatchObject({ id: expect.any(String), email: 'ops@example.com' });
+    // --password still works, with a warning that the process list shows it.
+    expect(first.stderr).toContain('warning: --password shows the password in the process list');
+    const created = parseJsonOutput(first);
+    expect(created).toMatchObject({ id: expect.any(String), email: 'ops@example.com', role: 'owner' });
     await inDatabase(dataDir, async (client) => {
-      const { rows } = await client.query(`SELECT email, name, password_hash FROM operators`);
+      const { rows } = await client.query(`SELECT email, name, password_hash, role FROM operators`);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ email: 'ops@example.com', name: 'Ops' });
+      expect(rows[0]).toMatchObject({ email: 'ops@example.com', name: 'Ops', role: 'owner' });
       expect(rows[0].password_hash).not.toContain(password);
       expect(rows[0].password_hash.length).toBeGreaterThan(20);
     });
+    // The documented way: the password on standard input, no warning; --role names the role.
+    const piped = ok(
+      await runCli(
+        ['operators', 'create', '--email', 'helper@example.com', '--role', 'admin', '--json'],
+        dataDir,
+        90_000,
+        {},
+        'a piped long password\n',
+      ),
+    );
+    expect(piped.stderr).not.toContain('warning');
+    expect(parseJsonOutput(piped)).toMatchObject({ email: 'helper@example.com', role: 'admin' });
+    await inDatabase(dataDir, async (client) => {
+      const { rows } = await client.query(`SELECT role FROM operators WHERE email = 'helper@example.com'`);
+      expect(rows[0].role).toBe('admin');
+    });
+    const viewer = parseJsonOutput(
+      ok(await runCli(['operators', 'create', '--email', 'v@example.com', '--json'], dataDir, 90_000, {}, 'another long password')),
+    );
+    expect(viewer).toMatchObject({ role: 'viewer' }); // no --role after the first: read only
+    const badRole = await runCli(['operators', 'create', '--email', 'x@example.com', '--role', 'root', '--password', password], dataDir);
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toContain('Allowed choices are viewer, admin, owner');
+
+    // The last owner can be neither disabled nor demoted; with a second owner, either works.
+    const lastDisable = await runCli(['operators', 'disable', '--email', 'ops@example.com', '--json'], dataDir);
+    expect(lastDisable.code).toBe(1);
+    expect(parseJsonOutput(lastDisable)).toMatchObject({
+      error: { code: 'validation_error', details: { issues: [{ code: 'last_owner' }] } },
+    });
+    const lastDemote = await runCli(['operators', 'set-role', '--email', 'ops@example.com', '--role', 'admin', '--json'], dataDir);
+    expect(lastDemote.code).toBe(1);
+    expect(parseJsonOutput(lastDemote)).toMatchObject({ error: { details: { issues: [{ code: 'last_owner' }] } } });
+    expect(
+      parseJsonOutput(ok(await runCli(['operators', 'set-role', '--email', 'helper@example.com', '--role', 'owner', '--json'], dataDir))),
+    ).toMatchObject({ email: 'helper@example.com', role: 'owner' });
+    await inDatabase(dataDir, async (client) => {
+      const { rows } = await client.query(`SELECT action, before, after FROM audit_log WHERE action = 'operator.role'`);
+      expect(rows).toEqual([{ action: 'operator.role', before: { role: 'admin' }, after: { email: 'helper@example.com', role: 'owner' } }]);
+    });
+
     const disabled = parseJsonOutput(ok(await runCli(['operators', 'disable', '--email', 'OPS@example.com', '--json'], dataDir)));
     expect(disabled).toEqual({ id: (created as { id: string }).id, email: 'ops@example.com', disabled: true, sessions_ended: 0 });
     await inDatabase(dataDir, async (client) => {
-      expect((await client.query(`SELECT disabled_at FROM operators`)).rows[0].disabled_at).not.toBeNull();
+      expect((await client.query(`SELECT disabled_at FROM operators WHERE email = 'ops@example.com'`)).rows[0].disabled_at).not.toBeNull();
     });
     expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({
       disabled: false,
@@ -416,10 +460,10 @@ describe('cli on its own embedded PostgreSQL', () => {
   });
 
   it('says each problem with a refused operator once', async () => {
-    const one = await runCli(['operators', 'create', '--email', 'new-ops@example.com', '--password', 'short'], dataDir);
+    const one = await runCli(['operators', 'create', '--email', 'new-ops@example.com'], dataDir, 90_000, {}, 'short');
     expect(one.code).toBe(1);
     expect(one.stderr).toBe('error: password must be 12 to 200 characters\n');
-    const two = await runCli(['operators', 'create', '--email', 'not-an-address', '--password', 'short'], dataDir);
+    const two = await runCli(['operators', 'create', '--email', 'not-an-address'], dataDir, 90_000, {}, 'short');
     expect(two.code).toBe(1);
     expect(two.stderr).toBe('error: email must be an e-mail address\nerror: password must be 12 to 200 characters\n');
   });

@@ -34,7 +34,7 @@ const KEY_COLUMNS: Column<KeyRow>[] = [
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
-  const { caller } = await dashboardCaller('/keys');
+  const { caller, can } = await dashboardCaller('/keys');
   const filters = {
     search: param(params, 'q')?.slice(0, 200),
     status: param(params, 'status', ['active', 'revoked'] as const),
@@ -54,16 +54,18 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
         title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters',
         hint: <Link href="/keys">Clear the filters</Link>,
       }
-    : { title: 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> };
+    : { title: 'No keys yet', hint: can('admin') ? <Link href="/keys/new">Issue the first key</Link> : undefined };
   return (
     <div className="stack">
       <PageHeader
         title="API keys"
         description="Each key is locked to one package version. Search by label, prefix (wgs_live_…) or id."
         actions={
-          <Link className="button" href="/keys/new">
-            Issue a key
-          </Link>
+          can('admin') ? (
+            <Link className="button" href="/keys/new">
+              Issue a key
+            </Link>
+          ) : null
         }
       />
       <Filters

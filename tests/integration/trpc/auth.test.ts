@@ -120,6 +120,9 @@ describe('every procedure refuses an unauthenticated caller', () => {
     ['uploads.usedBy', () => caller.uploads.usedBy({ id: 'upl_x' })],
     ['audit.list', () => caller.audit.list({})],
     ['audit.actions', () => caller.audit.actions()],
+    ['operators.list', () => caller.operators.list()],
+    ['operators.setRole', () => caller.operators.setRole({ email: 'a@example.com', role: 'admin' })],
+    ['operators.setDisabled', () => caller.operators.setDisabled({ email: 'a@example.com', disabled: true })],
   ];
   it.each(calls)('%s', async (_name, call) => {
     await expectTrpcError(call(), 'UNAUTHORIZED');

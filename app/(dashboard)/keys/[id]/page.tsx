@@ -21,7 +21,7 @@ export const metadata: Metadata = { title: 'API key' };
 export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
   const range = rangeFromParams(await props.searchParams);
-  const { caller } = await dashboardCaller(`/keys/${id}`);
+  const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
   const [activity, refusals, webhook] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
@@ -58,7 +58,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             items={[
               ['Id', <MonoId key="id" value={key.id} what="key id" full />],
               ['Prefix', <MonoId key="prefix" value={key.prefix} what="key prefix" full />],
-              ['Label', <EditLabel key="label" id={key.id} label={key.label} />],
+              ['Label', can('admin') ? <EditLabel key="label" id={key.id} label={key.label} /> : (key.label ?? '—')],
               ['Total units', formatNumber(key.total_units)],
               ['Created', formatDate(key.created_at)],
               ['Last used', formatDate(key.last_used_at)],
@@ -73,7 +73,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <UnitsPerDayChart data={activity.daily} label={`Units charged per day to this key; ${formatNumber(used)} in the last 14 days.`} />
         </Card>
       </div>
-      {key.status === 'active' ? (
+      {key.status === 'active' && can('admin') ? (
         <div className="grid">
           <Card title="Top up units">
             <TopUpForm id={key.id} />
@@ -85,7 +85,14 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         </div>
       ) : null}
       <Card title="Job webhook">
-        <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
+        {can('admin') ? (
+          <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
+        ) : (
+          <p className="muted">
+            Endpoint: {webhook.url ? <code>{webhook.url}</code> : 'none'}
+            {webhook.disabled_at ? ' (disabled: it answered 410 Gone)' : ''}
+          </p>
+        )}
         <DataTable
           caption="Latest webhook deliveries of this key"
           rows={webhook.deliveries}
@@ -99,7 +106,14 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             { header: 'Attempts', cell: (row) => formatNumber(row.attempts), numeric: true },
             { header: 'Last answer', cell: (row) => (row.last_status ? String(row.last_status) : (row.last_error ?? '—')) },
             { header: 'Next try', cell: (row) => <span className="nowrap">{formatDate(row.next_attempt_at)}</span> },
-            { header: 'Resend', cell: (row) => <ResendDelivery id={key.id} deliveryId={row.id} /> },
+            ...(can('admin')
+              ? [
+                  {
+                    header: 'Resend',
+                    cell: (row: (typeof webhook.deliveries)[number]) => <ResendDelivery id={key.id} deliveryId={row.id} />,
+                  },
+                ]
+              : []),
           ]}
         />
       </Card>
