@@ -29,6 +29,7 @@ async function readsEverything(caller: Awaited<ReturnType<typeof operatorCaller>
   expect((await caller.packages.list()).map((p) => p.slug)).toContain(slug);
   expect(await caller.keys.get({ id: keyId })).toMatchObject({ id: keyId });
   await caller.keys.list({ packageSlug: slug });
+  expect(await caller.keys.webhook({ id: keyId })).toMatchObject({ deliveries: [] });
   await caller.providers.list();
   await caller.providers.overview();
   await caller.overview.get();
@@ -48,6 +49,9 @@ describe('operator roles in the dashboard API', () => {
     await expectTrpcError(caller.keys.revoke({ id: key.id }), 'FORBIDDEN');
     await expectTrpcError(caller.keys.topUp({ id: key.id, units: 5 }), 'FORBIDDEN');
     await expectTrpcError(caller.keys.updateLabel({ id: key.id, label: 'x' }), 'FORBIDDEN');
+    await expectTrpcError(caller.keys.setWebhook({ id: key.id, url: 'https://example.com/hook' }), 'FORBIDDEN');
+    await expectTrpcError(caller.keys.rotateWebhookSecret({ id: key.id }), 'FORBIDDEN');
+    await expectTrpcError(caller.keys.clearWebhook({ id: key.id }), 'FORBIDDEN');
     await expectTrpcError(caller.packages.setArchived({ slug, archived: true }), 'FORBIDDEN');
     await expectTrpcError(caller.packages.createVersion({ definition: {}, mode: 'new-version' }), 'FORBIDDEN');
     await expectTrpcError(caller.providers.save({ name: provider, mode: 'update', entry: { type: 'openai-compatible' } }), 'FORBIDDEN');
