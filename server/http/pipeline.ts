@@ -22,6 +22,7 @@ import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
+import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
@@ -71,6 +72,12 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 10: the units to hold; routes that charge nothing omit it. */
   charge?: (prepared: P, ctx: RouteContext) => Charge;
   run: (prepared: P, ctx: RunContext) => Promise<Outcome>;
+  /**
+   * The same operation answered as server-sent events when the request's Accept asks for
+   * text/event-stream (event-stream.ts): each piece goes to `onDelta` as it is produced. Routes
+   * without it answer JSON whatever the Accept header says.
+   */
+  stream?: (prepared: P, ctx: RunContext, onDelta: (text: string) => void) => Promise<{ kind: 'generation'; output: unknown }>;
 }
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
@@ -100,7 +107,9 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const prepared = await spec.prepare(body, ctx);
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
       const reserved = await traceStep('reserve', () => reserveRequest(getSqlDb(), billing)); // 8. to 10.
-      if (reserved.kind === 'replay') return replayResponse(reserved, requestId);
+      const streamed = spec.stream !== undefined && acceptsEventStream(request);
+      if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed);
+      if (streamed) return streamOperation(spec, prepared, ctx, reserved.reservation);
       reservation = reserved.reservation;
       const outcome = await traceStep('run', () => runOperation(spec, prepared, ctx, reservation!)); // 11.
       return await traceStep('settle', () => respond(outcome, reservation!));
@@ -159,6 +168,35 @@ async function runOperation<P>(
   }
 }
 
+/**
+ * Step 11 as an event stream: 200 at once (every check passed, the units held), the pieces as they
+ * come, and `done` only after the capture committed. A failure, or a client that goes away
+ * (which aborts the engine call), gives the units back and frees the key.
+ */
+function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Response {
+  return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, onDelta) => {
+    const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
+    const abort = () => deadline.abort(disconnected.reason);
+    disconnected.addEventListener('abort', abort, { once: true });
+    const { charge } = reservation.request;
+    noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
+    try {
+      const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
+      const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
+      disconnected.throwIfAborted();
+      return await settleGeneration(getSqlDb(), reservation, outcome.output);
+    } catch (error) {
+      const failure = disconnected.aborted ? { error, code: 'client_disconnected' } : { error };
+      await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
+      throw error;
+    } finally {
+      deadline.clear();
+      disconnected.removeEventListener('abort', abort);
+      if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
+    }
+  });
+}
+
 /** Settles the reservation and answers; the rate headers tell the minute's count. */
 async function respond(outcome: Outcome, reservation: Reservation): Promise<Response> {
   const headers = rateLimitHeaders(reservation.rate);
@@ -171,8 +209,11 @@ async function respond(outcome: Outcome, reservation: Reservation): Promise<Resp
   return jsonText(outcome.status, body, requestId, headers);
 }
 
-function replayResponse(replay: Replay, requestId: string): Response {
-  return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
+/** A stored answer again; a stored generation as one `done` event when the retry asks for a stream. */
+function replayResponse(replay: Replay, requestId: string, streamed: boolean): Response {
+  const headers = { 'Idempotent-Replayed': 'true' };
+  if (streamed && replay.status === 200) return doneEventResponse(replay.body, requestId, headers);
+  return jsonText(replay.status, replay.body, requestId, headers);
 }
 
 export interface GetRouteSpec extends OperationDoc {

@@ -11,6 +11,8 @@ import { markDeadline } from '../providers/engine';
 export interface RequestDeadline {
   readonly signal: AbortSignal;
   clear(): void;
+  /** Ends the call before its deadline (a streamed answer's client went away). */
+  abort(reason: unknown): void;
 }
 
 export function requestDeadline(ms: number): RequestDeadline {
@@ -19,5 +21,5 @@ export function requestDeadline(ms: number): RequestDeadline {
   markDeadline(controller.signal, Date.now() + ms);
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  return { signal: controller.signal, clear: () => clearTimeout(timer), abort: (reason) => controller.abort(reason) };
 }

@@ -1,6 +1,6 @@
 import { codeGenerateRequest, codeGenerateResponse, textGenerateRequest, textGenerateResponse } from '../../contract/generation';
 import { getSqlDb } from '../../db/client';
-import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate } from '../../domain/generation/text-and-code';
+import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate, streamText } from '../../domain/generation/text-and-code';
 import { definePostRoute } from '../pipeline';
 
 export const textGenerateRoute = definePostRoute({
@@ -13,8 +13,13 @@ export const textGenerateRoute = definePostRoute({
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'text.generate', units: prepared.units, engine: prepared.engine }),
   run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
+  stream: async (prepared, ctx, onDelta) => ({
+    kind: 'generation',
+    output: await streamText(getSqlDb(), prepared, ctx.signal, onDelta, ctx.engines),
+  }),
 });
 
+// No `stream`: code.generate answers JSON whatever the Accept header asks (its answer is one JSON object).
 export const codeGenerateRoute = definePostRoute({
   path: '/v1/code/generate',
   operationId: 'codeGenerate',
