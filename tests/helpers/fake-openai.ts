@@ -59,7 +59,14 @@ function completion(model: string, content: string) {
 
 function chunk(model: string, delta: Record<string, unknown>, finish: string | null, usage?: unknown) {
   const choice = { index: 0, delta, logprobs: null, finish_reason: finish };
-  const body = { id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 1, model, choices: [choice], ...(usage ? { usage } : {}) };
+  const body = {
+    id: 'chatcmpl-stream',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: [choice],
+    ...(usage ? { usage } : {}),
+  };
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 

@@ -110,7 +110,7 @@ describe('a stream read event by event', () => {
     const { key, id } = await providerKey();
     const stream = await openStream(key, { input: 'Tell me about streams' });
     expectEventStreamHeaders(stream.response);
-    expect(stream.response.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(stream.response.headers.get('ratelimit-limit')).toBe('10000');
     const deltas: string[] = [];
     let event = await stream.next();
     expect(stream.comments[0], 'a comment opens the stream').toBe(': keep-alive');
@@ -130,7 +130,7 @@ describe('a stream read event by event', () => {
     expect(fake.callCount).toBe(1);
     expect(await remainingUnits(id)).toBe(98);
     const events = await usageEvents(id);
-    expect(events.map((e) => [e.outcome, e.units, e.id])).toEqual([['success', 2, done.id]]);
+    expect(events.map((e) => [e.outcome, e.units, e.id])).toEqual([['succeeded', 2, done.id]]);
     expect(events[0]!.engine).toBe('fake:model-s');
   });
 
@@ -180,7 +180,7 @@ describe('a stream that does not end in done charges nothing', () => {
     for (const leak of [FAKE_ERROR_TEXT, SECRET, String(fake.port), 'model-s']) expect(error.raw).not.toContain(leak);
     expect(fake.callCount).toBe(1);
     expect(await remainingUnits(id)).toBe(100);
-    expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failure', 0, 'provider_unavailable']]);
+    expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failed', 0, 'provider_unavailable']]);
 
     fake.setMode({ kind: 'ok' });
     const retry = await call(textRoute.POST, TEXT, { input: 'Break please' }, { key, idempotencyKey });
@@ -199,9 +199,9 @@ describe('a stream that does not end in done charges nothing', () => {
     await stream.cancel();
     await expect.poll(() => fake.streamsAbandoned).toBe(1);
     await expect.poll(() => remainingUnits(id)).toBe(100);
-    await expect.poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([
-      ['failure', 0, 'client_disconnected'],
-    ]);
+    await expect
+      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode]))
+      .toEqual([['failed', 0, 'client_disconnected']]);
 
     fake.setMode({ kind: 'ok' });
     const retry = await call(textRoute.POST, TEXT, { input: 'Stall please' }, { key, idempotencyKey });
@@ -268,7 +268,12 @@ describe('refusals before the stream answer JSON', () => {
 
   it('code.generate ignores the Accept header and answers JSON', async () => {
     const { key } = await createTestKey();
-    const result = await call(codeRoute.POST, '/v1/code/generate', { input: 'add two numbers' }, { key, headers: { Accept: 'text/event-stream' } });
+    const result = await call(
+      codeRoute.POST,
+      '/v1/code/generate',
+      { input: 'add two numbers' },
+      { key, headers: { Accept: 'text/event-stream' } },
+    );
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
     codeGenerateResponse.parse(result.json);
