@@ -1,16 +1,9 @@
-import type {
-  JSONSchema7,
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
+import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { asSchema, experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage } from 'ai';
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
 import { extractVideoFrame } from '../local/video';
 import {
-  deadlineOf,
   ProviderUnavailableError,
   type CodeResult,
   type CodeTask,
@@ -27,15 +20,15 @@ import {
   type VideoTask,
 } from '../engine';
 import { failureKindOf, retryAfterSecondsOf, statusOf } from '../failure';
-import { withRetries } from '../retry';
+import { generateOnce, malformed, parseJson, streamOnce, type LanguageCall } from './language-model-calls';
 import { codePrompt, textPrompt, type Prompt } from './prompts';
 import type { ProviderModule, SdkModels } from './provider-module';
 
 // Every provider type through the Vercel AI SDK (an `openai` provider's videos through its video
 // adapter). The SDK provider is built once per provider (resolve-engine caches it); this engine is
 // one model of it. Text and code call the model's doGenerate directly under the gate's own
-// bounded retry (retry.ts), streamed text its doStream under the same retry until the first
-// piece; media goes through the SDK's generate functions. Every failure becomes
+// bounded retry, streamed text its doStream under the same retry until the first piece
+// (language-model-calls.ts); media goes through the SDK's generate functions. Every failure becomes
 // ProviderUnavailableError with its kind (failure.ts); the caller answers 503 and passes no
 // provider text on.
 
@@ -62,32 +55,6 @@ const TRANSCRIPT_SEGMENTS = z.array(
   z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() }).refine((s) => s.end >= s.start),
 );
 
-function malformed(message: string): ProviderUnavailableError {
-  return new ProviderUnavailableError(message, 5, { kind: 'malformed' });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw malformed('the provider returned invalid JSON');
-  }
-}
-
-type StreamReader = ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
-
-/** Reads a stream's parts up to its first piece of text (or its end); an error part is thrown. */
-async function readToFirstText(reader: StreamReader): Promise<LanguageModelV3StreamPart[]> {
-  const parts: LanguageModelV3StreamPart[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return parts;
-    if (value.type === 'error') throw value.error;
-    parts.push(value);
-    if (value.type === 'text-delta' && value.delta !== '') return parts;
-  }
-}
-
 /** The one mapping of every type's transcript: timed, trimmed, non-empty segments, or none when none were asked. */
 export function transcriptOf(
   result: { text: unknown; segments: readonly { text: string; startSecond: number; endSecond: number }[] },
@@ -105,13 +72,6 @@ export function transcriptOf(
   // Speech without a single timed segment, when segments were asked: not the answer paid for.
   if (segments.data.length === 0 && result.text.trim() !== '') throw malformed('the provider returned no segments');
   return { text: result.text, segments: segments.data };
-}
-
-function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'usage'>): GenerationMeta {
-  return {
-    finishReason: result.finishReason.unified,
-    usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
-  };
 }
 
 export class AiSdkEngine implements Engine {
@@ -156,90 +116,18 @@ export class AiSdkEngine implements Engine {
     }
   }
 
-  private callOptions(
+  /** A text answer of the language model, whole (doGenerate) or streamed to `onDelta` (doStream). */
+  private complete(
     prompt: Prompt,
-    responseFormat: LanguageModelV3CallOptions['responseFormat'],
+    responseFormat: LanguageCall['responseFormat'],
     maxOutputTokens: number | undefined,
     signal: AbortSignal,
-  ): LanguageModelV3CallOptions {
-    return {
-      prompt: [
-        { role: 'system', content: prompt.system },
-        { role: 'user', content: [{ type: 'text', text: prompt.user }] },
-      ],
-      ...(responseFormat ? { responseFormat } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-      ...(this.config.module.languageOptions ? { providerOptions: this.config.module.languageOptions as never } : {}),
-      abortSignal: signal,
-    };
-  }
-
-  /** One text answer of the language model: its doGenerate, retried by the gate's policy. */
-  private async complete(
-    prompt: Prompt,
-    responseFormat: LanguageModelV3CallOptions['responseFormat'],
-    maxOutputTokens: number | undefined,
-    signal: AbortSignal,
+    onDelta?: TextDeltaSink,
   ): Promise<{ text: string } & GenerationMeta> {
     const model: LanguageModelV3 = this.model_('languageModel');
-    const options = this.callOptions(prompt, responseFormat, maxOutputTokens, signal);
-    const result = await withRetries(async () => model.doGenerate(options), {
-      maxRetries: this.config.maxRetries,
-      signal,
-      deadline: deadlineOf(signal),
-    });
-    let text = '';
-    for (const part of result.content) if (part.type === 'text') text += part.text;
-    // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
-    if (text.trim() === '') throw malformed('empty completion');
-    return { text, ...metaOf(result) };
-  }
-
-  /**
-   * One streamed text answer: the model's doStream, opened and read up to its first piece of
-   * text under the gate's retry (nothing has reached the customer yet), then read to its end with
-   * every piece handed on; a failure after the first piece is not retried.
-   */
-  private async completeStreamed(
-    prompt: Prompt,
-    responseFormat: LanguageModelV3CallOptions['responseFormat'],
-    maxOutputTokens: number | undefined,
-    signal: AbortSignal,
-    onDelta: TextDeltaSink,
-  ): Promise<{ text: string } & GenerationMeta> {
-    const model: LanguageModelV3 = this.model_('languageModel');
-    const options = this.callOptions(prompt, responseFormat, maxOutputTokens, signal);
-    const opened = await withRetries(
-      async () => {
-        const reader = (await model.doStream(options)).stream.getReader();
-        try {
-          return { reader, first: await readToFirstText(reader) };
-        } catch (error) {
-          reader.cancel().catch(() => {});
-          throw error;
-        }
-      },
-      { maxRetries: this.config.maxRetries, signal, deadline: deadlineOf(signal) },
-    );
-    let text = '';
-    let meta: GenerationMeta = {};
-    const take = (part: LanguageModelV3StreamPart) => {
-      if (part.type === 'error') throw part.error;
-      if (part.type === 'finish') meta = metaOf(part);
-      if (part.type === 'text-delta' && part.delta !== '') {
-        text += part.delta;
-        onDelta(part.delta);
-      }
-    };
-    try {
-      opened.first.forEach(take);
-      for (let next = await opened.reader.read(); !next.done; next = await opened.reader.read()) take(next.value);
-    } catch (error) {
-      opened.reader.cancel().catch(() => {});
-      throw error;
-    }
-    if (text.trim() === '') throw malformed('empty completion');
-    return { text, ...meta };
+    const { maxRetries, module } = this.config;
+    const call: LanguageCall = { prompt, responseFormat, maxOutputTokens, providerOptions: module.languageOptions, signal, maxRetries };
+    return onDelta ? streamOnce(model, call, onDelta) : generateOnce(model, call);
   }
 
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult> {
@@ -255,7 +143,7 @@ export class AiSdkEngine implements Engine {
     return this.call('text generation', async () => {
       const json = task.outputFormat === 'json';
       const format = json ? ({ type: 'json' } as const) : undefined;
-      const result = await this.completeStreamed(textPrompt(task), format, task.maxOutputTokens, signal, onDelta);
+      const result = await this.complete(textPrompt(task), format, task.maxOutputTokens, signal, onDelta);
       if (json) parseJson(result.text);
       return result;
     });
