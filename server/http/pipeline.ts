@@ -61,7 +61,7 @@ export type Outcome =
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
-type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response'>;
+type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
 
 export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
@@ -96,8 +96,18 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
 }
 
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
-  const { path, operationId, summary, pathParams, response, schema } = spec;
-  const route: RouteDoc = { method: 'POST', path, operationId, summary, pathParams, response, request: schema, errors: POST_ERRORS };
+  const { path, operationId, summary, pathParams, response, eventStream, schema } = spec;
+  const route: RouteDoc = {
+    method: 'POST',
+    path,
+    operationId,
+    summary,
+    pathParams,
+    response,
+    eventStream,
+    request: schema,
+    errors: POST_ERRORS,
+  };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     let reservation: Reservation | undefined;

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
-import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
+import { codeGenerateResponse, textGenerateResponse, textStreamEvent } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { BASE, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
@@ -62,6 +62,7 @@ class EventReader {
         }
         const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message';
         const raw = lines.find((line) => line.startsWith('data: '))?.slice(6) ?? '';
+        textStreamEvent.parse({ event, data: JSON.parse(raw) }); // the OpenAPI document's shape of it
         return { event, data: JSON.parse(raw), raw };
       }
       const { done, value } = await this.reader.read();
