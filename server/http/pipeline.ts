@@ -19,7 +19,7 @@ import type { Operation } from '../domain/operations';
 import type { Hold } from '../domain/quota/unit-holds';
 import { rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
-import { observed } from '../observability/observe-request';
+import { observed, observeStreamCharged } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
@@ -194,7 +194,9 @@ function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx:
       const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
       const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
       disconnected.throwIfAborted();
-      return await settleGeneration(getSqlDb(), reservation, outcome.output);
+      const done = await settleGeneration(getSqlDb(), reservation, outcome.output);
+      observeStreamCharged(ctx.request);
+      return done;
     } catch (error) {
       const failure = disconnected.aborted ? { error, code: 'client_disconnected' } : { error };
       await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
