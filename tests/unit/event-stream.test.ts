@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { acceptsEventStream, eventText } from '@/server/http/event-stream';
+import { describe, expect, it, vi } from 'vitest';
+import { acceptsEventStream, eventStreamResponse, eventText, KEEP_ALIVE_MS } from '@/server/http/event-stream';
 import { buildOpenApiDocument } from '@/server/openapi/document';
 
 const withAccept = (accept?: string) => new Request('http://127.0.0.1/v1/text/generate', { headers: accept ? { Accept: accept } : {} });
@@ -43,5 +43,28 @@ describe('the event stream', () => {
     const content = (path: string) => document.paths[path]!.post.responses['200']!.content;
     expect(content('/v1/text/generate')['text/event-stream']!.schema.$ref).toBe('#/components/schemas/TextStreamEvent');
     expect(Object.keys(content('/v1/code/generate'))).toEqual(['application/json']);
+  });
+});
+
+describe('keep-alive', () => {
+  it('writes a comment at once and then every KEEP_ALIVE_MS while the work runs, then the done event', async () => {
+    vi.useFakeTimers();
+    try {
+      let finish: (done: string) => void = () => {};
+      const response = eventStreamResponse('req_test', {}, () => new Promise<string>((resolve) => (finish = resolve)));
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      const next = async () => decoder.decode((await reader.read()).value);
+      expect(await next()).toBe(': keep-alive\n\n');
+      vi.advanceTimersByTime(KEEP_ALIVE_MS);
+      expect(await next()).toBe(': keep-alive\n\n');
+      vi.advanceTimersByTime(KEEP_ALIVE_MS);
+      expect(await next()).toBe(': keep-alive\n\n');
+      finish('{"ok":true}');
+      expect(await next()).toBe('event: done\ndata: {"ok":true}\n\n');
+      expect((await reader.read()).done).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
