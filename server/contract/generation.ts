@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TEXT_OUTPUT_FORMATS, IMAGE_OUTPUT_FORMATS, SPEECH_OUTPUT_FORMATS, TIMESTAMP_MODES } from './values';
+import { errorResponseSchema } from './errors';
 import { described, language, packageSetting, text, timestamp, uploadId } from './fields';
 
 // Request and response schemas of the synchronous generation routes (interface-v1.md §2.1, §4).
@@ -94,6 +95,26 @@ export function generationResult<O extends z.ZodType>(operation: string, output:
 
 export const textGenerateResponse = generationResult('text.generate', textOutput, 'TextGeneration');
 export const codeGenerateResponse = generationResult('code.generate', codeOutput, 'CodeGeneration');
+
+/**
+ * One event of a streamed text.generate answer (Accept: text/event-stream), as its `event:` name
+ * and the JSON of its `data:` line: deltas, then exactly one `done` or one `error`.
+ */
+export const textStreamEvent = z
+  .discriminatedUnion('event', [
+    z
+      .strictObject({ event: z.literal('delta'), data: z.strictObject({ text: z.string().min(1) }) })
+      .meta({ description: 'The next piece of the text, in order; the pieces joined are `output.text` of `done`.' }),
+    z.strictObject({ event: z.literal('done'), data: textGenerateResponse }).meta({
+      description:
+        'The result, exactly as the JSON answer would be (the units are charged before it is written); always the last event of a stream that succeeded.',
+    }),
+    z.strictObject({ event: z.literal('error'), data: errorResponseSchema }).meta({
+      description:
+        'The request failed after the stream began (`provider_unavailable`): nothing is charged and the Idempotency-Key is free for a retry; always the last event.',
+    }),
+  ])
+  .meta({ id: 'TextStreamEvent' });
 export const imagesGenerateResponse = generationResult('images.generate', fileOutput, 'ImageGeneration');
 export const audioSpeechResponse = generationResult('audio.speech', fileOutput, 'SpeechGeneration');
 export const audioTranscribeResponse = generationResult('audio.transcribe', transcriptOutput, 'TranscriptionGeneration');

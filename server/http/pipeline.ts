@@ -21,9 +21,10 @@ import type { Hold } from '../domain/quota/unit-holds';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
-import { observed } from '../observability/observe-request';
+import { observed, observeStreamCharged } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
+import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
 import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
@@ -62,7 +63,7 @@ export type Outcome =
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
-type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response'>;
+type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
 
 export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
@@ -73,6 +74,12 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 10: the units to hold; routes that charge nothing omit it. */
   charge?: (prepared: P, ctx: RouteContext) => Charge;
   run: (prepared: P, ctx: RunContext) => Promise<Outcome>;
+  /**
+   * The same operation answered as server-sent events when the request's Accept asks for
+   * text/event-stream (event-stream.ts): each piece goes to `onDelta` as it is produced. Routes
+   * without it answer JSON whatever the Accept header says.
+   */
+  stream?: (prepared: P, ctx: RunContext, onDelta: (text: string) => void) => Promise<{ kind: 'generation'; output: unknown }>;
 }
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
@@ -103,8 +110,18 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
 }
 
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
-  const { path, operationId, summary, pathParams, response, schema } = spec;
-  const route: RouteDoc = { method: 'POST', path, operationId, summary, pathParams, response, request: schema, errors: POST_ERRORS };
+  const { path, operationId, summary, pathParams, response, eventStream, schema } = spec;
+  const route: RouteDoc = {
+    method: 'POST',
+    path,
+    operationId,
+    summary,
+    pathParams,
+    response,
+    eventStream,
+    request: schema,
+    errors: POST_ERRORS,
+  };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     let reservation: Reservation | undefined;
@@ -114,7 +131,9 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const prepared = await spec.prepare(body, ctx);
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
       const reserved = await traceStep('reserve', () => reserveRequest(getSqlDb(), billing)); // 8. to 10.
-      if (reserved.kind === 'replay') return replayResponse(reserved, requestId);
+      const streamed = spec.stream !== undefined && acceptsEventStream(request);
+      if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed);
+      if (streamed) return streamOperation(spec, prepared, ctx, reserved.reservation);
       reservation = reserved.reservation;
       const outcome = await traceStep('run', () => runOperation(spec, prepared, ctx, reservation!)); // 11.
       return await traceStep('settle', () => respond(outcome, reservation!));
@@ -173,6 +192,37 @@ async function runOperation<P>(
   }
 }
 
+/**
+ * Step 11 as an event stream: 200 at once (every check passed, the units held), the pieces as they
+ * come, and `done` only after the capture committed. A failure, or a client that goes away
+ * (which aborts the engine call), gives the units back and frees the key.
+ */
+function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Response {
+  return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, onDelta) => {
+    const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
+    const abort = () => deadline.abort(disconnected.reason);
+    disconnected.addEventListener('abort', abort, { once: true });
+    const { charge } = reservation.request;
+    noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
+    try {
+      const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
+      const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
+      disconnected.throwIfAborted();
+      const done = await settleGeneration(getSqlDb(), reservation, outcome.output);
+      observeStreamCharged(ctx.request);
+      return done;
+    } catch (error) {
+      const failure = disconnected.aborted ? { error, code: 'client_disconnected' } : { error };
+      await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
+      throw error;
+    } finally {
+      deadline.clear();
+      disconnected.removeEventListener('abort', abort);
+      if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
+    }
+  });
+}
+
 /** Settles the reservation and answers; the rate headers tell the minute's count. */
 async function respond(outcome: Outcome, reservation: Reservation): Promise<Response> {
   const headers = rateLimitHeaders(reservation.rate);
@@ -185,8 +235,11 @@ async function respond(outcome: Outcome, reservation: Reservation): Promise<Resp
   return jsonText(outcome.status, body, requestId, headers);
 }
 
-function replayResponse(replay: Replay, requestId: string): Response {
-  return jsonText(replay.status, replay.body, requestId, { 'Idempotent-Replayed': 'true' });
+/** A stored answer again; a stored generation as one `done` event when the retry asks for a stream. */
+function replayResponse(replay: Replay, requestId: string, streamed: boolean): Response {
+  const headers = { 'Idempotent-Replayed': 'true' };
+  if (streamed && replay.status === 200) return doneEventResponse(replay.body, requestId, headers);
+  return jsonText(replay.status, replay.body, requestId, headers);
 }
 
 export interface GetRouteSpec extends OperationDoc {

@@ -13,6 +13,8 @@ import { markDeadline } from '../providers/engine';
 export interface RequestDeadline {
   readonly signal: AbortSignal;
   clear(): void;
+  /** Ends the call before its deadline (a streamed answer's client went away). */
+  abort(reason: unknown): void;
 }
 
 export function requestDeadline(ms: number): RequestDeadline {
@@ -28,5 +30,6 @@ export function requestDeadline(ms: number): RequestDeadline {
       clearTimeout(timer);
       forget();
     },
+    abort: (reason) => controller.abort(reason),
   };
 }

@@ -49,6 +49,22 @@ function isDatabaseUnavailable(error: unknown): boolean {
 
 /** Maps any thrown value to the error envelope. Unknown errors become a generic 500. */
 export function toErrorResponse(error: unknown, requestId: string): Response {
+  const apiError = toApiError(error, requestId);
+  const extra: Record<string, string> = { ...apiError.headers };
+  if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
+  // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
+  if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
+  return noteErrorCode(jsonResponse(apiError.status, errorBody(apiError, requestId), requestId, extra), apiError.code);
+}
+
+/** The envelope of an error, as toErrorResponse's body (a streamed answer's `error` event carries it too). */
+export function errorBody(apiError: ApiError, requestId: string): ReturnType<typeof errorEnvelope> {
+  const message = apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message;
+  return errorEnvelope(apiError.code, message, requestId, apiError.details);
+}
+
+/** Any thrown value as the ApiError it is answered with; an unknown one is logged and becomes internal_error. */
+export function toApiError(error: unknown, requestId: string): ApiError {
   let apiError: ApiError;
   if (isApiError(error)) {
     apiError = error;
@@ -63,11 +79,5 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
     console.error(`[${requestId}] unexpected error`, error);
     apiError = new ApiError('internal_error');
   }
-  const extra: Record<string, string> = { ...apiError.headers };
-  if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
-  // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
-  if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
-  const message = apiError.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : apiError.message;
-  const body = errorEnvelope(apiError.code, message, requestId, apiError.details);
-  return noteErrorCode(jsonResponse(apiError.status, body, requestId, extra), apiError.code);
+  return apiError;
 }

@@ -18,6 +18,8 @@ export interface RouteDoc {
   request?: z.ZodType;
   pathParams?: z.ZodObject;
   response: { status: 200 | 201 | 202; schema: z.ZodType; description: string };
+  /** The same answer as server-sent events, for a request whose Accept asks for text/event-stream. */
+  eventStream?: { event: z.ZodType; description: string };
   /**
    * The statuses of the error answers this operation can give. Never 405: a method that answers
    * the route is never refused by it (405 belongs to the route's other methods).

@@ -47,7 +47,9 @@ function finish(request: Request, response: Response, route: string, started: nu
   const code = status >= 400 ? (errorCodeOf(response) ?? 'unknown') : undefined;
   // After the hold an error is the engine's, and its usage event already says so.
   if (code && !record?.held) countRefusal(record?.keyId, operation, status, code);
-  const charged = status === 200 && record?.held && record.units && !response.headers.has('idempotent-replayed');
+  // A stream's units are counted when its `done` is written (observeStreamCharged), not as it begins.
+  const streamed = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
+  const charged = status === 200 && record?.held && record.units && !streamed && !response.headers.has('idempotent-replayed');
   if (charged) countUnitsCharged(record.packageSlug ?? '', operation, record.units!);
   observeRequest(route, request.method, status, code ?? '', ms / 1000);
   logRequest({
@@ -63,4 +65,10 @@ function finish(request: Request, response: Response, route: string, started: nu
     engine: record?.engine,
     duration_ms: Math.round(ms * 10) / 10,
   });
+}
+
+/** A streamed answer was charged (its `done` is being written): its units join the metric. */
+export function observeStreamCharged(request: Request): void {
+  const record = requestRecord(request);
+  if (record?.units) countUnitsCharged(record.packageSlug ?? '', record.operation ?? 'unknown', record.units);
 }

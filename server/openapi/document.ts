@@ -102,6 +102,16 @@ const idempotencyKey = z.string().regex(IDEMPOTENCY_HEADER_PATTERN).meta({
 
 const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
 
+/** The headers every answer carries; an event stream's Cache-Control differs. */
+function headersOf(route: RouteDoc) {
+  if (!route.eventStream) return commonHeaders;
+  const cacheControl = {
+    description: '`no-store`; `no-cache` on an event stream (which also carries `X-Accel-Buffering: no`).',
+    schema: { type: 'string' as const, enum: ['no-store', 'no-cache'] },
+  };
+  return { ...commonHeaders, 'Cache-Control': cacheControl };
+}
+
 /** A POST answers from its idempotency store on a retry, and tells the minute's rate count. */
 function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
   const post = route.method === 'POST';
@@ -116,13 +126,19 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
     ...(route.request ? { requestBody: { required: true, content: { 'application/json': { schema: route.request } } } } : {}),
     responses: {
       [String(status)]: {
-        description: post
-          ? `${description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`
-          : description,
+        description: [
+          post
+            ? `${description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`
+            : description,
+          ...(route.eventStream ? [route.eventStream.description] : []),
+        ].join('\n\n'),
         headers: post
-          ? { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': replayedHeader }
+          ? { ...headersOf(route), ...rateHeaders, 'Idempotent-Replayed': replayedHeader }
           : { ...commonHeaders, ...(route.rateLimited ? rateHeaders : {}) },
-        content: { 'application/json': { schema } },
+        content: {
+          'application/json': { schema },
+          ...(route.eventStream ? { 'text/event-stream': { schema: route.eventStream.event } } : {}),
+        },
       },
       ...errorResponses(route.errors),
     },

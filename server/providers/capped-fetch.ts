@@ -80,12 +80,26 @@ function headersOf(raw: Buffer[]): Headers {
   return headers;
 }
 
+/** The signal of one attempt and what ends it (see attemptSignal); a streamed reply ends it itself. */
+interface Attempt {
+  signal: AbortSignal | undefined;
+  done: () => void;
+  /** Set when the reply is an event stream handed on as it arrives: its end ends the attempt. */
+  streaming?: boolean;
+}
+
+const isEventStream = (status: number, headers: Headers) =>
+  status >= 200 && status < 300 && (headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+
 /**
  * A POST of text or bytes through the pooled agent's `dispatch`: the reply is gathered by plain
- * callbacks (no stream or async resource per call). Undefined when the answer is a redirect (the
- * caller then uses fetch). Rejects with the abort's reason, ReplyTooLargeError or undici's error.
+ * callbacks (no stream or async resource per call), except a 2xx event stream (a streamed
+ * completion), handed on chunk by chunk from its headers on. Undefined when the answer is a
+ * redirect (the caller then uses fetch). Rejects with the abort's reason, ReplyTooLargeError or
+ * undici's error; a streamed body errors with the same.
  */
-function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }, signal: AbortSignal | undefined) {
+function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }, attempt: Attempt) {
+  const { signal } = attempt;
   return new Promise<Response | undefined>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const target = new URL(url);
@@ -96,9 +110,13 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
     let limit = 0;
     let received = 0;
     const chunks: Buffer[] = [];
+    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
     const onAbort = () => abort?.(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
+    const done = () => {
+      signal?.removeEventListener('abort', onAbort);
+      if (stream) attempt.done();
+    };
     const cutOff = (error: Error) => {
       abort?.(error);
       return false;
@@ -116,17 +134,27 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
           redirect = statusCode >= 300 && statusCode < 400 && headers.has('location');
           limit = limitFor(headers.get('content-type'));
           if (Number(headers.get('content-length') ?? 0) > limit) return cutOff(tooLarge(limit));
+          if (isEventStream(statusCode, headers)) {
+            attempt.streaming = true;
+            const body = new ReadableStream<Uint8Array>({
+              start: (controller) => void (stream = controller),
+              cancel: () => abort?.(new DOMException('The reader cancelled the stream.', 'AbortError')),
+            });
+            resolve(new Response(body, { status, headers }));
+          }
           return true;
         },
         onData(chunk) {
           if (redirect) return true;
           received += chunk.byteLength;
           if (received > limit) return cutOff(tooLarge(limit));
-          chunks.push(chunk);
+          if (!stream) chunks.push(chunk);
+          else if (stream.desiredSize !== null) stream.enqueue(new Uint8Array(chunk)); // null: the reader is gone
           return true;
         },
         onComplete() {
           done();
+          if (stream) return stream.close();
           if (redirect) return resolve(undefined);
           const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)) as Uint8Array<ArrayBuffer>;
           // A 204/304 answer may carry no body, and Response refuses one for them.
@@ -135,7 +163,14 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
         },
         onError(error) {
           done();
-          reject(error);
+          if (!stream) return reject(error);
+          // As fetch's body fails: the abort's reason, else a TypeError naming undici's error.
+          const reason = signal?.aborted
+            ? signal.reason
+            : error instanceof ReplyTooLargeError
+              ? error
+              : new TypeError('terminated', { cause: error });
+          stream.error(reason);
         },
       },
     );
@@ -147,7 +182,7 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
  * attempt ends, not AbortSignal.timeout/any, whose WeakRefs keep each call's objects alive into
  * the old generation (see server/http/request-deadline.ts).
  */
-function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number | undefined) {
+function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number | undefined): Attempt {
   if (timeoutMs === undefined) return { signal: outer ?? undefined, done: () => {} };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
@@ -214,7 +249,7 @@ export async function cappedFetch(
     const attempt = attemptSignal(init.signal, timeoutMs);
     let direct: Response | undefined;
     try {
-      direct = await requestDirect(String(input), { ...init, body: init.body }, attempt.signal);
+      direct = await requestDirect(String(input), { ...init, body: init.body }, attempt);
     } catch (error) {
       // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
       // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
@@ -222,7 +257,7 @@ export async function cappedFetch(
       if (error instanceof ReplyTooLargeError || error instanceof RefusedDestinationError) throw error;
       throw new TypeError('fetch failed', { cause: error });
     } finally {
-      attempt.done();
+      if (!attempt.streaming) attempt.done();
     }
     if (direct) return direct;
   }

@@ -32,6 +32,9 @@ export interface GenerationMeta {
 }
 
 export type TextResult = { text: string } & GenerationMeta;
+
+/** Takes each piece of a streamed answer as the engine produces it. */
+export type TextDeltaSink = (text: string) => void;
 export type CodeResult = { code: string; explanation: string } & GenerationMeta;
 
 export interface ImageTask {
@@ -76,6 +79,12 @@ export interface Transcript {
 export interface Engine {
   readonly name: string;
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult>;
+  /**
+   * The same answer as generateText, handed to `onDelta` piece by piece as it is produced, and
+   * whole at the end. An engine retries only before its first piece: once one was handed on, a
+   * failure ends the call (the caller's customer already has part of the answer).
+   */
+  streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult>;
   generateCode(task: CodeTask, signal: AbortSignal): Promise<CodeResult>;
   generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult>;
   synthesizeSpeech(task: SpeechTask, signal: AbortSignal): Promise<MediaResult>;

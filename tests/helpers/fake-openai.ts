@@ -2,14 +2,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 // A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
-// POST /v1/chat/completions with switchable behaviour, counts calls and records what it got.
+// POST /v1/chat/completions with switchable behaviour, counts calls and records what it got. A
+// request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
+// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words.
 
 export type FakeMode =
   | { kind: 'ok' }
   | { kind: 'slow'; ms: number }
   | { kind: 'status'; status: number; message?: string }
   | { kind: 'garbage' }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Streams `after` words, then drops the connection. */
+  | { kind: 'break'; after: number }
+  /** Streams `after` words, then sends nothing more until the client goes away. */
+  | { kind: 'stall'; after: number };
 
 export interface FakeCall {
   path: string;
@@ -31,6 +37,8 @@ export interface FakeOpenAi {
   setMode(mode: FakeMode): void;
   /** The assistant message content for `ok`/`slow`; by default text, or {code, explanation} JSON when json mode is asked. */
   setReply(content: string | undefined): void;
+  /** Streamed answers whose client closed the connection before the stream's end. */
+  readonly streamsAbandoned: number;
   /** How many requests are being handled right now, and the most ever at once. */
   readonly active: number;
   readonly maxActive: number;
@@ -49,6 +57,24 @@ function completion(model: string, content: string) {
   };
 }
 
+function chunk(model: string, delta: Record<string, unknown>, finish: string | null, usage?: unknown) {
+  const choice = { index: 0, delta, logprobs: null, finish_reason: finish };
+  const body = {
+    id: 'chatcmpl-stream',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model,
+    choices: [choice],
+    ...(usage ? { usage } : {}),
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+/** The content in word-sized pieces (each word with the blanks after it). */
+export function wordsOf(content: string): string[] {
+  return content.match(/\s*\S+\s*|\s+/g) ?? [];
+}
+
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -65,6 +91,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let reply: string | undefined;
   let active = 0;
   let maxActive = 0;
+  let streamsAbandoned = 0;
   const calls: FakeCall[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
@@ -94,7 +121,39 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
         : `fake answer from ${model}`);
 
+    const streamed = (body as { stream?: unknown })?.stream === true;
+    if (streamed && (current.kind === 'ok' || current.kind === 'break' || current.kind === 'stall')) {
+      const pieces = wordsOf(content);
+      const count = current.kind === 'ok' ? pieces.length : Math.min(current.after, pieces.length);
+      let ended = false;
+      response.on('close', () => {
+        if (!ended) streamsAbandoned++;
+      });
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      response.write(chunk(model, { role: 'assistant', content: '' }, null));
+      for (const piece of pieces.slice(0, count)) {
+        if (response.destroyed) return;
+        response.write(chunk(model, { content: piece }, null));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (current.kind === 'break') {
+        ended = true;
+        response.destroy();
+        return;
+      }
+      if (current.kind === 'stall') {
+        hanging.add(response);
+        return;
+      }
+      response.write(chunk(model, {}, 'stop', { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length }));
+      ended = true;
+      response.end('data: [DONE]\n\n');
+      return;
+    }
+
     switch (current.kind) {
+      case 'break':
+      case 'stall':
       case 'ok':
       case 'slow': {
         if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
@@ -146,6 +205,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     get maxActive() {
       return maxActive;
     },
+    get streamsAbandoned() {
+      return streamsAbandoned;
+    },
     setMode(next) {
       mode = next;
     },
@@ -157,6 +219,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       mode = { kind: 'ok' };
       reply = undefined;
       maxActive = active;
+      streamsAbandoned = 0;
     },
     async close() {
       for (const response of hanging) response.destroy();

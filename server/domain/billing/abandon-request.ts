@@ -9,12 +9,18 @@ import { usageRecord } from './settle-request';
 // any error leaves the key free) and, when the operation itself failed, the failed attempt is
 // recorded (0 units). A release the database could not take is queued and written when it can.
 
+/** Why a paid operation ended without a result; `code` names it when it was no ApiError (a client that went away). */
+export interface AbandonFailure {
+  error: unknown;
+  code?: string;
+}
+
 /**
  * Abandons a reservation once (later calls do nothing). When a paid operation failed (`failure`
  * and a hold), a release that could not be written is rethrown after queueing, so the request
  * answers with the database's 503; otherwise (clean-up after any other error) nothing is thrown.
  */
-export async function abandonRequest(db: SqlDb, reservation: Reservation, failure?: { error: unknown }): Promise<void> {
+export async function abandonRequest(db: SqlDb, reservation: Reservation, failure?: AbandonFailure): Promise<void> {
   if (reservation.closed) return;
   reservation.closed = true;
   const release = releaseOf(reservation, failure);
@@ -26,10 +32,10 @@ export async function abandonRequest(db: SqlDb, reservation: Reservation, failur
   }
 }
 
-function releaseOf(reservation: Reservation, failure: { error: unknown } | undefined): PendingRelease {
+function releaseOf(reservation: Reservation, failure: AbandonFailure | undefined): PendingRelease {
   const { hold, recordId, request } = reservation;
   if (!hold) return { recordId };
   if (!failure || !request.charge) return { recordId, holdId: hold.holdId };
-  const errorCode = isApiError(failure.error) ? failure.error.code : 'internal_error';
+  const errorCode = failure.code ?? (isApiError(failure.error) ? failure.error.code : 'internal_error');
   return { recordId, holdId: hold.holdId, failure: { ...usageRecord(reservation, randomUUID()), errorCode } };
 }

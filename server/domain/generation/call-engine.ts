@@ -20,6 +20,8 @@ export interface CallEngineOptions {
   trace?: EngineTrace;
   /** The operation sold, for the fallback metric. */
   operation?: string;
+  /** False once part of an answer reached the customer (a stream): a failure then ends the call. */
+  mayFallBack?: () => boolean;
 }
 
 /** Failures another provider may not share: the next engine of the list is tried. */
@@ -76,7 +78,7 @@ export async function callEngine<T>(
       }
       // A call cut short by the request's own deadline says nothing of the provider.
       if (provider && CIRCUIT_KINDS.has(error.kind) && !options.signal?.aborted) await recordProviderFailure(db, provider);
-      if (!FALLBACK_KINDS.has(error.kind)) break;
+      if (!FALLBACK_KINDS.has(error.kind) || options.mayFallBack?.() === false) break;
     }
   }
   const retryAfter = lastError instanceof ProviderUnavailableError ? lastError.retryAfterSeconds : 5;

@@ -1,6 +1,6 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
-import type { CodeTask, TextTask } from '../../providers/engine';
+import type { CodeTask, TextDeltaSink, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 import { callEngine, type EngineTrace } from './call-engine';
@@ -49,6 +49,31 @@ export async function generateText(
     signal,
     trace,
     operation: 'text.generate',
+  });
+  return { text };
+}
+
+/**
+ * generateText with the answer handed to `onDelta` piece by piece. The engines of the list are
+ * tried in order only until the first piece was handed on; after that a failure is the call's.
+ */
+export async function streamText(
+  db: SqlDb,
+  prepared: Prepared<TextTask>,
+  signal: AbortSignal,
+  onDelta: TextDeltaSink,
+  trace?: EngineTrace,
+): Promise<{ text: string }> {
+  let started = false;
+  const sink: TextDeltaSink = (text) => {
+    started = true;
+    onDelta(text);
+  };
+  const { text } = await callEngine(db, prepared.engine, (engine) => engine.streamText(prepared.task, signal, sink), {
+    signal,
+    trace,
+    operation: 'text.generate',
+    mayFallBack: () => !started,
   });
   return { text };
 }

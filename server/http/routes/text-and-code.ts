@@ -1,6 +1,12 @@
-import { codeGenerateRequest, codeGenerateResponse, textGenerateRequest, textGenerateResponse } from '../../contract/generation';
+import {
+  codeGenerateRequest,
+  codeGenerateResponse,
+  textGenerateRequest,
+  textGenerateResponse,
+  textStreamEvent,
+} from '../../contract/generation';
 import { getSqlDb } from '../../db/client';
-import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate } from '../../domain/generation/text-and-code';
+import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate, streamText } from '../../domain/generation/text-and-code';
 import { definePostRoute } from '../pipeline';
 
 export const textGenerateRoute = definePostRoute({
@@ -8,13 +14,23 @@ export const textGenerateRoute = definePostRoute({
   operationId: 'textGenerate',
   summary: 'Generate text',
   response: { status: 200, schema: textGenerateResponse, description: 'Generation result.' },
+  eventStream: {
+    event: textStreamEvent,
+    description:
+      'With `Accept: text/event-stream`: the answer as server-sent events, sent once every check passed and the units are held (every refusal before that is the JSON error). Each event is `event: <name>` and one `data:` line of JSON, as this schema shows them: `delta` events, then one `done` (charged) or one `error` (nothing charged). Comment lines (`: keep-alive`) come at least every 15 s. A retry with the same Idempotency-Key after `done` gets one `done` event again (`Idempotent-Replayed: true`); while the stream runs, 409 `idempotency_key_in_use`.',
+  },
   scope: 'text.generate',
   schema: textGenerateRequest,
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'text.generate', units: prepared.units, engine: prepared.engine }),
   run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
+  stream: async (prepared, ctx, onDelta) => ({
+    kind: 'generation',
+    output: await streamText(getSqlDb(), prepared, ctx.signal, onDelta, ctx.engines),
+  }),
 });
 
+// No `stream`: code.generate answers JSON whatever the Accept header asks (its answer is one JSON object).
 export const codeGenerateRoute = definePostRoute({
   path: '/v1/code/generate',
   operationId: 'codeGenerate',

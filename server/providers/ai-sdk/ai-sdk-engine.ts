@@ -1,10 +1,9 @@
-import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { asSchema, experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage } from 'ai';
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
 import { extractVideoFrame } from '../local/video';
 import {
-  deadlineOf,
   ProviderUnavailableError,
   type CodeResult,
   type CodeTask,
@@ -13,6 +12,7 @@ import {
   type ImageTask,
   type MediaResult,
   type SpeechTask,
+  type TextDeltaSink,
   type TextResult,
   type TextTask,
   type Transcript,
@@ -20,14 +20,15 @@ import {
   type VideoTask,
 } from '../engine';
 import { failureKindOf, retryAfterSecondsOf, statusOf } from '../failure';
-import { withRetries } from '../retry';
+import { generateOnce, malformed, parseJson, streamOnce, type LanguageCall } from './language-model-calls';
 import { codePrompt, textPrompt, type Prompt } from './prompts';
 import type { ProviderModule, SdkModels } from './provider-module';
 
 // Every provider type through the Vercel AI SDK (an `openai` provider's videos through its video
 // adapter). The SDK provider is built once per provider (build-engine caches it); this engine is
 // one model of it. Text and code call the model's doGenerate directly under the gate's own
-// bounded retry (retry.ts); media goes through the SDK's generate functions. Every failure becomes
+// bounded retry, streamed text its doStream under the same retry until the first piece
+// (language-model-calls.ts); media goes through the SDK's generate functions. Every failure becomes
 // ProviderUnavailableError with its kind (failure.ts); the caller answers 503 and passes no
 // provider text on.
 
@@ -54,10 +55,6 @@ const TRANSCRIPT_SEGMENTS = z.array(
   z.object({ start: z.number().min(0), end: z.number().min(0), text: z.string() }).refine((s) => s.end >= s.start),
 );
 
-function malformed(message: string): ProviderUnavailableError {
-  return new ProviderUnavailableError(message, 5, { kind: 'malformed' });
-}
-
 /** The one mapping of every type's transcript: timed, trimmed, non-empty segments, or none when none were asked. */
 export function transcriptOf(
   result: { text: unknown; segments: readonly { text: string; startSecond: number; endSecond: number }[] },
@@ -75,13 +72,6 @@ export function transcriptOf(
   // Speech without a single timed segment, when segments were asked: not the answer paid for.
   if (segments.data.length === 0 && result.text.trim() !== '') throw malformed('the provider returned no segments');
   return { text: result.text, segments: segments.data };
-}
-
-function metaOf(result: LanguageModelV3GenerateResult): GenerationMeta {
-  return {
-    finishReason: result.finishReason.unified,
-    usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
-  };
 }
 
 export class AiSdkEngine implements Engine {
@@ -126,47 +116,35 @@ export class AiSdkEngine implements Engine {
     }
   }
 
-  /** One text answer of the language model: its doGenerate, retried by the gate's policy. */
-  private async complete(
+  /** A text answer of the language model, whole (doGenerate) or streamed to `onDelta` (doStream). */
+  private complete(
     prompt: Prompt,
-    responseFormat: LanguageModelV3CallOptions['responseFormat'],
+    responseFormat: LanguageCall['responseFormat'],
     maxOutputTokens: number | undefined,
     signal: AbortSignal,
+    onDelta?: TextDeltaSink,
   ): Promise<{ text: string } & GenerationMeta> {
     const model: LanguageModelV3 = this.model_('languageModel');
-    const options: LanguageModelV3CallOptions = {
-      prompt: [
-        { role: 'system', content: prompt.system },
-        { role: 'user', content: [{ type: 'text', text: prompt.user }] },
-      ],
-      ...(responseFormat ? { responseFormat } : {}),
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-      ...(this.config.module.languageOptions ? { providerOptions: this.config.module.languageOptions as never } : {}),
-      abortSignal: signal,
-    };
-    const result = await withRetries(async () => model.doGenerate(options), {
-      maxRetries: this.config.maxRetries,
-      signal,
-      deadline: deadlineOf(signal),
-    });
-    let text = '';
-    for (const part of result.content) if (part.type === 'text') text += part.text;
-    // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
-    if (text.trim() === '') throw malformed('empty completion');
-    return { text, ...metaOf(result) };
+    const { maxRetries, module } = this.config;
+    const call: LanguageCall = { prompt, responseFormat, maxOutputTokens, providerOptions: module.languageOptions, signal, maxRetries };
+    return onDelta ? streamOnce(model, call, onDelta) : generateOnce(model, call);
   }
 
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult> {
     return this.call('text generation', async () => {
       const json = task.outputFormat === 'json';
       const result = await this.complete(textPrompt(task), json ? { type: 'json' } : undefined, task.maxOutputTokens, signal);
-      if (json) {
-        try {
-          JSON.parse(result.text);
-        } catch {
-          throw malformed('the provider returned invalid JSON');
-        }
-      }
+      if (json) parseJson(result.text);
+      return result;
+    });
+  }
+
+  streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
+    return this.call('text generation', async () => {
+      const json = task.outputFormat === 'json';
+      const format = json ? ({ type: 'json' } as const) : undefined;
+      const result = await this.complete(textPrompt(task), format, task.maxOutputTokens, signal, onDelta);
+      if (json) parseJson(result.text);
       return result;
     });
   }
@@ -179,12 +157,7 @@ export class AiSdkEngine implements Engine {
           ? { type: 'json' }
           : { type: 'json', schema: await codeSchema(), name: 'code_answer' };
       const { text, ...meta } = await this.complete(codePrompt(task), responseFormat, task.maxOutputTokens, signal);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw malformed('the provider returned invalid JSON');
-      }
+      const parsed = parseJson(text);
       const answer = CODE_OUTPUT.safeParse(parsed);
       if (!answer.success) throw malformed('the provider reply lacks code or explanation');
       return { code: answer.data.code, explanation: answer.data.explanation, ...meta };

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine';
+import { ProviderUnavailableError, type Engine, type TextDeltaSink, type TextResult, type TextTask } from '../engine';
 import { generateLocalCode } from './code';
 import { renderImage } from './image';
 import { synthesizeSpeech } from './speech';
@@ -6,10 +6,25 @@ import { generateLocalText } from './text';
 import { transcribeAudio } from './transcribe';
 import { extractVideoFrame, renderVideo } from './video';
 
+/** A word with the blanks after it (or the blanks that open the text): the pieces of a streamed answer. */
+const WORD_PIECE = /\s*\S+\s*|\s+/g;
+
+/** The local answer in word-sized pieces, one per turn of the event loop, so an abort is seen between them. */
+async function streamLocalText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
+  const { text } = generateLocalText(task);
+  for (const piece of text.match(WORD_PIECE) ?? []) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal.aborted) throw new ProviderUnavailableError('the streamed answer was cut off', 5, { kind: 'timeout' });
+    onDelta(piece);
+  }
+  return { text };
+}
+
 /** The built-in engine: offline and deterministic (see docs/local-engine.md for its limits). */
 export const localEngine: Engine = {
   name: 'local',
   generateText: async (task) => generateLocalText(task),
+  streamText: streamLocalText,
   generateCode: async (task) => generateLocalCode(task),
   generateImage: async (task) => {
     const image = await renderImage({ prompt: task.prompt, style: task.style, format: task.format, inputImage: task.inputImage });

@@ -1,0 +1,84 @@
+import { baseHeaders, errorBody, toApiError } from './responses';
+
+// A streamed answer as server-sent events (text/event-stream): `event: delta` with
+// `data: {"text":"…"}` per piece, then one `event: done` with the result, or one `event: error`
+// with the error envelope. The answer is a ReadableStream that Next writes (and flushes) chunk by
+// chunk; a comment opens it, so the headers leave at once, and one follows every KEEP_ALIVE_MS so
+// that no proxy closes a quiet connection.
+
+/** The longest a stream stays silent: a keep-alive comment is written at least this often. */
+export const KEEP_ALIVE_MS = 15_000;
+
+const KEEP_ALIVE = ': keep-alive\n\n';
+const encoder = new TextEncoder();
+
+/** Whether the request asks for an event stream: its Accept names text/event-stream, not with q=0. */
+export function acceptsEventStream(request: Request): boolean {
+  const accept = request.headers.get('accept');
+  // The common answer (no Accept, */*, application/json) costs one substring search.
+  if (accept === null || !accept.toLowerCase().includes('text/event-stream')) return false;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'text/event-stream') return false;
+    const q = params.find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/** One event; `data` is a single line of JSON. */
+export function eventText(event: 'delta' | 'done' | 'error', data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
+}
+
+function eventStreamHeaders(requestId: string, extra?: Record<string, string>): Headers {
+  const headers = baseHeaders(requestId, extra);
+  headers.set('Content-Type', 'text/event-stream; charset=utf-8');
+  headers.set('Cache-Control', 'no-cache');
+  // nginx and its kind pass each event on instead of collecting the answer.
+  headers.set('X-Accel-Buffering', 'no');
+  return headers;
+}
+
+/** A finished result as a stream of one `done` event (a replay). */
+export function doneEventResponse(body: string, requestId: string, extra?: Record<string, string>): Response {
+  return new Response(eventText('done', body), { status: 200, headers: eventStreamHeaders(requestId, extra) });
+}
+
+/**
+ * Produces the answer, handing each piece to `onDelta`, and resolves with the `done` event's data
+ * once the result is charged; `signal` fires when the client goes away. It settles the request
+ * itself either way: the stream only writes what it is given.
+ */
+export type StreamWork = (signal: AbortSignal, onDelta: (text: string) => void) => Promise<string>;
+
+export function eventStreamResponse(requestId: string, extra: Record<string, string>, work: StreamWork): Response {
+  const disconnect = new AbortController();
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        if (!disconnect.signal.aborted) controller.enqueue(encoder.encode(text));
+      };
+      send(KEEP_ALIVE);
+      keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
+      const onDelta = (text: string) => send(eventText('delta', JSON.stringify({ text })));
+      work(disconnect.signal, onDelta)
+        .then(
+          (done) => send(eventText('done', done)),
+          (error: unknown) => {
+            if (disconnect.signal.aborted) return; // nobody to tell
+            send(eventText('error', JSON.stringify(errorBody(toApiError(error, requestId), requestId))));
+          },
+        )
+        .finally(() => {
+          clearInterval(keepAlive);
+          if (!disconnect.signal.aborted) controller.close();
+        });
+    },
+    cancel() {
+      clearInterval(keepAlive);
+      disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
+    },
+  });
+  return new Response(body, { status: 200, headers: eventStreamHeaders(requestId, extra) });
+}

@@ -1,0 +1,124 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import { deadlineOf, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
+import { withRetries } from '../retry';
+import type { Prompt } from './prompts';
+
+// The two calls of a language model the engine makes for text and code: its doGenerate, and its
+// doStream for streamed text, each under the gate's own bounded retry (retry.ts). A stream is
+// retried only until its first piece of text: after that the customer has part of the answer.
+
+export function malformed(message: string): ProviderUnavailableError {
+  return new ProviderUnavailableError(message, 5, { kind: 'malformed' });
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformed('the provider returned invalid JSON');
+  }
+}
+
+export interface LanguageCall {
+  prompt: Prompt;
+  responseFormat?: LanguageModelV3CallOptions['responseFormat'];
+  maxOutputTokens?: number;
+  /** The provider module's own options (ProviderModule.languageOptions). */
+  providerOptions?: unknown;
+  signal: AbortSignal;
+  /** More attempts after the first (PROVIDER_MAX_RETRIES). */
+  maxRetries: number;
+}
+
+function callOptions(call: LanguageCall): LanguageModelV3CallOptions {
+  return {
+    prompt: [
+      { role: 'system', content: call.prompt.system },
+      { role: 'user', content: [{ type: 'text', text: call.prompt.user }] },
+    ],
+    ...(call.responseFormat ? { responseFormat: call.responseFormat } : {}),
+    ...(call.maxOutputTokens !== undefined ? { maxOutputTokens: call.maxOutputTokens } : {}),
+    ...(call.providerOptions ? { providerOptions: call.providerOptions as never } : {}),
+    abortSignal: call.signal,
+  };
+}
+
+const retryOptions = (call: LanguageCall) => ({ maxRetries: call.maxRetries, signal: call.signal, deadline: deadlineOf(call.signal) });
+
+function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'usage'>): GenerationMeta {
+  return {
+    finishReason: result.finishReason.unified,
+    usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
+  };
+}
+
+/** One text answer of the language model: its doGenerate, retried by the gate's policy. */
+export async function generateOnce(model: LanguageModelV3, call: LanguageCall): Promise<{ text: string } & GenerationMeta> {
+  const options = callOptions(call);
+  const result = await withRetries(async () => model.doGenerate(options), retryOptions(call));
+  let text = '';
+  for (const part of result.content) if (part.type === 'text') text += part.text;
+  // An answer with no text is no answer: 503 with nothing charged, not a paid empty result.
+  if (text.trim() === '') throw malformed('empty completion');
+  return { text, ...metaOf(result) };
+}
+
+type StreamReader = ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
+
+/** Reads a stream's parts up to its first piece of text (or its end); an error part is thrown. */
+async function readToFirstText(reader: StreamReader): Promise<LanguageModelV3StreamPart[]> {
+  const parts: LanguageModelV3StreamPart[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return parts;
+    if (value.type === 'error') throw value.error;
+    parts.push(value);
+    if (value.type === 'text-delta' && value.delta !== '') return parts;
+  }
+}
+
+/**
+ * One streamed text answer: the model's doStream, opened and read up to its first piece of text
+ * under the gate's retry (nothing has reached the customer yet), then read to its end with every
+ * piece handed on; a failure after the first piece is not retried.
+ */
+export async function streamOnce(
+  model: LanguageModelV3,
+  call: LanguageCall,
+  onDelta: TextDeltaSink,
+): Promise<{ text: string } & GenerationMeta> {
+  const options = callOptions(call);
+  const opened = await withRetries(async () => {
+    const reader = (await model.doStream(options)).stream.getReader();
+    try {
+      return { reader, first: await readToFirstText(reader) };
+    } catch (error) {
+      reader.cancel().catch(() => {});
+      throw error;
+    }
+  }, retryOptions(call));
+  let text = '';
+  let meta: GenerationMeta = {};
+  const take = (part: LanguageModelV3StreamPart) => {
+    if (part.type === 'error') throw part.error;
+    if (part.type === 'finish') meta = metaOf(part);
+    if (part.type === 'text-delta' && part.delta !== '') {
+      text += part.delta;
+      onDelta(part.delta);
+    }
+  };
+  try {
+    opened.first.forEach(take);
+    for (let next = await opened.reader.read(); !next.done; next = await opened.reader.read()) take(next.value);
+  } catch (error) {
+    opened.reader.cancel().catch(() => {});
+    throw error;
+  }
+  if (text.trim() === '') throw malformed('empty completion');
+  return { text, ...meta };
+}

@@ -1,0 +1,282 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as codeRoute from '@/app/v1/code/generate/route';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { codeGenerateResponse, textGenerateResponse, textStreamEvent } from '@/server/contract/generation';
+import { resetConfigForTests } from '@/server/config';
+import { getPrisma } from '@/server/db/client';
+import { BASE, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
+import { FAKE_ERROR_TEXT, wordsOf } from '../helpers/fake-openai';
+import { withFakeOpenAi } from './support/providers/fake-openai-server';
+
+// POST /v1/text/generate with Accept: text/event-stream: delta events, one done event charged
+// once after the capture, error events for a provider that breaks mid-stream, a disconnect that
+// aborts the provider call and charges nothing, replays and 409s with the same Idempotency-Key.
+
+const TEXT = '/v1/text/generate';
+const SECRET = 'sk-fake-stream-secret-0123456789';
+const REPLY = 'Streams arrive one word at a time, then the result.';
+
+process.env.PROVIDER_MAX_RETRIES = '2';
+resetConfigForTests();
+const fake = withFakeOpenAi({ FAKE_STREAM_KEY: SECRET });
+beforeEach(() => {
+  fake.reset();
+  fake.setReply(REPLY);
+});
+
+/** A key whose text.generate goes to the fake (2 units), or to the fake then local. */
+const providerKey = (engine: string | string[] = 'fake:model-s', quota = 100) =>
+  createTestKey({
+    quota,
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_STREAM_KEY' } },
+    operations: { 'text.generate': { engine, units: 2, output_formats: ['text', 'json'] } },
+  });
+
+interface StreamEvent {
+  event: string;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  raw: string;
+}
+
+/** Reads an event stream one event at a time; comments are collected aside. */
+class EventReader {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+  readonly comments: string[] = [];
+
+  constructor(readonly response: Response) {
+    this.reader = response.body!.getReader();
+  }
+
+  async next(): Promise<StreamEvent | undefined> {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        const lines = block.split('\n');
+        if (lines.every((line) => line.startsWith(':'))) {
+          this.comments.push(...lines);
+          continue;
+        }
+        const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message';
+        const raw = lines.find((line) => line.startsWith('data: '))?.slice(6) ?? '';
+        textStreamEvent.parse({ event, data: JSON.parse(raw) }); // the OpenAPI document's shape of it
+        return { event, data: JSON.parse(raw), raw };
+      }
+      const { done, value } = await this.reader.read();
+      if (done) {
+        expect(this.buffer, 'nothing after the last event').toBe('');
+        return undefined;
+      }
+      this.buffer += this.decoder.decode(value, { stream: true });
+    }
+  }
+
+  async rest(): Promise<StreamEvent[]> {
+    const events: StreamEvent[] = [];
+    for (let event = await this.next(); event; event = await this.next()) events.push(event);
+    return events;
+  }
+
+  cancel(): Promise<void> {
+    return this.reader.cancel();
+  }
+}
+
+async function openStream(key: string, body: unknown, idempotencyKey = newIdempotencyKey()): Promise<EventReader> {
+  const headers = new Headers({
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    'Idempotency-Key': idempotencyKey,
+    Accept: 'text/event-stream',
+  });
+  const response = await textRoute.POST(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify(body) }));
+  return new EventReader(response);
+}
+
+function expectEventStreamHeaders(response: Response) {
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  expect(response.headers.get('cache-control')).toBe('no-cache');
+  expect(response.headers.get('x-accel-buffering')).toBe('no');
+  expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+}
+
+const usageEvents = (apiKeyId: string) => getPrisma().usageEvent.findMany({ where: { apiKeyId }, orderBy: { createdAt: 'asc' } });
+
+describe('a stream read event by event', () => {
+  it('through a provider: a delta per piece, then one done charged once', async () => {
+    const { key, id } = await providerKey();
+    const stream = await openStream(key, { input: 'Tell me about streams' });
+    expectEventStreamHeaders(stream.response);
+    expect(stream.response.headers.get('ratelimit-limit')).toBe('10000');
+    const deltas: string[] = [];
+    let event = await stream.next();
+    expect(stream.comments[0], 'a comment opens the stream').toBe(': keep-alive');
+    while (event?.event === 'delta') {
+      expect(Object.keys(event.data)).toEqual(['text']);
+      deltas.push(event.data.text);
+      event = await stream.next();
+    }
+    expect(deltas).toEqual(wordsOf(REPLY));
+    expect(event?.event).toBe('done');
+    const done = textGenerateResponse.parse(event!.data);
+    expect(done.output.text).toBe(REPLY);
+    expect(done.usage).toEqual({ charged_units: 2, remaining_units: 98 });
+    expect(await stream.next(), 'done is the last event').toBeUndefined();
+
+    expect((fake.calls[0]!.body as { stream?: boolean }).stream).toBe(true);
+    expect(fake.callCount).toBe(1);
+    expect(await remainingUnits(id)).toBe(98);
+    const events = await usageEvents(id);
+    expect(events.map((e) => [e.outcome, e.units, e.id])).toEqual([['succeeded', 2, done.id]]);
+    expect(events[0]!.engine).toBe('fake:model-s');
+  });
+
+  it('the local engine streams in word-sized pieces, the same result as its JSON answer', async () => {
+    const { key, id } = await createTestKey({ quota: 10 });
+    const body = { input: 'Event streams carry text as it is made. Each piece is small.', output_format: 'text' };
+    const events = await (await openStream(key, body)).rest();
+    const deltas = events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
+    expect(events.map((e) => e.event)).toEqual([...deltas.map(() => 'delta'), 'done']);
+    expect(deltas.length).toBeGreaterThan(5);
+    for (const piece of deltas) expect(piece.trim()).not.toMatch(/\s/);
+    const done = textGenerateResponse.parse(events.at(-1)!.data);
+    expect(deltas.join('')).toBe(done.output.text);
+    expect(done.usage).toEqual({ charged_units: 1, remaining_units: 9 });
+
+    const json = await call(textRoute.POST, TEXT, body, { key });
+    expect(json.status).toBe(200);
+    expect(json.json.output).toEqual(done.output);
+    expect(Object.keys(json.json)).toEqual(Object.keys(done));
+    expect(await remainingUnits(id)).toBe(8);
+  });
+
+  it('retries and falls back before the first piece: a failing provider, then local', async () => {
+    const { key, id } = await providerKey(['fake:model-s', 'local']);
+    fake.setMode({ kind: 'status', status: 503 });
+    const events = await (await openStream(key, { input: 'Fall back please' })).rest();
+    expect(fake.callCount).toBe(3); // the first attempt and PROVIDER_MAX_RETRIES more
+    expect(events.at(-1)!.event).toBe('done');
+    expect(events.at(-1)!.data.output.text).toContain('Local engine');
+    expect(await remainingUnits(id)).toBe(98);
+    expect((await usageEvents(id)).map((e) => [e.engine, e.enginesTried])).toEqual([['local', ['fake:model-s', 'local']]]);
+  });
+});
+
+describe('a stream that does not end in done charges nothing', () => {
+  it('a provider breaking mid-stream: event error, no retry, no fallback, the key free again', async () => {
+    const { key, id } = await providerKey(['fake:model-s', 'local']);
+    fake.setMode({ kind: 'break', after: 3 });
+    const idempotencyKey = newIdempotencyKey();
+    const stream = await openStream(key, { input: 'Break please' }, idempotencyKey);
+    const events = await stream.rest();
+    expect(events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'error']);
+    const error = events[3]!;
+    expect(Object.keys(error.data)).toEqual(['error']);
+    expect(error.data.error.code).toBe('provider_unavailable');
+    expect(error.data.error.request_id).toBe(stream.response.headers.get('x-request-id'));
+    for (const leak of [FAKE_ERROR_TEXT, SECRET, String(fake.port), 'model-s']) expect(error.raw).not.toContain(leak);
+    expect(fake.callCount).toBe(1);
+    expect(await remainingUnits(id)).toBe(100);
+    expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failed', 0, 'provider_unavailable']]);
+
+    fake.setMode({ kind: 'ok' });
+    const retry = await call(textRoute.POST, TEXT, { input: 'Break please' }, { key, idempotencyKey });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
+  });
+
+  it('a client that disconnects: the provider call is aborted and the hold released', async () => {
+    const { key, id } = await providerKey();
+    fake.setMode({ kind: 'stall', after: 2 });
+    const idempotencyKey = newIdempotencyKey();
+    const stream = await openStream(key, { input: 'Stall please' }, idempotencyKey);
+    expect((await stream.next())?.event).toBe('delta');
+    expect((await stream.next())?.event).toBe('delta');
+    expect(await remainingUnits(id)).toBe(98); // held while it streams
+    await stream.cancel();
+    await expect.poll(() => fake.streamsAbandoned).toBe(1);
+    await expect.poll(() => remainingUnits(id)).toBe(100);
+    await expect
+      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode]))
+      .toEqual([['failed', 0, 'client_disconnected']]);
+
+    fake.setMode({ kind: 'ok' });
+    const retry = await call(textRoute.POST, TEXT, { input: 'Stall please' }, { key, idempotencyKey });
+    expect(retry.status, retry.text).toBe(200);
+    expect(await remainingUnits(id)).toBe(98);
+  });
+});
+
+describe('the same Idempotency-Key', () => {
+  it('during the stream: 409 idempotency_key_in_use, as JSON, for a stream or not', async () => {
+    const { key } = await providerKey();
+    fake.setMode({ kind: 'stall', after: 1 });
+    const idempotencyKey = newIdempotencyKey();
+    const body = { input: 'Hold the key' };
+    const stream = await openStream(key, body, idempotencyKey);
+    expect((await stream.next())?.event).toBe('delta');
+    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    expectEnvelope(json, 409, 'idempotency_key_in_use');
+    const streamed = await call(textRoute.POST, TEXT, body, { key, idempotencyKey, headers: { Accept: 'text/event-stream' } });
+    expectEnvelope(streamed, 409, 'idempotency_key_in_use');
+    expect(streamed.headers.get('content-type')).toContain('application/json');
+    await stream.cancel();
+  });
+
+  it('after done: replayed as one done event to a stream, as the same JSON otherwise, charged once', async () => {
+    const { key, id } = await providerKey();
+    const idempotencyKey = newIdempotencyKey();
+    const body = { input: 'Replay me' };
+    const first = await (await openStream(key, body, idempotencyKey)).rest();
+    const done = first.at(-1)!;
+    expect(done.event).toBe('done');
+
+    const again = await openStream(key, body, idempotencyKey);
+    expectEventStreamHeaders(again.response);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    const replayed = await again.rest();
+    expect(replayed.map((e) => [e.event, e.raw])).toEqual([['done', done.raw]]);
+
+    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toContain('application/json');
+    expect(json.headers.get('idempotent-replayed')).toBe('true');
+    expect(json.text).toBe(done.raw);
+    expect(fake.callCount).toBe(1);
+    expect(await remainingUnits(id)).toBe(98);
+  });
+});
+
+describe('refusals before the stream answer JSON', () => {
+  const streamed = (key: string | null, body: unknown, extra: Record<string, string> = {}) =>
+    call(textRoute.POST, TEXT, body, { key, headers: { Accept: 'text/event-stream', ...extra } });
+  const expectJsonError = (result: CallResult, status: number, code: string) => {
+    expectEnvelope(result, status, code);
+    expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  };
+
+  it('401, 422 and 402 keep their JSON envelope and status', async () => {
+    const { key, id } = await createTestKey({ quota: 0 });
+    expectJsonError(await streamed('wgs_live_notakey', { input: 'x' }), 401, 'invalid_api_key');
+    expectJsonError(await streamed(key, { input: 'x', stream: true }), 422, 'validation_error');
+    expectJsonError(await streamed(key, { input: 'x' }), 402, 'quota_exhausted');
+    expect(await remainingUnits(id)).toBe(0);
+  });
+
+  it('code.generate ignores the Accept header and answers JSON', async () => {
+    const { key } = await createTestKey();
+    const result = await call(
+      codeRoute.POST,
+      '/v1/code/generate',
+      { input: 'add two numbers' },
+      { key, headers: { Accept: 'text/event-stream' } },
+    );
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    codeGenerateResponse.parse(result.json);
+  });
+});
