@@ -29,7 +29,7 @@ export const limitSettings = {
   ),
   AUTH_FAILURES_PER_MINUTE: doc(
     positiveInt(60),
-    'Failed authentications (401 on /v1) one client address may have in any 60 s, counted per instance in memory (IPv6 per /64); past it the address gets 429 with Retry-After, without any database query.',
+    'Failed authentications (401 on /v1) one client address may have in any 60 s, counted per instance in memory (IPv6 per /64; loopback addresses, the host or a proxy on it, are not counted); past it the address gets 429 with Retry-After, without any database query.',
     RUNNING,
   ),
   MAX_CONNECTIONS: doc(positiveInt(1024), 'Open connections one instance accepts (npm start); the excess is closed at accept.', RUNNING),

@@ -126,6 +126,17 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
   });
 });
 
+describe('a loopback address is not counted (the host itself, or a proxy on it without TRUST_PROXY)', () => {
+  it('its bad keys stay 401 past the limit, and its good key is served', async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '1' });
+    const { key } = await createTestKey();
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      for (let i = 0; i < 3; i++)
+        expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from(address) }), 401, 'invalid_api_key');
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('127.0.0.1') })).status).toBe(200);
+  });
+});
+
 describe("GET /v1/jobs/{jobId} counts against the key's requests per minute", () => {
   it('shares the minute with the POST routes: the (n+1)th request is 429 with RateLimit headers', async () => {
     const { key } = await createTestKey({ rpm: 3 });

@@ -15,12 +15,14 @@ function refusal(address: string, limit: number, nowMs: number): number | undefi
 }
 
 describe('failed authentications per address', () => {
-  it('groups IPv4 (also mapped) as is and IPv6 by /64; anything else is not counted', () => {
+  it('groups IPv4 (also mapped) as is and IPv6 by /64; loopback and anything else is not counted', () => {
     expect(addressGroup('203.0.113.7')).toBe('203.0.113.7');
     expect(addressGroup('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(addressGroup('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
     expect(addressGroup('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
-    expect(addressGroup('::1')).toBe('0:0:0:0::/64');
+    expect(addressGroup('::1')).toBeUndefined(); // loopback: the host itself or a proxy on it
+    expect(addressGroup('127.0.0.1')).toBeUndefined();
+    expect(addressGroup('::ffff:127.0.0.1')).toBeUndefined();
     expect(addressGroup('unknown')).toBeUndefined();
     expect(addressGroup('')).toBeUndefined();
   });

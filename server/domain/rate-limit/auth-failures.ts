@@ -6,7 +6,9 @@ import { ApiError } from '../errors';
 // database), and a 401 stays free of writes. The count is a sliding window of 60 s in one-second
 // buckets, like the per-key limit; each instance counts its own, so N instances let at most N
 // times the limit through (the key space, ~238 bits, is the real defence; this bounds the cost).
-// IPv6 addresses count per /64, the block one client usually holds.
+// IPv6 addresses count per /64, the block one client usually holds. A loopback address is not
+// counted: it is the host itself or a proxy on it (without TRUST_PROXY), whose requests are every
+// client's, so counting them would let one client's bad keys lock every customer out.
 
 const WINDOW_SECONDS = 60;
 const MAX_ADDRESSES = 100_000;
@@ -18,13 +20,13 @@ interface Buckets {
 
 const failures = new Map<string, Buckets>();
 
-/** The unit an address is counted under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64. */
+/** The unit an address is counted under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64; loopback none. */
 export function addressGroup(address: string): string | undefined {
   const mapped = address.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i)?.[1];
-  if (mapped && isIPv4(mapped)) return mapped;
-  if (isIPv4(address)) return address;
+  const ipv4 = mapped && isIPv4(mapped) ? mapped : isIPv4(address) ? address : undefined;
+  if (ipv4) return ipv4.startsWith('127.') ? undefined : ipv4;
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!isIPv6(bare)) return undefined;
+  if (!isIPv6(bare) || bare === '::1') return undefined;
   const [head = '', tail] = bare.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
