@@ -30,6 +30,11 @@ const envSchema = z
     IDEMPOTENCY_LEASE_SECONDS: positiveInt(120),
     /** How long a unit hold may stay open before the sweeper returns it. */
     HOLD_LEASE_SECONDS: positiveInt(300),
+    /** The deployment's one currency (ISO 4217) of unit prices, provider costs and margins. */
+    CURRENCY: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
+      .default('USD'),
     /**
      * Provisional writes of the paid hot path (claim, rate point, hold) commit without waiting for
      * the WAL flush, set per connection with the startup option synchronous_commit=off. Set false

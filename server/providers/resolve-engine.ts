@@ -4,7 +4,7 @@ import { AiSdkEngine } from './ai-sdk/ai-sdk-engine';
 import type { SdkModels } from './ai-sdk/provider-module';
 import { providerFetch } from './ai-sdk/provider-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
-import { ProviderUnavailableError, type Engine } from './engine';
+import { ProviderUnavailableError, type Engine, type ModelPrices } from './engine';
 import { localEngine } from './local/local-engine';
 import { ProviderKeyDecryptError } from './provider-keys/key-cipher';
 import { readStoredProviderKey } from './provider-keys/stored-provider-keys';
@@ -24,6 +24,8 @@ export interface ProviderRow {
   base_url: string | null;
   api_key_env: string | null;
   options: Record<string, string> | null;
+  /** The operator's prices per model (packages file `prices`, the Providers page). */
+  prices?: Record<string, ModelPrices> | null;
 }
 
 async function sdkClientOf(provider: ProviderRow, apiKey: string | undefined, timeoutMs: number, maxRetries: number) {
@@ -54,7 +56,7 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
   const model = engineName.slice(separator + 1);
   const { rows } = await getPool().query<ProviderRow>({
     name: 'wgs-provider-by-name',
-    text: 'SELECT name, type, base_url, api_key_env, options FROM providers WHERE name = $1',
+    text: 'SELECT name, type, base_url, api_key_env, options, prices FROM providers WHERE name = $1',
     values: [providerName],
   });
   const provider = rows[0];
@@ -100,6 +102,8 @@ async function buildEngine(provider: ProviderRow, model: string, apiKey: string 
     apiKey,
     maxRetries: config.PROVIDER_MAX_RETRIES,
     fetch: client.fetch,
+    type: provider.type,
+    prices: provider.prices ?? {},
   };
   return new AiSdkEngine(sdk, model);
 }

@@ -16,6 +16,8 @@ export interface AuthenticatedKey {
   requestsPerMinute: number;
   concurrency: number;
   maxUploadBytes: number;
+  /** The package's max_provider_cost_per_day (numeric text); null: none. */
+  maxProviderCostPerDay: string | null;
 }
 
 interface KeyRow {
@@ -29,6 +31,7 @@ interface KeyRow {
   requests_per_minute: number;
   concurrency: number;
   max_upload_bytes: number;
+  max_provider_cost_per_day: string | null;
 }
 
 const MAX_CACHED = 10_000;
@@ -41,7 +44,7 @@ async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Prom
   const { rows } = await db.pool.query<KeyRow>({
     name: 'wgs-authenticate-key',
     text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
-                  v.requests_per_minute, v.concurrency, v.max_upload_bytes
+                  v.requests_per_minute, v.concurrency, v.max_upload_bytes, v.max_provider_cost_per_day
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
              JOIN packages p ON p.id = v.package_id
@@ -97,6 +100,7 @@ export async function authenticateKey(db: SqlDb, authorization: string | null): 
     requestsPerMinute: row.requests_per_minute,
     concurrency: row.concurrency,
     maxUploadBytes: row.max_upload_bytes,
+    maxProviderCostPerDay: row.max_provider_cost_per_day,
   };
 }
 
