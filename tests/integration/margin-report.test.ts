@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { marginByKey, marginByPackage, marginReport } from '@/server/domain/reports/margin';
+import { usageCsvLines } from '@/server/domain/reports/usage-events';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
 import { createTestKey, type TestKey } from '../helpers/api';
 
@@ -91,5 +92,20 @@ describe('margin', () => {
     ]);
     const keys = (await marginByKey(getPrisma(), { range }, 'margin_desc')).filter((k) => [a.id, b.id].includes(k.id));
     expect(keys.map((k) => k.id)).toEqual([a.id, b.id]);
+  });
+
+  it("the usage CSV carries each event's provider cost, revenue and margin, summing to the report", async () => {
+    const lines: string[] = [];
+    const filters = { apiKeyId: a.id, from: range.from, to: range.to };
+    for await (const line of usageCsvLines(getPrisma(), filters)) lines.push(line.trimEnd());
+    const header = lines[0]!.split(',');
+    const rows = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, i) => [header[i], cell])));
+    const images = rows.find((row) => row.operation === 'images.generate')!;
+    expect([images.provider_cost, images.revenue, images.margin, images.unpriced]).toEqual(['0.09', '0.05', '-0.04', 'false']);
+    const code = rows.find((row) => row.operation === 'code.generate')!;
+    expect([code.provider_cost, code.revenue, code.margin, code.unpriced]).toEqual(['', '0.03', '', 'true']);
+    const cents = (field: string) => rows.reduce((sum, row) => sum + Math.round(Number(row[field] || 0) * 1e7), 0) / 1e7;
+    expect(cents('revenue')).toBe(0.38);
+    expect(cents('provider_cost')).toBe(0.1752345); // succeeded 0.1712345 + failed 0.004
   });
 });

@@ -4,6 +4,8 @@ import * as speechRoute from '@/app/v1/audio/speech/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { clearKeyCache } from '@/server/domain/keys/authenticate-key';
+import { currentMetrics, enableMetrics } from '@/server/observability/metrics';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { call, createTestKey, expectEnvelope } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 
@@ -17,6 +19,7 @@ resetConfigForTests();
 let fake: FakeOpenAi;
 beforeAll(async () => {
   fake = await startFakeOpenAi();
+  await enableMetrics();
 });
 afterAll(async () => {
   await fake.close();
@@ -74,9 +77,13 @@ describe('provider usage and cost per event', () => {
     ]);
   });
 
-  it("prices by the operator's override of the model", async () => {
+  it("prices by the operator's override of the model; wgs_provider_cost_total carries the same cost", async () => {
     const { key, id } = await keyFor('model-x', { prices: { 'model-x': { input_per_mtok: 3, output_per_mtok: 15 } } });
     expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(textRoute.POST, TEXT, { input: 'hi again' }, { key })).status).toBe(200);
+    const exposition = parsePrometheusText(await currentMetrics()!.registry.metrics());
+    const provider = `fake${providers}`;
+    expect(sampleValue(exposition, 'wgs_provider_cost_total', { provider, model: 'model-x' })).toBeCloseTo(0.00024, 12);
     // 5 × 3 / 1e6 + 7 × 15 / 1e6
     expect((await events(id))[0]).toMatchObject({ input_tokens: 5, output_tokens: 7, provider_cost: '0.0001200000', unpriced: false });
   });

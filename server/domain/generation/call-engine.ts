@@ -2,7 +2,7 @@ import type { SqlDb } from '../../db/client';
 import { ProviderUnavailableError, type Engine, type ProviderFailureKind, type ProviderUsage } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../../providers/resolve-engine';
-import { countFallback } from '../../observability/metrics';
+import { countFallback, countProviderCost } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
 import { addMetering, priceCall, type Metering } from '../billing/provider-cost';
 import { ApiError } from '../errors';
@@ -67,7 +67,9 @@ export async function callEngine<T>(
       const engine = await resolveEngine(name);
       const result = await measureProviderCall(name, () => work(engine));
       trace.answered = name;
-      trace.metering = addMetering(trace.metering, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
+      const priced = priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage);
+      trace.metering = addMetering(trace.metering, priced);
+      countProviderCost(name, priced.cost, priced.unpriced);
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
