@@ -2,6 +2,7 @@ import { createCallerFactory, router } from './init';
 import { auditRouter } from './routers/audit';
 import { jobsRouter } from './routers/jobs';
 import { keysRouter } from './routers/keys';
+import { marginRouter } from './routers/margin';
 import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
 import { refusalsRouter } from './routers/refusals';
@@ -19,6 +20,7 @@ export const appRouter = router({
   uploads: uploadsRouter,
   audit: auditRouter,
   refusals: refusalsRouter,
+  margin: marginRouter,
 });
 
 export type AppRouter = typeof appRouter;

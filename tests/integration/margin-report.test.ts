@@ -5,6 +5,7 @@ import { marginByKey, marginByPackage, marginReport } from '@/server/domain/repo
 import { usageCsvLines } from '@/server/domain/reports/usage-events';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
 import { createTestKey, type TestKey } from '../helpers/api';
+import { operatorCaller } from './trpc/helpers';
 
 // Revenue, provider cost and margin on a known data set, exact: two packages (unit prices 0.01
 // and 0.05), events on three UTC days and one outside the range, a failed call with a cost, an
@@ -107,5 +108,30 @@ describe('margin', () => {
     const cents = (field: string) => rows.reduce((sum, row) => sum + Math.round(Number(row[field] || 0) * 1e7), 0) / 1e7;
     expect(cents('revenue')).toBe(0.38);
     expect(cents('provider_cost')).toBe(0.1752345); // succeeded 0.1712345 + failed 0.004
+  });
+});
+
+describe('the dashboard API', () => {
+  it('margin.report, packages and keys answer the same figures, in CURRENCY', async () => {
+    const { caller } = await operatorCaller();
+    const report = await caller.margin.report({ range: 'custom', from: '2031-01-10', to: '2031-01-12', package: a.slug });
+    expect(report.currency).toBe('USD');
+    expect(report.totals.margin).toBe('0.2047655');
+    const packages = await caller.margin.packages({ range: 'custom', from: '2031-01-10', to: '2031-01-12', sort: 'margin_desc' });
+    expect(packages.find((p) => p.slug === a.slug)?.revenue).toBe('0.38');
+    const keys = await caller.margin.keys({ range: 'custom', from: '2031-01-10', to: '2031-01-12' });
+    expect(keys.find((k) => k.id === b.id)?.margin).toBe('0.08');
+  });
+
+  it("the Providers page saves a provider's prices, checked by the packages file's schema", async () => {
+    const { caller } = await operatorCaller();
+    const name = `priced-${randomUUID().slice(0, 8)}`;
+    const prices = { 'gpt-4o-mini': { input_per_mtok: 0.2, output_per_mtok: 0.8 } };
+    await caller.providers.save({ name, mode: 'create', entry: { type: 'openai', prices } });
+    expect((await caller.providers.get({ name })).prices).toEqual(prices);
+    await expect(
+      caller.providers.save({ name, mode: 'update', entry: { type: 'openai', prices: { m: { input_per_mtok: -1 } } } }),
+    ).rejects.toThrow();
+    expect((await caller.providers.get({ name })).prices).toEqual(prices);
   });
 });

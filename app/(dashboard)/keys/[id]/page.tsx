@@ -12,6 +12,7 @@ import { formatDate, formatNumber, type SearchParams } from '@/components/ui/for
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
+import { MarginPanel } from '@/components/margin/margin-panel';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
@@ -22,9 +23,10 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
   const range = rangeFromParams(await props.searchParams);
   const { caller } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals] = await Promise.all([
+  const [activity, refusals, margin] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
+    caller.margin.report({ key: key.id, ...range }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
@@ -81,6 +83,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           </Card>
         </div>
       ) : null}
+      <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       <Card title="Refused requests">
         <TimeRangePicker action={`/keys/${key.id}`} value={range} />
         <p>
