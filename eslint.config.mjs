@@ -3,6 +3,7 @@ import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
 import prettier from 'eslint-config-prettier';
 import { defineConfig, globalIgnores } from 'eslint/config';
+import layers from './eslint.layers.mjs';
 
 // Next's own rules (React, hooks, a11y, imports) with typescript-eslint's recommended set;
 // eslint-config-prettier last, so layout is Prettier's alone.
@@ -16,6 +17,8 @@ export default defineConfig([
     'playwright-report/**',
     'tests/artifacts/**',
     'next-env.d.ts',
+    // A deliberate import cycle that tests/unit/layer-rules.test.ts lints on its own.
+    'tests/unit/fixtures/layer-cycle/**',
   ]),
   js.configs.recommended,
   ...nextVitals,
@@ -38,5 +41,6 @@ export default defineConfig([
     ignores: ['scripts/bench/*-probe.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
   },
+  ...layers,
   prettier,
 ]);

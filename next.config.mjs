@@ -32,9 +32,19 @@ const nextConfig = {
         source: '/:path*',
         headers: [
           { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
         ],
+      },
+      {
+        // The API reference sends its own whole policy (app/docs/route.ts), which this would replace.
+        source: '/((?!docs$).*)',
+        headers: [{ key: 'Content-Security-Policy', value: "frame-ancestors 'none'" }],
+      },
+      {
+        // Other sites learn at most this origin from a link; a signed URL's answer (/files,
+        // /uploads) sends no Referer at all (server/http/responses.ts).
+        source: '/((?!files/|uploads/).*)',
+        headers: [{ key: 'Referrer-Policy', value: 'strict-origin' }],
       },
     ];
   },

@@ -62,6 +62,8 @@ export default defineConfig({
       // Refused counts reach the dashboard within a second; /metrics is served to this token.
       REFUSALS_FLUSH_MS: '1000',
       METRICS_TOKEN: E2E_METRICS_TOKEN,
+      // As behind a TLS proxy: X-Forwarded-* are believed (doors.spec.ts sends X-Forwarded-Proto: https).
+      TRUST_PROXY: 'true',
     },
   },
 });

@@ -2,6 +2,9 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import './globals.css';
 
+// Every page is rendered per request, so each carries the script nonce of its own answer (proxy.ts).
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = {
   title: 'Workflow Generation Service',
   description: 'Package-locked AI operations behind one strict API.',

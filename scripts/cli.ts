@@ -13,8 +13,11 @@ import { findDuplicateMember } from '../server/http/duplicate-keys';
 import { issueKey } from '../server/domain/keys/issue-key';
 import { setPackageArchived } from '../server/domain/packages/archive-package';
 import { listKeys, revokeKey, topUpKey } from '../server/domain/keys/manage-keys';
+import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../server/domain/webhooks/manage-webhook';
 import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
+import { setOperatorRole } from '../server/domain/operators/manage-operators';
+import { OPERATOR_ROLES, type OperatorRole } from '../server/domain/operators/roles';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
 import { errorText, type CliIssue } from './lib/cli-error';
 import { listProviders } from '../server/domain/providers/list-providers';
@@ -77,9 +80,14 @@ packages
   .action((file: string, options: { json?: boolean }) =>
     withDb(async () => {
       const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+      // Notices are not the result: on stderr, so stdout lists what changed (--json carries them in `notices`).
+      if (!options.json) for (const notice of result.notices) process.stderr.write(`notice: ${notice}\n`);
       output(Boolean(options.json), result, () =>
         [
-          ...result.providers.map((p) => `provider ${p.name}: ${p.status}`),
+          ...result.providers.map(
+            (p) =>
+              `provider ${p.name}: ${p.status}${p.key_cleared ? ' (type or base_url changed: its stored key was deleted; set it again)' : ''}`,
+          ),
           ...result.packages.map((p) => `package ${p.slug}: ${p.status} (version ${p.version})`),
         ].join('\n'),
       );
@@ -186,6 +194,42 @@ keys
     }),
   );
 
+const webhook = keys.command('webhook').description("Manage a key's job webhook endpoint (Standard Webhooks)");
+webhook
+  .command('set')
+  .description('Set the endpoint and a new signing secret, printed once (job.succeeded, job.failed, job.cancelled are POSTed to it)')
+  .argument('<id>', 'key id')
+  .requiredOption('--url <url>', 'https URL of the endpoint (public addresses only unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)')
+  .option('--json', 'print {"id","url","secret"}')
+  .action((id: string, options: { url: string; json?: boolean }) =>
+    withDb(async () => {
+      const set = await setKeyWebhook(getPrisma(), CLI_ACTOR, id, options.url);
+      output(Boolean(options.json), { id, ...set }, () => `${id}: webhook ${set.url}\nsigning secret (shown once): ${set.secret}`);
+    }),
+  );
+webhook
+  .command('rotate')
+  .description('Replace the signing secret, printed once; the old one stops signing at once')
+  .argument('<id>', 'key id')
+  .option('--json', 'print {"id","url","secret"}')
+  .action((id: string, options: { json?: boolean }) =>
+    withDb(async () => {
+      const rotated = await rotateKeyWebhookSecret(getPrisma(), CLI_ACTOR, id);
+      output(Boolean(options.json), { id, ...rotated }, () => `${id}: new signing secret (shown once): ${rotated.secret}`);
+    }),
+  );
+webhook
+  .command('clear')
+  .description('Remove the endpoint; deliveries not yet sent are skipped')
+  .argument('<id>', 'key id')
+  .option('--json', 'print {"id","url":null}')
+  .action((id: string, options: { json?: boolean }) =>
+    withDb(async () => {
+      await clearKeyWebhook(getPrisma(), CLI_ACTOR, id);
+      output(Boolean(options.json), { id, url: null }, () => `${id}: webhook removed`);
+    }),
+  );
+
 const providers = program.command('providers').description('Manage engine providers and their API keys');
 providers
   .command('list')
@@ -226,15 +270,36 @@ providers
 const operators = program.command('operators').description('Manage dashboard operators');
 operators
   .command('create')
-  .description('Create an operator who can sign in to the dashboard')
+  .description(
+    'Create an operator who can sign in to the dashboard; the password is read from standard input (typed without echo, or piped)',
+  )
   .requiredOption('--email <email>', 'e-mail address (the login)')
-  .requiredOption('--password <password>', 'password, 12 characters or more')
+  .option('--password <password>', 'password, 12 characters or more (shown in the process list: prefer standard input)')
+  .addOption(
+    new Option('--role <role>', 'owner, admin or viewer (default: owner for the first operator, viewer after)').choices(OPERATOR_ROLES),
+  )
   .option('--name <name>', 'display name')
-  .option('--json', 'print {"id","email"}')
-  .action((options: { email: string; password: string; name?: string; json?: boolean }) =>
+  .option('--json', 'print {"id","email","role"}')
+  .action(async (options: { email: string; password?: string; role?: OperatorRole; name?: string; json?: boolean }) => {
+    if (options.password !== undefined) {
+      process.stderr.write('warning: --password shows the password in the process list; pipe it on standard input instead\n');
+    }
+    const password = options.password ?? (await readSecretFromStdin(`Password for ${options.email} (not shown): `));
+    await withDb(async () => {
+      const operator = await createOperator(getPrisma(), CLI_ACTOR, { ...options, password });
+      output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id}), role ${operator.role}`);
+    });
+  });
+operators
+  .command('set-role')
+  .description("Change an operator's role; the last enabled owner keeps theirs")
+  .requiredOption('--email <email>', "the operator's e-mail address")
+  .addOption(new Option('--role <role>', 'owner, admin or viewer').choices(OPERATOR_ROLES).makeOptionMandatory())
+  .option('--json', 'print {"id","email","role"}')
+  .action((options: { email: string; role: OperatorRole; json?: boolean }) =>
     withDb(async () => {
-      const operator = await createOperator(getPrisma(), CLI_ACTOR, options);
-      output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id})`);
+      const operator = await setOperatorRole(getPrisma(), CLI_ACTOR, options);
+      output(Boolean(options.json), operator, () => `operator ${operator.email}: role ${operator.role}`);
     }),
   );
 

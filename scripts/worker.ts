@@ -1,10 +1,13 @@
 // `npm run worker`: video job workers only, for production deployments that run them apart
 // from the web servers (any number of these may run, on any number of machines). Uses
 // DATABASE_URL, or the data dir's embedded PostgreSQL (shared with `npm start` if it runs).
+// With --production (`npm run worker:production`): DATABASE_URL and the shared secrets are
+// required, and a schema that is behind is refused unless MIGRATE_ON_START=true.
 import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
+import { isProductionMode, migratesAtStart, requireProductionSettings } from '../server/instance/production-mode';
 import { markStopping, onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
 import { startBackgroundTasks } from '../server/background';
@@ -13,9 +16,11 @@ const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
 
 async function main(): Promise<void> {
   const config = getConfig();
+  const production = isProductionMode();
+  if (production) requireProductionSettings(config, 'worker');
   // Not adopt: a worker shares a running server's embedded PostgreSQL and never stops it. When
   // it started one itself, running jobs finish and the pool closes before that server stops.
-  const database = await provideDatabase({ log, beforeStop: runShutdownHooks });
+  const database = await provideDatabase({ log, beforeStop: runShutdownHooks, migrate: migratesAtStart(config, production) });
   onShutdown(disconnectDb);
   const worker = await startWorker();
   onShutdown(async () => {

@@ -1,8 +1,13 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
+import { getConfig } from './config';
 import { getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
+import { overdueDeliveries } from './domain/webhooks/job-events';
+import { queueDeliveries } from './domain/webhooks/webhook-queue';
+import { deleteIdleRateWindows } from './domain/rate-limit/sliding-window';
+import { deleteExpiredOutputs, deleteExpiredUploads } from './domain/retention/retention';
 import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
@@ -14,10 +19,18 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'return expired unit holds': () => sweepExpiredHolds(getSqlDb()),
   // After the holds: a video job whose units just came back (no worker ran it in time) says so.
   'fail video jobs whose units were returned': () => failJobsWithoutHold(getSqlDb()),
+  'queue job webhooks whose attempt is overdue': async () => {
+    const ids = await overdueDeliveries(getSqlDb());
+    await queueDeliveries(ids);
+    return ids.length;
+  },
   'delete expired idempotency records': () => deleteExpiredIdempotencyRecords(getSqlDb()),
   'expire uploads never completed (and delete their bytes)': () => expireStaleUploads(getSqlDb()),
   'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(getSqlDb()),
+  'delete uploads past UPLOAD_RETENTION_HOURS': () => deleteExpiredUploads(getSqlDb(), getConfig().UPLOAD_RETENTION_HOURS),
+  'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
+  'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
 };
 
 let timer: NodeJS.Timeout | undefined;

@@ -24,13 +24,16 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <Link className="brand" href="/">
           Workflow Generation Service
         </Link>
-        <SideNav />
+        <SideNav owner={session.role === 'owner'} />
         <div className="who">
           <span>
             Signed in as
             <strong className="email" data-testid="operator-email" title={session.email}>
               {session.email}
             </strong>
+            <span className="role" data-testid="operator-role">
+              {session.role}
+            </span>
           </span>
           <SignOutButton />
         </div>

@@ -1,8 +1,10 @@
 import { ApiReference } from '@scalar/nextjs-api-reference';
+import { hashedPolicy, STRICT_TRANSPORT_SECURITY } from '@/server/http/content-security-policy';
+import { cameOverHttps } from '@/server/http/forwarded';
 
 // The human reference of /v1, rendered by Scalar from /v1/openapi.json with its script
 // served by this app (no CDN: the product works offline).
-export const GET = ApiReference({
+const scalar = ApiReference({
   url: '/v1/openapi.json',
   cdn: '/docs/scalar.js',
   pageTitle: 'Workflow Generation Service API',
@@ -14,3 +16,13 @@ export const GET = ApiReference({
   showDeveloperTools: 'never',
   agent: { disabled: true },
 });
+
+/** Scalar's page with its own policy: its script file, and its one inline script by hash. */
+export async function GET(request: Request): Promise<Response> {
+  const page = await scalar();
+  const html = await page.text();
+  const headers = new Headers(page.headers);
+  headers.set('Content-Security-Policy', hashedPolicy(html));
+  if (cameOverHttps(request.headers)) headers.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+  return new Response(html, { status: page.status, headers });
+}

@@ -13,13 +13,15 @@ const LINKS = [
   { href: '/audit', label: 'Audit log' },
 ];
 
-export function SideNav() {
+/** The dashboard's links; Operators only for an owner (no other role may see or change them). */
+export function SideNav(props: { owner: boolean }) {
+  const links = props.owner ? [...LINKS, { href: '/operators', label: 'Operators' }] : LINKS;
   const pathname = usePathname();
   const current = (href: string) => (href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`));
   return (
     <nav aria-label="Dashboard">
       <ul>
-        {LINKS.map((link) => (
+        {links.map((link) => (
           <li key={link.href}>
             <Link href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
               {link.label}

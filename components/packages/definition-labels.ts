@@ -1,4 +1,4 @@
-import { LIST_FIELDS } from './version-fields';
+import { LIST_FIELDS, NUMBER_FIELDS } from './version-fields';
 
 // One label per field of a package definition: the form, its error messages and the version
 // diff all name fields the same way.
@@ -12,6 +12,7 @@ const TOP: Record<string, string> = {
   'limits.max_upload_bytes': 'Largest upload',
   'limits.max_provider_cost_per_day': 'Provider cost budget per key per day',
   unit_price: 'Unit price',
+  'limits.max_stored_bytes': 'Storage per key',
   operations: 'Operations',
 };
 
@@ -19,7 +20,6 @@ const SETTINGS: Record<string, string> = {
   engine: 'Engine',
   units: 'Units per call',
   input_uploads: 'Accepts uploaded input',
-  max_duration_seconds: 'Longest audio (seconds)',
 };
 
 /** "Requests per minute", "Output formats (text.generate)" for a dotted definition path. */
@@ -29,6 +29,9 @@ export function definitionLabel(path: string): string {
   if (!match) return path;
   const [, operation, key] = match;
   if (!key) return operation!;
-  const list = LIST_FIELDS[operation as keyof typeof LIST_FIELDS]?.find((field) => field.key === key);
-  return `${list?.label ?? SETTINGS[key] ?? key} (${operation})`;
+  const field = [
+    ...(LIST_FIELDS[operation as keyof typeof LIST_FIELDS] ?? []),
+    ...(NUMBER_FIELDS[operation as keyof typeof NUMBER_FIELDS] ?? []),
+  ].find((candidate) => candidate.key === key);
+  return `${field?.label ?? SETTINGS[key] ?? key} (${operation})`;
 }

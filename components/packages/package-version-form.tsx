@@ -1,6 +1,6 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
 import type { EngineChoice } from '@/server/domain/providers/provider-overview';
 import { fieldErrors } from '../forms/plain-issues';
@@ -8,9 +8,13 @@ import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
 import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, OPERATIONS, SIZE_UNITS, sizeForForm, TAKES_UPLOADS } from './version-fields';
+import { Field, type Errors } from './form-field';
+import { NumberSetting } from './number-setting';
+import { SizeInput } from './size-input';
+import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/domain/packages/output-cap-notices';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
-type Errors = Record<string, string>;
+type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];
 
 /** Plain-language messages by form field: the packages-file schema's rules, in the form's words. */
 function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unknown): Errors {
@@ -20,7 +24,9 @@ function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unkn
     errors[issueField(path)] ??=
       path === 'limits.max_upload_bytes' && !message.endsWith('is required')
         ? 'Largest upload must be more than 0 and at most 100 MB'
-        : message;
+        : path === 'limits.max_stored_bytes'
+          ? 'Storage per key must be more than 0 (or empty)'
+          : message;
   }
   return errors;
 }
@@ -31,28 +37,6 @@ function serverErrors(issues: FieldIssue[]): Errors {
   for (const issue of issues)
     errors[issueField(issue.path)] ??= `${definitionLabel(issue.path)}: ${issue.message.replace(/^[\w.|]+: /, '')}`;
   return errors;
-}
-
-function Field(props: { name: string; label: string; errors: Errors; hint?: string; children: (a11y: object) => ReactNode }) {
-  const id = `f-${props.name.replace(/[^a-z0-9]+/gi, '-')}`;
-  const error = props.errors[props.name];
-  const describedBy = [props.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{props.label}</label>
-      {props.children({ id, name: props.name, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
-      {props.hint ? (
-        <span className="hint" id={`${id}-hint`}>
-          {props.hint}
-        </span>
-      ) : null}
-      {error ? (
-        <span className="error" id={`${id}-error`}>
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
 }
 
 /** Creates a package or a new version of one; validated with the packages-file schema here and on the server. */
@@ -144,20 +128,27 @@ export function PackageVersionForm(props: {
             hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes"
           >
             {(a11y) => (
-              <span className="size-input">
-                <input type="text" inputMode="decimal" {...a11y} defaultValue={sizeForForm(initial?.limits.max_upload_bytes).amount} />
-                <select
-                  name="max_upload_unit"
-                  aria-label="Unit of the largest upload"
-                  defaultValue={sizeForForm(initial?.limits.max_upload_bytes).unit}
-                >
-                  {Object.keys(SIZE_UNITS).map((unit) => (
-                    <option key={unit} value={unit}>
-                      {unit}
-                    </option>
-                  ))}
-                </select>
-              </span>
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_upload_bytes}
+                unitName="max_upload_unit"
+                unitLabel="Unit of the largest upload"
+              />
+            )}
+          </Field>
+          <Field
+            name="max_stored_bytes"
+            label="Storage per key"
+            errors={errors}
+            hint="what one key may hold at once (uploads and outputs); empty: 10 × the largest upload"
+          >
+            {(a11y) => (
+              <SizeInput
+                a11y={a11y}
+                bytes={initial?.limits.max_stored_bytes}
+                unitName="max_stored_unit"
+                unitLabel="Unit of the storage per key"
+              />
             )}
           </Field>
           <Field
@@ -232,11 +223,17 @@ export function PackageVersionForm(props: {
                   )}
                 </Field>
               ))}
-              {operation === 'audio.speech' ? (
-                <Field name={fieldName(operation, 'max_duration_seconds')} label="Longest audio (seconds)" errors={errors}>
-                  {(a11y) => <input type="number" min={1} {...a11y} defaultValue={settings?.max_duration_seconds as number | undefined} />}
+              {NUMBER_FIELDS[operation].map((field) => (
+                <Field key={field.key} name={fieldName(operation, field.key)} label={field.label} errors={errors} hint={field.hint}>
+                  {(a11y) => (
+                    <NumberSetting
+                      a11y={a11y}
+                      initial={settings?.[field.key] as number | undefined}
+                      notice={field.key === 'max_output_tokens' ? outputCapNotice(operation as OutputCappedOperation) : undefined}
+                    />
+                  )}
                 </Field>
-              ) : null}
+              ))}
               {TAKES_UPLOADS.includes(operation) ? (
                 <label className="checkbox">
                   <input type="checkbox" name={fieldName(operation, 'input_uploads')} defaultChecked={Boolean(settings?.input_uploads)} />

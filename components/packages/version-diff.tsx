@@ -4,7 +4,7 @@ import { definitionLabel } from './definition-labels';
 
 function show(path: string, value: unknown): string {
   if (value === undefined) return '—';
-  if (path === 'limits.max_upload_bytes' && typeof value === 'number') return formatBytes(value);
+  if ((path === 'limits.max_upload_bytes' || path === 'limits.max_stored_bytes') && typeof value === 'number') return formatBytes(value);
   if (typeof value === 'number') return formatNumber(value);
   if (Array.isArray(value)) return value.join(', ');
   if (value !== null && typeof value === 'object') return Object.keys(value).length ? 'sold' : '—';

@@ -37,6 +37,30 @@ export const LIST_FIELDS: Record<Operation, ListField[]> = {
   ],
 };
 
+export interface NumberField {
+  key: string;
+  label: string;
+  hint: string;
+}
+
+const OUTPUT_CAP: NumberField = {
+  key: 'max_output_tokens',
+  label: 'Output cap (tokens)',
+  hint: "the most output one call may ask of the provider; empty: the provider's own default",
+};
+
+/** Whole-number settings: empty means not set. */
+export const NUMBER_FIELDS: Record<Operation, NumberField[]> = {
+  'text.generate': [OUTPUT_CAP],
+  'code.generate': [OUTPUT_CAP],
+  'images.generate': [],
+  'videos.generate': [],
+  'audio.speech': [{ key: 'max_duration_seconds', label: 'Longest audio (seconds)', hint: 'empty: no limit' }],
+  'audio.transcribe': [
+    { key: 'max_input_seconds', label: 'Longest input (seconds)', hint: 'a longer upload is refused before any charge; empty: no limit' },
+  ],
+};
+
 export const TAKES_UPLOADS: readonly Operation[] = ['images.generate', 'videos.generate'];
 export { OPERATIONS };
 
@@ -99,9 +123,9 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       if (values) settings[field.key] = values;
     }
     if (TAKES_UPLOADS.includes(operation)) settings.input_uploads = form.get(fieldName(operation, 'input_uploads')) === 'on';
-    if (operation === 'audio.speech') {
-      const seconds = numberOrRaw(form.get(fieldName(operation, 'max_duration_seconds')));
-      if (seconds !== undefined) settings.max_duration_seconds = seconds;
+    for (const field of NUMBER_FIELDS[operation]) {
+      const value = numberOrRaw(form.get(fieldName(operation, field.key)));
+      if (value !== undefined) settings[field.key] = value;
     }
     operations[operation] = settings;
   }
@@ -114,6 +138,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       concurrency: numberOrRaw(form.get('concurrency')),
       max_upload_bytes: sizeInBytes(form.get('max_upload_bytes'), form.get('max_upload_unit')),
       max_provider_cost_per_day: numberOrRaw(form.get('max_provider_cost_per_day')),
+      max_stored_bytes: sizeInBytes(form.get('max_stored_bytes'), form.get('max_stored_unit')),
     },
     unit_price: numberOrRaw(form.get('unit_price')),
     operations,

@@ -64,7 +64,9 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       setMessage(
         saved.status === 'unchanged'
           ? { tone: 'warn', text: 'Nothing changed.' }
-          : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' },
+          : saved.key_cleared
+            ? { tone: 'warn', text: 'Saved. The type or base URL changed, so its stored key was deleted: set the key again below.' }
+            : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' },
       );
       router.refresh();
     } catch (failure) {

@@ -8,6 +8,9 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   pending: 'warn',
   submitted: 'neutral',
   running: 'warn',
+  cancelled: 'neutral',
+  delivered: 'ok',
+  skipped: 'neutral',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -12,7 +12,7 @@ export async function writeSnapshot(client: pg.Client): Promise<string> {
     `SELECT concat_ws(' ',
        (SELECT count(*) FROM idempotency_records), (SELECT count(*) FROM usage_events),
        (SELECT count(*) FROM unit_holds), (SELECT count(*) FROM unit_holds WHERE status = 'held'),
-       (SELECT coalesce(sum(points), 0) FROM rate_limits), (SELECT count(*) FROM rate_limits),
+       (SELECT coalesce(sum(c), 0) FROM rate_windows, unnest(counts) AS c), (SELECT count(*) FROM rate_windows),
        (SELECT sum(remaining_units) FROM api_keys), (SELECT sum(in_flight) FROM api_keys),
        (SELECT max(last_used_at) FROM api_keys)) AS s`,
   );

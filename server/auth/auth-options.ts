@@ -4,8 +4,9 @@ import GitHubProvider from 'next-auth/providers/github';
 import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
+import { isVerifiedOAuthEmail } from './verified-email';
 import { isUuid } from '../domain/uuid';
-import { endOperatorSession, isLiveOperatorSession, startOperatorSession } from './operator-sessions';
+import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS =
@@ -47,9 +48,16 @@ export const authOptions: NextAuthOptions = {
     ...oauthProviders(),
   ],
   callbacks: {
-    async signIn({ user, account }) {
+    async signIn({ user, account, profile }) {
       if (!account || account.provider === 'credentials') return Boolean(user);
-      return Boolean(user.email && (await findOperatorByEmail(user.email)));
+      if (!user.email) return false;
+      const verified = await isVerifiedOAuthEmail({
+        provider: account.provider,
+        email: user.email,
+        profile,
+        accessToken: account.access_token,
+      });
+      return verified && Boolean(await findOperatorByEmail(user.email));
     },
     async jwt({ token, user, account }) {
       if (user && account) {
@@ -69,15 +77,12 @@ export const authOptions: NextAuthOptions = {
       // disabled, since the cookie was issued names no one (here, for pages, tRPC and /api/auth/session alike).
       const { operatorId, sessionId, signedInAt } = token;
       const fresh = typeof signedInAt === 'number' && Date.now() - signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      const live =
-        fresh &&
-        typeof operatorId === 'string' &&
-        typeof sessionId === 'string' &&
-        isUuid(operatorId) &&
-        isUuid(sessionId) &&
-        (await isLiveOperatorSession(sessionId, operatorId));
-      if (!live) return { expires: session.expires };
-      return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email }, sessionId };
+      const role =
+        fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId)
+          ? await liveSessionRole(sessionId, operatorId)
+          : null;
+      if (!role) return { expires: session.expires };
+      return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email, role }, sessionId };
     },
     // next-auth's own redirect throws on a URL it cannot parse (a planted callback-url cookie made
     // every dashboard request a 500); anything but this site's own URLs goes to its root.
@@ -97,3 +102,11 @@ export const authOptions: NextAuthOptions = {
     },
   },
 };
+
+/**
+ * The options for one request: its cookies are Secure (and named __Secure-/__Host-) whenever it
+ * came over https (a trusted proxy's X-Forwarded-Proto), not only when NEXTAUTH_URL is https.
+ */
+export function authOptionsFor(secure: boolean): NextAuthOptions {
+  return { ...authOptions, useSecureCookies: secure };
+}

@@ -4,7 +4,7 @@ import { getConfig } from '../config';
 export const CLIENT_ADDRESS_HEADER = 'x-wgs-client-address';
 
 /**
- * The address sign-in attempts are counted under. X-Forwarded-For is only believed with
+ * The address sign-in attempts and failed /v1 authentications are counted under. X-Forwarded-For is only believed with
  * TRUST_PROXY=true, and then only its last entry, the one the nearest proxy wrote: the earlier
  * ones are whatever the client sent.
  */

@@ -1,11 +1,19 @@
 import 'next-auth';
 import 'next-auth/jwt';
+import type { OperatorRole } from '../domain/operators/roles';
 
 declare module 'next-auth' {
   interface Session {
     /** The operator_sessions row this sign-in created (sign-out ends it). */
     sessionId?: string;
-    user?: { id?: string; name?: string | null; email?: string | null; image?: string | null };
+    user?: {
+      id?: string;
+      name?: string | null;
+      email?: string | null;
+      image?: string | null;
+      /** Read from the database on every request (auth-options.ts), never from the cookie. */
+      role?: OperatorRole;
+    };
   }
 }
 

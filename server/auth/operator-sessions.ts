@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getPrisma } from '../db/client';
+import type { OperatorRole } from '../domain/operators/roles';
 
 // Dashboard sessions live in the session cookie (a signed JWT) *and* as a row here. The row lets
 // sign-out end a session on the server: a copy of the cookie taken before sign-out no longer
@@ -19,12 +20,21 @@ export async function endOperatorSession(sessionId: string): Promise<void> {
   await getPrisma().operatorSession.updateMany({ where: { id: sessionId, endedAt: null }, data: { endedAt: new Date() } });
 }
 
+/**
+ * The operator's role while the session is neither ended nor expired and its operator is not
+ * disabled; null otherwise. Read on every request, so a role changed by an owner applies at once.
+ */
+export async function liveSessionRole(sessionId: string, operatorId: string): Promise<OperatorRole | null> {
+  const live = await getPrisma().operatorSession.findFirst({
+    where: { id: sessionId, operatorId, endedAt: null, expiresAt: { gt: new Date() }, operator: { disabledAt: null } },
+    select: { operator: { select: { role: true } } },
+  });
+  return live?.operator.role ?? null;
+}
+
 /** True while the session is neither ended nor expired and its operator is not disabled. */
 export async function isLiveOperatorSession(sessionId: string, operatorId: string): Promise<boolean> {
-  const live = await getPrisma().operatorSession.count({
-    where: { id: sessionId, operatorId, endedAt: null, expiresAt: { gt: new Date() }, operator: { disabledAt: null } },
-  });
-  return live === 1;
+  return (await liveSessionRole(sessionId, operatorId)) !== null;
 }
 
 /** Housekeeping: rows of sessions that ended or expired serve nothing once a day has passed. */

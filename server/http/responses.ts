@@ -13,6 +13,15 @@ export function baseHeaders(requestId: string, extra?: Record<string, string>): 
   return headers;
 }
 
+/**
+ * A signed URL's answer (its download, its upload) names no page it was reached from: the URL in
+ * the query is a credential, and a Referer would carry it to whatever the answer links to.
+ */
+export function noReferrer(response: Response): Response {
+  response.headers.set('Referrer-Policy', 'no-referrer');
+  return response;
+}
+
 export function jsonText(status: number, body: string, requestId: string, extra?: Record<string, string>): Response {
   const headers = baseHeaders(requestId, extra);
   headers.set('Content-Type', 'application/json; charset=utf-8');

@@ -12,6 +12,8 @@ export interface RouteDoc {
   summary: string;
   /** Answered without an API key. */
   public?: boolean;
+  /** A GET that counts against the key's requests per minute (its answer carries the rate headers). */
+  rateLimited?: boolean;
   /** The JSON body of a POST. */
   request?: z.ZodType;
   pathParams?: z.ZodObject;

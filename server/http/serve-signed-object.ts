@@ -3,7 +3,7 @@ import { ApiError } from '../domain/errors';
 import { getObjectStore } from '../storage/get-object-store';
 import { verifyObjectUrl } from '../storage/signed-urls';
 import { newRequestId } from './request-id';
-import { baseHeaders, toErrorResponse } from './responses';
+import { baseHeaders, noReferrer, toErrorResponse } from './responses';
 
 /** GET /files/<key>?exp&type&n&sig: streams a private object to whoever holds a valid, unexpired URL. */
 export async function serveSignedObject(request: Request): Promise<Response> {
@@ -23,8 +23,8 @@ export async function serveSignedObject(request: Request): Promise<Response> {
       'X-Content-Type-Options': 'nosniff',
       'Content-Disposition': 'inline',
     });
-    return new Response(Readable.toWeb(object.body) as ReadableStream, { status: 200, headers });
+    return noReferrer(new Response(Readable.toWeb(object.body) as ReadableStream, { status: 200, headers }));
   } catch (error) {
-    return toErrorResponse(error, requestId);
+    return noReferrer(toErrorResponse(error, requestId));
   }
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors';
 import { receiveUploadBytes } from '../domain/uploads/receive-upload-bytes';
 import { verifyUploadUrl } from '../storage/upload-urls';
 import { newRequestId } from './request-id';
-import { jsonResponse, toErrorResponse } from './responses';
+import { jsonResponse, noReferrer, toErrorResponse } from './responses';
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
@@ -25,8 +25,8 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
     const body = request.body ? Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>) : Readable.from([] as Buffer[]);
     const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
-    return jsonResponse(200, received, requestId);
+    return noReferrer(jsonResponse(200, received, requestId));
   } catch (error) {
-    return toErrorResponse(error, requestId);
+    return noReferrer(toErrorResponse(error, requestId));
   }
 }

@@ -3,8 +3,10 @@ import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
 import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
+import { deliverWebhook } from '../domain/webhooks/deliver-webhook';
+import { ensureWebhookQueue, WEBHOOK_QUEUE, type WebhookMessage } from '../domain/webhooks/webhook-queue';
 
-// The video job worker: pg-boss workers on the shared queue. Any number of these, in any
+// The video job worker (and the job webhooks' sender): pg-boss workers on the shared queues. Any number of these, in any
 // number of processes and machines, share it safely: pg-boss hands each attempt to one
 // worker (SKIP LOCKED), heartbeats it while it runs, and its supervisor gives the attempt of
 // a worker that stopped heartbeating (killed, machine lost) to another worker.
@@ -31,6 +33,12 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
     const failed = await failExhaustedJob(getSqlDb(), job.data.jobId);
     if (failed) console.error(`[jobs] ${job.data.jobId} failed after its last attempt`);
     return { failed };
+  });
+
+  await ensureWebhookQueue(boss);
+  await boss.work<WebhookMessage>(WEBHOOK_QUEUE, { ...polling, batchSize: 1, localConcurrency: concurrency }, async ([job]) => {
+    if (!job) return;
+    return { outcome: await deliverWebhook(getSqlDb(), job.data.deliveryId) };
   });
 
   let stopped = false;

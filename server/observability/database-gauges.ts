@@ -12,7 +12,7 @@ function setPool(metrics: Metrics, name: string, pool: pg.Pool): void {
   metrics.dbPool.labels(name, 'waiting').set(pool.waitingCount);
 }
 
-export async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
+async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
   const pool = getPool();
   setPool(metrics, 'main', pool);
   setPool(metrics, 'provisional', getProvisionalPool());
@@ -36,4 +36,10 @@ export async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
   } catch {
     // The database does not answer: the process metrics are still worth a scrape; these keep their last values.
   }
+}
+
+/** The exposition text of every metric, the database-wide gauges read now. */
+export async function scrapeMetrics(metrics: Metrics): Promise<string> {
+  await collectDatabaseGauges(metrics);
+  return metrics.registry.metrics();
 }

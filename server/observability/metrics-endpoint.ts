@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { getConfig } from '../config';
-import { enableMetrics, scrapeMetrics } from './metrics';
+import { scrapeMetrics } from './database-gauges';
+import { enableMetrics } from './metrics';
 
-// GET /metrics: on METRICS_PORT alone (for a scraper inside the network), and/or on the app's
-// port to `Authorization: Bearer <METRICS_TOKEN>`; 404 on the app's port without a token set.
+// GET /metrics: on METRICS_PORT (open only when bound to loopback; on any other address it needs
+// `Authorization: Bearer <METRICS_TOKEN>` too, and does not start without one), and/or on the
+// app's port to that bearer; 404 on the app's port without a token set.
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -26,12 +28,32 @@ export async function serveMetrics(request: Request): Promise<Response> {
   return new Response(text, { status: 200, headers: { ...headers, 'Content-Type': CONTENT_TYPE } });
 }
 
-/** The listener of METRICS_PORT: /metrics, nothing else. */
-export async function startMetricsServer(port: number, host: string): Promise<Server> {
+/** Whether a listening address is this machine's loopback only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::ffff:127.0.0.1';
+}
+
+/**
+ * The listener of METRICS_PORT: /metrics, nothing else. On loopback it is open (a scraper on the
+ * same machine); on any other address it serves only the bearer of `token`, and refuses to start
+ * without one: process and business figures are not for whoever reaches the port.
+ */
+export async function startMetricsServer(port: number, host: string, token?: string): Promise<Server> {
+  const open = isLoopbackHost(host);
+  if (!open && !token) {
+    throw new Error(`METRICS_PORT on ${host} (not loopback) needs METRICS_TOKEN: set one, or bind to 127.0.0.1 with HOST`);
+  }
   const metrics = await enableMetrics();
   const server = createServer((req, res) => {
     if (req.url?.split('?')[0] !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not Found\n');
+      return;
+    }
+    if (!open && !bearerMatches(req.headers.authorization ?? null, token!)) {
+      res
+        .writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'WWW-Authenticate': 'Bearer realm="metrics"' })
+        .end('Unauthorized\n');
       return;
     }
     scrapeMetrics(metrics).then(

@@ -1,9 +1,8 @@
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { collectDatabaseGauges } from './database-gauges';
 
 // Prometheus metrics of this instance, kept in memory. Nothing is recorded unless METRICS_PORT
 // or METRICS_TOKEN is set (enableMetrics at start): each recorder is then a label lookup and
-// an add. Database-wide gauges (holds, jobs) are read only when scraped.
+// an add. Database-wide gauges (holds, jobs) are read only when scraped (database-gauges.ts).
 
 export interface Metrics {
   registry: Registry;
@@ -13,6 +12,7 @@ export interface Metrics {
   fallbacks: Counter<'operation' | 'from' | 'to'>;
   providerCost: Counter<'provider' | 'model'>;
   unpricedCalls: Counter<'provider' | 'model'>;
+  webhookAttempts: Counter<'outcome'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
   videoJobs: Gauge<'state'>;
@@ -82,6 +82,12 @@ export async function enableMetrics(): Promise<Metrics> {
       labelNames: ['provider', 'model'] as const,
       registers: [registry],
     }),
+    webhookAttempts: new client.Counter({
+      name: 'wgs_webhook_attempts_total',
+      help: 'Job webhook delivery attempts by outcome (delivered, retry, failed: out of attempts or 410 Gone)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     holdsOpen: new client.Gauge({ name: 'wgs_holds_open', help: 'Unit holds open (database-wide)', registers: [registry] }),
     heldUnits: new client.Gauge({ name: 'wgs_held_units', help: 'Units held by open holds (database-wide)', registers: [registry] }),
     videoJobs: jobs,
@@ -99,12 +105,6 @@ export async function enableMetrics(): Promise<Metrics> {
   };
   holder[METRICS] = metrics;
   return metrics;
-}
-
-/** The exposition text of every metric, the database-wide gauges read now. */
-export async function scrapeMetrics(metrics: Metrics): Promise<string> {
-  await collectDatabaseGauges(metrics);
-  return metrics.registry.metrics();
 }
 
 export function observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
@@ -140,4 +140,9 @@ export function countProviderCost(engineName: string, cost: number | null, unpri
  */
 export function countFallback(operation: string, from: string, to: string): void {
   holder[METRICS]?.fallbacks.labels(operation, from, to).inc();
+}
+
+/** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */
+export function countWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void {
+  holder[METRICS]?.webhookAttempts.labels(outcome).inc();
 }

@@ -20,7 +20,7 @@ export async function startObservability(log: (line: string) => void): Promise<v
   if (tracingState()) onShutdown(() => tracingState()!.shutdown());
   if (config.METRICS_PORT || config.METRICS_TOKEN) await enableMetrics();
   if (config.METRICS_PORT) {
-    const server = await startMetricsServer(config.METRICS_PORT, config.HOST);
+    const server = await startMetricsServer(config.METRICS_PORT, config.HOST, config.METRICS_TOKEN);
     onShutdown(() => new Promise<void>((resolve) => server.close(() => resolve())));
     log(`metrics on http://localhost:${config.METRICS_PORT}/metrics`);
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { ERROR_CATALOG, type ErrorCode } from '../contract/error-catalog';
 import { errorResponseSchema } from '../contract/errors';
+import { jobEventSchema } from '../contract/webhooks';
 import { IDEMPOTENCY_HEADER_PATTERN, REQUEST_ID_PATTERN } from '../contract/values';
 import type { RouteDoc } from '../http/route-doc';
 import { ROUTES } from '../http/routes/registry';
@@ -53,7 +54,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The key’s package does not include this operation.',
   404: 'Not found, or not owned by the calling key.',
   405: 'Known path, wrong method (see the Allow header).',
-  409: 'A request with the same Idempotency-Key is still running.',
+  409: 'A request with the same Idempotency-Key is still running; or, on POST /v1/jobs/{jobId}/cancel, the job has already ended (`job_not_cancellable`, its `status` in `details`).',
   413: 'Request body over 1 MiB, or a declared upload above the package limit.',
   415: 'Content-Type is not application/json.',
   422: 'Schema or package-settings validation failed (no units charged), or the Idempotency-Key was used for a different request.',
@@ -118,13 +119,39 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
         description: post
           ? `${description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`
           : description,
-        headers: post ? { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': replayedHeader } : commonHeaders,
+        headers: post
+          ? { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': replayedHeader }
+          : { ...commonHeaders, ...(route.rateLimited ? rateHeaders : {}) },
         content: { 'application/json': { schema } },
       },
       ...errorResponses(route.errors),
     },
   };
 }
+
+/** What a key's webhook endpoint receives (an extension of v1): OpenAPI 3.1 `webhooks`. */
+const jobEventWebhook: ZodOpenApiOperationObject = {
+  operationId: 'jobEvent',
+  summary: 'A job of the key ended (Standard Webhooks; extension of v1)',
+  description:
+    'POSTed to the endpoint an operator set for the key when one of its video jobs ends. Verify the signature before trusting the body (e.g. with the `standardwebhooks` package and the `whsec_` secret). ' +
+    'Delivery is at least once: deduplicate on `webhook-id`, which every attempt of one event repeats. A 2xx answer within 15 s ends the delivery; anything else (a redirect included: it is never followed) is retried on the service’s schedule (by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with jitter), after `Retry-After` at the earliest on a 429 or 503. `410 Gone` disables the endpoint.',
+  requestParams: {
+    header: z.object({
+      'webhook-id': z.string().meta({ description: 'The event’s id (`msg_…`), the same on every attempt.' }),
+      'webhook-timestamp': z.string().meta({ description: 'Unix seconds when this attempt was signed.' }),
+      'webhook-signature': z.string().meta({
+        description:
+          '`v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the `whsec_` secret.',
+      }),
+    }),
+  },
+  requestBody: { required: true, content: { 'application/json': { schema: jobEventSchema } } },
+  responses: {
+    '200': { description: 'Received (any 2xx). Answer quickly; do the work after answering.' },
+    '410': { description: 'The endpoint is gone: the key’s webhook is disabled until an operator sets it again.' },
+  },
+};
 
 function pathsOf(routes: readonly RouteDoc[]): ZodOpenApiPathsObject {
   const paths: ZodOpenApiPathsObject = {};
@@ -144,5 +171,6 @@ export function buildOpenApiDocument(serverUrl?: string) {
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: `wgs_live_…`' } } },
     paths: pathsOf(ROUTES),
+    webhooks: { jobEvent: { post: jobEventWebhook } },
   });
 }

@@ -1,4 +1,7 @@
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { Agent } from 'undici';
+import { isMetadataHost, metadataHostOf } from './metadata-hosts';
 
 // The fetch every provider client is built with. A provider's reply may hold at most: JSON (text,
 // code, base64 images) 16 MiB, media 100 MiB; a larger reply, read whole, would exhaust the
@@ -12,7 +15,44 @@ import { Agent } from 'undici';
 const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
 const MEDIA_REPLY_LIMIT = 104_857_600;
 
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+/** A call refused before it was sent: its URL, or a redirect, leads where no provider call may go. */
+export class RefusedDestinationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedDestinationError';
+  }
+}
+
+const metadataRefusal = (host: string) => new RefusedDestinationError(`refused: ${host} is a cloud metadata or link-local address`);
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** DNS as usual, but a name that resolves to a metadata or link-local address is not connected to. */
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error || addresses.length === 0) {
+      const failure = error ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+      return callback(failure, options.all ? [] : '');
+    }
+    const refused = addresses.find((entry) => isMetadataHost(entry.address));
+    if (refused) return callback(Object.assign(metadataRefusal(`${hostname} (${refused.address})`), { code: 'EREFUSED' }), '');
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
+
+/** The same check for the global fetch path (downloads, forms), which does not use the agent. */
+async function refuseResolvedMetadata(url: URL): Promise<void> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === '' || isIP(host) !== 0 || (url.protocol !== 'http:' && url.protocol !== 'https:')) return;
+  await new Promise<void>((resolve, reject) =>
+    guardedLookup(host, {}, (error) => (error && error instanceof RefusedDestinationError ? reject(error) : resolve())),
+  );
+}
+
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, connect: { lookup: guardedLookup as never } });
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
 
 const limitFor = (contentType: string | null | undefined) => ((contentType ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT);
 class ReplyTooLargeError extends Error {}
@@ -122,8 +162,54 @@ function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number 
   return { signal: controller.signal, done };
 }
 
-/** fetch with each reply's size capped (see above) and, given timeoutMs, each attempt timed out. */
-export async function cappedFetch(input: string | URL | Request, init?: RequestInit, timeoutMs?: number): Promise<Response> {
+/**
+ * The global fetch, following redirects itself: each hop's host is checked, and only a download
+ * (`crossOrigin`) may be sent to another origin: an API call carries the provider's key, which
+ * must not follow a redirect to a host the operator never named.
+ */
+async function fetchFollowing(input: string | URL | Request, init: RequestInit | undefined, crossOrigin: boolean): Promise<Response> {
+  let url = new URL(input instanceof Request ? input.url : String(input));
+  let request: RequestInit | undefined = init;
+  for (let hop = 0; ; hop++) {
+    await refuseResolvedMetadata(url);
+    const response = await fetch(hop === 0 ? input : url, { ...request, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || location === null) return response;
+    await response.body?.cancel();
+    const next = new URL(location, url);
+    const refused = metadataHostOf(next);
+    if (refused) throw metadataRefusal(refused);
+    if (next.origin !== url.origin && !crossOrigin) {
+      throw new RefusedDestinationError(`refused: the provider redirected its API call to another origin (${next.origin})`);
+    }
+    if (hop + 1 >= MAX_REDIRECTS) throw new RefusedDestinationError(`refused: more than ${MAX_REDIRECTS} redirects`);
+    // As fetch does: 303 (and 301/302 of a POST) become a GET without a body.
+    const method = (request?.method ?? 'GET').toUpperCase();
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      request = { ...request, method: 'GET', body: undefined };
+    }
+    url = next;
+  }
+}
+
+export interface CappedFetchOptions {
+  /** A download of a URL a provider named (no credentials sent): it may be redirected to another origin. */
+  crossOriginRedirects?: boolean;
+}
+
+/**
+ * fetch with each reply's size capped (see above) and, given timeoutMs, each attempt timed out.
+ * Metadata and link-local hosts are refused, by name and by what a name resolves to; redirects
+ * stay on the call's origin unless `crossOriginRedirects` (RefusedDestinationError otherwise).
+ */
+export async function cappedFetch(
+  input: string | URL | Request,
+  init?: RequestInit,
+  timeoutMs?: number,
+  options: CappedFetchOptions = {},
+): Promise<Response> {
+  const refused = metadataHostOf(input instanceof Request ? input.url : String(input));
+  if (refused) throw metadataRefusal(refused);
   if (!(input instanceof Request) && init?.method === 'POST' && isPlainBody(init.body)) {
     const attempt = attemptSignal(init.signal, timeoutMs);
     let direct: Response | undefined;
@@ -133,7 +219,7 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
       // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
       // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
       if (attempt.signal?.aborted) throw attempt.signal.reason;
-      if (error instanceof ReplyTooLargeError) throw error;
+      if (error instanceof ReplyTooLargeError || error instanceof RefusedDestinationError) throw error;
       throw new TypeError('fetch failed', { cause: error });
     } finally {
       attempt.done();
@@ -145,7 +231,7 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
     const timeout = AbortSignal.timeout(timeoutMs);
     init = { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout };
   }
-  const response = await fetch(input, init);
+  const response = await fetchFollowing(input, init, options.crossOriginRedirects === true);
   const limit = limitFor(response.headers.get('content-type'));
   const declared = response.headers.get('content-length');
   if (Number(declared ?? 0) > limit) {
@@ -166,4 +252,16 @@ export async function cappedFetch(input: string | URL | Request, init?: RequestI
     }),
   );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * Reads a media URL a provider's answer names: a plain GET with no headers at all, so none of
+ * the provider's credentials go with it, wherever the URL or its redirects lead (their hosts
+ * checked as every call's are).
+ */
+export function mediaFetch(timeoutMs: number): typeof fetch {
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    cappedFetch(input instanceof Request ? input.url : input, { method: 'GET', signal: init?.signal, credentials: 'omit' }, timeoutMs, {
+      crossOriginRedirects: true,
+    })) as typeof fetch;
 }

@@ -6,7 +6,7 @@ export interface TextTask {
   input: string;
   context?: string;
   outputFormat: 'text' | 'markdown' | 'json';
-  /** The most output tokens the provider may produce; unset, the provider's own default. */
+  /** The package's cap on the answer's length, in the provider's tokens; unset: the provider's default. */
   maxOutputTokens?: number;
 }
 
@@ -14,7 +14,7 @@ export interface CodeTask {
   input: string;
   language?: string;
   requirements: string[];
-  /** The most output tokens the provider may produce; unset, the provider's own default. */
+  /** The package's cap on the answer's length, in the provider's tokens; unset: the provider's default. */
   maxOutputTokens?: number;
 }
 

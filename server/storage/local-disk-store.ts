@@ -53,4 +53,8 @@ export class LocalDiskStore implements ObjectStore {
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    for (const key of keys) await this.delete(key);
+  }
 }

@@ -25,6 +25,8 @@ export interface ObjectStore {
   /** null when there is no such object. */
   get(key: string): Promise<StoredObject | null>;
   delete(key: string): Promise<void>;
+  /** Deletes up to 1,000 objects in as few calls as the store allows; keys with no object are no error. */
+  deleteMany(keys: string[]): Promise<void>;
 }
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9/_.-]{0,400}$/;

@@ -175,6 +175,18 @@ export class S3Store implements ObjectStore {
     await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
+  /** One DeleteObjects call (up to 1,000 keys); a key the bucket refused to delete fails the batch. */
+  async deleteMany(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    keys.forEach(assertSafeKey);
+    const { client, s3 } = await this.connect();
+    const result = await client.send(
+      new s3.DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    const failed = result.Errors ?? [];
+    if (failed.length > 0) throw new Error(`S3 refused to delete ${failed.length} object(s): ${failed[0]!.Code ?? 'error'}`);
+  }
+
   destroy(): void {
     void this.connection?.then(({ client }) => client.destroy());
   }

@@ -73,4 +73,11 @@ export class VercelBlobStore implements ObjectStore {
     assertSafeKey(key);
     await del(key, { token: this.token });
   }
+
+  /** One call of the Blob API's delete, which takes a list of pathnames. */
+  async deleteMany(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    keys.forEach(assertSafeKey);
+    await del(keys, { token: this.token });
+  }
 }

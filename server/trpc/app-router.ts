@@ -3,6 +3,7 @@ import { auditRouter } from './routers/audit';
 import { jobsRouter } from './routers/jobs';
 import { keysRouter } from './routers/keys';
 import { marginRouter } from './routers/margin';
+import { operatorsRouter } from './routers/operators';
 import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
 import { refusalsRouter } from './routers/refusals';
@@ -21,6 +22,7 @@ export const appRouter = router({
   audit: auditRouter,
   refusals: refusalsRouter,
   margin: marginRouter,
+  operators: operatorsRouter,
 });
 
 export type AppRouter = typeof appRouter;

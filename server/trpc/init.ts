@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ERROR_CATALOG, isApiError } from '../domain/errors';
 import type { Actor } from '../domain/actor';
 import type { OperatorSession } from '../auth/session';
+import { ROLE_DESCRIPTIONS, roleAllows, type OperatorRole } from '../domain/operators/roles';
 import type { TrpcContext } from './context';
 import { apiErrorData, toTRPCError } from './error-map';
 
@@ -45,7 +46,22 @@ const requireOperator = t.middleware(({ ctx, next }) => {
   return next({ ctx: { ...ctx, session: ctx.session as OperatorSession, actor: ctx.actor as Actor } });
 });
 
+/** The one place roles are enforced: a procedure refuses (FORBIDDEN) an operator below its role. */
+const requireRole = (minimum: OperatorRole) =>
+  t.middleware(({ ctx, next }) => {
+    if (!roleAllows(ctx.session?.role, minimum)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${minimum} role (${ROLE_DESCRIPTIONS[minimum]}).` });
+    }
+    return next();
+  });
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-/** Every dashboard procedure is an operator procedure: there is no public one. */
-export const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseNul);
+/** Every dashboard procedure is an operator procedure (there is no public one) of a minimum role. */
+const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseNul);
+/** Reads: every role. */
+export const viewerProcedure = operatorProcedure.use(requireRole('viewer'));
+/** Changes to packages, keys and providers (not their keys). */
+export const adminProcedure = operatorProcedure.use(requireRole('admin'));
+/** Provider keys and operators. */
+export const ownerProcedure = operatorProcedure.use(requireRole('owner'));

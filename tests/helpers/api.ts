@@ -68,6 +68,7 @@ export async function createTestKey(
     rpm?: number;
     concurrency?: number;
     maxUploadBytes?: number;
+    maxStoredBytes?: number;
     operations?: Record<string, unknown>;
     providers?: Record<string, unknown>;
     unitPrice?: number;
@@ -87,6 +88,7 @@ export async function createTestKey(
           concurrency: options.concurrency ?? 100,
           ...(options.maxUploadBytes ? { max_upload_bytes: options.maxUploadBytes } : {}),
           ...(options.maxProviderCostPerDay !== undefined ? { max_provider_cost_per_day: options.maxProviderCostPerDay } : {}),
+          ...(options.maxStoredBytes ? { max_stored_bytes: options.maxStoredBytes } : {}),
         },
         ...(options.unitPrice !== undefined ? { unit_price: options.unitPrice } : {}),
         operations: options.operations ?? {

@@ -103,14 +103,14 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await holdsOf(owner.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
     expect(await usageOf(owner.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: job.job_id, error_code: null }]);
     const row = await getPrisma().job.findUniqueOrThrow({ where: { id: job.job_id } });
-    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, resultKey: `outputs/${owner.id}/${job.job_id}.mp4` });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, resultKey: `outputs/${job.job_id}.mp4` });
     const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: owner.id } });
     expect(key.inFlight).toBe(0);
 
     // Every read signs the URL again, and each signed URL serves the file.
     const again = jobSchema.parse((await getJob(owner.key, job.job_id)).json);
     expect((await download(again.result!.url)).bytes.equals(file.bytes)).toBe(true);
-    expect(again.result!.url).toContain(`/files/outputs/${owner.id}/${job.job_id}.mp4?`);
+    expect(again.result!.url).toContain(`/files/outputs/${job.job_id}.mp4?`);
     // Fresh on each read, even two reads within the same second.
     expect(again.result!.url).not.toBe(view.result!.url);
   });
@@ -274,7 +274,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     async function storeUpload(apiKeyId: string, status: 'verified' | 'pending', purpose: 'image_input' | 'audio_input' = 'image_input') {
       const image = await renderImage({ prompt: 'a blue square', format: 'png', width: 64, height: 64 });
       const id = `upl_${randomBytes(18).toString('base64url')}`;
-      const storageKey = `uploads/${apiKeyId}/${id}`;
+      const storageKey = `uploads/${id}`;
       await getObjectStore().put(storageKey, image.bytes, image.mimeType);
       await getPrisma().upload.create({
         data: {
@@ -300,7 +300,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       const submitted = await submit(key.key, { prompt: 'the square fades', input_upload_id: upload });
       expect(submitted.status, submitted.text).toBe(202);
       // The stored input disappears before a worker reads it: every attempt throws (not a provider failure).
-      await getObjectStore().delete(`uploads/${key.id}/${upload}`);
+      await getObjectStore().delete(`uploads/${upload}`);
 
       const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
       expect(done.status).toBe('failed');

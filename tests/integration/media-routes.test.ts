@@ -90,7 +90,7 @@ describe('images.generate', () => {
       expect(ttl).toBeGreaterThan(880_000);
       expect(ttl).toBeLessThanOrEqual(900_000);
       const verified = verifyObjectUrl(new URL(body.output.url));
-      expect(verified.ok && verified.key).toMatch(new RegExp(`^outputs/${main.id}/[0-9a-f-]{36}\\.`));
+      expect(verified.ok && verified.key).toMatch(new RegExp(`^outputs/[0-9a-f-]{36}\\.`));
 
       const file = await fetchOutput(body.output.url);
       expect(file.status).toBe(200);

@@ -7,7 +7,7 @@ import { isApiError } from '@/server/domain/errors';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { listProviders } from '@/server/domain/providers/list-providers';
 import { setProviderKey } from '@/server/domain/providers/set-provider-key';
-import { forgetProviderEngines } from '@/server/providers/resolve-engine';
+import { forgetProviderEngines } from '@/server/domain/providers/resolve-engine';
 import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { anonymousCaller, expectTrpcError, operatorCaller } from './trpc/helpers';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';

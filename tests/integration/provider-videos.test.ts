@@ -4,7 +4,7 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { ProviderUnavailableError } from '@/server/providers/engine';
-import { resolveEngine } from '@/server/providers/resolve-engine';
+import { resolveEngine } from '@/server/domain/providers/resolve-engine';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startFalFake } from './support/providers/protocols/fal';
 import { sampleMp4 } from './support/providers/protocols/media-samples';

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
+import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { freePort } from '@/server/free-port';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { expectExactUnderRace, expectSlidingAcrossEdge } from '../helpers/sliding-window-edge';
 
 // REDIS_URL set: the requests-per-minute counts live in Redis (a real redis-server on
 // 127.0.0.1), not in PostgreSQL and not in the process; a Redis that is down refuses paid
@@ -71,13 +73,23 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     expectEnvelope(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-    expect(await admin.get(`rpm3:${id}`)).toBe('4');
-    const { rows } = await getPool().query('SELECT count(*)::int AS n FROM rate_limits WHERE key LIKE $1', [`%${id}`]);
+    expect(await admin.hvals(`rpm:${id}`).then((counts) => counts.reduce((sum, n) => sum + Number(n), 0))).toBe(3); // the 429 is not counted
+    const { rows } = await getPool().query('SELECT count(*)::int AS n FROM rate_windows WHERE key LIKE $1', [`%${id}`]);
     expect(rows[0].n).toBe(0);
 
-    await admin.del(`rpm3:${id}`); // the state is Redis's alone: every instance sees this
+    await admin.del(`rpm:${id}`); // the state is Redis's alone: every instance sees this
     expect((await call(textRoute.POST, TEXT, { input: 'after' }, { key })).status).toBe(200);
     expect(await remainingUnits(id)).toBe(96);
+  });
+
+  it("a sliding window: across a window's edge, two instances (two connections) never take more than the limit in any 60 s", async () => {
+    const other = new Redis(port, '127.0.0.1');
+    try {
+      await expectSlidingAcrossEdge(redisWindowStore(admin), redisWindowStore(other));
+      await expectExactUnderRace(redisWindowStore(admin), redisWindowStore(other));
+    } finally {
+      other.disconnect();
+    }
   });
 
   it('a replay gives its point back in Redis too', async () => {
@@ -89,7 +101,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
         'true',
       );
     }
-    expect(await admin.get(`rpm2:${id}`)).toBe('1');
+    expect(await admin.hvals(`rpm:${id}`).then((counts) => counts.reduce((sum, n) => sum + Number(n), 0))).toBe(1);
     expect((await call(textRoute.POST, TEXT, { input: 'second' }, { key })).status).toBe(200);
   });
 

@@ -34,15 +34,15 @@ interface App {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function appEnv() {
-  return childEnv({ WGS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', NEXT_DIST_DIR: DIST_DIR });
+function appEnv(dir: string, on: number) {
+  return childEnv({ WGS_DATA_DIR: dir, PORT: String(on), HOST: '127.0.0.1', NEXT_DIST_DIR: DIST_DIR });
 }
 
-function startApp(): App {
+function startApp(dir = dataDir, on = port): App {
   const child = track(
     spawn(process.execPath, startCommand(REPO_ROOT).args, {
       cwd: REPO_ROOT,
-      env: { ...appEnv(), ...startCommand(REPO_ROOT).env },
+      env: { ...appEnv(dir, on), ...startCommand(REPO_ROOT).env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
@@ -55,14 +55,14 @@ function startApp(): App {
   return { child, output: () => output, exited };
 }
 
-async function waitHealthy(app: App): Promise<void> {
+async function waitHealthy(app: App, on = port): Promise<void> {
   let exitedEarly = false;
   void app.exited.then(() => (exitedEarly = true));
   await waitFor(
-    `GET /healthz on port ${port}`,
+    `GET /healthz on port ${on}`,
     async () => {
       if (exitedEarly) throw new Error(`the app exited:\n${app.output()}`);
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`http://127.0.0.1:${on}/healthz`, { signal: AbortSignal.timeout(5_000) });
       await response.arrayBuffer();
       return response.status === 200 ? true : undefined;
     },
@@ -127,4 +127,53 @@ describe('npm start after a SIGKILL', () => {
     expect(postgresProcessesOf(dataDir)).toEqual([]);
     expect(postmasterPid(dataDir)).toBeUndefined();
   }, 300_000);
+});
+
+describe('two npm starts on one data dir', () => {
+  const shared = mkdtempSync(join(tmpdir(), 'wgs-two-starts-'));
+  afterAll(async () => {
+    await stopEmbeddedPostgres(shared).catch(() => {});
+    rmSync(shared, { recursive: true, force: true });
+  });
+
+  it('the second says the directory is in use and exits; the first keeps its PostgreSQL, and alone stops it', async () => {
+    const [firstPort, secondPort] = [await freePort(), await freePort()];
+    const first = startApp(shared, firstPort);
+    await waitHealthy(first, firstPort);
+    const postmaster = postmasterPid(shared);
+    expect(postmaster).toBeDefined();
+
+    const second = startApp(shared, secondPort);
+    const exit = await Promise.race([
+      second.exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`the second start did not exit:\n${second.output()}`)), 120_000).unref(),
+      ),
+    ]);
+    expect(exit.code).toBe(1);
+    expect(second.output()).toContain(`the data directory ${shared} is in use by another npm start (pid ${first.child.pid})`);
+    // Nothing of the first was touched: the same PostgreSQL serves it.
+    expect(isRunning(postmaster!)).toBe(true);
+    expect(postmasterPid(shared)).toBe(postmaster);
+    const health = await fetch(`http://127.0.0.1:${firstPort}/healthz`);
+    expect(health.status).toBe(200);
+    await health.arrayBuffer();
+    // The CLI meanwhile borrows the first one's server and leaves it running.
+    expect(parseJsonOutput(await runCli(['keys', 'list', '--json'], shared))).toMatchObject({ keys: [] });
+    expect(isRunning(postmaster!)).toBe(true);
+
+    first.child.kill('SIGTERM');
+    await first.exited;
+    await waitFor('the owner to stop its postmaster', () => (isRunning(postmaster!) ? undefined : true), 30_000);
+    expect(postgresProcessesOf(shared)).toEqual([]);
+
+    // With the directory free again, a start works.
+    const third = startApp(shared, secondPort);
+    await waitHealthy(third, secondPort);
+    // Its stop handlers are set once it says it serves (a moment after its first /healthz).
+    await waitFor('the third to serve', () => (third.output().includes('serving on') ? true : undefined), 30_000);
+    third.child.kill('SIGTERM');
+    expect((await third.exited).signal).toBeNull();
+    await waitFor('the third to stop its postmaster', () => (postmasterPid(shared) === undefined ? true : undefined), 30_000);
+  }, 400_000);
 });

@@ -9,11 +9,13 @@ import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
-import { getPrisma, getSqlDb } from '@/server/db/client';
+import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { resetConfigForTests, readConfig } from '@/server/config';
+import { deleteExpiredOutputs, deleteExpiredUploads } from '@/server/domain/retention/retention';
 import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { getObjectStore, setObjectStoreForTests } from '@/server/storage/get-object-store';
 import type { ObjectStore } from '@/server/storage/object-store';
+import { verifyObjectUrl } from '@/server/storage/signed-urls';
 import { S3Store } from '@/server/storage/s3-store';
 import { VercelBlobStore } from '@/server/storage/vercel-blob-store';
 import { BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
@@ -53,6 +55,33 @@ async function checkStoreBasics(store: ObjectStore) {
   await store.delete(key); // deleting a missing object is not an error
 }
 
+/**
+ * The retention sweeps on this driver: a verified upload and an output past their time lose their
+ * objects in one batch call of the store, and the output's URL answers 404.
+ */
+async function checkRetentionSweep(store: ObjectStore) {
+  setObjectStoreForTests(store);
+  const created = await checkUploadFlow(store);
+  const sealed = (await getPrisma().upload.findUniqueOrThrow({ where: { id: created.upload_id } })).storageKey;
+  const image = await call(imagesPost, '/v1/images/generate', { prompt: 'kept a day' }, { key: key.key });
+  expect(image.status, image.text).toBe(200);
+  const outputKey = verifyObjectUrl(new URL(image.json.output.url));
+  expect(outputKey.ok).toBe(true);
+  await getPool().query(`UPDATE uploads SET created_at = now() - interval '25 hours' WHERE id = $1`, [created.upload_id]);
+  await getPool().query(`UPDATE stored_outputs SET created_at = now() - interval '25 hours' WHERE storage_key = $1`, [
+    outputKey.ok && outputKey.key,
+  ]);
+  expect(await deleteExpiredUploads(getSqlDb(), 24)).toBeGreaterThanOrEqual(1);
+  expect(await deleteExpiredOutputs(getSqlDb(), 24)).toBeGreaterThanOrEqual(1);
+  expect(await store.get(sealed)).toBeNull();
+  expect(await store.get(outputKey.ok ? outputKey.key : '')).toBeNull();
+  expect((await filesGet(new Request(image.json.output.url))).status).toBe(404);
+  const deleteMany = ['outputs/test/many-1.bin', 'outputs/test/many-2.bin'];
+  for (const name of deleteMany) await store.put(name, Buffer.from(name), 'application/octet-stream');
+  await store.deleteMany([...deleteMany, 'outputs/test/never-there.bin']);
+  for (const name of deleteMany) expect(await store.get(name)).toBeNull();
+}
+
 /** create -> direct PUT (no API key) -> complete -> use as an input -> output served via /files. */
 async function checkUploadFlow(store: ObjectStore) {
   setObjectStoreForTests(store);
@@ -78,7 +107,7 @@ async function checkUploadFlow(store: ObjectStore) {
   // The direct URL still takes PUTs until it expires, but the verified bytes were sealed away.
   expect((await directPut(created.json, wrong)).status).toBe(200);
   const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
-  expect(row.storageKey).toMatch(new RegExp(`^uploads/${key.id}/${created.json.upload_id}\\.[0-9a-f]{12}\\.verified$`));
+  expect(row.storageKey).toMatch(new RegExp(`^uploads/${created.json.upload_id}\\.[0-9a-f]{12}\\.verified$`));
   expect(sha256Hex(await buffer((await store.get(row.storageKey))!.body))).toBe(sha256Hex(png));
 
   const result = await call(
@@ -88,7 +117,7 @@ async function checkUploadFlow(store: ObjectStore) {
     { key: key.key },
   );
   expect(result.status, result.text).toBe(200);
-  expect(result.json.output.url.startsWith(`${BASE}/files/outputs/${key.id}/`)).toBe(true);
+  expect(result.json.output.url.startsWith(`${BASE}/files/outputs/`)).toBe(true);
   const served = await filesGet(new Request(result.json.output.url));
   expect(served.status).toBe(200);
   expect(served.headers.get('content-type')).toBe('image/png');
@@ -126,6 +155,10 @@ describe('S3 driver against s3rver', () => {
     await checkStoreBasics(store);
   });
 
+  it('the retention sweeps delete uploads and outputs past their time in batches (DeleteObjects)', async () => {
+    await checkRetentionSweep(store);
+  });
+
   it('streams a body larger than one part as a multipart upload', async () => {
     const big = Buffer.alloc(9 * 1024 * 1024 + 123, 7);
     big.write('start');
@@ -161,7 +194,7 @@ describe('S3 driver against s3rver', () => {
     // default put one there (x-amz-checksum-crc32=AAAAAA==), and real S3, R2 and MinIO then refuse
     // the client's bytes as a checksum mismatch. s3rver ignores it, so it is checked here.
     expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
-    expect(url.pathname).toBe(`/wgs-test/uploads/${key.id}/${created.upload_id}`);
+    expect(url.pathname).toBe(`/wgs-test/uploads/${created.upload_id}`);
     // (s3rver has no ACLs, so privacy is not observable here: the driver sets no ACL and clients only get /files URLs.)
   });
 
@@ -171,7 +204,7 @@ describe('S3 driver against s3rver', () => {
     expect((await directPut(created.json, png)).status).toBe(200);
     await getPrisma().upload.update({ where: { id: created.json.upload_id }, data: { expiresAt: new Date(Date.now() - 1) } });
     expect(await expireStaleUploads(getSqlDb())).toBeGreaterThanOrEqual(1);
-    expect(await store.get(`uploads/${key.id}/${created.json.upload_id}`)).toBeNull();
+    expect(await store.get(`uploads/${created.json.upload_id}`)).toBeNull();
   });
 
   it('a PUT to the presigned URL after the upload was verified is deleted once the URL is closed', async () => {
@@ -179,7 +212,7 @@ describe('S3 driver against s3rver', () => {
     const created = await createUpload(key.key, IMAGE, png);
     expect((await directPut(created.json, png)).status).toBe(200);
     expect((await complete(key.key, created.json.upload_id, sha256Hex(png))).status).toBe(200);
-    const uploadKey = `uploads/${key.id}/${created.json.upload_id}`;
+    const uploadKey = `uploads/${created.json.upload_id}`;
     expect(await store.get(uploadKey)).toBeNull(); // complete moved the bytes to the sealed key
     expect((await directPut(created.json, png)).status).toBe(200); // S3 still takes the URL
     expect(await store.get(uploadKey)).not.toBeNull();
@@ -250,6 +283,11 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     const sealed = (await getPrisma().upload.findUniqueOrThrow({ where: { id: created.upload_id } })).storageKey;
     expect(sealed).toMatch(/\.verified$/);
     expect(sha256Hex(standIn.blobs.get(sealed)!.bytes)).toBe(sha256Hex(png));
+  });
+
+  it('the retention sweeps delete uploads and outputs past their time in batches (one delete call per batch)', async () => {
+    await checkRetentionSweep(store);
+    expect(standIn.requests.some((r) => r.method === 'POST' && r.path.endsWith('/delete'))).toBe(true);
   });
 
   it('complete reads the object back: nothing uploaded is 422 not_uploaded', async () => {

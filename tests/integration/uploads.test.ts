@@ -229,7 +229,7 @@ describe('direct PUT and complete', () => {
     const input = await resolveInputUpload(getPrisma(), ownerKey, id, ['image_input']);
     expect(sha256Hex(await loadUploadBytes(input.storageKey))).toBe(sha256Hex(png));
     // The late bytes were not kept anywhere.
-    expect(existsSync(storedPath(`uploads/${owner.id}/${id}`))).toBe(false);
+    expect(existsSync(storedPath(`uploads/${id}`))).toBe(false);
   });
 
   it('completes racing each other all answer verified, and the verified bytes survive them', async () => {
@@ -259,7 +259,7 @@ describe('direct PUT and complete', () => {
       },
     });
     expectEnvelope(await putBytes(created.json.upload_url, stream), 413, 'payload_too_large');
-    expect(existsSync(storedPath(`uploads/${owner.id}/${created.json.upload_id}`))).toBe(false);
+    expect(existsSync(storedPath(`uploads/${created.json.upload_id}`))).toBe(false);
     const done = await complete(owner.key, created.json.upload_id, sha256Hex(png));
     expectEnvelope(done, 422, 'validation_error');
     expect(done.json.error.details.issues[0].code).toBe('not_uploaded');
@@ -355,7 +355,7 @@ describe('expiry', () => {
     const created = await createUpload(owner.key, IMAGE, png);
     const id = created.json.upload_id;
     await putBytes(created.json.upload_url, png);
-    const path = storedPath(`uploads/${owner.id}/${id}`);
+    const path = storedPath(`uploads/${id}`);
     expect(existsSync(path)).toBe(true);
     const fresh = await createUpload(owner.key, IMAGE, png);
     await putBytes(fresh.json.upload_url, png);
@@ -372,7 +372,7 @@ describe('expiry', () => {
     expect(row.status).toBe('expired');
     expect(existsSync(path)).toBe(false);
     expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: fresh.json.upload_id } })).status).toBe('pending');
-    expect(existsSync(storedPath(`uploads/${owner.id}/${fresh.json.upload_id}`))).toBe(true);
+    expect(existsSync(storedPath(`uploads/${fresh.json.upload_id}`))).toBe(true);
     expect(await expireStaleUploads(getSqlDb())).toBe(0);
 
     const still = await complete(owner.key, id, sha256Hex(png));
@@ -393,7 +393,7 @@ describe('expiry', () => {
     const recent = await createUpload(owner.key, IMAGE, png);
     await putBytes(recent.json.upload_url, png);
     expect((await complete(owner.key, recent.json.upload_id, sha256Hex(png))).status).toBe(200);
-    const uploadKey = (id: string) => `uploads/${owner.id}/${id}`;
+    const uploadKey = (id: string) => `uploads/${id}`;
     const ids = [verified, expired, pending, recent].map((created) => created.json.upload_id as string);
     for (const id of ids) await store.put(uploadKey(id), Buffer.from('late bytes'), 'image/png');
 

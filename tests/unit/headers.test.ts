@@ -124,36 +124,43 @@ describe('publicOrigin', () => {
   const at = (headers: Record<string, string>) => new Request('http://localhost:3000/v1/uploads', { headers });
 
   it('is the configured PUBLIC_BASE_URL when set, whatever the request says', () => {
-    expect(publicOrigin(at({ host: 'evil.example' }), 'https://api.example.com')).toBe('https://api.example.com');
+    expect(publicOrigin(at({ host: 'evil.example' }), 'https://api.example.com', true)).toBe('https://api.example.com');
   });
 
   it("is the Host the client used, not the server's own name", () => {
-    expect(publicOrigin(at({ host: 'api.example.test:8443' }), undefined)).toBe('http://api.example.test:8443');
-    expect(publicOrigin(at({ host: '[::1]:3000' }), undefined)).toBe('http://[::1]:3000');
-    expect(publicOrigin(at({ host: 'API.Example.TEST' }), undefined)).toBe('http://api.example.test');
+    expect(publicOrigin(at({ host: 'api.example.test:8443' }), undefined, true)).toBe('http://api.example.test:8443');
+    expect(publicOrigin(at({ host: '[::1]:3000' }), undefined, true)).toBe('http://[::1]:3000');
+    expect(publicOrigin(at({ host: 'API.Example.TEST' }), undefined, true)).toBe('http://api.example.test');
   });
 
-  it("follows a load balancer's X-Forwarded-Host and X-Forwarded-Proto (first value)", () => {
+  it("follows a trusted load balancer's X-Forwarded-Host and X-Forwarded-Proto (first value)", () => {
     expect(
       publicOrigin(
         at({ host: '10.0.0.7:3000', 'x-forwarded-host': 'api.example.com, lb.internal', 'x-forwarded-proto': 'https,http' }),
         undefined,
+        true,
       ),
     ).toBe('https://api.example.com');
-    expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-proto': 'gopher' }), undefined)).toBe('http://api.example.com');
+    expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-proto': 'gopher' }), undefined, true)).toBe('http://api.example.com');
+  });
+
+  it('ignores X-Forwarded-Host and X-Forwarded-Proto unless the proxy is trusted (TRUST_PROXY)', () => {
+    const forwarded = at({ host: 'api.example.com', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+    expect(publicOrigin(forwarded, undefined, false)).toBe('http://api.example.com');
+    expect(publicOrigin(forwarded, undefined, true)).toBe('https://evil.example');
   });
 
   it.each(['', 'a b', 'host/path', 'user@host', 'host:99999999', '[zz]', 'x'.repeat(300), 'a.'.repeat(40) + '!'])(
     "falls back to the server's own origin for the malformed Host %j",
     (host) => {
-      expect(publicOrigin(at(host ? { host } : {}), undefined)).toBe('http://localhost:3000');
+      expect(publicOrigin(at(host ? { host } : {}), undefined, true)).toBe('http://localhost:3000');
     },
   );
 
   it.each(['a b', 'evil.example/path?', 'ex\u00e9.com', ''])(
     "skips the malformed X-Forwarded-Host %j for the request's Host",
     (forwarded) => {
-      expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-host': forwarded }), undefined)).toBe('http://api.example.com');
+      expect(publicOrigin(at({ host: 'api.example.com', 'x-forwarded-host': forwarded }), undefined, true)).toBe('http://api.example.com');
     },
   );
 });

@@ -12,7 +12,7 @@ import {
   repeatedHeaders,
   routedMethod,
   toOriginForm,
-} from '../../scripts/lib/normalize-request';
+} from '@/server/http/edge/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
   it('merges repeated slashes in the path', () => {

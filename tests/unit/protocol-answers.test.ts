@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorResponseSchema } from '../../server/contract/errors';
-import { clientErrorAnswer, connectAnswer, nonPathTargetAnswer, rawAnswer } from '../../scripts/lib/protocol-answers';
+import { clientErrorAnswer, connectAnswer, nonPathTargetAnswer, rawAnswer } from '@/server/http/edge/protocol-answers';
 
 function expectEnvelope(answer: { status: number; headers: Record<string, string>; body: string }, status: number, code: string) {
   expect(answer.status).toBe(status);

@@ -4,7 +4,7 @@ import { UnitsBar } from '@/components/keys/units-bar';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { Filters } from '@/components/ui/filters';
-import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
@@ -23,6 +23,7 @@ const KEY_COLUMNS: Column<KeyRow>[] = [
   { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
   { header: 'Package', cell: (row) => <Link href={`/packages/${row.package}`}>{`${row.package} v${row.package_version}`}</Link> },
   { header: 'Remaining units', cell: (row) => <UnitsBar remaining={row.remaining_units} total={row.total_units} />, numeric: true },
+  { header: 'Stored', cell: (row) => <span className="nowrap">{formatBytes(row.stored_bytes)}</span>, numeric: true },
   {
     header: 'Expires',
     cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span>,
@@ -33,7 +34,7 @@ const KEY_COLUMNS: Column<KeyRow>[] = [
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
-  const { caller } = await dashboardCaller('/keys');
+  const { caller, can } = await dashboardCaller('/keys');
   const filters = {
     search: param(params, 'q')?.slice(0, 200),
     status: param(params, 'status', ['active', 'revoked'] as const),
@@ -53,16 +54,18 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
         title: filters.search ? `No keys match “${filters.search}”` : 'No keys match these filters',
         hint: <Link href="/keys">Clear the filters</Link>,
       }
-    : { title: 'No keys yet', hint: <Link href="/keys/new">Issue the first key</Link> };
+    : { title: 'No keys yet', hint: can('admin') ? <Link href="/keys/new">Issue the first key</Link> : undefined };
   return (
     <div className="stack">
       <PageHeader
         title="API keys"
         description="Each key is locked to one package version. Search by label, prefix (wgs_live_…) or id."
         actions={
-          <Link className="button" href="/keys/new">
-            Issue a key
-          </Link>
+          can('admin') ? (
+            <Link className="button" href="/keys/new">
+              Issue a key
+            </Link>
+          ) : null
         }
       />
       <Filters

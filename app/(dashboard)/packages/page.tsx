@@ -9,7 +9,7 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'Packages' };
 
 export default async function PackagesPage() {
-  const { caller } = await dashboardCaller('/packages');
+  const { caller, can } = await dashboardCaller('/packages');
   const packages = await caller.packages.list();
   return (
     <div className="stack">
@@ -17,9 +17,11 @@ export default async function PackagesPage() {
         title="Packages"
         description="What each key may call, with which settings and quota. Changing a package makes a new version; sold keys keep theirs."
         actions={
-          <Link className="button" href="/packages/new">
-            New package
-          </Link>
+          can('admin') ? (
+            <Link className="button" href="/packages/new">
+              New package
+            </Link>
+          ) : null
         }
       />
       <DataTable

@@ -9,7 +9,7 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'Providers' };
 
 export default async function ProvidersPage() {
-  const { caller } = await dashboardCaller('/providers');
+  const { caller, can } = await dashboardCaller('/providers');
   const providers = await caller.providers.overview();
   return (
     <div className="stack">
@@ -17,16 +17,21 @@ export default async function ProvidersPage() {
         title="Providers"
         description="The AI providers packages sell through (an engine is PROVIDER:MODEL). Calls, failures and p95 latency are of the last 24 hours."
         actions={
-          <Link className="button" href="/providers/new">
-            Add a provider
-          </Link>
+          can('admin') ? (
+            <Link className="button" href="/providers/new">
+              Add a provider
+            </Link>
+          ) : null
         }
       />
       <DataTable
         caption="Providers"
         rows={providers}
         rowKey={(row) => row.name}
-        empty={{ title: 'No providers yet: every engine is local', hint: <Link href="/providers/new">Add the first provider</Link> }}
+        empty={{
+          title: 'No providers yet: every engine is local',
+          hint: can('admin') ? <Link href="/providers/new">Add the first provider</Link> : undefined,
+        }}
         columns={[
           {
             header: 'Name',

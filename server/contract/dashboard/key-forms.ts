@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PG_INTEGER_MAX } from '../../domain/pg-integer';
+import { PG_INTEGER_MAX } from '../pg-integer';
 import { usageDay } from './usage-filters';
 
 /** Issuing a key from the dashboard: the form validates with this schema and so does the procedure. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATIONS } from '../../domain/operations';
+import { OPERATIONS } from '../values';
 
 /** A whole UTC day (YYYY-MM-DD) in the range the database's timestamps and JavaScript's ISO strings share. */
 export const usageDay = z.iso

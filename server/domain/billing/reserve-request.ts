@@ -83,9 +83,8 @@ async function takeRatePoint(db: SqlDb, request: BillingRequest): Promise<Replay
   } catch (error) {
     const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(db, request.scope) : undefined;
     if (!existing) throw error;
-    // The limiter counted the refused point too: given back, so that a burst of retries answered
-    // by step 8 (409 while the first runs) does not use up the minute.
-    await refundRequest(db, key.id, key.requestsPerMinute);
+    // A refused point is not counted, so a burst of retries answered by step 8 (409 while the
+    // first runs) does not use up the minute.
     return judgeExisting(existing, request.fingerprint);
   }
 }
@@ -107,10 +106,10 @@ async function claimKey(
           budget: key.maxProviderCostPerDay ?? null,
         })
       : await claimIdempotencyKey(db, request.scope, request.fingerprint);
-    if (claim.kind === 'replay') await refundRequest(db, key.id, key.requestsPerMinute);
+    if (claim.kind === 'replay') await refundRequest(db, key.id);
     return claim;
   } catch (error) {
-    if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(db, key.id, key.requestsPerMinute);
+    if (isApiError(error) && IDEMPOTENCY_CONFLICTS.has(error.code)) await refundRequest(db, key.id);
     // The concurrency limit's 429 and the quota's 402 tell the minute's count too, as the
     // per-minute 429 does. Their point is kept: given back, a key at its concurrency limit could
     // send refused requests (each a few writes) without any per-minute bound.

@@ -1,7 +1,7 @@
 import type { SqlDb } from '../../db/client';
 import { ProviderUnavailableError, type Engine, type ProviderFailureKind, type ProviderUsage } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
-import { resolveEngine } from '../../providers/resolve-engine';
+import { resolveEngine } from '../providers/resolve-engine';
 import { countFallback, countProviderCost } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
 import { addMetering, priceCall, type Metering } from '../billing/provider-cost';

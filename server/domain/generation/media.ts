@@ -3,10 +3,14 @@ import type { AudioSpeechRequest, AudioTranscribeRequest, ImagesGenerateRequest 
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
+import { MediaDecodeError } from '../../providers/local/media-decode-error';
+import { readMediaSeconds } from '../../providers/local/media-duration';
 import { estimateSpeechSeconds } from '../../providers/local/speech';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
+import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
+import { recordOutput } from '../retention/retention';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine, type EngineTrace } from './call-engine';
@@ -38,8 +42,11 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
-export async function storeOutput(keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
-  const key = `outputs/${keyId}/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+export async function storeOutput(db: SqlDb, keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
+  // Named by a random id alone: the URL handed out carries nothing of the key (its internal id).
+  const key = `outputs/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
+  // Recorded first: an object stored is always one the retention sweep knows of.
+  await recordOutput(db, keyId, key, bytes.length);
   await getObjectStore().put(key, bytes, mimeType);
   const signed = signObjectUrl(origin, key, mimeType);
   return { url: signed.url, expires_at: signed.expiresAt.toISOString() };
@@ -83,7 +90,7 @@ export async function generateImage(
     (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal),
     { signal, trace, operation: 'images.generate' },
   );
-  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
 export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedKey): MediaPrepared<SpeechTask> {
@@ -118,7 +125,7 @@ export async function synthesizeSpeech(
     trace,
     operation: 'audio.speech',
   });
-  return storeOutput(prepared.keyId, result.bytes, result.mimeType, origin);
+  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
 }
 
 export interface TranscribeSettings {
@@ -126,27 +133,57 @@ export interface TranscribeSettings {
   timestamps: 'none' | 'segment';
 }
 
+/** The upload's bytes come along when they were read to judge its length already. */
+export type TranscribePrepared = MediaPrepared<TranscribeSettings> & { input: InputUpload; bytes?: Buffer };
+
 export async function prepareAudioTranscribe(
   db: PrismaClient,
   body: AudioTranscribeRequest,
   key: AuthenticatedKey,
-): Promise<MediaPrepared<TranscribeSettings> & { input: InputUpload }> {
+): Promise<TranscribePrepared> {
   const settings = operationSettings(key, 'audio.transcribe');
   const check = new PackageSettingsCheck();
   const language = check.language('language', body.language, settings.languages);
   const timestamps = check.value('timestamps', body.timestamps, settings.timestamps, 'segment');
   check.done();
   const input = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
-  return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input };
+  const bytes = settings.max_input_seconds === undefined ? undefined : await loadUploadBytes(input.storageKey);
+  if (bytes) await refuseLongerInput(bytes, input.mimeType, settings.max_input_seconds!);
+  return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
+}
+
+/**
+ * The package's `max_input_seconds`, judged at step 7 on the decoded length of the upload, so a
+ * recording longer than the package sells is refused before anything is held or charged.
+ */
+async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: number): Promise<void> {
+  let seconds: number;
+  try {
+    seconds = await readMediaSeconds(bytes, mimeType);
+  } catch (error) {
+    if (!(error instanceof MediaDecodeError)) throw error;
+    const issue = { path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${error.message}` };
+    throw ApiError.validation([issue]);
+  }
+  if (seconds <= maxSeconds) return;
+  const message = `input_upload_id: the recording is ${seconds.toFixed(1)} s long; this key's package transcribes at most ${maxSeconds} s.`;
+  throw new ApiError('validation_error', {
+    message,
+    details: {
+      issues: [{ path: 'input_upload_id', code: 'input_too_long', message }],
+      max_input_seconds: maxSeconds,
+      input_seconds: Math.round(seconds * 1000) / 1000,
+    },
+  });
 }
 
 export async function transcribeUpload(
   db: SqlDb,
-  prepared: MediaPrepared<TranscribeSettings> & { input: InputUpload },
+  prepared: TranscribePrepared,
   signal: AbortSignal,
   trace?: EngineTrace,
 ): Promise<Transcript> {
-  const bytes = await loadUploadBytes(prepared.input.storageKey);
+  const bytes = prepared.bytes ?? (await loadUploadBytes(prepared.input.storageKey));
   const transcript = await callEngine(
     db,
     prepared.engine,

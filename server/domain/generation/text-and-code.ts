@@ -18,7 +18,7 @@ export function prepareTextGenerate(body: TextGenerateRequest, key: Authenticate
   const outputFormat = check.value('output_format', body.output_format, settings.output_formats, 'text');
   check.done();
   return {
-    task: { input: body.input, context: body.context, outputFormat },
+    task: { input: body.input, context: body.context, outputFormat, maxOutputTokens: settings.max_output_tokens },
     engine: settings.engine,
     units: settings.units,
   };
@@ -27,7 +27,12 @@ export function prepareTextGenerate(body: TextGenerateRequest, key: Authenticate
 export function prepareCodeGenerate(body: CodeGenerateRequest, key: AuthenticatedKey): Prepared<CodeTask> {
   const settings = operationSettings(key, 'code.generate');
   return {
-    task: { input: body.input, language: body.language, requirements: body.requirements ?? [] },
+    task: {
+      input: body.input,
+      language: body.language,
+      requirements: body.requirements ?? [],
+      maxOutputTokens: settings.max_output_tokens,
+    },
     engine: settings.engine,
     units: settings.units,
   };

@@ -1,6 +1,8 @@
 import type { SqlDb } from '../../db/client';
 import type { JobStatus } from '../../contract/values';
 import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
+import { jobEventCte } from '../webhooks/job-events';
+import { announceDeliveries } from '../webhooks/webhook-queue';
 import type { JobRow } from './job-store';
 
 // The settlement of a job's unit hold. Every state change that touches units is one SQL
@@ -48,16 +50,17 @@ const SUCCEED_JOB_SQL = `WITH job AS (
            )}, done AS (
              UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
               WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
+             RETURNING id, api_key_id
+           ), ${jobEventCte('done', 'succeeded')}
            SELECT (SELECT count(*) FROM done)::int AS done, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage,
+                  (SELECT count(*) FROM usage)::int AS usage, (SELECT array_agg(id) FROM event) AS events,
                   (SELECT status FROM jobs WHERE id = $1) AS job_status`;
 
 /**
  * Success, in one statement: captures the job's hold, records the usage event (with the job
  * id) and sets the job succeeded with its result. Nothing happens unless the job is still
- * open AND its hold is still held, so a second worker can never charge the same job again.
+ * open AND its hold is still held, so a second worker can never charge the same job again, nor
+ * a worker a job cancelled meanwhile.
  */
 export async function succeedJob(
   db: SqlDb,
@@ -65,7 +68,7 @@ export async function succeedJob(
   usage: JobUsage,
   result: { key: string; mimeType: string },
 ): Promise<SucceedOutcome> {
-  const { rows } = await db.pool.query<{ done: number; job_status: JobStatus | null }>({
+  const { rows } = await db.pool.query<{ done: number; job_status: JobStatus | null; events: string[] | null }>({
     name: 'wgs-job-succeed',
     text: SUCCEED_JOB_SQL,
     values: [
@@ -83,8 +86,16 @@ export async function succeedJob(
     ],
   });
   const row = rows[0]!;
+  await announceDeliveries(row.events);
   if (row.done === 1) return 'succeeded';
-  return row.job_status === 'succeeded' || row.job_status === 'failed' ? 'already_finished' : 'hold_lost';
+  // Read again: the statement's own snapshot predates a cancel or success it waited for.
+  const now = await db.pool.query<{ status: JobStatus }>({
+    name: 'wgs-job-status',
+    text: 'SELECT status FROM jobs WHERE id = $1',
+    values: [job.id],
+  });
+  const status = now.rows[0]?.status ?? row.job_status;
+  return status === 'submitted' || status === 'running' ? 'hold_lost' : 'already_finished';
 }
 
 export interface JobFailure {
@@ -97,7 +108,7 @@ export interface JobFailure {
 const FAIL_JOB_SQL = `WITH job AS (
              UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
               WHERE id = $1 AND status IN ('submitted', 'running')
-             RETURNING id, hold_id, operation, engine, request_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
+             RETURNING id, api_key_id, hold_id, operation, engine, request_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
            ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)', '$9::jsonb')}, ${usageEventCte(
              {
                id: '$4::uuid',
@@ -117,9 +128,9 @@ const FAIL_JOB_SQL = `WITH job AS (
              },
              'hold h, job j WHERE $4::uuid IS NOT NULL',
              '$9::jsonb',
-           )}
+           )}, ${jobEventCte('job', 'failed')}
            SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage`;
+                  (SELECT count(*) FROM usage)::int AS usage, (SELECT array_agg(id) FROM event) AS events`;
 
 /**
  * Failure, in one statement: sets the job failed with its error, returns the held units and
@@ -127,7 +138,7 @@ const FAIL_JOB_SQL = `WITH job AS (
  * this call failed the job.
  */
 export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Promise<boolean> {
-  const { rows } = await db.pool.query<{ failed: number }>({
+  const { rows } = await db.pool.query<{ failed: number; events: string[] | null }>({
     name: 'wgs-job-fail',
     text: FAIL_JOB_SQL,
     values: [
@@ -142,6 +153,7 @@ export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Pr
       failure.usage?.metering ?? null,
     ],
   });
+  await announceDeliveries(rows[0]!.events);
   return rows[0]!.failed === 1;
 }
 
@@ -157,12 +169,17 @@ export const EXHAUSTED_MESSAGE =
  * Safe on many instances at once. Returns how many jobs it failed.
  */
 export async function failJobsWithoutHold(db: SqlDb, message = EXHAUSTED_MESSAGE): Promise<number> {
-  const { rowCount } = await db.pool.query({
+  const { rows } = await db.pool.query<{ failed: number; events: string[] | null }>({
     name: 'wgs-job-fail-orphans',
-    text: `UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()
-             FROM unit_holds h
-            WHERE j.hold_id = h.id AND j.status IN ('submitted', 'running') AND h.status <> 'held'`,
+    text: `WITH failed AS (
+             UPDATE jobs j SET status = 'failed', error_code = 'internal_error', error_message = $1, updated_at = now()
+               FROM unit_holds h
+              WHERE j.hold_id = h.id AND j.status IN ('submitted', 'running') AND h.status <> 'held'
+             RETURNING j.id, j.api_key_id
+           ), ${jobEventCte('failed', 'failed')}
+           SELECT (SELECT count(*) FROM failed)::int AS failed, (SELECT array_agg(id) FROM event) AS events`,
     values: [message],
   });
-  return rowCount ?? 0;
+  await announceDeliveries(rows[0]!.events);
+  return rows[0]!.failed;
 }

@@ -30,14 +30,20 @@ export function toJobView(
     updated_at: job.updated_at.toISOString(),
     result,
     error: job.status === 'failed' ? { code: job.error_code ?? 'internal_error', message: job.error_message ?? 'The job failed.' } : null,
-    usage: { charged_units: job.status === 'failed' ? 0 : job.units },
+    // A failed or cancelled job's units were returned.
+    usage: { charged_units: job.status === 'failed' || job.status === 'cancelled' ? 0 : job.units },
   };
+}
+
+/** The calling key's own job; anything else (unknown, malformed, another key's) is 404. */
+export async function findOwnJob(db: SqlDb, apiKeyId: string, jobId: string | undefined): Promise<JobRow> {
+  if (!jobId || !JOB_ID_PATTERN.test(jobId)) throw new ApiError('not_found', { message: 'No such job.' });
+  const job = await findJob(db, jobId);
+  if (!job || job.api_key_id !== apiKeyId) throw new ApiError('not_found', { message: 'No such job.' });
+  return job;
 }
 
 /** GET /v1/jobs/{jobId}: the calling key's own job; anything else (unknown, malformed, another key's) is 404. */
 export async function readOwnJob(db: SqlDb, apiKeyId: string, jobId: string | undefined, origin: string): Promise<JobView> {
-  if (!jobId || !JOB_ID_PATTERN.test(jobId)) throw new ApiError('not_found', { message: 'No such job.' });
-  const job = await findJob(db, jobId);
-  if (!job || job.api_key_id !== apiKeyId) throw new ApiError('not_found', { message: 'No such job.' });
-  return toJobView(job, origin);
+  return toJobView(await findOwnJob(db, apiKeyId, jobId), origin);
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { meteringJson } from '../billing/provider-cost';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
+import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
@@ -14,11 +16,51 @@ import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 // the units are settled by statements that only act on a still-held hold.
 
 /** Where a job's video is stored. */
-export function jobResultKey(apiKeyId: string, jobId: string): string {
-  return `outputs/${apiKeyId}/${jobId}.mp4`;
+export function jobResultKey(jobId: string): string {
+  return `outputs/${jobId}.mp4`; // the job's public id: its URL carries nothing of the key
 }
 
-export type AttemptOutcome = 'succeeded' | 'failed' | 'already_finished';
+export type AttemptOutcome = 'succeeded' | 'failed' | 'cancelled' | 'already_finished';
+
+/** The reason an attempt's engine call is aborted with when its job was cancelled. */
+class JobCancelled extends Error {
+  constructor() {
+    super('the job was cancelled');
+    this.name = 'JobCancelled';
+  }
+}
+
+/**
+ * Aborts the attempt's signal when the job is cancelled (looked at every
+ * JOB_CANCEL_CHECK_SECONDS, between the engine's polls of the provider) or the queue's own
+ * signal aborts. `stop` ends the watch.
+ */
+function watchCancellation(db: SqlDb, jobId: string, queueSignal: AbortSignal): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const onQueueAbort = () => controller.abort(queueSignal.reason);
+  queueSignal.addEventListener('abort', onQueueAbort, { once: true });
+  if (queueSignal.aborted) onQueueAbort();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    findJob(db, jobId)
+      .then((job) => {
+        if (job?.status === 'cancelled') controller.abort(new JobCancelled());
+      })
+      .catch(() => {}) // a failed look is retried at the next tick
+      .finally(() => {
+        checking = false;
+      });
+  }, getConfig().JOB_CANCEL_CHECK_SECONDS * 1000);
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearInterval(timer);
+      queueSignal.removeEventListener('abort', onQueueAbort);
+    },
+  };
+}
 
 /**
  * Runs one attempt. Engine failures fail the job (units released); anything unexpected
@@ -39,10 +81,17 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   const trace: EngineTrace = { tried: [] };
   const engines = job.engines?.length ? job.engines : job.engine;
   const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried, metering: meteringJson(trace.metering) });
+  const watch = watchCancellation(db, job.id, signal);
   let media;
   try {
-    media = await callEngine(db, engines, (engine) => engine.generateVideo(task, signal), { signal, trace, operation: 'videos.generate' });
+    media = await callEngine(db, engines, (engine) => engine.generateVideo(task, watch.signal), {
+      signal: watch.signal,
+      trace,
+      operation: 'videos.generate',
+    });
   } catch (error) {
+    // Cancelled: the cancel returned the units already; nothing is charged or recorded.
+    if (watch.signal.reason instanceof JobCancelled) return 'cancelled';
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
@@ -52,9 +101,12 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
         ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
         : { code: error.code, message: error.message };
     return (await failJob(db, job.id, { ...failure, usage })) ? 'failed' : 'already_finished';
+  } finally {
+    watch.stop();
   }
 
-  const key = jobResultKey(job.api_key_id, job.id);
+  const key = jobResultKey(job.id);
+  await recordOutput(db, job.api_key_id, key, media.bytes.length);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,
@@ -64,7 +116,12 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   );
   if (outcome === 'succeeded') return 'succeeded';
   const now = await findJob(db, job.id);
-  if (!now || now.status === 'succeeded' || now.status === 'failed') return 'already_finished';
+  if (!now || now.status === 'cancelled') {
+    // Cancelled while the result arrived: the result is discarded, never charged.
+    await getObjectStore().delete(key);
+    return 'cancelled';
+  }
+  if (now.status === 'succeeded' || now.status === 'failed') return 'already_finished';
   // The hold was returned (its lease ran out) while the job was still open: the job cannot be charged, so it fails.
   await failJob(db, job.id, { code: 'internal_error', message: EXHAUSTED_MESSAGE });
   return 'failed';

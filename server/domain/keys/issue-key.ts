@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
-import { PG_INTEGER_MAX } from '../pg-integer';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
 
 export interface IssueKeyInput {

@@ -16,6 +16,8 @@ export function toKeyView(key: KeyWithPackage) {
     remaining_units: key.remainingUnits,
     total_units: key.totalUnits,
     in_flight: key.inFlight,
+    /** Bytes the key holds in storage now (uploads and outputs, until their retention deletes them). */
+    stored_bytes: Number(key.storedBytes),
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,
     expires_at: key.expiresAt?.toISOString() ?? null,

@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
-import { PG_INTEGER_MAX } from '../pg-integer';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { keysetPageQuery, toPage } from '../reports/cursor';
 import { isUuid } from '../uuid';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';

@@ -2,28 +2,46 @@ import { hash } from '@node-rs/argon2';
 import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
-import { ApiError } from '../errors';
+import { ApiError, type ValidationIssue } from '../errors';
+import { lockOwners } from './owner-lock';
+import { isOperatorRole, OPERATOR_ROLES, type OperatorRole } from './roles';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * Creates an operator. The first operator of all is an owner (someone must be able to manage the
+ * others); after that the role is the one given, viewer (read only) when none is.
+ */
 export async function createOperator(
   db: PrismaClient,
   actor: Actor,
-  input: { email: string; password: string; name?: string },
-): Promise<{ id: string; email: string }> {
+  input: { email: string; password: string; name?: string; role?: string },
+): Promise<{ id: string; email: string; role: OperatorRole }> {
   const email = input.email.trim().toLowerCase();
-  const issues = [
+  const issues: ValidationIssue[] = [
     ...(EMAIL.test(email) ? [] : [{ path: 'email', code: 'invalid_email', message: 'email must be an e-mail address' }]),
     ...(input.password.length >= 12 && input.password.length <= 200
       ? []
       : [{ path: 'password', code: 'weak_password', message: 'password must be 12 to 200 characters' }]),
+    ...(input.role === undefined || isOperatorRole(input.role)
+      ? []
+      : [{ path: 'role', code: 'invalid_role', message: `role must be one of ${OPERATOR_ROLES.join(', ')}` }]),
   ];
   if (issues.length > 0) throw ApiError.validation(issues);
-  if (await db.operator.findUnique({ where: { email } })) {
-    throw ApiError.validation([{ path: 'email', code: 'already_exists', message: `an operator with e-mail ${email} exists` }]);
-  }
   const passwordHash = await hash(input.password); // argon2id with the library's defaults
-  const operator = await db.operator.create({ data: { email, name: input.name ?? null, passwordHash } });
-  await recordAudit(db, actor, { action: 'operator.create', targetType: 'operator', targetId: operator.id, after: { email } });
-  return { id: operator.id, email: operator.email };
+  return db.$transaction(async (tx) => {
+    if (await tx.operator.findUnique({ where: { email } })) {
+      throw ApiError.validation([{ path: 'email', code: 'already_exists', message: `an operator with e-mail ${email} exists` }]);
+    }
+    await lockOwners(tx);
+    const first = (await tx.operator.count()) === 0;
+    const asked = input.role as OperatorRole | undefined;
+    if (first && asked && asked !== 'owner') {
+      throw ApiError.validation([{ path: 'role', code: 'first_operator_owner', message: 'the first operator must be an owner' }]);
+    }
+    const role: OperatorRole = first ? 'owner' : (asked ?? 'viewer');
+    const operator = await tx.operator.create({ data: { email, name: input.name ?? null, passwordHash, role } });
+    await recordAudit(tx, actor, { action: 'operator.create', targetType: 'operator', targetId: operator.id, after: { email, role } });
+    return { id: operator.id, email: operator.email, role };
+  });
 }

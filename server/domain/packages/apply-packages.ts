@@ -5,14 +5,20 @@ import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { capabilitySummary, engineCapabilityIssues } from './check-engine-capabilities';
 import { engineNamesOf } from './engine-names';
+import { outputCapNotices } from './output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from './package-schema';
 import { zodValidationError } from '../zod-issues';
+import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
+import { refuseUnsafeProviders } from '../providers/provider-guard';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
 
 export interface ApplyResult {
-  providers: { name: string; status: ChangeStatus }[];
+  /** `key_cleared`: the provider moved (type or base_url) and its stored key was deleted. */
+  providers: { name: string; status: ChangeStatus; key_cleared?: true }[];
   packages: { slug: string; version: number; status: ChangeStatus }[];
+  /** Said, not refused: a text or code operation without an output cap (output-cap-notices.ts). */
+  notices: string[];
 }
 
 /** Parses a packages file body; every problem is reported with its dotted path. */
@@ -50,9 +56,10 @@ export interface ApplyOptions {
  * next version number, and the existence rule of `options` is judged inside the same lock.
  */
 export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile, options: ApplyOptions = {}): Promise<ApplyResult> {
+  refuseUnsafeProviders(file.providers, (name) => `providers.${name}`);
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
-    const result: ApplyResult = { providers: [], packages: [] };
+    const result: ApplyResult = { providers: [], packages: [], notices: file.packages.flatMap(outputCapNotices) };
     const retyped = new Set<string>();
     for (const [name, provider] of Object.entries(file.providers)) {
       const data = {
@@ -84,7 +91,8 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
           prices: existing.prices,
         };
         await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
-        result.providers.push({ name, status: 'updated' });
+        const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
+        result.providers.push(cleared ? { name, status: 'updated', key_cleared: true } : { name, status: 'updated' });
       } else {
         result.providers.push({ name, status: 'unchanged' });
       }
@@ -179,6 +187,7 @@ async function applyPackage(
       maxUploadBytes: definition.limits.max_upload_bytes,
       unitPrice: definition.unit_price ?? null,
       maxProviderCostPerDay: definition.limits.max_provider_cost_per_day ?? null,
+      maxStoredBytes: definition.limits.max_stored_bytes ?? null,
       operations: definition.operations as Prisma.InputJsonValue,
     },
   });

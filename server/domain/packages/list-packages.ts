@@ -13,6 +13,7 @@ export function toVersionView(version: PackageVersion, keyCount = 0) {
       concurrency: version.concurrency,
       max_upload_bytes: version.maxUploadBytes,
       ...(version.maxProviderCostPerDay !== null ? { max_provider_cost_per_day: version.maxProviderCostPerDay.toNumber() } : {}),
+      ...(version.maxStoredBytes === null ? {} : { max_stored_bytes: Number(version.maxStoredBytes) }),
     },
     ...(version.unitPrice !== null ? { unit_price: version.unitPrice.toNumber() } : {}),
     operations: version.operations as PackageOperations,

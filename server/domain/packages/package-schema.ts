@@ -40,10 +40,16 @@ const uniqueList = <T extends z.ZodType<string>>(item: T) =>
 const base = { engine, units };
 /** An amount of CURRENCY: at most 10 decimals are kept. */
 const money = z.number().min(0).max(1_000_000_000);
+/** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
+const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional();
 
 export const operationSettingsSchemas = {
-  'text.generate': z.strictObject({ ...base, output_formats: uniqueList(z.enum(TEXT_OUTPUT_FORMATS)).optional() }),
-  'code.generate': z.strictObject({ ...base }),
+  'text.generate': z.strictObject({
+    ...base,
+    output_formats: uniqueList(z.enum(TEXT_OUTPUT_FORMATS)).optional(),
+    max_output_tokens: maxOutputTokens,
+  }),
+  'code.generate': z.strictObject({ ...base, max_output_tokens: maxOutputTokens }),
   'images.generate': z.strictObject({
     ...base,
     output_formats: uniqueList(z.enum(IMAGE_OUTPUT_FORMATS)).optional(),
@@ -62,6 +68,8 @@ export const operationSettingsSchemas = {
     ...base,
     languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
     timestamps: uniqueList(z.enum(TIMESTAMP_MODES)).optional(),
+    /** The longest input upload (seconds of media) a call may send; longer is 422 before anything is charged. */
+    max_input_seconds: z.number().int().min(1).max(86_400).optional(),
   }),
 } as const;
 
@@ -93,6 +101,8 @@ export const packageDefinitionSchema = z.strictObject({
     max_upload_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES).default(MAX_UPLOAD_BYTES),
     /** Each key's most provider cost (CURRENCY) per UTC day; past it, 429 with reason "budget". */
     max_provider_cost_per_day: money.optional(),
+    /** What one key may hold in storage at once (uploads and outputs); omitted: 10 x max_upload_bytes. */
+    max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   }),
   /** What one unit sells for (CURRENCY): revenue = units charged × unit_price. */
   unit_price: money.optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Prisma, PrismaClient } from '../../db/generated/client';
-import { forgetProviderEngines } from '../../providers/resolve-engine';
+import { forgetProviderEngines } from './resolve-engine';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson } from '../canonical-json';
@@ -8,6 +8,8 @@ import { ApiError } from '../errors';
 import { engineCapabilityIssues } from '../packages/check-engine-capabilities';
 import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../packages/package-schema';
 import { zodValidationError } from '../zod-issues';
+import { clearKeyOfMovedProvider } from './clear-moved-key';
+import { providerEntryIssue } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
 
 // Adds or edits one provider from the dashboard: the entry is judged by the packages file's own
@@ -28,6 +30,8 @@ export type SaveProviderInput = z.infer<typeof saveProviderInput>;
 export interface SavedProvider {
   name: string;
   status: 'created' | 'updated' | 'unchanged';
+  /** Present (true) when the edit moved the provider (type or base_url) and its stored key was deleted. */
+  key_cleared?: true;
 }
 
 /** Same advisory lock as applyPackages: a provider edit and a packages apply never interleave. */
@@ -42,6 +46,8 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
   const parsed = providerSchema.safeParse(raw);
   if (!parsed.success) throw zodValidationError(parsed.error, raw);
   const entry = parsed.data as ProviderEntry;
+  const unsafe = providerEntryIssue(entry, '');
+  if (unsafe) throw ApiError.validation([unsafe]);
   const data = {
     type: entry.type,
     baseUrl: entry.base_url ?? null,
@@ -72,7 +78,8 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
     if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
     await tx.provider.update({ where: { name }, data });
     await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
-    return { name, status: 'updated' as const };
+    const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
+    return cleared ? { name, status: 'updated' as const, key_cleared: true as const } : { name, status: 'updated' as const };
   });
   if (result.status === 'updated') forgetProviderEngines(name);
   return result;

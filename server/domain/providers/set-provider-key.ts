@@ -46,7 +46,7 @@ export async function setProviderKey(db: PrismaClient, actor: Actor, input: unkn
     return { provider, key_source: 'stored' as const, replaced: Boolean(before), updated_at: row.updatedAt.toISOString() };
   });
   // Loaded on use: the engines (SDKs, media tools) are not worth loading in a CLI process.
-  const { forgetProviderEngines } = await import('../../providers/resolve-engine');
+  const { forgetProviderEngines } = await import('./resolve-engine');
   forgetProviderEngines(provider);
   return result;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PrismaClient } from '../../db/generated/client';
-import { resolveEngine } from '../../providers/resolve-engine';
+import { resolveEngine } from './resolve-engine';
 import { operationsOf } from '../../providers/provider-types';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';

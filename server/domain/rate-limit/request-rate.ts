@@ -1,11 +1,9 @@
-import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { SqlDb } from '../../db/client';
-import { getRedis } from '../../db/redis';
 import { ApiError } from '../errors';
+import { windowStore } from './sliding-window';
 
-// Requests per minute per key, counted by rate-limiter-flexible in Redis when REDIS_URL is
-// set, else in PostgreSQL, so every instance shares one count. One limiter per distinct limit
-// (packages differ), built on the handle of the first request that needs it.
+// Requests per minute per key: a sliding window of 60 s (sliding-window.ts) in Redis when
+// REDIS_URL is set, else in PostgreSQL, so every instance shares one count.
 
 export interface RateState {
   limit: number;
@@ -13,31 +11,15 @@ export interface RateState {
   resetSeconds: number;
 }
 
-const limiters = new Map<number, RateLimiterAbstract>();
+const WINDOW_SECONDS = 60;
 
-function limiterFor(db: SqlDb, perMinute: number): RateLimiterAbstract {
-  let limiter = limiters.get(perMinute);
-  if (!limiter) {
-    const common = { keyPrefix: `rpm${perMinute}`, points: perMinute, duration: 60 };
-    const redis = getRedis();
-    limiter = redis
-      ? new RateLimiterRedis({ ...common, storeClient: redis })
-      : new RateLimiterPostgres({
-          ...common,
-          storeClient: db.provisional,
-          storeType: 'pool',
-          tableName: 'rate_limits',
-          tableCreated: true,
-        });
-    limiters.set(perMinute, limiter);
-  }
-  return limiter;
-}
+const windowKey = (apiKeyId: string) => `rpm:${apiKeyId}`;
 
 /**
  * The minute's count in both forms of draft-ietf-httpapi-ratelimit-headers: the structured
  * `RateLimit-Policy` and `RateLimit` fields of its current revisions, and the separate
  * `RateLimit-Limit`, `-Remaining` and `-Reset` fields of its earlier ones, which clients still read.
+ * With a sliding window, the reset is when the oldest counted request leaves the window.
  */
 export function rateLimitHeaders(state: RateState): Record<string, string> {
   return {
@@ -49,27 +31,25 @@ export function rateLimitHeaders(state: RateState): Record<string, string> {
   };
 }
 
-export async function consumeRequest(db: SqlDb, apiKeyId: string, perMinute: number): Promise<RateState> {
-  try {
-    const result = await limiterFor(db, perMinute).consume(apiKeyId);
-    return { limit: perMinute, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not a limit
-    const state = { limit: perMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
-    throw new ApiError('rate_limited', {
-      message: `Rate limit of ${perMinute} requests per minute reached. Retry later.`,
-      retryAfter: state.resetSeconds,
-      headers: rateLimitHeaders(state),
-    });
-  }
+/** Counts one request of the key, or throws 429 (nothing counted) when its last 60 s hold the limit. */
+export async function consumeRequest(db: SqlDb, apiKeyId: string, perMinute: number, nowMs?: number): Promise<RateState> {
+  const hit = await windowStore(db).take(windowKey(apiKeyId), perMinute, WINDOW_SECONDS, nowMs);
+  const resetSeconds = Math.max(1, Math.ceil(hit.waitMs / 1000));
+  if (hit.allowed) return { limit: perMinute, remaining: Math.max(0, perMinute - hit.used), resetSeconds };
+  const state = { limit: perMinute, remaining: 0, resetSeconds };
+  throw new ApiError('rate_limited', {
+    message: `Rate limit of ${perMinute} requests per minute reached. Retry later.`,
+    retryAfter: state.resetSeconds,
+    headers: rateLimitHeaders(state),
+  });
 }
 
 /**
  * Gives back the point of a request that turned out to be another request's (an idempotent
  * replay or conflict). Best effort: a point not given back only makes this minute stricter.
  */
-export async function refundRequest(db: SqlDb, apiKeyId: string, perMinute: number): Promise<void> {
-  await limiterFor(db, perMinute)
-    .reward(apiKeyId, 1)
+export async function refundRequest(db: SqlDb, apiKeyId: string): Promise<void> {
+  await windowStore(db)
+    .giveBack(windowKey(apiKeyId))
     .catch(() => {});
 }

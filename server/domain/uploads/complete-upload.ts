@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { UPLOAD_ID_PATTERN } from '../../contract/values';
 import type { UploadView } from '../../contract/jobs-and-uploads';
 import type { PrismaClient, Upload } from '../../db/generated/client';
+import { Mp3StructureProbe } from '../../providers/local/mp3-structure';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
@@ -11,7 +12,8 @@ import { newSealedKey } from './upload-keys';
 import { toUploadView } from './upload-view';
 
 // POST /v1/uploads/{id}/complete (CONTRACT.md §5): the stored bytes are read back and must
-// match the declared size, the SHA-256 (declared and sent) and the mime type's magic bytes.
+// match the declared size, the SHA-256 (declared and sent), the mime type's magic bytes and, for
+// MP3, the frames after the ID3 tag (mp3-structure.ts).
 // Any mismatch is 422 and the upload stays pending, so the client may PUT again.
 
 const mismatch = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
@@ -19,7 +21,7 @@ const mismatch = (path: string, code: string, message: string) => ApiError.valid
 /** Step 7: the caller's own upload (else 404), not expired (else 422). */
 export async function findCompletableUpload(db: PrismaClient, key: AuthenticatedKey, uploadId: string): Promise<Upload> {
   const upload = UPLOAD_ID_PATTERN.test(uploadId) ? await db.upload.findUnique({ where: { id: uploadId } }) : null;
-  if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The upload was not found.' });
+  if (!upload || upload.apiKeyId !== key.id || upload.deletedAt) throw new ApiError('not_found', { message: 'The upload was not found.' });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw mismatch('upload_id', 'upload_expired', 'The upload has expired; create a new one.');
   }
@@ -30,6 +32,8 @@ interface StoredFacts {
   size: number;
   sha256: string;
   head: Buffer;
+  /** False when the container's structure is wrong where it can be checked cheaply (MP3: frames after the ID3 tag). */
+  structureOk: boolean;
 }
 
 /**
@@ -44,11 +48,13 @@ async function readBack(storageKey: string, mimeType: string, copyTo: string): P
   const headParts: Buffer[] = [];
   let headBytes = 0;
   let size = 0;
+  const mp3 = mimeMatchesDeclared(mimeType, 'audio/mpeg') ? new Mp3StructureProbe() : undefined;
   async function* measured() {
     for await (const chunk of object!.body) {
       const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
       size += buf.length;
       hash.update(buf);
+      mp3?.push(buf);
       if (headBytes < SNIFF_BYTES) {
         const part = buf.subarray(0, SNIFF_BYTES - headBytes);
         headParts.push(part);
@@ -58,7 +64,7 @@ async function readBack(storageKey: string, mimeType: string, copyTo: string): P
     }
   }
   await store.put(copyTo, Readable.from(measured()), mimeType);
-  return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
+  return { size, sha256: hash.digest('hex'), head: Buffer.concat(headParts), structureOk: mp3?.valid() ?? true };
 }
 
 export async function completeUpload(db: PrismaClient, upload: Upload, sha256: string): Promise<UploadView> {
@@ -98,6 +104,10 @@ export async function completeUpload(db: PrismaClient, upload: Upload, sha256: s
       'content_mismatch',
       `The content is ${sniffed ?? 'not a recognised format'}, not the declared ${upload.mimeType}.`,
     );
+  }
+  if (!stored.structureOk) {
+    await discardSealed();
+    throw mismatch('mime_type', 'content_mismatch', `The content is not ${upload.mimeType}: no MPEG audio frames follow its ID3 tag.`);
   }
   const now = new Date();
   const updated = await db.upload.updateMany({

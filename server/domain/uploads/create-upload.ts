@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getConfig } from '../../config';
 import type { CreateUploadRequest, UploadView } from '../../contract/jobs-and-uploads';
-import type { PrismaClient } from '../../db/generated/client';
+import type { Prisma, PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { signUploadUrl } from '../../storage/upload-urls';
 import { ApiError } from '../errors';
@@ -61,6 +61,17 @@ export function checkCreateUpload(key: AuthenticatedKey, body: CreateUploadReque
   return body;
 }
 
+async function storageFull(db: Prisma.TransactionClient, key: AuthenticatedKey, sizeBytes: number): Promise<ApiError> {
+  const row = await db.apiKey.findUnique({ where: { id: key.id }, select: { storedBytes: true } });
+  const stored = Number(row?.storedBytes ?? 0);
+  return new ApiError('payload_too_large', {
+    message:
+      `This key holds ${stored} bytes in storage; ${sizeBytes} more would exceed its package limit of ${key.maxStoredBytes} bytes. ` +
+      'Uploads and outputs are deleted after their retention time; retry then.',
+    details: { max_stored_bytes: key.maxStoredBytes, stored_bytes: stored },
+  });
+}
+
 export const newUploadId = () => `upl_${randomBytes(18).toString('base64url')}`;
 
 export async function createUpload(
@@ -70,7 +81,7 @@ export async function createUpload(
   origin: string,
 ): Promise<UploadView> {
   const id = newUploadId();
-  const storageKey = uploadKeyFor(key.id, id);
+  const storageKey = uploadKeyFor(id);
   // One clock reading for both, so expires_at is exactly created_at + UPLOAD_TTL_SECONDS.
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.getTime() + getConfig().UPLOAD_TTL_SECONDS * 1000);
@@ -78,19 +89,26 @@ export async function createUpload(
   const direct = store.createDirectUpload
     ? await store.createDirectUpload(storageKey, { contentType: body.mime_type, sizeBytes: body.size_bytes, expiresAt })
     : { url: signUploadUrl(origin, id, expiresAt), method: 'PUT' as const, headers: { 'Content-Type': body.mime_type } };
-  const upload = await db.upload.create({
-    data: {
-      id,
-      apiKeyId: key.id,
-      purpose: body.purpose,
-      filename: body.filename,
-      mimeType: body.mime_type,
-      sizeBytes: body.size_bytes,
-      sha256: body.sha256,
-      storageKey,
-      createdAt,
-      expiresAt,
-    },
+  // The size counts against what the key holds from now until the upload expires or is deleted;
+  // one conditional UPDATE, so racing creates never take the key past its cap together.
+  const upload = await db.$transaction(async (tx) => {
+    const taken = await tx.$executeRaw`UPDATE api_keys SET stored_bytes = stored_bytes + ${body.size_bytes}
+                                        WHERE id = ${key.id}::uuid AND stored_bytes + ${body.size_bytes} <= ${key.maxStoredBytes}`;
+    if (taken === 0) throw await storageFull(tx, key, body.size_bytes);
+    return tx.upload.create({
+      data: {
+        id,
+        apiKeyId: key.id,
+        purpose: body.purpose,
+        filename: body.filename,
+        mimeType: body.mime_type,
+        sizeBytes: body.size_bytes,
+        sha256: body.sha256,
+        storageKey,
+        createdAt,
+        expiresAt,
+      },
+    });
   });
   return { ...toUploadView(upload), upload_url: direct.url, upload_method: direct.method, upload_headers: direct.headers };
 }

@@ -1,12 +1,9 @@
 import type { SqlDb } from '../../db/client';
-import { getObjectStore } from '../../storage/get-object-store';
+import { sweepBatches } from '../retention/sweep-batches';
 import { uploadKeyOf } from './upload-keys';
 
-// Rows are claimed with FOR UPDATE SKIP LOCKED, so any number of instances may run these sweeps
-// at once without overlap; the bytes are deleted before the row commits, so a crash leaves the
-// row for the next run.
-
-const BATCH = 100;
+// Sweeps of upload bytes (retention/sweep-batches.ts: SKIP LOCKED batches, any number of
+// instances at once).
 
 /**
  * How long after an upload's URL expired a PUT to it may still be arriving: S3 and Vercel Blob
@@ -14,47 +11,7 @@ const BATCH = 100;
  */
 export const LATE_PUT_GRACE_SECONDS = 3600;
 
-interface Row {
-  id: string;
-  status: string;
-  storage_key: string;
-}
-
-/** Claims up to BATCH rows with `claim`, deletes each row's object (if any), marks them with `mark`; returns how many. */
-async function sweepBatches(
-  db: SqlDb,
-  claim: string,
-  params: unknown[],
-  objectKey: (row: Row) => string | undefined,
-  mark: string,
-): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const client = await db.pool.connect();
-    let count = 0;
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<Row>(claim, [BATCH, ...params]);
-      const store = getObjectStore();
-      for (const row of rows) {
-        const key = objectKey(row);
-        if (key) await store.delete(key);
-      }
-      if (rows.length) await client.query(mark, [rows.map((row) => row.id)]);
-      await client.query('COMMIT');
-      count = rows.length;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-    total += count;
-    if (count < BATCH) return total;
-  }
-}
-
-/** Pending uploads past expires_at become `expired` and lose their bytes. */
+/** Pending uploads past expires_at become `expired` and lose their bytes, which no longer count against the key. */
 export function expireStaleUploads(db: SqlDb): Promise<number> {
   return sweepBatches(
     db,
@@ -63,7 +20,10 @@ export function expireStaleUploads(db: SqlDb): Promise<number> {
       ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [],
     (row) => row.storage_key,
-    `UPDATE uploads SET status = 'expired' WHERE id = ANY($1::text[])`,
+    `WITH marked AS (UPDATE uploads SET status = 'expired' WHERE id = ANY($1::text[]) RETURNING api_key_id, size_bytes)
+     UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
+       FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
+      WHERE k.id = m.api_key_id`,
   );
 }
 

@@ -21,8 +21,17 @@ export async function receiveUploadBytes(
   body: Readable,
   contentLength?: number,
 ): Promise<ReceivedBytes> {
-  const upload = await db.upload.findUnique({ where: { id: uploadId } });
+  const upload = await db.upload.findUnique({
+    where: { id: uploadId },
+    include: { apiKey: { select: { status: true, expiresAt: true } } },
+  });
   if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
+  // Read with the upload, not from the key cache: a revoked (or expired) key's URL stops at once.
+  const { apiKey } = upload;
+  if (apiKey.status !== 'active' || (apiKey.expiresAt && apiKey.expiresAt.getTime() <= Date.now())) {
+    body.destroy();
+    throw new ApiError('forbidden', { message: 'The API key this upload belongs to is no longer active.' });
+  }
   const tooLarge = () =>
     new ApiError('payload_too_large', {
       message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,

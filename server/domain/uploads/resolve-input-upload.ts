@@ -27,7 +27,10 @@ export async function resolveInputUpload(
   path = 'input_upload_id',
 ): Promise<InputUpload> {
   const upload = await db.upload.findUnique({ where: { id: uploadId } });
-  if (!upload || upload.apiKeyId !== key.id) throw new ApiError('not_found', { message: 'The referenced upload was not found.' });
+  // Deleted by the retention sweep (UPLOAD_RETENTION_HOURS): gone, as if it never was.
+  if (!upload || upload.apiKeyId !== key.id || upload.deletedAt) {
+    throw new ApiError('not_found', { message: 'The referenced upload was not found.' });
+  }
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
     throw invalid(path, 'upload_expired', `${path}: the upload has expired; create a new one.`);
   }

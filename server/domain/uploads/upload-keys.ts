@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 // the upload expires (directly, on S3 and Vercel Blob). Verified bytes are copied under a
 // *sealed key* derived from it, which no client can write to, and the row then names that one.
 
-export const uploadKeyFor = (apiKeyId: string, uploadId: string) => `uploads/${apiKeyId}/${uploadId}`;
+// Named by the upload's public id alone: a presigned S3 or Blob URL carries nothing of the key.
+export const uploadKeyFor = (uploadId: string) => `uploads/${uploadId}`;
 
 const SEALED_SUFFIX = /\.[0-9a-f]{12}\.verified$/;
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { jobId } from '../../contract/fields';
 import { getPrisma, getSqlDb } from '../../db/client';
-import { jobSchema, submittedJobSchema, videosGenerateRequest } from '../../contract/jobs-and-uploads';
-import { readOwnJob } from '../../domain/jobs/job-view';
+import { cancelJobRequest, jobSchema, submittedJobSchema, videosGenerateRequest } from '../../contract/jobs-and-uploads';
+import { cancelOwnJob } from '../../domain/jobs/cancel-job';
+import { findOwnJob, readOwnJob } from '../../domain/jobs/job-view';
 import { prepareVideosGenerate, submitVideoJob } from '../../domain/jobs/submit-video-job';
 import { defineGetRoute, definePostRoute } from '../pipeline';
 
-// POST /v1/videos/generate (202 Job) and GET /v1/jobs/{jobId}.
+// POST /v1/videos/generate (202 Job), GET /v1/jobs/{jobId} and POST /v1/jobs/{jobId}/cancel.
 
 export const videosGenerateRoute = definePostRoute({
   path: '/v1/videos/generate',
@@ -42,6 +43,26 @@ export const getJobRoute = defineGetRoute({
   summary: 'Retrieve an owned video job',
   pathParams: z.object({ jobId }),
   response: { status: 200, schema: jobSchema, description: 'The job; `result.url` is a fresh signed URL on every read.' },
-  errors: [401, 404, 500, 503],
+  errors: [401, 404, 429, 500, 503],
+  rateLimited: true,
   handle: (ctx) => readOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId, ctx.origin),
+});
+
+export const cancelJobRoute = definePostRoute({
+  path: '/v1/jobs/{jobId}/cancel',
+  operationId: 'cancelJob',
+  summary: 'Cancel an owned video job (extension of v1)',
+  pathParams: z.object({ jobId }),
+  response: {
+    status: 200,
+    schema: jobSchema,
+    description:
+      'The job, now `cancelled`; its units are returned at once and a result that arrives later is discarded, never charged. ' +
+      'A job that has already ended is 409 `job_not_cancellable` with its `status` in `details`.',
+  },
+  // Like GET /v1/jobs/{jobId}: any active key, for its own jobs (another key's is 404).
+  scope: () => true,
+  schema: cancelJobRequest,
+  prepare: async (_body, ctx) => (await findOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId)).id,
+  run: async (jobId, ctx) => ({ kind: 'resource', status: 200, body: await cancelOwnJob(getSqlDb(), ctx.key.id, jobId, ctx.origin) }),
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { RouteDoc } from '../route-doc';
-import { getJobRoute, videosGenerateRoute } from './jobs';
+import { cancelJobRoute, getJobRoute, videosGenerateRoute } from './jobs';
 import { audioSpeechRoute, audioTranscribeRoute, imagesGenerateRoute } from './media';
+import { getKeyRoute } from './key';
 import { codeGenerateRoute, textGenerateRoute } from './text-and-code';
 import { completeUploadRoute, createUploadRoute } from './uploads';
 
@@ -30,4 +31,6 @@ export const ROUTES: readonly RouteDoc[] = [
   completeUploadRoute.route,
   openApiDocumentRoute,
   getJobRoute.route,
+  cancelJobRoute.route,
+  getKeyRoute.route,
 ];

@@ -26,7 +26,7 @@ import { codePrompt, textPrompt, type Prompt } from './prompts';
 import type { ProviderModule, SdkModels } from './provider-module';
 
 // Every provider type through the Vercel AI SDK (an `openai` provider's videos through its video
-// adapter). The SDK provider is built once per provider (resolve-engine caches it); this engine is
+// adapter). The SDK provider is built once per provider (build-engine caches it); this engine is
 // one model of it. Text and code call the model's doGenerate directly under the gate's own
 // bounded retry (retry.ts); media goes through the SDK's generate functions. Every failure becomes
 // ProviderUnavailableError with its kind (failure.ts); the caller answers 503 and passes no
@@ -261,7 +261,9 @@ export class AiSdkEngine implements Engine {
       // The SDK sends `prompt.image` as an image (a video's bytes went labelled image/png): a
       // video input gives its first frame, as the local engine does.
       const image =
-        task.inputImage && task.inputMimeType?.startsWith('video/') ? await extractVideoFrame(task.inputImage) : task.inputImage;
+        task.inputImage && task.inputMimeType?.startsWith('video/')
+          ? await extractVideoFrame(task.inputImage, task.inputMimeType)
+          : task.inputImage;
       const result = await experimental_generateVideo({
         model: this.model_('videoModel'),
         prompt: image ? { image, text: task.prompt } : task.prompt,

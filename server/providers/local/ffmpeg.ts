@@ -1,8 +1,17 @@
-// Runs the bundled ffmpeg binary with stdin/stdout pipes. The local media engine never shells
-// out through a shell, so prompt text can never become a command.
+// Runs ffmpeg with stdin/stdout pipes. The local media engine never shells out through a shell,
+// so prompt text can never become a command. Customer media is untrusted input to a decoder:
+// the ffmpeg used is the system's (FFMPEG_PATH, else `ffmpeg` on the PATH: a distribution's
+// build gets security fixes) before the bundled 2018 build; an input is read with the demuxer
+// its verified type names and only the protocol it arrives by (inputArgs); and every run has a
+// wall-clock limit (timeoutMs), and a decode of customer media an address-space limit too
+// (FFMPEG_MEMORY_LIMIT_MB, set with util-linux's prlimit(1) on the child, so a decoder bug cannot
+// take the host's memory).
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { getConfig } from '../../config';
 
 export interface RunFfmpegOptions {
   /** Bytes (or a stream of chunks, written with backpressure) sent to ffmpeg's stdin. */
@@ -13,6 +22,8 @@ export interface RunFfmpegOptions {
   maxOutputBytes?: number;
   /** Takes stdout chunk by chunk as it comes, instead of buffering it (`stdout` is then empty). */
   onOutput?: (chunk: Buffer) => void;
+  /** The run decodes customer media: it gets the FFMPEG_MEMORY_LIMIT_MB address-space limit. */
+  untrusted?: boolean;
 }
 
 export interface FfmpegResult {
@@ -34,15 +45,81 @@ export class FfmpegError extends Error {
 
 const STDERR_KEEP_CHARS = 64 * 1024;
 
-/** FFMPEG_PATH lets an operator use a system ffmpeg instead of the bundled build. */
+/** The first executable `name` on the PATH, or undefined. */
+function onPath(name: string): string | undefined {
+  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+    if (!folder) continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+let resolved: { ffmpeg: string; prlimit: string | undefined } | undefined;
+
+/** FFMPEG_PATH, else the system's `ffmpeg` on the PATH, else the bundled build (@ffmpeg-installer, 2018). */
 export function ffmpegPath(): string {
-  return process.env.FFMPEG_PATH || ffmpegInstaller.path;
+  resolved ??= { ffmpeg: getConfig().FFMPEG_PATH ?? onPath('ffmpeg') ?? ffmpegInstaller.path, prlimit: onPath('prlimit') };
+  return resolved.ffmpeg;
+}
+
+/** Forgets the binaries found (tests change FFMPEG_PATH and PATH). */
+export function resetFfmpegPathForTests(): void {
+  resolved = undefined;
+}
+
+/**
+ * The command that runs ffmpeg; a decode of customer media under the memory limit, with prlimit
+ * when the system has it (util-linux, in every Debian). Our own encodes (speech, rendered video)
+ * are not limited: x264's per-thread buffers grow with the host's cores.
+ */
+function command(args: readonly string[], untrusted: boolean): [string, string[]] {
+  const ffmpeg = ffmpegPath();
+  const limitMb = getConfig().FFMPEG_MEMORY_LIMIT_MB;
+  if (untrusted && limitMb > 0 && resolved?.prlimit) {
+    return [resolved.prlimit, [`--as=${limitMb * 1024 * 1024}`, '--', ffmpeg, '-hide_banner', ...args]];
+  }
+  return [ffmpeg, ['-hide_banner', ...args]];
+}
+
+// glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): under an
+// address-space limit a decode on a many-core host would run out of it without using memory.
+const UNTRUSTED_ENV = { ...process.env, MALLOC_ARENA_MAX: '2' };
+
+/** ffmpeg's demuxer for each verified media type: never chosen from the content itself. */
+const DEMUXERS: Record<string, string> = {
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mp4': 'mp4',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'image/png': 'png_pipe',
+  'image/jpeg': 'jpeg_pipe',
+  'image/webp': 'webp_pipe',
+};
+
+/**
+ * The input options for untrusted media: the demuxer its verified type names (`-f`), and only
+ * the protocol the bytes arrive by (`pipe` for stdin, `file` for a temporary file).
+ */
+export function inputArgs(mimeType: string, source: string): string[] {
+  const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const demuxer = DEMUXERS[mime];
+  if (!demuxer) throw new FfmpegError(`no demuxer for ${mime || 'this media type'}`, null, '');
+  return ['-protocol_whitelist', source.startsWith('pipe:') ? 'pipe' : 'file', '-f', demuxer, '-i', source];
 }
 
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<FfmpegResult> {
-  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput } = options;
+  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath(), ['-hide_banner', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const [file, argv] = command(args, untrusted);
+    const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...(untrusted ? { env: UNTRUSTED_ENV } : {}) });
     const chunks: Buffer[] = [];
     let outputBytes = 0;
     let stderr = '';

@@ -24,7 +24,9 @@ export const localEngine: Engine = {
   generateVideo: async (task) => {
     // A video input seeds the render with its first frame.
     const inputImage =
-      task.inputImage && task.inputMimeType?.startsWith('video/') ? await extractVideoFrame(task.inputImage) : task.inputImage;
+      task.inputImage && task.inputMimeType?.startsWith('video/')
+        ? await extractVideoFrame(task.inputImage, task.inputMimeType)
+        : task.inputImage;
     const video = await renderVideo({ prompt: task.prompt, inputImage });
     return { bytes: video.bytes, mimeType: video.mimeType, usage: { videoSeconds: video.seconds } };
   },

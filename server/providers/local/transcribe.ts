@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FfmpegError, runFfmpeg } from './ffmpeg';
+import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
 import { MediaDecodeError } from './media-decode-error';
 
 export { MediaDecodeError };
@@ -108,16 +108,21 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   }
   const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
-  const options = { timeoutMs: 300_000, maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4, onOutput: (chunk: Buffer) => meter.push(chunk) }; // up to 4 h
+  const options = {
+    untrusted: true,
+    timeoutMs: 300_000,
+    maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4,
+    onOutput: (chunk: Buffer) => meter.push(chunk),
+  }; // up to 4 h
   let folder: string | undefined;
   try {
     if (!NEEDS_SEEKABLE_FILE.has(mime)) {
-      await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', ...output], { ...options, input: bytes });
+      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, 'pipe:0'), ...output], { ...options, input: bytes });
     } else {
       folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
       const file = join(folder, 'input.mp4');
       await writeFile(file, bytes);
-      await runFfmpeg(['-loglevel', 'error', '-i', file, ...output], options);
+      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, file), ...output], options);
     }
     return meter;
   } catch (error) {

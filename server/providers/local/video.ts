@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSharp } from '../load-sharp';
-import { FfmpegError, runFfmpeg } from './ffmpeg';
+import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg, type Scene } from './scene-svg';
 
@@ -83,13 +83,26 @@ export async function renderVideo(input: RenderVideoInput): Promise<RenderedVide
 }
 
 /** The first frame of an uploaded video as PNG, so a video input can seed renderVideo. */
-export async function extractVideoFrame(bytes: Buffer): Promise<Buffer> {
+export async function extractVideoFrame(bytes: Buffer, mimeType: string): Promise<Buffer> {
   const folder = await mkdtemp(join(tmpdir(), 'wgs-frame-'));
   try {
     const file = join(folder, 'input');
     await writeFile(file, bytes);
-    const args = ['-loglevel', 'error', '-i', file, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'];
-    const { stdout } = await runFfmpeg(args, { timeoutMs: 60_000 });
+    const args = [
+      '-loglevel',
+      'error',
+      ...inputArgs(mimeType, file),
+      '-map',
+      '0:v:0',
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'png',
+      'pipe:1',
+    ];
+    const { stdout } = await runFfmpeg(args, { timeoutMs: 60_000, untrusted: true });
     if (stdout.length === 0) throw new MediaDecodeError('The input video has no decodable frame.');
     return stdout;
   } catch (error) {

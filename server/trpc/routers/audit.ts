@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { describeAuditTargets } from '../../domain/audit/audit-targets';
 import { isAuditCursor, listAudit, listAuditActions } from '../../domain/audit/list-audit';
-import { operatorProcedure, router } from '../init';
+import { viewerProcedure, router } from '../init';
 import { limit } from './inputs';
 
 export const auditRouter = router({
-  list: operatorProcedure
+  list: viewerProcedure
     .input(
       z.strictObject({
         action: z.string().max(100).optional(),
@@ -22,5 +22,5 @@ export const auditRouter = router({
       // Each entry carries its target in operators' words: a key's prefix and label, a package's slug and version.
       return { ...page, items: page.items.map((item) => ({ ...item, target: targets.get(item.id)! })) };
     }),
-  actions: operatorProcedure.query(({ ctx }) => listAuditActions(ctx.db)),
+  actions: viewerProcedure.query(({ ctx }) => listAuditActions(ctx.db)),
 });

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { usageDay, usageRange } from '../../contract/dashboard/usage-filters';
 import { getJob, JOB_STATUSES, listJobs } from '../../domain/reports/jobs';
 import { jobResultLink } from '../../domain/reports/media-links';
-import { operatorProcedure, router } from '../init';
+import { viewerProcedure, router } from '../init';
 import { cursor, limit, operation, uuid } from './inputs';
 
 const jobId = z.string().min(1).max(200);
 
 export const jobsRouter = router({
-  list: operatorProcedure
+  list: viewerProcedure
     .input(
       z.strictObject({
         status: z.enum(JOB_STATUSES).optional(),
@@ -22,7 +22,7 @@ export const jobsRouter = router({
       }),
     )
     .query(({ ctx, input }) => listJobs(ctx.db, { ...input, ...usageRange(input) })),
-  get: operatorProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => getJob(ctx.db, input.id)),
+  get: viewerProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => getJob(ctx.db, input.id)),
   /** A fresh short-lived URL of the job's video (null until it has one). */
-  resultLink: operatorProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => jobResultLink(ctx.db, input.id)),
+  resultLink: viewerProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => jobResultLink(ctx.db, input.id)),
 });

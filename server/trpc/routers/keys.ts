@@ -3,12 +3,20 @@ import { issueKey } from '../../domain/keys/issue-key';
 import { editKeyLabel, getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
-import { operatorProcedure, router } from '../init';
+import {
+  clearKeyWebhook,
+  getKeyWebhook,
+  listKeyDeliveries,
+  resendDelivery,
+  rotateKeyWebhookSecret,
+  setKeyWebhook,
+} from '../../domain/webhooks/manage-webhook';
+import { adminProcedure, viewerProcedure, router } from '../init';
 import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
 import { cursor, limit, uuid } from './inputs';
 
 export const keysRouter = router({
-  list: operatorProcedure
+  list: viewerProcedure
     .input(
       z.strictObject({
         search: z.string().trim().max(200).optional(),
@@ -19,9 +27,9 @@ export const keysRouter = router({
       }),
     )
     .query(({ ctx, input }) => listKeys(ctx.db, { ...input, search: input.search || undefined })),
-  get: operatorProcedure.input(z.strictObject({ id: uuid })).query(({ ctx, input }) => getKey(ctx.db, input.id)),
+  get: viewerProcedure.input(z.strictObject({ id: uuid })).query(({ ctx, input }) => getKey(ctx.db, input.id)),
   /** Daily usage and the latest requests of one key, for its detail page. */
-  activity: operatorProcedure
+  activity: viewerProcedure
     .input(z.strictObject({ id: uuid, days: z.number().int().min(1).max(366).optional() }))
     .query(async ({ ctx, input }) => {
       const key = await getKey(ctx.db, input.id);
@@ -32,17 +40,35 @@ export const keysRouter = router({
       return { daily, recent: recent.items };
     }),
   /** An expiry day is the last day the key works: it expires at the start of the next UTC day. */
-  issue: operatorProcedure.input(keyIssueInput).mutation(async ({ ctx, input }) => {
+  issue: adminProcedure.input(keyIssueInput).mutation(async ({ ctx, input }) => {
     const { expiresOn, ...rest } = input;
     const expiresAt = expiresOn ? new Date(Date.parse(`${expiresOn}T00:00:00.000Z`) + 86_400_000) : undefined;
     const issued = await issueKey(ctx.db, ctx.actor, { ...rest, expiresAt });
     return { ...issued, expires_at: expiresAt?.toISOString() ?? null };
   }),
-  updateLabel: operatorProcedure
+  updateLabel: adminProcedure
     .input(keyLabelInput.extend({ id: uuid }))
     .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
-  revoke: operatorProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
-  topUp: operatorProcedure
+  revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
+  /** The key's webhook endpoint and its latest deliveries. */
+  webhook: viewerProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => ({
+    ...(await getKeyWebhook(ctx.db, input.id)),
+    deliveries: await listKeyDeliveries(ctx.db, input.id, 20),
+  })),
+  /** Returns the new signing secret: the only time it is shown. */
+  setWebhook: adminProcedure
+    .input(z.strictObject({ id: uuid, url: z.string().trim().min(1).max(2000) }))
+    .mutation(({ ctx, input }) => setKeyWebhook(ctx.db, ctx.actor, input.id, input.url)),
+  rotateWebhookSecret: adminProcedure
+    .input(z.strictObject({ id: uuid }))
+    .mutation(({ ctx, input }) => rotateKeyWebhookSecret(ctx.db, ctx.actor, input.id)),
+  clearWebhook: adminProcedure
+    .input(z.strictObject({ id: uuid }))
+    .mutation(({ ctx, input }) => clearKeyWebhook(ctx.db, ctx.actor, input.id)),
+  resendDelivery: adminProcedure
+    .input(z.strictObject({ id: uuid, deliveryId: z.string().regex(/^msg_[0-9a-f]{32}$/) }))
+    .mutation(({ ctx, input }) => resendDelivery(ctx.db, ctx.actor, input.id, input.deliveryId)),
+  topUp: adminProcedure
     .input(z.strictObject({ id: uuid, units: z.number().int().min(1).max(1_000_000_000) }))
     .mutation(({ ctx, input }) => topUpKey(ctx.db, ctx.actor, input.id, input.units)),
 });

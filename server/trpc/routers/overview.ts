@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { getOverview } from '../../domain/reports/overview';
-import { operatorProcedure, router } from '../init';
+import { viewerProcedure, router } from '../init';
 
 export const overviewRouter = router({
-  get: operatorProcedure
+  get: viewerProcedure
     .input(z.strictObject({ days: z.number().int().min(1).max(366).optional() }).optional())
     .query(({ ctx, input }) => getOverview(ctx.db, { days: input?.days })),
 });

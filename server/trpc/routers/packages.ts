@@ -4,23 +4,23 @@ import { createPackageVersion } from '../../domain/packages/create-package-versi
 import { getPackage, listPackages } from '../../domain/packages/list-packages';
 import { diffVersions } from '../../domain/packages/version-diff';
 import { ApiError } from '../../domain/errors';
-import { PG_INTEGER_MAX } from '../../domain/pg-integer';
-import { operatorProcedure, router } from '../init';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
+import { adminProcedure, viewerProcedure, router } from '../init';
 
 const slug = z.string().min(1).max(63);
 const versionNumber = z.number().int().min(1).max(PG_INTEGER_MAX);
 
 export const packagesRouter = router({
-  list: operatorProcedure.query(({ ctx }) => listPackages(ctx.db)),
-  get: operatorProcedure.input(z.strictObject({ slug })).query(({ ctx, input }) => getPackage(ctx.db, input.slug)),
+  list: viewerProcedure.query(({ ctx }) => listPackages(ctx.db)),
+  get: viewerProcedure.input(z.strictObject({ slug })).query(({ ctx, input }) => getPackage(ctx.db, input.slug)),
   /** The definition is checked by the packages-file schema inside the domain, field by field. */
-  createVersion: operatorProcedure
+  createVersion: adminProcedure
     .input(z.strictObject({ definition: z.record(z.string(), z.unknown()), mode: z.enum(['new-package', 'new-version']) }))
     .mutation(({ ctx, input }) =>
       createPackageVersion(ctx.db, ctx.actor, { definition: input.definition, expectExisting: input.mode === 'new-version' }),
     ),
   /** What changed from one version to another, field by field. */
-  diff: operatorProcedure.input(z.strictObject({ slug, from: versionNumber, to: versionNumber })).query(async ({ ctx, input }) => {
+  diff: viewerProcedure.input(z.strictObject({ slug, from: versionNumber, to: versionNumber })).query(async ({ ctx, input }) => {
     const pkg = await getPackage(ctx.db, input.slug);
     const find = (version: number) => {
       const found = pkg.versions.find((item) => item.version === version);
@@ -30,7 +30,7 @@ export const packagesRouter = router({
     return { slug: pkg.slug, from: input.from, to: input.to, changes: diffVersions(find(input.from), find(input.to)) };
   }),
   /** Archived: no new keys; the keys already issued keep working. */
-  setArchived: operatorProcedure
+  setArchived: adminProcedure
     .input(z.strictObject({ slug, archived: z.boolean() }))
     .mutation(({ ctx, input }) => setPackageArchived(ctx.db, ctx.actor, input.slug, input.archived)),
 });

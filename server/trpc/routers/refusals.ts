@@ -3,7 +3,7 @@ import { getKey } from '../../domain/keys/manage-keys';
 import { listKeysByRefusals } from '../../domain/reports/key-refusals';
 import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
 import { getTrafficOverview, refusedByCode } from '../../domain/reports/traffic';
-import { operatorProcedure, router } from '../init';
+import { viewerProcedure, router } from '../init';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
 import { limit, uuid } from './inputs';
 
@@ -17,16 +17,16 @@ const range = {
 };
 
 export const refusalsRouter = router({
-  overview: operatorProcedure
+  overview: viewerProcedure
     .input(z.strictObject(range).optional())
     .query(({ ctx, input }) => getTrafficOverview(ctx.db, resolveTimeRange(input))),
-  byKey: operatorProcedure.input(z.strictObject({ id: uuid, ...range })).query(async ({ ctx, input }) => {
+  byKey: viewerProcedure.input(z.strictObject({ id: uuid, ...range })).query(async ({ ctx, input }) => {
     const key = await getKey(ctx.db, input.id);
     const timeRange = resolveTimeRange(input);
     const byCode = await refusedByCode(ctx.db, timeRange, key.id);
     return { label: timeRange.label, total: byCode.reduce((sum, row) => sum + row.count, 0), by_code: byCode };
   }),
-  keys: operatorProcedure
+  keys: viewerProcedure
     .input(z.strictObject({ ...range, limit }).optional())
     .query(({ ctx, input }) => listKeysByRefusals(ctx.db, resolveTimeRange(input), input?.limit)),
 });

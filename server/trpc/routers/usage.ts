@@ -1,12 +1,12 @@
 import { usageFilters, usageRange } from '../../contract/dashboard/usage-filters';
 import { listUsageEvents, usageTotals } from '../../domain/reports/usage-events';
-import { operatorProcedure, router } from '../init';
+import { viewerProcedure, router } from '../init';
 import { page } from './inputs';
 
 export const usageRouter = router({
-  list: operatorProcedure
+  list: viewerProcedure
     .input(usageFilters.extend(page))
     .query(({ ctx, input }) => listUsageEvents(ctx.db, { ...input, ...usageRange(input) })),
   /** Totals of everything the filters select, for the table's totals row. */
-  totals: operatorProcedure.input(usageFilters).query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
+  totals: viewerProcedure.input(usageFilters).query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
 });

@@ -322,7 +322,7 @@ test('layout: a styled 404 everywhere, a long e-mail truncates, controls are rea
   await anonymous.close();
 
   const email = `a-very-long-operator-address-${tag()}@operations.example-company.com`;
-  cli('operators', 'create', '--email', email, '--password', 'a long enough password');
+  cli('operators', 'create', '--email', email, '--password', 'a long enough password', '--role', 'owner');
   await page.goto('/signin');
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill('a long enough password');

@@ -5,10 +5,10 @@ import { OPERATOR } from './cli';
 
 export const ARTIFACTS = join(process.cwd(), 'tests', 'artifacts', 'dashboard');
 
-/** Signs in through the real form, as an operator would. */
-export async function signIn(page: Page, password = OPERATOR.password): Promise<void> {
+/** Signs in through the real form, as an operator would (the seeded owner unless told). */
+export async function signIn(page: Page, password = OPERATOR.password, email = OPERATOR.email): Promise<void> {
   await page.goto('/signin');
-  await page.getByLabel('E-mail').fill(OPERATOR.email);
+  await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }

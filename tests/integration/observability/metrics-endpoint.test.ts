@@ -1,10 +1,12 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { freePort } from '@/server/free-port';
-import { startMetricsServer } from '@/server/observability/metrics-endpoint';
+import { isLoopbackHost, startMetricsServer } from '@/server/observability/metrics-endpoint';
 import { enableMetrics } from '@/server/observability/metrics';
 import { call, createTestKey } from '../../helpers/api';
 import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
@@ -96,5 +98,40 @@ describe('GET /metrics on METRICS_PORT', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('METRICS_PORT on an address other than loopback', () => {
+  it('does not start without METRICS_TOKEN', async () => {
+    const port = await freePort();
+    await expect(startMetricsServer(port, '0.0.0.0')).rejects.toThrow(/needs METRICS_TOKEN/);
+    // Nothing listens: the port is still free to take.
+    const server = createServer().listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('serves only the bearer of METRICS_TOKEN', async () => {
+    const port = await freePort();
+    const token = 'metrics-port-token-0123456789';
+    const server = await startMetricsServer(port, '0.0.0.0', token);
+    try {
+      const refused = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(
+        (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+      ).toBe(401);
+      const served = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(served.status).toBe(200);
+      expect(parsePrometheusText(await served.text()).types.get('wgs_http_request_duration_seconds')).toBe('histogram');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('tells loopback addresses from others', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'example.com', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
   });
 });

@@ -109,6 +109,11 @@ describe('every procedure refuses an unauthenticated caller', () => {
     ['keys.revoke', () => caller.keys.revoke({ id })],
     ['keys.topUp', () => caller.keys.topUp({ id, units: 5 })],
     ['keys.updateLabel', () => caller.keys.updateLabel({ id, label: 'x' })],
+    ['keys.webhook', () => caller.keys.webhook({ id })],
+    ['keys.setWebhook', () => caller.keys.setWebhook({ id, url: 'https://example.com/hook' })],
+    ['keys.rotateWebhookSecret', () => caller.keys.rotateWebhookSecret({ id })],
+    ['keys.clearWebhook', () => caller.keys.clearWebhook({ id })],
+    ['keys.resendDelivery', () => caller.keys.resendDelivery({ id, deliveryId: `msg_${'0'.repeat(32)}` })],
     ['usage.list', () => caller.usage.list({})],
     ['usage.totals', () => caller.usage.totals({})],
     ['jobs.list', () => caller.jobs.list({})],
@@ -120,6 +125,12 @@ describe('every procedure refuses an unauthenticated caller', () => {
     ['uploads.usedBy', () => caller.uploads.usedBy({ id: 'upl_x' })],
     ['audit.list', () => caller.audit.list({})],
     ['audit.actions', () => caller.audit.actions()],
+    ['margin.report', () => caller.margin.report()],
+    ['margin.packages', () => caller.margin.packages()],
+    ['margin.keys', () => caller.margin.keys()],
+    ['operators.list', () => caller.operators.list()],
+    ['operators.setRole', () => caller.operators.setRole({ email: 'a@example.com', role: 'admin' })],
+    ['operators.setDisabled', () => caller.operators.setDisabled({ email: 'a@example.com', disabled: true })],
   ];
   it.each(calls)('%s', async (_name, call) => {
     await expectTrpcError(call(), 'UNAUTHORIZED');

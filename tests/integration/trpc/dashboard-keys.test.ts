@@ -24,6 +24,15 @@ describe('keys: expiry, extra units, totals and labels', () => {
     await expectTrpcError(caller.keys.issue({ packageSlug: slug, expiresOn: '31/12/2099' }), 'BAD_REQUEST');
   });
 
+  it("shows each key's stored bytes in the list and on its page", async () => {
+    const { caller, slug } = await operatorWithPackage('pk-stored');
+    const { id } = await caller.keys.issue({ packageSlug: slug, label: `stored ${slug}` });
+    expect((await caller.keys.get({ id })).stored_bytes).toBe(0);
+    await getPrisma().apiKey.update({ where: { id }, data: { storedBytes: 123_456 } });
+    expect((await caller.keys.get({ id })).stored_bytes).toBe(123_456);
+    expect((await caller.keys.list({ search: slug })).items.find((key) => key.id === id)?.stored_bytes).toBe(123_456);
+  });
+
   it('a top-up raises the total with the remaining units', async () => {
     const { caller, slug } = await operatorWithPackage('pk-total', 10);
     const { id } = await caller.keys.issue({ packageSlug: slug });

@@ -38,7 +38,7 @@ describe('the /api/trpc wire format', () => {
   async function post(path: string, input: unknown, signedIn: boolean) {
     const { operator } = await operatorCaller();
     const session = signedIn
-      ? { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() }
+      ? { operatorId: operator.id, email: operator.email, role: operator.role, expires: new Date(Date.now() + 60_000).toISOString() }
       : null;
     const response = await fetchRequestHandler({
       endpoint: '/api/trpc',

@@ -30,7 +30,12 @@ describe('keys list with 100,000 keys', () => {
                    'scale ' || n, CASE WHEN n % 10 = 0 THEN 'revoked'::"KeyStatus" ELSE 'active'::"KeyStatus" END,
                    ${version.id}::uuid, 100, 100, now() - make_interval(secs => n)
               FROM generate_series(1, 100000) AS n`;
-          const session = { operatorId: operator.id, email: operator.email, expires: new Date(Date.now() + 60_000).toISOString() };
+          const session = {
+            operatorId: operator.id,
+            email: operator.email,
+            role: operator.role,
+            expires: new Date(Date.now() + 60_000).toISOString(),
+          };
           const caller = createCaller(createInnerContext(session, tx as unknown as PrismaClient));
 
           const first = await timed('first page', () => caller.keys.list({ packageSlug: slug, limit: 50 }));

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { FfmpegError, runFfmpeg } from '@/server/providers/local/ffmpeg';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
+import { FfmpegError, ffmpegPath, inputArgs, resetFfmpegPathForTests, runFfmpeg } from '@/server/providers/local/ffmpeg';
+import { decodeFrameEnergy, MediaDecodeError } from '@/server/providers/local/transcribe';
+import { id3WrappedWav, mp3WithLargeTag } from '../../helpers/crafted-media';
 
 describe('runFfmpeg', () => {
   it('pipes stdin to stdout', async () => {
@@ -70,5 +77,69 @@ describe('runFfmpeg', () => {
       maxOutputBytes: 1_000,
     }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/output exceeded 1000 bytes/);
+  });
+});
+
+describe('the ffmpeg used, and how untrusted media reaches it', () => {
+  const saved = { path: process.env.PATH, ffmpeg: process.env.FFMPEG_PATH, limit: process.env.FFMPEG_MEMORY_LIMIT_MB };
+  afterEach(() => {
+    process.env.PATH = saved.path;
+    for (const [name, value] of [
+      ['FFMPEG_PATH', saved.ffmpeg],
+      ['FFMPEG_MEMORY_LIMIT_MB', saved.limit],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    resetConfigForTests();
+    resetFfmpegPathForTests();
+  });
+  const use = (env: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    resetConfigForTests();
+    resetFfmpegPathForTests();
+  };
+
+  it('prefers FFMPEG_PATH, then `ffmpeg` on the PATH (a system build), then the bundled 2018 build', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wgs-path-'));
+    const fake = join(dir, 'ffmpeg');
+    writeFileSync(fake, '#!/bin/sh\n');
+    chmodSync(fake, 0o755);
+    use({ FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg' });
+    expect(ffmpegPath()).toBe('/opt/ffmpeg/bin/ffmpeg');
+    use({ FFMPEG_PATH: undefined, PATH: `/nonexistent:${dir}` });
+    expect(ffmpegPath()).toBe(fake);
+    use({ PATH: '/nonexistent' });
+    expect(ffmpegPath()).toBe(ffmpegInstaller.path);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("forces the verified type's demuxer and allows only the protocol the bytes arrive by", () => {
+    expect(inputArgs('audio/mpeg', 'pipe:0')).toEqual(['-protocol_whitelist', 'pipe', '-f', 'mp3', '-i', 'pipe:0']);
+    expect(inputArgs('video/mp4', '/tmp/x/input.mp4')).toEqual(['-protocol_whitelist', 'file', '-f', 'mp4', '-i', '/tmp/x/input.mp4']);
+    expect(inputArgs('audio/wav', 'pipe:0')).toContain('wav');
+    expect(inputArgs('video/webm', 'pipe:0')).toContain('webm');
+    expect(() => inputArgs('application/x-anything', 'pipe:0')).toThrow(FfmpegError);
+  });
+
+  it('the crafted ID3-wrapped upload is not decoded: the mp3 demuxer finds no audio where a probing ffmpeg found a WAV', async () => {
+    const crafted = await id3WrappedWav();
+    const probed = await runFfmpeg(['-loglevel', 'error', '-i', 'pipe:0', '-f', 's16le', '-ac', '1', 'pipe:1'], { input: crafted });
+    expect(probed.stdout.length).toBeGreaterThan(1000); // what ffmpeg does when it chooses the demuxer itself
+    await expect(decodeFrameEnergy(crafted, 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError);
+    expect((await decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).sampleCount).toBeGreaterThan(16_000);
+  });
+
+  it('decodes of customer media run under FFMPEG_MEMORY_LIMIT_MB: an address space too small for ffmpeg fails the run', async () => {
+    const args = ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-f', 's16le', 'pipe:1'];
+    use({ FFMPEG_MEMORY_LIMIT_MB: '4' });
+    await expect(runFfmpeg(args, { input: Buffer.alloc(32_000), untrusted: true })).rejects.toBeInstanceOf(FfmpegError);
+    await expect(decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError); // a decode is limited
+    expect((await runFfmpeg(args, { input: Buffer.alloc(32_000) })).stdout.length).toBe(32_000); // our own encodes are not
+    use({ FFMPEG_MEMORY_LIMIT_MB: undefined });
+    expect((await runFfmpeg(args, { input: Buffer.alloc(32_000), untrusted: true })).stdout.length).toBe(32_000);
   });
 });

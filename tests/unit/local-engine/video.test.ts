@@ -52,10 +52,11 @@ describe('local video engine', () => {
 
   it('extracts the first frame of a video as PNG, and rejects bad input', async () => {
     const video = await renderVideo({ prompt: 'frame source', durationSeconds: 0.5 });
-    const png = await extractVideoFrame(video.bytes);
+    const png = await extractVideoFrame(video.bytes, 'video/mp4');
     const meta = await sharp(png).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', VIDEO_WIDTH, VIDEO_HEIGHT]);
-    await expect(extractVideoFrame(Buffer.from('not a video'))).rejects.toBeInstanceOf(MediaDecodeError);
+    await expect(extractVideoFrame(Buffer.from('not a video'), 'video/mp4')).rejects.toBeInstanceOf(MediaDecodeError);
+    await expect(extractVideoFrame(video.bytes, 'video/webm')).rejects.toBeInstanceOf(MediaDecodeError); // the demuxer is the declared type's
     await expect(renderVideo({ prompt: 'x', inputImage: Buffer.from('nope') })).rejects.toBeInstanceOf(MediaDecodeError);
     await expect(renderVideo({ prompt: 'x', durationSeconds: 0 })).rejects.toBeInstanceOf(RangeError);
   });

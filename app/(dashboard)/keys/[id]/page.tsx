@@ -5,10 +5,11 @@ import { EditLabel } from '@/components/keys/edit-label';
 import { TopUpForm } from '@/components/keys/key-actions';
 import { RevokeKey } from '@/components/keys/revoke-key';
 import { UnitsBar } from '@/components/keys/units-bar';
+import { ResendDelivery, WebhookSettings } from '@/components/keys/webhook-settings';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
@@ -21,12 +22,13 @@ export const metadata: Metadata = { title: 'API key' };
 export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
   const range = rangeFromParams(await props.searchParams);
-  const { caller } = await dashboardCaller(`/keys/${id}`);
+  const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals, margin] = await Promise.all([
+  const [activity, refusals, margin, webhook] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
     caller.margin.report({ key: key.id, ...range }),
+    caller.keys.webhook({ id: key.id }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
@@ -58,13 +60,14 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             items={[
               ['Id', <MonoId key="id" value={key.id} what="key id" full />],
               ['Prefix', <MonoId key="prefix" value={key.prefix} what="key prefix" full />],
-              ['Label', <EditLabel key="label" id={key.id} label={key.label} />],
+              ['Label', can('admin') ? <EditLabel key="label" id={key.id} label={key.label} /> : (key.label ?? '—')],
               ['Total units', formatNumber(key.total_units)],
               ['Created', formatDate(key.created_at)],
               ['Last used', formatDate(key.last_used_at)],
               ['Expires', formatDate(key.expires_at)],
               ['Revoked', formatDate(key.revoked_at)],
               ['Requests in flight', formatNumber(key.in_flight)],
+              ['Stored now', formatBytes(key.stored_bytes)],
             ]}
           />
         </Card>
@@ -72,7 +75,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <UnitsPerDayChart data={activity.daily} label={`Units charged per day to this key; ${formatNumber(used)} in the last 14 days.`} />
         </Card>
       </div>
-      {key.status === 'active' ? (
+      {key.status === 'active' && can('admin') ? (
         <div className="grid">
           <Card title="Top up units">
             <TopUpForm id={key.id} />
@@ -84,6 +87,39 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         </div>
       ) : null}
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
+      <Card title="Job webhook">
+        {can('admin') ? (
+          <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
+        ) : (
+          <p className="muted">
+            Endpoint: {webhook.url ? <code>{webhook.url}</code> : 'none'}
+            {webhook.disabled_at ? ' (disabled: it answered 410 Gone)' : ''}
+          </p>
+        )}
+        <DataTable
+          caption="Latest webhook deliveries of this key"
+          rows={webhook.deliveries}
+          rowKey={(row) => row.id}
+          empty={{ title: 'No deliveries yet', hint: 'Each video job of this key that ends while a webhook is set is listed here.' }}
+          columns={[
+            { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+            { header: 'Event', cell: (row) => <code>{row.event_type}</code> },
+            { header: 'Job', cell: (row) => <MonoId value={row.job_id} what="job id" href={`/jobs/${row.job_id}`} head={8} tail={4} /> },
+            { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+            { header: 'Attempts', cell: (row) => formatNumber(row.attempts), numeric: true },
+            { header: 'Last answer', cell: (row) => (row.last_status ? String(row.last_status) : (row.last_error ?? '—')) },
+            { header: 'Next try', cell: (row) => <span className="nowrap">{formatDate(row.next_attempt_at)}</span> },
+            ...(can('admin')
+              ? [
+                  {
+                    header: 'Resend',
+                    cell: (row: (typeof webhook.deliveries)[number]) => <ResendDelivery id={key.id} deliveryId={row.id} />,
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </Card>
       <Card title="Refused requests">
         <TimeRangePicker action={`/keys/${key.id}`} value={range} />
         <p>

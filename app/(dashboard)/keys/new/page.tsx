@@ -9,7 +9,7 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'Issue a key' };
 
 export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
-  const { caller } = await dashboardCaller('/keys/new');
+  const { caller } = await dashboardCaller('/keys/new', 'admin');
   // An archived package sells no new keys: it is not offered.
   const packages = (await caller.packages.list()).filter((pkg) => !pkg.archived_at);
   const requested = param(await searchParams, 'package');

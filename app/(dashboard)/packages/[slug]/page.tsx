@@ -26,7 +26,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const { slug } = await props.params;
   const search = await props.searchParams;
   const created = param(search, 'created');
-  const { caller } = await dashboardCaller(`/packages/${slug}`);
+  const { caller, can } = await dashboardCaller(`/packages/${slug}`);
   const pkg = await orNotFound(caller.packages.get({ slug }));
   // Compare any two versions; by default the latest with the one before it.
   const numbers = pkg.versions.map((version) => version.version);
@@ -52,10 +52,12 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
         back={{ href: '/packages', label: 'Packages' }}
         actions={
           <>
-            <Link className="button" href={`/packages/${pkg.slug}/new-version`}>
-              New version
-            </Link>
-            {pkg.archived_at ? null : (
+            {can('admin') ? (
+              <Link className="button" href={`/packages/${pkg.slug}/new-version`}>
+                New version
+              </Link>
+            ) : null}
+            {pkg.archived_at || !can('admin') ? null : (
               <Link className="button button-secondary" href={`/keys/new?package=${pkg.slug}`}>
                 Issue a key
               </Link>
@@ -114,6 +116,12 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                     ? formatMoney(String(version.limits.max_provider_cost_per_day), margin.currency)
                     : 'none',
                 ],
+                [
+                  'Storage per key',
+                  version.limits.max_stored_bytes === undefined
+                    ? `${formatBytes(version.limits.max_upload_bytes * 10)} (10 × the largest upload)`
+                    : formatBytes(version.limits.max_stored_bytes),
+                ],
                 ['Keys issued', formatNumber(version.key_count)],
                 ['Created', formatDate(version.created_at)],
               ]}
@@ -140,12 +148,14 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
           </div>
         </Card>
       ))}
-      <Card title={pkg.archived_at ? 'Archived' : 'Archive'}>
-        <p className="muted">
-          An archived package sells no new keys; the keys already issued on it keep working. The audit log records who archived it.
-        </p>
-        <ArchivePackage slug={pkg.slug} archived={Boolean(pkg.archived_at)} />
-      </Card>
+      {can('admin') ? (
+        <Card title={pkg.archived_at ? 'Archived' : 'Archive'}>
+          <p className="muted">
+            An archived package sells no new keys; the keys already issued on it keep working. The audit log records who archived it.
+          </p>
+          <ArchivePackage slug={pkg.slug} archived={Boolean(pkg.archived_at)} />
+        </Card>
+      ) : null}
     </div>
   );
 }

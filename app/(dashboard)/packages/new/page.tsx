@@ -6,7 +6,7 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'New package' };
 
 export default async function NewPackagePage() {
-  const { caller } = await dashboardCaller('/packages/new');
+  const { caller } = await dashboardCaller('/packages/new', 'admin');
   const engineChoices = await caller.providers.engineChoices();
   return (
     <div className="stack">

@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: 'Provider' };
 export default async function ProviderPage(props: { params: Promise<{ name: string }>; searchParams: SearchParams }) {
   const { name } = await props.params;
   const created = param(await props.searchParams, 'created');
-  const { caller } = await dashboardCaller(`/providers/${name}`);
+  const { caller, can } = await dashboardCaller(`/providers/${name}`);
   const provider = await orNotFound(caller.providers.get({ name }));
   const { health } = provider;
   return (
@@ -28,7 +28,11 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
         }
         back={{ href: '/providers', label: 'Providers' }}
       />
-      {created ? <Alert tone="ok">Provider {provider.name} added. Set its key below, then test it.</Alert> : null}
+      {created ? (
+        <Alert tone="ok">
+          Provider {provider.name} added. {can('owner') ? 'Set its key below, then test it.' : 'An owner sets its key; then test it.'}
+        </Alert>
+      ) : null}
       <div className="stats">
         <Stat label="Calls (24 h)" value={formatNumber(health.calls)} testId="provider-calls" />
         <Stat label="Failures (24 h)" value={failureText(health.calls, health.failures)} testId="provider-failures" />
@@ -54,20 +58,26 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
             ]}
           />
         </Card>
-        <Card title="Test">
-          <TestProviderForm provider={provider.name} operation={testOperationOf(provider.operations) ?? null} models={provider.models} />
-        </Card>
+        {can('admin') ? (
+          <Card title="Test">
+            <TestProviderForm provider={provider.name} operation={testOperationOf(provider.operations) ?? null} models={provider.models} />
+          </Card>
+        ) : null}
       </div>
-      <Card title="Key">
-        <p className="muted">
-          Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once
-          stored it is never shown again; store another to replace it.
-        </p>
-        <SetProviderKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
-      </Card>
-      <Card title="Edit">
-        <ProviderForm mode="update" initial={provider} />
-      </Card>
+      {can('owner') ? (
+        <Card title="Key">
+          <p className="muted">
+            Stored encrypted and used before {provider.api_key_env ? <code>{provider.api_key_env}</code> : 'any environment variable'}. Once
+            stored it is never shown again; store another to replace it.
+          </p>
+          <SetProviderKeyForm provider={provider.name} hasStoredKey={provider.key.source === 'stored'} />
+        </Card>
+      ) : null}
+      {can('admin') ? (
+        <Card title="Edit">
+          <ProviderForm mode="update" initial={provider} />
+        </Card>
+      ) : null}
     </div>
   );
 }

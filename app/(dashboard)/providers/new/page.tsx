@@ -6,7 +6,7 @@ import { dashboardCaller } from '@/server/trpc/server-caller';
 export const metadata: Metadata = { title: 'Add a provider' };
 
 export default async function NewProviderPage() {
-  await dashboardCaller('/providers/new');
+  await dashboardCaller('/providers/new', 'admin');
   return (
     <div className="stack">
       <PageHeader

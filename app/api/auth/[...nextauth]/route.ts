@@ -1,8 +1,12 @@
 import NextAuth from 'next-auth';
-import { authOptions } from '@/server/auth/auth-options';
+import { authOptionsFor } from '@/server/auth/auth-options';
+import { cameOverHttps } from '@/server/http/forwarded';
+import { crossSiteRefusal } from '@/server/http/same-origin';
 import { isParseableCallbackUrl } from '@/server/auth/callback-url';
 
-const nextAuth = NextAuth(authOptions);
+// Secure cookies for a request that came over https (auth-options.ts), whatever NEXTAUTH_URL says.
+const secureNextAuth = NextAuth(authOptionsFor(true));
+const plainNextAuth = NextAuth(authOptionsFor(false));
 type Context = { params: Promise<{ nextauth: string[] }> };
 
 const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
@@ -27,9 +31,12 @@ async function handler(request: Request, context: Context): Promise<Response> {
   const action = url.pathname.replace(/^\/api\/auth\/?/, '');
   if (action === '_log' || action.startsWith('_log/')) return plain(404, 'Not Found');
   if (request.method === 'GET' && /^callback\/credentials\/?$/.test(action)) return plain(405, 'Method Not Allowed', { Allow: 'POST' });
+  // Sign-in and sign-out are POSTs: another site's is refused (login CSRF, forced sign-out).
+  const refused = crossSiteRefusal(request, false);
+  if (refused) return refused;
   const callbackUrl = await callbackUrlOf(request, url);
   if (callbackUrl !== undefined && !isParseableCallbackUrl(callbackUrl)) return plain(400, 'callbackUrl must be a path or an http(s) URL.');
-  return nextAuth(request, context);
+  return (cameOverHttps(request.headers) ? secureNextAuth : plainNextAuth)(request, context);
 }
 
 export { handler as GET, handler as POST };

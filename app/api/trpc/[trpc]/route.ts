@@ -1,4 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { crossSiteRefusal } from '@/server/http/same-origin';
 import { appRouter } from '@/server/trpc/app-router';
 import { createRequestContext } from '@/server/trpc/context';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
@@ -6,6 +7,9 @@ import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
 export const dynamic = 'force-dynamic';
 
 function handler(req: Request) {
+  // Mutations are POSTs: another site's is refused before anything runs.
+  const refused = crossSiteRefusal(req, true);
+  if (refused) return refused;
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,

@@ -8,7 +8,7 @@ import { GET as filesGet } from '@/app/files/[...key]/route';
 import { getPool } from '@/server/db/client';
 import type { Operation } from '@/server/domain/operations';
 import { ProviderUnavailableError, type Engine, type ProviderFailureKind } from '@/server/providers/engine';
-import { resolveEngine } from '@/server/providers/resolve-engine';
+import { resolveEngine } from '@/server/domain/providers/resolve-engine';
 import { call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
 import { sampleWav, verifiedUpload } from '../storage/uploads';
 import { FAKE_PROVIDER_DIAGNOSTIC, type FakeProviderMode, type FakeProviderServer } from './fake-protocol-server';

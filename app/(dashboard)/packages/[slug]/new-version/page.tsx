@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: 'New package version' };
 
 export default async function NewVersionPage(props: { params: Promise<{ slug: string }> }) {
   const { slug } = await props.params;
-  const { caller } = await dashboardCaller(`/packages/${slug}/new-version`);
+  const { caller } = await dashboardCaller(`/packages/${slug}/new-version`, 'admin');
   const [pkg, engineChoices] = await Promise.all([orNotFound(caller.packages.get({ slug })), caller.providers.engineChoices()]);
   const latest = pkg.versions[0];
   return (

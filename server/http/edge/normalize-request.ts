@@ -1,4 +1,4 @@
-import { isParseableCallbackUrl } from '../../server/auth/callback-url';
+import { isParseableCallbackUrl } from '../../auth/callback-url';
 
 // What `npm start` does to a request before Next routes it, so that every answer of the API
 // (/v1, upload and output URLs) comes from the app's own routes, in the error envelope: Next would

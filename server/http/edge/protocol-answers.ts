@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorCode } from '../../server/domain/errors';
-import { errorEnvelope } from '../../server/http/error-envelope';
-import { newRequestId } from '../../server/http/request-id';
+import type { ErrorCode } from '../../domain/errors';
+import { errorEnvelope } from '../error-envelope';
+import { newRequestId } from '../request-id';
 
 // Answers `npm start` gives itself, before Next sees a request: what Node's HTTP parser refuses
 // (bad framing, headers too large), targets that name no path (`OPTIONS *`) and CONNECT. Like

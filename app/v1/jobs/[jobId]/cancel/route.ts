@@ -1,0 +1,5 @@
+import { routeMethods } from '@/server/http/pipeline';
+import { cancelJobRoute } from '@/server/http/routes/jobs';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ POST: cancelJobRoute });

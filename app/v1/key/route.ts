@@ -1,0 +1,5 @@
+import { routeMethods } from '@/server/http/pipeline';
+import { getKeyRoute } from '@/server/http/routes/key';
+
+export const dynamic = 'force-dynamic';
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: getKeyRoute });

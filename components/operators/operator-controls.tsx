@@ -1,0 +1,49 @@
+'use client';
+import { useState } from 'react';
+import { OPERATOR_ROLES, type OperatorRole } from '@/server/domain/operators/roles';
+import { trpc } from '../trpc/client';
+import { ErrorAlert, useRefreshingAction } from '../ui/confirm-dialog';
+
+/** An owner's controls for one operator: their role, and whether they may sign in. Audited. */
+export function OperatorControls(props: { email: string; role: OperatorRole; disabled: boolean }) {
+  const [role, setRole] = useState<OperatorRole>(props.role);
+  const save = useRefreshingAction(() => trpc.operators.setRole.mutate({ email: props.email, role }));
+  const access = useRefreshingAction(() => trpc.operators.setDisabled.mutate({ email: props.email, disabled: !props.disabled }));
+  const busy = save.busy || access.busy;
+  const selectId = `role-${props.email}`;
+  return (
+    <div className="stack">
+      <div className="actions">
+        <label htmlFor={selectId} className="visually-hidden">
+          Role of {props.email}
+        </label>
+        <select id={selectId} value={role} onChange={(event) => setRole(event.target.value as OperatorRole)} disabled={busy}>
+          {OPERATOR_ROLES.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void save.run()}
+          disabled={busy || role === props.role}
+          aria-label={`Save the role of ${props.email}`}
+        >
+          {save.busy ? 'Saving…' : 'Save role'}
+        </button>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void access.run()}
+          disabled={busy}
+          aria-label={`${props.disabled ? 'Enable' : 'Disable'} ${props.email}`}
+        >
+          {props.disabled ? 'Enable' : 'Disable'}
+        </button>
+      </div>
+      <ErrorAlert error={save.error ?? access.error} />
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { doc } from './config-doc';
+
+// The settings of video jobs, their workers and their webhooks (part of server/config-settings.ts).
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const jobSettings = {
+  JOB_HOLD_LEASE_SECONDS: doc(
+    positiveInt(7200),
+    'Video jobs (pg-boss queue): how long the units of a job stay held when no worker settles it; never less than every attempt the retry settings allow can take, plus 600 s.',
+  ),
+  JOB_HEARTBEAT_SECONDS: doc(
+    z.coerce.number().int().min(10, 'JOB_HEARTBEAT_SECONDS must be at least 10 (pg-boss minimum)').default(30),
+    'A worker that stops heartbeating this long (it died) loses the job to another worker. pg-boss needs >= 10.',
+  ),
+  JOB_EXPIRE_SECONDS: doc(positiveInt(1800), 'Longest one attempt of a job may run before it is retried.'),
+  JOB_RETRY_LIMIT: doc(
+    z.coerce.number().int().min(0, 'JOB_RETRY_LIMIT must be 0 or more').max(20, 'JOB_RETRY_LIMIT must be at most 20').default(3),
+    'Attempts after the first before a job is marked failed.',
+  ),
+  JOB_RETRY_DELAY_SECONDS: doc(
+    z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').default(5),
+    'Pause before a failed attempt is retried.',
+  ),
+  JOB_SUPERVISE_INTERVAL_SECONDS: doc(positiveInt(10), "How often the queue's supervisor looks for expired and heartbeat-less jobs."),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: doc(
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'WEBHOOK_RETRY_SCHEDULE_SECONDS must be comma-separated seconds, e.g. 5,300,1800')
+      .default('5,300,1800,7200,18000,36000,36000')
+      .transform((value) => value.split(',').map(Number)),
+    "Seconds between a job webhook's attempts (after the 1st, 2nd, ...), each with +-10% jitter; attempts = entries + 1.",
+  ),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: doc(
+    z.enum(['true', 'false'], 'must be true or false').default('false'),
+    'Webhook endpoints may be http and on private, loopback or link-local addresses (tests, on-premises).',
+  ),
+  JOB_CANCEL_CHECK_SECONDS: doc(
+    z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),
+    'How often a worker running a video job looks whether the job was cancelled (then it stops the attempt).',
+  ),
+  JOB_POLL_INTERVAL_SECONDS: doc(
+    z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').default(1),
+    'How often an idle worker polls the queue (pg-boss needs >= 0.5).',
+  ),
+  WORKER_CONCURRENCY: doc(
+    z.coerce.number().int().min(1, 'WORKER_CONCURRENCY must be at least 1').max(64, 'WORKER_CONCURRENCY must be at most 64').default(2),
+    'Jobs one worker process runs at once.',
+  ),
+};

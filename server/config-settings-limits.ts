@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { doc, RUNNING } from './config-doc';
+
+// Retention, decoding and abuse limits (part of server/config-settings.ts).
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+export const limitSettings = {
+  UPLOAD_RETENTION_HOURS: doc(
+    positiveInt(24),
+    'Verified uploads are deleted (objects and all) this long after they were created; used as input afterwards they are 404.',
+  ),
+  OUTPUT_RETENTION_HOURS: doc(
+    positiveInt(24),
+    'Generated outputs (images, speech, video results) are deleted this long after they were made; their URLs are then 404.',
+  ),
+  FFMPEG_PATH: doc(
+    z.string().min(1).optional(),
+    'The ffmpeg the local media engine runs; unset: `ffmpeg` on the PATH (a system build with security fixes), else the bundled 2018 build.',
+  ),
+  PATH: doc(
+    z.string().optional(),
+    "The system's search path: where `ffmpeg` (when FFMPEG_PATH is unset) and util-linux's `prlimit` are looked up.",
+    RUNNING,
+    true,
+  ),
+  FFMPEG_MEMORY_LIMIT_MB: doc(
+    z.coerce.number().int().min(0).default(2048),
+    'Address space one ffmpeg decode of customer media may use (set with prlimit when the system has it); 0: no limit.',
+  ),
+  AUTH_FAILURES_PER_MINUTE: doc(
+    positiveInt(60),
+    'Failed authentications (401 on /v1) one client address may have in any 60 s, counted per instance in memory (IPv6 per /64); past it the address gets 429 with Retry-After, without any database query.',
+    RUNNING,
+  ),
+  MAX_CONNECTIONS: doc(positiveInt(1024), 'Open connections one instance accepts (npm start); the excess is closed at accept.', RUNNING),
+};

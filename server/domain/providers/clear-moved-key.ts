@@ -1,0 +1,34 @@
+import type { Prisma } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+
+// A stored key was given for one server: a provider whose `type` or `base_url` changes would
+// otherwise send it to the new host. The key is deleted in the same transaction as the edit and
+// the operator stores it again (`providers set-key`, the dashboard); the deletion is audited.
+
+export interface ProviderTarget {
+  type: string;
+  baseUrl: string | null;
+}
+
+/** Deletes the provider's stored key when its type or base_url changed; true when one was deleted. */
+export async function clearKeyOfMovedProvider(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  name: string,
+  before: ProviderTarget,
+  after: ProviderTarget,
+): Promise<boolean> {
+  if (before.type === after.type && before.baseUrl === after.baseUrl) return false;
+  const removed = await tx.providerKey.deleteMany({ where: { provider: name } });
+  if (removed.count === 0) return false;
+  const changed = before.type !== after.type ? 'type' : 'base_url';
+  await recordAudit(tx, actor, {
+    action: 'provider.key_cleared',
+    targetType: 'provider',
+    targetId: name,
+    before: { key: 'stored', type: before.type, base_url: before.baseUrl },
+    after: { key: null, reason: `${changed} changed`, type: after.type, base_url: after.baseUrl },
+  });
+  return true;
+}

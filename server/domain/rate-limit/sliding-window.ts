@@ -1,0 +1,145 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { SqlDb } from '../../db/client';
+import { getRedis } from '../../db/redis';
+
+// A sliding window shared by every instance: per key, the hits of the last `window` seconds in
+// one-second buckets, in Redis (REDIS_URL) or in PostgreSQL (rate_windows, through the SQL
+// functions of its migration). A hit is taken when the buckets of the window's seconds and of
+// the current one hold fewer than the limit, so no span of `window` seconds ever holds more
+// than the limit, not even across a window's edge (a fixed window lets up to twice the limit
+// through there). A hit leaves the window 60 to 61 s after it was taken; the state per key is
+// at most window + 1 buckets, whatever the limit. One clock for all instances: the store's
+// own (PostgreSQL's clock_timestamp(), Redis's TIME); tests pass `nowMs` instead.
+
+export interface WindowHit {
+  /** The hit was taken (false: the window is full; nothing was counted). */
+  allowed: boolean;
+  /** Hits in the window, this one included when taken. */
+  used: number;
+  /** Until a hit leaves the window; when refused, until enough have left for one more. */
+  waitMs: number;
+}
+
+export interface WindowStore {
+  take(key: string, limit: number, windowSeconds: number, nowMs?: number): Promise<WindowHit>;
+  /** Gives back the newest hit of the key. */
+  giveBack(key: string): Promise<void>;
+}
+
+export function postgresWindowStore(pool: pg.Pool): WindowStore {
+  return {
+    async take(key, limit, windowSeconds, nowMs) {
+      const { rows } = await pool.query<{ allowed: boolean; used: number; wait_ms: string }>({
+        name: 'wgs-rate-take',
+        text: 'SELECT allowed, used, wait_ms FROM wgs_rate_take($1, $2, $3, $4)',
+        values: [key, limit, windowSeconds, nowMs ?? null],
+      });
+      const row = rows[0]!;
+      return { allowed: row.allowed, used: row.used, waitMs: Number(row.wait_ms) };
+    },
+    async giveBack(key) {
+      await pool.query({ name: 'wgs-rate-give-back', text: 'SELECT wgs_rate_give_back($1)', values: [key] });
+    },
+  };
+}
+
+// The same algorithm as wgs_rate_take, on a hash of second -> count, in one script (atomic).
+const TAKE_SCRIPT = `
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now_ms = tonumber(ARGV[3])
+if now_ms < 0 then
+  local t = redis.call('TIME')
+  now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local cur = math.floor(now_ms / 1000)
+local flat = redis.call('HGETALL', key)
+local secs, counts, total = {}, {}, 0
+for i = 1, #flat, 2 do
+  local s, c = tonumber(flat[i]), tonumber(flat[i + 1])
+  if s < cur - window or c <= 0 then
+    redis.call('HDEL', key, flat[i])
+  else
+    table.insert(secs, s)
+    counts[s] = c
+    total = total + c
+  end
+end
+table.sort(secs)
+local allowed, wait = 0, 0
+if total < limit then
+  allowed = 1
+  local bucket = cur
+  if #secs > 0 and secs[#secs] >= cur then bucket = secs[#secs] end
+  redis.call('HINCRBY', key, string.format('%d', bucket), 1)
+  if counts[bucket] == nil then
+    table.insert(secs, bucket)
+    counts[bucket] = 0
+  end
+  total = total + 1
+  wait = (secs[1] + window + 1) * 1000 - now_ms
+else
+  local freed, i = 0, 0
+  repeat
+    i = i + 1
+    freed = freed + counts[secs[i]]
+  until total - freed < limit or i >= #secs
+  wait = (secs[i] + window + 1) * 1000 - now_ms
+end
+local newest = cur
+if #secs > 0 and secs[#secs] > cur then newest = secs[#secs] end
+redis.call('PEXPIRE', key, (newest + window + 2) * 1000 - now_ms)
+return {allowed, total, wait}
+`;
+
+const GIVE_BACK_SCRIPT = `
+local flat = redis.call('HGETALL', KEYS[1])
+local best = nil
+for i = 1, #flat, 2 do
+  local s = tonumber(flat[i])
+  if tonumber(flat[i + 1]) > 0 and (best == nil or s > tonumber(best)) then best = flat[i] end
+end
+if best then redis.call('HINCRBY', KEYS[1], best, -1) end
+return 0
+`;
+
+type WindowRedis = Redis & {
+  wgsRateTake(key: string, limit: number, window: number, nowMs: number): Promise<[number, number, number]>;
+  wgsRateGiveBack(key: string): Promise<number>;
+};
+
+export function redisWindowStore(redis: Redis): WindowStore {
+  const client = redis as WindowRedis;
+  if (!('wgsRateTake' in client)) {
+    redis.defineCommand('wgsRateTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    redis.defineCommand('wgsRateGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
+  }
+  return {
+    async take(key, limit, windowSeconds, nowMs) {
+      const [allowed, used, waitMs] = await client.wgsRateTake(key, limit, windowSeconds, nowMs ?? -1);
+      return { allowed: allowed === 1, used, waitMs };
+    },
+    async giveBack(key) {
+      await client.wgsRateGiveBack(key);
+    },
+  };
+}
+
+/** Redis when REDIS_URL is set, else PostgreSQL on the provisional pool (a crash may forget its last moment's hits). */
+export function windowStore(db: SqlDb): WindowStore {
+  const redis = getRedis();
+  return redis ? redisWindowStore(redis) : postgresWindowStore(db.provisional);
+}
+
+/** Deletes PostgreSQL windows whose every hit has left (keys not seen for a minute), a batch at a time. */
+export async function deleteIdleRateWindows(db: SqlDb, batch = 1000): Promise<number> {
+  const { rowCount } = await db.pool.query(
+    `DELETE FROM rate_windows WHERE key IN (
+       SELECT key FROM rate_windows WHERE expire_second < floor(extract(epoch FROM clock_timestamp()))
+        LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [batch],
+  );
+  return rowCount ?? 0;
+}

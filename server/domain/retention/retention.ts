@@ -1,0 +1,59 @@
+import type { SqlDb } from '../../db/client';
+import { sweepBatches } from './sweep-batches';
+
+// Storage expires (UPLOAD_RETENTION_HOURS, OUTPUT_RETENTION_HOURS): past its time an upload or an
+// output loses its object and its row is marked deleted; the bytes stop counting against the
+// key's max_stored_bytes in the same statement. Each row is marked once, whichever instance
+// sweeps it, so a key's count is never taken down twice.
+
+/** Adds a generated output to what its key holds (once per object: a retried job reuses its key). */
+export async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: string, sizeBytes: number): Promise<void> {
+  await db.pool.query(
+    `WITH added AS (
+       INSERT INTO stored_outputs (storage_key, api_key_id, size_bytes) VALUES ($1, $2, $3)
+       ON CONFLICT (storage_key) DO NOTHING RETURNING api_key_id, size_bytes)
+     UPDATE api_keys k SET stored_bytes = k.stored_bytes + a.size_bytes FROM added a WHERE k.id = a.api_key_id`,
+    [storageKey, apiKeyId, sizeBytes],
+  );
+}
+
+/**
+ * Uploads created more than `hours` ago: the verified copy (or a pending upload's bytes) is
+ * deleted, the row marked `deleted_at` (a pending one also `expired`); the upload is then 404
+ * as an input and on complete. An expired upload's bytes were already gone and uncounted.
+ */
+export function deleteExpiredUploads(db: SqlDb, hours: number): Promise<number> {
+  return sweepBatches(
+    db,
+    `SELECT id, status, storage_key FROM uploads
+      WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => $2)
+      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [hours],
+    (row) => row.storage_key,
+    `WITH before AS (SELECT id, status AS was FROM uploads WHERE id = ANY($1::text[])),
+          marked AS (
+            UPDATE uploads u SET deleted_at = now(),
+                   status = CASE WHEN u.status = 'pending' THEN 'expired'::"UploadStatus" ELSE u.status END
+              FROM before b WHERE u.id = b.id
+            RETURNING u.api_key_id, u.size_bytes, b.was)
+     UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
+       FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked WHERE was <> 'expired' GROUP BY api_key_id) m
+      WHERE k.id = m.api_key_id`,
+  );
+}
+
+/** Outputs made more than `hours` ago: the object is deleted (its URLs answer 404), the row marked. */
+export function deleteExpiredOutputs(db: SqlDb, hours: number): Promise<number> {
+  return sweepBatches(
+    db,
+    `SELECT storage_key AS id, 'stored' AS status, storage_key FROM stored_outputs
+      WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => $2)
+      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [hours],
+    (row) => row.storage_key,
+    `WITH marked AS (UPDATE stored_outputs SET deleted_at = now() WHERE storage_key = ANY($1::text[]) RETURNING api_key_id, size_bytes)
+     UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
+       FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
+      WHERE k.id = m.api_key_id`,
+  );
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { ApiError } from '../errors';
+import { isUuid } from '../uuid';
+import { webhookUrlProblem } from './endpoint-address';
+import { queueDeliveries } from './webhook-queue';
+
+// An operator gives a key a webhook endpoint (CLI and dashboard): set (a new secret, shown
+// once), rotate the secret, clear; the key page lists its latest deliveries and resends one.
+// The secret is never written to the audit log.
+
+export interface KeyWebhook {
+  url: string | null;
+  disabled_at: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  job_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+/** `whsec_` + base64 of 32 random bytes, the Standard Webhooks form. */
+function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+async function keyOrThrow(db: PrismaClient, keyId: string) {
+  const key = isUuid(keyId) ? await db.apiKey.findUnique({ where: { id: keyId } }) : null;
+  if (!key) throw new ApiError('not_found', { message: `No API key with id "${keyId}".` });
+  return key;
+}
+
+/** Sets the key's endpoint with a new signing secret (returned once) and enables it. */
+export async function setKeyWebhook(db: PrismaClient, actor: Actor, keyId: string, url: string): Promise<{ url: string; secret: string }> {
+  const problem = webhookUrlProblem(url);
+  if (problem) throw ApiError.validation([{ path: 'url', code: 'invalid_webhook_url', message: `the webhook URL ${problem}` }]);
+  const before = await keyOrThrow(db, keyId);
+  const secret = newWebhookSecret();
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: url, webhookSecret: secret, webhookDisabledAt: null } });
+    await recordAudit(tx, actor, {
+      action: 'key.webhook.set',
+      targetType: 'api_key',
+      targetId: keyId,
+      before: { webhook_url: before.webhookUrl },
+      after: { webhook_url: url },
+    });
+  });
+  return { url, secret };
+}
+
+/** A new signing secret for the key's endpoint (returned once); the old one stops signing at once. */
+export async function rotateKeyWebhookSecret(db: PrismaClient, actor: Actor, keyId: string): Promise<{ url: string; secret: string }> {
+  const key = await keyOrThrow(db, keyId);
+  if (!key.webhookUrl) throw ApiError.validation([{ path: 'id', code: 'no_webhook', message: 'the key has no webhook endpoint' }]);
+  const secret = newWebhookSecret();
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({ where: { id: keyId }, data: { webhookSecret: secret } });
+    await recordAudit(tx, actor, { action: 'key.webhook.rotate', targetType: 'api_key', targetId: keyId });
+  });
+  return { url: key.webhookUrl, secret };
+}
+
+/** Removes the endpoint; deliveries still pending are skipped. */
+export async function clearKeyWebhook(db: PrismaClient, actor: Actor, keyId: string): Promise<void> {
+  const before = await keyOrThrow(db, keyId);
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: null, webhookSecret: null, webhookDisabledAt: null } });
+    await recordAudit(tx, actor, {
+      action: 'key.webhook.clear',
+      targetType: 'api_key',
+      targetId: keyId,
+      before: { webhook_url: before.webhookUrl },
+    });
+  });
+}
+
+export async function getKeyWebhook(db: PrismaClient, keyId: string): Promise<KeyWebhook> {
+  const key = await keyOrThrow(db, keyId);
+  return { url: key.webhookUrl, disabled_at: key.webhookDisabledAt?.toISOString() ?? null };
+}
+
+/** The key's latest deliveries, newest first. */
+export async function listKeyDeliveries(db: PrismaClient, keyId: string, limit = 20): Promise<DeliveryView[]> {
+  const rows = await db.webhookDelivery.findMany({
+    where: { apiKeyId: keyId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: Math.min(Math.max(limit, 1), 100),
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    job_id: row.jobId,
+    event_type: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    next_attempt_at: row.nextAttemptAt?.toISOString() ?? null,
+    delivered_at: row.deliveredAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  }));
+}
+
+/** Sends a delivery again now (same webhook-id, a fresh round of attempts). */
+export async function resendDelivery(db: PrismaClient, actor: Actor, keyId: string, deliveryId: string): Promise<void> {
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: deliveryId, apiKeyId: keyId },
+    data: { status: 'pending', attempts: 0, nextAttemptAt: new Date(), claimedUntil: null, updatedAt: new Date() },
+  });
+  if (count === 0) throw new ApiError('not_found', { message: `No delivery "${deliveryId}" for this key.` });
+  await recordAudit(db, actor, {
+    action: 'key.webhook.resend',
+    targetType: 'api_key',
+    targetId: keyId,
+    after: { delivery_id: deliveryId },
+  });
+  await queueDeliveries([deliveryId]);
+}

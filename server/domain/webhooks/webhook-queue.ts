@@ -1,0 +1,41 @@
+import type { PgBoss } from 'pg-boss';
+import { getJobQueue } from '../jobs/job-queue';
+
+// Job webhook attempts travel on pg-boss, like video jobs: a message carries only the delivery
+// id (the `webhook_deliveries` row is the truth) and is sent with `startAfter` for a retry, so a
+// scheduled attempt survives a restart of every process.
+
+export const WEBHOOK_QUEUE = 'job-webhooks';
+
+export interface WebhookMessage {
+  deliveryId: string;
+}
+
+export async function ensureWebhookQueue(boss: PgBoss): Promise<void> {
+  if (await boss.getQueue(WEBHOOK_QUEUE)) return;
+  await boss.createQueue(WEBHOOK_QUEUE, { retryLimit: 5, retryDelay: 5, expireInSeconds: 120 }).catch((error: unknown) => {
+    if (!/already exists/i.test(String((error as Error)?.message))) throw error;
+  });
+}
+
+/** Queues an attempt of each delivery, `afterSeconds` from now. */
+export async function queueDeliveries(ids: readonly string[], afterSeconds = 0): Promise<void> {
+  if (ids.length === 0) return;
+  const boss = await getJobQueue();
+  await ensureWebhookQueue(boss);
+  for (const deliveryId of ids) {
+    const message: WebhookMessage = { deliveryId };
+    await boss.send(WEBHOOK_QUEUE, message, { startAfter: Math.max(0, Math.ceil(afterSeconds)), retryLimit: 5, retryDelay: 5 });
+  }
+}
+
+/**
+ * After a job's end committed: queues its deliveries. A failure is only logged: the rows are
+ * pending, and the background sweep queues what is overdue.
+ */
+export function announceDeliveries(ids: readonly string[] | null | undefined): Promise<void> {
+  if (!ids?.length) return Promise.resolve();
+  return queueDeliveries(ids).catch((error: unknown) => {
+    console.error(`[webhooks] queueing ${ids.length} deliveries failed (the sweep retries): ${(error as Error).message}`);
+  });
+}

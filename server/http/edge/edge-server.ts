@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { CLIENT_ADDRESS_HEADER } from '../../auth/client-address';
+import { REQUEST_PATH_HEADER } from '../../auth/request-path';
+import { newRequestId } from '../request-id';
+import { isStopping } from '../../instance/shutdown-hooks';
+import {
+  apiVary,
+  dashboardBodyRefusal,
+  dropFrameworkHeaders,
+  isApiPath,
+  normalizeTarget,
+  repeatedHeaders,
+  routedMethod,
+  toOriginForm,
+  withoutUnparseableCallbackCookie,
+} from './normalize-request';
+import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
+
+// The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
+// request to Next (`handle`), so that every answer of the API comes in the error envelope.
+
+/** Next's request handler (`app.getRequestHandler()`). */
+export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Runs `fix` as the head goes out, after Next and the route have set their headers. */
+function beforeHead(res: ServerResponse, fix: () => void): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    fix();
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+/**
+ * Every response carries an X-Request-Id (CONTRACT.md §1), also those the API's routes do not
+ * make (pages, /healthz, static files); one the response already has is kept. Set as the head
+ * goes out: set before, Next would keep it over the /v1 pipeline's own. Once a stop began, each
+ * answer closes its connection, so keep-alive clients move to another instance.
+ */
+function stampRequestId(res: ServerResponse): void {
+  beforeHead(res, () => {
+    if (!res.hasHeader('x-request-id')) res.setHeader('X-Request-Id', newRequestId());
+    if (isStopping()) res.setHeader('Connection', 'close');
+  });
+}
+
+/** Next says every answer varies on its router's request headers; an API answer does not. */
+function dropFrameworkVary(res: ServerResponse): void {
+  beforeHead(res, () => {
+    const vary = res.getHeader('vary');
+    if (vary === undefined) return;
+    const kept = apiVary(typeof vary === 'number' ? String(vary) : vary);
+    if (kept === undefined) res.removeHeader('vary');
+    else res.setHeader('Vary', kept);
+  });
+}
+
+/** The most of a refused body that is read (and dropped) so that its sender can read the answer. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 5_000;
+
+/**
+ * Answers a refused request once its body has gone by, read and dropped, never kept: closing
+ * while the client still sends would cut it off mid-write (EPIPE) before it reads the answer. A
+ * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
+ */
+function answerAfterDraining(req: IncomingMessage, send: () => void): void {
+  let sent = false;
+  const once = () => {
+    if (sent) return;
+    sent = true;
+    clearTimeout(timer);
+    send();
+  };
+  const timer = setTimeout(once, DRAIN_LIMIT_MS);
+  let received = 0;
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DRAIN_LIMIT_BYTES) once();
+  });
+  req.once('end', once);
+  req.once('error', once);
+  if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) once();
+}
+
+function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer): void {
+  res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
+}
+
+/** Answers or rewrites one request, then hands it to Next. */
+function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler): void {
+  stampRequestId(res);
+  const repeated = repeatedHeaders(req.rawHeaders);
+  if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
+    answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
+    return;
+  }
+  const originForm = toOriginForm(req.url ?? '/');
+  if (!originForm.target.startsWith('/')) {
+    answer(res, nonPathTargetAnswer(req.method ?? '', originForm.target));
+    return;
+  }
+  if (originForm.host) req.headers.host = originForm.host;
+  req.url = normalizeTarget(originForm.target);
+  if (isApiPath(req.url)) dropFrameworkVary(res);
+  const method = routedMethod(req.method ?? 'GET', req.url);
+  if (method === undefined) {
+    // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
+    res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+    return;
+  }
+  const refusal = dashboardBodyRefusal(req.url, req.headers);
+  if (refusal) {
+    const reply = envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, {
+      Connection: 'close',
+    });
+    answerAfterDraining(req, () => answer(res, reply));
+    return;
+  }
+  req.method = method;
+  dropFrameworkHeaders(req.url, req.headers);
+  const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
+  if (cookie !== undefined) req.headers.cookie = cookie;
+  Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '', [REQUEST_PATH_HEADER]: req.url });
+  void handle(req, res);
+}
+
+/** The server that answers in the envelope what Node or Next would not, and passes the rest to `handle`. */
+export function createEdgeServer(handle: NextHandler): Server {
+  // Without a Host Node would answer a bare 400 itself; routeRequest answers in the envelope.
+  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle));
+  server.on('clientError', answerClientError);
+  server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
+    // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,
+    // survive a reset, and make sure it closes even if the client never does.
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.resume();
+    socket.end(rawAnswer(connectAnswer()));
+  });
+  return server;
+}

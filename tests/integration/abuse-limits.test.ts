@@ -1,0 +1,190 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { POST as imagesPost } from '@/app/v1/images/generate/route';
+import { CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { resetConfigForTests } from '@/server/config';
+import { getPrisma } from '@/server/db/client';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { revokeKey } from '@/server/domain/keys/manage-keys';
+import { clearAuthFailures } from '@/server/domain/rate-limit/auth-failures';
+import { call, createTestKey, expectEnvelope } from '../helpers/api';
+import { createUpload, putBytes, samplePng } from './support/storage/uploads';
+
+// The abuse limits of a public gateway (SECURITY.md, "Abuse limits"): failed authentications
+// per client address, the job read counted against the key's rate, file names that cannot
+// disguise themselves, output URLs without the key's id, and a revoked key's upload URL.
+
+const TEXT = '/v1/text/generate';
+const BAD_KEY = `wgs_live_${'x'.repeat(40)}`;
+
+const from = (address: string, extra: Record<string, string> = {}) => ({ [CLIENT_ADDRESS_HEADER]: address, ...extra });
+
+function withEnv(values: Record<string, string>): void {
+  Object.assign(process.env, values);
+  resetConfigForTests();
+}
+
+afterEach(() => {
+  delete process.env.AUTH_FAILURES_PER_MINUTE;
+  delete process.env.TRUST_PROXY;
+  resetConfigForTests();
+  clearAuthFailures();
+  vi.restoreAllMocks();
+});
+
+describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)', () => {
+  it('past the limit an address gets 429 with Retry-After, even with a good key, and no query reaches the database', async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '5' });
+    const { key } = await createTestKey();
+    for (let i = 0; i < 5; i++) {
+      expectEnvelope(
+        await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('203.0.113.7') }),
+        401,
+        'invalid_api_key',
+      );
+    }
+    const queries = vi.spyOn(pg.Pool.prototype, 'query');
+    const refused = await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('203.0.113.7') });
+    expectEnvelope(refused, 429, 'rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(61);
+    expectEnvelope(
+      await call(jobRoute.GET, '/v1/jobs/job_xxxxxxxxxxxxxxxxxxxxxxxx', undefined, { key: BAD_KEY, headers: from('203.0.113.7') }),
+      429,
+      'rate_limited',
+    );
+    expect(queries).not.toHaveBeenCalled();
+    queries.mockRestore();
+
+    // another address is untouched: its bad key is a 401, its good key served
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('203.0.113.8') }),
+      401,
+      'invalid_api_key',
+    );
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('203.0.113.8') })).status).toBe(200);
+  });
+
+  it('counts only failures; an IPv6 client counts per /64; a well-behaved client is never refused', async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '2' });
+    const { key } = await createTestKey();
+    for (let i = 0; i < 10; i++)
+      expect((await call(textRoute.POST, TEXT, { input: `ok ${i}` }, { key, headers: from('198.51.100.1') })).status).toBe(200);
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('2001:db8:1:2::1') }),
+      401,
+      'invalid_api_key',
+    );
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: null, headers: from('2001:db8:1:2:ffff::9') }),
+      401,
+      'invalid_api_key',
+    );
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('2001:0db8:0001:0002::5') }), 429, 'rate_limited');
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('2001:db8:1:3::1') })).status).toBe(200);
+  });
+
+  it('X-Forwarded-For is believed only with TRUST_PROXY=true, and then only its last entry', async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '1' });
+    const { key } = await createTestKey();
+    // without TRUST_PROXY a forged header changes nothing: the connection's address is counted
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.50' }) }),
+      401,
+      'invalid_api_key',
+    );
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.51' }) }),
+      429,
+      'rate_limited',
+    );
+    clearAuthFailures();
+
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '1', TRUST_PROXY: 'true' });
+    expectEnvelope(
+      await call(
+        textRoute.POST,
+        TEXT,
+        { input: 'x' },
+        { key: BAD_KEY, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.9, 192.0.2.60' }) },
+      ),
+      401,
+      'invalid_api_key',
+    );
+    // the same proxy, another client: served; the same client behind it, whatever it puts first: refused
+    expect(
+      (await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.61' }) })).status,
+    ).toBe(200);
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.1, 192.0.2.60' }) }),
+      429,
+      'rate_limited',
+    );
+  });
+});
+
+describe("GET /v1/jobs/{jobId} counts against the key's requests per minute", () => {
+  it('shares the minute with the POST routes: the (n+1)th request is 429 with RateLimit headers', async () => {
+    const { key } = await createTestKey({ rpm: 3 });
+    const job = 'job_doesnotexist0000000000000';
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200);
+    const first = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    expectEnvelope(first, 404, 'not_found');
+    const second = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    expectEnvelope(second, 404, 'not_found');
+    const limited = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    expectEnvelope(limited, 429, 'rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited');
+  });
+});
+
+const IMAGE_OPS = { 'images.generate': { engine: 'local', units: 1, input_uploads: true } };
+
+describe('uploads and outputs', () => {
+  it('a filename with control or bidirectional-override characters is 422 naming filename', async () => {
+    const { key } = await createTestKey({ operations: IMAGE_OPS });
+    const png = await samplePng();
+    for (const filename of [
+      'invoice\u202Efdp.exe',
+      'a\nb.png',
+      'tab\there.png',
+      'x\u0085.png',
+      'iso\u2066late.png',
+      'mark\u200F.png',
+      'del\u007F.png',
+    ]) {
+      const refused = await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename }, png);
+      expectEnvelope(refused, 422, 'validation_error');
+      expect(refused.json.error.details.issues.map((issue: { path: string }) => issue.path)).toEqual(['filename']);
+    }
+    for (const filename of ['ordinary.png', 'Übersicht – März.png', 'דוח.png', 'emoji 📷.png']) {
+      expect((await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename }, png)).status).toBe(201);
+    }
+  });
+
+  it("output and upload URLs carry nothing of the key's internal id", async () => {
+    const { key, id } = await createTestKey({ operations: IMAGE_OPS });
+    const image = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse' }, { key });
+    expect(image.status, image.text).toBe(200);
+    expect(image.json.output.url).not.toContain(id);
+    const created = await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, await samplePng());
+    expect(created.status).toBe(201);
+    expect(created.text).not.toContain(id);
+  });
+
+  it("a revoked key's upload URL stops taking bytes at once: 403, nothing received", async () => {
+    const { key, id } = await createTestKey({ operations: IMAGE_OPS });
+    const png = await samplePng();
+    const created = await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
+    expect(created.status).toBe(201);
+    await revokeKey(getPrisma(), CLI_ACTOR, id);
+    expectEnvelope(await putBytes(created.json.upload_url, png, 'image/png'), 403, 'forbidden');
+    const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
+    expect(row.receivedBytes).toBeNull();
+  });
+});

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { getPool } from '@/server/db/client';
+import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { anonymousCaller, expectTrpcError, operatorWithPackage } from './helpers';
+
+// The key page's webhook procedures: set (the secret returned once), rotate, clear, the latest
+// deliveries and Resend; public endpoints only here (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset).
+
+afterAll(async () => {
+  await stopJobQueue();
+});
+
+describe('keys.webhook procedures', () => {
+  it('set, rotate and clear; private or http endpoints refused; the secret never read back', async () => {
+    const { caller, slug } = await operatorWithPackage('hook');
+    const key = await caller.keys.issue({ packageSlug: slug });
+
+    await expectTrpcError(
+      caller.keys.setWebhook({ id: key.id, url: 'http://hooks.example.com/x' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    await expectTrpcError(
+      caller.keys.setWebhook({ id: key.id, url: 'https://192.168.0.10/x' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    await expectTrpcError(
+      caller.keys.setWebhook({ id: key.id, url: 'https://169.254.169.254/x' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+
+    const set = await caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/wgs' });
+    expect(set.secret).toMatch(/^whsec_/);
+    const read = await caller.keys.webhook({ id: key.id });
+    expect(read).toEqual({ url: 'https://hooks.example.com/wgs', disabled_at: null, deliveries: [] });
+    expect(JSON.stringify(await caller.keys.get({ id: key.id }))).not.toContain('whsec_');
+
+    const rotated = await caller.keys.rotateWebhookSecret({ id: key.id });
+    expect(rotated.secret).not.toBe(set.secret);
+    await caller.keys.clearWebhook({ id: key.id });
+    expect((await caller.keys.webhook({ id: key.id })).url).toBeNull();
+    await expectTrpcError(caller.keys.rotateWebhookSecret({ id: key.id }), 'UNPROCESSABLE_CONTENT');
+    await expectTrpcError(anonymousCaller().keys.webhook({ id: key.id }), 'UNAUTHORIZED');
+  });
+
+  it('lists the latest deliveries and resends one: pending again now, same id, a fresh round of attempts', async () => {
+    const { caller, slug } = await operatorWithPackage('hook');
+    const key = await caller.keys.issue({ packageSlug: slug });
+    await caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/wgs' });
+    const id = `msg_${key.id.replace(/-/g, '')}`;
+    await getPool().query(
+      `INSERT INTO webhook_deliveries (id, api_key_id, job_id, event_type, status, attempts, last_status, last_error)
+       VALUES ($1, $2, 'job_aaaaaaaaaaaaaaaaaaaaaaaa', 'job.failed', 'failed', 8, 500, 'HTTP 500')`,
+      [id, key.id],
+    );
+    const [listed] = (await caller.keys.webhook({ id: key.id })).deliveries;
+    expect(listed).toMatchObject({ id, event_type: 'job.failed', status: 'failed', attempts: 8, last_status: 500, next_attempt_at: null });
+
+    await caller.keys.resendDelivery({ id: key.id, deliveryId: id });
+    const [resent] = (await caller.keys.webhook({ id: key.id })).deliveries;
+    expect(resent).toMatchObject({ id, status: 'pending', attempts: 0 });
+    expect(resent!.next_attempt_at).not.toBeNull();
+
+    const other = await caller.keys.issue({ packageSlug: slug });
+    await expectTrpcError(caller.keys.resendDelivery({ id: other.id, deliveryId: id }), 'NOT_FOUND', 'not_found');
+  });
+});

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { addressGroup, clearAuthFailures, noteFailedAuthentication, refuseFailingAddress } from '@/server/domain/rate-limit/auth-failures';
+import { isApiError } from '@/server/domain/errors';
+
+afterEach(clearAuthFailures);
+
+function refusal(address: string, limit: number, nowMs: number): number | undefined {
+  try {
+    refuseFailingAddress(address, limit, nowMs);
+    return undefined;
+  } catch (error) {
+    if (!isApiError(error) || error.code !== 'rate_limited') throw error;
+    return error.retryAfter;
+  }
+}
+
+describe('failed authentications per address', () => {
+  it('groups IPv4 (also mapped) as is and IPv6 by /64; anything else is not counted', () => {
+    expect(addressGroup('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressGroup('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressGroup('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(addressGroup('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(addressGroup('::1')).toBe('0:0:0:0::/64');
+    expect(addressGroup('unknown')).toBeUndefined();
+    expect(addressGroup('')).toBeUndefined();
+  });
+
+  it('a sliding minute: refused past the limit until the oldest failures are a minute old', () => {
+    const t0 = 1_800_000_000_000;
+    noteFailedAuthentication('192.0.2.1', t0);
+    noteFailedAuthentication('192.0.2.1', t0 + 59_900);
+    expect(refusal('192.0.2.1', 3, t0 + 59_950)).toBeUndefined();
+    noteFailedAuthentication('192.0.2.1', t0 + 59_950);
+    expect(refusal('192.0.2.1', 3, t0 + 60_100)).toBe(1); // t0's failure leaves at t0 + 61 s
+    expect(refusal('192.0.2.1', 3, t0 + 61_000)).toBeUndefined();
+    noteFailedAuthentication('192.0.2.1', t0 + 61_000);
+    expect(refusal('192.0.2.1', 3, t0 + 61_000)).toBe(59);
+    expect(refusal('192.0.2.2', 3, t0 + 61_000)).toBeUndefined();
+  });
+});

@@ -1,0 +1,144 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DockerfileParser, JSONInstruction } from 'dockerfile-ast';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { parse, parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '@/server/config-settings';
+
+// The deployment files agree with the API schemas and with each other: every Kubernetes
+// manifest validates against the Kubernetes API's schemas (kubernetes-models), probes name
+// /readyz and /healthz, the pod's grace covers preStop + SHUTDOWN_GRACE_SECONDS, and the
+// commands are the image's; compose.yaml reads every secret from .env, which .env.example lists.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const K8S = join(ROOT, 'deploy', 'kubernetes');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Manifest = Record<string, any>;
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
+  'v1/Service': Service,
+  'v1/Secret': Secret,
+  'v1/ConfigMap': ConfigMap,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+};
+
+const manifests: Manifest[] = readdirSync(K8S)
+  .filter((file) => file.endsWith('.yaml'))
+  .flatMap((file) => parseAllDocuments(readFileSync(join(K8S, file), 'utf8')).map((doc) => ({ ...(doc.toJSON() as Manifest), file })));
+const find = (kind: string, name: string) => manifests.find((m) => m.kind === kind && m.metadata?.name === name)!;
+
+function validate(manifest: Manifest): void {
+  const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
+  if (!Model) throw new Error(`${manifest.file}: no schema for ${manifest.apiVersion} ${manifest.kind}`);
+  const { file: _file, ...object } = manifest;
+  new Model(object as never).validate();
+}
+
+const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+const cmd = dockerfile
+  .getInstructions()
+  .filter((instruction): instruction is JSONInstruction => instruction.getKeyword() === 'CMD' && instruction instanceof JSONInstruction)
+  .at(-1)!
+  .getJSONStrings()
+  .map((value) => value.getJSONValue());
+const expose = dockerfile
+  .getInstructions()
+  .find((instruction) => instruction.getKeyword() === 'EXPOSE')!
+  .getArgumentsContent();
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, any> };
+const envExample = new Map(
+  readFileSync(join(ROOT, '.env.example'), 'utf8')
+    .split('\n')
+    .filter((line) => /^[A-Z_0-9]+=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
+
+describe('deploy/kubernetes', () => {
+  it('has the Deployments, the migrate Job, the Service, the autoscaler and the Secret example, each valid against the Kubernetes API schemas', () => {
+    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual(
+      [
+        'ConfigMap/wgs-config',
+        'Deployment/wgs-app',
+        'Deployment/wgs-worker',
+        'HorizontalPodAutoscaler/wgs-app',
+        'Job/wgs-migrate',
+        'Secret/wgs-secrets',
+        'Service/wgs-app',
+      ].sort(),
+    );
+    for (const manifest of manifests) expect(() => validate(manifest), manifest.file).not.toThrow();
+  });
+
+  it('the validator refuses a manifest that breaks the schema', () => {
+    const broken = structuredClone(find('Deployment', 'wgs-app'));
+    broken.spec.replicas = 'two';
+    expect(() => validate(broken)).toThrow(/replicas must be integer/);
+    const noPort = structuredClone(find('Service', 'wgs-app'));
+    noPort.spec.ports[0].port = 'http';
+    expect(() => validate(noPort)).toThrow(/port/);
+  });
+
+  it('probes readiness on /readyz and liveness on /healthz, and gives the drain its time', () => {
+    const pod = find('Deployment', 'wgs-app').spec.template.spec;
+    const [app] = pod.containers;
+    expect(app.command).toBeUndefined(); // the image's CMD: the production command
+    expect(cmd.slice(-2)).toEqual(['scripts/start.ts', '--production']);
+    expect(app.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(app.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(app.ports[0].containerPort).toBe(Number(expose));
+    expect(app.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    const pause = Number(app.lifecycle.preStop.exec.command[1]);
+    const grace = Number(find('ConfigMap', 'wgs-config').data.SHUTDOWN_GRACE_SECONDS);
+    // preStop, then the grace, then up to 5 s for the requests cut short to answer.
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pause + grace + 5);
+    expect(find('Service', 'wgs-app').spec.ports[0].targetPort).toBe(app.ports[0].name);
+    expect(find('HorizontalPodAutoscaler', 'wgs-app').spec.scaleTargetRef.name).toBe('wgs-app');
+  });
+
+  it('runs the worker and the migrate step with the commands compose.yaml gives them, on the same image', () => {
+    const images = new Set(manifests.flatMap((m) => (m.spec?.template?.spec?.containers ?? []).map((c: { image: string }) => c.image)));
+    expect(images.size).toBe(1);
+    expect(find('Deployment', 'wgs-worker').spec.template.spec.containers[0].command).toEqual(compose.services.worker.command);
+    expect(find('Job', 'wgs-migrate').spec.template.spec.containers[0].command).toEqual(compose.services.migrate.command);
+  });
+
+  it('names only settings the product reads (or provider keys) in its ConfigMap and Secret', () => {
+    const names = [...Object.keys(find('ConfigMap', 'wgs-config').data), ...Object.keys(find('Secret', 'wgs-secrets').stringData)];
+    for (const name of names) expect(SETTINGS.has(name) || name.endsWith('_API_KEY'), name).toBe(true);
+  });
+});
+
+describe('compose.yaml and .env.example', () => {
+  it('runs PostgreSQL, Redis, an S3-compatible store, a one-shot migrate, two app instances behind a proxy and a worker', () => {
+    const services = compose.services;
+    for (const name of ['postgres', 'redis', 'minio', 'bucket', 'migrate', 'app1', 'app2', 'worker', 'proxy'])
+      expect(services[name], name).toBeDefined();
+    expect(services.migrate.restart).toBe('no');
+    for (const app of ['app1', 'app2', 'worker']) {
+      expect(services[app].depends_on.migrate.condition).toBe('service_completed_successfully');
+      expect(services[app].image).toBe(services.migrate.image);
+    }
+    expect(services.app1.command).toBeUndefined(); // the image's CMD
+    const nginx = readFileSync(join(ROOT, 'deploy', 'compose', 'nginx.conf'), 'utf8');
+    expect(nginx).toContain('server app1:3000');
+    expect(nginx).toContain('server app2:3000');
+  });
+
+  it('reads every ${VARIABLE} from .env, and .env.example lists each one with the settings the production command requires', () => {
+    const text = readFileSync(join(ROOT, 'compose.yaml'), 'utf8');
+    const referenced = new Set([...text.matchAll(/\$\{([A-Z_0-9]+)\}/g)].map((match) => match[1]!));
+    for (const name of referenced) expect(envExample.has(name), name).toBe(true);
+    for (const name of ['SIGNING_SECRET', 'NEXTAUTH_SECRET', 'NEXTAUTH_URL', 'PROVIDER_KEYS_SECRET', 'S3_BUCKET'])
+      expect(envExample.has(name), name).toBe(true);
+    for (const name of envExample.keys()) expect(SETTINGS.has(name) || referenced.has(name), name).toBe(true);
+    // No real secret: every secret of the example is a placeholder.
+    for (const [name, value] of envExample) if (/SECRET|PASSWORD/.test(name)) expect(value, name).toMatch(/^CHANGE-ME/);
+  });
+});

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The layer rules of eslint.layers.mjs, run through the project's own ESLint config (what
+// `npm run lint` runs) on a source placed in a layer's folder: each forbidden import is an error,
+// an allowed one is not. The probes are linted in memory (no file is written), which
+// import/no-cycle cannot do: it is off for them and checked on a cycle of real files.
+
+const root = path.resolve(__dirname, '../..');
+const eslint = new ESLint({ cwd: root, ignore: false });
+const probeLint = new ESLint({ cwd: root, ignore: false, overrideConfig: { rules: { 'import/no-cycle': 'off' } } });
+
+async function layerErrors(filePath: string, source: string): Promise<string[]> {
+  const [result] = await probeLint.lintText(source, { filePath: path.join(root, filePath) });
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === 'boundaries/dependencies' || message.ruleId === 'import/no-cycle')
+    .map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
+  it.each([
+    ['server/contract/layer-probe.ts', "import { ApiError } from '../domain/errors';"],
+    ['server/contract/layer-probe.ts', "import { getConfig } from '@/server/config';"],
+    ['server/domain/layer-probe.ts', "import { errorEnvelope } from '../http/error-envelope';"],
+    ['server/domain/layer-probe.ts', "import { appRouter } from '@/server/trpc/app-router';"],
+    ['server/domain/layer-probe.ts', "import { NextResponse } from 'next/server';"],
+    ['server/domain/layer-probe.ts', "import { TRPCError } from '@trpc/server';"],
+    ['server/contract/layer-probe.ts', "import { getServerSession } from 'next-auth';"],
+    ['server/providers/layer-probe.ts', "import { useState } from 'react';"],
+    ['server/providers/layer-probe.ts', "import { ApiError } from '../domain/errors';"],
+    ['server/providers/layer-probe.ts', "import { getPool } from '@/server/db/client';"],
+    ['server/http/layer-probe.ts', "import { startCommand } from '../../scripts/lib/start-command';"],
+  ])('%s may not `%s`', async (filePath, source) => {
+    const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^boundaries\/dependencies: /);
+  });
+
+  it.each([
+    ['server/contract/layer-probe.ts', "import { OPERATIONS } from './values';"],
+    ['server/domain/layer-probe.ts', "import { resolveEngine } from '../domain/providers/resolve-engine';"],
+    ['server/domain/layer-probe.ts', "import { getPool } from '@/server/db/client';"],
+    ['server/providers/layer-probe.ts', "import { PROVIDER_TYPES } from '../providers/provider-types';"],
+    ['server/http/layer-probe.ts', "import { ApiError } from '@/server/domain/errors';"],
+  ])('%s may `%s`', async (filePath, source) => {
+    const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
+    expect(errors).toEqual([]);
+  });
+
+  it('an import cycle is an error', async () => {
+    const [result] = await eslint.lintFiles([path.join(root, 'tests/unit/fixtures/layer-cycle/first.ts')]);
+    expect(result?.messages.map((message) => message.ruleId)).toContain('import/no-cycle');
+  });
+});

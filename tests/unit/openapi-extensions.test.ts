@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { jobEventSchema } from '@/server/contract/webhooks';
+import { buildOpenApiDocument } from '@/server/openapi/document';
+
+// The extensions of v1 in the OpenAPI document: job cancellation, GET /v1/key and the job
+// webhook (OpenAPI 3.1 `webhooks`), while the v1 operations keep their shape.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const document = buildOpenApiDocument('http://127.0.0.1:3000') as any;
+
+describe('OpenAPI document: extensions of v1', () => {
+  it('describes POST /v1/jobs/{jobId}/cancel with the Job answer and 409 job_not_cancellable', () => {
+    const operation = document.paths['/v1/jobs/{jobId}/cancel'].post;
+    expect(operation.operationId).toBe('cancelJob');
+    expect(operation.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/CancelJobRequest');
+    expect(document.components.schemas.CancelJobRequest).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(operation.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Job');
+    expect(operation.responses['409'].description).toContain('`job_not_cancellable`');
+    expect(operation.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['Idempotency-Key', 'jobId']);
+    expect(document.components.schemas.Job.properties.status.enum).toEqual(['submitted', 'running', 'succeeded', 'failed', 'cancelled']);
+  });
+
+  it('describes GET /v1/key with the Key answer, its rate headers and no request body', () => {
+    const operation = document.paths['/v1/key'].get;
+    expect(operation.operationId).toBe('getKey');
+    expect(operation.requestBody).toBeUndefined();
+    expect(operation.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Key');
+    expect(Object.keys(operation.responses['200'].headers)).toContain('RateLimit-Remaining');
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '429', '500', '503']);
+    expect(Object.keys(document.components.schemas.Key.properties).sort()).toEqual(
+      ['expires_at', 'limits', 'object', 'operations', 'package', 'prefix', 'remaining_units'].sort(),
+    );
+  });
+
+  it('describes the job webhook under `webhooks`, with its signature headers and the JobEvent body', () => {
+    const webhook = document.webhooks.jobEvent.post;
+    expect(webhook.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/JobEvent');
+    expect(webhook.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(document.components.schemas.JobEvent.properties.type.enum).toEqual(['job.succeeded', 'job.failed', 'job.cancelled']);
+    expect(jobEventSchema.safeParse(document.components.schemas.JobEvent.example).success).toBe(true);
+  });
+
+  it("GET /v1/jobs/{jobId} counts against the key's requests per minute: its answer carries the rate headers", () => {
+    expect(Object.keys(document.paths['/v1/jobs/{jobId}'].get.responses['200'].headers).sort()).toEqual([
+      'Cache-Control',
+      'RateLimit',
+      'RateLimit-Limit',
+      'RateLimit-Policy',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'X-Request-Id',
+    ]);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { definitionLabel } from '@/components/packages/definition-labels';
+import { fieldName, formToDefinition } from '@/components/packages/version-fields';
+import { packageDefinitionSchema } from '@/server/domain/packages/package-schema';
+import { outputCapNotices } from '@/server/domain/packages/output-cap-notices';
+
+// The package form carries the cost caps: max_output_tokens (text, code), max_input_seconds
+// (transcribe); an empty field is no cap, which the packages-file schema accepts.
+
+function form(values: Record<string, string>): FormData {
+  const data = new FormData();
+  for (const [key, value] of Object.entries({
+    slug: 'caps',
+    name: 'Caps',
+    quota_units: '10',
+    requests_per_minute: '5',
+    concurrency: '1',
+    ...values,
+  })) {
+    data.set(key, value);
+  }
+  for (const operation of ['text.generate', 'code.generate', 'audio.transcribe']) {
+    data.set(fieldName(operation, 'enabled'), 'on');
+    data.set(fieldName(operation, 'engine'), 'local');
+    data.set(fieldName(operation, 'units'), '1');
+  }
+  return data;
+}
+
+describe('cost caps in the package form', () => {
+  it('reads the caps into the definition the packages-file schema accepts', () => {
+    const definition = formToDefinition(
+      form({
+        [fieldName('text.generate', 'max_output_tokens')]: '512',
+        [fieldName('code.generate', 'max_output_tokens')]: '1024',
+        [fieldName('audio.transcribe', 'max_input_seconds')]: '600',
+      }),
+    );
+    const parsed = packageDefinitionSchema.parse(definition);
+    expect(parsed.operations['text.generate']?.max_output_tokens).toBe(512);
+    expect(parsed.operations['code.generate']?.max_output_tokens).toBe(1024);
+    expect(parsed.operations['audio.transcribe']?.max_input_seconds).toBe(600);
+    expect(outputCapNotices(parsed)).toEqual([]);
+    expect(definitionLabel('operations.audio.transcribe.max_input_seconds')).toBe('Longest input (seconds) (audio.transcribe)');
+  });
+
+  it('an empty cap is no cap: accepted, with a notice for each uncapped text or code operation', () => {
+    const parsed = packageDefinitionSchema.parse(formToDefinition(form({ [fieldName('text.generate', 'max_output_tokens')]: ' ' })));
+    expect(parsed.operations['text.generate']).not.toHaveProperty('max_output_tokens');
+    expect(outputCapNotices(parsed)).toHaveLength(2);
+    expect(outputCapNotices(parsed)[0]).toMatch(/^package caps: text\.generate has no output cap/);
+  });
+
+  it('refuses a cap that is no whole number of at least 1', () => {
+    const result = packageDefinitionSchema.safeParse(formToDefinition(form({ [fieldName('code.generate', 'max_output_tokens')]: '0' })));
+    expect(result.success).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
+import { isPrivateAddress, webhookUrlProblem } from '@/server/domain/webhooks/endpoint-address';
+import { retryDelaySeconds } from '@/server/domain/webhooks/deliver-webhook';
+
+// Which webhook endpoints are allowed, and the retry schedule with its jitter.
+
+function withEnv(env: Record<string, string>): void {
+  Object.assign(process.env, env);
+  resetConfigForTests();
+}
+
+afterEach(() => {
+  delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  delete process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS;
+  resetConfigForTests();
+});
+
+describe('webhook endpoints', () => {
+  it('takes public https URLs only by default', () => {
+    withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+    expect(webhookUrlProblem('https://hooks.example.com/wgs')).toBeNull();
+    expect(webhookUrlProblem('https://93.184.216.34/wgs')).toBeNull();
+    expect(webhookUrlProblem('http://hooks.example.com/wgs')).toMatch(/https/);
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://localhost/x',
+      'https://api.localhost/x',
+      'https://10.1.2.3/x',
+      'https://172.20.0.1/x',
+      'https://192.168.1.1/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/x',
+      'https://[fd00::1]/x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://0.0.0.0/x',
+    ]) {
+      expect(webhookUrlProblem(url), url).toMatch(/public/);
+    }
+    expect(webhookUrlProblem('not a url')).toMatch(/absolute/);
+    expect(webhookUrlProblem('https://user:pw@hooks.example.com/')).toMatch(/user name/);
+  });
+
+  it('takes http and private addresses with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
+    withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(webhookUrlProblem('http://127.0.0.1:8080/hook')).toBeNull();
+    expect(webhookUrlProblem('https://10.0.0.5/hook')).toBeNull();
+    expect(webhookUrlProblem('ftp://10.0.0.5/hook')).toMatch(/https/);
+  });
+
+  it('tells private addresses from public ones', () => {
+    expect(isPrivateAddress('8.8.8.8')).toBe(false);
+    expect(isPrivateAddress('2606:4700::1111')).toBe(false);
+    expect(isPrivateAddress('100.64.0.1')).toBe(true);
+    expect(isPrivateAddress('::ffff:10.0.0.1')).toBe(true);
+    expect(isPrivateAddress('fe80::1')).toBe(true);
+  });
+});
+
+describe('the retry schedule', () => {
+  it('waits each entry in turn with +-10% jitter, Retry-After when longer, then gives up', () => {
+    withEnv({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '5,300' });
+    for (let i = 0; i < 50; i++) {
+      const first = retryDelaySeconds(1)!;
+      expect(first).toBeGreaterThanOrEqual(4.5);
+      expect(first).toBeLessThanOrEqual(5.5);
+      const second = retryDelaySeconds(2)!;
+      expect(second).toBeGreaterThanOrEqual(270);
+      expect(second).toBeLessThanOrEqual(330);
+    }
+    expect(retryDelaySeconds(1, 120)).toBe(120);
+    expect(retryDelaySeconds(3)).toBeNull();
+  });
+
+  it('defaults to 5,300,1800,7200,18000,36000,36000', () => {
+    withEnv({});
+    expect(retryDelaySeconds(7)).toBeGreaterThanOrEqual(32_400);
+    expect(retryDelaySeconds(8)).toBeNull();
+  });
+});
