@@ -63,6 +63,13 @@ export const settings = {
     positiveInt(300),
     'After this, the sweeper returns the units (and the concurrency slot) of a request whose process died.',
   ),
+  CURRENCY: doc(
+    z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
+      .default('USD'),
+    'The one currency (ISO 4217) of unit prices, provider costs and margins.',
+  ),
   ASYNC_PROVISIONAL_COMMITS: doc(
     z.enum(['true', 'false'], 'must be true or false').default('true'),
     'Provisional writes of the paid hot path (claim, rate point, hold) commit without waiting for the WAL flush, set per connection with the startup option synchronous_commit=off. Set false behind a pooler that refuses startup options (PgBouncer without ignore_startup_parameters).',

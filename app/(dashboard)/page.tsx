@@ -7,14 +7,25 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
+import { MarginPanel } from '@/components/margin/margin-panel';
+import { MarginRankings } from '@/components/margin/margin-rankings';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Overview' };
 
 export default async function OverviewPage({ searchParams }: { searchParams: SearchParams }) {
-  const range = rangeFromParams(await searchParams);
+  const params = await searchParams;
+  const range = rangeFromParams(params);
+  const sort = params.margin_sort === 'margin_desc' ? 'margin_desc' : 'margin_asc';
   const { caller } = await dashboardCaller('/');
-  const overview = await caller.refusals.overview(range);
+  const [overview, margin, marginPackages, marginKeys] = await Promise.all([
+    caller.refusals.overview(range),
+    caller.margin.report(range),
+    caller.margin.packages({ ...range, sort }),
+    caller.margin.keys({ ...range, sort }),
+  ]);
+  const kept = Object.entries(range).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const sortHref = (next: string) => `/?${new URLSearchParams([...kept, ['margin_sort', next]]).toString()}#margin`;
   const { totals } = overview;
   return (
     <div className="stack">
@@ -39,6 +50,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           label={`Succeeded ${totals.succeeded}, failed ${totals.failed_provider + totals.failed_server}, refused ${totals.refused} over ${overview.range.label}.`}
         />
       </Card>
+      <MarginPanel report={margin} />
+      <MarginRankings currency={margin.currency} sort={sort} href={sortHref} packages={marginPackages} keys={marginKeys} />
       <div className="grid">
         <Card title="Refused by code">
           {overview.refused_by_code.length > 0 ? (

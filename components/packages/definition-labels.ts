@@ -10,6 +10,8 @@ const TOP: Record<string, string> = {
   'limits.requests_per_minute': 'Requests per minute',
   'limits.concurrency': 'Concurrent requests',
   'limits.max_upload_bytes': 'Largest upload',
+  'limits.max_provider_cost_per_day': 'Provider cost budget per key per day',
+  unit_price: 'Unit price',
   'limits.max_stored_bytes': 'Storage per key',
   operations: 'Operations',
 };

@@ -151,6 +151,22 @@ export function PackageVersionForm(props: {
               />
             )}
           </Field>
+          <Field
+            name="unit_price"
+            label="Unit price"
+            errors={errors}
+            hint="what one unit sells for, in the deployment's currency; empty: not set"
+          >
+            {(a11y) => <input type="text" inputMode="decimal" {...a11y} defaultValue={initial?.unit_price ?? ''} />}
+          </Field>
+          <Field
+            name="max_provider_cost_per_day"
+            label="Provider cost budget per key per day"
+            errors={errors}
+            hint="past it, the key's paid requests get 429 until midnight UTC; empty: none"
+          >
+            {(a11y) => <input type="text" inputMode="decimal" {...a11y} defaultValue={initial?.limits.max_provider_cost_per_day ?? ''} />}
+          </Field>
         </div>
       </fieldset>
       {OPERATIONS.map((operation) => {

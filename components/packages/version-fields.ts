@@ -137,8 +137,10 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       requests_per_minute: numberOrRaw(form.get('requests_per_minute')),
       concurrency: numberOrRaw(form.get('concurrency')),
       max_upload_bytes: sizeInBytes(form.get('max_upload_bytes'), form.get('max_upload_unit')),
+      max_provider_cost_per_day: numberOrRaw(form.get('max_provider_cost_per_day')),
       max_stored_bytes: sizeInBytes(form.get('max_stored_bytes'), form.get('max_stored_unit')),
     },
+    unit_price: numberOrRaw(form.get('unit_price')),
     operations,
   };
 }

@@ -13,6 +13,7 @@ export interface ProviderInitial {
   base_url: string | null;
   api_key_env: string | null;
   options: Record<string, string>;
+  prices?: Record<string, unknown>;
 }
 
 type Errors = Record<string, string>;
@@ -40,8 +41,16 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
     const form = new FormData(event.currentTarget);
     const text = (key: string) => String(form.get(key) ?? '').trim();
     const name = props.mode === 'update' ? initial!.name : text('name');
-    const entry: Record<string, string> = { type, base_url: text('base_url'), api_key_env: text('api_key_env') };
+    const entry: Record<string, unknown> = { type, base_url: text('base_url'), api_key_env: text('api_key_env') };
     for (const extra of Object.keys(info.extras)) entry[extra] = text(extra);
+    if (text('prices') !== '') {
+      try {
+        entry.prices = JSON.parse(text('prices'));
+      } catch {
+        setErrors({ prices: 'prices: must be JSON such as {"gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}' });
+        return;
+      }
+    }
     setBusy(true);
     setErrors({});
     setMessage(null);
@@ -156,6 +165,20 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
             {error(extra)}
           </div>
         ))}
+        <div className="field">
+          <label htmlFor="provider-prices">Prices (optional)</label>
+          <textarea
+            {...field('prices')}
+            rows={4}
+            defaultValue={initial?.prices && Object.keys(initial.prices).length > 0 ? JSON.stringify(initial.prices, null, 2) : ''}
+            placeholder='{"gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}'
+          />
+          <span className="hint" id="provider-prices-hint">
+            Per model id, in the deployment&apos;s currency: input_per_mtok, output_per_mtok, cached_input_per_mtok, per_character,
+            per_second, per_image. They override the genai-prices table; a model with neither is counted as unpriced.
+          </span>
+          {error('prices')}
+        </div>
       </div>
       <div className="actions">
         <button className="button" type="submit" disabled={busy}>

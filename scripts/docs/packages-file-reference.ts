@@ -182,6 +182,13 @@ export function renderPackagesFileReference(): string {
       return `| ${code(type)} | ${required.includes('base_url') ? 'required' : 'optional'} | ${cell(extras.join(', ') || '—')} |`;
     }),
     '',
+    "## A model's prices (an entry of a provider's `prices`, keyed by model id)",
+    '',
+    'In the deployment\'s `CURRENCY`; they override the genai-prices table for that model (see [billing.md](billing.md)).',
+    '',
+    ...HEADER,
+    ...rows('', (common.properties!.prices!.additionalProperties as JsonSchema) ?? {}),
+    '',
     '## A package (an entry of `packages`)',
     '',
     ...HEADER,

@@ -10,6 +10,8 @@ export interface Metrics {
   unitsCharged: Counter<'package' | 'operation'>;
   providerCalls: Histogram<'provider' | 'model' | 'outcome'>;
   fallbacks: Counter<'operation' | 'from' | 'to'>;
+  providerCost: Counter<'provider' | 'model'>;
+  unpricedCalls: Counter<'provider' | 'model'>;
   webhookAttempts: Counter<'outcome'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
@@ -68,6 +70,18 @@ export async function enableMetrics(): Promise<Metrics> {
       labelNames: ['operation', 'from', 'to'] as const,
       registers: [registry],
     }),
+    providerCost: new client.Counter({
+      name: 'wgs_provider_cost_total',
+      help: 'Provider cost of engine calls in CURRENCY, as recorded on their usage events',
+      labelNames: ['provider', 'model'] as const,
+      registers: [registry],
+    }),
+    unpricedCalls: new client.Counter({
+      name: 'wgs_provider_unpriced_calls_total',
+      help: 'Engine calls whose model has no known price (no cost recorded)',
+      labelNames: ['provider', 'model'] as const,
+      registers: [registry],
+    }),
     webhookAttempts: new client.Counter({
       name: 'wgs_webhook_attempts_total',
       help: 'Job webhook delivery attempts by outcome (delivered, retry, failed: out of attempts or 410 Gone)',
@@ -108,6 +122,16 @@ export function observeProviderCall(engineName: string, outcome: 'ok' | 'error',
   const provider = separator < 0 ? engineName : engineName.slice(0, separator);
   const model = separator < 0 ? engineName : engineName.slice(separator + 1);
   metrics.providerCalls.labels(provider, model, outcome).observe(seconds);
+}
+
+/** The priced cost of one engine call (or that it was unpriced), by provider and model. */
+export function countProviderCost(engineName: string, cost: number | null, unpriced: boolean): void {
+  const metrics = holder[METRICS];
+  if (!metrics) return;
+  const separator = engineName.indexOf(':');
+  const [provider, model] = separator < 0 ? [engineName, engineName] : [engineName.slice(0, separator), engineName.slice(separator + 1)];
+  if (unpriced) metrics.unpricedCalls.labels(provider, model).inc();
+  else if (cost !== null) metrics.providerCost.labels(provider, model).inc(cost);
 }
 
 /**

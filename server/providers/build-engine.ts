@@ -4,7 +4,7 @@ import type { SdkModels } from './ai-sdk/provider-module';
 import { providerFetch } from './ai-sdk/provider-fetch';
 import { mediaFetch } from './capped-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
-import type { Engine } from './engine';
+import type { Engine, ModelPrices } from './engine';
 import type { ProviderType } from './provider-types';
 
 // The engine of one provider row and model. The row and its key are read by the domain
@@ -19,6 +19,8 @@ export interface ProviderSettings {
   type: ProviderType;
   base_url: string | null;
   options: Record<string, string> | null;
+  /** The operator's prices per model (packages file `prices`, the Providers page). */
+  prices?: Record<string, ModelPrices> | null;
 }
 
 async function sdkClientOf(provider: ProviderSettings, apiKey: string | undefined, timeoutMs: number, maxRetries: number) {
@@ -51,6 +53,8 @@ export async function buildEngine(provider: ProviderSettings, model: string, api
     maxRetries: config.PROVIDER_MAX_RETRIES,
     // Only for media URLs a provider answers with: no credentials, whatever the SDK's fetch holds.
     fetch: mediaFetch(config.PROVIDER_TIMEOUT_MS),
+    type: provider.type,
+    prices: provider.prices ?? {},
   };
   return new AiSdkEngine(sdk, model);
 }

@@ -20,15 +20,48 @@ export interface CodeTask {
 
 /** Tokens as the provider reported them (absent when it reported none, and for `local`). */
 export interface TokenUsage {
+  /** All input tokens, those read from the provider's cache included. */
   inputTokens?: number;
   outputTokens?: number;
+  /** The part of inputTokens the provider read from its prompt cache, where it reports it. */
+  cachedInputTokens?: number;
+}
+
+/** What a call consumed at its provider, as the provider (or the SDK) reported it, for the usage event. */
+export interface ProviderUsage extends TokenUsage {
+  /** Speech: characters synthesised. */
+  characters?: number;
+  /** Transcription: seconds of audio. */
+  audioSeconds?: number;
+  /** Images: how many, and their size (WIDTHxHEIGHT) when known. */
+  images?: number;
+  imageSize?: string;
+  /** Video: seconds of video. */
+  videoSeconds?: number;
+}
+
+/** An operator's prices of one model (CURRENCY), overriding the genai-prices table. */
+export interface ModelPrices {
+  input_per_mtok?: number;
+  output_per_mtok?: number;
+  cached_input_per_mtok?: number;
+  per_character?: number;
+  per_second?: number;
+  per_image?: number;
+}
+
+/** How an engine's calls are priced: its provider's type and model, and the operator's prices of that model. */
+export interface EnginePricing {
+  providerType: string;
+  model: string;
+  override?: ModelPrices;
 }
 
 /** What a text or code call tells besides its output: why the model stopped, what it counted. */
 export interface GenerationMeta {
   /** The SDK's unified finish reason ('stop', 'length', ...); absent for `local`. */
   finishReason?: string;
-  usage?: TokenUsage;
+  usage?: ProviderUsage;
 }
 
 export type TextResult = { text: string } & GenerationMeta;
@@ -69,15 +102,19 @@ export interface VideoTask {
 export interface MediaResult {
   bytes: Buffer;
   mimeType: string;
+  usage?: ProviderUsage;
 }
 
 export interface Transcript {
   text: string;
   segments: { start: number; end: number; text: string }[];
+  usage?: ProviderUsage;
 }
 
 export interface Engine {
   readonly name: string;
+  /** Absent for `local`, whose calls cost nothing. */
+  readonly pricing?: EnginePricing;
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult>;
   /**
    * The same answer as generateText, handed to `onDelta` piece by piece as it is produced, and

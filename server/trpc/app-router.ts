@@ -2,6 +2,7 @@ import { createCallerFactory, router } from './init';
 import { auditRouter } from './routers/audit';
 import { jobsRouter } from './routers/jobs';
 import { keysRouter } from './routers/keys';
+import { marginRouter } from './routers/margin';
 import { operatorsRouter } from './routers/operators';
 import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
@@ -20,6 +21,7 @@ export const appRouter = router({
   uploads: uploadsRouter,
   audit: auditRouter,
   refusals: refusalsRouter,
+  margin: marginRouter,
   operators: operatorsRouter,
 });
 

@@ -71,6 +71,8 @@ export async function createTestKey(
     maxStoredBytes?: number;
     operations?: Record<string, unknown>;
     providers?: Record<string, unknown>;
+    unitPrice?: number;
+    maxProviderCostPerDay?: number;
   } = {},
 ): Promise<TestKey> {
   const slug = `t-${randomBytes(6).toString('hex')}`;
@@ -85,8 +87,10 @@ export async function createTestKey(
           requests_per_minute: options.rpm ?? 10_000,
           concurrency: options.concurrency ?? 100,
           ...(options.maxUploadBytes ? { max_upload_bytes: options.maxUploadBytes } : {}),
+          ...(options.maxProviderCostPerDay !== undefined ? { max_provider_cost_per_day: options.maxProviderCostPerDay } : {}),
           ...(options.maxStoredBytes ? { max_stored_bytes: options.maxStoredBytes } : {}),
         },
+        ...(options.unitPrice !== undefined ? { unit_price: options.unitPrice } : {}),
         operations: options.operations ?? {
           'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown', 'json'] },
           'code.generate': { engine: 'local', units: 2 },

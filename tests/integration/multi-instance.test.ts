@@ -80,6 +80,36 @@ describe('two instances on one database', () => {
     });
   });
 
+  it("provider cost budget: the day's cost reached through one instance refuses the next request on the other", async () => {
+    // Each call costs 12 tokens × 100,000 per Mtok = 1.2; the budget 2.4 is reached by exactly two calls.
+    const provider = `budget${Date.now() % 100_000}`;
+    const key = await createTestKey({
+      providers: {
+        [provider]: {
+          type: 'openai',
+          base_url: fake.baseUrl,
+          api_key_env: 'FAKE_PROVIDER_KEY',
+          prices: { 'model-b': { input_per_mtok: 100_000, output_per_mtok: 100_000 } },
+        },
+      },
+      operations: { 'text.generate': { engine: `${provider}:model-b`, units: 1 } },
+      maxProviderCostPerDay: 2.4,
+    });
+    const send = (product: Product, i: number) => post(product.base, TEXT, key.key, { input: `budget ${i}` }, newKey('budget'));
+    expect((await send(a, 1)).status).toBe(200);
+    expect((await send(b, 2)).status).toBe(200);
+    for (const [product, i] of [
+      [a, 3],
+      [b, 4],
+    ] as const) {
+      const refused = await send(product, i);
+      expect(refused.status).toBe(429);
+      expect(refused.json.error).toMatchObject({ code: 'rate_limited', details: { reason: 'budget' } });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(await books(database.url, key.id)).toMatchObject({ succeeded: 2, inFlight: 0 });
+  });
+
   it('idempotency race: one key sent 24 times at once to both instances is charged once', async () => {
     const key = await createTestKey({ quota: 100, rpm: 100_000, concurrency: 1_000 });
     const idem = newKey('idem');

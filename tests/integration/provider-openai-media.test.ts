@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { POST as speechPost } from '@/app/v1/audio/speech/route';
+import { getPool } from '@/server/db/client';
 import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
 import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { resetConfigForTests } from '@/server/config';
@@ -110,6 +111,28 @@ describe('transcripts from a provider', () => {
     expect(result.status, result.text).toBe(200);
     expect(result.json.output).toEqual({ text: 'Hello there.', segments: [{ start: 0, end: 1.5, text: 'Hello there.' }] });
     expect(result.json.usage.charged_units).toBe(4);
+  });
+
+  it('the usage event records what the provider reported: seconds of audio, and images and characters for the others', async () => {
+    const segment = { id: 0, seek: 0, start: 0, end: 1, text: 'Hi.', tokens: [1], temperature: 0 };
+    const scores = { avg_logprob: -0.2, compression_ratio: 1.1, no_speech_prob: 0.01 };
+    fake.transcript = { text: 'Hi.', duration: 12.5, segments: [{ ...segment, ...scores }] };
+    expect((await transcribe()).status).toBe(200);
+    const latest = async (operation: string) =>
+      (
+        await getPool().query(
+          `SELECT audio_seconds::text, images, characters, unpriced FROM usage_events
+            WHERE api_key_id = $1 AND operation = $2 AND outcome = 'succeeded' ORDER BY created_at DESC LIMIT 1`,
+          [key.id, operation],
+        )
+      ).rows[0];
+    // No price is known for these fake models: counted as unpriced, never guessed.
+    expect(await latest('audio.transcribe')).toEqual({ audio_seconds: '12.500', images: null, characters: null, unpriced: true });
+    fake.image = await samplePng();
+    expect((await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key })).status).toBe(
+      200,
+    );
+    expect(await latest('images.generate')).toMatchObject({ images: 1, unpriced: true });
   });
 
   it.each([

@@ -64,7 +64,7 @@ describe('text and code through doGenerate', () => {
     const { model, calls } = stubModel(['hello']);
     const engine = engineWith(model);
     const result = await engine.generateText({ input: 'Say hi', context: 'Be brief', outputFormat: 'text', maxOutputTokens: 64 }, signal());
-    expect(result).toEqual({ text: 'hello', finishReason: 'stop', usage: { inputTokens: 11, outputTokens: 7 } });
+    expect(result).toEqual({ text: 'hello', finishReason: 'stop', usage: { inputTokens: 11, outputTokens: 7, cachedInputTokens: 0 } });
     expect(calls[0]!.maxOutputTokens).toBe(64);
     expect(calls[0]!.responseFormat).toBeUndefined();
     expect(calls[0]!.prompt).toEqual([

@@ -30,7 +30,8 @@ export function firstEngine(charge: Charge): string {
 }
 
 export interface BillingRequest {
-  key: Pick<AuthenticatedKey, 'id' | 'requestsPerMinute' | 'concurrency' | 'packageVersionId'>;
+  key: Pick<AuthenticatedKey, 'id' | 'requestsPerMinute' | 'concurrency' | 'packageVersionId'> &
+    Partial<Pick<AuthenticatedKey, 'maxProviderCostPerDay'>>;
   requestId: string;
   scope: IdempotencyScope;
   fingerprint: string;
@@ -102,6 +103,7 @@ async function claimKey(
           requestId: request.requestId,
           concurrency: key.concurrency,
           leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
+          budget: key.maxProviderCostPerDay ?? null,
         })
       : await claimIdempotencyKey(db, request.scope, request.fingerprint);
     if (claim.kind === 'replay') await refundRequest(db, key.id);

@@ -3,6 +3,7 @@ import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import { completeIdempotencyKey } from '../idempotency/idempotency-store';
 import { captureHold, type UsageRecord } from '../quota/unit-holds';
+import { meteringJson } from './provider-cost';
 import { firstEngine, type Reservation } from './reserve-request';
 
 // Billing, the success: a generation's hold is captured with its usage event and stored 200 in
@@ -18,6 +19,7 @@ export function usageRecord(reservation: Reservation, usageEventId: string): Usa
     requestId: request.requestId,
     inputUploadId: request.charge!.inputUploadId ?? null,
     durationMs: Date.now() - reservation.startedAt,
+    metering: meteringJson(reservation.engines.metering),
   };
 }
 

@@ -1,9 +1,10 @@
 import type { SqlDb } from '../../db/client';
-import { ProviderUnavailableError, type Engine, type ProviderFailureKind } from '../../providers/engine';
+import { ProviderUnavailableError, type Engine, type ProviderFailureKind, type ProviderUsage } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../providers/resolve-engine';
-import { countFallback } from '../../observability/metrics';
+import { countFallback, countProviderCost } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
+import { addMetering, priceCall, type Metering } from '../billing/provider-cost';
 import { ApiError } from '../errors';
 import { engineNamesOf } from '../packages/engine-names';
 import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
@@ -12,6 +13,8 @@ import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } f
 export interface EngineTrace {
   tried: string[];
   answered?: string;
+  /** What the engines that answered reported using, and its cost (added up over fallbacks). */
+  metering?: Metering;
 }
 
 export interface CallEngineOptions {
@@ -66,6 +69,9 @@ export async function callEngine<T>(
       const engine = await resolveEngine(name);
       const result = await measureProviderCall(name, () => work(engine));
       trace.answered = name;
+      const priced = priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage);
+      trace.metering = addMetering(trace.metering, priced);
+      countProviderCost(name, priced.cost, priced.unpriced);
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {

@@ -199,5 +199,6 @@ export async function transcribeUpload(
       ),
     { signal, trace, operation: 'audio.transcribe' },
   );
-  return prepared.task.timestamps === 'none' ? { text: transcript.text, segments: [] } : transcript;
+  // The provider's usage went to the usage event (call-engine); the customer gets the transcript only.
+  return { text: transcript.text, segments: prepared.task.timestamps === 'none' ? [] : transcript.segments };
 }

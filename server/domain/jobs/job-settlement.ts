@@ -16,6 +16,8 @@ export interface JobUsage {
   /** The engine that answered (else the last tried); the job's first engine when omitted. */
   engine?: string;
   enginesTried?: readonly string[];
+  /** What the providers reported and its cost: billing/provider-cost.ts meteringJson. */
+  metering?: string | null;
 }
 
 export type SucceedOutcome = 'succeeded' | 'already_finished' | 'hold_lost';
@@ -26,7 +28,7 @@ const JOB_INPUT_UPLOAD = `input->'inputUpload'->>'uploadId'`;
 const SUCCEED_JOB_SQL = `WITH job AS (
              SELECT id, hold_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
                FROM jobs WHERE id = $1 AND status IN ('submitted', 'running') FOR UPDATE
-           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)')}, ${usageEventCte(
+           ), ${settleHoldCtes('captured', '(SELECT hold_id FROM job)', '$11::jsonb')}, ${usageEventCte(
              {
                id: '$2::uuid',
                api_key_id: 'api_key_id',
@@ -44,6 +46,7 @@ const SUCCEED_JOB_SQL = `WITH job AS (
                engines_tried: 'COALESCE($10::text[], ARRAY[]::text[])',
              },
              'hold',
+             '$11::jsonb',
            )}, done AS (
              UPDATE jobs SET status = 'succeeded', result_key = $8, result_mime_type = $9, updated_at = now()
               WHERE id = $1 AND EXISTS (SELECT 1 FROM hold)
@@ -79,6 +82,7 @@ export async function succeedJob(
       result.key,
       result.mimeType,
       usage.enginesTried ?? null,
+      usage.metering ?? null,
     ],
   });
   const row = rows[0]!;
@@ -105,7 +109,7 @@ const FAIL_JOB_SQL = `WITH job AS (
              UPDATE jobs SET status = 'failed', error_code = $2, error_message = $3, updated_at = now()
               WHERE id = $1 AND status IN ('submitted', 'running')
              RETURNING id, api_key_id, hold_id, operation, engine, request_id, ${JOB_INPUT_UPLOAD} AS input_upload_id
-           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)')}, ${usageEventCte(
+           ), ${settleHoldCtes('released', '(SELECT hold_id FROM job)', '$9::jsonb')}, ${usageEventCte(
              {
                id: '$4::uuid',
                api_key_id: 'h.api_key_id',
@@ -123,6 +127,7 @@ const FAIL_JOB_SQL = `WITH job AS (
                engines_tried: 'COALESCE($8::text[], ARRAY[]::text[])',
              },
              'hold h, job j WHERE $4::uuid IS NOT NULL',
+             '$9::jsonb',
            )}, ${jobEventCte('job', 'failed')}
            SELECT (SELECT count(*) FROM job)::int AS failed, (SELECT count(*) FROM key)::int AS keys,
                   (SELECT count(*) FROM usage)::int AS usage, (SELECT array_agg(id) FROM event) AS events`;
@@ -145,6 +150,7 @@ export async function failJob(db: SqlDb, jobId: string, failure: JobFailure): Pr
       failure.usage?.durationMs ?? null,
       failure.usage?.engine ?? null,
       failure.usage?.enginesTried ?? null,
+      failure.usage?.metering ?? null,
     ],
   });
   await announceDeliveries(rows[0]!.events);

@@ -4,6 +4,7 @@ import type { SqlDb } from '../../db/client';
 import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
+import { meteringJson } from '../billing/provider-cost';
 import { callEngine, type EngineTrace } from '../generation/call-engine';
 import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
@@ -79,7 +80,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   // Jobs from before engine lists have `engine` alone.
   const trace: EngineTrace = { tried: [] };
   const engines = job.engines?.length ? job.engines : job.engine;
-  const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried });
+  const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried, metering: meteringJson(trace.metering) });
   const watch = watchCancellation(db, job.id, signal);
   let media;
   try {

@@ -16,6 +16,8 @@ export interface AuthenticatedKey {
   requestsPerMinute: number;
   concurrency: number;
   maxUploadBytes: number;
+  /** The package's max_provider_cost_per_day (numeric text); null: none. */
+  maxProviderCostPerDay: string | null;
   /** What the key may hold in storage at once: the version's max_stored_bytes, else 10 x max_upload_bytes. */
   maxStoredBytes: number;
 }
@@ -31,6 +33,7 @@ interface KeyRow {
   requests_per_minute: number;
   concurrency: number;
   max_upload_bytes: number;
+  max_provider_cost_per_day: string | null;
   max_stored_bytes: string;
 }
 
@@ -44,7 +47,7 @@ async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Prom
   const { rows } = await db.pool.query<KeyRow>({
     name: 'wgs-authenticate-key',
     text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
-                  v.requests_per_minute, v.concurrency, v.max_upload_bytes,
+                  v.requests_per_minute, v.concurrency, v.max_upload_bytes, v.max_provider_cost_per_day,
                   coalesce(v.max_stored_bytes, 10 * v.max_upload_bytes::bigint) AS max_stored_bytes
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
@@ -101,6 +104,7 @@ export async function authenticateKey(db: SqlDb, authorization: string | null): 
     requestsPerMinute: row.requests_per_minute,
     concurrency: row.concurrency,
     maxUploadBytes: row.max_upload_bytes,
+    maxProviderCostPerDay: row.max_provider_cost_per_day,
     maxStoredBytes: Number(row.max_stored_bytes),
   };
 }

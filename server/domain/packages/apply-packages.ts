@@ -67,6 +67,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
         baseUrl: provider.base_url ?? null,
         apiKeyEnv: provider.api_key_env ?? null,
         options: providerExtrasOf(provider),
+        prices: (provider.prices ?? {}) as Prisma.InputJsonValue,
       };
       const existing = await tx.provider.findUnique({ where: { name } });
       if (!existing) {
@@ -77,11 +78,18 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
         existing.type !== data.type ||
         existing.baseUrl !== data.baseUrl ||
         existing.apiKeyEnv !== data.apiKeyEnv ||
-        canonicalJson(existing.options) !== canonicalJson(data.options)
+        canonicalJson(existing.options) !== canonicalJson(data.options) ||
+        canonicalJson(existing.prices) !== canonicalJson(data.prices)
       ) {
         if (existing.type !== data.type) retyped.add(name);
         await tx.provider.update({ where: { name }, data });
-        const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv, options: existing.options };
+        const before = {
+          type: existing.type,
+          baseUrl: existing.baseUrl,
+          apiKeyEnv: existing.apiKeyEnv,
+          options: existing.options,
+          prices: existing.prices,
+        };
         await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
         const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
         result.providers.push(cleared ? { name, status: 'updated', key_cleared: true } : { name, status: 'updated' });
@@ -177,6 +185,8 @@ async function applyPackage(
       requestsPerMinute: definition.limits.requests_per_minute,
       concurrency: definition.limits.concurrency,
       maxUploadBytes: definition.limits.max_upload_bytes,
+      unitPrice: definition.unit_price ?? null,
+      maxProviderCostPerDay: definition.limits.max_provider_cost_per_day ?? null,
       maxStoredBytes: definition.limits.max_stored_bytes ?? null,
       operations: definition.operations as Prisma.InputJsonValue,
     },

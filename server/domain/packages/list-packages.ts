@@ -12,8 +12,10 @@ export function toVersionView(version: PackageVersion, keyCount = 0) {
       requests_per_minute: version.requestsPerMinute,
       concurrency: version.concurrency,
       max_upload_bytes: version.maxUploadBytes,
+      ...(version.maxProviderCostPerDay !== null ? { max_provider_cost_per_day: version.maxProviderCostPerDay.toNumber() } : {}),
       ...(version.maxStoredBytes === null ? {} : { max_stored_bytes: Number(version.maxStoredBytes) }),
     },
+    ...(version.unitPrice !== null ? { unit_price: version.unitPrice.toNumber() } : {}),
     operations: version.operations as PackageOperations,
     created_at: version.createdAt.toISOString(),
     key_count: keyCount,
@@ -61,5 +63,12 @@ export async function getPackage(db: PrismaClient, slug: string) {
 
 /** A stored version as a package-file definition: the starting point of the "new version" form. */
 export function versionToDefinition(slug: string, version: PackageVersionView): PackageDefinition {
-  return { slug, name: version.name, quota_units: version.quota_units, limits: version.limits, operations: version.operations };
+  return {
+    slug,
+    name: version.name,
+    quota_units: version.quota_units,
+    limits: version.limits,
+    operations: version.operations,
+    ...(version.unit_price !== undefined ? { unit_price: version.unit_price } : {}),
+  };
 }

@@ -38,6 +38,8 @@ const uniqueList = <T extends z.ZodType<string>>(item: T) =>
     .refine((list) => new Set(list).size === list.length, 'entries must be unique');
 
 const base = { engine, units };
+/** An amount of CURRENCY: at most 10 decimals are kept. */
+const money = z.number().min(0).max(1_000_000_000);
 /** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
 const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional();
 
@@ -97,9 +99,13 @@ export const packageDefinitionSchema = z.strictObject({
     requests_per_minute: z.number().int().min(1).max(1_000_000),
     concurrency: z.number().int().min(1).max(10_000),
     max_upload_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES).default(MAX_UPLOAD_BYTES),
+    /** Each key's most provider cost (CURRENCY) per UTC day; past it, 429 with reason "budget". */
+    max_provider_cost_per_day: money.optional(),
     /** What one key may hold in storage at once (uploads and outputs); omitted: 10 x max_upload_bytes. */
     max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   }),
+  /** What one unit sells for (CURRENCY): revenue = units charged × unit_price. */
+  unit_price: money.optional(),
   operations: operationsSchema,
 });
 
@@ -110,7 +116,22 @@ const baseUrl = z
   .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
   .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env');
 
+/** An operator's prices of one model (CURRENCY), overriding the genai-prices table. */
+export const modelPricesSchema = z
+  .strictObject({
+    input_per_mtok: money.optional(),
+    output_per_mtok: money.optional(),
+    cached_input_per_mtok: money.optional(),
+    per_character: money.optional(),
+    per_second: money.optional(),
+    per_image: money.optional(),
+  })
+  .refine((prices) => Object.keys(prices).length > 0, "a model's prices name at least one price");
+export const providerPricesSchema = z.record(z.string().min(1).max(120), modelPricesSchema);
+
 const providerCommon = {
+  /** Per model id: its prices, overriding the genai-prices table. */
+  prices: providerPricesSchema.optional(),
   api_key_env: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, 'api_key_env names an environment variable, e.g. MAIN_API_KEY')

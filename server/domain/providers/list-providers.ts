@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../db/generated/client';
+import type { ModelPrices } from '../../providers/engine';
 
 export type ProviderKeySource = 'stored' | 'env' | 'none';
 
@@ -7,6 +8,8 @@ export interface ProviderView {
   type: string;
   base_url: string | null;
   api_key_env: string | null;
+  /** The operator's prices per model id, overriding the genai-prices table (docs/providers.md). */
+  prices: Record<string, ModelPrices>;
   /**
    * Where the key the engines use comes from: `stored` (set by an operator, used first), `env`
    * (the variable api_key_env names is set in this process's environment), or `none`.
@@ -30,6 +33,7 @@ export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = p
       type: provider.type,
       base_url: provider.baseUrl,
       api_key_env: provider.apiKeyEnv,
+      prices: (provider.prices ?? {}) as Record<string, ModelPrices>,
       key: { set: source !== 'none', source, updated_at: storedAt?.toISOString() ?? null },
     };
   });

@@ -27,7 +27,7 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
   const model = engineName.slice(separator + 1);
   const { rows } = await getPool().query<Omit<ProviderRow, 'type'> & { type: string }>({
     name: 'wgs-provider-by-name',
-    text: 'SELECT name, type, base_url, api_key_env, options FROM providers WHERE name = $1',
+    text: 'SELECT name, type, base_url, api_key_env, options, prices FROM providers WHERE name = $1',
     values: [providerName],
   });
   const row = rows[0];

@@ -53,6 +53,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
     baseUrl: entry.base_url ?? null,
     apiKeyEnv: entry.api_key_env ?? null,
     options: providerExtrasOf(entry),
+    prices: (entry.prices ?? {}) as Prisma.InputJsonValue,
   };
 
   const result = await db.$transaction(async (tx) => {
@@ -66,7 +67,13 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
       return { name, status: 'created' as const };
     }
     if (!existing) throw new ApiError('not_found', { message: `No provider named ${name}.` });
-    const before = { type: existing.type, baseUrl: existing.baseUrl, apiKeyEnv: existing.apiKeyEnv, options: existing.options };
+    const before = {
+      type: existing.type,
+      baseUrl: existing.baseUrl,
+      apiKeyEnv: existing.apiKeyEnv,
+      options: existing.options,
+      prices: existing.prices,
+    };
     if (canonicalJson(before) === canonicalJson(data)) return { name, status: 'unchanged' as const };
     if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
     await tx.provider.update({ where: { name }, data });

@@ -47,6 +47,7 @@ export async function claimAndHold(
              operation: '$12::text',
              requestId: '$13::text',
              leaseSeconds: '$14::int',
+             budget: '$15::numeric',
              gate: 'EXISTS (SELECT 1 FROM claim)',
            })}
            SELECT (SELECT id FROM claim) AS record_id, ${HOLD_OUTCOME_COLUMNS},
@@ -60,6 +61,7 @@ export async function claimAndHold(
       request.operation,
       request.requestId,
       request.leaseSeconds,
+      request.budget ?? null,
     ],
   });
   const row = rows[0]!;
@@ -67,7 +69,7 @@ export async function claimAndHold(
     return { kind: 'held', recordId: row.record_id, hold: { holdId, remainingUnits: row.remaining } };
   }
   if (row.record_id) {
-    const refusal = holdRefusal(row, request.units, request.concurrency);
+    const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
     if (refusal) {
       await releaseIdempotencyKey(db, row.record_id);
       throw refusal;

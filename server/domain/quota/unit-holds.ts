@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
-import { settleHoldCtes, usageEventCte } from '../billing/settlement-sql';
+import { settleHoldCtes, usageEventCte, UTC_TODAY } from '../billing/settlement-sql';
 import { ApiError } from '../errors';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
@@ -22,6 +22,8 @@ export interface HoldRequest {
   /** The package's concurrent-request limit. */
   concurrency: number;
   leaseSeconds: number;
+  /** The package's max_provider_cost_per_day (a decimal string); null: no budget. */
+  budget?: string | null;
 }
 
 /**
@@ -37,13 +39,18 @@ export function unitHoldCtes(p: {
   operation: string;
   requestId: string;
   leaseSeconds: string;
+  /** The key's daily provider-cost budget (numeric, NULL: none): judged on the locked row, so exact across instances. */
+  budget: string;
   gate?: string;
 }): string {
   return `current AS (
-               SELECT status, remaining_units, in_flight FROM api_keys WHERE id = ${p.apiKeyId}
+               SELECT status, remaining_units, in_flight,
+                      CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END AS cost_today
+                 FROM api_keys WHERE id = ${p.apiKeyId}
              ), taken AS (
                UPDATE api_keys SET remaining_units = remaining_units - ${p.units}, in_flight = in_flight + 1
                 WHERE id = ${p.apiKeyId} AND status = 'active' AND in_flight < ${p.concurrency} AND remaining_units >= ${p.units}
+                  AND (${p.budget} IS NULL OR cost_day IS DISTINCT FROM ${UTC_TODAY} OR cost_today < ${p.budget})
                   ${p.gate ? `AND ${p.gate}` : ''}
                RETURNING remaining_units
              ), hold AS (
@@ -57,24 +64,28 @@ export function unitHoldCtes(p: {
 export const HOLD_OUTCOME_COLUMNS = `(SELECT remaining_units FROM taken) AS remaining,
                     (SELECT status FROM current) AS status,
                     (SELECT remaining_units FROM current) AS current_remaining,
-                    (SELECT in_flight FROM current) AS current_in_flight`;
+                    (SELECT in_flight FROM current) AS current_in_flight,
+                    (SELECT cost_today FROM current) AS current_cost_today`;
 
 export interface HoldOutcome {
   remaining: number | null;
   status: 'active' | 'revoked' | null;
   current_remaining: number | null;
   current_in_flight: number | null;
+  /** numeric, as text */
+  current_cost_today: string | null;
 }
 
 /**
  * Why a hold was refused, judged on the key's row as the statement began (the limit checked
  * first wins); undefined when that row allowed it, i.e. the row changed meanwhile: try again.
  */
-export function holdRefusal(row: HoldOutcome, units: number, concurrency: number): ApiError | undefined {
+export function holdRefusal(row: HoldOutcome, units: number, concurrency: number, budget?: string | null): ApiError | undefined {
   if (row.status !== 'active') return new ApiError('invalid_api_key');
   if ((row.current_in_flight ?? 0) >= concurrency) {
     return new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
   }
+  if (budget != null && Number(row.current_cost_today ?? 0) >= Number(budget)) return budgetRefusal();
   const remaining = row.current_remaining ?? 0;
   if (remaining < units) {
     // Said as it is: a balance too small for this call is not an empty one.
@@ -84,6 +95,17 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
     });
   }
   return undefined;
+}
+
+/** The key spent its package's provider-cost budget for the UTC day: 429 until the next UTC midnight. */
+export function budgetRefusal(now = Date.now()): ApiError {
+  const midnight = new Date(now);
+  midnight.setUTCHours(24, 0, 0, 0);
+  return new ApiError('rate_limited', {
+    message: "This key reached its package's provider cost budget for the day (UTC). Retry after midnight UTC.",
+    retryAfter: Math.max(1, Math.ceil((midnight.getTime() - now) / 1000)),
+    details: { reason: 'budget' },
+  });
 }
 
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
@@ -99,13 +121,23 @@ export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> 
         operation: '$5::text',
         requestId: '$6::text',
         leaseSeconds: '$7::int',
+        budget: '$8::numeric',
       })}
              SELECT ${HOLD_OUTCOME_COLUMNS}`,
-      values: [request.apiKeyId, request.units, request.concurrency, holdId, request.operation, request.requestId, request.leaseSeconds],
+      values: [
+        request.apiKeyId,
+        request.units,
+        request.concurrency,
+        holdId,
+        request.operation,
+        request.requestId,
+        request.leaseSeconds,
+        request.budget ?? null,
+      ],
     });
     const row = rows[0]!;
     if (row.remaining !== null) return { holdId, remainingUnits: row.remaining };
-    const refusal = holdRefusal(row, request.units, request.concurrency);
+    const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
     if (refusal) throw refusal;
   }
   throw new ApiError('rate_limited', { message: 'Concurrent request limit reached. Retry later.', retryAfter: 1 });
@@ -123,9 +155,11 @@ export interface UsageRecord {
   durationMs: number;
   /** Every engine called, in order (fallbacks). */
   enginesTried?: readonly string[];
+  /** What the providers reported and its cost: billing/provider-cost.ts meteringJson. */
+  metering?: string | null;
 }
 
-const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usageEventCte(
+const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid', '$14::jsonb')}, ${usageEventCte(
   {
     id: '$2::uuid',
     api_key_id: 'api_key_id',
@@ -143,6 +177,7 @@ const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid')}, ${usag
     engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
   },
   'hold',
+  '$14::jsonb',
 )}, idem AS (
              UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
               WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
@@ -180,6 +215,7 @@ export async function captureHold(
       idempotency?.body ?? null,
       usage.enginesTried ?? null,
       usage.inputUploadId ?? null,
+      usage.metering ?? null,
     ],
   });
   return rows[0]!.captured === 1;
@@ -187,7 +223,7 @@ export async function captureHold(
 
 // A release frees the key only while the record is still this request's (status running,
 // this id): a record taken over by a retry after the lease ran out has another id.
-const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usageEventCte(
+const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid', '$13::jsonb')}, ${usageEventCte(
   {
     id: '$2::uuid',
     api_key_id: 'api_key_id',
@@ -205,6 +241,7 @@ const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid')}, ${usag
     engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
   },
   'hold WHERE $2::uuid IS NOT NULL',
+  '$13::jsonb',
 )}, idem AS (
              DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
            )
@@ -237,6 +274,7 @@ export async function releaseHold(
       idempotencyRecordId ?? null,
       failure?.enginesTried ?? null,
       failure?.inputUploadId ?? null,
+      failure?.metering ?? null,
     ],
   });
 }

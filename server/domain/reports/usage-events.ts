@@ -35,6 +35,19 @@ export function toUsageView(event: EventWithKey) {
     request_id: event.requestId,
     job_id: event.jobId,
     duration_ms: event.durationMs,
+    package_version_id: event.packageVersionId,
+    /** What the providers reported (docs/billing.md "Provider cost, revenue and margin"). */
+    input_tokens: event.inputTokens,
+    output_tokens: event.outputTokens,
+    cached_input_tokens: event.cachedInputTokens,
+    characters: event.characters,
+    audio_seconds: event.audioSeconds?.toFixed() ?? null,
+    images: event.images,
+    image_size: event.imageSize,
+    video_seconds: event.videoSeconds?.toFixed() ?? null,
+    /** In CURRENCY, at the time of the call; null when unpriced or nothing was reported. */
+    provider_cost: event.providerCost?.toFixed() ?? null,
+    unpriced: event.unpriced,
   };
 }
 
@@ -113,10 +126,25 @@ export const USAGE_CSV_COLUMNS = [
   'request_id',
   'job_id',
   'duration_ms',
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'characters',
+  'audio_seconds',
+  'images',
+  'image_size',
+  'video_seconds',
+  'provider_cost',
+  'unpriced',
 ] as const satisfies readonly (keyof UsageView)[];
+
+/** Money columns after USAGE_CSV_COLUMNS: units × the version's unit price, and revenue − provider cost. */
+const MONEY_CSV_COLUMNS = ['revenue', 'margin'] as const;
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
+  // A number (a negative margin included) is written as it is.
+  if (typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value))) return String(value);
   const text = String(value);
   // Quote when needed; a leading formula character is defused so spreadsheets show it as text.
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
@@ -125,12 +153,24 @@ function csvCell(value: unknown): string {
 
 /** The filtered events as CSV lines (header first), read page by page so memory stays flat. */
 export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, maxRows = 1_000_000): AsyncGenerator<string> {
-  yield `${USAGE_CSV_COLUMNS.join(',')}\r\n`;
+  yield `${[...USAGE_CSV_COLUMNS, ...MONEY_CSV_COLUMNS].join(',')}\r\n`;
   let cursor: string | undefined;
   let sent = 0;
+  const unitPrices = new Map<string, Prisma.Decimal | null>();
   do {
     const page = await listUsageEvents(db, { ...filters, cursor, limit: 200 });
-    for (const item of page.items) yield `${USAGE_CSV_COLUMNS.map((column) => csvCell(item[column])).join(',')}\r\n`;
+    const missing = [...new Set(page.items.map((item) => item.package_version_id))].filter((id) => !unitPrices.has(id));
+    if (missing.length > 0) {
+      const versions = await db.packageVersion.findMany({ where: { id: { in: missing } }, select: { id: true, unitPrice: true } });
+      for (const version of versions) unitPrices.set(version.id, version.unitPrice);
+    }
+    for (const item of page.items) {
+      const price = unitPrices.get(item.package_version_id) ?? null;
+      const revenue = price ? price.times(item.units) : null;
+      const margin = revenue && !item.unpriced ? revenue.minus(item.provider_cost ?? 0) : null;
+      const cells = [...USAGE_CSV_COLUMNS.map((column) => item[column]), revenue?.toFixed() ?? null, margin?.toFixed() ?? null];
+      yield `${cells.map(csvCell).join(',')}\r\n`;
+    }
     sent += page.items.length;
     cursor = page.nextCursor ?? undefined;
   } while (cursor && sent < maxRows);

@@ -8,6 +8,7 @@ import {
   type CodeResult,
   type CodeTask,
   type Engine,
+  type EnginePricing,
   type GenerationMeta,
   type ImageTask,
   type MediaResult,
@@ -42,6 +43,9 @@ export interface AiSdkEngineConfig {
   maxRetries: number;
   /** Reads a media URL the provider answers with (size-capped, timed like every call). */
   fetch: typeof fetch;
+  /** The provider's type and the operator's prices per model, for each call's cost. */
+  type?: string;
+  prices?: Record<string, EnginePricing['override']>;
 }
 
 const CODE_OUTPUT = z.object({ code: z.string(), explanation: z.string() });
@@ -76,12 +80,14 @@ export function transcriptOf(
 
 export class AiSdkEngine implements Engine {
   readonly name: string;
+  readonly pricing?: EnginePricing;
 
   constructor(
     private readonly config: AiSdkEngineConfig,
     private readonly model: string,
   ) {
     this.name = `${config.name}:${model}`;
+    if (config.type) this.pricing = { providerType: config.type, model, override: config.prices?.[model] };
   }
 
   // Built once per engine: an SDK model compiles its response schemas when constructed, which
@@ -177,7 +183,9 @@ export class AiSdkEngine implements Engine {
       });
       const bytes = Buffer.from(result.image.uint8Array);
       if (bytes.length === 0) throw malformed('the provider returned no image data');
-      return checkedMedia(bytes, IMAGE_MIME[task.format], `${this.name} image`);
+      const media = await checkedMedia(bytes, IMAGE_MIME[task.format], `${this.name} image`);
+      const { inputTokens, outputTokens } = result.usage;
+      return { ...media, usage: { images: result.images.length, inputTokens, outputTokens } };
     });
   }
 
@@ -196,7 +204,9 @@ export class AiSdkEngine implements Engine {
       });
       const bytes = Buffer.from(result.audio.uint8Array);
       if (bytes.length === 0) throw malformed('the provider returned no audio');
-      return checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav', `${this.name} speech`);
+      const media = await checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav', `${this.name} speech`);
+      // Speech is billed by the characters sent; the SDK's result reports no count of its own.
+      return { ...media, usage: { characters: task.text.length } };
     });
   }
 
@@ -209,7 +219,8 @@ export class AiSdkEngine implements Engine {
         maxRetries: this.config.maxRetries,
         abortSignal: signal,
       });
-      return transcriptOf(result, task.timestamps);
+      const transcript = transcriptOf(result, task.timestamps);
+      return result.durationInSeconds === undefined ? transcript : { ...transcript, usage: { audioSeconds: result.durationInSeconds } };
     });
   }
 
@@ -235,6 +246,7 @@ export class AiSdkEngine implements Engine {
           return { data: new Uint8Array(await response.arrayBuffer()), mediaType: response.headers.get('content-type') ?? undefined };
         },
       });
+      // The SDK's video result reports no duration: the event records none.
       return checkedMedia(Buffer.from(result.video.uint8Array), 'video/mp4', `${this.name} video`);
     });
   }

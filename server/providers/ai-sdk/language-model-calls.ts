@@ -53,7 +53,11 @@ const retryOptions = (call: LanguageCall) => ({ maxRetries: call.maxRetries, sig
 function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'usage'>): GenerationMeta {
   return {
     finishReason: result.finishReason.unified,
-    usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
+    usage: {
+      inputTokens: result.usage.inputTokens.total,
+      outputTokens: result.usage.outputTokens.total,
+      cachedInputTokens: result.usage.inputTokens.cacheRead,
+    },
   };
 }
 

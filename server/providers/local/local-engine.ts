@@ -28,11 +28,11 @@ export const localEngine: Engine = {
   generateCode: async (task) => generateLocalCode(task),
   generateImage: async (task) => {
     const image = await renderImage({ prompt: task.prompt, style: task.style, format: task.format, inputImage: task.inputImage });
-    return { bytes: image.bytes, mimeType: image.mimeType };
+    return { bytes: image.bytes, mimeType: image.mimeType, usage: { images: 1, imageSize: `${image.width}x${image.height}` } };
   },
   synthesizeSpeech: async (task) => {
     const speech = await synthesizeSpeech({ text: task.text, voice: task.voice, language: task.language, format: task.format });
-    return { bytes: speech.bytes, mimeType: speech.mimeType };
+    return { bytes: speech.bytes, mimeType: speech.mimeType, usage: { characters: task.text.length } };
   },
   transcribe: async (task) =>
     transcribeAudio({ bytes: task.bytes, mimeType: task.mimeType, language: task.language, timestamps: task.timestamps }),
@@ -43,6 +43,6 @@ export const localEngine: Engine = {
         ? await extractVideoFrame(task.inputImage, task.inputMimeType)
         : task.inputImage;
     const video = await renderVideo({ prompt: task.prompt, inputImage });
-    return { bytes: video.bytes, mimeType: video.mimeType };
+    return { bytes: video.bytes, mimeType: video.mimeType, usage: { videoSeconds: video.seconds } };
   },
 };

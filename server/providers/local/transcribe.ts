@@ -24,6 +24,8 @@ export interface TranscriptSegment {
 export interface Transcript {
   text: string;
   segments: TranscriptSegment[];
+  /** Seconds of audio heard. */
+  usage?: { audioSeconds: number };
 }
 
 export const TRANSCRIBE_MIME_TYPES = ['audio/mpeg', 'audio/wav', 'audio/x-wav', 'audio/mp4', 'video/mp4', 'video/webm'] as const;
@@ -50,7 +52,7 @@ export async function transcribeAudio(input: TranscribeAudioInput): Promise<Tran
         `in ${total.toFixed(1)} s of audio; word recognition needs a provider engine]`;
   const segments =
     input.timestamps === 'segment' ? found.map((s) => ({ ...s, text: `[speech ${s.start.toFixed(2)}–${s.end.toFixed(2)} s]` })) : [];
-  return { text, segments };
+  return { text, segments, usage: { audioSeconds: Math.round(total * 1000) / 1000 } };
 }
 
 /**

@@ -17,6 +17,8 @@ export interface RenderVideoInput {
 export interface RenderedVideo {
   bytes: Buffer;
   mimeType: 'video/mp4';
+  /** Its length in seconds. */
+  seconds: number;
 }
 
 export const VIDEO_WIDTH = 320;
@@ -74,7 +76,7 @@ export async function renderVideo(input: RenderVideoInput): Promise<RenderedVide
       ],
       { input: renderFrames(scene, frameCount, base), timeoutMs: 180_000 },
     );
-    return { bytes: await readFile(output), mimeType: 'video/mp4' };
+    return { bytes: await readFile(output), mimeType: 'video/mp4', seconds: frameCount / VIDEO_FPS };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }

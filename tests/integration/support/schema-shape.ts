@@ -9,7 +9,7 @@ export interface ColumnShape {
   type: string; // information_schema data_type, or the enum's name for USER-DEFINED
   udt: string;
   length: number | null; // character_maximum_length
-  precision: number | null; // datetime_precision for timestamps
+  precision: number | string | null; // datetime_precision for timestamps; "precision,scale" for numeric
   nullable: boolean;
   default: string | null; // normalized: 'now' | 'autoincrement' | literal text | null
 }
@@ -129,6 +129,11 @@ function scalarColumn(field: DmmfField, enumDbNames: Map<string, string>): Omit<
       break;
     case 'Bytes':
       return { type: 'bytea', udt: 'bytea', length: null, precision: null };
+    case 'Decimal':
+      // precision is "p,s" for a numeric (numeric_precision, numeric_scale), compared as text.
+      if (native === null || native === 'Decimal')
+        return { type: 'numeric', udt: 'numeric', length: null, precision: `${args[0] ?? 65},${args[1] ?? 30}` };
+      break;
     case 'DateTime':
       if (native === 'Timestamptz') return { type: 'timestamp with time zone', udt: 'timestamptz', length: null, precision: arg ?? 6 };
       if (native === null || native === 'Timestamp')
@@ -235,8 +240,11 @@ export async function shapeFromDatabase(client: pg.ClientBase, ignoreTables: str
     datetime_precision: number | null;
     is_nullable: 'YES' | 'NO';
     column_default: string | null;
+    numeric_precision: number | null;
+    numeric_scale: number | null;
   }>(
-    `SELECT table_name, column_name, data_type, udt_name, character_maximum_length, datetime_precision, is_nullable, column_default
+    `SELECT table_name, column_name, data_type, udt_name, character_maximum_length, datetime_precision, is_nullable, column_default,
+            numeric_precision, numeric_scale
        FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
   );
   for (const column of columns) {
@@ -247,7 +255,11 @@ export async function shapeFromDatabase(client: pg.ClientBase, ignoreTables: str
       type: column.data_type,
       udt: column.udt_name,
       length: column.character_maximum_length,
-      precision: isTime ? column.datetime_precision : null,
+      precision: isTime
+        ? column.datetime_precision
+        : column.data_type === 'numeric'
+          ? `${column.numeric_precision},${column.numeric_scale}`
+          : null,
       nullable: column.is_nullable === 'YES',
       default: normalizeDefault(column.column_default),
     };

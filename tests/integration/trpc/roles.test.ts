@@ -38,6 +38,9 @@ async function readsEverything(caller: Awaited<ReturnType<typeof operatorCaller>
   await caller.uploads.list({});
   await caller.audit.list({});
   await caller.refusals.overview({});
+  expect(await caller.margin.report({ package: slug })).toMatchObject({ currency: 'USD' });
+  await caller.margin.packages({ sort: 'margin_asc' });
+  await caller.margin.keys({ sort: 'margin_desc' });
 }
 
 describe('operator roles in the dashboard API', () => {
@@ -55,6 +58,14 @@ describe('operator roles in the dashboard API', () => {
     await expectTrpcError(caller.packages.setArchived({ slug, archived: true }), 'FORBIDDEN');
     await expectTrpcError(caller.packages.createVersion({ definition: {}, mode: 'new-version' }), 'FORBIDDEN');
     await expectTrpcError(caller.providers.save({ name: provider, mode: 'update', entry: { type: 'openai-compatible' } }), 'FORBIDDEN');
+    await expectTrpcError(
+      caller.providers.save({
+        name: provider,
+        mode: 'update',
+        entry: { type: 'openai-compatible', prices: { 'some-model': { input_per_mtok: 1 } } } as never,
+      }),
+      'FORBIDDEN',
+    );
     await expectTrpcError(caller.providers.test({ provider } as never), 'FORBIDDEN');
     await expectTrpcError(caller.providers.setKey({ provider, apiKey: 'sk-viewer' }), 'FORBIDDEN');
     await expectTrpcError(caller.operators.list(), 'FORBIDDEN');

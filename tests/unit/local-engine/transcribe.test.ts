@@ -62,6 +62,7 @@ describe('local transcription engine', () => {
     expect(result).toEqual({
       text: '[local engine: no speech detected in 3.0 s of audio; word recognition needs a provider engine]',
       segments: [],
+      usage: { audioSeconds: 3 }, // the local engine's own figure for the usage event
     });
     // Deterministic hiss around -60 dBFS.
     const hiss = Buffer.alloc(16_000 * 2 * 2);

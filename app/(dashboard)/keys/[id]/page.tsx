@@ -13,6 +13,7 @@ import { formatBytes, formatDate, formatNumber, type SearchParams } from '@/comp
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
+import { MarginPanel } from '@/components/margin/margin-panel';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
@@ -23,9 +24,10 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
   const range = rangeFromParams(await props.searchParams);
   const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals, webhook] = await Promise.all([
+  const [activity, refusals, margin, webhook] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
+    caller.margin.report({ key: key.id, ...range }),
     caller.keys.webhook({ id: key.id }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
@@ -84,6 +86,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           </Card>
         </div>
       ) : null}
+      <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       <Card title="Job webhook">
         {can('admin') ? (
           <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />

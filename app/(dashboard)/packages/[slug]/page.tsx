@@ -9,6 +9,8 @@ import { formatBytes, formatDate, formatNumber, param, type SearchParams } from 
 import { PageHeader } from '@/components/ui/page-header';
 import { engineNamesOf } from '@/server/domain/packages/engine-names';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { formatMoney, MarginPanel } from '@/components/margin/margin-panel';
+import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 
 export const metadata: Metadata = { title: 'Package' };
 
@@ -35,6 +37,8 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const to = pick('to', pkg.latest_version);
   const from = pick('from', numbers.find((version) => version < to) ?? to);
   const diff = numbers.length > 1 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
+  const range = rangeFromParams(search);
+  const margin = await caller.margin.report({ package: pkg.slug, ...range });
   return (
     <div className="stack">
       <PageHeader
@@ -65,6 +69,8 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
       {pkg.archived_at ? (
         <Alert tone="warn">Archived on {formatDate(pkg.archived_at)}: no new keys can be issued; keys already issued keep working.</Alert>
       ) : null}
+      <TimeRangePicker action={`/packages/${pkg.slug}`} value={range} />
+      <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       {diff ? (
         <Card title="Compare versions" id="diff">
           <div className="stack">
@@ -103,6 +109,13 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                 ['Requests per minute', formatNumber(version.limits.requests_per_minute)],
                 ['Concurrent requests', formatNumber(version.limits.concurrency)],
                 ['Largest upload', formatBytes(version.limits.max_upload_bytes)],
+                ['Unit price', version.unit_price !== undefined ? formatMoney(String(version.unit_price), margin.currency) : 'not set'],
+                [
+                  'Provider cost budget per key per day',
+                  version.limits.max_provider_cost_per_day !== undefined
+                    ? formatMoney(String(version.limits.max_provider_cost_per_day), margin.currency)
+                    : 'none',
+                ],
                 [
                   'Storage per key',
                   version.limits.max_stored_bytes === undefined

@@ -1,0 +1,134 @@
+import { calcPrice } from '@pydantic/genai-prices';
+import type { EnginePricing, ModelPrices, ProviderUsage } from '../../providers/engine';
+
+// What a call cost at its provider, in the deployment's CURRENCY, at the time of the call: the
+// operator's prices of the model when set (packages file `prices`, the Providers page), else the
+// genai-prices table shipped in @pydantic/genai-prices (read offline, never updated at run time)
+// for the token counts of the provider types it knows. Anything else is "unpriced": counted,
+// never guessed. The table's prices are in USD; an override is in CURRENCY. See docs/billing.md.
+
+/** Provider types whose token prices genai-prices knows, by its provider id. */
+const GENAI_PRICES_PROVIDER: Record<string, string> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  google: 'google',
+  xai: 'x-ai',
+  mistral: 'mistral',
+  groq: 'groq',
+  deepseek: 'deepseek',
+  azure: 'azure',
+  'amazon-bedrock': 'aws',
+};
+
+/** The provider side of one usage event: what was reported and what it cost. */
+export interface Metering {
+  usage: ProviderUsage;
+  /** Cost in CURRENCY; null when unpriced or when nothing was reported. */
+  cost: number | null;
+  /** A provider call was made whose model has no known price. */
+  unpriced: boolean;
+}
+
+const MTOK = 1_000_000;
+/** Costs are kept to 10 decimals (the column's scale). */
+const round = (value: number) => Math.round(value * 1e10) / 1e10;
+
+const hasTokens = (usage: ProviderUsage) => usage.inputTokens !== undefined || usage.outputTokens !== undefined;
+
+/** The cost of a usage by an operator's prices; null when a reported quantity has no price. */
+function costByOverride(usage: ProviderUsage, prices: ModelPrices): number | null {
+  let cost = 0;
+  let priced = false;
+  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens ?? 0);
+  const parts: [number | undefined, number | undefined][] = [
+    [usage.inputTokens !== undefined ? usage.inputTokens - cached : undefined, prices.input_per_mtok],
+    [cached || undefined, prices.cached_input_per_mtok ?? prices.input_per_mtok],
+    [usage.outputTokens, prices.output_per_mtok],
+  ];
+  for (const [tokens, perMtok] of parts) {
+    if (!tokens) continue;
+    if (perMtok === undefined) return null;
+    cost += (tokens * perMtok) / MTOK;
+    priced = true;
+  }
+  const media: [number | undefined, number | undefined][] = [
+    [usage.characters, prices.per_character],
+    [usage.audioSeconds ?? usage.videoSeconds, prices.per_second],
+    [usage.images, prices.per_image],
+  ];
+  for (const [quantity, price] of media) {
+    if (quantity === undefined) continue;
+    if (price === undefined) {
+      // Media priced by tokens (an image model reporting tokens) needs no per-image price.
+      if (priced) continue;
+      return null;
+    }
+    cost += quantity * price;
+    priced = true;
+  }
+  return priced ? cost : null;
+}
+
+function costByTable(usage: ProviderUsage, pricing: EnginePricing): number | null {
+  const providerId = GENAI_PRICES_PROVIDER[pricing.providerType];
+  if (!providerId || !hasTokens(usage)) return null;
+  const result = calcPrice(
+    { input_tokens: usage.inputTokens ?? 0, output_tokens: usage.outputTokens ?? 0, cache_read_tokens: usage.cachedInputTokens ?? 0 },
+    pricing.model,
+    { providerId },
+  );
+  return result ? result.total_price : null;
+}
+
+const isEmpty = (usage: ProviderUsage) => Object.values(usage).every((value) => value === undefined);
+
+/** Prices one engine's call. `pricing` absent: the local engine, which costs nothing. */
+export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsage | undefined): Metering {
+  const reported = Object.fromEntries(Object.entries(usage ?? {}).filter(([, value]) => value !== undefined)) as ProviderUsage;
+  if (!pricing) return { usage: reported, cost: 0, unpriced: false };
+  // A provider that reported nothing (a failed call): nothing to price, and nothing guessed.
+  if (isEmpty(reported)) return { usage: reported, cost: null, unpriced: false };
+  const cost = pricing.override ? costByOverride(reported, pricing.override) : costByTable(reported, pricing);
+  return cost === null ? { usage: reported, cost: null, unpriced: true } : { usage: reported, cost: round(cost), unpriced: false };
+}
+
+const SUMMED: (keyof ProviderUsage)[] = [
+  'inputTokens',
+  'outputTokens',
+  'cachedInputTokens',
+  'characters',
+  'audioSeconds',
+  'images',
+  'videoSeconds',
+];
+
+/** The metering of a request that tried several engines: their usage and costs added up. */
+export function addMetering(total: Metering | undefined, next: Metering): Metering {
+  if (!total) return next;
+  const usage: ProviderUsage = { ...total.usage };
+  for (const field of SUMMED) {
+    const value = next.usage[field] as number | undefined;
+    if (value !== undefined) (usage as Record<string, number>)[field] = ((usage[field] as number | undefined) ?? 0) + value;
+  }
+  if (next.usage.imageSize) usage.imageSize = next.usage.imageSize;
+  const cost = total.cost === null && next.cost === null ? null : round((total.cost ?? 0) + (next.cost ?? 0));
+  return { usage, cost, unpriced: total.unpriced || next.unpriced };
+}
+
+/** The jsonb the settling statement reads (settlement-sql.ts usageEventCte); null when there is none. */
+export function meteringJson(metering: Metering | undefined): string | null {
+  if (!metering) return null;
+  const { usage } = metering;
+  return JSON.stringify({
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cached_input_tokens: usage.cachedInputTokens,
+    characters: usage.characters,
+    audio_seconds: usage.audioSeconds,
+    images: usage.images,
+    image_size: usage.imageSize,
+    video_seconds: usage.videoSeconds,
+    provider_cost: metering.cost === null ? undefined : metering.cost.toFixed(10),
+    unpriced: metering.unpriced,
+  });
+}
