@@ -6,17 +6,22 @@ import type pg from 'pg';
 /** Units each bench key starts with (its package's quota; every bench call costs 1 unit). */
 export const BENCH_QUOTA = 100_000_000;
 
-/** What a paid or rejected request could write: row counts, units, rate-limit points, last use. */
-export async function writeSnapshot(client: pg.Client): Promise<string> {
-  const { rows } = await client.query<{ s: string }>(
-    `SELECT concat_ws(' ',
+/**
+ * What a paid or rejected request could write: row counts, units, rate points, last use. A rate
+ * point sets its window's expire_second to its own second + 61, so "windows taken since `since`"
+ * counts the points of the row and nothing the sweep of idle windows removes.
+ */
+export async function writeSnapshot(client: pg.Client, since?: number): Promise<{ text: string; second: number }> {
+  const { rows } = await client.query<{ s: string; second: string }>(
+    `SELECT extract(epoch FROM now())::bigint AS second, concat_ws(' ',
        (SELECT count(*) FROM idempotency_records), (SELECT count(*) FROM usage_events),
        (SELECT count(*) FROM unit_holds), (SELECT count(*) FROM unit_holds WHERE status = 'held'),
-       (SELECT coalesce(sum(c), 0) FROM rate_windows, unnest(counts) AS c), (SELECT count(*) FROM rate_windows),
+       (SELECT count(*) FROM rate_windows WHERE expire_second >= coalesce($1::bigint, extract(epoch FROM now())::bigint) + 61),
        (SELECT sum(remaining_units) FROM api_keys), (SELECT sum(in_flight) FROM api_keys),
        (SELECT max(last_used_at) FROM api_keys)) AS s`,
+    [since ?? null],
   );
-  return rows[0]!.s;
+  return { text: rows[0]!.s, second: Number(rows[0]!.second) };
 }
 
 /** Waits a second: requests still in flight when the load stopped finish. */

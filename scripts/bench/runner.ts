@@ -114,8 +114,8 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   const before = await writeSnapshot(stats);
   const row = await measure(name, load, target.pid, postmasterPid);
   await settle();
-  const after = await writeSnapshot(stats);
-  return { ...row, note: before === after ? 'no db write' : `DB CHANGED: ${before} -> ${after}` };
+  const after = await writeSnapshot(stats, before.second);
+  return { ...row, note: before.text === after.text ? 'no db write' : `DB CHANGED: ${before.text} -> ${after.text}` };
 }
 
 /** Runs `scenarios` in order, adding a row each to `results`. */
