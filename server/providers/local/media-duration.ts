@@ -4,8 +4,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FfmpegError, runFfmpeg } from './ffmpeg';
-import { MediaDecodeError } from './media-decode-error';
+import { runFfmpeg } from './ffmpeg';
+import { audioDecodeFailure, MediaDecodeError } from './media-decode-error';
 
 // MP4 keeps its index (moov) wherever the writer put it, often at the end: ffmpeg must seek.
 const NEEDS_SEEKABLE_FILE = new Set(['audio/mp4', 'video/mp4']);
@@ -31,11 +31,7 @@ export async function readMediaSeconds(bytes: Buffer, mimeType: string): Promise
     if (reported === undefined) throw new MediaDecodeError('The input could not be decoded as audio.');
     return Number(reported) / 1_000_000;
   } catch (error) {
-    if (error instanceof FfmpegError) {
-      const silent = /Stream map '0:a:0' matches no streams/.test(error.stderrTail);
-      throw new MediaDecodeError(silent ? 'The input has no audio track.' : 'The input could not be decoded as audio.', { cause: error });
-    }
-    throw error;
+    throw audioDecodeFailure(error);
   } finally {
     if (folder) await rm(folder, { recursive: true, force: true });
   }

@@ -3,8 +3,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
-import { MediaDecodeError } from './media-decode-error';
+import { inputArgs, runFfmpeg } from './ffmpeg';
+import { audioDecodeFailure, MediaDecodeError } from './media-decode-error';
 
 export { MediaDecodeError };
 
@@ -126,12 +126,7 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
     }
     return meter;
   } catch (error) {
-    if (error instanceof FfmpegError) {
-      // ffmpeg's `-map 0:a:0` on a file without sound: a video with no audio track is no corrupt file.
-      const silent = /Stream map '0:a:0' matches no streams/.test(error.stderrTail);
-      throw new MediaDecodeError(silent ? 'The input has no audio track.' : 'The input could not be decoded as audio.', { cause: error });
-    }
-    throw error;
+    throw audioDecodeFailure(error);
   } finally {
     if (folder) await rm(folder, { recursive: true, force: true });
   }
