@@ -126,7 +126,7 @@ export function printReport(report: Report): boolean {
   out('');
   printComparisons(report);
   out(
-    `product RSS: ${fmt(report.idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, VmHWM ${fmt(report.hwm)} MB (PostgreSQL's own processes not included)`,
+    `product RSS: ${fmt(report.idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, ${fmt(row('media').rssMb ?? 0)} MB under the media load, VmHWM ${fmt(report.hwm)} MB (PostgreSQL's own processes not included)`,
   );
   for (const b of report.books) {
     out(

@@ -12,6 +12,8 @@ import { measure, type Load, type Measured } from './load';
 
 const UNKNOWN_KEY = `wgs_live_${'x'.repeat(40)}`;
 const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
+/** About 30 s of the local engine's speech: a WAV of ~1 MB, larger than glibc's mmap threshold. */
+const SPEECH = JSON.stringify({ text: 'Idempotent requests make retries safe. '.repeat(11).trim(), output_format: 'wav' });
 const COMPLETION = JSON.stringify({
   model: 'bench-model',
   messages: [{ role: 'user', content: 'Summarise the benefits of idempotent APIs in two sentences.' }],
@@ -59,13 +61,16 @@ function loadOf(run: Run, scenario: Scenario, url: string): Load {
   if (scenario.key) headers.authorization = `Bearer ${scenario.key === 'unknown' ? UNKNOWN_KEY : run.stack.keys[scenario.key]}`;
   if (scenario.body !== 'none') headers['content-type'] = 'application/json';
   if (scenario.idempotency === 'stored') headers['idempotency-key'] = `bench-replay-${runId}`;
-  const body = { none: undefined, summary: SUMMARY, 'empty-input': JSON.stringify({ input: '' }), completion: COMPLETION }[scenario.body];
+  const body = { none: undefined, summary: SUMMARY, 'empty-input': JSON.stringify({ input: '' }), completion: COMPLETION, speech: SPEECH }[
+    scenario.body
+  ];
   return {
     url: url + scenario.route,
     method: body === undefined ? 'GET' : 'POST',
     headers,
     body,
     freshKey: scenario.idempotency === 'fresh',
+    connections: scenario.connections,
     overallRate: rateOf(run, scenario),
   };
 }

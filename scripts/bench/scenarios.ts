@@ -26,13 +26,18 @@ export interface Scenario {
   name: string;
   instance: Instance;
   route: string;
-  /** summary: the paid text.generate body; empty-input: one the schema refuses (422); completion: a chat completion to the provider. */
-  body: 'none' | 'summary' | 'empty-input' | 'completion';
+  /**
+   * summary: the paid text.generate body; empty-input: one the schema refuses (422); completion: a
+   * chat completion to the provider; speech: an audio.speech body whose WAV is about 1 MB.
+   */
+  body: 'none' | 'summary' | 'empty-input' | 'completion' | 'speech';
   /** The bearer key: a bench key, or `unknown` (well-formed, never issued: 401). */
   key?: KeyName | 'unknown';
   /** fresh: a new Idempotency-Key per request; stored: one key, stored by a first request and replayed by every other. */
   idempotency?: 'fresh' | 'stored';
   load: LoadShape;
+  /** Connections of a closed load (CONNECTIONS when unset). */
+  connections?: number;
   /** settle: wait a second (requests in flight finish); drain: until no request holds units. */
   before?: 'settle' | 'drain';
   /** no-db-write: nothing a request could write changed between before and after the scenario. */
@@ -79,12 +84,26 @@ export const SCENARIOS: Scenario[] = [
   { id: 'fixedProduct', name: 'text.generate', instance: 'app', ...paid, key: 'product', load: FIXED, before: 'settle' },
   { id: 'fixedDirect', name: 'instant provider', instance: 'provider', route: '/chat/completions', body: 'completion', load: FIXED },
   { id: 'fixedProvider', name: 'provider path', instance: 'app', ...paid, key: 'provider', load: FIXED, before: 'settle' },
+  // Memory under media: each answer a WAV of about 1 MB rendered, stored and freed. Last, so its
+  // buffers are in no other row's RSS; the malloc settings of the start script are for this load.
+  {
+    id: 'media',
+    name: 'audio.speech   (wav, ~1 MB)',
+    instance: 'app',
+    route: '/v1/audio/speech',
+    body: 'speech',
+    key: 'product',
+    idempotency: 'fresh',
+    load: CLOSED,
+    connections: 10,
+    before: 'settle',
+  },
 ];
 
 /** The table's rows: as they run, but the fixed-rate group with the paid paths first; then the lower rates. */
 export const ROW_ORDER = [
   ...['trivial', 'product', 'viaProvider', 'bare', 'direct', 'r401', 'r422', 'quietPaid', 'quiet401', 'quiet422', 'replay'],
-  ...['handler', 'fixedProduct', 'fixedTrivial', 'fixedBare', 'fixedProvider', 'fixedDirect'],
+  ...['handler', 'fixedProduct', 'fixedTrivial', 'fixedBare', 'fixedProvider', 'fixedDirect', 'media'],
 ];
 
 /**

@@ -4,12 +4,10 @@
 //   doGenerate  the openai-compatible model alone: request body, reply parsing and validation
 //   generateText on a model that answers at once (the SDK's own orchestration, nothing else)
 //   generateText through the openai-compatible model on the canned Response (both together)
-// PROBE_PRIME=0 skips the schema priming the product did while it called generateText: one parse that
-// resolves the SDK's lazy JSON-value schema, so zod caches its cycle check (docs/performance.md).
 // Run: npx tsx scripts/bench/sdk-probe.ts
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { generateText, modelMessageSchema } from 'ai';
+import { generateText } from 'ai';
 
 const reply = JSON.stringify({
   id: 'chatcmpl-probe',
@@ -57,8 +55,6 @@ const cases: Record<string, () => Promise<unknown>> = {
 };
 
 async function main() {
-  if (process.env.PROBE_PRIME !== '0')
-    modelMessageSchema.safeParse({ role: 'user', content: '', providerOptions: { prime: { value: [null] } } });
   for (const [label, call] of Object.entries(cases)) {
     for (let i = 0; i < 3000; i++) await call();
     const calls = 10_000;

@@ -76,7 +76,10 @@ function applyPackages(baseEnv: NodeJS.ProcessEnv, dataDir: string, providerUrl:
     name: `Benchmark (${engine})`,
     quota_units: BENCH_QUOTA,
     limits: { requests_per_minute: 1_000_000, concurrency: 1_000, max_upload_bytes: 1_048_576 },
-    operations: { 'text.generate': { engine, units: 1, output_formats: ['text', 'markdown'] } },
+    operations: {
+      'text.generate': { engine, units: 1, output_formats: ['text', 'markdown'] },
+      ...(engine === 'local' ? { 'audio.speech': { engine, units: 1, output_formats: ['wav'] } } : {}),
+    },
   });
   const packagesFile = join(dataDir, 'bench-packages.json');
   writeFileSync(
