@@ -18,7 +18,7 @@ import { memoryOf } from './bench/proc-stats';
 import { shutdown } from './bench/processes';
 import { printReport, startLoadAverage } from './bench/report';
 import { runScenarios } from './bench/runner';
-import { lowerRateScenarios, ROW_ORDER, SCENARIOS } from './bench/scenarios';
+import { lowerRateScenarios, MEDIA_SCENARIOS, ROW_ORDER, SCENARIOS } from './bench/scenarios';
 import { LOWER_RATES } from './bench/settings';
 import { startStack } from './bench/stack';
 
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const lowerRates = LOWER_RATES.filter((rate) => rate < fixedRate);
   const lower = lowerRateScenarios(lowerRates);
   await runScenarios(stack, lower, results);
+  await runScenarios(stack, MEDIA_SCENARIOS, results);
   const memory = memoryOf(stack.app.pid!);
   // Requests the load generator gave up on may still be running (a backlog at a fixed rate):
   // the books are read once every request has settled its hold.
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   await stack.stats.end();
   const correct = printReport({
     rows: results.rows,
-    rowOrder: [...ROW_ORDER, ...lower.map((s) => s.id)],
+    rowOrder: [...ROW_ORDER, ...lower.map((s) => s.id), ...MEDIA_SCENARIOS.map((s) => s.id)],
     fixedRate,
     lowerRates,
     startLoad,
