@@ -10,6 +10,7 @@ import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type Pack
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
+import { storedSettings } from '../providers/stored-settings';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
 
@@ -83,13 +84,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
       ) {
         if (existing.type !== data.type) retyped.add(name);
         await tx.provider.update({ where: { name }, data });
-        const before = {
-          type: existing.type,
-          baseUrl: existing.baseUrl,
-          apiKeyEnv: existing.apiKeyEnv,
-          options: existing.options,
-          prices: existing.prices,
-        };
+        const before = storedSettings(existing);
         await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
         const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
         result.providers.push(cleared ? { name, status: 'updated', key_cleared: true } : { name, status: 'updated' });

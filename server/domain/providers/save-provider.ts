@@ -11,6 +11,7 @@ import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
 import { providerEntryIssue } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
+import { storedSettings } from './stored-settings';
 
 // Adds or edits one provider from the dashboard: the entry is judged by the packages file's own
 // provider schema, written and audited as `packages apply` writes it. A provider's name is its
@@ -67,13 +68,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
       return { name, status: 'created' as const };
     }
     if (!existing) throw new ApiError('not_found', { message: `No provider named ${name}.` });
-    const before = {
-      type: existing.type,
-      baseUrl: existing.baseUrl,
-      apiKeyEnv: existing.apiKeyEnv,
-      options: existing.options,
-      prices: existing.prices,
-    };
+    const before = storedSettings(existing);
     if (canonicalJson(before) === canonicalJson(data)) return { name, status: 'unchanged' as const };
     if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
     await tx.provider.update({ where: { name }, data });
