@@ -12,7 +12,7 @@ import { drain } from '../server/instance/drain';
 import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
 import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { createEdgeServer } from '../server/http/edge/edge-server';
-import { ensureLocalSecrets } from '../server/runtime-secrets';
+import { ensureLocalSecrets } from '../server/config/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { SETTINGS, type ConfigShape } from '../../server/config-settings';
+import { SETTINGS, type ConfigShape } from '../../server/config/config-settings';
 
-// docs/configuration.md, rendered from the configuration schema (server/config-settings.ts):
+// docs/configuration.md, rendered from the configuration schema (server/config/config-settings.ts):
 // `npm run docs:config` writes it, and a unit test fails when the file and the schema differ.
 
 const SHAPE_NAMES: Record<ConfigShape, string> = { embedded: 'embedded', production: 'production', tests: 'tests' };
@@ -30,10 +30,10 @@ function markdown(): string {
   return [
     '# Configuration reference',
     '',
-    '<!-- Generated from server/config-settings.ts by `npm run docs:config`; edit the descriptions there. -->',
+    '<!-- Generated from server/config/config-settings.ts by `npm run docs:config`; edit the descriptions there. -->',
     '',
     'Every environment variable the service reads. The product validates them once as a process starts',
-    '(server/config.ts): a wrong value stops it with a line naming the variable. **Shapes** says where a',
+    '(server/config/index.ts): a wrong value stops it with a line naming the variable. **Shapes** says where a',
     'variable matters: *embedded* is `npm start` on one machine (embedded PostgreSQL, secrets generated',
     'into the data dir), *production* is the production command, the worker and the container image',
     '([deploy.md](deploy.md)), *tests* is the test suite.',

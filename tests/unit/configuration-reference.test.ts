@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '@/server/config-settings';
+import { SETTINGS } from '@/server/config/config-settings';
 import { renderConfigurationReference } from '../../scripts/lib/configuration-reference';
 
 // docs/configuration.md is generated from the configuration schema: the two must not differ,
@@ -56,6 +56,6 @@ describe('docs/configuration.md', () => {
     }
     expect(read.size).toBeGreaterThan(10);
     const undocumented = [...read].filter((name) => !SETTINGS.has(name) && !NOT_SETTINGS.has(name)).sort();
-    expect(undocumented, 'read by the code but missing from server/config-settings.ts').toEqual([]);
+    expect(undocumented, 'read by the code but missing from server/config/config-settings.ts').toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '@/server/config-settings';
+import { SETTINGS } from '@/server/config/config-settings';
 
 // The deployment files agree with the API schemas and with each other: every Kubernetes
 // manifest validates against the Kubernetes API's schemas (kubernetes-models), probes name

@@ -1,5 +1,5 @@
 import { getConfig } from '../../config';
-import { providerKeysSecret } from '../../runtime-secrets';
+import { providerKeysSecret } from '../../config/runtime-secrets';
 import { openProviderKey, sealProviderKey, type SealedKey } from './key-cipher';
 
 // Provider keys set by an operator (CLI or dashboard), encrypted in `provider_keys` (the domain

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config';
+import type { Config } from './index';
 
 // Secrets that must be shared by every instance (URL signing, session signing). In
 // production they come from the environment; on a single machine they are generated once

@@ -6,7 +6,7 @@ import { limitSettings } from './config-settings-limits';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
-// source of the validation (server/config.ts) and of docs/configuration.md (npm run docs:config).
+// source of the validation (server/config/index.ts) and of docs/configuration.md (npm run docs:config).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const settings = {

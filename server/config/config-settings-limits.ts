@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { doc, RUNNING } from './config-doc';
 
-// Retention, decoding and abuse limits (part of server/config-settings.ts).
+// Retention, decoding and abuse limits (part of server/config/config-settings.ts).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const limitSettings = {

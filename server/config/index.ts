@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { settings } from './config-settings';
 
-// Every setting the product reads (server/config-settings.ts), validated once. A wrong value
+// Every setting the product reads (server/config/config-settings.ts), validated once. A wrong value
 // stops the process with a message naming the variable, instead of failing later somewhere deep.
 const envSchema = z.object(settings).superRefine((env, ctx) => {
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {

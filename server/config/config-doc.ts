@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-// The descriptions and shapes of the settings (server/config-settings.ts), from which
+// The descriptions and shapes of the settings (server/config/config-settings.ts), from which
 // docs/configuration.md is generated.
 
 /** Where a setting matters: the one-process `npm start` (embedded PostgreSQL), the production shape, the test suite. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { doc } from './config-doc';
 
-// The settings of video jobs, their workers and their webhooks (part of server/config-settings.ts).
+// The settings of video jobs, their workers and their webhooks (part of server/config/config-settings.ts).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const jobSettings = {
