@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
+import { consumeRequest } from '@/server/domain/rate-limit/request-rate';
 import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
+import { getSqlDb } from '@/server/db/client';
 import { freePort } from '@/server/free-port';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
-import { expectExactUnderRace, expectSlidingAcrossEdge } from '../helpers/sliding-window-edge';
+import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
 
 // REDIS_URL set: the requests-per-minute counts live in Redis (a real redis-server on
 // 127.0.0.1), not in PostgreSQL and not in the process; a Redis that is down refuses paid
@@ -90,6 +92,27 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     } finally {
       other.disconnect();
     }
+  });
+
+  it('a 429 never names more than the window: Retry-After 60 at a second\'s start, exact to the second after', async () => {
+    await expectWaitWithinWindow(redisWindowStore(admin));
+    const id = `wait-${Date.now()}`;
+    const t0 = 1_800_000_300_000;
+    await consumeRequest(getSqlDb(), id, 1, t0);
+    const refused = await consumeRequest(getSqlDb(), id, 1, t0).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'rate_limited', retryAfter: 60 });
+    const later = await consumeRequest(getSqlDb(), id, 1, t0 + 58_500).catch((error: unknown) => error);
+    expect(later).toMatchObject({ code: 'rate_limited', retryAfter: 2 });
+    expect(await consumeRequest(getSqlDb(), id, 1, t0 + 60_000)).toMatchObject({ remaining: 0, resetSeconds: 60 });
+  });
+
+  it('a bucket written before its latest hit was kept counts until the end of its second plus the window', async () => {
+    const key = `legacy:${Date.now()}`;
+    const second = 1_800_000_400;
+    await admin.hset(key, String(second), '1'); // as the previous script left it: no latest key
+    const store = redisWindowStore(admin);
+    expect(await store.take(key, 1, 60, second * 1000 + 200)).toEqual({ allowed: false, used: 1, waitMs: 60_799 });
+    expect(await store.take(key, 1, 60, second * 1000 + 60_999)).toMatchObject({ allowed: true, used: 1 });
   });
 
   it('a replay gives its point back in Redis too', async () => {

@@ -33,10 +33,23 @@ describe('failed authentications per address', () => {
     noteFailedAuthentication('192.0.2.1', t0 + 59_900);
     expect(refusal('192.0.2.1', 3, t0 + 59_950)).toBeUndefined();
     noteFailedAuthentication('192.0.2.1', t0 + 59_950);
-    expect(refusal('192.0.2.1', 3, t0 + 60_100)).toBe(1); // t0's failure leaves at t0 + 61 s
-    expect(refusal('192.0.2.1', 3, t0 + 61_000)).toBeUndefined();
-    noteFailedAuthentication('192.0.2.1', t0 + 61_000);
-    expect(refusal('192.0.2.1', 3, t0 + 61_000)).toBe(59);
+    expect(refusal('192.0.2.1', 3, t0 + 59_999)).toBe(1); // t0's failure leaves at t0 + 60 s exactly
+    expect(refusal('192.0.2.1', 3, t0 + 60_000)).toBeUndefined();
+    noteFailedAuthentication('192.0.2.1', t0 + 60_000);
+    // the two failures of second 59 leave together, 60 s after the later one (59.95 s)
+    expect(refusal('192.0.2.1', 3, t0 + 60_000)).toBe(60);
+    expect(refusal('192.0.2.1', 3, t0 + 119_949)).toBe(1);
+    expect(refusal('192.0.2.1', 3, t0 + 119_950)).toBeUndefined();
     expect(refusal('192.0.2.2', 3, t0 + 61_000)).toBeUndefined();
+  });
+
+  it('Retry-After is at most the window and at least 1 s, exact to the second when the failure leaves', () => {
+    const t0 = 1_800_000_000_300; // 300 ms into a second: before, this was answered 61
+    noteFailedAuthentication('198.51.100.9', t0);
+    expect(refusal('198.51.100.9', 1, t0)).toBe(60);
+    expect(refusal('198.51.100.9', 1, t0 + 500)).toBe(60); // 59.5 s left, rounded up
+    expect(refusal('198.51.100.9', 1, t0 + 1_000)).toBe(59);
+    expect(refusal('198.51.100.9', 1, t0 + 59_999)).toBe(1);
+    expect(refusal('198.51.100.9', 1, t0 + 60_000)).toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ApiError } from '../errors';
+import { waitSeconds } from './request-rate';
 
 // Failed authentications per client address, counted in this instance's memory: a refused
 // address costs no database query or write (a flood of bad keys must not become load on the
 // database), and a 401 stays free of writes. The count is a sliding window of 60 s in one-second
-// buckets, like the per-key limit; each instance counts its own, so N instances let at most N
+// buckets, each leaving the window 60 s after its latest failure, like the per-key limit; each instance counts its own, so N instances let at most N
 // times the limit through (the key space, ~238 bits, is the real defence; this bounds the cost).
 // IPv6 addresses count per /64, the block one client usually holds. A loopback address is not
 // counted: it is the host itself or a proxy on it (without TRUST_PROXY), whose requests are every
@@ -16,6 +17,8 @@ const MAX_ADDRESSES = 100_000;
 interface Buckets {
   seconds: number[];
   counts: number[];
+  /** Epoch ms of each bucket's latest failure: the bucket leaves the window WINDOW_SECONDS after it. */
+  latest: number[];
 }
 
 const failures = new Map<string, Buckets>();
@@ -41,10 +44,10 @@ export function addressGroup(address: string): string | undefined {
 function live(group: string, nowMs: number): Buckets | undefined {
   const buckets = failures.get(group);
   if (!buckets) return undefined;
-  const oldest = Math.floor(nowMs / 1000) - WINDOW_SECONDS;
-  while (buckets.seconds.length > 0 && buckets.seconds[0]! < oldest) {
+  while (buckets.latest.length > 0 && buckets.latest[0]! + WINDOW_SECONDS * 1000 <= nowMs) {
     buckets.seconds.shift();
     buckets.counts.shift();
+    buckets.latest.shift();
   }
   if (buckets.seconds.length === 0) failures.delete(group);
   return buckets.seconds.length > 0 ? buckets : undefined;
@@ -59,8 +62,7 @@ export function refuseFailingAddress(address: string, limit: number, nowMs = Dat
   if (total < limit) return;
   let i = 0;
   while (total >= limit && i < buckets.counts.length) total -= buckets.counts[i++]!;
-  const waitMs = (buckets.seconds[i - 1]! + WINDOW_SECONDS + 1) * 1000 - nowMs;
-  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  const retryAfter = waitSeconds(buckets.latest[i - 1]! + WINDOW_SECONDS * 1000 - nowMs, WINDOW_SECONDS);
   throw new ApiError('rate_limited', {
     message: `Too many failed authentications from this address (${limit} per minute). Retry later.`,
     retryAfter,
@@ -75,14 +77,17 @@ export function noteFailedAuthentication(address: string, nowMs = Date.now()): v
   const buckets = live(group, nowMs);
   if (!buckets) {
     if (failures.size >= MAX_ADDRESSES) failures.delete(failures.keys().next().value!);
-    failures.set(group, { seconds: [second], counts: [1] });
+    failures.set(group, { seconds: [second], counts: [1], latest: [nowMs] });
     return;
   }
   const last = buckets.seconds.length - 1;
-  if (buckets.seconds[last]! >= second) buckets.counts[last]! += 1;
-  else {
+  if (buckets.seconds[last]! >= second) {
+    buckets.counts[last]! += 1;
+    buckets.latest[last] = Math.max(buckets.latest[last]!, nowMs);
+  } else {
     buckets.seconds.push(second);
     buckets.counts.push(1);
+    buckets.latest.push(nowMs);
   }
 }
 

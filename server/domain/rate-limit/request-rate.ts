@@ -31,10 +31,19 @@ export function rateLimitHeaders(state: RateState): Record<string, string> {
   };
 }
 
+/**
+ * The wait a response names, in whole seconds: the store's exact wait rounded up, at least 1 s
+ * (Retry-After: 0 invites an immediate retry) and never more than the window (a clock that
+ * stepped back cannot make a client wait longer than the limit's own span).
+ */
+export function waitSeconds(waitMs: number, windowSeconds: number): number {
+  return Math.min(windowSeconds, Math.max(1, Math.ceil(waitMs / 1000)));
+}
+
 /** Counts one request of the key, or throws 429 (nothing counted) when its last 60 s hold the limit. */
 export async function consumeRequest(db: SqlDb, apiKeyId: string, perMinute: number, nowMs?: number): Promise<RateState> {
   const hit = await windowStore(db).take(windowKey(apiKeyId), perMinute, WINDOW_SECONDS, nowMs);
-  const resetSeconds = Math.max(1, Math.ceil(hit.waitMs / 1000));
+  const resetSeconds = waitSeconds(hit.waitMs, WINDOW_SECONDS);
   if (hit.allowed) return { limit: perMinute, remaining: Math.max(0, perMinute - hit.used), resetSeconds };
   const state = { limit: perMinute, remaining: 0, resetSeconds };
   throw new ApiError('rate_limited', {

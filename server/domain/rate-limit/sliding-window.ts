@@ -6,10 +6,12 @@ import { getRedis } from '../../db/redis';
 // A sliding window shared by every instance: per key, the hits of the last `window` seconds in
 // one-second buckets, in Redis (REDIS_URL) or in PostgreSQL (rate_windows, through the SQL
 // functions of its migration). A hit is taken when the buckets of the window's seconds and of
-// the current one hold fewer than the limit, so no span of `window` seconds ever holds more
-// than the limit, not even across a window's edge (a fixed window lets up to twice the limit
-// through there). A hit leaves the window 60 to 61 s after it was taken; the state per key is
-// at most window + 1 buckets, whatever the limit. One clock for all instances: the store's
+// the window hold fewer than the limit, so no span of `window` seconds ever holds more than the
+// limit, not even across a window's edge (a fixed window lets up to twice the limit through
+// there). Each bucket keeps the time of its latest hit and leaves the window exactly `window`
+// seconds after it: a hit counts for `window` to `window` + 1 s, and the wait a refusal names
+// is the exact time until enough buckets have left, never more than the window. The state per
+// key is at most window + 1 buckets, whatever the limit. One clock for all instances: the store's
 // own (PostgreSQL's clock_timestamp(), Redis's TIME); tests pass `nowMs` instead.
 
 export interface WindowHit {
@@ -17,7 +19,7 @@ export interface WindowHit {
   allowed: boolean;
   /** Hits in the window, this one included when taken. */
   used: number;
-  /** Until a hit leaves the window; when refused, until enough have left for one more. */
+  /** Until the oldest bucket leaves the window; when refused, until enough have left for one more (at most the window). */
   waitMs: number;
 }
 
@@ -44,11 +46,13 @@ export function postgresWindowStore(pool: pg.Pool): WindowStore {
   };
 }
 
-// The same algorithm as wgs_rate_take, on a hash of second -> count, in one script (atomic).
+// The same algorithm as wgs_rate_take, on a hash of second -> count (KEYS[1]) and one of
+// second -> latest hit in epoch ms (KEYS[2]; a bucket without one, written before it existed,
+// counts as if its latest hit came at the end of its second), in one script (atomic).
 const TAKE_SCRIPT = `
-local key = KEYS[1]
+local key, latest_key = KEYS[1], KEYS[2]
 local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+local window_ms = tonumber(ARGV[2]) * 1000
 local now_ms = tonumber(ARGV[3])
 if now_ms < 0 then
   local t = redis.call('TIME')
@@ -56,14 +60,17 @@ if now_ms < 0 then
 end
 local cur = math.floor(now_ms / 1000)
 local flat = redis.call('HGETALL', key)
-local secs, counts, total = {}, {}, 0
+local secs, counts, latest, total = {}, {}, {}, 0
 for i = 1, #flat, 2 do
   local s, c = tonumber(flat[i]), tonumber(flat[i + 1])
-  if s < cur - window or c <= 0 then
+  local last = tonumber(redis.call('HGET', latest_key, flat[i])) or (s * 1000 + 999)
+  if c <= 0 or last + window_ms <= now_ms then
     redis.call('HDEL', key, flat[i])
+    redis.call('HDEL', latest_key, flat[i])
   else
     table.insert(secs, s)
     counts[s] = c
+    latest[s] = last
     total = total + c
   end
 end
@@ -77,20 +84,25 @@ if total < limit then
   if counts[bucket] == nil then
     table.insert(secs, bucket)
     counts[bucket] = 0
+    latest[bucket] = now_ms
   end
+  latest[bucket] = math.max(latest[bucket], now_ms)
+  redis.call('HSET', latest_key, string.format('%d', bucket), string.format('%d', latest[bucket]))
   total = total + 1
-  wait = (secs[1] + window + 1) * 1000 - now_ms
+  wait = latest[secs[1]] + window_ms - now_ms
 else
   local freed, i = 0, 0
   repeat
     i = i + 1
     freed = freed + counts[secs[i]]
   until total - freed < limit or i >= #secs
-  wait = (secs[i] + window + 1) * 1000 - now_ms
+  wait = latest[secs[i]] + window_ms - now_ms
 end
 local newest = cur
 if #secs > 0 and secs[#secs] > cur then newest = secs[#secs] end
-redis.call('PEXPIRE', key, (newest + window + 2) * 1000 - now_ms)
+local ttl = (newest + 1) * 1000 + window_ms + 1000 - now_ms
+redis.call('PEXPIRE', key, ttl)
+redis.call('PEXPIRE', latest_key, ttl)
 return {allowed, total, wait}
 `;
 
@@ -106,19 +118,19 @@ return 0
 `;
 
 type WindowRedis = Redis & {
-  wgsRateTake(key: string, limit: number, window: number, nowMs: number): Promise<[number, number, number]>;
+  wgsRateTake(key: string, latestKey: string, limit: number, window: number, nowMs: number): Promise<[number, number, number]>;
   wgsRateGiveBack(key: string): Promise<number>;
 };
 
 export function redisWindowStore(redis: Redis): WindowStore {
   const client = redis as WindowRedis;
   if (!('wgsRateTake' in client)) {
-    redis.defineCommand('wgsRateTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    redis.defineCommand('wgsRateTake', { numberOfKeys: 2, lua: TAKE_SCRIPT });
     redis.defineCommand('wgsRateGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
   }
   return {
     async take(key, limit, windowSeconds, nowMs) {
-      const [allowed, used, waitMs] = await client.wgsRateTake(key, limit, windowSeconds, nowMs ?? -1);
+      const [allowed, used, waitMs] = await client.wgsRateTake(key, `${key}:latest`, limit, windowSeconds, nowMs ?? -1);
       return { allowed: allowed === 1, used, waitMs };
     },
     async giveBack(key) {
