@@ -3,6 +3,14 @@ import { formatDate } from '../ui/format';
 
 /** Whether a provider has a key and where it comes from; never the key itself. */
 export function KeyStatus({ provider, compact = false }: { provider: Pick<ProviderView, 'key' | 'api_key_env'>; compact?: boolean }) {
+  if (provider.key.source === 'refused') {
+    if (compact) return <span className="badge badge-danger">refused</span>;
+    return (
+      <span>
+        <span className="badge badge-danger">refused</span> <span className="muted">{provider.key.problem}</span>
+      </span>
+    );
+  }
   if (provider.key.source === 'stored') {
     if (compact) return <span className="badge badge-ok">stored</span>;
     return (

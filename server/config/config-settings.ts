@@ -117,6 +117,22 @@ export const settings = {
     z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)').optional(),
     'The secret (32 characters or more) provider keys set with `providers set-key` are encrypted under (AES-256-GCM); generated into the data dir when unset. Set the same value on every instance, worker and the CLI.',
   ),
+  PROVIDER_KEY_ENV_ALLOWED: doc(
+    z
+      .string()
+      .regex(
+        /^\s*([A-Z_][A-Z0-9_]*\s*(,\s*[A-Z_][A-Z0-9_]*\s*)*)?$/,
+        'must be comma-separated variable names, e.g. OPENROUTER_API_KEY,TOGETHER_API_KEY',
+      )
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ),
+    "Variables a provider's `api_key_env` may name besides its type's own (OPENAI_API_KEY for openai, ...) and names starting with WGS_PROVIDER_KEY_ (comma-separated). Never a variable the service itself reads (docs/providers.md).",
+  ),
   STORAGE_DRIVER: doc(
     z.enum(['local', 'vercel-blob', 's3']).optional(),
     'Where uploads and outputs are stored: local (the data dir; one machine), vercel-blob or s3. Unset: vercel-blob when BLOB_READ_WRITE_TOKEN is set, else local.',

@@ -3,6 +3,7 @@ import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
+import { refusedProviderLines } from '../domain/providers/refused-providers';
 import { startWorker } from '../jobs/worker';
 import { startObservability } from '../observability/start-observability';
 import { onShutdown } from './shutdown-hooks';
@@ -18,6 +19,7 @@ export async function startInstance(): Promise<void> {
   const config = getConfig();
   const seeded = await seedExamplePackages(getPrisma(), getSqlDb(), config.SEED_PACKAGES_FILE);
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
+  for (const line of await refusedProviderLines(getPrisma())) process.stderr.write(`[wgs] error: ${line}\n`);
   startBackgroundTasks();
   onShutdown(disconnectDb);
   await startObservability(log);

@@ -47,6 +47,11 @@ export interface ProviderTypeInfo {
   operations: readonly Operation[];
   /** true: `base_url` is required (there is no public default). */
   baseUrlRequired: boolean;
+  /**
+   * The type's own conventional key variable (its SDK's default), which its `api_key_env` may
+   * always name; null when the type has none (any server speaking a protocol).
+   */
+  keyEnv: string | null;
   /** The public default, shown in docs; the SDK's own default is what is used. */
   defaultBaseUrl: string;
   /** Extra fields of the provider entry, by name, with whether each is required. */
@@ -59,6 +64,7 @@ const TEXT = ['text.generate', 'code.generate'] as const;
 export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>> = {
   openai: {
     label: 'OpenAI (or any server speaking its full API)',
+    keyEnv: 'OPENAI_API_KEY',
     operations: [...TEXT, 'images.generate', 'videos.generate', 'audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.openai.com/v1',
@@ -67,6 +73,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   'openai-compatible': {
     label: 'Any OpenAI-compatible server (vLLM, Ollama, LM Studio, Together, OpenRouter, ...)',
+    keyEnv: null,
     operations: [...TEXT, 'images.generate'],
     baseUrlRequired: true,
     defaultBaseUrl: '(none: base_url is required)',
@@ -75,6 +82,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   anthropic: {
     label: 'Anthropic (Claude)',
+    keyEnv: 'ANTHROPIC_API_KEY',
     operations: [...TEXT],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.anthropic.com/v1',
@@ -83,6 +91,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   google: {
     label: 'Google Generative AI (Gemini, Imagen, Veo)',
+    keyEnv: 'GOOGLE_GENERATIVE_AI_API_KEY',
     operations: [...TEXT, 'images.generate', 'videos.generate', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
@@ -91,6 +100,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   xai: {
     label: 'xAI (Grok)',
+    keyEnv: 'XAI_API_KEY',
     operations: [...TEXT, 'images.generate', 'videos.generate'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.x.ai/v1',
@@ -99,6 +109,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   mistral: {
     label: 'Mistral',
+    keyEnv: 'MISTRAL_API_KEY',
     operations: [...TEXT, 'audio.speech'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.mistral.ai/v1',
@@ -107,6 +118,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   groq: {
     label: 'Groq',
+    keyEnv: 'GROQ_API_KEY',
     operations: [...TEXT, 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.groq.com/openai/v1',
@@ -115,6 +127,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   deepseek: {
     label: 'DeepSeek',
+    keyEnv: 'DEEPSEEK_API_KEY',
     operations: [...TEXT],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.deepseek.com',
@@ -123,6 +136,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   azure: {
     label: 'Azure OpenAI',
+    keyEnv: 'AZURE_API_KEY',
     operations: [...TEXT, 'images.generate', 'audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://{resource_name}.openai.azure.com/openai',
@@ -137,6 +151,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   'amazon-bedrock': {
     label: 'Amazon Bedrock (Bedrock API key)',
+    keyEnv: 'AWS_BEARER_TOKEN_BEDROCK',
     operations: [...TEXT, 'images.generate'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://bedrock-runtime.{region}.amazonaws.com',
@@ -145,6 +160,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   fal: {
     label: 'fal',
+    keyEnv: 'FAL_API_KEY',
     operations: ['images.generate', 'videos.generate', 'audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://fal.run',
@@ -153,6 +169,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   replicate: {
     label: 'Replicate',
+    keyEnv: 'REPLICATE_API_TOKEN',
     operations: ['images.generate', 'videos.generate'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.replicate.com/v1',
@@ -161,6 +178,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   luma: {
     label: 'Luma AI (images)',
+    keyEnv: 'LUMA_API_KEY',
     operations: ['images.generate'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.lumalabs.ai',
@@ -169,6 +187,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   elevenlabs: {
     label: 'ElevenLabs',
+    keyEnv: 'ELEVENLABS_API_KEY',
     operations: ['audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.elevenlabs.io',
@@ -177,6 +196,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   deepgram: {
     label: 'Deepgram',
+    keyEnv: 'DEEPGRAM_API_KEY',
     operations: ['audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.deepgram.com',
@@ -186,6 +206,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   assemblyai: {
     label: 'AssemblyAI',
+    keyEnv: 'ASSEMBLYAI_API_KEY',
     operations: ['audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://api.assemblyai.com',
@@ -194,6 +215,7 @@ export const PROVIDER_TYPE_INFO: Readonly<Record<ProviderType, ProviderTypeInfo>
   },
   gateway: {
     label: 'Vercel AI Gateway (one key, many providers)',
+    keyEnv: 'AI_GATEWAY_API_KEY',
     operations: [...TEXT, 'images.generate', 'videos.generate', 'audio.speech', 'audio.transcribe'],
     baseUrlRequired: false,
     defaultBaseUrl: 'https://ai-gateway.vercel.sh/v3/ai',

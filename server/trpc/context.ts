@@ -11,7 +11,8 @@ export interface TrpcContext {
 
 /** The context from a known session: used by tests and by the request context below. */
 export function createInnerContext(session: OperatorSession | null, db: PrismaClient = getPrisma()): TrpcContext {
-  return { db, session, actor: session ? operatorActor(session) : null };
+  // The role goes with the actor: the domain's owner-only rules read it (server/domain/actor.ts).
+  return { db, session, actor: session ? { ...operatorActor(session), role: session.role } : null };
 }
 
 /** The context of the current request (the /api/trpc handler and server components). */

@@ -25,8 +25,8 @@ describe('cli providers', () => {
       file,
       JSON.stringify({
         providers: {
-          main: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'CLI_MAIN_KEY' },
-          spare: { type: 'openai', base_url: 'http://127.0.0.1:8/v1', api_key_env: 'CLI_SPARE_KEY' },
+          main: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'WGS_PROVIDER_KEY_CLI_MAIN_KEY' },
+          spare: { type: 'openai', base_url: 'http://127.0.0.1:8/v1', api_key_env: 'WGS_PROVIDER_KEY_CLI_SPARE_KEY' },
           bare: { type: 'openai', base_url: 'http://127.0.0.1:7/v1' },
         },
         packages: [
@@ -54,7 +54,7 @@ describe('cli providers', () => {
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(replaced.stdout).toMatch(/provider main: key replaced/);
 
-    const listed = await runCli(['providers', 'list', '--json'], dataDir, 90_000, { CLI_SPARE_KEY: 'sk-spare-env' });
+    const listed = await runCli(['providers', 'list', '--json'], dataDir, 90_000, { WGS_PROVIDER_KEY_CLI_SPARE_KEY: 'sk-spare-env' });
     expect(listed.code, listed.stderr).toBe(0);
     const { providers } = parseJsonOutput(listed) as {
       providers: { name: string; type: string; base_url: string; key: { set: boolean; source: string } }[];

@@ -221,7 +221,7 @@ describe('cli on its own embedded PostgreSQL', () => {
     writeFileSync(
       unknownProvider,
       JSON.stringify({
-        providers: { main: { type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' } },
+        providers: { main: { type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'WGS_PROVIDER_KEY_MAIN_API_KEY' } },
         packages: [
           {
             slug: 'ghostly',
@@ -510,7 +510,7 @@ describe('cli on its own embedded PostgreSQL', () => {
     ]);
     expect(await inDatabase(dataDir, counts)).toEqual(before);
 
-    write({ api_key_env: 'MAIN_API_KEY' }, {});
+    write({ api_key_env: 'WGS_PROVIDER_KEY_MAIN_API_KEY' }, {});
     const applied = ok(await runCli(['packages', 'apply', file], dataDir));
     expect(applied.stderr).toContain(
       "notice: package guarded: text.generate has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum",

@@ -14,7 +14,7 @@ import { sampleWav, verifiedUpload } from './support/storage/uploads';
 // terms, and only when set; max_input_seconds refuses a longer recording before any charge.
 
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.CAPS_FAKE_KEY = 'sk-caps-fake-0123456789';
+process.env.WGS_PROVIDER_KEY_CAPS_FAKE_KEY = 'sk-caps-fake-0123456789';
 resetConfigForTests();
 
 let fake: FakeOpenAi;
@@ -31,7 +31,7 @@ const CODE_REPLY = JSON.stringify({ code: 'const a = 1;', explanation: 'One cons
 function keyFor(type: 'openai' | 'openai-compatible', model: string, caps: { text?: number; code?: number }) {
   const cap = (value: number | undefined) => (value === undefined ? {} : { max_output_tokens: value });
   return createTestKey({
-    providers: { fake: { type, base_url: fake.baseUrl, api_key_env: 'CAPS_FAKE_KEY' } },
+    providers: { fake: { type, base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_CAPS_FAKE_KEY' } },
     operations: {
       'text.generate': { engine: `fake:${model}`, units: 1, ...cap(caps.text) },
       'code.generate': { engine: `fake:${model}`, units: 1, ...cap(caps.code) },

@@ -54,7 +54,7 @@ async function paid(agent: Agent, base: string, apiKey: string): Promise<Outcome
 describe('SIGTERM under steady load', () => {
   it('answers every request it took (200, or 503 with nothing charged), resets no connection, exits 0, and the books balance', async () => {
     const quota = 100_000;
-    const provider = (fake: FakeOpenAi) => ({ type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' });
+    const provider = (fake: FakeOpenAi) => ({ type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' });
     const steady = await createTestKey({
       quota,
       providers: { 'drain-fast': provider(fast) },
@@ -69,7 +69,7 @@ describe('SIGTERM under steady load', () => {
     const app = startProduction({
       ...productionEnv(database.url, port),
       SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
-      FAKE_PROVIDER_KEY: 'sk-fake-drain',
+      WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-drain',
       PROVIDER_TIMEOUT_MS: '60000',
       PROVIDER_MAX_RETRIES: '0',
       LOG_FORMAT: 'off',

@@ -210,13 +210,13 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
 
 describe('app process killed and provider faults', () => {
   let app: Product;
-  const providers = () => ({ fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } });
+  const providers = () => ({ fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } });
   const appEnv = {
     IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
     HOLD_LEASE_SECONDS: String(LEASE_SECONDS),
     PROVIDER_TIMEOUT_MS: '1500',
     PROVIDER_MAX_RETRIES: '0',
-    FAKE_PROVIDER_KEY: 'sk-fake-faults',
+    WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-faults',
   };
 
   beforeAll(async () => {

@@ -16,12 +16,12 @@ import { withFakeOpenAi } from './support/providers/fake-openai-server';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-idempotency-secret' });
+const fake = withFakeOpenAi({ WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-idempotency-secret' });
 
 const fakeKey = (quota = 100) =>
   createTestKey({
     quota,
-    providers: { fakeidem: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+    providers: { fakeidem: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
     operations: { 'text.generate': { engine: 'fakeidem:model-idem', units: 3 } },
   });
 

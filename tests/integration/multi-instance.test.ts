@@ -33,8 +33,8 @@ beforeAll(async () => {
   fake = await startFakeOpenAi();
   // One after the other, as an operator would start them (instances that do start together
   // seed packages.example.json once: server/domain/packages/seed-example-packages.ts).
-  a = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
-  b = await startProduct({ databaseUrl: database.url, env: { FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
+  a = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
+  b = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
 }, 240_000);
 
 afterAll(async () => {
@@ -88,7 +88,7 @@ describe('two instances on one database', () => {
         [provider]: {
           type: 'openai',
           base_url: fake.baseUrl,
-          api_key_env: 'FAKE_PROVIDER_KEY',
+          api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY',
           prices: { 'model-b': { input_per_mtok: 100_000, output_per_mtok: 100_000 } },
         },
       },
@@ -163,7 +163,7 @@ describe('two instances on one database', () => {
       quota: 1_000,
       rpm: 100_000,
       concurrency,
-      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
       operations: { 'text.generate': { engine: 'fake:model-c', units: 2, output_formats: ['text'] } },
     });
     const replies: Reply[] = await Promise.all(

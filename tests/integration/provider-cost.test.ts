@@ -12,7 +12,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 // Provider usage and cost on every usage event, against a fake OpenAI server that reports 5
 // input and 7 output tokens per completion; and the daily provider-cost budget at its edge.
 
-process.env.FAKE_PROVIDER_KEY = 'sk-fake-cost';
+process.env.WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY = 'sk-fake-cost';
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 
@@ -38,7 +38,7 @@ function keyFor(model: string, extra: { prices?: Record<string, unknown>; budget
       [provider]: {
         type: 'openai',
         base_url: fake.baseUrl,
-        api_key_env: 'FAKE_PROVIDER_KEY',
+        api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY',
         ...(extra.prices ? { prices: extra.prices } : {}),
       },
     },

@@ -27,7 +27,7 @@ import { sampleWav, verifiedUpload } from './support/storage/uploads';
 
 process.env.PROVIDER_TIMEOUT_MS = '5000';
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.FALLBACK_RULE_KEY = 'sk-fallback-rule-0123456789';
+process.env.WGS_PROVIDER_KEY_FALLBACK_RULE_KEY = 'sk-fallback-rule-0123456789';
 resetConfigForTests();
 
 /** What both kinds of fake share: an HTTP status for every call, and back to normal. */
@@ -129,7 +129,7 @@ describe.each(PROVIDER_TYPES)('%s: one fallback rule', (type) => {
     fake = reached.fake;
     key = await createTestKey({
       quota: 100,
-      providers: { [name]: { type, ...reached.entry, api_key_env: 'FALLBACK_RULE_KEY' } },
+      providers: { [name]: { type, ...reached.entry, api_key_env: 'WGS_PROVIDER_KEY_FALLBACK_RULE_KEY' } },
       operations: { [operation]: { engine: [engine, 'local'], units: UNITS } },
     });
     if (operation === 'audio.transcribe') {

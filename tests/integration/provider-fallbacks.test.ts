@@ -16,7 +16,7 @@ import { REPO_ROOT, childEnv, track } from './support/processes';
 const CIRCUIT_FAILURES = 2;
 process.env.PROVIDER_MAX_RETRIES = '0';
 process.env.PROVIDER_TIMEOUT_MS = '800';
-process.env.FALLBACK_KEY = 'sk-fallback-test';
+process.env.WGS_PROVIDER_KEY_FALLBACK_KEY = 'sk-fallback-test';
 process.env.PROVIDER_CIRCUIT_FAILURES = String(CIRCUIT_FAILURES);
 process.env.PROVIDER_CIRCUIT_OPEN_SECONDS = '600';
 // Each request re-reads the circuits, as a second instance would after its refresh interval.
@@ -48,8 +48,8 @@ async function fallbackKey(engines: (names: { a: string; b: string }) => string 
   const key = await createTestKey({
     quota: 100,
     providers: {
-      [names.a]: { type: 'openai', base_url: first.baseUrl, api_key_env: 'FALLBACK_KEY' },
-      [names.b]: { type: 'openai', base_url: second.baseUrl, api_key_env: 'FALLBACK_KEY' },
+      [names.a]: { type: 'openai', base_url: first.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FALLBACK_KEY' },
+      [names.b]: { type: 'openai', base_url: second.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FALLBACK_KEY' },
     },
     operations: { 'text.generate': { engine: engines(names), units: 3 } },
   });
@@ -160,7 +160,7 @@ function runProbe(engineName: string, count: number): Promise<{ failures: number
         cwd: REPO_ROOT,
         env: childEnv({
           DATABASE_URL: process.env.DATABASE_URL!,
-          FALLBACK_KEY: 'sk-fallback-test',
+          WGS_PROVIDER_KEY_FALLBACK_KEY: 'sk-fallback-test',
           PROVIDER_MAX_RETRIES: '0',
           PROVIDER_CIRCUIT_FAILURES: String(CIRCUIT_FAILURES),
           PROVIDER_CIRCUIT_OPEN_SECONDS: '600',
@@ -229,7 +229,7 @@ describe('the circuit breaker, shared through the database', () => {
     const { key, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
     const sole = await createTestKey({
       quota: 100,
-      providers: { [names.a]: { type: 'openai', base_url: first.baseUrl, api_key_env: 'FALLBACK_KEY' } },
+      providers: { [names.a]: { type: 'openai', base_url: first.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FALLBACK_KEY' } },
       operations: { 'text.generate': { engine: `${names.a}:model-a`, units: 1 } },
     });
     first.setMode({ kind: 'status', status: 503 });

@@ -19,7 +19,7 @@ import { expectTrpcError, operatorCaller } from './trpc/helpers';
 // redirected to another origin (two ports on 127.0.0.1 are two origins).
 
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.GUARD_FAKE_KEY = 'sk-guard-fake-0123456789';
+process.env.WGS_PROVIDER_KEY_GUARD_FAKE_KEY = 'sk-guard-fake-0123456789';
 resetConfigForTests();
 
 const name = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -78,7 +78,7 @@ describe('the packages file', () => {
 
   it('an existing provider edited to name DATABASE_URL keeps its row as it was', async () => {
     const provider = name('kept');
-    await applyPackages(getPrisma(), CLI_ACTOR, fileWith(provider, { type: 'openai', api_key_env: 'GUARD_FAKE_KEY' }));
+    await applyPackages(getPrisma(), CLI_ACTOR, fileWith(provider, { type: 'openai', api_key_env: 'WGS_PROVIDER_KEY_GUARD_FAKE_KEY' }));
     const before = await providerState(provider);
     await refusedApply(fileWith(provider, { type: 'openai', api_key_env: 'DATABASE_URL' }));
     expect(await providerState(provider)).toEqual(before);
@@ -91,7 +91,7 @@ describe('the packages file', () => {
     const kept = await applyPackages(
       getPrisma(),
       CLI_ACTOR,
-      fileWith(provider, { type: 'openai', base_url: 'https://one.example.com/v1', api_key_env: 'GUARD_FAKE_KEY' }),
+      fileWith(provider, { type: 'openai', base_url: 'https://one.example.com/v1', api_key_env: 'WGS_PROVIDER_KEY_GUARD_FAKE_KEY' }),
     );
     expect(kept.providers).toEqual([{ name: provider, status: 'updated' }]);
     expect((await providerState(provider)).key).toBe(true);
@@ -99,7 +99,7 @@ describe('the packages file', () => {
     const moved = await applyPackages(
       getPrisma(),
       CLI_ACTOR,
-      fileWith(provider, { type: 'openai', base_url: 'https://two.example.com/v1', api_key_env: 'GUARD_FAKE_KEY' }),
+      fileWith(provider, { type: 'openai', base_url: 'https://two.example.com/v1', api_key_env: 'WGS_PROVIDER_KEY_GUARD_FAKE_KEY' }),
     );
     expect(moved.providers).toEqual([{ name: provider, status: 'updated', key_cleared: true }]);
     expect((await providerState(provider)).key).toBe(false);
@@ -126,7 +126,11 @@ describe('the dashboard (tRPC providers.save)', () => {
     }
     expect(await providerState(provider)).toEqual({ row: null, key: false, audits: 0 });
 
-    await caller.providers.save({ name: provider, mode: 'create', entry: { type: 'openai', api_key_env: 'GUARD_FAKE_KEY' } });
+    await caller.providers.save({
+      name: provider,
+      mode: 'create',
+      entry: { type: 'openai', api_key_env: 'WGS_PROVIDER_KEY_GUARD_FAKE_KEY' },
+    });
     const before = await providerState(provider);
     await expectTrpcError(
       caller.providers.save({ name: provider, mode: 'update', entry: { type: 'openai', api_key_env: 'NEXTAUTH_SECRET' } }),
@@ -186,7 +190,7 @@ describe('redirects', () => {
     async (type) => {
       target.reset();
       const { key, id } = await createTestKey({
-        providers: { [`moved-${type}`]: { type, base_url: redirectorUrl, api_key_env: 'GUARD_FAKE_KEY' } },
+        providers: { [`moved-${type}`]: { type, base_url: redirectorUrl, api_key_env: 'WGS_PROVIDER_KEY_GUARD_FAKE_KEY' } },
         operations: { 'text.generate': { engine: `moved-${type}:model-x`, units: 1, max_output_tokens: 50 } },
       });
       const before = await remainingUnits(id);

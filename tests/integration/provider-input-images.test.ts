@@ -19,7 +19,7 @@ import { samplePng, verifiedUpload } from './support/storage/uploads';
 process.env.PROVIDER_TIMEOUT_MS = '5000';
 process.env.PROVIDER_MAX_RETRIES = '0';
 setQuickJobQueue();
-process.env.FAKE_INPUT_KEY = VIDEO_SECRET;
+process.env.WGS_PROVIDER_KEY_FAKE_INPUT_KEY = VIDEO_SECRET;
 resetConfigForTests();
 
 startVideoWorkerForFile();
@@ -38,9 +38,9 @@ beforeAll(async () => {
   fal = await startFalFake();
   google = await startGoogleFake();
   providers = {
-    igoogle: { type: 'google', base_url: `${google.origin}/v1beta`, api_key_env: 'FAKE_INPUT_KEY' },
-    icompat: { type: 'openai-compatible', base_url: `${compatible.origin}/v1`, api_key_env: 'FAKE_INPUT_KEY' },
-    ifal: { type: 'fal', base_url: fal.origin, api_key_env: 'FAKE_INPUT_KEY' },
+    igoogle: { type: 'google', base_url: `${google.origin}/v1beta`, api_key_env: 'WGS_PROVIDER_KEY_FAKE_INPUT_KEY' },
+    icompat: { type: 'openai-compatible', base_url: `${compatible.origin}/v1`, api_key_env: 'WGS_PROVIDER_KEY_FAKE_INPUT_KEY' },
+    ifal: { type: 'fal', base_url: fal.origin, api_key_env: 'WGS_PROVIDER_KEY_FAKE_INPUT_KEY' },
   };
 });
 afterAll(async () => {

@@ -18,7 +18,7 @@ import { withFakeOpenAi } from './support/providers/fake-openai-server';
 const SECRET = 'provider-keys-test-secret-0123456789abcdef';
 process.env.PROVIDER_KEYS_SECRET = SECRET;
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.STORED_TEST_ENV_KEY = 'sk-from-the-environment';
+process.env.WGS_PROVIDER_KEY_STORED_TEST_ENV_KEY = 'sk-from-the-environment';
 resetConfigForTests();
 
 const TEXT = '/v1/text/generate';
@@ -37,7 +37,7 @@ async function keyFor(apiKeyEnv?: string) {
 
 describe('a stored provider key', () => {
   it('is encrypted at rest, used before the environment variable, and replaceable at once', async () => {
-    const { key, provider } = await keyFor('STORED_TEST_ENV_KEY');
+    const { key, provider } = await keyFor('WGS_PROVIDER_KEY_STORED_TEST_ENV_KEY');
     expect((await call(textRoute.POST, TEXT, { input: 'env' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-from-the-environment');
     expect((await listProviders(getPrisma())).find((p) => p.name === provider)!.key).toEqual({
@@ -64,7 +64,7 @@ describe('a stored provider key', () => {
     expect(listed).toMatchObject({
       type: 'openai',
       base_url: fake.baseUrl,
-      api_key_env: 'STORED_TEST_ENV_KEY',
+      api_key_env: 'WGS_PROVIDER_KEY_STORED_TEST_ENV_KEY',
       key: { set: true, source: 'stored' },
     });
     expect(JSON.stringify(listed)).not.toContain('sk-');
@@ -85,7 +85,7 @@ describe('a stored provider key', () => {
   });
 
   it('under another PROVIDER_KEYS_SECRET cannot be opened: 503, nothing charged, the provider not called', async () => {
-    const { key, id, provider } = await keyFor('STORED_TEST_ENV_KEY');
+    const { key, id, provider } = await keyFor('WGS_PROVIDER_KEY_STORED_TEST_ENV_KEY');
     await setProviderKey(getPrisma(), CLI_ACTOR, { provider, apiKey: 'sk-sealed-under-the-old-secret' });
     process.env.PROVIDER_KEYS_SECRET = 'another-secret-entirely-0123456789abcdef';
     resetConfigForTests();

@@ -14,7 +14,7 @@ import { startFakeMediaProvider, type FakeMediaProvider } from './support/provid
 // Media from an OpenAI-compatible provider is checked before it is sold: the format asked for
 // (an image in another image format is converted), else 503 and nothing charged.
 
-process.env.FAKE_MEDIA_KEY = 'sk-fake-media-0123456789';
+process.env.WGS_PROVIDER_KEY_FAKE_MEDIA_KEY = 'sk-fake-media-0123456789';
 process.env.PROVIDER_MAX_RETRIES = '0';
 resetConfigForTests();
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   fake = await startFakeMediaProvider();
   key = await createTestKey({
     quota: 100,
-    providers: { media: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_MEDIA_KEY' } },
+    providers: { media: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_MEDIA_KEY' } },
     operations: {
       'images.generate': { engine: 'media:image-model', units: 5, output_formats: ['png', 'webp'], input_uploads: true },
       'audio.speech': { engine: 'media:speech-model', units: 3, output_formats: ['wav', 'mp3'] },

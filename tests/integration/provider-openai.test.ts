@@ -16,8 +16,8 @@ const RETRIES = 2;
 
 process.env.PROVIDER_TIMEOUT_MS = String(TIMEOUT_MS);
 process.env.PROVIDER_MAX_RETRIES = String(RETRIES);
-process.env.FAKE_PROVIDER_KEY = SECRET;
-delete process.env.FAKE_MISSING_KEY;
+process.env.WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY = SECRET;
+delete process.env.WGS_PROVIDER_KEY_FAKE_MISSING_KEY;
 resetConfigForTests();
 
 const TEXT = '/v1/text/generate';
@@ -40,7 +40,7 @@ const providerKey = (quota = 100, opts: { rpm?: number } = {}) =>
   createTestKey({
     quota,
     rpm: opts.rpm,
-    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
     operations: {
       'text.generate': { engine: 'fake:model-x', units: 2, output_formats: ['text', 'markdown', 'json'] },
       'code.generate': { engine: 'fake:model-x', units: 3 },
@@ -168,7 +168,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it('a provider whose secret variable is unset: 503 without calling it', async () => {
     const { key, id } = await createTestKey({
       quota: 10,
-      providers: { fakenokey: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_MISSING_KEY' } },
+      providers: { fakenokey: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_MISSING_KEY' } },
       operations: { 'text.generate': { engine: 'fakenokey:model-y', units: 1 } },
     });
     expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
@@ -179,7 +179,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it('a provider the package names that is no longer an openai provider: 503 (not 500), nothing charged', async () => {
     const { key, id } = await createTestKey({
       quota: 10,
-      providers: { fakeretyped: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+      providers: { fakeretyped: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
       operations: {
         'text.generate': { engine: 'fakeretyped:model-z', units: 1 },
         'code.generate': { engine: 'fakeretyped:model-z', units: 1 },
@@ -211,7 +211,7 @@ describe('nothing reaches the provider before step 11', () => {
   it('401, 403, 415, 400, 413, 422, 429 and 402 never call it', async () => {
     const { key } = await providerKey(100, { rpm: 1 });
     const textOnly = await createTestKey({
-      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
       operations: { 'text.generate': { engine: 'fake:model-x', units: 1 } },
     });
     const broke = await providerKey(0);

@@ -15,7 +15,7 @@ import { sampleMp4 } from './support/providers/protocols/media-samples';
 
 process.env.PROVIDER_TIMEOUT_MS = '1500';
 process.env.PROVIDER_MAX_RETRIES = '0';
-process.env.FAKE_FAL_VIDEO_KEY = 'fal-video-secret';
+process.env.WGS_PROVIDER_KEY_FAKE_FAL_VIDEO_KEY = 'fal-video-secret';
 resetConfigForTests();
 
 let fake: FakeProviderServer;
@@ -27,7 +27,7 @@ beforeAll(async () => {
     getPrisma(),
     CLI_ACTOR,
     parsePackagesFile({
-      providers: { falvideo: { type: 'fal', base_url: fake.origin, api_key_env: 'FAKE_FAL_VIDEO_KEY' } },
+      providers: { falvideo: { type: 'fal', base_url: fake.origin, api_key_env: 'WGS_PROVIDER_KEY_FAKE_FAL_VIDEO_KEY' } },
       packages: [
         {
           slug: 'fal-video-test',

@@ -14,9 +14,9 @@ import { withFakeOpenAi } from './support/providers/fake-openai-server';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-quota-secret' });
+const fake = withFakeOpenAi({ WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-quota-secret' });
 
-const providers = () => ({ fakequota: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } });
+const providers = () => ({ fakequota: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } });
 
 async function keyState(id: string) {
   const { rows } = await getPool().query<{ remaining_units: number; in_flight: number }>(

@@ -13,13 +13,13 @@ import { withFakeOpenAi } from './support/providers/fake-openai-server';
 const TEXT = '/v1/text/generate';
 const CODE = '/v1/code/generate';
 
-const fake = withFakeOpenAi({ FAKE_PROVIDER_KEY: 'sk-fake-rate-secret' });
+const fake = withFakeOpenAi({ WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-rate-secret' });
 
 const slowKey = (concurrency: number, quota = 100) =>
   createTestKey({
     quota,
     concurrency,
-    providers: { fakerate: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_PROVIDER_KEY' } },
+    providers: { fakerate: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
     operations: { 'text.generate': { engine: 'fakerate:model-slow', units: 1 } },
   });
 

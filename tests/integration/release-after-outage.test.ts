@@ -28,7 +28,7 @@ let restarted: EmbeddedPostgres | undefined;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi();
-  process.env.FAKE_OUTAGE_KEY = 'sk-fake-outage';
+  process.env.WGS_PROVIDER_KEY_FAKE_OUTAGE_KEY = 'sk-fake-outage';
 });
 
 afterAll(async () => {
@@ -66,7 +66,7 @@ describe('PostgreSQL restarted while a paid request runs', () => {
     await useDatabaseInThisProcess(first.url);
     const key = await createTestKey({
       quota: 10,
-      providers: { fakeout: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_OUTAGE_KEY' } },
+      providers: { fakeout: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_OUTAGE_KEY' } },
       operations: { 'text.generate': { engine: 'fakeout:model-slow', units: 1 } },
     });
     fake.setMode({ kind: 'slow', ms: 1_500 });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   database = await createDatabase(inject('databaseUrl'), 'wgs_stream');
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeOpenAi();
-  product = await startProduct({ databaseUrl: database.url, env: { FAKE_STREAM_KEY: 'sk-fake-stream' } });
+  product = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_STREAM_KEY: 'sk-fake-stream' } });
 }, 240_000);
 
 afterAll(async () => {
@@ -40,7 +40,7 @@ afterAll(async () => {
 const streamKey = () =>
   createTestKey({
     quota: 10,
-    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_STREAM_KEY' } },
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_STREAM_KEY' } },
     operations: { 'text.generate': { engine: 'fake:model-s', units: 2 } },
   });
 

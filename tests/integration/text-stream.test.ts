@@ -18,7 +18,7 @@ const REPLY = 'Streams arrive one word at a time, then the result.';
 
 process.env.PROVIDER_MAX_RETRIES = '2';
 resetConfigForTests();
-const fake = withFakeOpenAi({ FAKE_STREAM_KEY: SECRET });
+const fake = withFakeOpenAi({ WGS_PROVIDER_KEY_FAKE_STREAM_KEY: SECRET });
 beforeEach(() => {
   fake.reset();
   fake.setReply(REPLY);
@@ -28,7 +28,7 @@ beforeEach(() => {
 const providerKey = (engine: string | string[] = 'fake:model-s', quota = 100) =>
   createTestKey({
     quota,
-    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_STREAM_KEY' } },
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_STREAM_KEY' } },
     operations: { 'text.generate': { engine, units: 2, output_formats: ['text', 'json'] } },
   });
 

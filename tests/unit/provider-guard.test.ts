@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '@/server/config';
-import { isServiceVariable, providerEntryIssue } from '@/server/domain/providers/provider-guard';
+import { apiKeyEnvProblem, isServiceVariable, providerEntryIssue } from '@/server/domain/providers/provider-guard';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/providers/provider-types';
 import { providerFetch } from '@/server/providers/ai-sdk/provider-fetch';
 import { cappedFetch, mediaFetch, RefusedDestinationError } from '@/server/providers/capped-fetch';
 import { isMetadataHost, metadataHostOf } from '@/server/providers/metadata-hosts';
@@ -53,8 +54,28 @@ describe('api_key_env', () => {
     for (const name of read) expect(isServiceVariable(name), name).toBe(true);
   });
 
+  it("is an allowlist: each type's own variable, WGS_PROVIDER_KEY_*, and what PROVIDER_KEY_ENV_ALLOWED lists", () => {
+    expect(PROVIDER_TYPES).toHaveLength(17);
+    const own = PROVIDER_TYPES.map((type) => PROVIDER_TYPE_INFO[type].keyEnv).filter((name): name is string => name !== null);
+    expect(own).toHaveLength(16); // openai-compatible speaks to any server: it has no variable of its own
+    for (const type of PROVIDER_TYPES) {
+      const mine = PROVIDER_TYPE_INFO[type].keyEnv;
+      if (mine) expect(apiKeyEnvProblem(type, mine, []), `${type} ${mine}`).toBeUndefined();
+      for (const other of own.filter((name) => name !== mine)) expect(apiKeyEnvProblem(type, other, []), `${type} ${other}`).toBeDefined();
+      expect(apiKeyEnvProblem(type, 'WGS_PROVIDER_KEY_MAIN', [])).toBeUndefined();
+      expect(apiKeyEnvProblem(type, 'WGS_PROVIDER_KEY_', [])).toBeDefined();
+      expect(apiKeyEnvProblem(type, 'MINIO_ROOT_PASSWORD', [])).toMatch(/^MINIO_ROOT_PASSWORD is not a provider key variable/);
+      expect(apiKeyEnvProblem(type, 'MINIO_ROOT_PASSWORD', ['MINIO_ROOT_PASSWORD'])).toBeUndefined();
+    }
+    // A service variable stays refused even when the owner lists it.
+    for (const name of [...CONFIG_VARIABLES, 'WGS_DATA_DIR', 'AWS_SECRET_ACCESS_KEY']) {
+      expect(apiKeyEnvProblem('openai', name, [name]), name).toMatch(/a variable the service itself reads/);
+    }
+    expect(CONFIG_VARIABLES.filter((name) => name.startsWith('WGS_PROVIDER_KEY_'))).toEqual([]);
+  });
+
   it('is one issue naming the field', () => {
-    expect(providerEntryIssue({ api_key_env: 'DATABASE_URL' }, 'providers.main')).toEqual({
+    expect(providerEntryIssue({ type: 'openai', api_key_env: 'DATABASE_URL' }, 'providers.main')).toEqual({
       path: 'providers.main.api_key_env',
       code: 'service_variable',
       message: expect.stringMatching(/^providers\.main\.api_key_env: DATABASE_URL is a variable the service itself reads/),
@@ -76,7 +97,7 @@ describe('metadata addresses', () => {
     'http://100.100.100.200/',
   ])('%s is refused as base_url and by the fetch', async (url) => {
     expect(metadataHostOf(url)).toBeDefined();
-    expect(providerEntryIssue({ base_url: url }, '')?.path).toBe('base_url');
+    expect(providerEntryIssue({ type: 'openai', base_url: url }, '')?.path).toBe('base_url');
     await expect(cappedFetch(url, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(RefusedDestinationError);
     await expect(mediaFetch(1000)(url)).rejects.toBeInstanceOf(RefusedDestinationError);
   });

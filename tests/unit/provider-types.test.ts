@@ -106,12 +106,16 @@ describe('provider entries in the packages file', () => {
         ...(type === 'amazon-bedrock' ? { region: 'us-east-1' } : {}),
       };
       expect(parse(entry).success, type).toBe(true);
-      expect(parse({ ...entry, base_url: 'https://proxy.example.com/x', api_key_env: 'SOME_KEY' }).success, type).toBe(true);
+      expect(parse({ ...entry, base_url: 'https://proxy.example.com/x', api_key_env: 'WGS_PROVIDER_KEY_SOME_KEY' }).success, type).toBe(
+        true,
+      );
     }
   });
 
   it("today's openai entry keeps its meaning; base_url may now be omitted (the public API)", () => {
-    expect(parse({ type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' }).success).toBe(true);
+    expect(parse({ type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'WGS_PROVIDER_KEY_MAIN_API_KEY' }).success).toBe(
+      true,
+    );
     expect(parse({ type: 'openai', api_key_env: 'OPENAI_API_KEY' }).success).toBe(true);
     expect(messages({ type: 'openai', base_url: 'ftp://x' })).toEqual(['base_url: base_url must be an http:// or https:// URL']);
     expect(messages({ type: 'openai', base_url: 'https://user:pw@x.example.com' })[0]).toContain('must not hold credentials');

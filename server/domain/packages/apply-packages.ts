@@ -9,6 +9,7 @@ import { outputCapNotices } from './output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from './package-schema';
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
+import { refuseUnlessOwner } from '../providers/owner-only-destination';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
 import { storedSettings } from '../providers/stored-settings';
 
@@ -71,6 +72,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
         prices: (provider.prices ?? {}) as Prisma.InputJsonValue,
       };
       const existing = await tx.provider.findUnique({ where: { name } });
+      refuseUnlessOwner(actor, `providers.${name}`, existing, data);
       if (!existing) {
         await tx.provider.create({ data: { name, ...data } });
         await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });

@@ -1,33 +1,61 @@
-import { CONFIG_VARIABLES } from '../../config';
+import { CONFIG_VARIABLES, getConfig } from '../../config';
 import { metadataHostOf } from '../../providers/metadata-hosts';
+import { isProviderType, PROVIDER_TYPE_INFO } from '../../providers/provider-types';
 import { ApiError, type ValidationIssue } from '../errors';
 
 // A provider entry must not be turned against the service (docs/providers.md, "Provider
-// settings"): its `api_key_env` may not name a variable the service reads itself (the key would
-// be sent as a bearer token to a host of the operator's choice), and its `base_url` may not be a
-// cloud metadata or link-local address. The packages file (CLI) and the dashboard's provider
-// form both pass through here, before anything is written.
+// settings"): its `api_key_env` names only a provider key variable (an allowlist: the type's own,
+// WGS_PROVIDER_KEY_*, PROVIDER_KEY_ENV_ALLOWED), never one the service reads itself, and its
+// `base_url` is never a cloud metadata or link-local address. The packages file (CLI) and the
+// dashboard's provider form pass through here before anything is written, and the engine
+// resolver asks again before it reads a key (a row written before the rule is refused).
+
+/** Names starting with this hold a provider's key by the service's own convention. */
+export const PROVIDER_KEY_PREFIX = 'WGS_PROVIDER_KEY_';
 
 /**
  * Variables the service reads outside the configuration schema, or that hold its credentials by
- * convention: OAuth sign-in, Node's and PostgreSQL's own, storage SDKs, tracing, anything named a secret.
+ * convention: OAuth sign-in, Node's and PostgreSQL's own, storage SDKs, tracing, anything named a
+ * secret. Refused even when PROVIDER_KEY_ENV_ALLOWED lists one.
  */
 const SERVICE_VARIABLE_PATTERNS: readonly RegExp[] = [
   /SECRET/, // every *_SECRET, *_SECRET_ACCESS_KEY, ...
   /^(DATABASE|REDIS|POSTGRES|PG)[A-Z0-9_]*$/, // the database and the counters, as libpq and clients read them
   /^(GITHUB|GOOGLE)_(CLIENT_)?(ID|SECRET)$/, // OAuth sign-in (server/auth/auth-options.ts)
-  /^(NEXTAUTH|NEXT|WGS|OTEL|SESSION|NODE|FFMPEG|S3|BLOB|VERCEL|NEXT_PUBLIC)_/, // the service's own prefixes and its libraries'
+  /^WGS_(?!PROVIDER_KEY_)/, // the service's own prefix, but for its provider key variables
+  /^(NEXTAUTH|NEXT|OTEL|SESSION|NODE|FFMPEG|S3|BLOB|VERCEL|NEXT_PUBLIC)_/, // the service's own prefixes and its libraries'
   /^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|WEB_IDENTITY_TOKEN_FILE|CONTAINER_CREDENTIALS_FULL_URI|CONTAINER_AUTHORIZATION_TOKEN|PROFILE)$/, // S3's credential chain
 ];
 
 const CONFIG_SET = new Set(CONFIG_VARIABLES);
 
-/** true when the service itself reads this variable, so it may not be a provider's key. */
+/** true when the service itself reads this variable, so it may never be a provider's key. */
 export function isServiceVariable(name: string): boolean {
   return CONFIG_SET.has(name) || SERVICE_VARIABLE_PATTERNS.some((pattern) => pattern.test(name));
 }
 
+/** The type's own conventional key variable (OPENAI_API_KEY for openai), if it has one. */
+export function conventionalKeyEnv(type: string): string | null {
+  return isProviderType(type) ? PROVIDER_TYPE_INFO[type].keyEnv : null;
+}
+
+/** Why a provider of `type` may not take its key from the variable `name`; undefined when it may. */
+export function apiKeyEnvProblem(
+  type: string,
+  name: string,
+  allowed: readonly string[] = getConfig().PROVIDER_KEY_ENV_ALLOWED,
+): string | undefined {
+  if (isServiceVariable(name)) return `${name} is a variable the service itself reads; name one that holds only this provider's key`;
+  const own = conventionalKeyEnv(type);
+  if (name === own || (name.startsWith(PROVIDER_KEY_PREFIX) && name.length > PROVIDER_KEY_PREFIX.length) || allowed.includes(name)) {
+    return undefined;
+  }
+  const ownText = own ? `${own} (the ${type} type's own), ` : '';
+  return `${name} is not a provider key variable: name ${ownText}one starting with ${PROVIDER_KEY_PREFIX}, or one the owner lists in PROVIDER_KEY_ENV_ALLOWED`;
+}
+
 interface GuardedEntry {
+  type: string;
   api_key_env?: string | null;
   base_url?: string | null;
 }
@@ -35,12 +63,10 @@ interface GuardedEntry {
 /** The first way this entry could be turned against the service, as one issue on its field. */
 export function providerEntryIssue(entry: GuardedEntry, prefix: string): ValidationIssue | undefined {
   const at = (field: string) => (prefix ? `${prefix}.${field}` : field);
-  if (entry.api_key_env && isServiceVariable(entry.api_key_env)) {
-    return {
-      path: at('api_key_env'),
-      code: 'service_variable',
-      message: `${at('api_key_env')}: ${entry.api_key_env} is a variable the service itself reads; name one that holds only this provider's key`,
-    };
+  const keyProblem = entry.api_key_env ? apiKeyEnvProblem(entry.type, entry.api_key_env) : undefined;
+  if (keyProblem) {
+    const code = isServiceVariable(entry.api_key_env!) ? 'service_variable' : 'not_provider_key_variable';
+    return { path: at('api_key_env'), code, message: `${at('api_key_env')}: ${keyProblem}` };
   }
   const host = entry.base_url ? metadataHostOf(entry.base_url) : undefined;
   if (host) {

@@ -5,6 +5,7 @@ import { localEngine } from '../../providers/local/local-engine';
 import { ProviderKeyDecryptError } from '../../providers/provider-keys/key-cipher';
 import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
 import { isProviderType } from '../../providers/provider-types';
+import { apiKeyEnvProblem } from './provider-guard';
 
 // Engine names come from package versions: `local`, or `PROVIDER:MODEL` for a provider row.
 // The row and its key are read here and handed to buildEngine; engines are cached briefly. The
@@ -57,8 +58,16 @@ async function readStoredProviderKey(provider: string): Promise<string | undefin
  * A provider's API key: the one an operator stored (`providers set-key`, the dashboard) comes
  * first, as it is the newer word that needs no redeploy; else the environment variable the
  * provider names; a provider that names none and has none stored needs no key (self-hosted).
+ * A row whose api_key_env is not a provider key variable (written before the rule, or by hand)
+ * is refused before anything is read: no variable outside the allowlist is ever sent.
  */
-export async function readProviderApiKey(provider: Pick<ProviderRow, 'name' | 'api_key_env'>): Promise<string | undefined> {
+export async function readProviderApiKey(provider: Pick<ProviderRow, 'name' | 'type' | 'api_key_env'>): Promise<string | undefined> {
+  const refused = provider.api_key_env ? apiKeyEnvProblem(provider.type, provider.api_key_env) : undefined;
+  if (refused) {
+    const message = `provider ${provider.name} is refused: api_key_env ${refused}`;
+    console.error(`[provider ${provider.name}] ${message}`);
+    throw new ProviderUnavailableError(message, 30, { kind: 'not_configured' });
+  }
   let stored: string | undefined;
   try {
     stored = await readStoredProviderKey(provider.name);

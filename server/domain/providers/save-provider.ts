@@ -9,6 +9,7 @@ import { engineCapabilityIssues } from '../packages/check-engine-capabilities';
 import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../packages/package-schema';
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
+import { refuseUnlessOwner } from './owner-only-destination';
 import { providerEntryIssue } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
 import { storedSettings } from './stored-settings';
@@ -63,6 +64,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
     if (mode === 'create') {
       if (existing)
         throw ApiError.validation([{ path: 'name', code: 'already_exists', message: `name: a provider named "${name}" exists` }]);
+      refuseUnlessOwner(actor, '', null, data);
       await tx.provider.create({ data: { name, ...data } });
       await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
       return { name, status: 'created' as const };
@@ -70,6 +72,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
     if (!existing) throw new ApiError('not_found', { message: `No provider named ${name}.` });
     const before = storedSettings(existing);
     if (canonicalJson(before) === canonicalJson(data)) return { name, status: 'unchanged' as const };
+    refuseUnlessOwner(actor, '', existing, data);
     if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
     await tx.provider.update({ where: { name }, data });
     await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });

@@ -9,6 +9,7 @@ import type { Operation } from '../operations';
 import { zodValidationError } from '../zod-issues';
 import { describeTestFailure, describeTestSuccess } from './describe-test-outcome';
 import { modelsInUse } from './models-in-use';
+import { apiKeyEnvProblem } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
 import { callForTest, testOperationOf } from './provider-test-call';
 
@@ -59,7 +60,7 @@ export async function testProvider(db: PrismaClient, actor: Actor, input: unknow
   }
   await refuseTooManyTests(db, name);
 
-  const result = await runTest(db, name, provider.apiKeyEnv, operation, model);
+  const result = await runTest(db, name, provider, operation, model);
   await recordAudit(db, actor, { action: 'provider.test', targetType: 'provider', targetId: name, after: result });
   return result;
 }
@@ -79,10 +80,13 @@ async function refuseTooManyTests(db: PrismaClient, name: string): Promise<void>
 async function runTest(
   db: PrismaClient,
   name: string,
-  apiKeyEnv: string | null,
+  { type, apiKeyEnv }: { type: string; apiKeyEnv: string | null },
   operation: Operation,
   model: string,
 ): Promise<ProviderTestResult> {
+  // A refused row is no test: no call is made, and whether its variable is set is not looked at.
+  const refused = apiKeyEnv ? apiKeyEnvProblem(type, apiKeyEnv) : undefined;
+  if (refused) return { ok: false, operation, model, duration_ms: null, message: `Refused: api_key_env ${refused}.` };
   const stored = await db.providerKey.count({ where: { provider: name } });
   if (stored === 0 && apiKeyEnv && !process.env[apiKeyEnv]) {
     const message = `No key: set one on this page, or set ${apiKeyEnv} in the server's environment.`;

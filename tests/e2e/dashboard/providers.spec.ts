@@ -142,7 +142,7 @@ test('set a provider key on the Providers page, then sell an operation through t
   writeFileSync(
     file,
     JSON.stringify({
-      providers: { [name]: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'E2E_UNSET_PROVIDER_KEY' } },
+      providers: { [name]: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_E2E_UNSET_PROVIDER_KEY' } },
       packages: [
         {
           slug: name,
@@ -163,7 +163,7 @@ test('set a provider key on the Providers page, then sell an operation through t
   const row = page.getByRole('region', { name: 'Providers' }).getByRole('row').filter({ hasText: name });
   await expect(row).toContainText('openai');
   await expect(row).toContainText(fake.baseUrl);
-  await expect(row).toContainText('not set E2E_UNSET_PROVIDER_KEY is unset');
+  await expect(row).toContainText('not set WGS_PROVIDER_KEY_E2E_UNSET_PROVIDER_KEY is unset');
 
   await row.getByRole('link', { name }).click();
   await expect(page.getByRole('heading', { level: 1, name })).toBeVisible();

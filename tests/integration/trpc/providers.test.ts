@@ -20,7 +20,7 @@ describe('providers: add and edit', () => {
     const saved = await caller.providers.save({
       name,
       mode: 'create',
-      entry: { type: 'anthropic', base_url: '', api_key_env: 'ANTHROPIC_TEST_KEY' },
+      entry: { type: 'anthropic', base_url: '', api_key_env: 'WGS_PROVIDER_KEY_ANTHROPIC_TEST_KEY' },
     });
     expect(saved).toEqual({ name, status: 'created' });
     const view = await caller.providers.get({ name });
@@ -28,7 +28,7 @@ describe('providers: add and edit', () => {
       name,
       type: 'anthropic',
       base_url: null,
-      api_key_env: 'ANTHROPIC_TEST_KEY',
+      api_key_env: 'WGS_PROVIDER_KEY_ANTHROPIC_TEST_KEY',
       default_base_url: 'https://api.anthropic.com/v1',
       operations: ['text.generate', 'code.generate'],
       key: { set: false, source: 'none' },
@@ -121,10 +121,10 @@ describe('providers: test button', () => {
     await caller.providers.save({
       name,
       mode: 'create',
-      entry: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'UNSET_TEST_KEY_VAR' },
+      entry: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_UNSET_TEST_KEY_VAR' },
     });
     const noKey = await caller.providers.test({ provider: name, model: 'gpt-test' });
-    expect(noKey).toMatchObject({ ok: false, duration_ms: null, message: expect.stringContaining('UNSET_TEST_KEY_VAR') });
+    expect(noKey).toMatchObject({ ok: false, duration_ms: null, message: expect.stringContaining('WGS_PROVIDER_KEY_UNSET_TEST_KEY_VAR') });
 
     await caller.providers.setKey({ provider: name, apiKey: 'sk-test-provider-secret' });
     fake.reset();

@@ -16,7 +16,7 @@ let fake: FakeOpenAi;
 beforeAll(async () => {
   fake = await startFakeOpenAi();
   fake.setMode({ kind: 'status', status: 400 });
-  process.env.FAKE_REFUSALS_KEY = 'sk-fake-refusals';
+  process.env.WGS_PROVIDER_KEY_FAKE_REFUSALS_KEY = 'sk-fake-refusals';
   await flushRefusals(getPool());
 });
 afterAll(async () => {
@@ -31,7 +31,7 @@ describe('succeeded, failed and refused traffic', () => {
     const a = await createTestKey({ quota: 3 });
     const b = await createTestKey({ rpm: 1 });
     const c = await createTestKey({
-      providers: { fakerefusals: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'FAKE_REFUSALS_KEY' } },
+      providers: { fakerefusals: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_REFUSALS_KEY' } },
       operations: { 'text.generate': { engine: 'fakerefusals:model-x', units: 1 } },
     });
     const statuses: number[] = [];

@@ -87,7 +87,7 @@ export async function expectVideoFailed(key: TestKey, job: Job, view: CallResult
 
 export function describeVideoContract(spec: VideoContractSpec): void {
   const name = `v${spec.type.replace(/[^a-z0-9]/g, '')}`.slice(0, 30);
-  const envName = `FAKE_${spec.type.replace(/[^a-z0-9]/gi, '_').toUpperCase()}_VIDEO_KEY`;
+  const envName = `WGS_PROVIDER_KEY_FAKE_${spec.type.replace(/[^a-z0-9]/gi, '_').toUpperCase()}_VIDEO_KEY`;
   let fake: FakeProviderServer;
   let providers: Record<string, unknown>;
 

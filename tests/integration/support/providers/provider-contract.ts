@@ -66,7 +66,7 @@ export const CONTRACT_SECRET = 'sk-contract-secret-0123456789abcdef';
 
 export function describeProviderContract(spec: ProviderContractSpec): void {
   const name = `f${spec.type.replace(/[^a-z0-9]/g, '')}`.slice(0, 30);
-  const envName = `FAKE_${spec.type.replace(/[^a-z0-9]/gi, '_').toUpperCase()}_KEY`;
+  const envName = `WGS_PROVIDER_KEY_FAKE_${spec.type.replace(/[^a-z0-9]/gi, '_').toUpperCase()}_KEY`;
   const operations = Object.keys(spec.models) as ContractOperation[];
   let fake: FakeProviderServer;
   let key: TestKey;
