@@ -1,6 +1,7 @@
-// Who performs an operator action: a signed-in operator, the CLI, or the system itself.
+// Who performs an audited action: a signed-in operator, the CLI, the system itself, or a customer
+// in the portal (id: their key's id).
 export interface Actor {
-  type: 'operator' | 'cli' | 'system';
+  type: 'operator' | 'cli' | 'system' | 'customer';
   id?: string;
   label: string;
 }

@@ -2,6 +2,7 @@ import { startBackgroundTasks } from '../background';
 import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
+import { listenForKeyCacheChanges } from '../domain/keys/key-cache-invalidation';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { startWorker } from '../jobs/worker';
 import { startObservability } from '../observability/start-observability';
@@ -20,6 +21,8 @@ export async function startInstance(): Promise<void> {
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
   startBackgroundTasks();
   onShutdown(disconnectDb);
+  const keyCacheListener = listenForKeyCacheChanges();
+  onShutdown(() => keyCacheListener.stop());
   await startObservability(log);
   // Hooks run last registered first: releases the database refused earlier are written before it closes.
   onShutdown(drainPendingReleases);
