@@ -16,6 +16,8 @@ export interface PortalSession {
   sessionId: string;
   apiKeyId: string;
   keyPrefix: string;
+  /** The key's hash when the session began (a rotation changes it). */
+  keyHash: string;
   expiresAt: Date;
 }
 
@@ -53,7 +55,7 @@ export async function findPortalSession(db: PrismaClient, token: string | undefi
   if (!row || row.endedAt || row.expiresAt <= now) return null;
   const key = row.apiKey;
   if (key.hash !== row.keyHash || key.status !== 'active' || (key.expiresAt && key.expiresAt <= now)) return null;
-  return { sessionId: row.id, apiKeyId: row.apiKeyId, keyPrefix: key.prefix, expiresAt: row.expiresAt };
+  return { sessionId: row.id, apiKeyId: row.apiKeyId, keyPrefix: key.prefix, keyHash: row.keyHash, expiresAt: row.expiresAt };
 }
 
 /** Sign-out: the token no longer signs anyone in, on any instance. */

@@ -21,14 +21,19 @@ export function customerActor(apiKeyId: string, keyPrefix: string): Actor {
   return { type: 'customer', id: apiKeyId, label: `key ${keyPrefix}` };
 }
 
-export async function rotateKeySecret(db: PrismaClient, actor: Actor, apiKeyId: string): Promise<RotatedKey> {
+/**
+ * With `currentHash` (the portal's session names the secret it signed in with), a key whose secret
+ * changed meanwhile is refused: two rotations racing from one session give one new secret, not two.
+ */
+export async function rotateKeySecret(db: PrismaClient, actor: Actor, apiKeyId: string, currentHash?: string): Promise<RotatedKey> {
   const secret = generateKeySecret();
   const prefix = displayPrefix(secret);
   const oldHash = await db.$transaction(async (tx) => {
     const [key] = await tx.$queryRaw<{ hash: string; prefix: string; status: string; expires_at: Date | null }[]>`
       SELECT hash, prefix, status, expires_at FROM api_keys WHERE id = ${apiKeyId}::uuid FOR UPDATE`;
     if (!key) throw new ApiError('not_found', { message: `No API key with id "${apiKeyId}".` });
-    if (key.status !== 'active' || (key.expires_at && key.expires_at <= new Date())) throw new ApiError('invalid_api_key');
+    const inactive = key.status !== 'active' || (key.expires_at && key.expires_at <= new Date());
+    if (inactive || (currentHash !== undefined && key.hash !== currentHash)) throw new ApiError('invalid_api_key');
     await tx.apiKey.update({ where: { id: apiKeyId }, data: { hash: hashKeySecret(secret), prefix } });
     await tx.portalSession.updateMany({ where: { apiKeyId, endedAt: null }, data: { endedAt: new Date() } });
     await announceKeyHashChange(tx, key.hash);

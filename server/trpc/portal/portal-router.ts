@@ -20,7 +20,9 @@ const actorOf = (portal: { apiKeyId: string; keyPrefix: string }) => customerAct
 export const portalRouter = router({
   overview: portalProcedure.input(portalNoInput).query(({ ctx }) => getPortalOverview(ctx.db, getSqlDb(), ctx.portal.apiKeyId)),
   /** The new secret, shown once; the session ends with the old secret. */
-  rotateKey: portalProcedure.input(portalNoInput).mutation(({ ctx }) => rotateKeySecret(ctx.db, actorOf(ctx.portal), ctx.portal.apiKeyId)),
+  rotateKey: portalProcedure
+    .input(portalNoInput)
+    .mutation(({ ctx }) => rotateKeySecret(ctx.db, actorOf(ctx.portal), ctx.portal.apiKeyId, ctx.portal.keyHash)),
   webhook: portalProcedure.input(portalNoInput).query(async ({ ctx }) => ({
     ...(await getKeyWebhook(ctx.db, ctx.portal.apiKeyId)),
     deliveries: await listKeyDeliveries(ctx.db, ctx.portal.apiKeyId, 20),
