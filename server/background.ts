@@ -1,6 +1,7 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
 import { getConfig } from './config';
-import { getSqlDb } from './db/client';
+import { getPrisma, getSqlDb } from './db/client';
+import { deleteFinishedPortalSessions } from './domain/portal/portal-session';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
@@ -30,6 +31,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete uploads past UPLOAD_RETENTION_HOURS': () => deleteExpiredUploads(getSqlDb(), getConfig().UPLOAD_RETENTION_HOURS),
   'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
+  'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
 };
 

@@ -1,8 +1,9 @@
 import type { OperatorRole } from './operators/roles';
 
-// Who performs an operator action: a signed-in operator, the CLI, or the system itself.
+// Who performs an audited action: a signed-in operator, the CLI, the system itself, or a customer
+// in the portal (id: their key's id).
 export interface Actor {
-  type: 'operator' | 'cli' | 'system';
+  type: 'operator' | 'cli' | 'system' | 'customer';
   id?: string;
   label: string;
   /** A signed-in operator's role (the dashboard sets it); the CLI and the system have none. */

@@ -2,6 +2,7 @@ import { startBackgroundTasks } from '../background';
 import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
+import { listenForKeyCacheChanges } from '../domain/keys/key-cache-invalidation';
 import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { refusedProviderLines } from '../domain/providers/refused-providers';
 import { startWorker } from '../jobs/worker';
@@ -22,6 +23,8 @@ export async function startInstance(): Promise<void> {
   for (const line of await refusedProviderLines(getPrisma())) process.stderr.write(`[wgs] error: ${line}\n`);
   startBackgroundTasks();
   onShutdown(disconnectDb);
+  const keyCacheListener = listenForKeyCacheChanges();
+  onShutdown(() => keyCacheListener.stop());
   await startObservability(log);
   // Hooks run last registered first: releases the database refused earlier are written before it closes.
   onShutdown(drainPendingReleases);

@@ -2,11 +2,14 @@ import type { PrismaClient } from '../db/generated/client';
 import { getPrisma } from '../db/client';
 import type { Actor } from '../domain/actor';
 import { getOperatorSession, operatorActor, type OperatorSession } from '../auth/session';
+import type { PortalSession } from '../domain/portal/portal-session';
 
 export interface TrpcContext {
   db: PrismaClient;
   session: OperatorSession | null;
   actor: Actor | null;
+  /** A customer portal session (only on the portal's endpoint, which never reads the operator's). */
+  portal?: PortalSession | null;
 }
 
 /** The context from a known session: used by tests and by the request context below. */

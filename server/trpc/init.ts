@@ -55,10 +55,18 @@ const requireRole = (minimum: OperatorRole) =>
     return next();
   });
 
+/** The portal's procedures: a live portal session, whose key is the only one they touch. */
+const requirePortal = t.middleware(({ ctx, next }) => {
+  if (!ctx.portal) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to the portal with your API key.' });
+  return next({ ctx: { ...ctx, portal: ctx.portal } });
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 /** Every dashboard procedure is an operator procedure (there is no public one) of a minimum role. */
 const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseNul);
+/** Customer portal procedures: no operator session is ever in their context (portal-context.ts). */
+export const portalProcedure = t.procedure.use(mapApiErrors).use(requirePortal).use(refuseNul);
 /** Reads: every role. */
 export const viewerProcedure = operatorProcedure.use(requireRole('viewer'));
 /** Changes to packages, keys and providers (not their keys). */

@@ -42,8 +42,11 @@ const cache = new Map<string, { row: KeyRow | null; until: number }>();
 // Lookups in flight, so the requests that find an expired entry at the same moment share one
 // SELECT instead of each sending its own (50 concurrent requests of a key: 50 SELECTs -> 1).
 const pending = new Map<string, Promise<KeyRow | null>>();
+// Counts evictions: a lookup that began before one may have read the row as it was, so it is not cached.
+let evictions = 0;
 
 async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Promise<KeyRow | null> {
+  const evictionsBefore = evictions;
   const { rows } = await db.pool.query<KeyRow>({
     name: 'wgs-authenticate-key',
     text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
@@ -56,7 +59,7 @@ async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Prom
     values: [hash],
   });
   const row = rows[0] ?? null;
-  if (ttl > 0) {
+  if (ttl > 0 && evictions === evictionsBefore) {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
     cache.set(hash, { row, until: now + ttl });
   }
@@ -112,4 +115,12 @@ export async function authenticateKey(db: SqlDb, authorization: string | null): 
 export function clearKeyCache(): void {
   cache.clear();
   pending.clear();
+  evictions++;
+}
+
+/** Forgets one key hash's lookup (a rotated secret), here; key-cache-invalidation.ts tells the other instances. */
+export function forgetKeyHash(hash: string): void {
+  cache.delete(hash);
+  pending.delete(hash);
+  evictions++;
 }

@@ -1,0 +1,76 @@
+import { StatusBadge } from '../ui/badge';
+import { Card } from '../ui/card';
+import { DataTable } from '../ui/data-table';
+import { formatBytes, formatDate, formatNumber } from '../ui/format';
+import { MonoId } from '../ui/mono-id';
+import type { PortalCall, PortalJob, PortalUpload } from '@/server/domain/portal/portal-overview';
+
+const when = (value: string) => <span className="nowrap">{formatDate(value)}</span>;
+
+/** The key's latest calls: what was asked, how it ended and what it cost. */
+export function RecentCalls({ calls }: { calls: PortalCall[] }) {
+  return (
+    <Card title="Recent calls" id="calls">
+      <DataTable
+        caption="Your latest calls"
+        rows={calls}
+        rowKey={(row) => row.id}
+        empty={{ title: 'No calls yet', hint: 'Each call to the API with this key is listed here once it has run.' }}
+        columns={[
+          { header: 'Time', cell: (row) => when(row.created_at) },
+          { header: 'Operation', cell: (row) => <code>{row.operation}</code> },
+          { header: 'Status', cell: (row) => <StatusBadge status={row.outcome} /> },
+          { header: 'Units charged', cell: (row) => formatNumber(row.units), numeric: true },
+          { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
+          {
+            header: 'Request',
+            cell: (row) => (row.request_id ? <MonoId value={row.request_id} what="request id" head={8} tail={4} /> : '—'),
+          },
+        ]}
+      />
+    </Card>
+  );
+}
+
+export function RecentJobs({ jobs }: { jobs: PortalJob[] }) {
+  return (
+    <Card title="Jobs" id="jobs">
+      <DataTable
+        caption="Your latest video jobs"
+        rows={jobs}
+        rowKey={(row) => row.id}
+        empty={{ title: 'No jobs yet', hint: 'Video jobs started with this key are listed here.' }}
+        columns={[
+          { header: 'Created', cell: (row) => when(row.created_at) },
+          { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" head={8} tail={4} /> },
+          { header: 'Operation', cell: (row) => <code>{row.operation}</code> },
+          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+          { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+          { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
+        ]}
+      />
+    </Card>
+  );
+}
+
+export function RecentUploads({ uploads }: { uploads: PortalUpload[] }) {
+  return (
+    <Card title="Uploads" id="uploads">
+      <DataTable
+        caption="Your latest uploads"
+        rows={uploads}
+        rowKey={(row) => row.id}
+        empty={{ title: 'No uploads yet', hint: 'Files uploaded with this key for later calls are listed here until they expire.' }}
+        columns={[
+          { header: 'Created', cell: (row) => when(row.created_at) },
+          { header: 'Upload', cell: (row) => <MonoId value={row.id} what="upload id" head={8} tail={4} /> },
+          { header: 'File', cell: (row) => row.filename ?? '—' },
+          { header: 'Purpose', cell: (row) => row.purpose },
+          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+          { header: 'Size', cell: (row) => formatBytes(row.size_bytes), numeric: true },
+          { header: 'Expires', cell: (row) => when(row.expires_at) },
+        ]}
+      />
+    </Card>
+  );
+}

@@ -1,0 +1,70 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+
+/** Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success. */
+export function PortalSignInForm() {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const secret = String(new FormData(event.currentTarget).get('secret') ?? '');
+    setBusy(true);
+    setError(null);
+    try {
+      const response = await fetch('/api/portal/session', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ secret }),
+      });
+      if (response.ok) {
+        router.refresh();
+        return;
+      }
+      const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+      setError(response.status === 401 ? 'That key is not an active API key.' : (body?.error?.message ?? 'Sign-in failed. Try again.'));
+    } catch {
+      setError('The request failed. Check your connection and try again.');
+    }
+    setBusy(false);
+  }
+
+  return (
+    <form method="post" onSubmit={submit} aria-describedby={error ? 'portal-signin-error' : undefined}>
+      {error ? (
+        <div className="alert alert-error" role="alert" id="portal-signin-error">
+          {error}
+        </div>
+      ) : null}
+      <div className="field">
+        <label htmlFor="secret">API key</label>
+        <input id="secret" name="secret" type="password" autoComplete="current-password" placeholder="wgs_live_…" required autoFocus />
+      </div>
+      <button className="button" type="submit" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+/** Ends the portal session on the server and shows the sign-in form again. */
+export function PortalSignOutButton() {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      className="button button-secondary"
+      disabled={busy}
+      onClick={async () => {
+        setBusy(true);
+        await fetch('/api/portal/session', { method: 'DELETE' }).catch(() => undefined);
+        router.refresh();
+      }}
+    >
+      Sign out
+    </button>
+  );
+}

@@ -1,0 +1,55 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { portalSignInInput } from '../contract/portal';
+import { getPrisma } from '../db/client';
+import { ApiError } from '../domain/errors';
+import { endPortalSession, signInWithKey } from '../domain/portal/portal-session';
+import { zodValidationError } from '../domain/zod-issues';
+import { readBodyBytes, parseJsonObject } from '../http/read-json-body';
+import { newRequestId } from '../http/request-id';
+import { toErrorResponse } from '../http/responses';
+import { isCrossSite } from '../http/same-origin';
+import { clientAddress } from './client-address';
+import { portalCookieName, portalCookieOptions, portalToken } from './portal-cookie';
+
+// POST /api/portal/session signs a customer in with their API key (JSON `{ "secret": ... }`) and
+// sets the session cookie; DELETE signs out. Both refuse another site's request, as the dashboard does.
+
+function refuseCrossSite(request: Request): void {
+  if (isCrossSite(request))
+    throw new ApiError('forbidden', { message: 'Cross-site requests to the portal are refused: use the portal itself.' });
+}
+
+export async function signInRoute(request: NextRequest): Promise<Response> {
+  const requestId = newRequestId();
+  try {
+    refuseCrossSite(request);
+    const body = parseJsonObject(await readBodyBytes(request));
+    const parsed = portalSignInInput.safeParse(body);
+    if (!parsed.success) throw zodValidationError(parsed.error, body);
+    const address = clientAddress(Object.fromEntries(request.headers));
+    const session = await signInWithKey(getPrisma(), { secret: parsed.data.secret, address });
+    const response = NextResponse.json(
+      { signed_in: true, expires_at: session.expiresAt.toISOString() },
+      { headers: { 'Cache-Control': 'no-store' } },
+    );
+    response.cookies.set(portalCookieName(request.headers), session.token, portalCookieOptions(request.headers, session.expiresAt));
+    return response;
+  } catch (error) {
+    return toErrorResponse(error, requestId);
+  }
+}
+
+export async function signOutRoute(request: NextRequest): Promise<Response> {
+  const requestId = newRequestId();
+  try {
+    refuseCrossSite(request);
+    const name = portalCookieName(request.headers);
+    const token = portalToken(request.headers, request.cookies);
+    if (token) await endPortalSession(getPrisma(), token);
+    const response = new NextResponse(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
+    response.cookies.set(name, '', { ...portalCookieOptions(request.headers, new Date(0)), maxAge: 0 });
+    return response;
+  } catch (error) {
+    return toErrorResponse(error, requestId);
+  }
+}

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+// The customer portal's requests (its sign-in route and its tRPC procedures). No procedure takes a
+// key id: every one acts on the key of the session, so strict objects refuse one if it is sent.
+
+/** POST /api/portal/session: the API key to sign in with. */
+export const portalSignInInput = z.strictObject({ secret: z.string().trim().min(1).max(200) });
+
+/** The job webhook endpoint the customer sets (the same rules as the operator's, in endpoint-address.ts). */
+export const portalWebhookInput = z.strictObject({ url: z.string().trim().min(1).max(2000) });
+
+export const portalDeliveryInput = z.strictObject({ deliveryId: z.string().regex(/^msg_[0-9a-f]{32}$/) });
+
+export const portalNoInput = z.strictObject({}).optional();

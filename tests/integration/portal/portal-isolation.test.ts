@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { POST as portalTrpcPost } from '@/app/api/portal/trpc/[trpc]/route';
+import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { createCaller } from '@/server/trpc/app-router';
+import { createInnerContext } from '@/server/trpc/context';
+import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
+import { createPortalCaller } from '@/server/trpc/portal/portal-router';
+import { expectTrpcError, operatorCaller, usage } from '../trpc/helpers';
+import { keyOnFreshPackage, portalSignIn } from './portal-helpers';
+
+// Nothing of another key or of the operator is reachable from a portal session, and nothing of
+// the portal from an operator's; the portal's job webhook follows the operator's rules.
+
+afterAll(async () => {
+  await stopJobQueue();
+  await disconnectDb();
+});
+
+/** A delivery of the key that used up its attempts, as the webhook worker leaves one. */
+async function delivery(apiKeyId: string) {
+  const id = `msg_${randomUUID().replaceAll('-', '')}`;
+  await getPool().query(
+    `INSERT INTO webhook_deliveries (id, api_key_id, job_id, event_type, status, attempts, last_status, last_error)
+     VALUES ($1, $2, $3, 'job.failed', 'failed', 5, 500, 'HTTP 500')`,
+    [id, apiKeyId, `job_${randomUUID().replaceAll('-', '').slice(0, 24)}`],
+  );
+  return id;
+}
+
+describe('a portal session sees and changes only its own key', () => {
+  it("shows the key's own package, units and calls, never another key's", async () => {
+    const a = await keyOnFreshPackage('iso-a', 30);
+    const b = await keyOnFreshPackage('iso-b', 40);
+    await usage(a.id, 'succeeded', 2, 'text.generate');
+    await usage(b.id, 'succeeded', 7, 'code.generate');
+    const { caller } = await portalSignIn(a.secret);
+    const overview = await caller.overview();
+    expect(overview.key).toMatchObject({ remaining_units: 30, total_units: 30, package: { slug: a.slug } });
+    expect(overview.calls.map((call) => [call.operation, call.units])).toEqual([['text.generate', 2]]);
+    expect(overview.daily.at(-1)).toMatchObject({ units: 2, requests: 1 });
+    const shown = JSON.stringify(overview);
+    for (const secretOrId of [b.id, b.slug, b.secret]) expect(shown).not.toContain(secretOrId);
+    // No engine or provider cost: those are the operator's.
+    expect(shown).not.toContain('"engine"');
+    expect(shown).not.toContain('provider_cost');
+  });
+
+  it("refuses any key id in an input, and another key's delivery by id", async () => {
+    const a = await keyOnFreshPackage('iso-a');
+    const b = await keyOnFreshPackage('iso-b');
+    const bDelivery = await delivery(b.id);
+    const { caller } = await portalSignIn(a.secret);
+    const loose = caller as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+    for (const procedure of ['overview', 'webhook', 'rotateKey', 'rotateWebhookSecret', 'clearWebhook']) {
+      await expectTrpcError(loose[procedure]!({ id: b.id }), 'BAD_REQUEST');
+    }
+    await expectTrpcError(loose.setWebhook!({ id: b.id, url: 'https://hooks.example.com/b' }), 'BAD_REQUEST');
+    await expectTrpcError(caller.resendDelivery({ deliveryId: bDelivery }), 'NOT_FOUND', 'not_found');
+    expect(await getPrisma().webhookDelivery.findUniqueOrThrow({ where: { id: bDelivery } })).toMatchObject({
+      status: 'failed',
+      attempts: 5,
+    });
+    const bKey = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: b.id } });
+    expect(bKey.webhookUrl).toBeNull();
+  });
+
+  it('operator procedures refuse a portal session, and portal procedures an operator', async () => {
+    const a = await keyOnFreshPackage('iso-a');
+    const { session } = await portalSignIn(a.secret);
+    const asOperator = createCaller(createPortalInnerContext(session));
+    await expectTrpcError(asOperator.keys.list({}), 'UNAUTHORIZED');
+    await expectTrpcError(asOperator.keys.get({ id: a.id }), 'UNAUTHORIZED');
+    await expectTrpcError(asOperator.keys.revoke({ id: a.id }), 'UNAUTHORIZED');
+    await expectTrpcError(asOperator.keys.topUp({ id: a.id, units: 5 }), 'UNAUTHORIZED');
+    const { operator } = await operatorCaller('owner');
+    const operatorSession = {
+      operatorId: operator.id,
+      email: operator.email,
+      role: operator.role,
+      expires: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const portalAsOperator = createPortalCaller(createInnerContext(operatorSession));
+    await expectTrpcError(portalAsOperator.overview(), 'UNAUTHORIZED');
+    await expectTrpcError(portalAsOperator.rotateKey(), 'UNAUTHORIZED');
+  });
+
+  it("another site's POST to the portal's API is 403 before anything runs", async () => {
+    const refused = await portalTrpcPost(
+      new Request('http://portal.example.com/api/portal/trpc/rotateKey', {
+        method: 'POST',
+        headers: { host: 'portal.example.com', origin: 'https://evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    );
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("the portal's job webhook", () => {
+  it('sets, rotates and clears the endpoint by the operator rules, audited as the customer, and lists its deliveries', async () => {
+    const a = await keyOnFreshPackage('hook');
+    const { caller } = await portalSignIn(a.secret);
+    await expectTrpcError(caller.setWebhook({ url: 'http://hooks.example.com/x' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    await expectTrpcError(caller.setWebhook({ url: 'https://192.168.0.10/x' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    const set = await caller.setWebhook({ url: 'https://hooks.example.com/wgs' });
+    expect(set.secret).toMatch(/^whsec_/);
+    expect(await caller.webhook()).toEqual({ url: 'https://hooks.example.com/wgs', disabled_at: null, deliveries: [] });
+    const rotated = await caller.rotateWebhookSecret();
+    expect(rotated.secret).not.toBe(set.secret);
+    expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: a.id } })).webhookSecret).toBe(rotated.secret);
+
+    const own = await delivery(a.id);
+    expect((await caller.webhook()).deliveries.map((row) => row.id)).toEqual([own]);
+    await caller.resendDelivery({ deliveryId: own });
+    expect(await getPrisma().webhookDelivery.findUniqueOrThrow({ where: { id: own } })).toMatchObject({ status: 'pending', attempts: 0 });
+
+    await caller.clearWebhook();
+    expect((await caller.webhook()).url).toBeNull();
+    await expectTrpcError(caller.rotateWebhookSecret(), 'UNPROCESSABLE_CONTENT');
+    const actions = await getPrisma().auditLog.findMany({ where: { targetId: a.id, actorType: 'customer' }, orderBy: { id: 'asc' } });
+    expect(actions.map((entry) => entry.action)).toEqual([
+      'key.webhook.set',
+      'key.webhook.rotate',
+      'key.webhook.resend',
+      'key.webhook.clear',
+    ]);
+    expect(JSON.stringify(actions.map((entry) => [entry.before, entry.after]))).not.toContain('whsec_');
+  });
+});
