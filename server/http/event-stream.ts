@@ -45,19 +45,22 @@ export function doneEventResponse(body: string, requestId: string, extra?: Recor
 }
 
 /**
- * Produces the answer, handing each piece to `onDelta`, and resolves with the `done` event's data
- * once the result is charged; `signal` fires when the client goes away. It settles the request
- * itself either way: the stream only writes what it is given.
+ * Produces the answer, handing each piece to `onDelta` (which says whether it was written: false
+ * once the client went away), and resolves with the `done` event's data once the result is
+ * charged; `signal` fires when the client goes away. It settles the request itself either way:
+ * the stream only writes what it is given.
  */
-export type StreamWork = (signal: AbortSignal, onDelta: (text: string) => void) => Promise<string>;
+export type StreamWork = (signal: AbortSignal, onDelta: (text: string) => boolean) => Promise<string>;
 
 export function eventStreamResponse(requestId: string, extra: Record<string, string>, work: StreamWork): Response {
   const disconnect = new AbortController();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (text: string) => {
-        if (!disconnect.signal.aborted) controller.enqueue(encoder.encode(text));
+      const send = (text: string): boolean => {
+        if (disconnect.signal.aborted) return false;
+        controller.enqueue(encoder.encode(text));
+        return true;
       };
       send(KEEP_ALIVE);
       keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);

@@ -194,30 +194,39 @@ async function runOperation<P>(
 
 /**
  * Step 11 as an event stream: 200 at once (every check passed, the units held), the pieces as they
- * come, and `done` only after the capture committed. A failure, or a client that goes away
- * (which aborts the engine call), gives the units back and frees the key.
+ * come, and `done` only after the capture committed. Output delivered is output paid for: a client
+ * that goes away after the first delta was written leaves the call running to its end (within the
+ * deadline), and the call is charged and stored for replays as if `done` had reached it; one that
+ * goes away before any delta aborts the call, which gives the units back. A failure gives them back too.
  */
 function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Response {
-  return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, onDelta) => {
+  return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, writeDelta) => {
     const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
-    const abort = () => deadline.abort(disconnected.reason);
-    disconnected.addEventListener('abort', abort, { once: true });
+    let delivered = false;
+    const onDelta = (text: string) => {
+      if (writeDelta(text)) delivered = true;
+    };
+    const abortUndelivered = () => {
+      if (!delivered) deadline.abort(disconnected.reason);
+    };
+    disconnected.addEventListener('abort', abortUndelivered, { once: true });
     const { charge } = reservation.request;
     noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
     try {
       const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
       const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
-      disconnected.throwIfAborted();
-      const done = await settleGeneration(getSqlDb(), reservation, outcome.output);
+      if (disconnected.aborted && !delivered) throw disconnected.reason;
+      const note = disconnected.aborted ? 'client_disconnected' : undefined;
+      const done = await settleGeneration(getSqlDb(), reservation, outcome.output, note);
       observeStreamCharged(ctx.request);
       return done;
     } catch (error) {
-      const failure = disconnected.aborted ? { error, code: 'client_disconnected' } : { error };
+      const failure = disconnected.aborted && !delivered ? { error, code: 'client_disconnected' } : { error };
       await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
       throw error;
     } finally {
       deadline.clear();
-      disconnected.removeEventListener('abort', abort);
+      disconnected.removeEventListener('abort', abortUndelivered);
       if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
     }
   });

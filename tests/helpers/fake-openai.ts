@@ -14,7 +14,7 @@ export type FakeMode =
   | { kind: 'hang' }
   /** Streams `after` words, then drops the connection. */
   | { kind: 'break'; after: number }
-  /** Streams `after` words, then sends nothing more until the client goes away. */
+  /** Streams `after` words, then sends nothing more until the client goes away (or `resume()`). */
   | { kind: 'stall'; after: number };
 
 export interface FakeCall {
@@ -39,6 +39,10 @@ export interface FakeOpenAi {
   setReply(content: string | undefined): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
+  /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
+  readonly streamsFinished: number;
+  /** Lets every stalled stream go on: its remaining words, then the finish chunk with its usage. */
+  resume(): void;
   /** How many requests are being handled right now, and the most ever at once. */
   readonly active: number;
   readonly maxActive: number;
@@ -92,6 +96,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let active = 0;
   let maxActive = 0;
   let streamsAbandoned = 0;
+  let streamsFinished = 0;
+  const stalled = new Set<() => void>();
   const calls: FakeCall[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
@@ -143,10 +149,16 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       if (current.kind === 'stall') {
         hanging.add(response);
-        return;
+        await new Promise<void>((resolve) => {
+          stalled.add(resolve);
+          response.on('close', () => stalled.delete(resolve));
+        });
+        if (response.destroyed) return;
+        for (const piece of pieces.slice(count)) response.write(chunk(model, { content: piece }, null));
       }
       response.write(chunk(model, {}, 'stop', { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length }));
       ended = true;
+      streamsFinished++;
       response.end('data: [DONE]\n\n');
       return;
     }
@@ -208,6 +220,13 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     get streamsAbandoned() {
       return streamsAbandoned;
     },
+    get streamsFinished() {
+      return streamsFinished;
+    },
+    resume() {
+      for (const resolve of stalled) resolve();
+      stalled.clear();
+    },
     setMode(next) {
       mode = next;
     },
@@ -220,6 +239,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       reply = undefined;
       maxActive = active;
       streamsAbandoned = 0;
+      streamsFinished = 0;
     },
     async close() {
       for (const response of hanging) response.destroy();

@@ -5,12 +5,15 @@ import { codeGenerateResponse, textGenerateResponse, textStreamEvent } from '@/s
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { BASE, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
+import { marginReport } from '@/server/domain/reports/margin';
+import { resolveTimeRange } from '@/server/domain/reports/time-range';
 import { FAKE_ERROR_TEXT, wordsOf } from '../helpers/fake-openai';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // POST /v1/text/generate with Accept: text/event-stream: delta events, one done event charged
-// once after the capture, error events for a provider that breaks mid-stream, a disconnect that
-// aborts the provider call and charges nothing, replays and 409s with the same Idempotency-Key.
+// once after the capture, error events for a provider that breaks mid-stream, a disconnect after
+// the first delta charged in full and one before it not, the provider cost of both recorded,
+// replays and 409s with the same Idempotency-Key.
 
 const TEXT = '/v1/text/generate';
 const SECRET = 'sk-fake-stream-secret-0123456789';
@@ -188,26 +191,99 @@ describe('a stream that does not end in done charges nothing', () => {
     expect(retry.status, retry.text).toBe(200);
     expect(retry.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
   });
+});
 
-  it('a client that disconnects: the provider call is aborted and the hold released', async () => {
-    const { key, id } = await providerKey();
-    fake.setMode({ kind: 'stall', after: 2 });
+describe('output delivered is output paid for', () => {
+  /**
+   * A key whose fake model has the operator's prices (1,000 in and 2,000 out per million tokens)
+   * and units priced at 0.01; its own provider name, as engines (and their prices) are cached a few seconds.
+   */
+  let priced = 0;
+  const pricedKey = () =>
+    createTestKey({
+      quota: 100,
+      unitPrice: 0.01,
+      providers: {
+        [`priced${++priced}`]: {
+          type: 'openai',
+          base_url: fake.baseUrl,
+          api_key_env: 'FAKE_STREAM_KEY',
+          prices: { 'model-s': { input_per_mtok: 1000, output_per_mtok: 2000 } },
+        },
+      },
+      operations: { 'text.generate': { engine: `priced${priced}:model-s`, units: 2 } },
+    });
+  const todaysMargin = (apiKeyId: string) => marginReport(getPrisma(), { range: resolveTimeRange({ range: '24h' }), apiKeyId });
+
+  it('a client gone after the first delta: the call runs to its end, charged once, and a replay answers the finished call', async () => {
+    const { key, id } = await pricedKey();
+    fake.setMode({ kind: 'stall', after: 1 });
     const idempotencyKey = newIdempotencyKey();
-    const stream = await openStream(key, { input: 'Stall please' }, idempotencyKey);
+    const body = { input: 'Read one word and leave' };
+    const stream = await openStream(key, body, idempotencyKey);
     expect((await stream.next())?.event).toBe('delta');
-    expect((await stream.next())?.event).toBe('delta');
+    await stream.cancel();
+    fake.resume(); // the provider goes on after the client left: the server reads it to its end
+    await expect.poll(() => fake.streamsFinished).toBe(1);
+    await expect
+      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode, e.usageEstimated]))
+      .toEqual([['succeeded', 2, 'client_disconnected', false]]);
+    expect(await remainingUnits(id)).toBe(98);
+    const [event] = await usageEvents(id);
+    // The provider's own figure: 5 tokens in, one out per word of the reply.
+    expect([event!.inputTokens, event!.outputTokens, event!.providerCost?.toString()]).toEqual([5, 10, '0.025']);
+
+    const replay = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(textGenerateResponse.parse(replay.json).output.text).toBe(REPLY);
+    expect(replay.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
+    const streamed = await (await openStream(key, body, idempotencyKey)).rest();
+    expect(streamed.map((e) => e.event)).toEqual(['done']);
+    expect(fake.callCount).toBe(1);
+    expect(await remainingUnits(id)).toBe(98);
+    expect((await todaysMargin(id)).totals).toMatchObject({ requests: 1, revenue: '0.02', cost: '0.025', failed_cost: '0' });
+  });
+
+  it('a client gone before any delta: the call is aborted and not charged; the provider cost it incurred is recorded, as an estimate', async () => {
+    const { key, id } = await pricedKey();
+    fake.setMode({ kind: 'stall', after: 0 });
+    const idempotencyKey = newIdempotencyKey();
+    const input = 'Leave before the first word arrives';
+    const stream = await openStream(key, { input }, idempotencyKey);
+    await expect.poll(() => fake.callCount).toBe(1);
     expect(await remainingUnits(id)).toBe(98); // held while it streams
     await stream.cancel();
     await expect.poll(() => fake.streamsAbandoned).toBe(1);
     await expect.poll(() => remainingUnits(id)).toBe(100);
     await expect
-      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode]))
-      .toEqual([['failed', 0, 'client_disconnected']]);
+      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode, e.usageEstimated]))
+      .toEqual([['failed', 0, 'client_disconnected', true]]);
+    const [event] = await usageEvents(id);
+    const inputTokens = Math.ceil(input.length / 4);
+    expect([event!.inputTokens, event!.outputTokens]).toEqual([inputTokens, 0]);
+    expect(event!.providerCost?.toString()).toBe(String((inputTokens * 1000) / 1e6));
+    const margin = (await todaysMargin(id)).totals;
+    expect(margin).toMatchObject({ revenue: '0', cost: '0', failed_cost: String((inputTokens * 1000) / 1e6) });
+    const key_ = await getPrisma().apiKey.findUniqueOrThrow({ where: { id } });
+    expect(key_.costToday.toString(), "the day's provider cost counts it").toBe(String((inputTokens * 1000) / 1e6));
 
     fake.setMode({ kind: 'ok' });
-    const retry = await call(textRoute.POST, TEXT, { input: 'Stall please' }, { key, idempotencyKey });
+    const retry = await call(textRoute.POST, TEXT, { input }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expect(await remainingUnits(id)).toBe(98);
+  });
+
+  it('a provider failing after the client left mid-stream: nothing charged, the estimate recorded', async () => {
+    const { key, id } = await pricedKey();
+    fake.setMode({ kind: 'break', after: 2 });
+    const stream = await openStream(key, { input: 'Break after I leave' });
+    expect((await stream.next())?.event).toBe('delta');
+    await stream.cancel();
+    await expect
+      .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode, e.usageEstimated]))
+      .toEqual([['failed', 0, 'provider_unavailable', true]]);
+    expect(await remainingUnits(id)).toBe(100);
   });
 });
 

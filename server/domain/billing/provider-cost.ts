@@ -27,6 +27,19 @@ export interface Metering {
   cost: number | null;
   /** A provider call was made whose model has no known price. */
   unpriced: boolean;
+  /** The usage is our estimate, not the provider's figure (a call ended before it reported any). */
+  estimated?: boolean;
+}
+
+/** Characters per token of the estimate: the usual rule of thumb for English text. */
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * The tokens a text call ended early is taken to have used, when its provider reported none:
+ * its prompt's characters in, the characters it produced out, at CHARS_PER_TOKEN.
+ */
+export function estimateTextUsage(promptChars: number, producedChars: number): ProviderUsage {
+  return { inputTokens: Math.ceil(promptChars / CHARS_PER_TOKEN), outputTokens: Math.ceil(producedChars / CHARS_PER_TOKEN) };
 }
 
 const MTOK = 1_000_000;
@@ -112,7 +125,8 @@ export function addMetering(total: Metering | undefined, next: Metering): Meteri
   }
   if (next.usage.imageSize) usage.imageSize = next.usage.imageSize;
   const cost = total.cost === null && next.cost === null ? null : round((total.cost ?? 0) + (next.cost ?? 0));
-  return { usage, cost, unpriced: total.unpriced || next.unpriced };
+  const estimated = Boolean(total.estimated || next.estimated);
+  return { usage, cost, unpriced: total.unpriced || next.unpriced, ...(estimated ? { estimated } : {}) };
 }
 
 /** The jsonb the settling statement reads (settlement-sql.ts usageEventCte); null when there is none. */
@@ -130,5 +144,6 @@ export function meteringJson(metering: Metering | undefined): string | null {
     video_seconds: usage.videoSeconds,
     provider_cost: metering.cost === null ? undefined : metering.cost.toFixed(10),
     unpriced: metering.unpriced,
+    usage_estimated: metering.estimated ?? false,
   });
 }

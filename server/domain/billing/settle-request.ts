@@ -29,8 +29,11 @@ export function usedEngines(reservation: Reservation): { engine: string; engines
   return { engine: answered ?? tried.at(-1) ?? firstEngine(reservation.request.charge!), enginesTried: tried };
 }
 
-/** Captures a generation's units; returns the 200 body it stored. */
-export async function settleGeneration(db: SqlDb, reservation: Reservation, output: unknown): Promise<string> {
+/**
+ * Captures a generation's units; returns the 200 body it stored. `note` is the usage event's
+ * error_code of a charged call (`client_disconnected`: a stream whose client left after its first delta).
+ */
+export async function settleGeneration(db: SqlDb, reservation: Reservation, output: unknown, note?: string): Promise<string> {
   const { hold, request } = reservation;
   if (!hold || !request.charge) throw new Error('a generation route must charge');
   const usageEventId = randomUUID();
@@ -42,7 +45,7 @@ export async function settleGeneration(db: SqlDb, reservation: Reservation, outp
     usage: { charged_units: request.charge.units, remaining_units: hold.remainingUnits },
   });
   const idempotency = { recordId: reservation.recordId, status: 200, body };
-  if (!(await captureHold(db, hold.holdId, usageRecord(reservation, usageEventId), idempotency))) {
+  if (!(await captureHold(db, hold.holdId, { ...usageRecord(reservation, usageEventId), note }, idempotency))) {
     // The hold outlived its lease and was returned: the result cannot be charged, so it is not given.
     throw new ApiError('provider_unavailable', { retryAfter: 1 });
   }

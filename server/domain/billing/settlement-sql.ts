@@ -78,9 +78,9 @@ const METERING_COLUMNS = {
 export function usageEventCte(values: Record<UsageEventColumn, string>, from: string, metering = 'NULL::jsonb'): string {
   const metered = Object.entries(METERING_COLUMNS).map(([column, type]) => `(${metering}->>'${column}')::${type}`);
   return `usage AS (
-             INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}, ${Object.keys(METERING_COLUMNS).join(', ')}, unpriced)
+             INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}, ${Object.keys(METERING_COLUMNS).join(', ')}, unpriced, usage_estimated)
              SELECT ${USAGE_EVENT_COLUMNS.map((column) => values[column]).join(', ')}, ${metered.join(', ')},
-                    COALESCE((${metering}->>'unpriced')::boolean, false)
+                    COALESCE((${metering}->>'unpriced')::boolean, false), COALESCE((${metering}->>'usage_estimated')::boolean, false)
                FROM ${from}
              RETURNING id
            )`;

@@ -25,6 +25,11 @@ export interface CallEngineOptions {
   operation?: string;
   /** False once part of an answer reached the customer (a stream): a failure then ends the call. */
   mayFallBack?: () => boolean;
+  /**
+   * What a failed call used at its provider although it reported nothing (a stream cut short), as
+   * an estimate; undefined: nothing. Recorded with the failure, so its cost is counted.
+   */
+  incurred?: () => ProviderUsage | undefined;
 }
 
 /** Failures another provider may not share: the next engine of the list is tried. */
@@ -65,16 +70,18 @@ export async function callEngine<T>(
     const previous = trace.tried.at(-1);
     if (previous) countFallback(options.operation ?? 'unknown', previous, name);
     trace.tried.push(name);
+    let engine: Engine | undefined;
     try {
-      const engine = await resolveEngine(name);
-      const result = await measureProviderCall(name, () => work(engine));
+      engine = await resolveEngine(name);
+      const resolved = engine;
+      const result = await measureProviderCall(name, () => work(resolved));
       trace.answered = name;
-      const priced = priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage);
-      trace.metering = addMetering(trace.metering, priced);
-      countProviderCost(name, priced.cost, priced.unpriced);
+      meter(trace, name, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
+      const incurred = engine && options.incurred?.();
+      if (incurred) meter(trace, name, { ...priceCall(engine!.pricing, incurred), estimated: true });
       if (error instanceof ApiError) throw error;
       if (error instanceof MediaDecodeError) throw undecodableMedia(error);
       lastError = error;
@@ -89,6 +96,12 @@ export async function callEngine<T>(
   }
   const retryAfter = lastError instanceof ProviderUnavailableError ? lastError.retryAfterSeconds : 5;
   throw new ApiError('provider_unavailable', { retryAfter, cause: lastError });
+}
+
+/** Adds a call's usage and cost to the request's, and to the provider-cost metric. */
+function meter(trace: EngineTrace, engineName: string, priced: Metering): void {
+  trace.metering = addMetering(trace.metering, priced);
+  countProviderCost(engineName, priced.cost, priced.unpriced);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { SqlDb } from '../../db/client';
 import type { CodeTask, TextDeltaSink, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
+import { estimateTextUsage } from '../billing/provider-cost';
 import { callEngine, type EngineTrace } from './call-engine';
 
 export interface Prepared<T> {
@@ -56,6 +57,8 @@ export async function generateText(
 /**
  * generateText with the answer handed to `onDelta` piece by piece. The engines of the list are
  * tried in order only until the first piece was handed on; after that a failure is the call's.
+ * A stream cut short (a failure after its first piece, or the request's signal fired while the
+ * provider worked) records the usage it incurred, estimated from its prompt and the text produced.
  */
 export async function streamText(
   db: SqlDb,
@@ -64,16 +67,18 @@ export async function streamText(
   onDelta: TextDeltaSink,
   trace?: EngineTrace,
 ): Promise<{ text: string }> {
-  let started = false;
+  let produced = 0;
   const sink: TextDeltaSink = (text) => {
-    started = true;
+    produced += text.length;
     onDelta(text);
   };
+  const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
   const { text } = await callEngine(db, prepared.engine, (engine) => engine.streamText(prepared.task, signal, sink), {
     signal,
     trace,
     operation: 'text.generate',
-    mayFallBack: () => !started,
+    mayFallBack: () => produced === 0,
+    incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
   });
   return { text };
 }

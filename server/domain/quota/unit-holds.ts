@@ -157,6 +157,8 @@ export interface UsageRecord {
   enginesTried?: readonly string[];
   /** What the providers reported and its cost: billing/provider-cost.ts meteringJson. */
   metering?: string | null;
+  /** A charged call's error_code: `client_disconnected` when its client left after the first delta (charged in full). */
+  note?: string | null;
 }
 
 const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid', '$14::jsonb')}, ${usageEventCte(
@@ -168,7 +170,7 @@ const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid', '$14::js
     engine: '$5::text',
     outcome: `'succeeded'`,
     units: 'units',
-    error_code: 'NULL',
+    error_code: '$15::text',
     request_id: '$6::text',
     hold_id: 'id',
     job_id: '$7::text',
@@ -216,6 +218,7 @@ export async function captureHold(
       usage.enginesTried ?? null,
       usage.inputUploadId ?? null,
       usage.metering ?? null,
+      usage.note ?? null,
     ],
   });
   return rows[0]!.captured === 1;

@@ -17,7 +17,7 @@ export const textGenerateRoute = definePostRoute({
   eventStream: {
     event: textStreamEvent,
     description:
-      'With `Accept: text/event-stream`: the answer as server-sent events, sent once every check passed and the units are held (every refusal before that is the JSON error). Each event is `event: <name>` and one `data:` line of JSON, as this schema shows them: `delta` events, then one `done` (charged) or one `error` (nothing charged). Comment lines (`: keep-alive`) come at least every 15 s. A retry with the same Idempotency-Key after `done` gets one `done` event again (`Idempotent-Replayed: true`); while the stream runs, 409 `idempotency_key_in_use`.',
+      'With `Accept: text/event-stream`: the answer as server-sent events, sent once every check passed and the units are held (every refusal before that is the JSON error). Each event is `event: <name>` and one `data:` line of JSON, as this schema shows them: `delta` events, then one `done` (charged) or one `error` (nothing charged). Output delivered is output paid for: a client gone after the first `delta` is charged in full (a retry with the same Idempotency-Key then answers the finished call); one gone before any `delta` is not charged. Comment lines (`: keep-alive`) come at least every 15 s. A retry with the same Idempotency-Key after `done` gets one `done` event again (`Idempotent-Replayed: true`); while the stream runs, 409 `idempotency_key_in_use`.',
   },
   scope: 'text.generate',
   schema: textGenerateRequest,
