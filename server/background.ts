@@ -1,6 +1,7 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
+import { deleteForgottenSignInThrottles } from './auth/sign-in-throttle';
 import { getConfig } from './config';
-import { getSqlDb } from './db/client';
+import { getPool, getSqlDb } from './db/client';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
 import { sweepExpiredHolds } from './domain/quota/unit-holds';
@@ -31,6 +32,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
+  'delete sign-in throttles whose failures are forgotten': () => deleteForgottenSignInThrottles(getPool()),
 };
 
 let timer: NodeJS.Timeout | undefined;
