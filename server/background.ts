@@ -1,6 +1,7 @@
 import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
+import { deleteForgottenSignInThrottles } from './auth/sign-in-throttle';
 import { getConfig } from './config';
-import { getPrisma, getSqlDb } from './db/client';
+import { getPool, getPrisma, getSqlDb } from './db/client';
 import { deleteFinishedPortalSessions } from './domain/portal/portal-session';
 import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from './domain/jobs/job-settlement';
@@ -33,6 +34,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
+  'delete sign-in throttles whose failures are forgotten': () => deleteForgottenSignInThrottles(getPool()),
 };
 
 let timer: NodeJS.Timeout | undefined;

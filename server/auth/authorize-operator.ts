@@ -1,36 +1,17 @@
 import { verify } from '@node-rs/argon2';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { getPool, getPrisma } from '../db/client';
+import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, succeeded, throttleKeys } from './sign-in-throttle';
 
-// Checks an operator's e-mail and password. Attempts are counted in PostgreSQL (shared by every
-// instance) per e-mail (10 in 5 minutes) and per client address (50: several operators may sign
-// in from one office or proxy); over either limit nothing is checked. A successful sign-in gives
-// its attempts back, so only failures lock an e-mail or an address.
+// Checks an operator's e-mail and password. Attempts are throttled in PostgreSQL (shared by every
+// instance, sign-in-throttle.ts) per account at the client's address and per address: a growing
+// delay that slows the guesser's address, never the operator signing in from their own. Over
+// either, nothing is checked. A successful sign-in gives its attempt back.
 
 export class SignInRateLimited extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super('Too many sign-in attempts. Try again in a few minutes.');
     this.name = 'SignInRateLimited';
   }
-}
-
-const WINDOW_SECONDS = 300;
-const limiters = new Map<string, RateLimiterPostgres>();
-
-function signInLimiter(kind: 'email' | 'address'): RateLimiterPostgres {
-  let limiter = limiters.get(kind);
-  if (!limiter) {
-    limiter = new RateLimiterPostgres({
-      storeClient: getPool(),
-      tableName: 'rate_limits',
-      tableCreated: true,
-      keyPrefix: `signin-${kind}`,
-      points: kind === 'email' ? 10 : 50,
-      duration: WINDOW_SECONDS,
-    });
-    limiters.set(kind, limiter);
-  }
-  return limiter;
 }
 
 // A real argon2id hash of a random string: unknown e-mails cost as much time as known ones.
@@ -42,16 +23,6 @@ export interface SignedInOperator {
   name: string | null;
 }
 
-/** Counts the attempt first (atomic, so parallel guesses cannot slip past the limit). */
-async function consume(kind: 'email' | 'address', key: string): Promise<void> {
-  try {
-    await signInLimiter(kind).consume(key);
-  } catch (error) {
-    if (error instanceof RateLimiterRes) throw new SignInRateLimited(Math.ceil(error.msBeforeNext / 1000));
-    throw error;
-  }
-}
-
 export async function authorizeOperator(
   credentials: { email?: unknown; password?: unknown },
   clientAddress = 'unknown',
@@ -60,8 +31,13 @@ export async function authorizeOperator(
   const password = typeof credentials.password === 'string' ? credentials.password : '';
   if (!email || !password || email.length > 320 || password.length > 200) return null;
 
-  await consume('email', email);
-  await consume('address', clientAddress);
+  // Counted first (atomic, so parallel guesses cannot slip past the limit).
+  const keys = throttleKeys(email, clientAddress);
+  const attempt = await countAttempt(getPool(), [
+    [keys.pair, ACCOUNT_AT_ADDRESS],
+    [keys.address, ADDRESS],
+  ]);
+  if (!attempt.allowed) throw new SignInRateLimited(attempt.retryAfterSeconds);
 
   const db = getPrisma();
   const operator = await db.operator.findUnique({ where: { email } });
@@ -69,7 +45,7 @@ export async function authorizeOperator(
   if (!operator || !valid || operator.disabledAt) return null;
 
   await db.operator.update({ where: { id: operator.id }, data: { lastLoginAt: new Date() } });
-  await Promise.all([signInLimiter('email').delete(email), signInLimiter('address').reward(clientAddress, 1)]);
+  await succeeded(getPool(), keys.pair, keys.address);
   return { id: operator.id, email: operator.email, name: operator.name };
 }
 

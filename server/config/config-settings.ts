@@ -3,6 +3,7 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
+import { proxyTrustSetting } from './auth/proxy-trust';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -179,8 +180,8 @@ export const settings = {
     RUNNING,
   ),
   TRUST_PROXY: doc(
-    z.enum(['true', 'false'], 'must be true or false').default('false'),
-    'Behind a proxy that sets X-Forwarded-For/-Host/-Proto: only then are they believed (sign-in and failed-authentication limits, public URLs, https).',
+    proxyTrustSetting,
+    'The proxies in front whose X-Forwarded-For/-Host/-Proto are believed (sign-in and failed-authentication limits, public URLs, https): false (none), true (one), a number of proxies in a chain (CDN, load balancer, ingress: 3), or a comma-separated list of their addresses and CIDR ranges (every address in it is a proxy; the first address from the connection back that is not is the client).',
     RUNNING,
   ),
   ...jobSettings,

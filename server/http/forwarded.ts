@@ -1,7 +1,8 @@
+import { forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
 
 // What a proxy in front says about the request (X-Forwarded-Proto), believed only with
-// TRUST_PROXY=true: without one, anyone can send these headers.
+// a trusted proxy (TRUST_PROXY): without one, anyone can send these headers.
 
 type HeaderSource = { get(name: string): string | null };
 
@@ -9,6 +10,6 @@ type HeaderSource = { get(name: string): string | null };
 export function cameOverHttps(headers: HeaderSource): boolean {
   const config = getConfig();
   if (config.NEXTAUTH_URL?.startsWith('https://')) return true;
-  if (config.TRUST_PROXY !== 'true') return false;
+  if (!forwardedHeadersTrusted(headers)) return false;
   return headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
 }

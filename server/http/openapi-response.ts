@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '../openapi/document';
 import { publicOrigin } from './headers';
 import { newRequestId } from './request-id';
 import { jsonText } from './responses';
+import { forwardedHeadersTrusted } from '../auth/client-address';
 
 // Built once; each answer names, in `servers`, the origin the client reached it at. Only that
 // string is swapped in, so a stream of made-up Host headers costs no rebuild.
@@ -15,6 +16,6 @@ export async function openApiResponse(request: Request): Promise<Response> {
     const [before, after] = JSON.stringify(buildOpenApiDocument(ORIGIN_PLACEHOLDER)).split(JSON.stringify(ORIGIN_PLACEHOLDER));
     template = [before!, after!];
   }
-  const origin = JSON.stringify(publicOrigin(request, getConfig().PUBLIC_BASE_URL, getConfig().TRUST_PROXY === 'true'));
+  const origin = JSON.stringify(publicOrigin(request, getConfig().PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers)));
   return jsonText(200, `${template[0]}${origin}${template[1]}`, newRequestId());
 }

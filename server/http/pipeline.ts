@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { clientAddress } from '../auth/client-address';
+import { clientAddress, forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { abandonRequest } from '../domain/billing/abandon-request';
@@ -101,7 +101,7 @@ async function routeContext(request: Request, requestId: string, next?: NextCont
   noteKey(request, key);
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
-  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, getConfig().TRUST_PROXY === 'true');
+  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers));
   return { request, requestId, key, params, origin };
 }
 

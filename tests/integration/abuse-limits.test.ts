@@ -50,7 +50,7 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
     expectEnvelope(refused, 429, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(61);
+    expect(retryAfter).toBeLessThanOrEqual(60);
     expectEnvelope(
       await call(jobRoute.GET, '/v1/jobs/job_xxxxxxxxxxxxxxxxxxxxxxxx', undefined, { key: BAD_KEY, headers: from('203.0.113.7') }),
       429,
@@ -123,6 +123,47 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
       429,
       'rate_limited',
     );
+  });
+});
+
+describe('behind a chain of proxies (CDN -> load balancer -> ingress), each customer keeps their own count', () => {
+  // Customer A (198.51.100.10) and customer B (198.51.100.20) reach the CDN edge (173.245.48.5),
+  // which the load balancer (10.1.0.5) forwards to the ingress (10.2.0.7), the connection the app sees.
+  const chain = (customer: string, sent = '') => from('10.2.0.7', { 'X-Forwarded-For': `${sent}${customer}, 173.245.48.5, 10.1.0.5` });
+
+  async function expectOwnCounts(): Promise<void> {
+    const { key } = await createTestKey();
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: chain('198.51.100.10') }),
+      401,
+      'invalid_api_key',
+    );
+    // A is refused, whatever it writes in front of its own address; B behind the same proxies is served
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: chain('198.51.100.10', '198.51.100.20, ') }),
+      429,
+      'rate_limited',
+    );
+    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: chain('198.51.100.20') })).status).toBe(200);
+  }
+
+  it('TRUST_PROXY=3: the third X-Forwarded-For entry from the end is the client', async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '1', TRUST_PROXY: '3' });
+    await expectOwnCounts();
+  });
+
+  it("TRUST_PROXY as the proxies' CIDR ranges: the first address from the connection back outside them is the client", async () => {
+    withEnv({ AUTH_FAILURES_PER_MINUTE: '1', TRUST_PROXY: '10.0.0.0/8, 173.245.48.0/20, 2400:cb00::/32' });
+    await expectOwnCounts();
+    // a connection from outside the ranges is the client itself: its X-Forwarded-For is not believed
+    const { key } = await createTestKey();
+    const direct = (sent: string) => from('203.0.113.30', { 'X-Forwarded-For': sent });
+    expectEnvelope(
+      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: direct('198.51.100.40') }),
+      401,
+      'invalid_api_key',
+    );
+    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: direct('198.51.100.41') }), 429, 'rate_limited');
   });
 });
 

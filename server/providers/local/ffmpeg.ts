@@ -87,9 +87,13 @@ function command(args: readonly string[], untrusted: boolean): [string, string[]
   return [ffmpeg, ['-hide_banner', ...args]];
 }
 
-// glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): under an
-// address-space limit a decode on a many-core host would run out of it without using memory.
-const UNTRUSTED_ENV = { ...process.env, MALLOC_ARENA_MAX: '2' };
+// ffmpeg gets none of the service's environment (its secrets, provider keys, DATABASE_URL): a
+// decoder bug must not read them from /proc/self/environ. Both binaries are called by absolute
+// path, so no PATH is needed. glibc reserves 64 MiB of address space per malloc arena (up to 8
+// per core): under an address-space limit a decode on a many-core host would run out of it
+// without using memory, hence MALLOC_ARENA_MAX, the one variable a decode gets.
+const OWN_ENV: NodeJS.ProcessEnv = {};
+const UNTRUSTED_ENV: NodeJS.ProcessEnv = { MALLOC_ARENA_MAX: '2' };
 
 /** ffmpeg's demuxer for each verified media type: never chosen from the content itself. */
 const DEMUXERS: Record<string, string> = {
@@ -119,7 +123,7 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
   const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false } = options;
   return new Promise((resolve, reject) => {
     const [file, argv] = command(args, untrusted);
-    const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...(untrusted ? { env: UNTRUSTED_ENV } : {}) });
+    const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: untrusted ? UNTRUSTED_ENV : OWN_ENV });
     const chunks: Buffer[] = [];
     let outputBytes = 0;
     let stderr = '';

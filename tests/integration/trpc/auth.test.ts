@@ -2,8 +2,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { authorizeOperator, SignInRateLimited } from '@/server/auth/authorize-operator';
 import { clientAddress, CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, delaySeconds, throttleKeys, type ThrottlePolicy } from '@/server/auth/sign-in-throttle';
 import { resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import { anonymousCaller, expectTrpcError } from './helpers';
@@ -30,27 +31,73 @@ describe('operator sign-in', () => {
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.0.0.2')).toBeNull();
   });
 
-  it('rate limits attempts per e-mail: the 11th within 5 minutes is refused, even with the right password', async () => {
-    const email = `limited-${randomUUID().slice(0, 8)}@example.com`;
+  it('a stranger cannot keep an operator out: failures slow the guessing address, the operator signs in at once from their own', async () => {
+    const email = `aimed-${randomUUID().slice(0, 8)}@example.com`;
     await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
-    for (let attempt = 0; attempt < 10; attempt++) {
-      expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, `10.1.0.${attempt}`)).toBeNull();
+    const stranger = `10.1.${Math.floor(Math.random() * 250)}.7`;
+    let refused = 0;
+    for (let attempt = 0; attempt < 12; attempt++) {
+      await authorizeOperator({ email, password: `wrong ${attempt}` }, stranger).catch((error: unknown) => {
+        expect(error).toBeInstanceOf(SignInRateLimited);
+        refused += 1;
+      });
     }
-    await expect(authorizeOperator({ email, password: 'the right password' }, '10.1.1.1')).rejects.toBeInstanceOf(SignInRateLimited);
+    expect(refused).toBeGreaterThan(0); // past 5 failures the stranger waits (the waits are timed below)
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.1.255.1')).toMatchObject({ email });
+    // and across instances: the state is in PostgreSQL
+    const { rows } = await getPool().query<{ failures: number }>('SELECT failures FROM sign_in_throttles WHERE key = $1', [
+      throttleKeys(email, stranger).pair,
+    ]);
+    expect(rows[0]!.failures).toBeGreaterThanOrEqual(6);
   });
 
-  it('a successful sign-in gives its attempts back: only failures lock an e-mail', async () => {
+  it('past 5 failures of an account at an address the wait doubles (1 s, 2 s, 4 s, ... up to 15 min); a quiet day forgets them', async () => {
+    const keys = throttleKeys(`delay-${randomUUID().slice(0, 8)}@example.com`, '198.51.100.20');
+    const pair: [string, ThrottlePolicy][] = [[keys.pair, ACCOUNT_AT_ADDRESS]];
+    const t0 = 1_800_000_000_000;
+    for (let failure = 1; failure <= 5; failure++) expect(await countAttempt(getPool(), pair, t0)).toEqual({ allowed: true });
+    expect(await countAttempt(getPool(), pair, t0)).toEqual({ allowed: true }); // the 6th: then a wait of 1 s
+    expect(await countAttempt(getPool(), pair, t0 + 999)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await countAttempt(getPool(), pair, t0 + 1_000)).toEqual({ allowed: true }); // the 7th: 2 s
+    expect(await countAttempt(getPool(), pair, t0 + 2_500)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await countAttempt(getPool(), pair, t0 + 3_000)).toEqual({ allowed: true }); // the 8th: 4 s
+    expect(await countAttempt(getPool(), pair, t0 + 3_000)).toEqual({ allowed: false, retryAfterSeconds: 4 });
+    expect([6, 7, 8, 15, 16, 40].map((n) => delaySeconds(n, ACCOUNT_AT_ADDRESS))).toEqual([1, 2, 4, 512, 900, 900]);
+    const dayLater = t0 + 3_000 + 86_400_000;
+    expect(await countAttempt(getPool(), pair, dayLater)).toEqual({ allowed: true });
+    for (let failure = 2; failure <= 5; failure++) expect(await countAttempt(getPool(), pair, dayLater)).toEqual({ allowed: true });
+  });
+
+  it('parallel guesses cannot slip past: of 20 at once, the free 5 and the one that starts the wait get through', async () => {
+    const keys = throttleKeys(`burst-${randomUUID().slice(0, 8)}@example.com`, '198.51.100.21');
+    const now = 1_800_000_100_000;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        countAttempt(
+          getPool(),
+          [
+            [keys.pair, ACCOUNT_AT_ADDRESS],
+            [keys.address, ADDRESS],
+          ],
+          now,
+        ),
+      ),
+    );
+    expect(results.filter((result) => result.allowed)).toHaveLength(6);
+  });
+
+  it('a successful sign-in gives its attempts back: only failures slow an account at an address', async () => {
     const email = `recovers-${randomUUID().slice(0, 8)}@example.com`;
     await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
-    for (let attempt = 0; attempt < 9; attempt++)
+    for (let attempt = 0; attempt < 4; attempt++)
       expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, '10.2.0.1')).toBeNull();
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.2.0.1')).toMatchObject({ email });
-    for (let attempt = 0; attempt < 10; attempt++)
-      expect(await authorizeOperator({ email, password: `wrong again ${attempt}` }, '10.2.0.2')).toBeNull();
-    await expect(authorizeOperator({ email, password: 'the right password' }, '10.2.0.3')).rejects.toBeInstanceOf(SignInRateLimited);
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect(await authorizeOperator({ email, password: `wrong again ${attempt}` }, '10.2.0.1')).toBeNull();
+    expect(await authorizeOperator({ email, password: 'the right password' }, '10.2.0.1')).toMatchObject({ email });
   });
 
-  it('rate limits failures per client address (50 in 5 minutes), whatever the e-mails', async () => {
+  it('slows failures per client address (50 free), whatever the e-mails; the operator elsewhere is not slowed', async () => {
     const address = `10.3.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}-${randomUUID().slice(0, 4)}`;
     const email = `office-${randomUUID().slice(0, 8)}@example.com`;
     await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
@@ -60,6 +107,7 @@ describe('operator sign-in', () => {
     // A success from the address does not use up its allowance.
     expect(await authorizeOperator({ email, password: 'the right password' }, address)).toMatchObject({ email });
     expect(await authorizeOperator({ email: 'guess-last@example.com', password: 'a guess' }, address)).toBeNull();
+    expect(await authorizeOperator({ email: 'guess-past@example.com', password: 'a guess' }, address)).toBeNull(); // the 51st: then 1 s
     await expect(authorizeOperator({ email, password: 'the right password' }, address)).rejects.toBeInstanceOf(SignInRateLimited);
     expect(await authorizeOperator({ email, password: 'the right password' }, `${address}-elsewhere`)).toMatchObject({ email });
   });

@@ -133,6 +133,28 @@ describe('the ffmpeg used, and how untrusted media reaches it', () => {
     expect((await decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).sampleCount).toBeGreaterThan(16_000);
   });
 
+  it("runs ffmpeg with none of the service's environment (a decode gets MALLOC_ARENA_MAX alone)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wgs-env-'));
+    const fake = join(dir, 'ffmpeg');
+    writeFileSync(fake, '#!/bin/sh\nexec /usr/bin/env\n');
+    chmodSync(fake, 0o755);
+    use({ FFMPEG_PATH: fake, WGS_TEST_SECRET_CANARY: 'must-not-leak' });
+    const names = async (untrusted: boolean) =>
+      (await runFfmpeg([], { untrusted })).stdout
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(0, line.indexOf('=')))
+        .filter((name) => !['PWD', 'OLDPWD', 'SHLVL', '_'].includes(name)); // what the shell of the fake sets itself
+    try {
+      expect(await names(false)).toEqual([]);
+      expect(await names(true)).toEqual(['MALLOC_ARENA_MAX']);
+    } finally {
+      delete process.env.WGS_TEST_SECRET_CANARY;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('decodes of customer media run under FFMPEG_MEMORY_LIMIT_MB: an address space too small for ffmpeg fails the run', async () => {
     const args = ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-f', 's16le', 'pipe:1'];
     use({ FFMPEG_MEMORY_LIMIT_MB: '4' });
