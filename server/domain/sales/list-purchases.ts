@@ -1,4 +1,5 @@
 import type { Purchase, PrismaClient } from '../../db/generated/client';
+import { afterPosition, decodeCursor, encodeCursor } from '../reports/cursor';
 
 // Purchases as the dashboard and the customer portal show them (no secret, ever).
 
@@ -16,6 +17,7 @@ export interface PurchaseView {
   currency: string;
   stripe_session_id: string | null;
   buyer_email: string | null;
+  stripe_customer_id: string | null;
   receipt_url: string | null;
   created_at: string;
   fulfilled_at: string | null;
@@ -44,6 +46,7 @@ export function toPurchaseView(purchase: Purchase): PurchaseView {
     currency: purchase.currency,
     stripe_session_id: purchase.stripeSessionId,
     buyer_email: purchase.buyerEmail,
+    stripe_customer_id: purchase.stripeCustomerId,
     receipt_url: purchase.receiptUrl,
     created_at: purchase.createdAt.toISOString(),
     fulfilled_at: purchase.fulfilledAt?.toISOString() ?? null,
@@ -62,15 +65,25 @@ export async function listPurchasesForKey(db: PrismaClient, keyId: string): Prom
   return purchases.map(toPurchaseView);
 }
 
-/** Every purchase (open ones too), newest first, a page at a time. */
-export async function listPurchases(db: PrismaClient, input: { limit: number; before?: string }) {
+/** Every purchase (open ones too), newest first, a page at a time (keyset cursor). */
+export async function listPurchases(db: PrismaClient, input: { limit: number; cursor?: string }) {
+  const position = decodeCursor(input.cursor);
   const purchases = await db.purchase.findMany({
-    where: input.before ? { createdAt: { lt: new Date(input.before) } } : {},
+    where: afterPosition(position ? { ...position, before: false } : undefined),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: input.limit + 1,
+    include: { apiKey: { select: { prefix: true } }, packageVersion: { select: { name: true, version: true } } },
   });
   const page = purchases.slice(0, input.limit);
-  return { items: page.map(toPurchaseView), next: purchases.length > input.limit ? page.at(-1)!.createdAt.toISOString() : null };
+  return {
+    items: page.map((purchase) => ({
+      ...toPurchaseView(purchase),
+      key_prefix: purchase.apiKey?.prefix ?? null,
+      package_name: purchase.packageVersion.name,
+      package_version: purchase.packageVersion.version,
+    })),
+    next_cursor: purchases.length > input.limit ? encodeCursor(page.at(-1)!) : null,
+  };
 }
 
 /** Keys with a refunded or disputed purchase: flagged on the key page and the overview. */
