@@ -1,5 +1,6 @@
 // Next.js calls register() once when a server instance starts, and serves no request before
-// it returns.
+// it returns. Under `npm start` the launcher has started tracing and the instance already (both
+// once per process), so this finds them running; under `next dev` it starts them.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || !process.env.DATABASE_URL) return;
   if (process.env.NEXT_PHASE === 'phase-production-build') return;

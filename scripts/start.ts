@@ -4,6 +4,9 @@
 // With --production (`npm run start:production`, the container's CMD): no build, no embedded
 // database, no generated secrets, no migration unless MIGRATE_ON_START=true
 // (server/instance/production-mode.ts). SIGTERM drains (server/instance/drain.ts).
+// /v1, /healthz and /readyz are served by the route files' handlers directly, not through Next's
+// router (scripts/lib/direct-routes.ts); --v1-through-next hands them to Next as `next dev` does
+// (for the parity test and A/B benchmarks).
 import next from 'next';
 import { getConfig } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
@@ -13,6 +16,9 @@ import { isProductionMode, migratesAtStart, requireBuild, requireProductionSetti
 import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
 import { createEdgeServer } from '../server/http/edge/edge-server';
 import { ensureLocalSecrets } from '../server/config/runtime-secrets';
+import { startInstance } from '../server/instance/start-instance';
+import { startTracing } from '../server/observability/tracing';
+import { loadDirectDispatch } from './lib/direct-routes';
 import { ensureBuild } from './lib/ensure-build';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
@@ -50,10 +56,14 @@ async function main(): Promise<void> {
   // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
   // costs ~100 MB of heap for stack traces nobody reads in production.
   process.setSourceMapsEnabled(false);
+  // The instance (and tracing, when an exporter is configured) with the modules that serve /v1.
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) await startTracing();
+  await startInstance();
+  const direct = process.argv.includes('--v1-through-next') ? undefined : await loadDirectDispatch(process.cwd());
   const app = next({ dev: false, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createEdgeServer(handle);
+  const server = createEdgeServer(handle, direct);
   server.keepAliveTimeout = 65_000;
   server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
   // A port in use or a HOST that does not resolve stops the process (a supervisor restarts it).
@@ -64,10 +74,11 @@ async function main(): Promise<void> {
       resolve();
     });
   });
-  // Next prepares the app (instrumentation.ts) on its first request: make that request now, so
-  // the example packages, sweeps and workers are in place before anyone is told it is ready.
+  // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
+  // path Next serves), so Next is ready too before anyone is told the instance is.
   const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
   if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
+  await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/favicon.ico`).then((answer) => answer.arrayBuffer());
   // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
   // app has none), and drops every other upgrade's connection. Without a listener Node serves a
   // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which

@@ -21,7 +21,7 @@ import type { Hold } from '../domain/quota/unit-holds';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
-import { observed, observeStreamCharged } from '../observability/observe-request';
+import { observeStreamCharged } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
@@ -29,6 +29,7 @@ import { publicOrigin, readIdempotencyKey, requireJsonContentType } from './head
 import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { requestDeadline } from './request-deadline';
 import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
+import type { RouteParams } from './route-methods';
 import { newRequestId } from './request-id';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
 
@@ -65,9 +66,12 @@ export type Outcome =
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
 type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
 
+
 export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
   scope: Operation | ((key: AuthenticatedKey) => boolean);
+  /** The route's name in logs and metrics when `scope` is a rule (else the operation it sells). */
+  operation?: string;
   schema: S;
   /** Step 7, after the schema: package settings and referenced resources. */
   prepare: (body: z.infer<S>, ctx: RouteContext) => Promise<P> | P;
@@ -82,7 +86,7 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   stream?: (prepared: P, ctx: RunContext, onDelta: (text: string) => void) => Promise<{ kind: 'generation'; output: unknown }>;
 }
 
-type NextContext = { params?: Promise<Record<string, string | string[]>> };
+type NextContext = RouteParams;
 
 /** Step 1, after the client address's failed authentications (refused without any query): 401. */
 async function authenticate(request: Request): Promise<AuthenticatedKey> {
@@ -110,11 +114,14 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
 }
 
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
-  const { path, operationId, summary, pathParams, response, eventStream, schema } = spec;
+  const { path, operationId, summary, pathParams, response, eventStream, schema, scope } = spec;
+  const operation = spec.operation ?? (typeof scope === 'string' ? scope : undefined);
+  if (operation === undefined) throw new Error(`${path}: a route whose scope is a rule names its operation`);
   const route: RouteDoc = {
     method: 'POST',
     path,
     operationId,
+    operation,
     summary,
     pathParams,
     response,
@@ -252,6 +259,8 @@ function replayResponse(replay: Replay, requestId: string, streamed: boolean): R
 }
 
 export interface GetRouteSpec extends OperationDoc {
+  /** The route's name in logs and metrics (`jobs.get`). */
+  operation: string;
   /** The statuses of its error answers (see RouteDoc.errors). */
   errors: number[];
   /** Counts against the key's requests per minute (429 past it), with the rate headers on the answer. */
@@ -260,8 +269,8 @@ export interface GetRouteSpec extends OperationDoc {
 }
 
 export function defineGetRoute(spec: GetRouteSpec) {
-  const { path, operationId, summary, pathParams, response, errors, rateLimited } = spec;
-  const route: RouteDoc = { method: 'GET', path, operationId, summary, pathParams, response, errors, rateLimited };
+  const { path, operationId, operation, summary, pathParams, response, errors, rateLimited } = spec;
+  const route: RouteDoc = { method: 'GET', path, operationId, operation, summary, pathParams, response, errors, rateLimited };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
     try {
@@ -274,41 +283,3 @@ export function defineGetRoute(spec: GetRouteSpec) {
   }, route);
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-type Method = (typeof METHODS)[number];
-type Handler = (request: Request, next?: NextContext) => Promise<Response>;
-
-/** HEAD as GET answers it, without the body; the body is cancelled so a streamed object is closed, not leaked. */
-function headOf(get: Handler): Handler {
-  return async (request, next) => {
-    const response = await get(request, next);
-    await response.body?.cancel().catch(() => {});
-    return new Response(null, { status: response.status, headers: response.headers });
-  };
-}
-
-/**
- * The exports of a /v1 route file: the given methods, HEAD wherever GET is (RFC 9110 §9.3.2; the
- * server sends no body for it), and 405 with `Allow` for every other.
- */
-export function routeMethods(given: Partial<Record<Method, Handler>>): Record<Method, Handler> {
-  const handlers = observedHandlers(given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given);
-  const allow = METHODS.filter((method) => handlers[method]).join(', ');
-  const notAllowed: Handler = async () => {
-    const requestId = newRequestId();
-    const response = toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), requestId);
-    return response;
-  };
-  return Object.fromEntries(METHODS.map((method) => [method, handlers[method] ?? observed(notAllowed)])) as Record<Method, Handler>;
-}
-
-/** Every answer is counted, measured and logged at this edge (server/observability). */
-function observedHandlers(handlers: Partial<Record<Method, Handler>>): Partial<Record<Method, Handler>> {
-  return Object.fromEntries(Object.entries(handlers).map(([method, handler]) => [method, observed(handler)]));
-}
-
-/** Every method on an unknown /v1 path. */
-export function notFoundMethods(): Record<Method, Handler> {
-  const notFound: Handler = observed(async () => toErrorResponse(new ApiError('not_found'), newRequestId()));
-  return Object.fromEntries(METHODS.map((method) => [method, notFound])) as Record<Method, Handler>;
-}

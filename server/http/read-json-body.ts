@@ -10,6 +10,9 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit)
     throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+  // A declared length is what Node's parser lets through, no more: read it whole. Asked for its
+  // bytes, the direct path's lazy Request reads the socket itself instead of building a stream.
+  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

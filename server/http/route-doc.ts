@@ -9,6 +9,11 @@ export interface RouteDoc {
   /** In OpenAPI's form: `/v1/jobs/{jobId}`. */
   path: string;
   operationId: string;
+  /**
+   * What logs, metrics, traces and the dashboard's refusals call a request of this route: the
+   * operation a package sells (`text.generate`), else the route's own name (`jobs.get`).
+   */
+  operation: string;
   summary: string;
   /** Answered without an API key. */
   public?: boolean;

@@ -11,12 +11,22 @@ import { onShutdown } from './shutdown-hooks';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
+// Once per process: `npm start` starts it beside the /v1 handlers it serves itself, and Next's
+// instrumentation hook (its own copy of these modules) then finds it started; under `next dev`
+// the hook starts it.
+const STARTED = Symbol.for('wgs.instanceStarted');
+const holder = globalThis as typeof globalThis & { [STARTED]?: Promise<void> };
+
 /**
- * What an app instance runs beside its HTTP handlers, started from Next's instrumentation hook
- * so it uses the app's own modules (one copy in memory): the example packages on an empty
+ * What an app instance runs beside its HTTP handlers: the example packages on an empty
  * database, the housekeeping sweeps, and video job workers unless RUN_WORKER=false.
  */
-export async function startInstance(): Promise<void> {
+export function startInstance(): Promise<void> {
+  holder[STARTED] ??= runInstance();
+  return holder[STARTED];
+}
+
+async function runInstance(): Promise<void> {
   const config = getConfig();
   const seeded = await seedExamplePackages(getPrisma(), getSqlDb(), config.SEED_PACKAGES_FILE);
   if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);

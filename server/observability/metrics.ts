@@ -107,8 +107,27 @@ export async function enableMetrics(): Promise<Metrics> {
   return metrics;
 }
 
-export function observeRequest(route: string, method: string, status: number, code: string, seconds: number): void {
-  holder[METRICS]?.requests.labels(route, method, String(status), code).observe(seconds);
+/** The request histogram of one route, its label sets looked up once each (not hashed per request). */
+export interface RequestMeter {
+  observe(method: string, status: number, code: string, seconds: number): void;
+}
+
+type Series = { observe(seconds: number): void };
+
+export function requestMeter(route: string): RequestMeter {
+  let registry: Metrics | undefined;
+  let series = new Map<string, Series>();
+  return {
+    observe(method, status, code, seconds) {
+      const metrics = holder[METRICS];
+      if (!metrics) return;
+      if (registry !== metrics) [registry, series] = [metrics, new Map()]; // metrics enabled (again) since
+      const id = `${method} ${status} ${code}`;
+      let child = series.get(id);
+      if (!child) series.set(id, (child = metrics.requests.labels(route, method, String(status), code)));
+      child.observe(seconds);
+    },
+  };
 }
 
 export function countUnitsCharged(packageSlug: string, operation: string, units: number): void {

@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { serveSignedObject } from '@/server/http/serve-signed-object';
 
 export const dynamic = 'force-dynamic';

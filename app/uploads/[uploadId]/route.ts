@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { handleUploadPut } from '@/server/http/upload-put';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { getKeyRoute } from '@/server/http/routes/key';
 
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
-import { routeMethods } from '@/server/http/pipeline';
-import { openApiResponse } from '@/server/http/openapi-response';
+import { routeMethods } from '@/server/http/route-methods';
+import { openApiRoute } from '@/server/http/routes/openapi';
 
 export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: openApiResponse });
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: openApiRoute });

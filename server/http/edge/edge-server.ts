@@ -15,10 +15,12 @@ import {
   toOriginForm,
   withoutUnparseableCallbackCookie,
 } from './normalize-request';
+import { isDirectPath, type DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
-// request to Next (`handle`), so that every answer of the API comes in the error envelope.
+// request on, so that every answer of the API comes in the error envelope: /v1, /healthz and
+// /readyz to their route handlers directly (`direct`), everything else to Next (`handle`).
 
 /** Next's request handler (`app.getRequestHandler()`). */
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -88,8 +90,8 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
   res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
 
-/** Answers or rewrites one request, then hands it to Next. */
-function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler): void {
+/** Answers or rewrites one request, then hands it to its handlers or to Next. */
+function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, direct?: DirectDispatch): void {
   stampRequestId(res);
   const repeated = repeatedHeaders(req.rawHeaders);
   if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
@@ -103,7 +105,8 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   }
   if (originForm.host) req.headers.host = originForm.host;
   req.url = normalizeTarget(originForm.target);
-  if (isApiPath(req.url)) dropFrameworkVary(res);
+  const served = direct && isDirectPath(req.url) ? direct : undefined;
+  if (!served && isApiPath(req.url)) dropFrameworkVary(res);
   const method = routedMethod(req.method ?? 'GET', req.url);
   if (method === undefined) {
     // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
@@ -123,13 +126,17 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
   if (cookie !== undefined) req.headers.cookie = cookie;
   Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '', [REQUEST_PATH_HEADER]: req.url });
-  void handle(req, res);
+  if (served) served(req, res);
+  else void handle(req, res);
 }
 
-/** The server that answers in the envelope what Node or Next would not, and passes the rest to `handle`. */
-export function createEdgeServer(handle: NextHandler): Server {
+/**
+ * The server that answers in the envelope what Node or Next would not, serves the direct paths
+ * with `direct` (when given; without it Next routes them too), and passes the rest to `handle`.
+ */
+export function createEdgeServer(handle: NextHandler, direct?: DirectDispatch): Server {
   // Without a Host Node would answer a bare 400 itself; routeRequest answers in the envelope.
-  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle));
+  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle, direct));
   server.on('clientError', answerClientError);
   server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
     // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,

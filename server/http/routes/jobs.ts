@@ -40,6 +40,7 @@ export const videosGenerateRoute = definePostRoute({
 export const getJobRoute = defineGetRoute({
   path: '/v1/jobs/{jobId}',
   operationId: 'getJob',
+  operation: 'jobs.get',
   summary: 'Retrieve an owned video job',
   pathParams: z.object({ jobId }),
   response: { status: 200, schema: jobSchema, description: 'The job; `result.url` is a fresh signed URL on every read.' },
@@ -62,6 +63,7 @@ export const cancelJobRoute = definePostRoute({
   },
   // Like GET /v1/jobs/{jobId}: any active key, for its own jobs (another key's is 404).
   scope: () => true,
+  operation: 'jobs.cancel',
   schema: cancelJobRequest,
   prepare: async (_body, ctx) => (await findOwnJob(getSqlDb(), ctx.key.id, ctx.params.jobId)).id,
   run: async (jobId, ctx) => ({ kind: 'resource', status: 200, body: await cancelOwnJob(getSqlDb(), ctx.key.id, jobId, ctx.origin) }),

@@ -8,6 +8,7 @@ import { defineGetRoute } from '../pipeline';
 export const getKeyRoute = defineGetRoute({
   path: '/v1/key',
   operationId: 'getKey',
+  operation: 'key.get',
   summary: 'Describe the calling key (extension of v1)',
   response: {
     status: 200,

@@ -17,6 +17,7 @@ export const createUploadRoute = definePostRoute({
       'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).',
   },
   scope: canCreateUploads,
+  operation: 'uploads.create',
   schema: createUploadRequest,
   prepare: (body, ctx) => checkCreateUpload(ctx.key, body),
   run: async (body, ctx) => ({ kind: 'resource', status: 201, body: await createUpload(getPrisma(), ctx.key, body, ctx.origin) }),
@@ -33,6 +34,7 @@ export const completeUploadRoute = definePostRoute({
     description:
       'The verified upload. Completing an already verified upload returns it again when `sha256` is its digest; any other `sha256` is 422 `validation_error` (issue code `sha256_mismatch`).',
   },
+  operation: 'uploads.complete',
   scope: canCreateUploads, // another key's upload is 404, checked in prepare
   schema: completeUploadRequest,
   prepare: async (body, ctx) => ({

@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { audioTranscribeRoute } from '@/server/http/routes/media';
 
 export const dynamic = 'force-dynamic';

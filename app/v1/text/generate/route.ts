@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { textGenerateRoute } from '@/server/http/routes/text-and-code';
 
 export const dynamic = 'force-dynamic';

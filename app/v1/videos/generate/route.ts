@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { videosGenerateRoute } from '@/server/http/routes/jobs';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import { routeMethods } from '@/server/http/pipeline';
+import { routeMethods } from '@/server/http/route-methods';
 import { completeUploadRoute } from '@/server/http/routes/uploads';
 
 export const dynamic = 'force-dynamic';

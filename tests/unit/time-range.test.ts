@@ -1,26 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { bucketStarts, resolveTimeRange } from '@/server/domain/reports/time-range';
-import { operationOfRoute, routeLabel } from '@/server/observability/route-label';
-
-describe('routeLabel', () => {
-  it('names routes by template, never by id or guessed path', () => {
-    expect(routeLabel('/v1/text/generate')).toBe('/v1/text/generate');
-    expect(routeLabel('/v1/text/generate/')).toBe('/v1/text/generate');
-    expect(routeLabel('/v1/jobs/job_123')).toBe('/v1/jobs/{job_id}');
-    expect(routeLabel('/v1/uploads/upl_9/complete')).toBe('/v1/uploads/{upload_id}/complete');
-    expect(routeLabel('/v1/uploads')).toBe('/v1/uploads');
-    expect(routeLabel('/v1/jobs/a/b')).toBe('unmatched');
-    expect(routeLabel('/v1/../../etc/passwd')).toBe('unmatched');
-    expect(routeLabel('/v1')).toBe('unmatched');
-  });
-
-  it("gives the operation a route sells, else the route's own name", () => {
-    expect(operationOfRoute('/v1/audio/transcribe')).toBe('audio.transcribe');
-    expect(operationOfRoute('/v1/uploads/{upload_id}/complete')).toBe('uploads.complete');
-    expect(operationOfRoute('/v1/jobs/{job_id}')).toBe('jobs.get');
-    expect(operationOfRoute('unmatched')).toBe('unknown');
-  });
-});
 
 describe('resolveTimeRange', () => {
   const now = new Date('2026-03-10T15:20:00.000Z');

@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disconnectDb } from '@/server/db/client';
+import { createEdgeServer } from '@/server/http/edge/edge-server';
+import { enableMetrics } from '@/server/observability/metrics';
+import { loadDirectDispatch } from '../../scripts/lib/direct-routes';
+import { createTestKey, newIdempotencyKey } from '../helpers/api';
+import { parsePrometheusText } from '../helpers/prometheus-text';
+
+// `npm start`'s server (createEdgeServer with the direct dispatcher of scripts/lib/direct-routes.ts)
+// answers /v1, /healthz and /readyz without calling Next's request handler, which still gets
+// every other path; each route's answers carry its own label in the request metric.
+
+const ROOT = join(import.meta.dirname, '../..');
+let server: ReturnType<typeof createEdgeServer>;
+let base: string;
+const nextCalls: string[] = [];
+
+beforeAll(async () => {
+  await enableMetrics();
+  const direct = await loadDirectDispatch(ROOT);
+  server = createEdgeServer(async (req, res) => {
+    nextCalls.push(req.url ?? '');
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('next');
+  }, direct);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server?.close();
+  await disconnectDb();
+});
+
+const send = (path: string, init: RequestInit = {}) =>
+  fetch(`${base}${path}`, init).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+
+describe('the direct path of npm start', () => {
+  it('serves every /v1 answer (paid, refused, 404, 405) and the probes without entering Next; Next keeps the rest', async () => {
+    const { key } = await createTestKey();
+    const auth = { authorization: `Bearer ${key}` };
+    const paid = await send('/v1/text/generate', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': newIdempotencyKey() },
+      body: JSON.stringify({ input: 'hello' }),
+    });
+    expect(paid.status, paid.text).toBe(200);
+    expect(JSON.parse(paid.text).output).toBeDefined();
+    expect((await send('/v1/key', { headers: auth })).status).toBe(200);
+    expect((await send('/v1/key', { method: 'HEAD', headers: auth })).status).toBe(200);
+    const cancel = await send('/v1/jobs/job_missing/cancel', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': newIdempotencyKey() },
+      body: '{}',
+    });
+    expect(cancel.status).toBe(404);
+    expect((await send('/v1/no-such-route')).status).toBe(404);
+    const refused = await send('/v1/text/generate', { method: 'DELETE' });
+    expect([refused.status, refused.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(JSON.parse(refused.text).error.code).toBe('method_not_allowed');
+    expect((await send('/v1/openapi.json')).status).toBe(200);
+    expect((await send('/healthz')).status).toBe(200);
+    expect((await send('/readyz')).status).toBe(200);
+    expect(nextCalls).toEqual([]);
+
+    // What next.config.mjs has Next add to these paths comes with the direct answers too.
+    expect(paid.headers.get('x-frame-options')).toBe('DENY');
+    expect(paid.headers.get('referrer-policy')).toBe('strict-origin');
+    expect(paid.headers.get('x-request-id')).toMatch(/^req_/);
+
+    expect((await send('/signin')).text).toBe('next');
+    expect((await send('/healthz/more')).text).toBe('next');
+    expect(nextCalls).toEqual(['/signin', '/healthz/more']);
+  });
+
+  it('labels GET /v1/key and POST /v1/jobs/{jobId}/cancel by their own route in the request metric', async () => {
+    const metrics = await enableMetrics();
+    const samples = parsePrometheusText(await metrics.registry.metrics()).samples.filter(
+      (sample) => sample.name === 'wgs_http_request_duration_seconds_count',
+    );
+    const routes = new Set(samples.map((sample) => sample.labels.route));
+    expect(routes).toContain('/v1/key');
+    expect(routes).toContain('/v1/jobs/{jobId}/cancel');
+    expect(routes).toContain('/v1/text/generate');
+    expect(routes).toContain('unmatched');
+    expect(samples.find((s) => s.labels.route === '/v1/key' && s.labels.method === 'HEAD')).toBeDefined();
+  });
+});
