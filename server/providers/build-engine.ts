@@ -53,6 +53,7 @@ export async function buildEngine(provider: ProviderSettings, model: string, api
     maxRetries: config.PROVIDER_MAX_RETRIES,
     // Only for media URLs a provider answers with: no credentials, whatever the SDK's fetch holds.
     fetch: mediaFetch(config.PROVIDER_TIMEOUT_MS),
+    apiFetch: client.fetch,
     type: provider.type,
     prices: provider.prices ?? {},
   };

@@ -15,9 +15,10 @@ import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/f
 import { getJob, holdsOf, setQuickJobQueue, submitVideo, usageOf } from './support/jobs/job-calls';
 import { pollUntil } from './support/jobs/poll';
 
-// POST /v1/jobs/{jobId}/cancel: units returned at once, 409 on an ended job, 404 as for GET,
-// a running attempt stopped between the provider's polls, and a cancel racing the job's
-// completion ordered by PostgreSQL's row lock (not by timing): exactly one outcome.
+// POST /v1/jobs/{jobId}/cancel: a submitted job's units returned at once, a running job charged
+// (its provider was at work), 409 on an ended job, 404 as for GET, a running attempt stopped
+// between the provider's polls, and a cancel racing the job's completion ordered by PostgreSQL's
+// row lock (not by timing): exactly one outcome. Each SDK protocol's cancel: job-cancel-providers.test.ts.
 process.env.PROVIDER_MAX_RETRIES = '0';
 process.env.JOB_CANCEL_CHECK_SECONDS = '0.2';
 setQuickJobQueue();
@@ -165,17 +166,17 @@ async function race(key: TestKey, jobId: string, first: 'cancel' | 'succeed') {
 }
 
 describe('a cancel racing the job completion', () => {
-  it('cancel first: the job is cancelled, the late success does nothing, the units are returned and nothing is charged', async () => {
+  it('cancel first: the running job is cancelled and charged once, the late success does nothing', async () => {
     const key = await createTestKey({ quota: 100, operations: videos() });
     const jobId = await submitted(key);
     const { cancel: answer, succeed } = await race(key, jobId, 'cancel');
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.status).toBe('cancelled');
     expect(succeed).toBe('already_finished');
-    expect(jobSchema.parse((await getJob(key.key, jobId)).json)).toMatchObject({ status: 'cancelled', usage: { charged_units: 0 } });
-    expect(await remainingUnits(key.id)).toBe(100);
-    expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
-    expect(await usageOf(key.id)).toEqual([]);
+    expect(jobSchema.parse((await getJob(key.key, jobId)).json)).toMatchObject({ status: 'cancelled', usage: { charged_units: 20 } });
+    expect(await remainingUnits(key.id)).toBe(80);
+    expect(await holdsOf(key.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
+    expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: jobId, error_code: 'job_cancelled' }]);
   });
 
   it('success first: the job succeeded and is charged once, the cancel is 409 job_not_cancellable with the status', async () => {
@@ -231,22 +232,24 @@ describe('a running job, with a worker', () => {
       return rows[0]?.state === 'completed' ? rows[0] : undefined;
     });
 
-  it('stops polling the provider once the job is cancelled: the attempt ends cancelled, nothing charged', async () => {
+  it('a running job: charged, the provider no longer polled (OpenAI videos have no cancel), the attempt ends cancelled', async () => {
     const { key, jobId } = await runningJob();
     const answer = await cancel(key.key, jobId);
     expect(answer.status, answer.text).toBe(200);
-    expect(await remainingUnits(key.id)).toBe(100);
+    expect(jobSchema.parse(answer.json)).toMatchObject({ status: 'cancelled', usage: { charged_units: 20 } });
+    expect(await remainingUnits(key.id)).toBe(80);
 
     // The provider never finishes: only the worker's look at the job can end the attempt.
     const attempt = await attemptEnded(jobId);
     expect(attempt.output).toEqual({ outcome: 'cancelled' });
     expect(jobSchema.parse((await getJob(key.key, jobId)).json).status).toBe('cancelled');
-    expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
-    expect(await usageOf(key.id)).toEqual([]);
+    expect(await holdsOf(key.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
+    expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: jobId, error_code: 'job_cancelled' }]);
     expect(provider.requests.some((request) => request.endsWith('/content'))).toBe(false);
+    expect(provider.requests.filter((request) => !request.startsWith('GET ') && request !== 'POST /v1/videos')).toEqual([]);
   });
 
-  it('discards a result that arrives as the job is cancelled: never charged, the stored video deleted', async () => {
+  it('discards a result that arrives as the running job is cancelled: charged once by the cancel, the stored video deleted', async () => {
     const { key, jobId } = await runningJob();
     const locker = await getPool().connect();
     let answer;
@@ -272,8 +275,8 @@ describe('a running job, with a worker', () => {
     expect((await attemptEnded(jobId)).output).toEqual({ outcome: 'cancelled' });
     expect(jobSchema.parse((await getJob(key.key, jobId)).json)).toMatchObject({ status: 'cancelled', result: null });
     expect(await getObjectStore().get(`outputs/${key.id}/${jobId}.mp4`)).toBeNull();
-    expect(await remainingUnits(key.id)).toBe(100);
-    expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 20, counts_in_flight: false }]);
-    expect(await usageOf(key.id)).toEqual([]);
+    expect(await remainingUnits(key.id)).toBe(80);
+    expect(await holdsOf(key.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
+    expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: jobId, error_code: 'job_cancelled' }]);
   });
 });

@@ -32,6 +32,8 @@ export interface JobRow {
   result_mime_type: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** Cancelled while running: charged, not returned. */
+  charged_on_cancel: boolean;
   created_at: Date;
   updated_at: Date;
 }

@@ -11,7 +11,16 @@ import { findJob, type JobRow } from './job-store';
 export function toJobView(
   job: Pick<
     JobRow,
-    'id' | 'status' | 'units' | 'created_at' | 'updated_at' | 'result_key' | 'result_mime_type' | 'error_code' | 'error_message'
+    | 'id'
+    | 'status'
+    | 'units'
+    | 'created_at'
+    | 'updated_at'
+    | 'result_key'
+    | 'result_mime_type'
+    | 'error_code'
+    | 'error_message'
+    | 'charged_on_cancel'
   >,
   origin: string,
 ): JobView {
@@ -30,9 +39,15 @@ export function toJobView(
     updated_at: job.updated_at.toISOString(),
     result,
     error: job.status === 'failed' ? { code: job.error_code ?? 'internal_error', message: job.error_message ?? 'The job failed.' } : null,
-    // A failed or cancelled job's units were returned.
-    usage: { charged_units: job.status === 'failed' || job.status === 'cancelled' ? 0 : job.units },
+    usage: { charged_units: chargedUnits(job) },
   };
+}
+
+/** A failed job's units were returned, as were those of a job cancelled before its provider was called. */
+function chargedUnits(job: Pick<JobRow, 'status' | 'units' | 'charged_on_cancel'>): number {
+  if (job.status === 'failed') return 0;
+  if (job.status === 'cancelled') return job.charged_on_cancel ? job.units : 0;
+  return job.units;
 }
 
 /** The calling key's own job; anything else (unknown, malformed, another key's) is 404. */

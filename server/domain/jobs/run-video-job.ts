@@ -90,7 +90,8 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
       operation: 'videos.generate',
     });
   } catch (error) {
-    // Cancelled: the cancel returned the units already; nothing is charged or recorded.
+    // Cancelled: the cancel settled the units already (returned, or charged for a running job);
+    // the engine asked the provider to cancel where its API can.
     if (watch.signal.reason instanceof JobCancelled) return 'cancelled';
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
@@ -117,7 +118,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   if (outcome === 'succeeded') return 'succeeded';
   const now = await findJob(db, job.id);
   if (!now || now.status === 'cancelled') {
-    // Cancelled while the result arrived: the result is discarded, never charged.
+    // Cancelled while the result arrived: the result is discarded (the cancel settled the units).
     await getObjectStore().delete(key);
     return 'cancelled';
   }

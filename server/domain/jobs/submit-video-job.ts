@@ -90,6 +90,7 @@ export async function submitVideoJob(db: SqlDb, prepared: PreparedVideoJob, ctx:
       result_mime_type: null,
       error_code: null,
       error_message: null,
+      charged_on_cancel: false,
     },
     ctx.origin,
   );

@@ -58,7 +58,9 @@ export const cancelJobRoute = definePostRoute({
     status: 200,
     schema: jobSchema,
     description:
-      'The job, now `cancelled`; its units are returned at once and a result that arrives later is discarded, never charged. ' +
+      'The job, now `cancelled`. A job still `submitted` (its provider not yet called) gets its units back at once (`usage.charged_units: 0`); ' +
+      'a `running` job is charged (`usage.charged_units` its units): its provider is no longer polled and is asked to cancel where its API can. ' +
+      'A result that arrives later is discarded. ' +
       'A job that has already ended is 409 `job_not_cancellable` with its `status` in `details`.',
   },
   // Like GET /v1/jobs/{jobId}: any active key, for its own jobs (another key's is 404).

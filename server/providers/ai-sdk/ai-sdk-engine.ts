@@ -3,6 +3,7 @@ import { asSchema, experimental_generateSpeech, experimental_generateVideo, expe
 import { z } from 'zod';
 import { checkedMedia } from '../checked-media';
 import { extractVideoFrame } from '../local/video';
+import { withProviderCancel } from './provider-cancel';
 import {
   ProviderUnavailableError,
   type CodeResult,
@@ -43,6 +44,8 @@ export interface AiSdkEngineConfig {
   maxRetries: number;
   /** Reads a media URL the provider answers with (size-capped, timed like every call). */
   fetch: typeof fetch;
+  /** The provider's own fetch (its API origin and credentials), for the cancel of a job its SDK started. */
+  apiFetch?: typeof fetch;
   /** The provider's type and the operator's prices per model, for each call's cost. */
   type?: string;
   prices?: Record<string, EnginePricing['override']>;
@@ -233,19 +236,21 @@ export class AiSdkEngine implements Engine {
         task.inputImage && task.inputMimeType?.startsWith('video/')
           ? await extractVideoFrame(task.inputImage, task.inputMimeType)
           : task.inputImage;
-      const result = await experimental_generateVideo({
-        model: this.model_('videoModel'),
-        prompt: image ? { image, text: task.prompt } : task.prompt,
-        n: 1,
-        maxRetries: this.config.maxRetries,
-        abortSignal: signal,
-        // A video the provider answers by URL is read through the same capped, timed fetch.
-        download: async ({ url, abortSignal }) => {
-          const response = await this.config.fetch(url, { signal: abortSignal });
-          if (!response.ok) throw new ProviderUnavailableError(`video download failed with HTTP ${response.status}`);
-          return { data: new Uint8Array(await response.arrayBuffer()), mediaType: response.headers.get('content-type') ?? undefined };
-        },
-      });
+      const result = await withProviderCancel(this.config.apiFetch, signal, () =>
+        experimental_generateVideo({
+          model: this.model_('videoModel'),
+          prompt: image ? { image, text: task.prompt } : task.prompt,
+          n: 1,
+          maxRetries: this.config.maxRetries,
+          abortSignal: signal,
+          // A video the provider answers by URL is read through the same capped, timed fetch.
+          download: async ({ url, abortSignal }) => {
+            const response = await this.config.fetch(url, { signal: abortSignal });
+            if (!response.ok) throw new ProviderUnavailableError(`video download failed with HTTP ${response.status}`);
+            return { data: new Uint8Array(await response.arrayBuffer()), mediaType: response.headers.get('content-type') ?? undefined };
+          },
+        }),
+      );
       // The SDK's video result reports no duration: the event records none.
       return checkedMedia(Buffer.from(result.video.uint8Array), 'video/mp4', `${this.name} video`);
     });

@@ -1,4 +1,5 @@
 import { cappedFetch } from '../capped-fetch';
+import { noteCancelAddress } from './provider-cancel';
 
 // The one fetch every AI SDK provider is built with: the size cap, a timeout per HTTP attempt
 // (PROVIDER_TIMEOUT_MS), and, for providers whose SDK takes no baseURL, the operator's base_url
@@ -71,7 +72,14 @@ export function providerFetch(options: ProviderFetchOptions): typeof fetch {
     if (init?.body instanceof FormData) init = { ...init, body: namedFileParts(init.body) };
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     if (method !== 'GET' && method !== 'HEAD') apiOrigins.add(target);
-    if (apiOrigins.has(target)) return cappedFetch(url, init, options.timeoutMs);
+    if (apiOrigins.has(target)) {
+      const answered = cappedFetch(url, init, options.timeoutMs);
+      if (method !== 'POST') return answered;
+      return answered.then(async (response) => {
+        await noteCancelAddress(raw, response, init?.headers);
+        return response;
+      });
+    }
     const headers = withoutCredentials(init?.headers ?? (input instanceof Request ? input.headers : undefined), options.apiKey);
     return cappedFetch(url, { ...init, headers, credentials: 'omit' }, options.timeoutMs, { crossOriginRedirects: true });
   }) as typeof fetch;

@@ -4,13 +4,18 @@ import type { AddressInfo, Socket } from 'node:net';
 // A fake provider on 127.0.0.1 (port 0) speaking one provider's wire protocol, given as a
 // responder per request. A mode makes every call fail the way real providers do: an HTTP
 // error (with diagnostic text that must never reach a customer), a hang, or a malformed answer;
-// `job-failed` is left to the responder: an asynchronous job (a video) reported failed in the
-// provider's own terms.
+// `job-failed` and `job-pending` are left to the responder: an asynchronous job (a video) reported
+// failed, or still in progress at every poll, in the provider's own terms.
 
 export const FAKE_PROVIDER_DIAGNOSTIC = 'FAKE-PROVIDER-DIAGNOSTIC: replica 9 on fire';
 
 export type FakeProviderMode =
-  { kind: 'ok' } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'garbage' } | { kind: 'job-failed' };
+  | { kind: 'ok' }
+  | { kind: 'status'; status: number }
+  | { kind: 'hang' }
+  | { kind: 'garbage' }
+  | { kind: 'job-failed' }
+  | { kind: 'job-pending' };
 
 export interface FakeRequest {
   method: string;

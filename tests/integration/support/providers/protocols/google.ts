@@ -16,6 +16,7 @@ export async function startGoogleFake(): Promise<FakeProviderServer> {
       return { bytes: await fakeVideo(), contentType: 'video/mp4' };
     }
     const operation = /\/(models\/[^/:]+\/operations\/op-fake-1)$/.exec(request.path);
+    if (request.method === 'GET' && operation && mode.kind === 'job-pending') return { json: { name: operation[1], done: false } };
     if (request.method === 'GET' && operation && mode.kind === 'job-failed') {
       return { json: { name: operation[1], done: true, error: { code: 13, message: FAKE_PROVIDER_DIAGNOSTIC, status: 'INTERNAL' } } };
     }

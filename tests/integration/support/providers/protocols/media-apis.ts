@@ -8,7 +8,7 @@ import { FAKE_CODE, FAKE_TRANSCRIPT, fakeVideo, mediaSamples } from './media-sam
 //   -> {state: completed, assets: {image: URL}}.
 // - Replicate: POST {base}/models/{owner}/{name}/predictions (Prefer: wait) -> {output: [URL]};
 //   a video model's prediction is still `starting`: GET its urls.get -> {status: succeeded, output: URL}
-//   (or {status: failed, error}).
+//   (or {status: failed, error}, or `processing` at every poll); POST its urls.cancel -> `canceled`.
 // - Amazon Bedrock: POST {base}/model/{id}/converse (the `json` tool answers structured output),
 //   POST {base}/model/{id}/invoke for image models -> {images: [base64]}.
 // Files they link to are served from /files/.
@@ -44,6 +44,8 @@ export async function startMediaApisFake(): Promise<FakeProviderServer> {
     });
     if (method === 'POST' && /\/models\/[^/]+\/[^/]*video[^/]*\/predictions$/.test(path))
       return { status: 201, json: prediction('starting') };
+    if (method === 'GET' && path === '/v1/predictions/pred-vid-1' && mode.kind === 'job-pending') return { json: prediction('processing') };
+    if (method === 'POST' && path === '/v1/predictions/pred-vid-1/cancel') return { json: prediction('canceled') };
     if (method === 'GET' && path === '/v1/predictions/pred-vid-1' && mode.kind === 'job-failed') {
       return { json: { ...prediction('failed'), error: FAKE_PROVIDER_DIAGNOSTIC } };
     }

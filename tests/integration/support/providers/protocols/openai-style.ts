@@ -30,6 +30,9 @@ export async function startOpenAiStyleFake(options: { speechAsJson?: boolean } =
   const media = await mediaSamples();
   return startFakeProviderServer(async (request, origin, mode) => {
     if (request.method === 'GET' && request.path === '/files/video.mp4') return { bytes: await fakeVideo(), contentType: 'video/mp4' };
+    if (request.method === 'GET' && request.path.endsWith('/videos/xvid-fake-1') && mode.kind === 'job-pending') {
+      return { json: { status: 'pending' } };
+    }
     if (request.method === 'GET' && request.path.endsWith('/videos/xvid-fake-1') && mode.kind === 'job-failed') {
       return { json: { status: 'failed', error: { code: 'internal_error', message: FAKE_PROVIDER_DIAGNOSTIC } } };
     }
