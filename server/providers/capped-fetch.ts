@@ -1,56 +1,24 @@
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
-import { Agent } from 'undici';
-import { isMetadataHost, metadataHostOf } from './metadata-hosts';
+import { fetch as undiciFetch } from 'undici';
+import { metadataHostOf } from './metadata-hosts';
+import { outboundDoor, RefusedDestinationError, refusalIn } from './outbound/outbound-door';
 
 // The fetch every provider client is built with. A provider's reply may hold at most: JSON (text,
 // code, base64 images) 16 MiB, media 100 MiB; a larger reply, read whole, would exhaust the
 // server's heap, so it is cut off as a provider failure.
 //
-// API calls (a POST whose body is text or bytes, the hot path) go through undici's `dispatch` on
-// one pooled keep-alive agent: a third of the CPU of the global fetch, and out of reach of the
-// fetch Next.js patches. Everything else (form uploads, redirects, media downloads) uses the
-// global fetch. See docs/performance.md, "What each runtime setting buys".
+// Every request goes through the outbound door (outbound/outbound-door.ts), which judges the
+// address each connection reaches. API calls (a POST whose body is text or bytes, the hot path)
+// use undici's `dispatch` on the door: a third of the CPU of fetch, and out of reach of the fetch
+// Next.js patches. Everything else (form uploads, redirects, media downloads) uses undici's fetch
+// with the door as its dispatcher. See docs/performance.md, "What each runtime setting buys".
 
 const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
 const MEDIA_REPLY_LIMIT = 104_857_600;
 
-/** A call refused before it was sent: its URL, or a redirect, leads where no provider call may go. */
-export class RefusedDestinationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RefusedDestinationError';
-  }
-}
+export { RefusedDestinationError };
 
 const metadataRefusal = (host: string) => new RefusedDestinationError(`refused: ${host} is a cloud metadata or link-local address`);
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** DNS as usual, but a name that resolves to a metadata or link-local address is not connected to. */
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error || addresses.length === 0) {
-      const failure = error ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      return callback(failure, options.all ? [] : '');
-    }
-    const refused = addresses.find((entry) => isMetadataHost(entry.address));
-    if (refused) return callback(Object.assign(metadataRefusal(`${hostname} (${refused.address})`), { code: 'EREFUSED' }), '');
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-}
-
-/** The same check for the global fetch path (downloads, forms), which does not use the agent. */
-async function refuseResolvedMetadata(url: URL): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === '' || isIP(host) !== 0 || (url.protocol !== 'http:' && url.protocol !== 'https:')) return;
-  await new Promise<void>((resolve, reject) =>
-    guardedLookup(host, {}, (error) => (error && error instanceof RefusedDestinationError ? reject(error) : resolve())),
-  );
-}
-
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, connect: { lookup: guardedLookup as never } });
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
@@ -92,7 +60,7 @@ const isEventStream = (status: number, headers: Headers) =>
   status >= 200 && status < 300 && (headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 
 /**
- * A POST of text or bytes through the pooled agent's `dispatch`: the reply is gathered by plain
+ * A POST of text or bytes through the door's `dispatch`: the reply is gathered by plain
  * callbacks (no stream or async resource per call), except a 2xx event stream (a streamed
  * completion), handed on chunk by chunk from its headers on. Undefined when the answer is a
  * redirect (the caller then uses fetch). Rejects with the abort's reason, ReplyTooLargeError or
@@ -121,7 +89,7 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
       abort?.(error);
       return false;
     };
-    agent.dispatch(
+    outboundDoor.dispatch(
       { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: headerPairs(init.headers), body: init.body },
       {
         onConnect(abortRequest) {
@@ -198,7 +166,8 @@ function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number 
 }
 
 /**
- * The global fetch, following redirects itself: each hop's host is checked, and only a download
+ * undici's fetch through the door, following redirects itself: each hop's host is checked (and
+ * the door judges the address each hop connects to), and only a download
  * (`crossOrigin`) may be sent to another origin: an API call carries the provider's key, which
  * must not follow a redirect to a host the operator never named.
  */
@@ -206,8 +175,12 @@ async function fetchFollowing(input: string | URL | Request, init: RequestInit |
   let url = new URL(input instanceof Request ? input.url : String(input));
   let request: RequestInit | undefined = init;
   for (let hop = 0; ; hop++) {
-    await refuseResolvedMetadata(url);
-    const response = await fetch(hop === 0 ? input : url, { ...request, redirect: 'manual' });
+    const target = hop === 0 && input instanceof Request ? input : url;
+    const response = (await undiciFetch(target as never, { ...request, redirect: 'manual', dispatcher: outboundDoor } as never).catch(
+      (error: unknown) => {
+        throw refusalIn(error) ?? error;
+      },
+    )) as unknown as Response;
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null) return response;
     await response.body?.cancel();
@@ -234,8 +207,9 @@ export interface CappedFetchOptions {
 
 /**
  * fetch with each reply's size capped (see above) and, given timeoutMs, each attempt timed out.
- * Metadata and link-local hosts are refused, by name and by what a name resolves to; redirects
- * stay on the call's origin unless `crossOriginRedirects` (RefusedDestinationError otherwise).
+ * Metadata and link-local hosts are refused by name, and the door refuses every connection to
+ * such an address (and to a private one at an origin not allowed it); redirects stay on the
+ * call's origin unless `crossOriginRedirects` (RefusedDestinationError otherwise).
  */
 export async function cappedFetch(
   input: string | URL | Request,
@@ -254,7 +228,9 @@ export async function cappedFetch(
       // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
       // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
       if (attempt.signal?.aborted) throw attempt.signal.reason;
-      if (error instanceof ReplyTooLargeError || error instanceof RefusedDestinationError) throw error;
+      if (error instanceof ReplyTooLargeError) throw error;
+      const refused = refusalIn(error);
+      if (refused) throw refused;
       throw new TypeError('fetch failed', { cause: error });
     } finally {
       if (!attempt.streaming) attempt.done();
@@ -292,7 +268,7 @@ export async function cappedFetch(
 /**
  * Reads a media URL a provider's answer names: a plain GET with no headers at all, so none of
  * the provider's credentials go with it, wherever the URL or its redirects lead (their hosts
- * checked as every call's are).
+ * checked as every call's are; a private address only at the provider's own base_url origin).
  */
 export function mediaFetch(timeoutMs: number): typeof fetch {
   return ((input: string | URL | Request, init?: RequestInit) =>

@@ -1,14 +1,17 @@
+import dns from 'node:dns';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CONFIG_VARIABLES } from '@/server/config';
 import { apiKeyEnvProblem, isServiceVariable, providerEntryIssue } from '@/server/domain/providers/provider-guard';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/providers/provider-types';
 import { providerFetch } from '@/server/providers/ai-sdk/provider-fetch';
 import { cappedFetch, mediaFetch, RefusedDestinationError } from '@/server/providers/capped-fetch';
 import { isMetadataHost, metadataHostOf } from '@/server/providers/metadata-hosts';
+import { allowPrivateNetworkAt } from '@/server/providers/outbound/outbound-door';
 
 // Provider settings cannot be turned against the service: no service variable as a key, no
 // metadata address as a server, no key sent where the operator did not point it.
@@ -95,6 +98,10 @@ describe('metadata addresses', () => {
     'http://metadata.google.internal/computeMetadata/v1/',
     'http://METADATA.google.internal./',
     'http://100.100.100.200/',
+    'http://[64:ff9b::a9fe:a9fe]/', // NAT64 of 169.254.169.254
+    'http://[64:ff9b::169.254.170.2]/', // NAT64 of ECS task metadata
+    'http://[fd00:ec2::23]/', // EKS Pod Identity
+    'http://[::ffff:a9fe:a9fe]:8080/',
   ])('%s is refused as base_url and by the fetch', async (url) => {
     expect(metadataHostOf(url)).toBeDefined();
     expect(providerEntryIssue({ type: 'openai', base_url: url }, '')?.path).toBe('base_url');
@@ -102,9 +109,12 @@ describe('metadata addresses', () => {
     await expect(mediaFetch(1000)(url)).rejects.toBeInstanceOf(RefusedDestinationError);
   });
 
-  it.each(['127.0.0.1', 'api.openai.com', '10.0.0.1', '[::1]', '169.255.0.1', '[fd00:ec2::253]'])('%s is not a metadata host', (host) => {
-    expect(isMetadataHost(host)).toBe(false);
-  });
+  it.each(['127.0.0.1', 'api.openai.com', '10.0.0.1', '[::1]', '169.255.0.1', '[fd00:ec3::254]', '[64:ff9b::808:808]'])(
+    '%s is not a metadata host',
+    (host) => {
+      expect(isMetadataHost(host)).toBe(false);
+    },
+  );
 });
 
 // Two servers on 127.0.0.1 are two origins (the port is part of the origin).
@@ -132,7 +142,8 @@ let api: Recorder;
 let other: Recorder;
 beforeAll(async () => {
   other = await startRecorder((_path, response) => {
-    response.writeHead(200, { 'content-type': 'application/octet-stream' });
+    // No connection kept for later: each test judges its own (permission is judged per connection).
+    response.writeHead(200, { 'content-type': 'application/octet-stream', connection: 'close' });
     response.end('media-bytes');
   });
   api = await startRecorder((path, response) => {
@@ -143,6 +154,8 @@ beforeAll(async () => {
     else response.writeHead(200, { 'content-type': 'application/json' });
     response.end(path === '/landed' ? '{"landed":true}' : '{}');
   });
+  // The operator named the API's server (a base_url on 127.0.0.1); `other` is nobody's.
+  allowPrivateNetworkAt('provider:guard-test', api.origin);
 });
 afterAll(() => {
   api.server.close();
@@ -170,16 +183,31 @@ describe('redirects and credentials', () => {
     await expect(mediaFetch(2000)(`${api.origin}/metadata`)).rejects.toBeInstanceOf(RefusedDestinationError);
   });
 
-  it('a media URL is fetched without the provider credentials, and may be redirected to its CDN', async () => {
+  it('a media URL is fetched without the provider credentials; a redirect to a private address nobody named is not followed', async () => {
     other.seen.length = 0;
-    const response = await mediaFetch(2000)(`${api.origin}/media-moved`, { headers: AUTH } as RequestInit);
-    expect(await response.text()).toBe('media-bytes');
-    expect(other.seen).toHaveLength(1);
-    expect(other.seen[0]!.headers.authorization).toBeUndefined();
+    await expect(mediaFetch(2000)(`${api.origin}/media-moved`, { headers: AUTH } as RequestInit)).rejects.toThrow(
+      /refused: 127\.0\.0\.1 is a private address/,
+    );
+    expect(other.seen).toHaveLength(0);
     expect(api.seen.at(-1)!.headers.authorization).toBeUndefined();
   });
 
+  it('a media URL may be redirected to its CDN, which gets no credentials either', async () => {
+    allowPrivateNetworkAt('provider:cdn', other.origin); // stands for a public CDN
+    try {
+      other.seen.length = 0;
+      const response = await mediaFetch(2000)(`${api.origin}/media-moved`, { headers: AUTH } as RequestInit);
+      expect(await response.text()).toBe('media-bytes');
+      expect(other.seen).toHaveLength(1);
+      expect(other.seen[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      allowPrivateNetworkAt('provider:cdn', null);
+    }
+  });
+
   it("the SDK's fetch sends the key to the API origin, but not with a GET of another origin the answer names", async () => {
+    allowPrivateNetworkAt('provider:cdn', other.origin); // stands for a public file host
+    onTestFinished(() => allowPrivateNetworkAt('provider:cdn', null));
     const fetch = providerFetch({ timeoutMs: 2000, apiKey: 'sk-guard-test-secret' });
     api.seen.length = 0;
     other.seen.length = 0;
@@ -190,5 +218,87 @@ describe('redirects and credentials', () => {
     expect(other.seen).toHaveLength(1);
     expect(other.seen[0]!.headers.authorization).toBeUndefined();
     expect(other.seen[0]!.headers['x-key-copy']).toBeUndefined();
+  });
+});
+
+// The address a connection reaches is judged where it is made: a name that resolves once to an
+// allowed address and then to the metadata service (DNS rebinding) gains nothing from the switch.
+describe('the outbound door judges the address it connects to', () => {
+  const answers: Record<string, { address: string; family: number }[][]> = {};
+  afterEach(() => {
+    vi.restoreAllMocks();
+    syncBuiltinESMExports();
+  });
+
+  /** A resolver for *.test names whose answers change from one lookup to the next (the last repeats). */
+  function rebindingResolver() {
+    const real = dns.lookup;
+    const asked: string[] = [];
+    vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
+      const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      const queue = answers[hostname];
+      if (!queue) return (real as (...args: unknown[]) => void)(hostname, options, callback);
+      asked.push(hostname);
+      const answer = queue.length > 1 ? queue.shift()! : queue[0]!;
+      if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all) return done(null, answer);
+      done(null, answer[0]!.address, answer[0]!.family);
+    }) as never);
+    syncBuiltinESMExports(); // code that imported { lookup } sees it too
+    return asked;
+  }
+
+  it('a rebinding name: the first connection reaches the address the check saw, the next one (now 169.254.169.254) is refused', async () => {
+    const port = new URL(api.origin).port;
+    answers['rebind.test'] = [[{ address: '127.0.0.1', family: 4 }], [{ address: '169.254.169.254', family: 4 }]];
+    allowPrivateNetworkAt('provider:rebind', `http://rebind.test:${port}`);
+    const asked = rebindingResolver();
+    api.seen.length = 0;
+    // A GET (a provider's poll, a download): one lookup, made by the connection itself.
+    const first = await cappedFetch(`http://rebind.test:${port}/status`, { headers: { connection: 'close' } }, 2000);
+    expect(first.status).toBe(200);
+    await first.text();
+    expect(api.seen).toHaveLength(1);
+    expect(asked).toEqual(['rebind.test']);
+    await expect(cappedFetch(`http://rebind.test:${port}/status`, { headers: { connection: 'close' } }, 2000)).rejects.toThrow(
+      /refused: rebind\.test \(169\.254\.169\.254\) is a cloud metadata or link-local address/,
+    );
+    await expect(mediaFetch(2000)(`http://rebind.test:${port}/file.png`)).rejects.toBeInstanceOf(RefusedDestinationError);
+    await expect(cappedFetch(`http://rebind.test:${port}/v1/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(
+      RefusedDestinationError,
+    );
+    expect(api.seen).toHaveLength(1);
+  });
+
+  it.each([
+    ['NAT64 of 169.254.169.254', '64:ff9b::a9fe:a9fe', 6],
+    ['EKS Pod Identity', 'fd00:ec2::23', 6],
+    ['AWS metadata over IPv6', 'fd00:ec2::254', 6],
+    ['link-local', 'fe80::1', 6],
+    ['ECS task metadata', '169.254.170.2', 4],
+  ])('a name resolving to %s (%s) is never connected to, even at an origin allowed private networks', async (_what, address, family) => {
+    answers['meta.test'] = [[{ address, family }]];
+    allowPrivateNetworkAt('provider:meta', 'http://meta.test');
+    rebindingResolver();
+    await expect(cappedFetch('http://meta.test/v1/x', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(RefusedDestinationError);
+    await expect(cappedFetch('http://meta.test/v1/x', {}, 1000)).rejects.toBeInstanceOf(RefusedDestinationError);
+    await expect(mediaFetch(1000)('http://meta.test/file.mp4')).rejects.toBeInstanceOf(RefusedDestinationError);
+  });
+
+  it('a name with one refused answer among allowed ones is refused whole', async () => {
+    answers['mixed.test'] = [
+      [
+        { address: '127.0.0.1', family: 4 },
+        { address: '169.254.169.254', family: 4 },
+      ],
+    ];
+    allowPrivateNetworkAt('provider:mixed', `http://mixed.test:${new URL(api.origin).port}`);
+    rebindingResolver();
+    await expect(cappedFetch(`http://mixed.test:${new URL(api.origin).port}/x`, {}, 1000)).rejects.toBeInstanceOf(RefusedDestinationError);
+  });
+
+  it("a private address is reached only at an origin allowed it: a provider's media link to another port of 127.0.0.1 is refused", async () => {
+    await expect(mediaFetch(1000)(`${other.origin}/cdn/file.mp4`)).rejects.toThrow(/is a private address/);
+    await expect(cappedFetch(`${other.origin}/v1/x`, { method: 'POST', body: '{}' })).rejects.toThrow(/is a private address/);
+    expect(other.seen.filter((call) => call.path.startsWith('/cdn') || call.path === '/v1/x')).toHaveLength(0);
   });
 });
