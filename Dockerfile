@@ -36,7 +36,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/server ./server
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/prisma ./prisma
-COPY --from=build --chown=node:node /app/.next ./.next
+# The build stays root's: the runtime user can read it but never change the code it serves.
+COPY --from=build /app/.next ./.next
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
+import { refusePlaceholderSecrets } from './placeholder-secrets';
 
 // The production command (`npm run start:production`, the container's CMD) and the production
 // worker (`npm run worker:production`): no build at start, no embedded PostgreSQL, no generated
@@ -19,14 +20,18 @@ const REQUIRED = {
   worker: ['DATABASE_URL', 'SIGNING_SECRET', 'PROVIDER_KEYS_SECRET'],
 } as const satisfies Record<string, (keyof Config)[]>;
 
-/** Throws one line naming the settings the production command lacks. */
-export function requireProductionSettings(config: Config, role: keyof typeof REQUIRED): void {
+/**
+ * Throws one line naming the settings the production command lacks, or else the variables whose
+ * values are placeholders or guessable secrets (placeholder-secrets.ts).
+ */
+export function requireProductionSettings(config: Config, role: keyof typeof REQUIRED, env: NodeJS.ProcessEnv = process.env): void {
   const missing = REQUIRED[role].filter((name) => !config[name]);
   if (missing.length > 0) {
     throw new Error(
       `production mode needs ${missing.join(', ')} (docs/configuration.md): it starts no embedded database and generates no secret, since every instance must share them`,
     );
   }
+  refusePlaceholderSecrets(env);
 }
 
 /** Whether this start applies pending migrations: always on one machine, in production only when asked. */

@@ -108,6 +108,25 @@ describe('migrations as their own step', () => {
   });
 });
 
+describe('production refuses placeholders', () => {
+  it("the production command and worker refuse a secret left at the example's value, in one line naming the variable", async () => {
+    const port = await freePort();
+    const env = { ...productionEnv('postgres://unused@127.0.0.1:1/none', port), NEXTAUTH_SECRET: 'CHANGE-ME-another-random-secret' };
+    const app = startProduction(env);
+    expect((await app.exited).code).toBe(1);
+    const lines = app.output().trim().split('\n');
+    expect(lines, app.output()).toHaveLength(1);
+    expect(lines[0]).toContain('NEXTAUTH_SECRET (still the CHANGE-ME placeholder)');
+    expect(lines[0]).not.toContain('another-random-secret');
+
+    const weak = { ...env, NEXTAUTH_SECRET: 'x'.repeat(40), PROVIDER_KEYS_SECRET: 'a-third-secret-32-characters-or-more' };
+    const worker = spawnNode(['--import', 'tsx', 'scripts/worker.ts', '--production'], weak);
+    expect((await worker.exited).code).toBe(1);
+    expect(worker.output()).toContain("PROVIDER_KEYS_SECRET (an example file's value)");
+    expect(worker.output()).toContain('NEXTAUTH_SECRET (low entropy');
+  });
+});
+
 describe('GET /readyz', () => {
   async function readinessWith(env: Record<string, string | undefined>) {
     process.env = { ...saved, ...env };

@@ -4,10 +4,12 @@ import { DockerfileParser, JSONInstruction } from 'dockerfile-ast';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '@/server/config/config-settings';
+import { EXAMPLE_SECRET_VALUES, placeholderSecrets } from '@/server/instance/placeholder-secrets';
 
 // The deployment files agree with the API schemas and with each other: every Kubernetes
 // manifest validates against the Kubernetes API's schemas (kubernetes-models), probes name
@@ -26,6 +28,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Secret': Secret,
   'v1/ConfigMap': ConfigMap,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
 const manifests: Manifest[] = readdirSync(K8S)
@@ -69,6 +72,7 @@ describe('deploy/kubernetes', () => {
         'Deployment/wgs-worker',
         'HorizontalPodAutoscaler/wgs-app',
         'Job/wgs-migrate',
+        'NetworkPolicy/wgs-egress',
         'Secret/wgs-secrets',
         'Service/wgs-app',
       ].sort(),
@@ -115,6 +119,84 @@ describe('deploy/kubernetes', () => {
   });
 });
 
+describe('deploy/kubernetes: the pods are locked down', () => {
+  const workloads = manifests.filter((m) => m.spec?.template?.spec?.containers);
+
+  it('no privilege escalation, a read-only root filesystem, no capabilities, the runtime default seccomp profile, no service-account token', () => {
+    expect(workloads.map((m) => m.metadata.name).sort()).toEqual(['wgs-app', 'wgs-migrate', 'wgs-worker']);
+    for (const workload of workloads) {
+      const pod = workload.spec.template.spec;
+      expect(pod.automountServiceAccountToken, workload.file).toBe(false);
+      expect(pod.securityContext.runAsNonRoot, workload.file).toBe(true);
+      for (const container of pod.containers) {
+        const context = container.securityContext ?? {};
+        expect(context.allowPrivilegeEscalation, workload.file).toBe(false);
+        expect(context.readOnlyRootFilesystem, workload.file).toBe(true);
+        expect(context.capabilities?.drop, workload.file).toEqual(['ALL']);
+        expect(context.capabilities?.add, workload.file).toBeUndefined();
+        expect((context.seccompProfile ?? pod.securityContext.seccompProfile)?.type, workload.file).toBe('RuntimeDefault');
+      }
+    }
+  });
+
+  it("the paths the product writes are volumes: /tmp and the data dir everywhere, Next's cache in the app", () => {
+    const dataDir = dockerfile
+      .getInstructions()
+      .find((instruction) => instruction.getKeyword() === 'ENV' && instruction.getArgumentsContent()?.includes('WGS_DATA_DIR='))!
+      .getArgumentsContent()!
+      .match(/WGS_DATA_DIR=(\S+)/)![1];
+    for (const workload of workloads) {
+      const pod = workload.spec.template.spec;
+      const volumes = new Map<string, Manifest>(pod.volumes.map((volume: Manifest) => [volume.name, volume]));
+      const mounted = new Map<string, string>(
+        pod.containers[0].volumeMounts.map((mount: { name: string; mountPath: string }) => [mount.mountPath, mount.name]),
+      );
+      const writable = ['/tmp', dataDir, ...(workload.metadata.name === 'wgs-app' ? ['/app/.next/cache'] : [])];
+      for (const path of writable) {
+        expect(mounted.has(path), `${workload.file}: ${path}`).toBe(true);
+        expect(volumes.get(mounted.get(path)!)?.emptyDir, `${workload.file}: ${path}`).toBeDefined();
+      }
+    }
+  });
+
+  it('a NetworkPolicy lets every pod of the service reach anything but link-local metadata addresses (169.254.0.0/16, fd00:ec2::/64)', () => {
+    const policy = find('NetworkPolicy', 'wgs-egress');
+    expect(policy.spec.policyTypes).toEqual(['Egress']);
+    for (const workload of workloads)
+      expect(workload.spec.template.metadata.labels, workload.file).toMatchObject(policy.spec.podSelector.matchLabels);
+    const blocks = policy.spec.egress.flatMap((rule: Manifest) => rule.to.map((peer: Manifest) => peer.ipBlock).filter(Boolean));
+    expect(blocks).toEqual([
+      { cidr: '0.0.0.0/0', except: ['169.254.0.0/16'] },
+      { cidr: '::/0', except: ['fd00:ec2::/64'] },
+    ]);
+    // the other rule reaches the cluster's pods (DNS, in-cluster stores), which metadata endpoints are not
+    const others = policy.spec.egress.flatMap((rule: Manifest) => rule.to.filter((peer: Manifest) => !peer.ipBlock));
+    expect(others).toEqual([{ namespaceSelector: {} }]);
+    expect(policy.spec.egress.every((rule: Manifest) => rule.ports === undefined)).toBe(true);
+  });
+});
+
+describe('Dockerfile', () => {
+  it('runs as the non-root user, who cannot write the build it serves (.next)', () => {
+    const instructions = dockerfile.getInstructions();
+    const runtimeStart = instructions.findLastIndex((instruction) => instruction.getKeyword() === 'FROM');
+    const runtime = instructions.slice(runtimeStart);
+    expect(
+      runtime
+        .filter((instruction) => instruction.getKeyword() === 'USER')
+        .at(-1)
+        ?.getArgumentsContent(),
+    ).toBe('node');
+    const copiesOfNext = runtime.filter(
+      (instruction) => instruction.getKeyword() === 'COPY' && /\.next\b/.test(instruction.getArgumentsContent() ?? ''),
+    );
+    expect(copiesOfNext.length).toBeGreaterThan(0);
+    for (const copy of copiesOfNext) expect(copy.getTextContent()).not.toMatch(/--chown|--chmod/);
+    for (const run of runtime.filter((instruction) => instruction.getKeyword() === 'RUN'))
+      expect(run.getTextContent()).not.toMatch(/(chown|chmod)[^&;]*\.next/);
+  });
+});
+
 describe('compose.yaml and .env.example', () => {
   it('runs PostgreSQL, Redis, an S3-compatible store, a one-shot migrate, two app instances behind a proxy and a worker', () => {
     const services = compose.services;
@@ -140,5 +222,62 @@ describe('compose.yaml and .env.example', () => {
     for (const name of envExample.keys()) expect(SETTINGS.has(name) || referenced.has(name), name).toBe(true);
     // No real secret: every secret of the example is a placeholder.
     for (const [name, value] of envExample) if (/SECRET|PASSWORD/.test(name)) expect(value, name).toMatch(/^CHANGE-ME/);
+  });
+});
+
+describe('compose.yaml keeps its secrets where they belong', () => {
+  const services = compose.services;
+
+  it('publishes only the proxy, on 127.0.0.1 unless PUBLISH_ADDRESS says otherwise', () => {
+    const published = Object.entries(services).filter(([, service]) => service.ports);
+    expect(published.map(([name]) => name)).toEqual(['proxy']);
+    expect(services.proxy.ports).toHaveLength(1);
+    const [address, hostPort, containerPort] = String(services.proxy.ports[0]).split(/:(?![^{]*\})/);
+    expect(address).toBe('${PUBLISH_ADDRESS:-127.0.0.1}');
+    expect(hostPort).toBe('8080');
+    const nginx = readFileSync(join(ROOT, 'deploy', 'compose', 'nginx.conf'), 'utf8');
+    expect(nginx).toContain(`listen ${containerPort} default_server;`);
+    // presigned URLs name S3_ENDPOINT: the published proxy passes minio.localhost to MinIO
+    expect(services.app1.environment.S3_ENDPOINT).toBe(`http://minio.localhost:${hostPort}`);
+    expect(services.proxy.networks.default.aliases).toContain('minio.localhost');
+    expect(nginx).toMatch(/server_name minio\.localhost;[\s\S]*proxy_pass http:\/\/minio:9000;/);
+  });
+
+  it("gives the app a scoped object-store user made by the init step, never MinIO's root credentials", () => {
+    for (const app of ['app1', 'app2', 'worker']) {
+      const env = services[app].environment;
+      expect(env.S3_ACCESS_KEY_ID, app).toBe('${MINIO_APP_USER}');
+      expect(env.S3_SECRET_ACCESS_KEY, app).toBe('${MINIO_APP_PASSWORD}');
+      // env_file hands the app all of .env: the root credentials are blanked over it
+      expect(services[app].env_file, app).toBe('.env');
+      expect(env.MINIO_ROOT_USER, app).toBe('');
+      expect(env.MINIO_ROOT_PASSWORD, app).toBe('');
+    }
+    expect(services.migrate.environment.MINIO_ROOT_PASSWORD).toBe('');
+    const init = services.bucket.entrypoint.join('\n');
+    expect(init).toContain('mc admin user add store "$$MINIO_APP_USER" "$$MINIO_APP_PASSWORD"');
+    expect(init).toContain('mc admin policy attach store wgs-app --user "$$MINIO_APP_USER"');
+    const policy = JSON.parse(
+      init.slice(init.indexOf('<<POLICY\n') + 9, init.indexOf('\nPOLICY')).replaceAll('$$S3_BUCKET', 'wgs-objects'),
+    ) as {
+      Statement: { Action: string[]; Resource: string[] }[];
+    };
+    const resources = policy.Statement.flatMap((statement) => statement.Resource);
+    expect(resources.every((resource) => resource === 'arn:aws:s3:::wgs-objects' || resource === 'arn:aws:s3:::wgs-objects/*')).toBe(true);
+    expect(
+      policy.Statement.flatMap((statement) => statement.Action).filter((action) => /\*|admin:|DeleteBucket|PutBucketPolicy/.test(action)),
+    ).toEqual([]);
+    expect(services.minio.ports).toBeUndefined();
+  });
+
+  it('every secret of the example files is one production refuses, and is known as an example value', () => {
+    const secretExample = parse(readFileSync(join(K8S, 'secret.example.yaml'), 'utf8')) as { stringData: Record<string, string> };
+    const examples = { ...Object.fromEntries(envExample), ...secretExample.stringData };
+    const secrets = Object.entries(examples).filter(([name]) => /SECRET|PASSWORD|_API_KEY|TOKEN/.test(name));
+    expect(secrets.length).toBeGreaterThan(5);
+    for (const [name, value] of secrets) expect(EXAMPLE_SECRET_VALUES.has(value), name).toBe(true);
+    const refused = placeholderSecrets(examples).map((problem) => problem.split(' ')[0]);
+    for (const [name] of secrets) expect(refused, name).toContain(name);
+    expect(refused).toContain('DATABASE_URL'); // its password is the example's
   });
 });
