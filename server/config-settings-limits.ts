@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { doc, RUNNING } from './config-doc';
 
-// Retention, decoding and abuse limits (part of server/config-settings.ts).
+// Retention, decoding and abuse limits, and selling through Stripe (part of server/config-settings.ts).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const limitSettings = {
@@ -33,4 +33,25 @@ export const limitSettings = {
     RUNNING,
   ),
   MAX_CONNECTIONS: doc(positiveInt(1024), 'Open connections one instance accepts (npm start); the excess is closed at accept.', RUNNING),
+  STRIPE_SECRET_KEY: doc(
+    z
+      .string()
+      .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)')
+      .optional(),
+    'Stripe secret key: with STRIPE_WEBHOOK_SECRET, turns on selling packages through Stripe Checkout at /buy (docs/selling.md). Unset, selling is off and nothing else changes.',
+    RUNNING,
+  ),
+  STRIPE_WEBHOOK_SECRET: doc(
+    z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=_]+$/, "must be the webhook endpoint's signing secret (whsec_...)")
+      .optional(),
+    'The signing secret of the Stripe webhook endpoint (/api/stripe/webhook) or of `stripe listen`; selling needs it with STRIPE_SECRET_KEY.',
+    RUNNING,
+  ),
+  STRIPE_API_BASE: doc(
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) origin such as http://127.0.0.1:12111' }).optional(),
+    "Where the Stripe SDK sends its calls (its host, port and protocol); unset: Stripe's API. Tests point it at a fake Stripe on 127.0.0.1.",
+    ['tests'],
+  ),
 };

@@ -9,6 +9,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 import { MarginPanel } from '@/components/margin/margin-panel';
 import { MarginRankings } from '@/components/margin/margin-rankings';
+import { SalesFlagsNotice } from '@/components/sales/sale-flags';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Overview' };
@@ -18,11 +19,12 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
   const range = rangeFromParams(params);
   const sort = params.margin_sort === 'margin_desc' ? 'margin_desc' : 'margin_asc';
   const { caller } = await dashboardCaller('/');
-  const [overview, margin, marginPackages, marginKeys] = await Promise.all([
+  const [overview, margin, marginPackages, marginKeys, saleFlags] = await Promise.all([
     caller.refusals.overview(range),
     caller.margin.report(range),
     caller.margin.packages({ ...range, sort }),
     caller.margin.keys({ ...range, sort }),
+    caller.sales.flags(),
   ]);
   const kept = Object.entries(range).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   const sortHref = (next: string) => `/?${new URLSearchParams([...kept, ['margin_sort', next]]).toString()}#margin`;
@@ -33,6 +35,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         title="Overview"
         description={`API traffic over ${overview.range.label}. Refused requests never reached an engine (bad input, key, scope, rate or quota); their counts reach this page within a few seconds.`}
       />
+      <SalesFlagsNotice refunded={saleFlags.refunded} disputed={saleFlags.disputed} />
       <TimeRangePicker action="/" value={range} />
       <div className="stats">
         <Stat label="Requests" value={formatNumber(totals.requests)} testId="total-requests" />

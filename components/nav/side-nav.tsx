@@ -10,6 +10,7 @@ const LINKS = [
   { href: '/usage', label: 'Usage' },
   { href: '/jobs', label: 'Jobs' },
   { href: '/input-uploads', label: 'Uploads' },
+  { href: '/sales', label: 'Sales' },
   { href: '/audit', label: 'Audit log' },
 ];
 

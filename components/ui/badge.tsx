@@ -11,6 +11,12 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   cancelled: 'neutral',
   delivered: 'ok',
   skipped: 'neutral',
+  // Purchases (the Sales page): paid, open checkouts, refunds and disputes.
+  paid: 'ok',
+  open: 'neutral',
+  partly_refunded: 'warn',
+  refunded: 'danger',
+  disputed: 'danger',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -12,6 +12,7 @@ interface JsonSchema {
   pattern?: string;
   format?: string;
   minimum?: number;
+  exclusiveMinimum?: number;
   maximum?: number;
   minLength?: number;
   maxLength?: number;
@@ -46,7 +47,8 @@ function ruleOf(node: JsonSchema): string[] {
   if (node.pattern) rules.push(`matches ${code(node.pattern)}`);
   if (node.format === 'uri') rules.push('a URL');
   if (node.minLength !== undefined || node.maxLength !== undefined) rules.push(`${node.minLength ?? 0} to ${node.maxLength ?? '∞'} characters`);
-  if (node.minimum !== undefined || node.maximum !== undefined) rules.push(`${number(node.minimum ?? 0)} to ${number(node.maximum ?? Infinity)}`);
+  if (node.exclusiveMinimum !== undefined) rules.push(`more than ${number(node.exclusiveMinimum)}, at most ${number(node.maximum ?? Infinity)}`);
+  else if (node.minimum !== undefined || node.maximum !== undefined) rules.push(`${number(node.minimum ?? 0)} to ${number(node.maximum ?? Infinity)}`);
   if (node.type === 'array') {
     rules.push(`${node.minItems ?? 0} to ${node.maxItems ?? '∞'} entries`);
     if (node.items) rules.push(...ruleOf(node.items).map((rule) => `each ${rule}`));
@@ -105,6 +107,24 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     rule: 'An `azure` provider needs `resource_name` or `base_url`.',
     breaking: (file) => (file.providers = { az: { type: 'azure' } }),
     message: 'an azure provider needs resource_name or base_url',
+  },
+  {
+    rule: "A `sale`'s prices have at most the decimals of its currency (2 for `USD`, 0 for `JPY`): Stripe charges whole minor units.",
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 9.999, currency: 'USD' }),
+    message: 'USD amounts have at most 2 decimals',
+  },
+  {
+    rule: 'The top-up packs of a `sale` each sell a different number of units.',
+    breaking: (file) =>
+      ((file.packages[0] as Record<string, unknown>).sale = {
+        price: 9,
+        currency: 'USD',
+        top_ups: [
+          { units: 10, price: 1 },
+          { units: 10, price: 2 },
+        ],
+      }),
+    message: 'each top-up pack sells a different number of units',
   },
 ];
 
@@ -194,6 +214,13 @@ export function renderPackagesFileReference(): string {
     ...HEADER,
     ...rows('', { ...pkg, properties: packageFields }),
     row('operations', { type: 'object' }, true),
+    '',
+    '## A top-up pack (an entry of `sale.top_ups`)',
+    '',
+    'Units a key sold through Stripe Checkout can add later, at a price in the sale\'s currency ([selling.md](selling.md)).',
+    '',
+    ...HEADER,
+    ...rows('', packageFields.sale?.properties?.top_ups?.items ?? {}),
     '',
     '## An operation (an entry of `operations`)',
     '',

@@ -18,11 +18,16 @@ const COMMON = [
   "frame-ancestors 'none'",
 ];
 
-/** Where the dashboard's forms may go: itself, and the configured OAuth providers' sign-in pages. */
+/**
+ * Where the pages' forms may go, redirects included: itself, the configured OAuth providers'
+ * sign-in pages, and Stripe's hosted checkout when selling is on (/buy's form is sent there).
+ */
 function formAction(): string {
   const targets = ["'self'"];
   if (process.env.GITHUB_ID) targets.push('https://github.com');
   if (process.env.GOOGLE_CLIENT_ID) targets.push('https://accounts.google.com');
+  if (process.env.STRIPE_SECRET_KEY) targets.push('https://checkout.stripe.com');
+  if (process.env.STRIPE_API_BASE && URL.canParse(process.env.STRIPE_API_BASE)) targets.push(new URL(process.env.STRIPE_API_BASE).origin);
   return `form-action ${targets.join(' ')}`;
 }
 

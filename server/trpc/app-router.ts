@@ -7,6 +7,7 @@ import { operatorsRouter } from './routers/operators';
 import { overviewRouter } from './routers/overview';
 import { packagesRouter } from './routers/packages';
 import { refusalsRouter } from './routers/refusals';
+import { salesRouter } from './routers/sales';
 import { providersRouter } from './routers/providers';
 import { uploadsRouter } from './routers/uploads';
 import { usageRouter } from './routers/usage';
@@ -23,6 +24,7 @@ export const appRouter = router({
   refusals: refusalsRouter,
   margin: marginRouter,
   operators: operatorsRouter,
+  sales: salesRouter,
 });
 
 export type AppRouter = typeof appRouter;

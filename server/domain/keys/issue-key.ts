@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../db/generated/client';
+import type { Prisma, PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
@@ -62,32 +62,57 @@ export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyIn
     throw ApiError.validation([{ path: 'expiresAt', code: 'in_the_past', message: 'the expiry must be in the future' }]);
   }
 
+  return db.$transaction((tx) =>
+    insertKey(tx, actor, {
+      packageSlug: pkg.slug,
+      version,
+      label: input.label ?? null,
+      units: version.quotaUnits + extra,
+      expiresAt: input.expiresAt ?? null,
+    }),
+  );
+}
+
+export interface NewKeyRow {
+  packageSlug: string;
+  version: { id: string; version: number };
+  label: string | null;
+  units: number;
+  expiresAt: Date | null;
+  /** Sold through Stripe Checkout: the purchase (one key each: a unique column) and the buyer. */
+  sale?: { purchaseId: string; buyerEmail: string | null; stripeCustomerId: string | null };
+}
+
+/** Writes a new key and its audit entry inside the caller's transaction; returns the secret once. */
+export async function insertKey(tx: Prisma.TransactionClient, actor: Actor, row: NewKeyRow): Promise<IssuedKey> {
   const secret = generateKeySecret();
-  return db.$transaction(async (tx) => {
-    const key = await tx.apiKey.create({
-      data: {
-        hash: hashKeySecret(secret),
-        prefix: displayPrefix(secret),
-        label: input.label ?? null,
-        packageVersionId: version.id,
-        remainingUnits: version.quotaUnits + extra,
-        totalUnits: version.quotaUnits + extra,
-        expiresAt: input.expiresAt ?? null,
-      },
-    });
-    const issued = {
-      id: key.id,
-      prefix: key.prefix,
-      package: pkg.slug,
-      package_version: version.version,
-      remaining_units: key.remainingUnits,
-    };
-    await recordAudit(tx, actor, {
-      action: 'key.create',
-      targetType: 'api_key',
-      targetId: key.id,
-      after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null },
-    });
-    return { ...issued, key: secret };
+  const key = await tx.apiKey.create({
+    data: {
+      hash: hashKeySecret(secret),
+      prefix: displayPrefix(secret),
+      label: row.label,
+      packageVersionId: row.version.id,
+      remainingUnits: row.units,
+      totalUnits: row.units,
+      expiresAt: row.expiresAt,
+      purchaseId: row.sale?.purchaseId ?? null,
+      buyerEmail: row.sale?.buyerEmail ?? null,
+      stripeCustomerId: row.sale?.stripeCustomerId ?? null,
+    },
   });
+  const issued = {
+    id: key.id,
+    prefix: key.prefix,
+    package: row.packageSlug,
+    package_version: row.version.version,
+    remaining_units: key.remainingUnits,
+  };
+  const sale = row.sale ? { purchase_id: row.sale.purchaseId, buyer_email: row.sale.buyerEmail } : {};
+  await recordAudit(tx, actor, {
+    action: 'key.create',
+    targetType: 'api_key',
+    targetId: key.id,
+    after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null, ...sale },
+  });
+  return { ...issued, key: secret };
 }

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '../../db/generated/client';
+import { Prisma, type PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
@@ -184,6 +184,7 @@ async function applyPackage(
       maxProviderCostPerDay: definition.limits.max_provider_cost_per_day ?? null,
       maxStoredBytes: definition.limits.max_stored_bytes ?? null,
       operations: definition.operations as Prisma.InputJsonValue,
+      sale: definition.sale ? (definition.sale as Prisma.InputJsonValue) : Prisma.DbNull,
     },
   });
   await recordAudit(tx, actor, {

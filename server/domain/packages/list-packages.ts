@@ -1,6 +1,6 @@
 import type { PackageVersion, PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import type { PackageDefinition, PackageOperations } from './package-schema';
+import type { PackageDefinition, PackageOperations, Sale } from './package-schema';
 
 export function toVersionView(version: PackageVersion, keyCount = 0) {
   return {
@@ -17,6 +17,7 @@ export function toVersionView(version: PackageVersion, keyCount = 0) {
     },
     ...(version.unitPrice !== null ? { unit_price: version.unitPrice.toNumber() } : {}),
     operations: version.operations as PackageOperations,
+    ...(version.sale !== null ? { sale: version.sale as Sale } : {}),
     created_at: version.createdAt.toISOString(),
     key_count: keyCount,
   };
@@ -70,5 +71,6 @@ export function versionToDefinition(slug: string, version: PackageVersionView): 
     limits: version.limits,
     operations: version.operations,
     ...(version.unit_price !== undefined ? { unit_price: version.unit_price } : {}),
+    ...(version.sale !== undefined ? { sale: version.sale } : {}),
   };
 }

@@ -86,6 +86,49 @@ export const operationsSchema = z
 
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
+/** Digits after the decimal point of a currency's amounts (2 for USD, 0 for JPY), from ICU. */
+export function currencyDecimals(currency: string): number {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** An amount in the currency's minor unit (cents), as Stripe takes it. */
+export function toMinorUnits(amount: number, currency: string): number {
+  return Math.round(amount * 10 ** currencyDecimals(currency));
+}
+
+const salePrice = z.number().positive().max(999_999);
+/** Sold through Stripe Checkout (docs/selling.md): the key's price, and packs of units a key may add. */
+export const saleSchema = z
+  .strictObject({
+    price: salePrice,
+    currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code such as USD'),
+    top_ups: z
+      .array(z.strictObject({ units: z.number().int().min(1).max(1_000_000_000), price: salePrice }))
+      .max(10)
+      .refine(
+        (packs) => new Set(packs.map((pack) => pack.units)).size === packs.length,
+        'each top-up pack sells a different number of units',
+      )
+      .default([]),
+  })
+  .superRefine((sale, ctx) => {
+    const prices = [
+      { path: ['price'], value: sale.price },
+      ...sale.top_ups.map((pack, i) => ({ path: ['top_ups', i, 'price'], value: pack.price })),
+    ];
+    for (const { path, value } of prices) {
+      if (Math.abs(toMinorUnits(value, sale.currency) / 10 ** currencyDecimals(sale.currency) - value) > 1e-9) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `${sale.currency} amounts have at most ${currencyDecimals(sale.currency)} decimals`,
+        });
+      }
+    }
+  });
+
+export type Sale = z.infer<typeof saleSchema>;
+
 export const packageDefinitionSchema = z.strictObject({
   slug: z
     .string()
@@ -106,6 +149,8 @@ export const packageDefinitionSchema = z.strictObject({
   }),
   /** What one unit sells for (CURRENCY): revenue = units charged × unit_price. */
   unit_price: money.optional(),
+  /** For sale through Stripe Checkout: a key's price and optional top-up packs; omitted, not sold. */
+  sale: saleSchema.optional(),
   operations: operationsSchema,
 });
 

@@ -1,8 +1,10 @@
 import { Prisma, type PrismaClient } from '../../db/generated/client';
+import { getConfig } from '../../config';
+import { currencyDecimals } from '../packages/package-schema';
 import { bucketStarts, type TimeRange } from './time-range';
 
 // Does each package make money? Revenue (units charged × the unit price of the event's package
-// version), provider cost (stored on each event at the time of the call), and their margin, over
+// version, or, for a key sold through Stripe, what was actually paid per unit bought), provider cost (stored on each event at the time of the call), and their margin, over
 // a time range. Money is summed in SQL numeric and returned as decimal strings, never floats.
 // See docs/billing.md "Provider cost, revenue and margin".
 
@@ -39,13 +41,27 @@ interface Row {
   no_unit_price: bigint;
 }
 
-/** The aggregates every grouping selects; `e` is usage_events, `v` its package version. */
+/**
+ * What a unit of a key sold through Stripe Checkout actually brought in: what was paid for it
+ * (package and top-ups, less refunds) over the units bought, in CURRENCY; joined as `s`.
+ */
+function soldUnitPrices(): Prisma.Sql {
+  const currency = getConfig().CURRENCY;
+  const scale = 10 ** currencyDecimals(currency);
+  return Prisma.sql`LEFT JOIN (
+    SELECT api_key_id, SUM(COALESCE(amount_paid, 0) - amount_refunded)::numeric / ${scale}::numeric / NULLIF(SUM(units), 0) AS unit_price
+      FROM purchases WHERE status = 'fulfilled' AND api_key_id IS NOT NULL AND currency = ${currency}
+     GROUP BY api_key_id
+  ) s ON s.api_key_id = e.api_key_id`;
+}
+
+/** The aggregates every grouping selects; `e` is usage_events, `v` its package version, `s` its key's paid unit price. */
 const FIGURES = Prisma.sql`COUNT(*) AS requests,
-  COALESCE(SUM(e.units * v.unit_price) FILTER (WHERE e.outcome = 'succeeded'), 0) AS revenue,
+  COALESCE(SUM(e.units * COALESCE(s.unit_price, v.unit_price)) FILTER (WHERE e.outcome = 'succeeded'), 0) AS revenue,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'succeeded'), 0) AS cost,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'failed'), 0) AS failed_cost,
   COUNT(*) FILTER (WHERE e.unpriced) AS unpriced,
-  COUNT(*) FILTER (WHERE e.outcome = 'succeeded' AND e.units > 0 AND v.unit_price IS NULL) AS no_unit_price`;
+  COUNT(*) FILTER (WHERE e.outcome = 'succeeded' AND e.units > 0 AND COALESCE(s.unit_price, v.unit_price) IS NULL) AS no_unit_price`;
 
 function figures(row: Row | undefined): MarginFigures {
   const revenue = new Prisma.Decimal(row?.revenue ?? 0);
@@ -89,7 +105,7 @@ export async function marginReport(db: PrismaClient, scope: MarginScope): Promis
   const bucket = Prisma.raw(`date_trunc('${scope.range.bucket === 'hour' ? 'hour' : 'day'}', e.created_at AT TIME ZONE 'UTC')`);
   const rows = await db.$queryRaw<(Row & { operation: string | null; at: Date | null; grouping: number })[]>`
     SELECT e.operation, ${bucket} AT TIME ZONE 'UTC' AS at, GROUPING(e.operation, ${bucket})::int AS grouping, ${FIGURES}
-      FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id
+      FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id ${soldUnitPrices()}
      WHERE ${where(scope)}
      GROUP BY GROUPING SETS ((e.operation), (${bucket}), ())`;
   // GROUPING bits: 1 = the bucket is rolled up (a per-operation row), 2 = the operation is (a per-bucket row), 3 = total.
@@ -117,6 +133,7 @@ export async function marginByPackage(
   const rows = await db.$queryRaw<(Row & { slug: string; name: string })[]>`
     SELECT p.slug, p.name, ${FIGURES}
       FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id JOIN packages p ON p.id = v.package_id
+      ${soldUnitPrices()}
      WHERE ${where(scope)}
      GROUP BY p.slug, p.name`;
   return sortByMargin(
@@ -134,7 +151,7 @@ export async function marginByKey(
   const rows = await db.$queryRaw<(Row & { id: string; prefix: string; label: string | null; package_slug: string })[]>`
     SELECT k.id, k.prefix, k.label, p.slug AS package_slug, ${FIGURES}
       FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id
-      JOIN api_keys k ON k.id = e.api_key_id JOIN packages p ON p.id = v.package_id
+      JOIN api_keys k ON k.id = e.api_key_id JOIN packages p ON p.id = v.package_id ${soldUnitPrices()}
      WHERE ${where(scope)}
      GROUP BY k.id, k.prefix, k.label, p.slug`;
   return sortByMargin(

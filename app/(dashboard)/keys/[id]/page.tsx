@@ -14,6 +14,8 @@ import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 import { MarginPanel } from '@/components/margin/margin-panel';
+import { PurchasesTable } from '@/components/sales/purchases-table';
+import { SaleFlags } from '@/components/sales/sale-flags';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
 
@@ -24,11 +26,12 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
   const range = rangeFromParams(await props.searchParams);
   const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals, margin, webhook] = await Promise.all([
+  const [activity, refusals, margin, webhook, purchases] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
     caller.margin.report({ key: key.id, ...range }),
     caller.keys.webhook({ id: key.id }),
+    caller.sales.forKey({ id: key.id }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
@@ -42,6 +45,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         }
         back={{ href: '/keys', label: 'API keys' }}
       />
+      <SaleFlags purchases={purchases} />
       <div className="stats">
         <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units">
           <UnitsBar remaining={key.remaining_units} total={key.total_units} testId="units-bar" />
@@ -85,6 +89,11 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
             <RevokeKey id={key.id} prefix={key.prefix} label={key.label} />
           </Card>
         </div>
+      ) : null}
+      {purchases.length > 0 ? (
+        <Card title="Bought through Stripe">
+          <PurchasesTable rows={purchases} caption="Purchases and top-ups of this key" />
+        </Card>
       ) : null}
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       <Card title="Job webhook">

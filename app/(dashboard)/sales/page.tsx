@@ -1,0 +1,33 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { PurchasesTable } from '@/components/sales/purchases-table';
+import { Alert } from '@/components/ui/card';
+import { param, type SearchParams } from '@/components/ui/format';
+import { PageHeader } from '@/components/ui/page-header';
+import { pageAt, Pager } from '@/components/ui/pager';
+import { dashboardCaller } from '@/server/trpc/server-caller';
+
+export const metadata: Metadata = { title: 'Sales' };
+
+export default async function SalesPage({ searchParams }: { searchParams: SearchParams }) {
+  const cursor = param(await searchParams, 'cursor');
+  const { caller } = await dashboardCaller('/sales');
+  const sales = await pageAt((input) => caller.sales.list(input), { cursor, limit: 50 });
+  return (
+    <div className="stack">
+      <PageHeader
+        title="Sales"
+        description={
+          <>
+            Packages and top-ups bought through Stripe Checkout at <Link href="/buy">/buy</Link>, newest first. Dates are UTC.
+          </>
+        }
+      />
+      {sales.selling ? null : (
+        <Alert tone="warn">Selling is off: set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET to turn it on (docs/selling.md).</Alert>
+      )}
+      <PurchasesTable rows={sales.items} caption="Purchases and top-ups" showKey />
+      <Pager path="/sales" params={{}} nextCursor={sales.next_cursor} hasCursor={Boolean(cursor)} />
+    </div>
+  );
+}

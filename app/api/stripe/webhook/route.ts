@@ -1,0 +1,6 @@
+import { handleStripeWebhook } from '@/server/http/sales/stripe-webhook';
+
+// Stripe's webhook deliveries (docs/selling.md); the handler verifies the signature on the raw body.
+export const dynamic = 'force-dynamic';
+
+export const POST = handleStripeWebhook;

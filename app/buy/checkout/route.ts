@@ -1,0 +1,6 @@
+import { handleCheckoutStart } from '@/server/http/sales/checkout-start';
+
+// The catalogue's "Buy" form: starts a Stripe Checkout Session and redirects to it.
+export const dynamic = 'force-dynamic';
+
+export const POST = handleCheckoutStart;

@@ -1,0 +1,22 @@
+import { getPrisma } from '../../db/client';
+import { checkoutPageState, type CheckoutPageState } from '../../domain/sales/checkout-page';
+import { listCatalogue, type CatalogueEntry } from '../../domain/sales/sale-terms';
+import { getStripe } from '../../payments/stripe-client';
+import { checkoutCookieOf } from './checkout-start';
+
+// What the public pages /buy and /buy/success render (they stay thin: a call each).
+
+export async function cataloguePage(): Promise<{ selling: false } | { selling: true; packages: CatalogueEntry[] }> {
+  if (!getStripe()) return { selling: false };
+  return { selling: true, packages: await listCatalogue(getPrisma()) };
+}
+
+export async function successPage(
+  sessionId: string | undefined,
+  cookieHeader: string | null,
+): Promise<CheckoutPageState | { state: 'off' }> {
+  const stripe = getStripe();
+  if (!stripe) return { state: 'off' };
+  if (!sessionId || !/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) return { state: 'unknown' };
+  return checkoutPageState(getPrisma(), stripe, { sessionId, browserToken: checkoutCookieOf(cookieHeader) });
+}

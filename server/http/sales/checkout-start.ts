@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { getConfig } from '../../config';
+import { getPrisma } from '../../db/client';
+import { isApiError } from '../../domain/errors';
+import { startPackageCheckout } from '../../domain/sales/start-checkout';
+import { getStripe } from '../../payments/stripe-client';
+import { cameOverHttps } from '../forwarded';
+import { publicOrigin } from '../headers';
+import { crossSiteRefusal } from '../same-origin';
+
+// POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
+// The httpOnly cookie set here is what lets this browser, and only it, see the new key once.
+
+export const CHECKOUT_COOKIE = 'wgs_checkout';
+const COOKIE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export function checkoutCookieOf(cookieHeader: string | null): string | undefined {
+  const value = cookieHeader
+    ?.split(';')
+    .map((part) => part.trim().split('='))
+    .find(([name]) => name === CHECKOUT_COOKIE)?.[1];
+  return value && COOKIE_PATTERN.test(value) ? value : undefined;
+}
+
+function redirect(location: string, cookie?: string): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' });
+  if (cookie) headers.append('Set-Cookie', cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function handleCheckoutStart(request: Request): Promise<Response> {
+  const refused = crossSiteRefusal(request, false);
+  if (refused) return refused;
+  const config = getConfig();
+  const origin = publicOrigin(request, config.PUBLIC_BASE_URL, config.TRUST_PROXY === 'true');
+  const stripe = getStripe();
+  if (!stripe) return redirect(new URL('/buy', origin).href);
+  const form = await request.formData().catch(() => null);
+  const packageVersionId = form?.get('package_version_id');
+  if (typeof packageVersionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(packageVersionId)) {
+    return redirect(new URL('/buy?error=unavailable', origin).href);
+  }
+  const browserToken = checkoutCookieOf(request.headers.get('cookie')) ?? randomBytes(32).toString('base64url');
+  try {
+    const started = await startPackageCheckout(getPrisma(), stripe, { packageVersionId, origin, browserToken });
+    const secure = cameOverHttps(request.headers) || origin.startsWith('https://') ? '; Secure' : '';
+    return redirect(started.url, `${CHECKOUT_COOKIE}=${browserToken}; Path=/buy; HttpOnly; SameSite=Lax; Max-Age=86400${secure}`);
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return redirect(new URL(`/buy?error=${error.code === 'not_found' ? 'unavailable' : 'stripe'}`, origin).href);
+  }
+}

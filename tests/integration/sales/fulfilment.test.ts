@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as textRoute from '@/app/v1/text/generate/route';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { hashKeySecret } from '@/server/domain/keys/key-secret';
+import type { FakeStripe } from '../../helpers/fake-stripe';
+import { call } from '../../helpers/api';
+import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
+
+// Fulfilment exactly once (issue 38 point 3 and 4): one key per paid session whatever the
+// deliveries and races, a bad signature changes nothing, an unpaid or unknown session issues
+// nothing, and the secret is shown once, to the browser that started the checkout.
+
+let fake: FakeStripe;
+let versionId: string;
+
+beforeAll(async () => {
+  fake = await turnSellingOn();
+  ({ versionId } = await packageForSale());
+});
+afterAll(async () => {
+  turnSellingOff();
+  await fake.close();
+  await disconnectDb();
+});
+
+describe('checkout', () => {
+  it('creates a payment-mode session priced from the package version, with the purchase in its metadata, and an httpOnly cookie', async () => {
+    const started = await startCheckout(versionId);
+    expect(started.location).toBe(`${fake.apiBase}/checkout/${started.sessionId}`);
+    expect(started.setCookie).toMatch(/^wgs_checkout=[A-Za-z0-9_-]{43}; Path=\/buy; HttpOnly; SameSite=Lax/);
+    const create = fake.calls.find(
+      (c) =>
+        c.method === 'POST' &&
+        c.path === '/v1/checkout/sessions' &&
+        fake.sessions.get(started.sessionId)?.metadata.purchase_id === (c.body.metadata as Record<string, string>).purchase_id,
+    )!;
+    const purchase = await getPrisma().purchase.findUniqueOrThrow({ where: { stripeSessionId: started.sessionId } });
+    expect(create.body).toMatchObject({
+      mode: 'payment',
+      client_reference_id: purchase.id,
+      metadata: { purchase_id: purchase.id, package_version_id: versionId, kind: 'package' },
+      line_items: { '0': { quantity: '1', price_data: { currency: 'usd', unit_amount: '4900' } } },
+      success_url: 'http://127.0.0.1:3999/buy/success?session_id={CHECKOUT_SESSION_ID}',
+    });
+    expect(purchase).toMatchObject({ status: 'open', amount: 4900, currency: 'USD', units: 500, apiKeyId: null });
+  });
+});
+
+describe('fulfilment exactly once', () => {
+  it('issues one key locked to the bought version, with the buyer and an audit entry; the key works on /v1', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId, { email: 'ada@example.com' });
+    expect(await deliver(fake.events.completed(started.sessionId))).toMatchObject({ status: 200, body: { result: 'fulfilled' } });
+    const { keys, audits, purchase } = await keysOfPurchase(started.sessionId);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ packageVersionId: versionId, buyerEmail: 'ada@example.com', remainingUnits: 500, status: 'active' });
+    expect(keys[0]!.stripeCustomerId).toMatch(/^cus_test_/);
+    expect(audits).toBe(1);
+    expect(purchase).toMatchObject({ status: 'fulfilled', amountPaid: 4900, apiKeyId: keys[0]!.id });
+    expect(purchase.receiptUrl).toMatch(new RegExp(`^${fake.apiBase}/receipts/ch_test_`));
+
+    const page = await visitSuccess(started.sessionId, started.cookie);
+    if (page.state !== 'revealed') throw new Error(`expected the key, got ${page.state}`);
+    expect(hashKeySecret(page.key)).toBe(keys[0]!.hash);
+    const used = await call(textRoute.POST, '/v1/text/generate', { input: 'hello' }, { key: page.key });
+    expect(used.status).toBe(200);
+  });
+
+  it('a delivery racing the success page, and 20 duplicate deliveries at once, issue one key', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    const completed = fake.events.completed(started.sessionId);
+    const [page, ...results] = await Promise.all([
+      visitSuccess(started.sessionId, started.cookie),
+      ...Array.from({ length: 20 }, () => deliver(completed)),
+    ]);
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const { keys, audits } = await keysOfPurchase(started.sessionId);
+    expect(keys).toHaveLength(1);
+    expect(audits).toBe(1);
+    expect(page.state).toBe('revealed');
+    // Whoever won, every other delivery found the purchase fulfilled.
+    expect(results.filter((r) => r.body.result === 'fulfilled').length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => r.body.result === 'already_fulfilled').length).toBeGreaterThanOrEqual(19);
+  });
+
+  it('a replay a day later issues nothing; its day-old signature is refused', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    const original = fake.events.completed(started.sessionId);
+    expect((await deliver(original)).body.result).toBe('fulfilled');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 86_400_000);
+      expect((await deliver(original)).status).toBe(400); // outside Stripe's 5-minute tolerance
+      const redelivered = fake.signed(original.event.type, original.event.data.object, original.event.id);
+      expect(await deliver(redelivered)).toMatchObject({ status: 200, body: { result: 'already_fulfilled' } });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await keysOfPurchase(started.sessionId)).keys).toHaveLength(1);
+  });
+
+  it('a bad signature is 400 and changes nothing', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    const delivery = fake.events.completed(started.sessionId);
+    const forged = delivery.header.replace(/v1=[0-9a-f]+/, `v1=${'0'.repeat(64)}`);
+    expect(await deliver(delivery, forged)).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect((await deliver(delivery, '')).status).toBe(400);
+    // A valid signature of another body does not carry over to this one.
+    const tampered = { ...delivery, payload: delivery.payload.replace(started.sessionId, 'cs_test_forged') };
+    expect((await deliver(tampered)).status).toBe(400);
+    const { keys, purchase } = await keysOfPurchase(started.sessionId);
+    expect(keys).toHaveLength(0);
+    expect(purchase.status).toBe('open');
+  });
+
+  it('an unpaid session issues nothing until its asynchronous payment succeeds, then one key', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId, { async: true });
+    expect((await deliver(fake.events.completed(started.sessionId))).body.result).toBe('unpaid');
+    expect((await visitSuccess(started.sessionId, started.cookie)).state).toBe('processing');
+    expect((await keysOfPurchase(started.sessionId)).keys).toHaveLength(0);
+    expect((await deliver(fake.events.asyncSucceeded(started.sessionId))).body.result).toBe('fulfilled');
+    expect((await keysOfPurchase(started.sessionId)).keys).toHaveLength(1);
+  });
+
+  it('a session this service did not start issues nothing', async () => {
+    const stranger = await fake.client().checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: 100, product_data: { name: 'x' } } }],
+      metadata: { purchase_id: '00000000-0000-4000-8000-000000000000' },
+      success_url: 'http://127.0.0.1/x',
+    });
+    fake.pay(stranger.id);
+    const before = await getPrisma().apiKey.count();
+    expect(await deliver(fake.events.completed(stranger.id))).toMatchObject({ status: 200, body: { result: 'unknown' } });
+    expect(await getPrisma().apiKey.count()).toBe(before);
+    expect((await visitSuccess(stranger.id, null)).state).toBe('unknown');
+  });
+});
+
+describe('the key shown once, to the buyer', () => {
+  it('fulfils on the success page when no webhook came, reveals once, and never to another browser', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    expect((await visitSuccess(started.sessionId, 'wgs_checkout=' + 'x'.repeat(43))).state).toBe('key_issued');
+    expect((await visitSuccess(started.sessionId, null)).state).toBe('key_issued');
+    const sealed = await keysOfPurchase(started.sessionId);
+    expect(sealed.keys).toHaveLength(1);
+    expect(sealed.purchase.secretCiphertext).not.toBeNull();
+
+    const first = await visitSuccess(started.sessionId, started.cookie);
+    if (first.state !== 'revealed') throw new Error(`expected the key, got ${first.state}`);
+    expect(Buffer.from(sealed.purchase.secretCiphertext!).toString('utf8')).not.toContain(first.key.slice(9));
+    expect(await visitSuccess(started.sessionId, started.cookie)).toEqual({
+      state: 'key_issued',
+      prefix: first.prefix,
+      packageName: first.packageName,
+    });
+    const after = await keysOfPurchase(started.sessionId);
+    expect(after.purchase).toMatchObject({ secretCiphertext: null, secretIv: null, secretAuthTag: null });
+    expect(after.purchase.revealedAt).not.toBeNull();
+  });
+
+  it('one browser buying twice keeps its cookie and sees each key', async () => {
+    const first = await startCheckout(versionId);
+    const second = await startCheckout(versionId, first.cookie);
+    expect(second.setCookie.split(';')[0]).toBe(first.cookie);
+    for (const started of [first, second]) fake.pay(started.sessionId);
+    expect((await visitSuccess(second.sessionId, first.cookie)).state).toBe('revealed');
+    expect((await visitSuccess(first.sessionId, first.cookie)).state).toBe('revealed');
+  });
+});
