@@ -98,6 +98,27 @@ describe('a portal session sees and changes only its own key', () => {
   });
 });
 
+describe('every portal procedure refuses a caller without a live portal session', () => {
+  const caller = createPortalCaller(createPortalInnerContext(null));
+  const calls: [string, () => Promise<unknown>][] = [
+    ['overview', () => caller.overview()],
+    ['rotateKey', () => caller.rotateKey()],
+    ['webhook', () => caller.webhook()],
+    ['setWebhook', () => caller.setWebhook({ url: 'https://hooks.example.com/x' })],
+    ['rotateWebhookSecret', () => caller.rotateWebhookSecret()],
+    ['clearWebhook', () => caller.clearWebhook()],
+    ['resendDelivery', () => caller.resendDelivery({ deliveryId: `msg_${'0'.repeat(32)}` })],
+  ];
+  it.each(calls)('%s', async (_name, call) => {
+    await expectTrpcError(call(), 'UNAUTHORIZED');
+  });
+
+  it('covers every procedure of the router', async () => {
+    const { portalRouter } = await import('@/server/trpc/portal/portal-router');
+    expect(Object.keys(portalRouter._def.procedures).sort()).toEqual(calls.map(([name]) => name).sort());
+  });
+});
+
 describe("the portal's job webhook", () => {
   it('sets, rotates and clears the endpoint by the operator rules, audited as the customer, and lists its deliveries', async () => {
     const a = await keyOnFreshPackage('hook');

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expectAccessible } from '../support/axe';
+import { cli } from '../support/cli';
+
+// A customer's portal: sign in with the API key, see the package, the units left, the usage chart
+// and the call just made, set a job webhook, rotate the key (the old one refused by /v1 at once)
+// and sign in again with the new one. axe on the sign-in form and the portal; a 1440x900 screenshot.
+
+test.describe.configure({ timeout: 150_000 });
+
+const slug = `portal-${randomUUID().slice(0, 8)}`;
+
+function applyPackage() {
+  const file = join(mkdtempSync(join(tmpdir(), 'wgs-e2e-portal-')), 'packages.json');
+  const operations = { 'text.generate': { engine: 'local', units: 3, output_formats: ['text'] } };
+  const definition = { slug, name: `Portal ${slug}`, quota_units: 100, limits: { requests_per_minute: 60, concurrency: 2 }, operations };
+  writeFileSync(file, JSON.stringify({ packages: [definition] }));
+  cli('packages', 'apply', file);
+}
+
+const generate = (request: APIRequestContext, key: string) =>
+  request.post('/v1/text/generate', {
+    headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': `e2e-${randomUUID()}`, 'Content-Type': 'application/json' },
+    data: { input: 'Hello from the portal test.' },
+  });
+
+async function portalSignIn(page: Page, secret: string) {
+  await page.goto('/portal');
+  await page.getByLabel('API key').fill(secret);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+test('a customer signs in with their key, sees their call and units, sets a webhook and rotates the key', async ({ page, request }) => {
+  applyPackage();
+  const issued = cli<{ key: string; prefix: string }>('keys', 'create', '--package', slug);
+  expect((await generate(request, issued.key)).status()).toBe(200);
+
+  await test.step('the sign-in form refuses a wrong key and is accessible', async () => {
+    await page.goto('/portal');
+    await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your customer portal' })).toBeVisible();
+    await expectAccessible(page, 'the portal sign-in');
+    await portalSignIn(page, `wgs_live_${'Q'.repeat(40)}`);
+    await expect(page.locator('#portal-signin-error')).toHaveText('That key is not an active API key.');
+  });
+
+  await test.step('the portal shows the package, the units left and the call', async () => {
+    await portalSignIn(page, issued.key);
+    await expect(page.getByRole('heading', { level: 1, name: 'Your API key' })).toBeVisible();
+    await expect(page.getByTestId('portal-key-prefix')).toHaveText(`${issued.prefix}…`);
+    await expect(page.getByTestId('portal-remaining-units')).toHaveText('97');
+    await expect(page.getByTestId('portal-units-used')).toHaveText('3');
+    const calls = page.getByRole('region', { name: 'Your latest calls' });
+    await expect(calls.getByRole('row')).toHaveCount(2);
+    await expect(calls.getByRole('row').nth(1)).toContainText('text.generate');
+    await expect(calls.getByRole('row').nth(1)).toContainText('succeeded');
+    await expect(page.getByText(`Portal ${slug} (${slug}, version 1)`)).toBeVisible();
+    await expect(page.locator('.chart svg').first()).toBeVisible();
+    await expectAccessible(page, 'the portal');
+    mkdirSync('tests/artifacts', { recursive: true });
+    await page.screenshot({ path: 'tests/artifacts/portal.png', fullPage: false });
+    await page.screenshot({ path: 'tests/artifacts/portal-full.png', fullPage: true });
+  });
+
+  await test.step('the job webhook: set with a secret shown once', async () => {
+    await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/portal');
+    await page.getByRole('button', { name: 'Set webhook' }).click();
+    await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
+    await expect(page.getByText('Job events are POSTed to https://hooks.example.com/portal.')).toBeVisible();
+  });
+
+  await test.step('rotating the key: the new secret once, the old one refused, sign in again', async () => {
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    const shown = page.getByTestId('rotated-secret');
+    await expect(shown).toContainText('wgs_live_');
+    const secret = (await shown.locator('code').textContent())!.trim();
+    expect(secret).not.toBe(issued.key);
+    expect((await generate(request, issued.key)).status()).toBe(401);
+    expect((await generate(request, secret)).status()).toBe(200);
+    await page.getByRole('button', { name: 'Sign in with the new key' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your customer portal' })).toBeVisible();
+    await portalSignIn(page, secret);
+    await expect(page.getByTestId('portal-remaining-units')).toHaveText('94');
+    await expect(page.getByLabel('Endpoint URL')).toHaveValue('https://hooks.example.com/portal');
+  });
+
+  await test.step('signing out ends the session', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your customer portal' })).toBeVisible();
+  });
+});
