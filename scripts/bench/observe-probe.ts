@@ -19,13 +19,13 @@ async function cpuPerCall(f: () => Promise<unknown>): Promise<number> {
 async function main() {
   process.env.SIGNING_SECRET = 'x'.repeat(40);
   const { enableMetrics } = await import('../../server/observability/metrics');
-  const { useRequestLogger, createRequestLogger } = await import('../../server/observability/request-log');
+  const { useRequestLogger: setRequestLogger, createRequestLogger } = await import('../../server/observability/request-log');
   const { observed } = await import('../../server/observability/observe-request');
   const { jsonText, toErrorResponse } = await import('../../server/http/responses');
   const { ApiError } = await import('../../server/domain/errors');
   await enableMetrics();
   const devNull = pino.destination({ dest: openSync('/dev/null', 'w'), sync: false, minLength: 4096 });
-  useRequestLogger(createRequestLogger('json', devNull as unknown as NodeJS.WritableStream));
+  setRequestLogger(createRequestLogger('json', devNull as unknown as NodeJS.WritableStream));
   const route = { label: '/v1/text/generate', operation: 'text.generate' };
   const request = new Request('http://127.0.0.1/v1/text/generate', { method: 'POST' });
   const ok = async () => jsonText(200, '{"output":"x"}', 'req_0123456789');
