@@ -78,7 +78,13 @@ export function killAllProducts(): void {
   started.clear();
 }
 
-export async function startProduct(options: { databaseUrl: string; port?: number; env?: Record<string, string> }): Promise<Product> {
+export async function startProduct(options: {
+  databaseUrl: string;
+  port?: number;
+  env?: Record<string, string>;
+  /** More arguments for scripts/start.ts (`--v1-through-next`). */
+  args?: string[];
+}): Promise<Product> {
   const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['NODE_OPTIONS', 'VITEST', 'VITEST_WORKER_ID', 'VITEST_POOL_ID', 'TEST_DATABASE_URL', 'PUBLIC_BASE_URL'])
@@ -96,7 +102,11 @@ export async function startProduct(options: { databaseUrl: string; port?: number
     ...options.env,
   });
   const start = startCommand(REPO_ROOT);
-  const child = spawn(process.execPath, start.args, { cwd: REPO_ROOT, env: { ...env, ...start.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...start.args, ...(options.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...env, ...start.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.add(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));

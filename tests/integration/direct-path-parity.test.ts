@@ -1,0 +1,224 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestKey, type TestKey } from '../helpers/api';
+import {
+  createDatabase,
+  ensureBuild,
+  killAllProducts,
+  newKey,
+  startProduct,
+  useDatabaseInThisProcess,
+  type Product,
+  type TestDatabase,
+} from './support/product/product';
+
+// Both ways of serving /v1 answer alike: `npm start` (its direct dispatcher) and `npm start
+// --v1-through-next` (Next's router, as under `next dev`), on one database. One request of every
+// route and every status it can answer goes to each, as raw HTTP/1.1; status, headers (less Date,
+// X-Request-Id and the connection's own) and body must be the same, once the values that differ
+// by nature (request ids, the per-server keys, fresh ids and times) are replaced by placeholders.
+
+let database: TestDatabase;
+const servers: Record<'direct' | 'next', Product> = {} as never;
+const keys: Record<'direct' | 'next', Record<string, TestKey>> = { direct: {}, next: {} };
+let shared: TestKey;
+
+const MEDIA_OPS = {
+  'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown', 'json'] },
+  'code.generate': { engine: 'local', units: 2 },
+  'images.generate': { engine: 'local', units: 1 },
+  'audio.speech': { engine: 'local', units: 1, output_formats: ['wav'] },
+};
+
+async function keySet(): Promise<Record<string, TestKey>> {
+  return {
+    full: await createTestKey({ operations: MEDIA_OPS, maxUploadBytes: 1_048_576 }),
+    textOnly: await createTestKey({ operations: { 'text.generate': MEDIA_OPS['text.generate'] } }),
+    broke: await createTestKey({ quota: 0 }),
+    slow: await createTestKey({ rpm: 1 }),
+  };
+}
+
+beforeAll(async () => {
+  ensureBuild();
+  database = await createDatabase(inject('databaseUrl'), 'wgs_parity');
+  await useDatabaseInThisProcess(database.url);
+  const env = { PUBLIC_BASE_URL: '', LOG_FORMAT: 'off' };
+  [servers.direct, servers.next] = await Promise.all([
+    startProduct({ databaseUrl: database.url, env }),
+    startProduct({ databaseUrl: database.url, env, args: ['--v1-through-next'] }),
+  ]);
+  keys.direct = await keySet();
+  keys.next = await keySet();
+  shared = await createTestKey();
+}, 300_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await database?.drop().catch(() => {});
+});
+
+interface Answer {
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+
+/** Sends `raw` on a fresh connection and reads the answer until the server closes it. */
+function exchange(port: number, raw: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.setTimeout(30_000, () => socket.destroy(new Error('no answer in 30 s')));
+  });
+}
+
+function dechunk(body: string): string {
+  let out = '';
+  let rest = body;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!size) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}
+
+const IGNORED = new Set(['date', 'x-request-id', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+function parse(text: string): Answer {
+  const headEnd = text.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = text.slice(0, headEnd).split('\r\n');
+  const headers = lines.map((line): [string, string] => [
+    line.slice(0, line.indexOf(':')).toLowerCase(),
+    line.slice(line.indexOf(':') + 1).trim(),
+  ]);
+  const raw = text.slice(headEnd + 4);
+  const chunked = headers.some(([name, value]) => name === 'transfer-encoding' && value === 'chunked');
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: Buffer.from(chunked ? dechunk(raw) : raw, 'latin1').toString('utf8') };
+}
+
+/** The answer with what differs by nature replaced: ids, times, the server's own keys. */
+function comparable(answer: Answer, own: Record<string, TestKey>): Answer & { framing: string } {
+  let body = answer.body;
+  for (const [name, key] of Object.entries(own)) {
+    body = body.split(key.key).join(`<${name}.key>`).split(key.id).join(`<${name}.id>`).split(key.slug).join(`<${name}.slug>`);
+    body = body.split(key.key.slice(0, 13)).join(`<${name}.prefix>`);
+  }
+  body = body
+    .replace(/req_[A-Za-z0-9_-]+/g, '<request id>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/\b(gen|job|upl|file)_[A-Za-z0-9]+/g, '<$1 id>')
+    .replace(/(exp|sig)=[A-Za-z0-9_%-]+/g, '$1=<…>')
+    .replace(/"(created|duration_ms|latency_ms)":\d+/g, '"$1":<n>');
+  const headers = answer.headers.filter(([name]) => !IGNORED.has(name)).sort(([a], [b]) => a.localeCompare(b));
+  const framing = answer.headers.some(([name]) => name === 'transfer-encoding') ? 'chunked' : 'length';
+  return { ...answer, headers, body, framing };
+}
+
+type Case = (own: Record<string, TestKey>) => string | Buffer;
+
+const HOST = 'Host: api.example.test\r\nConnection: close\r\n';
+const json = (path: string, key: string | null, body: string, extra = '', idem: string | null = newKey('parity')) =>
+  `POST ${path} HTTP/1.1\r\n${HOST}${key ? `Authorization: Bearer ${key}\r\n` : ''}Content-Type: application/json\r\n` +
+  `${idem ? `Idempotency-Key: ${idem}\r\n` : ''}${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const get = (path: string, key: string | null, method = 'GET', extra = '') =>
+  `${method} ${path} HTTP/1.1\r\n${HOST}${key ? `Authorization: Bearer ${key}\r\n` : ''}${extra}\r\n`;
+const TEXT = '{"input":"Say hello"}';
+
+const REPLAY_KEY = newKey('parity-replay');
+const STREAM_REPLAY_KEY = newKey('parity-stream-replay');
+
+const CASES: Record<string, Case> = {
+  'text 200': (k) => json('/v1/text/generate', k.full!.key, TEXT),
+  'text 200, trailing slash': (k) => json('/v1/text/generate/', k.full!.key, TEXT),
+  'text 200 streamed': (k) => json('/v1/text/generate', k.full!.key, TEXT, 'Accept: text/event-stream\r\n'),
+  'text replay': () => json('/v1/text/generate', shared.key, TEXT, '', REPLAY_KEY),
+  'text replay streamed': () => json('/v1/text/generate', shared.key, TEXT, 'Accept: text/event-stream\r\n', STREAM_REPLAY_KEY),
+  'text 409 key reused': () => json('/v1/text/generate', shared.key, '{"input":"another"}', '', REPLAY_KEY),
+  'text 401 no key': () => json('/v1/text/generate', null, TEXT),
+  'text 401 unknown key': () => json('/v1/text/generate', `wgs_live_${'x'.repeat(40)}`, TEXT),
+  'text 401 repeated authorization': (k) => json('/v1/text/generate', k.full!.key, TEXT, `Authorization: Bearer ${k.textOnly!.key}\r\n`),
+  'text 402 no units': (k) => json('/v1/text/generate', k.broke!.key, TEXT),
+  'code 403 not sold': (k) => json('/v1/code/generate', k.textOnly!.key, '{"input":"x","task":"explain"}'),
+  'text 415': (k) => json('/v1/text/generate', k.full!.key, TEXT).replace('application/json', 'text/plain'),
+  'text 400 no idempotency key': (k) => json('/v1/text/generate', k.full!.key, TEXT, '', null),
+  'text 400 bad json': (k) => json('/v1/text/generate', k.full!.key, '{"input":'),
+  'text 400 repeated member': (k) => json('/v1/text/generate', k.full!.key, '{"input":"a","input":"b"}'),
+  'text 413': (k) => json('/v1/text/generate', k.full!.key, TEXT).replace(/Content-Length: \d+/, 'Content-Length: 2000000'),
+  'text 413 chunked': (k) => {
+    const big = `{"input":"${'x'.repeat(1_100_000)}"}`;
+    const head = json('/v1/text/generate', k.full!.key, '').replace(/Content-Length: \d+\r\n/, 'Transfer-Encoding: chunked\r\n');
+    return `${head}${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
+  },
+  'text 422': (k) => json('/v1/text/generate', k.full!.key, '{"input":""}'),
+  'text 429': (k) => json('/v1/text/generate', k.slow!.key, TEXT),
+  'text 405 GET': (k) => get('/v1/text/generate', k.full!.key),
+  'text 405 TRACE': () => get('/v1/text/generate', null, 'TRACE'),
+  'text 405 OPTIONS': () => get('/v1/text/generate', null, 'OPTIONS'),
+  'text 405 HEAD': () => get('/v1/text/generate', null, 'HEAD'),
+  'text, merged slashes': (k) => json('/v1//text/generate', k.full!.key, '{"input":""}'),
+  'text, RSC header': (k) => json('/v1/text/generate', k.full!.key, '{"input":""}', 'RSC: 1\r\nNext-Router-Prefetch: 1\r\n'),
+  'text, absolute form': (k) => json('http://other.example.test/v1/text/generate', k.full!.key, '{"input":""}'),
+  'code 200': (k) => json('/v1/code/generate', k.full!.key, '{"input":"def f(): pass","task":"explain"}'),
+  'images 422': (k) => json('/v1/images/generate', k.full!.key, '{}'),
+  'images 403': (k) => json('/v1/images/generate', k.textOnly!.key, '{"prompt":"a cat"}'),
+  'videos 403': (k) => json('/v1/videos/generate', k.full!.key, '{"prompt":"a cat"}'),
+  'speech 200': (k) => json('/v1/audio/speech', k.full!.key, '{"text":"hi","output_format":"wav"}'),
+  'transcribe 422': (k) => json('/v1/audio/transcribe', k.full!.key, '{}'),
+  'uploads 201': (k) => json('/v1/uploads', k.full!.key, '{"filename":"a.png","content_type":"image/png","size_bytes":10}'),
+  'uploads 403': (k) => json('/v1/uploads', k.textOnly!.key, '{"filename":"a.png","content_type":"image/png","size_bytes":10}'),
+  'upload complete 404': (k) => json('/v1/uploads/upl_missing/complete', k.full!.key, `{"sha256":"${'0'.repeat(64)}"}`),
+  'job 404': (k) => get('/v1/jobs/job_missing', k.full!.key),
+  'job HEAD 404': (k) => get('/v1/jobs/job_missing', k.full!.key, 'HEAD'),
+  'job cancel 404': (k) => json('/v1/jobs/job_missing/cancel', k.full!.key, '{}'),
+  'job cancel 405': (k) => get('/v1/jobs/job_missing/cancel', k.full!.key),
+  'key 200': (k) => get('/v1/key', k.full!.key),
+  'key HEAD': (k) => get('/v1/key', k.full!.key, 'HEAD'),
+  'key 401': () => get('/v1/key', null),
+  'key 405': (k) => json('/v1/key', k.full!.key, '{}'),
+  'openapi 200': () => get('/v1/openapi.json', null),
+  'openapi, forwarded host': () =>
+    get('/v1/openapi.json', null, 'GET', 'X-Forwarded-Host: public.example.test\r\nX-Forwarded-Proto: https\r\n'),
+  '404 unknown path': (k) => get('/v1/nothing/here', k.full!.key),
+  '404 /v1': () => get('/v1', null),
+  '404 undecodable path': () => get('/v1/%zz', null, 'POST'),
+  '404 case': () => get('/v1/Text/generate', null, 'POST'),
+  healthz: () => get('/healthz', null),
+  'healthz HEAD': () => get('/healthz', null, 'HEAD'),
+  'healthz POST': () => get('/healthz', null, 'POST'),
+  readyz: () => get('/readyz', null),
+  CONNECT: () => `CONNECT api.example.test:443 HTTP/1.1\r\n${HOST}\r\n`,
+  'OPTIONS *': () => `OPTIONS * HTTP/1.1\r\n${HOST}\r\n`,
+  'no Host': () => 'GET /v1/key HTTP/1.1\r\nConnection: close\r\n\r\n',
+  'bad framing': () => `POST /v1/text/generate HTTP/1.1\r\n${HOST}Transfer-Encoding: chunked\r\n\r\nzz\r\n`,
+};
+
+describe('the direct path and Next’s router answer alike', () => {
+  it('stores the answers that the replay cases replay', async () => {
+    for (const [idem, accept] of [
+      [REPLAY_KEY, ''],
+      [STREAM_REPLAY_KEY, 'Accept: text/event-stream\r\n'],
+    ]) {
+      const first = parse(await exchange(servers.direct.port, json('/v1/text/generate', shared.key, TEXT, accept, idem)));
+      expect(first.status).toBe(200);
+    }
+  });
+
+  it.each(Object.keys(CASES))('%s', async (name) => {
+    const [direct, next] = await Promise.all(
+      (['direct', 'next'] as const).map(async (via) =>
+        comparable(parse(await exchange(servers[via].port, CASES[name]!(keys[via]))), keys[via]),
+      ),
+    );
+    expect(direct).toEqual(next);
+  });
+});
