@@ -3,7 +3,7 @@
 # in: every setting comes from the environment at run time (docs/configuration.md).
 # tests/integration/container-image.test.ts performs these steps and runs the result.
 
-# ---- build: every dependency, the Next build, then the dev dependencies pruned away ----
+# ---- build: every dependency, the Next build and the compiled entry points, then the dev dependencies pruned away ----
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
@@ -18,7 +18,9 @@ RUN npm run build
 RUN npm prune --omit=dev --no-audit --no-fund
 RUN rm -rf .next/cache
 
-# ---- runtime: the build and the production dependencies, Debian's ffmpeg, a non-root user ----
+# ---- runtime: the builds and the production dependencies, Debian's ffmpeg, a non-root user ----
+# The entry points run as JavaScript compiled by `npm run build` (dist/): no TypeScript source and
+# no TypeScript loader at run time.
 FROM node:22-bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
@@ -31,10 +33,9 @@ ENV NODE_ENV=production \
     FFMPEG_PATH=/usr/bin/ffmpeg \
     MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=131072
-COPY --from=build /app/package.json /app/package-lock.json /app/next.config.mjs /app/tsconfig.json /app/packages.example.json ./
+COPY --from=build /app/package.json /app/package-lock.json /app/next.config.mjs /app/packages.example.json ./
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/server ./server
-COPY --from=build /app/scripts ./scripts
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 # The build stays root's: the runtime user can read it but never change the code it serves.
 COPY --from=build /app/.next ./.next
@@ -43,6 +44,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The app instance (npm run start:production). The worker: node --import tsx scripts/worker.ts --production;
-# the migrate step: node --import tsx scripts/migrate.ts.
-CMD ["node", "--max-old-space-size=160", "--no-allocation-site-pretenuring", "--import", "tsx", "scripts/start.ts", "--production"]
+# The app instance (npm run start:production). The worker: node dist/worker.js --production;
+# the migrate step: node dist/migrate.js; the operator CLI: node dist/cli.js.
+CMD ["node", "--max-old-space-size=160", "--no-allocation-site-pretenuring", "dist/start.js", "--production"]

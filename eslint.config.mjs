@@ -10,6 +10,8 @@ import layers from './eslint.layers.mjs';
 export default defineConfig([
   globalIgnores([
     '.next/**',
+    'dist/**',
+    'dist.new/**',
     '.next-*/**',
     '.data/**',
     'server/db/generated/**',

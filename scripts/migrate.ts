@@ -1,4 +1,5 @@
-// `npm run db:migrate`: applies prisma/migrations to DATABASE_URL (or the embedded database).
+// `npm run db:migrate` (from the production build: `npm run db:migrate:production`, dist/migrate.js):
+// applies prisma/migrations to DATABASE_URL (or the embedded database).
 import { disconnectDb } from '../server/db/client';
 import { provideDatabase } from '../server/db/provide-database';
 

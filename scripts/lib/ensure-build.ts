@@ -23,7 +23,8 @@ const SOURCES = [
  */
 const COMPLETE_MARKER = 'export-marker.json';
 
-function newestChange(path: string): number {
+/** The latest change under `path` (a file's or a folder's own time, whichever is newer). */
+export function newestChange(path: string): number {
   if (!existsSync(path)) return 0;
   const info = statSync(path);
   if (!info.isDirectory()) return info.mtimeMs;
@@ -83,27 +84,51 @@ function acquireLock(lock: string, log?: (line: string) => void): void {
   }
 }
 
+/** A build output that can be out of date, and how to make it. */
+export interface Buildable {
+  /** Why it must be built, or undefined when it is current. */
+  stale(): string | undefined;
+  build(reason: string): void;
+  log?: (line: string) => void;
+}
+
 /**
- * Builds when needed, one process at a time. `log` gets a line saying why; without it the
- * build's own output is kept back and shown only if it fails.
+ * Builds when stale, one process at a time: the lock is taken, the output checked again
+ * (another process may have built it meanwhile), and built only if still stale.
  */
-export function ensureBuild(root: string, distDir: string, log?: (line: string) => void): void {
-  if (!staleBuild(root, distDir)) return;
-  const lock = join(root, `${distDir}.building`);
-  acquireLock(lock, log);
+export function ensureCurrent(lock: string, target: Buildable): void {
+  if (!target.stale()) return;
+  acquireLock(lock, target.log);
   try {
-    const reason = staleBuild(root, distDir); // another process may have built it meanwhile
-    if (!reason) return;
-    log?.(`${reason}: running next build (about a minute)`);
-    const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, NODE_ENV: 'production' };
-    delete env.NODE_OPTIONS; // a caller's flags (a test runner's loaders, a heap cap) are not the build's
-    const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
-      cwd: root,
-      env,
-      ...(log ? { stdio: ['ignore', 2, 2] as const } : { encoding: 'utf8' as const }),
-    });
-    if (build.status !== 0) throw new Error(`next build into ${distDir} failed${log ? '' : `:\n${build.stdout}\n${build.stderr}`}`);
+    const reason = target.stale();
+    if (reason) target.build(reason);
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * Builds the app when needed, one process at a time. `log` gets a line saying why; without it
+ * the build's own output is kept back and shown only if it fails.
+ */
+export function ensureBuild(root: string, distDir: string, log?: (line: string) => void): void {
+  ensureCurrent(join(root, `${distDir}.building`), {
+    stale: () => staleBuild(root, distDir),
+    build: (reason) => {
+      log?.(`${reason}: running next build (about a minute)`);
+      nextBuild(root, distDir, log);
+    },
+    log,
+  });
+}
+
+function nextBuild(root: string, distDir: string, log?: (line: string) => void): void {
+  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, NODE_ENV: 'production' };
+  delete env.NODE_OPTIONS; // a caller's flags (a test runner's loaders, a heap cap) are not the build's
+  const build = spawnSync(process.execPath, ['node_modules/next/dist/bin/next', 'build'], {
+    cwd: root,
+    env,
+    ...(log ? { stdio: ['ignore', 2, 2] as const } : { encoding: 'utf8' as const }),
+  });
+  if (build.status !== 0) throw new Error(`next build into ${distDir} failed${log ? '' : `:\n${build.stdout}\n${build.stderr}`}`);
 }

@@ -9,17 +9,19 @@ export interface StartCommand {
 }
 
 /**
- * `npm start` as package.json's start script runs it, so the benchmark and the tests that run
- * the product run it exactly as shipped.
+ * `npm start` (or another package.json script that runs node, such as `start:production`) as
+ * package.json runs it, so the benchmark and the tests that run the product run it exactly as shipped.
  */
-export function startCommand(root: string): StartCommand {
-  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+export function startCommand(root: string, name = 'start'): StartCommand {
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const script = scripts[name];
+  if (!script) throw new Error(`package.json has no ${name} script`);
   const words = script.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0] && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
     const [name, ...value] = words.shift()!.split('=');
     env[name!] = value.join('=');
   }
-  if (words.shift() !== 'node') throw new Error(`npm start runs "${script}"; expected [NAME=value ...] node ...`);
+  if (words.shift() !== 'node') throw new Error(`npm run ${name} runs "${script}"; expected [NAME=value ...] node ...`);
   return { env, args: words };
 }

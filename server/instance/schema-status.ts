@@ -6,7 +6,8 @@ import { readMigrations } from '../db/migrate';
 // GET /readyz reports it; migrations are applied by their own step (`npm run db:migrate`).
 
 /** The command that applies migrations, as the refusal names it. */
-export const MIGRATE_COMMAND = '`npm run db:migrate` (in the container image: node --import tsx scripts/migrate.ts)';
+export const MIGRATE_COMMAND =
+  '`npm run db:migrate` (from the production build: `npm run db:migrate:production`, in the container image: node dist/migrate.js)';
 
 let known: string[] | undefined;
 

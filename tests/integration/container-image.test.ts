@@ -41,6 +41,7 @@ beforeAll(async () => {
     scratch,
     installedModules: join(REPO_ROOT, 'node_modules'),
     nextBuild: join(REPO_ROOT, DIST_DIR),
+    serverBundle: join(REPO_ROOT, 'dist'),
   });
 }, 300_000);
 
@@ -89,23 +90,29 @@ describe('the Dockerfile', () => {
     expect(image.user).toBe('node');
     expect(image.expose).toEqual([image.env.PORT]);
     expect(image.healthcheck).toContain('/healthz');
-    expect(image.cmd.slice(-2)).toEqual(['scripts/start.ts', '--production']);
+    expect(image.cmd.slice(-2)).toEqual(['dist/start.js', '--production']);
     for (const name of Object.keys(image.env)) expect(name).not.toMatch(/SECRET|TOKEN|PASSWORD|_KEY/);
     expect(existsSync(join(image.root, 'app', '.env'))).toBe(false);
   });
 
-  it('leaves only the artefact and the production dependencies in the final stage', () => {
+  it('leaves only the artefact and the production dependencies in the final stage: compiled entry points, no TypeScript source or loader', () => {
     const app = join(image.root, image.workdir);
     for (const present of [
       '.next/BUILD_ID',
       'node_modules/next',
-      'node_modules/tsx',
-      'server/db/generated',
       'prisma/migrations',
-      'scripts/start.ts',
+      'dist/start.js',
+      'dist/worker.js',
+      'dist/migrate.js',
+      'dist/cli.js',
     ])
       expect(existsSync(join(app, present)), present).toBe(true);
     for (const absent of [
+      'node_modules/tsx',
+      'node_modules/esbuild',
+      'server',
+      'scripts',
+      'tsconfig.json',
       'node_modules/vitest',
       'node_modules/eslint',
       'node_modules/prettier',
@@ -149,6 +156,11 @@ describe('the image, run as compose.yaml runs it', () => {
         'images.generate': { engine: 'local', units: 5, input_uploads: true },
       },
     });
+
+    // The operator CLI, compiled like the other entry points, runs in the image against the same database.
+    const cli = runInImage(['node', 'dist/cli.js', 'keys', 'list', '--json'], env);
+    expect((await cli.exited).code, cli.output()).toBe(0);
+    expect((JSON.parse(cli.output()) as { keys: { id: string }[] }).keys.map((listed) => listed.id)).toContain(key.id);
 
     const text = await post(app.base, '/v1/text/generate', key.key, { input: 'hello from the image' }, newKey('img'));
     expect(text.status, text.text).toBe(200);
@@ -195,5 +207,5 @@ describe('the image, run as compose.yaml runs it', () => {
     worker.child.kill('SIGTERM');
     expect(await app.exited).toEqual({ code: 0, signal: null });
     expect(await worker.exited).toEqual({ code: 0, signal: null });
-  });
+  }, 180_000); // four processes of the image and a video job: over a minute on a busy machine
 });

@@ -67,13 +67,13 @@ describe('migrations as their own step', () => {
     expect(lines, refused.output()).toHaveLength(1);
     expect(lines[0]).toContain(`migration ${MIGRATIONS[0]} and ${MIGRATIONS.length - 1} later ones not applied`);
     expect(lines[0]).toContain('npm run db:migrate');
-    const worker = spawnNode(['--import', 'tsx', 'scripts/worker.ts', '--production'], env);
+    const worker = spawnNode(['dist/worker.js', '--production'], env);
     expect((await worker.exited).code).toBe(1);
     expect(worker.output()).toContain(`migration ${MIGRATIONS[0]} and`);
     // Refusing wrote nothing: the database was not migrated behind the operator's back.
     expect(await rows(url, `SELECT to_regclass('"_prisma_migrations"') AS t`)).toEqual([{ t: null }]);
 
-    const migrations = [0, 1].map(() => spawnNode(['--import', 'tsx', 'scripts/migrate.ts'], { DATABASE_URL: url }));
+    const migrations = [0, 1].map(() => spawnNode(['dist/migrate.js'], { DATABASE_URL: url }));
     for (const migration of migrations) expect((await migration.exited).code, migration.output()).toBe(0);
     const history = await rows<{ migration_name: string; n: number }>(
       url,

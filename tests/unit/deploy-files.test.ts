@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DockerfileParser, JSONInstruction } from 'dockerfile-ast';
+import { DockerfileParser, Env, JSONInstruction } from 'dockerfile-ast';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -10,6 +10,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '@/server/config/config-settings';
 import { EXAMPLE_SECRET_VALUES, placeholderSecrets } from '@/server/instance/placeholder-secrets';
+import { startCommand } from '../../scripts/lib/start-command';
 
 // The deployment files agree with the API schemas and with each other: every Kubernetes
 // manifest validates against the Kubernetes API's schemas (kubernetes-models), probes name
@@ -93,7 +94,7 @@ describe('deploy/kubernetes', () => {
     const pod = find('Deployment', 'wgs-app').spec.template.spec;
     const [app] = pod.containers;
     expect(app.command).toBeUndefined(); // the image's CMD: the production command
-    expect(cmd.slice(-2)).toEqual(['scripts/start.ts', '--production']);
+    expect(cmd.slice(-2)).toEqual(['dist/start.js', '--production']);
     expect(app.readinessProbe.httpGet.path).toBe('/readyz');
     expect(app.livenessProbe.httpGet.path).toBe('/healthz');
     expect(app.ports[0].containerPort).toBe(Number(expose));
@@ -194,6 +195,42 @@ describe('Dockerfile', () => {
     for (const copy of copiesOfNext) expect(copy.getTextContent()).not.toMatch(/--chown|--chmod/);
     for (const run of runtime.filter((instruction) => instruction.getKeyword() === 'RUN'))
       expect(run.getTextContent()).not.toMatch(/(chown|chmod)[^&;]*\.next/);
+  });
+});
+
+describe('the production commands', () => {
+  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const nodeCommand = (script: string) => ['node', ...startCommand(ROOT, script).args];
+
+  it('run plain node on the compiled entry points in dist/, the same in package.json, the image, compose and Kubernetes', () => {
+    expect(packageJson.scripts.build).toContain('scripts/build-server.ts');
+    expect(cmd).toEqual(nodeCommand('start:production'));
+    expect(compose.services.worker.command).toEqual(nodeCommand('worker:production'));
+    expect(compose.services.migrate.command).toEqual(nodeCommand('db:migrate:production'));
+    // The image's ENV carries the start script's malloc settings.
+    const env = Object.fromEntries(
+      dockerfile
+        .getInstructions()
+        .filter((instruction): instruction is Env => instruction instanceof Env)
+        .flatMap((instruction) => instruction.getProperties())
+        .map((property) => [property.getName(), property.getValue()]),
+    );
+    expect(env).toMatchObject(startCommand(ROOT, 'start:production').env);
+  });
+
+  it('need no TypeScript loader at run time: tsx is a dev dependency and no production command uses it', () => {
+    expect(packageJson.dependencies.tsx).toBeUndefined();
+    expect(packageJson.devDependencies.tsx).toBeDefined();
+    const production = [
+      ...['start:production', 'worker:production', 'db:migrate:production'].map((name) => packageJson.scripts[name]!),
+      cmd.join(' '),
+      ...['worker', 'migrate'].map((name) => compose.services[name].command.join(' ')),
+    ];
+    for (const command of production) expect(command).not.toMatch(/tsx|\.ts\b/);
   });
 });
 

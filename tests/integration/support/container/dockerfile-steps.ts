@@ -41,6 +41,8 @@ export interface BuildContext {
   installedModules: string;
   /** The repository's Next build of the same sources (for `npm run build`). */
   nextBuild: string;
+  /** The repository's server bundle (dist/) of the same sources (for `npm run build`). */
+  serverBundle: string;
 }
 
 /** A `.dockerignore` as a predicate on context-relative paths (patterns: names, paths, `*`). */
@@ -86,8 +88,8 @@ function npmEnv(stage: Stage): NodeJS.ProcessEnv {
  * Each RUN command of the Dockerfile and what performs it here. `npm ci` installs exactly the
  * tree package-lock.json pins: the repository's node_modules, installed from the identical lock
  * file, is linked in and the lifecycle script npm ci runs (postinstall: the Prisma client) runs
- * for real. `npm run build` is the repository's build of the identical sources (ensureBuild
- * made it). `npm prune`, `rm` and `mkdir` run as written (offline). apt-get's ffmpeg is
+ * for real. `npm run build` is the repository's builds of the identical sources, the Next app
+ * and the server bundle in dist/ (ensureBuild made both). `npm prune`, `rm` and `mkdir` run as written (offline). apt-get's ffmpeg is
  * Debian's, installed on this machine (.ci/run); `chown` is the one step left out (the test
  * does not run as the image's user).
  */
@@ -106,7 +108,9 @@ const RUN_STEPS: Record<string, (stage: Stage, build: BuildContext) => void> = {
   'npm run build': (stage, build) => {
     const app = hostPath(stage, stage.workdir);
     if (!existsSync(join(build.nextBuild, 'export-marker.json'))) throw new Error(`no complete build in ${build.nextBuild}`);
+    if (!existsSync(join(build.serverBundle, 'build-complete.json'))) throw new Error(`no complete bundle in ${build.serverBundle}`);
     linkCopy(build.nextBuild, join(app, '.next'));
+    linkCopy(build.serverBundle, join(app, 'dist'));
   },
   'npm prune --omit=dev --no-audit --no-fund': (stage) => {
     run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], hostPath(stage, stage.workdir), npmEnv(stage));

@@ -9,6 +9,7 @@ import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
 import { freePort } from '../../../../server/free-port';
 import { ensureBuild as ensureCurrentBuild } from '../../../../scripts/lib/ensure-build';
+import { ensureServerBundle } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';
 export { freePort };
 
@@ -20,8 +21,14 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 
-/** Builds the app into DIST_DIR when it has no build of the current code (as npm start would). */
-export const ensureBuild = (): void => ensureCurrentBuild(REPO_ROOT, DIST_DIR);
+/**
+ * What `npm run build` makes, when there is none of the current code: the app into DIST_DIR (as
+ * npm start would) and the server's entry points into dist/ (what the production commands run).
+ */
+export const ensureBuild = (): void => {
+  ensureCurrentBuild(REPO_ROOT, DIST_DIR);
+  ensureServerBundle(REPO_ROOT);
+};
 
 export interface TestDatabase {
   url: string;

@@ -70,10 +70,10 @@ export function spawnNode(args: string[], env: Record<string, string>, cwd = REP
   return { child, base: `http://127.0.0.1:${port}`, port, output: () => output, exited };
 }
 
-/** `npm run start:production` with `env` (productionEnv's settings and more). */
+/** `npm run start:production` (plain node on the compiled dist/start.js) with `env` (productionEnv's settings and more). */
 export function startProduction(env: Record<string, string>): Running {
-  const command = startCommand(REPO_ROOT);
-  return spawnNode([...command.args, '--production'], { ...command.env, ...env });
+  const command = startCommand(REPO_ROOT, 'start:production');
+  return spawnNode(command.args, { ...command.env, ...env });
 }
 
 /** Resolves once the launcher said it serves and /healthz answers 200; throws with the output when the process exits first. */
