@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     requireBuild(process.cwd(), distDir);
   } else {
     ensureLocalSecrets(config);
+    // next-auth (v4) reads its public URL from the environment alone, and has no option for it.
+    process.env.NEXTAUTH_URL ??= config.NEXTAUTH_URL;
     ensureBuild(process.cwd(), distDir, log);
   }
   const database = await provideDatabase({

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/generated/client';
 import type { ModelPrices } from '../../providers/engine';
+import { environmentCopy } from '../../config/environment';
 
 export type ProviderKeySource = 'stored' | 'env' | 'none';
 
@@ -18,7 +19,7 @@ export interface ProviderView {
 }
 
 /** Every provider with its key status; never a key itself. */
-export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = process.env): Promise<ProviderView[]> {
+export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = environmentCopy()): Promise<ProviderView[]> {
   const [providers, keys] = await Promise.all([
     db.provider.findMany({ orderBy: { name: 'asc' } }),
     db.providerKey.findMany({ select: { provider: true, updatedAt: true } }),

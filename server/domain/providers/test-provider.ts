@@ -11,6 +11,7 @@ import { describeTestFailure, describeTestSuccess } from './describe-test-outcom
 import { modelsInUse } from './models-in-use';
 import { PROVIDER_NAME } from './provider-key-input';
 import { callForTest, testOperationOf } from './provider-test-call';
+import { environmentVariable } from '../../config/environment';
 
 // "Test" on the Providers page: one real call through the engine the packages would use (its
 // key, base URL and client), with a short deadline. Audited, as it spends the operator's money
@@ -84,7 +85,7 @@ async function runTest(
   model: string,
 ): Promise<ProviderTestResult> {
   const stored = await db.providerKey.count({ where: { provider: name } });
-  if (stored === 0 && apiKeyEnv && !process.env[apiKeyEnv]) {
+  if (stored === 0 && apiKeyEnv && !environmentVariable(apiKeyEnv)) {
     const message = `No key: set one on this page, or set ${apiKeyEnv} in the server's environment.`;
     return { ok: false, operation, model, duration_ms: null, message };
   }

@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { getConfig } from '../../config';
+import { environmentCopy, environmentVariable } from '../../config/environment';
 
 export interface RunFfmpegOptions {
   /** Bytes (or a stream of chunks, written with backpressure) sent to ffmpeg's stdin. */
@@ -47,7 +48,7 @@ const STDERR_KEEP_CHARS = 64 * 1024;
 
 /** The first executable `name` on the PATH, or undefined. */
 function onPath(name: string): string | undefined {
-  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+  for (const folder of (environmentVariable('PATH') ?? '').split(delimiter)) {
     if (!folder) continue;
     const candidate = join(folder, name);
     try {
@@ -89,7 +90,7 @@ function command(args: readonly string[], untrusted: boolean): [string, string[]
 
 // glibc reserves 64 MiB of address space per malloc arena (up to 8 per core): under an
 // address-space limit a decode on a many-core host would run out of it without using memory.
-const UNTRUSTED_ENV = { ...process.env, MALLOC_ARENA_MAX: '2' };
+const UNTRUSTED_ENV = { ...environmentCopy(), MALLOC_ARENA_MAX: '2' };
 
 /** ffmpeg's demuxer for each verified media type: never chosen from the content itself. */
 const DEMUXERS: Record<string, string> = {
