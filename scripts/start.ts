@@ -10,7 +10,7 @@ import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
 import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
-import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { markStopping, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
 import { createEdgeServer } from '../server/http/edge/edge-server';
 import { ensureLocalSecrets } from '../server/config/runtime-secrets';
 import { ensureBuild } from './lib/ensure-build';

@@ -2,7 +2,7 @@ import { getConfig, settleConfig } from '../config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
-import { pendingMigrations, schemaBehindLine } from '../instance/schema-status';
+import { pendingMigrations, schemaBehindLine } from './schema-status';
 
 export interface ProvidedDatabase {
   url: string;

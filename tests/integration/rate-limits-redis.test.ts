@@ -5,7 +5,7 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
-import { freePort } from '@/server/free-port';
+import { freePort } from '@/server/db/free-port';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { expectExactUnderRace, expectSlidingAcrossEdge } from '../helpers/sliding-window-edge';
 

@@ -1,6 +1,6 @@
 import type { PackageVersion, PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import type { PackageDefinition, PackageOperations } from './package-schema';
+import type { PackageDefinition, PackageOperations } from '../../contract/package-schema';
 
 export function toVersionView(version: PackageVersion, keyCount = 0) {
   return {

@@ -4,7 +4,7 @@ import { ProviderUnavailableError, type Engine } from '../../providers/engine';
 import { localEngine } from '../../providers/local/local-engine';
 import { ProviderKeyDecryptError } from '../../providers/provider-keys/key-cipher';
 import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
-import { isProviderType } from '../../providers/provider-types';
+import { isProviderType } from '../../contract/provider-types';
 import { environmentVariable } from '../../config/environment';
 
 // Engine names come from package versions: `local`, or `PROVIDER:MODEL` for a provider row.

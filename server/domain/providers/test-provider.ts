@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PrismaClient } from '../../db/generated/client';
 import { resolveEngine } from './resolve-engine';
-import { operationsOf } from '../../providers/provider-types';
+import { operationsOf } from '../../contract/provider-types';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';

@@ -9,7 +9,7 @@ import { completeUploadRoute, createUploadRoute } from './uploads';
 // Every /v1 operation, in the order the OpenAPI document lists them. Each app/v1 route file
 // serves one of them (a test checks that the document names every route file).
 
-/** GET /v1/openapi.json (served by http/openapi-response.ts, which builds from this list). */
+/** GET /v1/openapi.json (served by openapi/openapi-response.ts, which builds from this list). */
 const openApiDocumentRoute: RouteDoc = {
   method: 'GET',
   path: '/v1/openapi.json',

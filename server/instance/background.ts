@@ -1,14 +1,14 @@
-import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
-import { getConfig } from './config';
-import { getSqlDb } from './db/client';
-import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
-import { failJobsWithoutHold } from './domain/jobs/job-settlement';
-import { sweepExpiredHolds } from './domain/quota/unit-holds';
-import { overdueDeliveries } from './domain/webhooks/job-events';
-import { queueDeliveries } from './domain/webhooks/webhook-queue';
-import { deleteIdleRateWindows } from './domain/rate-limit/sliding-window';
-import { deleteExpiredOutputs, deleteExpiredUploads } from './domain/retention/retention';
-import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
+import { deleteFinishedOperatorSessions } from '../auth/operator-sessions';
+import { getConfig } from '../config';
+import { getSqlDb } from '../db/client';
+import { deleteExpiredIdempotencyRecords } from '../domain/idempotency/idempotency-store';
+import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
+import { sweepExpiredHolds } from '../domain/quota/unit-holds';
+import { overdueDeliveries } from '../domain/webhooks/job-events';
+import { queueDeliveries } from '../domain/webhooks/webhook-queue';
+import { deleteIdleRateWindows } from '../domain/rate-limit/sliding-window';
+import { deleteExpiredOutputs, deleteExpiredUploads } from '../domain/retention/retention';
+import { clearClosedUploadKeys, expireStaleUploads } from '../domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
 // (conditional updates, SKIP LOCKED), so no leader is needed.
