@@ -43,6 +43,18 @@ export default defineConfig([
     ignores: ['scripts/bench/*-probe.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
   },
+  {
+    // Configuration is read once (server/config/): the rest of the product asks getConfig(), and
+    // nothing writes the environment. Entry points, build and test configuration, and tests may.
+    files: ['**/*.{ts,tsx,mjs}'],
+    ignores: ['server/config/**', 'scripts/**', 'tests/**', 'instrumentation.ts', '*.config.{ts,mjs}'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through getConfig() (server/config/).' },
+      ],
+    },
+  },
   ...layers,
   prettier,
 ]);

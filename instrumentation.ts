@@ -2,10 +2,12 @@
 // it returns. Under `npm start` the launcher has started tracing and the instance already (both
 // once per process), so this finds them running; under `next dev` it starts them.
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== 'nodejs' || !process.env.DATABASE_URL) return;
-  if (process.env.NEXT_PHASE === 'phase-production-build') return;
+  if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
+  const { getConfig } = await import('./server/config');
+  const config = getConfig();
+  if (!config.DATABASE_URL) return;
   // Traces only when an OTLP endpoint is configured: otherwise no part of the SDK is loaded.
-  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     const { startTracing } = await import('./server/observability/tracing');
     await startTracing();
   }

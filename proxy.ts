@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { dashboardPolicy, newNonce, STRICT_TRANSPORT_SECURITY } from './server/http/content-security-policy';
-import { cameOverHttps } from './server/http/forwarded';
+import { cameOverHttps } from './server/auth/forwarded';
 
 // Every dashboard page gets its own script nonce and the policy naming it. Next.js reads the
 // nonce from the request's Content-Security-Policy header and puts it on each script it renders

@@ -17,7 +17,7 @@ import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../serve
 import { createOperator } from '../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../server/domain/operators/disable-operator';
 import { setOperatorRole } from '../server/domain/operators/manage-operators';
-import { OPERATOR_ROLES, type OperatorRole } from '../server/domain/operators/roles';
+import { OPERATOR_ROLES, type OperatorRole } from '../server/contract/dashboard/roles';
 import { applyPackages, parsePackagesFile } from '../server/domain/packages/apply-packages';
 import { errorText, type CliIssue } from './lib/cli-error';
 import { listProviders } from '../server/domain/providers/list-providers';

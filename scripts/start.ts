@@ -13,7 +13,7 @@ import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
 import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
-import { markStopping, runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { markStopping, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
 import { createEdgeServer } from '../server/http/edge/edge-server';
 import { ensureLocalSecrets } from '../server/config/runtime-secrets';
 import { startInstance } from '../server/instance/start-instance';
@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     requireBuild(process.cwd(), distDir);
   } else {
     ensureLocalSecrets(config);
+    // next-auth (v4) reads its public URL from the environment alone, and has no option for it.
+    process.env.NEXTAUTH_URL ??= config.NEXTAUTH_URL;
     ensureBuild(process.cwd(), distDir, log);
   }
   const database = await provideDatabase({

@@ -8,9 +8,9 @@ import { disconnectDb } from '../server/db/client';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { isProductionMode, migratesAtStart, requireProductionSettings } from '../server/instance/production-mode';
-import { markStopping, onShutdown, runShutdownHooks } from '../server/instance/shutdown-hooks';
+import { markStopping, onShutdown, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
-import { startBackgroundTasks } from '../server/background';
+import { startBackgroundTasks } from '../server/instance/background';
 
 const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
 

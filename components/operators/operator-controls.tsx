@@ -1,6 +1,6 @@
 'use client';
 import { useState } from 'react';
-import { OPERATOR_ROLES, type OperatorRole } from '@/server/domain/operators/roles';
+import { OPERATOR_ROLES, type OperatorRole } from '@/server/contract/dashboard/roles';
 import { trpc } from '../trpc/client';
 import { ErrorAlert, useRefreshingAction } from '../ui/confirm-dialog';
 

@@ -1,7 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { useState } from 'react';
-import { MAX_ENGINE_FALLBACKS } from '@/server/domain/packages/package-schema';
+import { MAX_ENGINE_FALLBACKS } from '@/server/contract/package-schema';
 import type { EngineChoice } from '@/server/domain/providers/provider-overview';
 
 // An operation's engine(s): `local` or a provider able to serve the operation, with a model id

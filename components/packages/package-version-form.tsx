@@ -1,7 +1,7 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { packageDefinitionSchema, type PackageDefinition } from '@/server/domain/packages/package-schema';
+import { packageDefinitionSchema, type PackageDefinition } from '@/server/contract/package-schema';
 import type { EngineChoice } from '@/server/domain/providers/provider-overview';
 import { fieldErrors } from '../forms/plain-issues';
 import { TagInput } from '../forms/tag-input';
@@ -12,7 +12,7 @@ import { Field, type Errors } from './form-field';
 import { NumberSetting } from './number-setting';
 import { SaleFields } from './sale-fields';
 import { SizeInput } from './size-input';
-import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/domain/packages/output-cap-notices';
+import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/contract/output-cap-notices';
 import { fieldName, formToDefinition, issueField, LIST_FIELDS, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];

@@ -1,7 +1,7 @@
 'use client';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/providers/provider-types';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';
 
 // Adds or edits a provider: the fields of a packages-file provider entry. What each type can

@@ -1,7 +1,7 @@
 'use client';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '@/server/trpc/app-router';
-import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
+import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 // Client components only mutate; reads are server-rendered through createCaller.
 export const trpc = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/api/trpc', maxItems: TRPC_MAX_BATCH_SIZE })] });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../server/free-port';
+import { freePort } from '../../server/db/free-port';
 import { ensureBuild } from '../lib/ensure-build';
 import { startCommand } from '../lib/start-command';
 import { BENCH_QUOTA } from './books';

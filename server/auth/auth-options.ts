@@ -5,23 +5,23 @@ import GoogleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
 import { isVerifiedOAuthEmail } from './verified-email';
+import { getConfig } from '../config';
 import { isUuid } from '../domain/uuid';
 import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS =
-  Number(process.env.SESSION_MAX_AGE_SECONDS) > 0 ? Number(process.env.SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
+  Number(getConfig().SESSION_MAX_AGE_SECONDS) > 0 ? Number(getConfig().SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
 
 export const RATE_LIMITED_ERROR = 'RateLimited';
 
 /** OAuth providers are offered only when their credentials are configured. */
 export function oauthProviders() {
   const providers = [];
-  if (process.env.GITHUB_ID && process.env.GITHUB_SECRET) {
-    providers.push(GitHubProvider({ clientId: process.env.GITHUB_ID, clientSecret: process.env.GITHUB_SECRET }));
-  }
-  if (process.env.GOOGLE_CLIENT_ID && process.env.GOOGLE_CLIENT_SECRET) {
-    providers.push(GoogleProvider({ clientId: process.env.GOOGLE_CLIENT_ID, clientSecret: process.env.GOOGLE_CLIENT_SECRET }));
+  const { GITHUB_ID, GITHUB_SECRET, GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET } = getConfig();
+  if (GITHUB_ID && GITHUB_SECRET) providers.push(GitHubProvider({ clientId: GITHUB_ID, clientSecret: GITHUB_SECRET }));
+  if (GOOGLE_CLIENT_ID && GOOGLE_CLIENT_SECRET) {
+    providers.push(GoogleProvider({ clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET }));
   }
   return providers;
 }
@@ -106,7 +106,8 @@ export const authOptions: NextAuthOptions = {
 /**
  * The options for one request: its cookies are Secure (and named __Secure-/__Host-) whenever it
  * came over https (a trusted proxy's X-Forwarded-Proto), not only when NEXTAUTH_URL is https.
+ * The secret is the configuration's (`npm start` settles a generated one when it is unset).
  */
 export function authOptionsFor(secure: boolean): NextAuthOptions {
-  return { ...authOptions, useSecureCookies: secure };
+  return { ...authOptions, secret: getConfig().NEXTAUTH_SECRET, useSecureCookies: secure };
 }

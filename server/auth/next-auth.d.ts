@@ -1,6 +1,6 @@
 import 'next-auth';
 import 'next-auth/jwt';
-import type { OperatorRole } from '../domain/operators/roles';
+import type { OperatorRole } from '../contract/dashboard/roles';
 
 declare module 'next-auth' {
   interface Session {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getPrisma } from '../db/client';
-import type { OperatorRole } from '../domain/operators/roles';
+import type { OperatorRole } from '../contract/dashboard/roles';
 
 // Dashboard sessions live in the session cookie (a signed JWT) *and* as a row here. The row lets
 // sign-out end a session on the server: a copy of the cookie taken before sign-out no longer

@@ -1,9 +1,9 @@
 import { getServerSession } from 'next-auth';
 import { cache } from 'react';
 import type { Actor } from '../domain/actor';
-import type { OperatorRole } from '../domain/operators/roles';
+import type { OperatorRole } from '../contract/dashboard/roles';
 import { headers } from 'next/headers';
-import { cameOverHttps } from '../http/forwarded';
+import { cameOverHttps } from './forwarded';
 import { authOptionsFor } from './auth-options';
 
 export interface OperatorSession {

@@ -209,22 +209,19 @@ export const settings = {
     z.string().optional(),
     'A dashboard session ends this long after sign-in (default 28800, 8 hours), with no sliding renewal, or at sign-out. A value that is not a positive number means the default.',
     RUNNING,
-    true,
   ),
   GITHUB_ID: doc(
     z.string().optional(),
     'GitHub OAuth app client id: with GITHUB_SECRET, offers sign-in with GitHub to operators whose e-mail it confirms.',
     RUNNING,
-    true,
   ),
-  GITHUB_SECRET: doc(z.string().optional(), 'GitHub OAuth app client secret.', RUNNING, true),
+  GITHUB_SECRET: doc(z.string().optional(), 'GitHub OAuth app client secret.', RUNNING),
   GOOGLE_CLIENT_ID: doc(
     z.string().optional(),
     'Google OAuth client id: with GOOGLE_CLIENT_SECRET, offers sign-in with Google to operators whose e-mail it confirms.',
     RUNNING,
-    true,
   ),
-  GOOGLE_CLIENT_SECRET: doc(z.string().optional(), 'Google OAuth client secret.', RUNNING, true),
+  GOOGLE_CLIENT_SECRET: doc(z.string().optional(), 'Google OAuth client secret.', RUNNING),
   OTEL_EXPORTER_OTLP_ENDPOINT: doc(
     z.string().optional(),
     'OTLP/HTTP endpoint for traces; no tracing code is loaded when neither it nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.',
@@ -237,7 +234,7 @@ export const settings = {
     RUNNING,
     true,
   ),
-  OTEL_SERVICE_NAME: doc(z.string().optional(), 'service.name of the traces (default workflow-generation-service).', RUNNING, true),
+  OTEL_SERVICE_NAME: doc(z.string().optional(), 'service.name of the traces (default workflow-generation-service).', RUNNING),
   NEXT_DIST_DIR: doc(
     z.string().optional(),
     'Folder of the Next build (default .next); lets tests and benchmarks keep builds apart.',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './index';
+import { settleConfig, type Config } from './index';
 
 // Secrets that must be shared by every instance (URL signing, session signing). In
 // production they come from the environment; on a single machine they are generated once
@@ -18,12 +18,14 @@ export function providerKeysSecret(config: Config): string {
   return config.PROVIDER_KEYS_SECRET ?? persistedSecret(config, 'provider-keys');
 }
 
+/**
+ * `npm start` on one machine: the signing and session secrets the environment leaves unset are
+ * generated into the data dir, and the dashboard's URL defaults to this port's.
+ */
 export function ensureLocalSecrets(config: Config): void {
-  if (!config.SIGNING_SECRET) {
-    const secret = persistedSecret(config, 'signing');
-    process.env.SIGNING_SECRET = secret;
-    config.SIGNING_SECRET = secret;
-  }
-  process.env.NEXTAUTH_SECRET ??= persistedSecret(config, 'nextauth');
-  process.env.NEXTAUTH_URL ??= `http://localhost:${config.PORT}`;
+  settleConfig({
+    SIGNING_SECRET: config.SIGNING_SECRET ?? persistedSecret(config, 'signing'),
+    NEXTAUTH_SECRET: config.NEXTAUTH_SECRET ?? persistedSecret(config, 'nextauth'),
+    NEXTAUTH_URL: config.NEXTAUTH_URL ?? `http://localhost:${config.PORT}`,
+  });
 }

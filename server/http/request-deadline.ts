@@ -1,4 +1,4 @@
-import { cuttable } from '../instance/in-flight';
+import { cuttable } from '../lifecycle/in-flight';
 import { markDeadline } from '../providers/engine';
 
 /**
@@ -8,7 +8,7 @@ import { markDeadline } from '../providers/engine';
  * WeakRef, which V8's minor GC treats as strong, so every request's objects reachable from the
  * signal were promoted to the old generation and freed only by a full mark-compact (one every
  * ~0.8 s at 250 req/s under the 128 MB heap cap; each a pause in every request's latency).
- * A stop whose grace ran out aborts it too (server/instance/in-flight.ts).
+ * A stop whose grace ran out aborts it too (server/lifecycle/in-flight.ts).
  */
 export interface RequestDeadline {
   readonly signal: AbortSignal;

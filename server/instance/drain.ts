@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { cutShortInFlight } from './in-flight';
+import { cutShortInFlight } from '../lifecycle/in-flight';
 
 // How an instance stops serving (SIGTERM). The listener closes at once: a new connection is
 // refused, which a proxy or client knows is safe to send elsewhere. Every answer from then on

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { getConfig } from '../config';
 import { getRedis } from '../db/redis';
-import { pendingMigrations } from './schema-status';
-import { isStopping, onShutdown } from './shutdown-hooks';
+import { pendingMigrations } from '../db/schema-status';
+import { isStopping, onShutdown } from '../lifecycle/shutdown-hooks';
 
 // GET /readyz: whether a load balancer should send this instance traffic. 200 only when
 // PostgreSQL (and Redis, when REDIS_URL is set) answer within READINESS_TIMEOUT_MS and the schema

@@ -1,4 +1,4 @@
-import { startBackgroundTasks } from '../background';
+import { startBackgroundTasks } from './background';
 import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
@@ -7,7 +7,7 @@ import { seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { refusedProviderLines } from '../domain/providers/refused-providers';
 import { startWorker } from '../jobs/worker';
 import { startObservability } from '../observability/start-observability';
-import { onShutdown } from './shutdown-hooks';
+import { onShutdown } from '../lifecycle/shutdown-hooks';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 

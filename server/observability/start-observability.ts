@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
 import { getPool } from '../db/client';
-import { onShutdown } from '../instance/shutdown-hooks';
+import { onShutdown } from '../lifecycle/shutdown-hooks';
 import { startMetricsServer } from './metrics-endpoint';
 import { enableMetrics } from './metrics';
 import { startRefusalFlush } from './refusal-counter';

@@ -1,4 +1,5 @@
 import type { Span, Tracer } from '@opentelemetry/api';
+import { getConfig } from '../config';
 
 // OpenTelemetry traces, opt-in by OTEL_EXPORTER_OTLP_ENDPOINT. Off, nothing of the SDK is
 // loaded and each helper below is one property read and a direct call.
@@ -21,7 +22,7 @@ export function tracingState(): TracingState | undefined {
  * Starts the SDK: spans batched to the OTLP/HTTP endpoint (the exporter reads the standard
  * OTEL_EXPORTER_OTLP_* variables), PostgreSQL statements as children of the request's span.
  */
-export async function startTracing(serviceName = process.env.OTEL_SERVICE_NAME || 'workflow-generation-service'): Promise<TracingState> {
+export async function startTracing(serviceName = getConfig().OTEL_SERVICE_NAME || 'workflow-generation-service'): Promise<TracingState> {
   if (holder[TRACING]) return holder[TRACING];
   const [api, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { PgInstrumentation }, pg] =
     await Promise.all([

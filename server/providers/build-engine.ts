@@ -6,7 +6,7 @@ import { mediaFetch } from './capped-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
 import { allowPrivateNetworkAt } from './outbound/outbound-door';
 import type { Engine, ModelPrices } from './engine';
-import type { ProviderType } from './provider-types';
+import type { ProviderType } from '../contract/provider-types';
 
 // The engine of one provider row and model. The row and its key are read by the domain
 // (server/domain/providers/resolve-engine.ts) and handed in; nothing here touches the database.

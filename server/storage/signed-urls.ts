@@ -9,7 +9,7 @@ import { assertSafeKey } from './object-store';
 export const FILES_PREFIX = '/files/';
 
 function secret(): string {
-  const value = getConfig().SIGNING_SECRET ?? process.env.SIGNING_SECRET;
+  const value = getConfig().SIGNING_SECRET;
   if (!value) throw new Error('SIGNING_SECRET is not set');
   return value;
 }

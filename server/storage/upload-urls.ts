@@ -7,7 +7,7 @@ import { getConfig } from '../config';
 export const UPLOADS_PREFIX = '/uploads/';
 
 function signature(uploadId: string, expires: number): string {
-  const secret = getConfig().SIGNING_SECRET ?? process.env.SIGNING_SECRET;
+  const secret = getConfig().SIGNING_SECRET;
   if (!secret) throw new Error('SIGNING_SECRET is not set');
   return createHmac('sha256', secret).update(`upload\n${uploadId}\n${expires}`).digest('base64url');
 }

@@ -1,6 +1,8 @@
 import { BlobNotFoundError, del, head, put } from '@vercel/blob';
 import { generateClientTokenFromReadWriteToken } from '@vercel/blob/client';
 import { Readable } from 'node:stream';
+import { getConfig } from '../config';
+import { environmentVariable } from '../config/environment';
 import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject } from './object-store';
 
 // Vercel Blob with private access. Reads are authenticated fetches of the blob's own URL;
@@ -10,7 +12,7 @@ const DEFAULT_API_URL = 'https://vercel.com/api/blob';
 const BLOB_API_VERSION = '12'; // what @vercel/blob 2.8 sends; the PUT API refuses requests without it
 
 export function blobApiUrl(): string {
-  return process.env.VERCEL_BLOB_API_URL || process.env.NEXT_PUBLIC_VERCEL_BLOB_API_URL || DEFAULT_API_URL;
+  return getConfig().VERCEL_BLOB_API_URL || environmentVariable('NEXT_PUBLIC_VERCEL_BLOB_API_URL') || DEFAULT_API_URL;
 }
 
 export class VercelBlobStore implements ObjectStore {

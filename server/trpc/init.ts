@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ERROR_CATALOG, isApiError } from '../domain/errors';
 import type { Actor } from '../domain/actor';
 import type { OperatorSession } from '../auth/session';
-import { ROLE_DESCRIPTIONS, roleAllows, type OperatorRole } from '../domain/operators/roles';
+import { ROLE_DESCRIPTIONS, roleAllows, type OperatorRole } from '../contract/dashboard/roles';
 import type { TrpcContext } from './context';
 import { apiErrorData, toTRPCError } from './error-map';
 

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { notFound, redirect } from 'next/navigation';
-import { roleAllows, type OperatorRole } from '../domain/operators/roles';
+import { roleAllows, type OperatorRole } from '../contract/dashboard/roles';
 import { createCaller } from './app-router';
 import { createRequestContext } from './context';
 

@@ -6,7 +6,7 @@ import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
-import { runBackgroundTasksOnce } from '@/server/background';
+import { runBackgroundTasksOnce } from '@/server/instance/background';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderImage } from '@/server/providers/local/image';
 import { getObjectStore } from '@/server/storage/get-object-store';

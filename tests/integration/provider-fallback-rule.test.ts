@@ -5,7 +5,7 @@ import { POST as textPost } from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { testOperationOf } from '@/server/domain/providers/provider-test-call';
-import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/providers/provider-types';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
 import { call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';

@@ -7,7 +7,7 @@ import { disconnectDb, getPool } from '@/server/db/client';
 import { consumeRequest } from '@/server/domain/rate-limit/request-rate';
 import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { getSqlDb } from '@/server/db/client';
-import { freePort } from '@/server/free-port';
+import { freePort } from '@/server/db/free-port';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
 

@@ -234,11 +234,13 @@ describe('Vercel Blob driver against a local stand-in of the Blob API', () => {
     standIn = await startBlobStandIn();
     process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
     process.env.VERCEL_BLOB_RETRIES = '0';
+    resetConfigForTests();
     store = new VercelBlobStore(standIn.token);
   });
   afterAll(async () => {
     process.env.VERCEL_BLOB_API_URL = saved.url;
     process.env.VERCEL_BLOB_RETRIES = saved.retries;
+    resetConfigForTests();
     await standIn?.close();
   });
 

@@ -52,7 +52,9 @@ describe('docs/configuration.md', () => {
     ];
     const read = new Set<string>();
     for (const file of files) {
-      for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) read.add(match[1]!);
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|environmentVariable\('([A-Z][A-Z0-9_]*)'\)/g))
+        read.add((match[1] ?? match[2])!);
     }
     expect(read.size).toBeGreaterThan(10);
     const undocumented = [...read].filter((name) => !SETTINGS.has(name) && !NOT_SETTINGS.has(name)).sort();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { packagesFileSchema } from '@/server/domain/packages/package-schema';
+import { packagesFileSchema } from '@/server/contract/package-schema';
 import { GENERATED_PAGES, formatMarkdown } from '@/scripts/docs/generated-pages';
 import {
   CROSS_FIELD_RULES,

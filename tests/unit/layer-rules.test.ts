@@ -48,6 +48,25 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it.each([
+    ['server/domain/layer-probe.ts', 'export const probe = process.env.DATABASE_URL;'],
+    ['server/storage/layer-probe.ts', "export const probe = process.env['SIGNING_SECRET'];"],
+    ['app/layer-probe.ts', 'const { env } = process;\nexport const probe = env.PORT;'],
+    ['components/layer-probe.tsx', "export const probe = () => { process.env.PORT = '1'; };"],
+  ])('%s may not read or write process.env: `%s`', async (filePath, source) => {
+    const [result] = await probeLint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
+    expect(result?.messages.map((message) => message.ruleId)).toContain('no-restricted-properties');
+  });
+
+  it.each([
+    ['server/config/layer-probe.ts', 'export const probe = process.env.DATABASE_URL;'],
+    ['scripts/layer-probe.ts', 'export const probe = process.env.DATABASE_URL;'],
+    ['tests/unit/layer-probe.test.ts', 'export const probe = process.env.DATABASE_URL;'],
+  ])('%s may use process.env', async (filePath, source) => {
+    const [result] = await probeLint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
+    expect(result?.messages.map((message) => message.ruleId)).not.toContain('no-restricted-properties');
+  });
+
   it('an import cycle is an error', async () => {
     const [result] = await eslint.lintFiles([path.join(root, 'tests/unit/fixtures/layer-cycle/first.ts')]);
     expect(result?.messages.map((message) => message.ruleId)).toContain('import/no-cycle');

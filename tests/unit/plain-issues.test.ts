@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fieldErrors, schemaAt } from '@/components/forms/plain-issues';
-import { packageDefinitionSchema } from '@/server/domain/packages/package-schema';
+import { packageDefinitionSchema } from '@/server/contract/package-schema';
 
 const LABELS: Record<string, string> = {
   name: 'Name',

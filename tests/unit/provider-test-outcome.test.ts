@@ -3,7 +3,7 @@ import { formToDefinition } from '@/components/packages/version-fields';
 import { describeTestFailure, providerStatusOf } from '@/server/domain/providers/describe-test-outcome';
 import { testOperationOf } from '@/server/domain/providers/provider-test-call';
 import { ProviderUnavailableError } from '@/server/providers/engine';
-import { PROVIDER_TYPE_INFO } from '@/server/providers/provider-types';
+import { PROVIDER_TYPE_INFO } from '@/server/contract/provider-types';
 
 describe('a provider test in plain words', () => {
   const failed = (cause: unknown, kind?: ConstructorParameters<typeof ProviderUnavailableError>[2]) =>

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { engineCapabilityIssues } from '@/server/domain/packages/check-engine-capabilities';
 import { engineNamesOf } from '@/server/domain/packages/engine-names';
-import { packageDefinitionSchema, providerSchema } from '@/server/domain/packages/package-schema';
+import { packageDefinitionSchema, providerSchema } from '@/server/contract/package-schema';
 import { OPERATIONS, type Operation } from '@/server/domain/operations';
 import type { SdkModels } from '@/server/providers/ai-sdk/provider-module';
 import { loadProviderModule, type SdkProviderType } from '@/server/providers/ai-sdk/types';
-import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, operationsOf } from '@/server/providers/provider-types';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, operationsOf } from '@/server/contract/provider-types';
 
 // The capability table is data the packages file is judged by: it must agree with what each
 // type's module can build, and the packages file must be refused where it asks more.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { definitionLabel } from '@/components/packages/definition-labels';
 import { fieldName, formToDefinition } from '@/components/packages/version-fields';
-import { packageDefinitionSchema } from '@/server/domain/packages/package-schema';
-import { outputCapNotices } from '@/server/domain/packages/output-cap-notices';
+import { packageDefinitionSchema } from '@/server/contract/package-schema';
+import { outputCapNotices } from '@/server/contract/output-cap-notices';
 
 // The package form carries the cost caps: max_output_tokens (text, code), max_input_seconds
 // (transcribe); an empty field is no cap, which the packages-file schema accepts.

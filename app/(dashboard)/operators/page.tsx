@@ -4,7 +4,7 @@ import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { ROLE_DESCRIPTIONS, OPERATOR_ROLES } from '@/server/domain/operators/roles';
+import { ROLE_DESCRIPTIONS, OPERATOR_ROLES } from '@/server/contract/dashboard/roles';
 import { dashboardCaller } from '@/server/trpc/server-caller';
 
 export const metadata: Metadata = { title: 'Operators' };

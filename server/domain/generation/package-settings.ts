@@ -1,6 +1,6 @@
 import { ApiError, type ValidationIssue } from '../errors';
 import type { Operation } from '../operations';
-import type { PackageOperations } from '../packages/package-schema';
+import type { PackageOperations } from '../../contract/package-schema';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 
 // Settings locked by the key's package version (CONTRACT.md §6): an omitted field takes the

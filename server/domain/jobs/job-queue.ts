@@ -1,7 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import type pg from 'pg';
 import { getConfig } from '../../config';
-import { isStopping } from '../../instance/shutdown-hooks';
+import { isStopping } from '../../lifecycle/shutdown-hooks';
 
 /** pg-boss's database adapter shape (its `IDatabase`, not exported by name). */
 type QueueDb = NonNullable<NonNullable<Parameters<PgBoss['send']>[2]>['db']>;

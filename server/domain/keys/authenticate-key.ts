@@ -1,7 +1,7 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
-import type { PackageOperations } from '../packages/package-schema';
+import type { PackageOperations } from '../../contract/package-schema';
 import { hashKeySecret, KEY_PATTERN } from './key-secret';
 
 // The key lookup of every /v1 request: one indexed query by hash, cached per process for

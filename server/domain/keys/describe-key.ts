@@ -1,6 +1,6 @@
 import type { KeyDescription } from '../../contract/key';
 import type { SqlDb } from '../../db/client';
-import type { PackageOperations } from '../packages/package-schema';
+import type { PackageOperations } from '../../contract/package-schema';
 
 // GET /v1/key: what a key may do and has left, read fresh (remaining units move with every call).
 

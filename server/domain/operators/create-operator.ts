@@ -4,7 +4,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError, type ValidationIssue } from '../errors';
 import { lockOwners } from './owner-lock';
-import { isOperatorRole, OPERATOR_ROLES, type OperatorRole } from './roles';
+import { isOperatorRole, OPERATOR_ROLES, type OperatorRole } from '../../contract/dashboard/roles';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

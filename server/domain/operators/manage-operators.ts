@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { lockOwners } from './owner-lock';
-import type { OperatorRole } from './roles';
+import type { OperatorRole } from '../../contract/dashboard/roles';
 
 export interface OperatorSummary {
   id: string;

@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { ApiError, isApiError, type ValidationIssue } from '../errors';
 import { zodValidationError } from '../zod-issues';
 import { applyPackages } from './apply-packages';
-import { packageDefinitionSchema } from './package-schema';
+import { packageDefinitionSchema } from '../../contract/package-schema';
 
 export interface CreateVersionResult {
   slug: string;

@@ -1,6 +1,6 @@
 import type { PackageVersion, PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import type { PackageDefinition, PackageOperations, Sale } from './package-schema';
+import type { PackageDefinition, PackageOperations, Sale } from '../../contract/package-schema';
 
 export function toVersionView(version: PackageVersion, keyCount = 0) {
   return {

@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../db/generated/client';
 import type { ModelPrices } from '../../providers/engine';
 import { apiKeyEnvProblem } from './provider-guard';
+import { environmentCopy } from '../../config/environment';
 
 export type ProviderKeySource = 'stored' | 'env' | 'none' | 'refused';
 
@@ -21,7 +22,7 @@ export interface ProviderView {
 }
 
 /** Every provider with its key status; never a key itself. */
-export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = process.env): Promise<ProviderView[]> {
+export async function listProviders(db: PrismaClient, env: NodeJS.ProcessEnv = environmentCopy()): Promise<ProviderView[]> {
   const [providers, keys] = await Promise.all([
     db.provider.findMany({ orderBy: { name: 'asc' } }),
     db.providerKey.findMany({ select: { provider: true, updatedAt: true } }),

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { isProviderType, operationsOf, PROVIDER_TYPE_INFO } from '../../providers/provider-types';
+import { isProviderType, operationsOf, PROVIDER_TYPE_INFO } from '../../contract/provider-types';
 import { ApiError } from '../errors';
 import type { Operation } from '../operations';
 import { healthOf, providerHealth, type ProviderHealth } from '../reports/provider-health';

@@ -4,7 +4,8 @@ import { ProviderUnavailableError, type Engine } from '../../providers/engine';
 import { localEngine } from '../../providers/local/local-engine';
 import { ProviderKeyDecryptError } from '../../providers/provider-keys/key-cipher';
 import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
-import { isProviderType } from '../../providers/provider-types';
+import { isProviderType } from '../../contract/provider-types';
+import { environmentVariable } from '../../config/environment';
 import { apiKeyEnvProblem } from './provider-guard';
 
 // Engine names come from package versions: `local`, or `PROVIDER:MODEL` for a provider row.
@@ -77,7 +78,7 @@ export async function readProviderApiKey(provider: Pick<ProviderRow, 'name' | 't
     throw new ProviderUnavailableError(error.message, 30, { kind: 'not_configured' });
   }
   if (stored !== undefined) return stored;
-  return provider.api_key_env ? process.env[provider.api_key_env] : 'not-required';
+  return provider.api_key_env ? environmentVariable(provider.api_key_env) : 'not-required';
 }
 
 /** Drops the cached engines of a provider whose key just changed (this instance; others within PROVIDER_CACHE_MS). */

@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/record-audit';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 import { engineCapabilityIssues } from '../packages/check-engine-capabilities';
-import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../packages/package-schema';
+import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../../contract/package-schema';
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
 import { refuseUnlessOwner } from './owner-only-destination';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PrismaClient } from '../../db/generated/client';
 import { resolveEngine } from './resolve-engine';
-import { operationsOf } from '../../providers/provider-types';
+import { operationsOf } from '../../contract/provider-types';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
@@ -12,6 +12,7 @@ import { modelsInUse } from './models-in-use';
 import { apiKeyEnvProblem } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
 import { callForTest, testOperationOf } from './provider-test-call';
+import { environmentVariable } from '../../config/environment';
 
 // "Test" on the Providers page: one real call through the engine the packages would use (its
 // key, base URL and client), with a short deadline. Audited, as it spends the operator's money
@@ -88,7 +89,7 @@ async function runTest(
   const refused = apiKeyEnv ? apiKeyEnvProblem(type, apiKeyEnv) : undefined;
   if (refused) return { ok: false, operation, model, duration_ms: null, message: `Refused: api_key_env ${refused}.` };
   const stored = await db.providerKey.count({ where: { provider: name } });
-  if (stored === 0 && apiKeyEnv && !process.env[apiKeyEnv]) {
+  if (stored === 0 && apiKeyEnv && !environmentVariable(apiKeyEnv)) {
     const message = `No key: set one on this page, or set ${apiKeyEnv} in the server's environment.`;
     return { ok: false, operation, model, duration_ms: null, message };
   }

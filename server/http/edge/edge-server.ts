@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { CLIENT_ADDRESS_HEADER } from '../../auth/client-address';
 import { REQUEST_PATH_HEADER } from '../../auth/request-path';
 import { newRequestId } from '../request-id';
-import { isStopping } from '../../instance/shutdown-hooks';
+import { isStopping } from '../../lifecycle/shutdown-hooks';
 import {
   apiVary,
   dashboardBodyRefusal,

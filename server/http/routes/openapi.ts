@@ -1,4 +1,4 @@
-import { openApiResponse } from '../openapi-response';
+import { openApiResponse } from '../../openapi/openapi-response';
 import { documented } from '../route-doc';
 import { openApiDocumentRoute } from './openapi-doc';
 

@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import { getConfig } from '../../config';
+import { environmentVariable } from '../../config/environment';
 
 export interface RunFfmpegOptions {
   /** Bytes (or a stream of chunks, written with backpressure) sent to ffmpeg's stdin. */
@@ -47,7 +48,7 @@ const STDERR_KEEP_CHARS = 64 * 1024;
 
 /** The first executable `name` on the PATH, or undefined. */
 function onPath(name: string): string | undefined {
-  for (const folder of (process.env.PATH ?? '').split(delimiter)) {
+  for (const folder of (environmentVariable('PATH') ?? '').split(delimiter)) {
     if (!folder) continue;
     const candidate = join(folder, name);
     try {

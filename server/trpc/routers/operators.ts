@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { setOperatorDisabled } from '../../domain/operators/disable-operator';
 import { listOperators, setOperatorRole } from '../../domain/operators/manage-operators';
-import { OPERATOR_ROLES } from '../../domain/operators/roles';
+import { OPERATOR_ROLES } from '../../contract/dashboard/roles';
 import { ownerProcedure, router } from '../init';
 
 // Operators and their roles: an owner's business only (the CLI does the same from the host).

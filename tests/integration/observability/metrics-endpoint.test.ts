@@ -5,7 +5,7 @@ import * as metricsRoute from '@/app/metrics/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
-import { freePort } from '@/server/free-port';
+import { freePort } from '@/server/db/free-port';
 import { isLoopbackHost, startMetricsServer } from '@/server/observability/metrics-endpoint';
 import { enableMetrics } from '@/server/observability/metrics';
 import { call, createTestKey } from '../../helpers/api';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../../server/free-port';
+import { freePort } from '../../../server/db/free-port';
 import { isRunning } from '../../../server/db/embedded-postgres';
 export { isRunning };
 export { freePort };

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
-import type { OperatorRole } from '@/server/domain/operators/roles';
+import type { OperatorRole } from '@/server/contract/dashboard/roles';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { createCaller } from '@/server/trpc/app-router';
 import { createInnerContext } from '@/server/trpc/context';

@@ -4,7 +4,7 @@ import { liveSessionRole, startOperatorSession } from '@/server/auth/operator-se
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
-import type { OperatorRole } from '@/server/domain/operators/roles';
+import type { OperatorRole } from '@/server/contract/dashboard/roles';
 import { expectTrpcError, operatorCaller, seedPackage, uniqueSlug } from './helpers';
 
 // Operator roles, enforced by the procedures themselves (server/trpc/init.ts): what each role may

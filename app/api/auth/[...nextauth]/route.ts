@@ -1,6 +1,6 @@
 import NextAuth from 'next-auth';
 import { authOptionsFor } from '@/server/auth/auth-options';
-import { cameOverHttps } from '@/server/http/forwarded';
+import { cameOverHttps } from '@/server/auth/forwarded';
 import { crossSiteRefusal } from '@/server/http/same-origin';
 import { isParseableCallbackUrl } from '@/server/auth/callback-url';
 

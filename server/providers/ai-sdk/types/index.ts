@@ -1,4 +1,4 @@
-import type { ProviderType } from '../../provider-types';
+import type { ProviderType } from '../../../contract/provider-types';
 import type { ProviderModule } from '../provider-module';
 
 // Every provider type, served through the AI SDK, each loaded on first use: a deployment that

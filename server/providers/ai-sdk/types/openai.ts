@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { PROVIDER_TYPE_INFO } from '../../provider-types';
+import { PROVIDER_TYPE_INFO } from '../../../contract/provider-types';
 import { primaryLanguage, type ProviderModule } from '../provider-module';
 import { openAiVideoAdapter } from './openai-video';
 

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { userInfo, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../../../server/free-port';
+import { freePort } from '../../../../server/db/free-port';
 
 // Debian's PostgreSQL and Redis (apt-get install postgresql redis-server; .ci/run does), each
 // started on 127.0.0.1, a free port and a temporary data directory, as the services the image

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
-import { freePort } from '../../../../server/free-port';
+import { freePort } from '../../../../server/db/free-port';
 import { ensureBuild as ensureCurrentBuild } from '../../../../scripts/lib/ensure-build';
 import { ensureServerBundle } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../../server/free-port';
+import { freePort } from '../../../../server/db/free-port';
 import { startCommand } from '../../../../scripts/lib/start-command';
 import { DIST_DIR, REPO_ROOT, SIGNING_SECRET } from './product';
 

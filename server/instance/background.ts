@@ -1,16 +1,16 @@
-import { deleteFinishedOperatorSessions } from './auth/operator-sessions';
-import { deleteForgottenSignInThrottles } from './auth/sign-in-throttle';
-import { getConfig } from './config';
-import { getPool, getPrisma, getSqlDb } from './db/client';
-import { deleteFinishedPortalSessions } from './domain/portal/portal-session';
-import { deleteExpiredIdempotencyRecords } from './domain/idempotency/idempotency-store';
-import { failJobsWithoutHold } from './domain/jobs/job-settlement';
-import { sweepExpiredHolds } from './domain/quota/unit-holds';
-import { overdueDeliveries } from './domain/webhooks/job-events';
-import { queueDeliveries } from './domain/webhooks/webhook-queue';
-import { deleteIdleRateWindows } from './domain/rate-limit/sliding-window';
-import { deleteExpiredOutputs, deleteExpiredUploads } from './domain/retention/retention';
-import { clearClosedUploadKeys, expireStaleUploads } from './domain/uploads/expire-uploads';
+import { deleteFinishedOperatorSessions } from '../auth/operator-sessions';
+import { deleteForgottenSignInThrottles } from '../auth/sign-in-throttle';
+import { getConfig } from '../config';
+import { getPool, getPrisma, getSqlDb } from '../db/client';
+import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
+import { deleteExpiredIdempotencyRecords } from '../domain/idempotency/idempotency-store';
+import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
+import { sweepExpiredHolds } from '../domain/quota/unit-holds';
+import { overdueDeliveries } from '../domain/webhooks/job-events';
+import { queueDeliveries } from '../domain/webhooks/webhook-queue';
+import { deleteIdleRateWindows } from '../domain/rate-limit/sliding-window';
+import { deleteExpiredOutputs, deleteExpiredUploads } from '../domain/retention/retention';
+import { clearClosedUploadKeys, expireStaleUploads } from '../domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
 // (conditional updates, SKIP LOCKED), so no leader is needed.

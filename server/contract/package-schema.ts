@@ -6,8 +6,8 @@ import {
   SPEECH_OUTPUT_FORMATS,
   TEXT_OUTPUT_FORMATS,
   TIMESTAMP_MODES,
-} from '../../contract/values';
-import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '../../providers/provider-types';
+} from './values';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from './provider-types';
 
 // The package file format of CONTRACT.md §7, used by the CLI, the dashboard form and the
 // hot path alike. A list setting, when given, is the set of allowed values and its first

@@ -1,4 +1,4 @@
-import type { Operation } from '../contract/values';
+import type { Operation } from './values';
 
 // The provider types a packages file may name, as data: what each can serve (read from the
 // 6.x-line @ai-sdk provider packages), what its entry needs, and which package settings it

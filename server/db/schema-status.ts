@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { readMigrations } from '../db/migrate';
+import { readMigrations } from './migrate';
 
 // Whether the database has every migration this code was built with. An instance started on a
 // database that is behind refuses to serve (it would fail request by request instead), and

@@ -1,8 +1,8 @@
 import { getConfig } from '../config';
-import { buildOpenApiDocument } from '../openapi/document';
-import { publicOrigin } from './headers';
-import { newRequestId } from './request-id';
-import { jsonText } from './responses';
+import { buildOpenApiDocument } from './document';
+import { publicOrigin } from '../http/headers';
+import { newRequestId } from '../http/request-id';
+import { jsonText } from '../http/responses';
 import { forwardedHeadersTrusted } from '../auth/client-address';
 
 // Built once; each answer names, in `servers`, the origin the client reached it at. Only that
