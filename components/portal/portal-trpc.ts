@@ -1,7 +1,7 @@
 'use client';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { PortalRouter } from '@/server/trpc/portal/portal-router';
-import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
+import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 // The portal's own endpoint: it reads the portal cookie only, never the operator's session.
 export const portalTrpc = createTRPCClient<PortalRouter>({

@@ -1,4 +1,4 @@
-import { cameOverHttps } from '../http/forwarded';
+import { cameOverHttps } from './forwarded';
 
 // The portal session's cookie: the random token only (the database keeps its hash). httpOnly,
 // SameSite=Lax (sent when Stripe's checkout navigates back, never with another site's POST),

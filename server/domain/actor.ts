@@ -1,4 +1,4 @@
-import type { OperatorRole } from './operators/roles';
+import type { OperatorRole } from '../contract/dashboard/roles';
 
 // Who performs an audited action: a signed-in operator, the CLI, the system itself, or a customer
 // in the portal (id: their key's id).

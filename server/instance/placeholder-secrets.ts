@@ -74,7 +74,7 @@ function urlPassword(value: string): string | undefined {
 }
 
 /** Each variable whose value is a placeholder or a guessable secret, with why ("NAME: reason"). */
-export function placeholderSecrets(env: NodeJS.ProcessEnv): string[] {
+export function placeholderSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
   const problems = new Map<string, string>();
   for (const [name, value] of Object.entries(env)) {
     const reason = value ? placeholderReason(value) : undefined;

@@ -145,7 +145,7 @@ describe('deploy/kubernetes: the pods are locked down', () => {
       .getInstructions()
       .find((instruction) => instruction.getKeyword() === 'ENV' && instruction.getArgumentsContent()?.includes('WGS_DATA_DIR='))!
       .getArgumentsContent()!
-      .match(/WGS_DATA_DIR=(\S+)/)![1];
+      .match(/WGS_DATA_DIR=(\S+)/)![1]!;
     for (const workload of workloads) {
       const pod = workload.spec.template.spec;
       const volumes = new Map<string, Manifest>(pod.volumes.map((volume: Manifest) => [volume.name, volume]));

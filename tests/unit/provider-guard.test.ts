@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CONFIG_VARIABLES } from '@/server/config';
 import { apiKeyEnvProblem, isServiceVariable, providerEntryIssue } from '@/server/domain/providers/provider-guard';
-import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/providers/provider-types';
+import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/contract/provider-types';
 import { providerFetch } from '@/server/providers/ai-sdk/provider-fetch';
 import { cappedFetch, mediaFetch, RefusedDestinationError } from '@/server/providers/capped-fetch';
 import { isMetadataHost, metadataHostOf } from '@/server/providers/metadata-hosts';

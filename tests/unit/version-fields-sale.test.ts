@@ -3,7 +3,7 @@ import { definitionLabel } from '@/components/packages/definition-labels';
 import { topUpsForForm } from '@/components/packages/sale-fields';
 import { fieldName, formToDefinition, issueField } from '@/components/packages/version-fields';
 import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
-import { packageDefinitionSchema, saleSchema, toMinorUnits } from '@/server/domain/packages/package-schema';
+import { packageDefinitionSchema, saleSchema, toMinorUnits } from '@/server/contract/package-schema';
 
 // A package version's sale (issue 38 point 1): in the packages file's schema, on the package
 // form (price, currency, top-up packs as units:price), and in the version diff.

@@ -1,4 +1,4 @@
-import { isProviderType, PROVIDER_TYPE_INFO } from '../../providers/provider-types';
+import { isProviderType, PROVIDER_TYPE_INFO } from '../../contract/provider-types';
 import { actsAsOwner, type Actor } from '../actor';
 import { ApiError } from '../errors';
 

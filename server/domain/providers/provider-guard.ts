@@ -1,6 +1,6 @@
 import { CONFIG_VARIABLES, getConfig } from '../../config';
 import { metadataHostOf } from '../../providers/metadata-hosts';
-import { isProviderType, PROVIDER_TYPE_INFO } from '../../providers/provider-types';
+import { isProviderType, PROVIDER_TYPE_INFO } from '../../contract/provider-types';
 import { ApiError, type ValidationIssue } from '../errors';
 
 // A provider entry must not be turned against the service (docs/providers.md, "Provider

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from '../../db/generated/client';
 import { getConfig } from '../../config';
-import { currencyDecimals } from '../packages/package-schema';
+import { currencyDecimals } from '../../contract/package-schema';
 import { bucketStarts, type TimeRange } from './time-range';
 
 // Does each package make money? Revenue (units charged × the unit price of the event's package

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { toMinorUnits, saleSchema, type PackageOperations, type Sale } from '../packages/package-schema';
+import { toMinorUnits, saleSchema, type PackageOperations, type Sale } from '../../contract/package-schema';
 
 // What a package version sells for (its `sale` in the packages file) and the public catalogue:
 // the latest version of every package that is not archived and carries a sale.

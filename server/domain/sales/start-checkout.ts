@@ -4,7 +4,7 @@ import { createCheckoutSession } from '../../payments/checkout-sessions';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { toMinorUnits } from '../packages/package-schema';
+import { toMinorUnits } from '../../contract/package-schema';
 import { saleOf } from './sale-terms';
 
 // Starting a purchase: a row in `purchases` (its id goes to Stripe as metadata), then a Checkout

@@ -4,7 +4,7 @@ import { getPrisma } from '../../db/client';
 import { isApiError } from '../../domain/errors';
 import { startPackageCheckout } from '../../domain/sales/start-checkout';
 import { getStripe } from '../../payments/stripe-client';
-import { cameOverHttps } from '../forwarded';
+import { cameOverHttps } from '../../auth/forwarded';
 import { publicOrigin } from '../headers';
 import { crossSiteRefusal } from '../same-origin';
 

@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { crossSiteRefusal } from '@/server/http/same-origin';
-import { TRPC_MAX_BATCH_SIZE } from '@/server/trpc/limits';
+import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 import { createPortalRequestContext } from '@/server/trpc/portal/portal-context';
 import { portalRouter } from '@/server/trpc/portal/portal-router';
 
