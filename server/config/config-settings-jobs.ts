@@ -33,7 +33,7 @@ export const jobSettings = {
   ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),
-    'Webhook endpoints may be http and on private, loopback or link-local addresses (tests, on-premises).',
+    'Webhook endpoints may be http and on private or loopback addresses (tests, on-premises); never a cloud metadata or link-local one.',
   ),
   JOB_CANCEL_CHECK_SECONDS: doc(
     z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),

@@ -47,7 +47,11 @@ describe('cli keys webhook', () => {
     await client.connect();
     try {
       const stored = await client.query('SELECT webhook_url, webhook_secret FROM api_keys WHERE id = $1', [created.id]);
-      expect(stored.rows[0]).toEqual({ webhook_url: 'https://hooks.example.com/wgs', webhook_secret: rotated.secret });
+      expect(stored.rows[0]).toEqual({ webhook_url: 'https://hooks.example.com/wgs', webhook_secret: null });
+      // The secret is stored sealed: no byte of it is readable in the table.
+      const sealed = await client.query('SELECT ciphertext FROM webhook_secrets WHERE api_key_id = $1', [created.id]);
+      expect(sealed.rows).toHaveLength(1);
+      expect((sealed.rows[0].ciphertext as Buffer).toString('latin1')).not.toContain(rotated.secret.slice(6, 20));
       const audit = await client.query(`SELECT action, after::text AS after FROM audit_log WHERE target_id = $1 ORDER BY id`, [created.id]);
       expect(audit.rows.map((row) => row.action)).toEqual(['key.create', 'key.webhook.set', 'key.webhook.rotate']);
       expect(JSON.stringify(audit.rows)).not.toContain('whsec_');

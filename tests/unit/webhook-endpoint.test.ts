@@ -29,7 +29,6 @@ describe('webhook endpoints', () => {
       'https://10.1.2.3/x',
       'https://172.20.0.1/x',
       'https://192.168.1.1/x',
-      'https://169.254.169.254/latest/meta-data',
       'https://[::1]/x',
       'https://[fd00::1]/x',
       'https://[::ffff:127.0.0.1]/x',
@@ -37,6 +36,7 @@ describe('webhook endpoints', () => {
     ]) {
       expect(webhookUrlProblem(url), url).toMatch(/public/);
     }
+    expect(webhookUrlProblem('https://169.254.169.254/latest/meta-data')).toMatch(/metadata or link-local/);
     expect(webhookUrlProblem('not a url')).toMatch(/absolute/);
     expect(webhookUrlProblem('https://user:pw@hooks.example.com/')).toMatch(/user name/);
   });
@@ -46,6 +46,10 @@ describe('webhook endpoints', () => {
     expect(webhookUrlProblem('http://127.0.0.1:8080/hook')).toBeNull();
     expect(webhookUrlProblem('https://10.0.0.5/hook')).toBeNull();
     expect(webhookUrlProblem('ftp://10.0.0.5/hook')).toMatch(/https/);
+    // Never link-local or metadata, whatever the setting (the IPv6 and NAT64 spellings too).
+    for (const url of ['http://169.254.169.254/', 'http://[fe80::1]/', 'http://[fd00:ec2::23]/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+      expect(webhookUrlProblem(url), url).toMatch(/metadata or link-local/);
+    }
   });
 
   it('tells private addresses from public ones', () => {

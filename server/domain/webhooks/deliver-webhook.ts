@@ -1,21 +1,24 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { getConfig } from '../../config';
-import type { SqlDb } from '../../db/client';
+import { getPrisma, type SqlDb } from '../../db/client';
 import { countWebhookAttempt } from '../../observability/metrics';
-import { publicOnlyLookup, webhookUrlProblem } from './endpoint-address';
+import { allowPrivateNetworkAt, outboundDoor, refusalIn } from '../../providers/outbound/outbound-door';
+import { privateNetworksAllowed, webhookUrlProblem } from './endpoint-address';
 import { jobEventBody } from './job-events';
 import { queueDeliveries } from './webhook-queue';
+import { openWebhookSecret, sealLegacySecret } from './webhook-secrets';
 
 // One attempt of a job webhook (Standard Webhooks): claim the delivery, POST the signed event
-// with a 15 s timeout and no redirect followed, then record the answer: delivered (2xx), retried
-// on WEBHOOK_RETRY_SCHEDULE_SECONDS with the same webhook-id, or failed (attempts used up, or
-// 410 Gone, which also disables the key's endpoint).
+// through the outbound door with a total deadline and no redirect followed, then record the
+// answer: delivered (2xx), retried on WEBHOOK_RETRY_SCHEDULE_SECONDS with the same webhook-id,
+// or failed (attempts used up, or 410 Gone, which also disables the key's endpoint).
 
-const TIMEOUT_MS = 15_000;
-/** How long one attempt owns its delivery (longer than the timeout). */
-const CLAIM_SECONDS = 60;
+/** The whole attempt (connect, send, the answer's headers and what is read of its body) ends by then. */
+export const DELIVERY_DEADLINE_MS = 15_000;
+/** How long one attempt owns its delivery: longer than the deadline, so no two attempts overlap. */
+export const CLAIM_SECONDS = 60;
+/** The most of an answer's body read (and thrown away) before the connection is closed. */
+export const ANSWER_BYTES_READ = 4096;
 /** The longest Retry-After honoured. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
@@ -27,7 +30,12 @@ interface ClaimedDelivery {
   attempts: number;
   created_at: Date;
   webhook_url: string | null;
-  webhook_secret: string | null;
+  /** Plain text written before secrets were sealed; sealed on first use. */
+  legacy_secret: string | null;
+  /** The sealed secret's columns (webhook_secrets), null when none is stored. */
+  iv: Buffer | null;
+  ciphertext: Buffer | null;
+  auth_tag: Buffer | null;
   webhook_disabled_at: Date | null;
 }
 
@@ -43,12 +51,12 @@ async function claim(db: SqlDb, deliveryId: string): Promise<ClaimedDelivery | n
   const { rows } = await db.pool.query<ClaimedDelivery>({
     name: 'wgs-webhook-claim',
     text: `UPDATE webhook_deliveries d SET claimed_until = now() + make_interval(secs => $2), updated_at = now()
-             FROM api_keys k
+             FROM api_keys k LEFT JOIN webhook_secrets s ON s.api_key_id = k.id
             WHERE d.id = $1 AND k.id = d.api_key_id AND d.status = 'pending'
               AND d.next_attempt_at <= now() + interval '2 seconds'
               AND (d.claimed_until IS NULL OR d.claimed_until < now())
            RETURNING d.id, d.api_key_id, d.job_id, d.event_type, d.attempts, d.created_at,
-                     k.webhook_url, k.webhook_secret, k.webhook_disabled_at`,
+                     k.webhook_url, k.webhook_secret AS legacy_secret, k.webhook_disabled_at, s.iv, s.ciphertext, s.auth_tag`,
     values: [deliveryId, CLAIM_SECONDS],
   });
   return rows[0] ?? null;
@@ -62,32 +70,51 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, MAX_RETRY_AFTER_SECONDS) : undefined;
 }
 
-/** POSTs the body; never follows a redirect (a 3xx is a failed attempt) and reads at most a little of the answer. */
-export function postSigned(url: string, headers: Record<string, string>, body: string): Promise<AttemptAnswer> {
-  return new Promise((resolve) => {
-    const target = new URL(url);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        lookup: publicOnlyLookup as never,
-        timeout: TIMEOUT_MS,
-      },
-      (res) => {
-        res.resume(); // the answer's body is not needed
-        const status = res.statusCode ?? 0;
-        const answer: AttemptAnswer = { status };
-        if (status === 429 || status === 503) answer.retryAfterSeconds = retryAfterSeconds(res.headers['retry-after']);
-        resolve(answer);
-        res.on('error', () => {});
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-    req.on('error', (error) => resolve({ error: error.message }));
-    req.end(body);
-  });
+/**
+ * POSTs the body through the outbound door; never follows a redirect (a 3xx is a failed attempt),
+ * reads at most ANSWER_BYTES_READ of the answer, and gives up at `deadlineMs` whatever the
+ * endpoint does (a trickle of bytes does not keep it going: a deadline, not an idle timeout).
+ */
+export async function postSigned(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  deadlineMs = DELIVERY_DEADLINE_MS,
+): Promise<AttemptAnswer> {
+  const target = new URL(url);
+  // Private ranges only while the owner opened them for webhooks; metadata and link-local never.
+  allowPrivateNetworkAt(`webhook:${target.origin}`, privateNetworksAllowed() ? target.origin : null);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no complete answer within ${deadlineMs / 1000} s`)), deadlineMs);
+  try {
+    const response = await outboundDoor.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+      signal: deadline.signal,
+    });
+    const status = response.statusCode;
+    const answer: AttemptAnswer = { status };
+    if (status === 429 || status === 503) answer.retryAfterSeconds = retryAfterSeconds(response.headers['retry-after']);
+    // undici's dump honours a signal (lib/api/readable.js), though its types do not say so.
+    await response.body.dump({ limit: ANSWER_BYTES_READ, signal: deadline.signal } as { limit: number }).catch(() => {});
+    return answer;
+  } catch (error) {
+    if (deadline.signal.aborted) return { error: (deadline.signal.reason as Error).message };
+    return { error: (refusalIn(error) ?? (error as Error)).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The delivery's signing secret: the sealed one, or a plain-text one from before, sealed now. */
+async function signingSecretOf(delivery: ClaimedDelivery): Promise<string | null> {
+  const { iv, ciphertext, auth_tag } = delivery;
+  if (iv && ciphertext && auth_tag) return openWebhookSecret(delivery.api_key_id, { iv, ciphertext, auth_tag });
+  if (delivery.legacy_secret) return sealLegacySecret(getPrisma(), delivery.api_key_id, delivery.legacy_secret);
+  return null;
 }
 
 /** The delay before the attempt after `attempts` failed ones, with +-10% jitter; null when none is left. */
@@ -132,7 +159,12 @@ async function settle(db: SqlDb, delivery: ClaimedDelivery, answer: AttemptAnswe
 export async function deliverWebhook(db: SqlDb, deliveryId: string): Promise<DeliveryOutcome> {
   const delivery = await claim(db, deliveryId);
   if (!delivery) return 'not_due';
-  if (!delivery.webhook_url || !delivery.webhook_secret || delivery.webhook_disabled_at) {
+  const secret = await signingSecretOf(delivery).catch((error: unknown) => {
+    console.error(`[webhooks] ${(error as Error).message}`);
+    return undefined;
+  });
+  if (secret === undefined) return settle(db, delivery, { error: 'the signing secret cannot be decrypted with this PROVIDER_KEYS_SECRET' });
+  if (!delivery.webhook_url || !secret || delivery.webhook_disabled_at) {
     await db.pool.query({
       name: 'wgs-webhook-skip',
       text: `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, claimed_until = NULL, updated_at = now() WHERE id = $1`,
@@ -147,7 +179,7 @@ export async function deliverWebhook(db: SqlDb, deliveryId: string): Promise<Del
     answer = { error: `the endpoint URL ${problem}` };
   } else {
     const timestamp = new Date();
-    const signature = new Webhook(delivery.webhook_secret).sign(delivery.id, timestamp, body);
+    const signature = new Webhook(secret).sign(delivery.id, timestamp, body);
     answer = await postSigned(
       delivery.webhook_url,
       {

@@ -4,15 +4,21 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { isUuid } from '../uuid';
-import { webhookUrlProblem } from './endpoint-address';
+import { endpointHost, webhookUrlProblem } from './endpoint-address';
 import { queueDeliveries } from './webhook-queue';
+import { deleteWebhookSecret, storeWebhookSecret } from './webhook-secrets';
 
 // An operator gives a key a webhook endpoint (CLI and dashboard): set (a new secret, shown
 // once), rotate the secret, clear; the key page lists its latest deliveries and resends one.
-// The secret is never written to the audit log.
+// The secret is stored sealed (webhook-secrets.ts) and never written to the audit log; an
+// endpoint's path and query (which often carry a token) are shown to admins and owners only:
+// viewers and the audit log see its host.
 
 export interface KeyWebhook {
+  /** The whole endpoint URL: null for a viewer (who sees `host`), or when no webhook is set. */
   url: string | null;
+  /** The endpoint's host (and port), what every role sees. */
+  host: string | null;
   disabled_at: string | null;
 }
 
@@ -47,13 +53,14 @@ export async function setKeyWebhook(db: PrismaClient, actor: Actor, keyId: strin
   const before = await keyOrThrow(db, keyId);
   const secret = newWebhookSecret();
   await db.$transaction(async (tx) => {
-    await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: url, webhookSecret: secret, webhookDisabledAt: null } });
+    await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: url, webhookDisabledAt: null } });
+    await storeWebhookSecret(tx, keyId, secret);
     await recordAudit(tx, actor, {
       action: 'key.webhook.set',
       targetType: 'api_key',
       targetId: keyId,
-      before: { webhook_url: before.webhookUrl },
-      after: { webhook_url: url },
+      before: { webhook_host: endpointHost(before.webhookUrl) },
+      after: { webhook_host: endpointHost(url) },
     });
   });
   return { url, secret };
@@ -65,7 +72,7 @@ export async function rotateKeyWebhookSecret(db: PrismaClient, actor: Actor, key
   if (!key.webhookUrl) throw ApiError.validation([{ path: 'id', code: 'no_webhook', message: 'the key has no webhook endpoint' }]);
   const secret = newWebhookSecret();
   await db.$transaction(async (tx) => {
-    await tx.apiKey.update({ where: { id: keyId }, data: { webhookSecret: secret } });
+    await storeWebhookSecret(tx, keyId, secret);
     await recordAudit(tx, actor, { action: 'key.webhook.rotate', targetType: 'api_key', targetId: keyId });
   });
   return { url: key.webhookUrl, secret };
@@ -76,18 +83,24 @@ export async function clearKeyWebhook(db: PrismaClient, actor: Actor, keyId: str
   const before = await keyOrThrow(db, keyId);
   await db.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: null, webhookSecret: null, webhookDisabledAt: null } });
+    await deleteWebhookSecret(tx, keyId);
     await recordAudit(tx, actor, {
       action: 'key.webhook.clear',
       targetType: 'api_key',
       targetId: keyId,
-      before: { webhook_url: before.webhookUrl },
+      before: { webhook_host: endpointHost(before.webhookUrl) },
     });
   });
 }
 
-export async function getKeyWebhook(db: PrismaClient, keyId: string): Promise<KeyWebhook> {
+/** The key's endpoint; `wholeUrl` false (a viewer) leaves out everything but its host. */
+export async function getKeyWebhook(db: PrismaClient, keyId: string, wholeUrl: boolean): Promise<KeyWebhook> {
   const key = await keyOrThrow(db, keyId);
-  return { url: key.webhookUrl, disabled_at: key.webhookDisabledAt?.toISOString() ?? null };
+  return {
+    url: wholeUrl ? key.webhookUrl : null,
+    host: endpointHost(key.webhookUrl),
+    disabled_at: key.webhookDisabledAt?.toISOString() ?? null,
+  };
 }
 
 /** The key's latest deliveries, newest first. */

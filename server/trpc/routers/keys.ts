@@ -11,6 +11,7 @@ import {
   rotateKeyWebhookSecret,
   setKeyWebhook,
 } from '../../domain/webhooks/manage-webhook';
+import { roleAllows } from '../../domain/operators/roles';
 import { adminProcedure, viewerProcedure, router } from '../init';
 import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
 import { cursor, limit, uuid } from './inputs';
@@ -52,7 +53,8 @@ export const keysRouter = router({
   revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
   /** The key's webhook endpoint and its latest deliveries. */
   webhook: viewerProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => ({
-    ...(await getKeyWebhook(ctx.db, input.id)),
+    // A viewer sees the endpoint's host only: its path and query often carry a token.
+    ...(await getKeyWebhook(ctx.db, input.id, roleAllows(ctx.session.role, 'admin'))),
     deliveries: await listKeyDeliveries(ctx.db, input.id, 20),
   })),
   /** Returns the new signing secret: the only time it is shown. */

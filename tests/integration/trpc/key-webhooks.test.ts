@@ -34,7 +34,7 @@ describe('keys.webhook procedures', () => {
     const set = await caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/wgs' });
     expect(set.secret).toMatch(/^whsec_/);
     const read = await caller.keys.webhook({ id: key.id });
-    expect(read).toEqual({ url: 'https://hooks.example.com/wgs', disabled_at: null, deliveries: [] });
+    expect(read).toEqual({ url: 'https://hooks.example.com/wgs', host: 'hooks.example.com', disabled_at: null, deliveries: [] });
     expect(JSON.stringify(await caller.keys.get({ id: key.id }))).not.toContain('whsec_');
 
     const rotated = await caller.keys.rotateWebhookSecret({ id: key.id });

@@ -101,7 +101,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
         ) : (
           <p className="muted">
-            Endpoint: {webhook.url ? <code>{webhook.url}</code> : 'none'}
+            Endpoint: {webhook.host ? <code>{webhook.host}</code> : 'none'}
             {webhook.disabled_at ? ' (disabled: it answered 410 Gone)' : ''}
           </p>
         )}
