@@ -93,7 +93,7 @@ function command(args: readonly string[], untrusted: boolean): [string, string[]
 // path, so no PATH is needed. glibc reserves 64 MiB of address space per malloc arena (up to 8
 // per core): under an address-space limit a decode on a many-core host would run out of it
 // without using memory, hence MALLOC_ARENA_MAX, the one variable a decode gets.
-// (Next's types require NODE_ENV in a ProcessEnv; these are deliberately without it.)
+// (Next's types make NODE_ENV required in an environment; ffmpeg needs none.)
 const OWN_ENV = {} as NodeJS.ProcessEnv;
 const UNTRUSTED_ENV = { MALLOC_ARENA_MAX: '2' } as unknown as NodeJS.ProcessEnv;
 
