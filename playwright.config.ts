@@ -11,6 +11,9 @@ process.env.WGS_E2E_PORT ??= '3107';
 const port = Number(process.env.WGS_E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
 export const E2E_METRICS_TOKEN = 'e2e-metrics-token-0123456789';
+/** Selling is on against a fake Stripe, which a spec that buys starts on this port (tests/helpers/fake-stripe.ts). */
+export const E2E_STRIPE_PORT = port + 10_000;
+export const E2E_STRIPE_WEBHOOK_SECRET = 'whsec_e2e_fake_stripe_secret';
 const start = startCommand(import.meta.dirname);
 
 export default defineConfig({
@@ -64,6 +67,9 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       // As behind a TLS proxy: X-Forwarded-* are believed (doors.spec.ts sends X-Forwarded-Proto: https).
       TRUST_PROXY: 'true',
+      STRIPE_SECRET_KEY: 'sk_test_e2e',
+      STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+      STRIPE_API_BASE: `http://127.0.0.1:${E2E_STRIPE_PORT}`,
     },
   },
 });

@@ -6,6 +6,7 @@ const SECTIONS = [
   { href: '#calls', label: 'Recent calls' },
   { href: '#jobs', label: 'Jobs' },
   { href: '#uploads', label: 'Uploads' },
+  { href: '#receipts', label: 'Top-ups and receipts' },
   { href: '#webhook', label: 'Job webhook' },
   { href: '#key', label: 'Key' },
 ];

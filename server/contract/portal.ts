@@ -12,3 +12,9 @@ export const portalWebhookInput = z.strictObject({ url: z.string().trim().min(1)
 export const portalDeliveryInput = z.strictObject({ deliveryId: z.string().regex(/^msg_[0-9a-f]{32}$/) });
 
 export const portalNoInput = z.strictObject({}).optional();
+
+/** Buying one of the package's top-up packs, named by its units. */
+export const portalTopUpInput = z.strictObject({ units: z.number().int().min(1).max(1_000_000_000) });
+
+/** Back from Stripe's checkout: the session Stripe names in the return URL. */
+export const portalTopUpReturnInput = z.strictObject({ sessionId: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/) });

@@ -10,6 +10,8 @@ export interface TrpcContext {
   actor: Actor | null;
   /** A customer portal session (only on the portal's endpoint, which never reads the operator's). */
   portal?: PortalSession | null;
+  /** The public origin of the portal's request: where a checkout returns to. */
+  origin?: string;
 }
 
 /** The context from a known session: used by tests and by the request context below. */

@@ -1,20 +1,24 @@
 import { cookies, headers } from 'next/headers';
 import { portalToken } from '../../auth/portal-cookie';
+import { getConfig } from '../../config';
 import type { PrismaClient } from '../../db/generated/client';
 import { getPrisma } from '../../db/client';
 import { findPortalSession, type PortalSession } from '../../domain/portal/portal-session';
+import { publicOrigin } from '../../http/headers';
 import type { TrpcContext } from '../context';
 
 // The portal's context never holds an operator session (so every operator procedure refuses it),
 // and the dashboard's context never holds a portal session: the two sign-ins do not mix.
 
-export function createPortalInnerContext(portal: PortalSession | null, db: PrismaClient = getPrisma()): TrpcContext {
-  return { db, session: null, actor: null, portal };
+export function createPortalInnerContext(portal: PortalSession | null, db: PrismaClient = getPrisma(), origin?: string): TrpcContext {
+  return { db, session: null, actor: null, portal, origin };
 }
 
-/** The context of the current request: the portal cookie's live session, or none. */
-export async function createPortalRequestContext(): Promise<TrpcContext> {
+/** The context of the current request (`req` on the portal's endpoint): the portal cookie's live session, or none. */
+export async function createPortalRequestContext(req?: Request): Promise<TrpcContext> {
   const db = getPrisma();
   const token = portalToken(await headers(), await cookies());
-  return createPortalInnerContext(await findPortalSession(db, token), db);
+  const config = getConfig();
+  const origin = req ? publicOrigin(req, config.PUBLIC_BASE_URL, config.TRUST_PROXY === 'true') : undefined;
+  return createPortalInnerContext(await findPortalSession(db, token), db, origin);
 }

@@ -1,7 +1,10 @@
-import { portalDeliveryInput, portalNoInput, portalWebhookInput } from '../../contract/portal';
+import { TRPCError } from '@trpc/server';
+import { portalDeliveryInput, portalNoInput, portalTopUpInput, portalTopUpReturnInput, portalWebhookInput } from '../../contract/portal';
 import { getSqlDb } from '../../db/client';
 import { getPortalOverview } from '../../domain/portal/portal-overview';
+import { getPortalSales, startPortalTopUp, topUpReturn } from '../../domain/portal/portal-sales';
 import { customerActor, rotateKeySecret } from '../../domain/portal/rotate-key';
+import { getStripe } from '../../payments/stripe-client';
 import {
   clearKeyWebhook,
   getKeyWebhook,
@@ -40,6 +43,17 @@ export const portalRouter = router({
   resendDelivery: portalProcedure
     .input(portalDeliveryInput)
     .mutation(({ ctx, input }) => resendDelivery(ctx.db, actorOf(ctx.portal), ctx.portal.apiKeyId, input.deliveryId)),
+  /** The top-up packs on offer (when selling is on) and the key's receipts. */
+  sales: portalProcedure.input(portalNoInput).query(({ ctx }) => getPortalSales(ctx.db, ctx.portal.apiKeyId, getStripe() !== null)),
+  /** A Checkout Session for a top-up pack of the key's package: the browser goes to `url`. */
+  buyTopUp: portalProcedure.input(portalTopUpInput).mutation(({ ctx, input }) => {
+    if (!ctx.origin) throw new TRPCError({ code: 'BAD_REQUEST', message: 'A top-up starts from the portal page.' });
+    return startPortalTopUp(ctx.db, getStripe(), { apiKeyId: ctx.portal.apiKeyId, units: input.units, origin: ctx.origin });
+  }),
+  /** Back from the checkout: the units of this key's paid top-up, added now if the webhook has not yet. */
+  topUpReturn: portalProcedure
+    .input(portalTopUpReturnInput)
+    .mutation(({ ctx, input }) => topUpReturn(ctx.db, getStripe(), { apiKeyId: ctx.portal.apiKeyId, sessionId: input.sessionId })),
 });
 
 export type PortalRouter = typeof portalRouter;

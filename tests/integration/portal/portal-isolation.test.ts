@@ -108,6 +108,9 @@ describe('every portal procedure refuses a caller without a live portal session'
     ['rotateWebhookSecret', () => caller.rotateWebhookSecret()],
     ['clearWebhook', () => caller.clearWebhook()],
     ['resendDelivery', () => caller.resendDelivery({ deliveryId: `msg_${'0'.repeat(32)}` })],
+    ['sales', () => caller.sales()],
+    ['buyTopUp', () => caller.buyTopUp({ units: 1000 })],
+    ['topUpReturn', () => caller.topUpReturn({ sessionId: 'cs_test_x' })],
   ];
   it.each(calls)('%s', async (_name, call) => {
     await expectTrpcError(call(), 'UNAUTHORIZED');

@@ -14,7 +14,7 @@ function handler(req: Request) {
     endpoint: '/api/portal/trpc',
     req,
     router: portalRouter,
-    createContext: createPortalRequestContext,
+    createContext: ({ req: request }) => createPortalRequestContext(request),
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: () => ({ headers: new Headers({ 'Cache-Control': 'no-store' }) }),
   });

@@ -1,0 +1,93 @@
+import type Stripe from 'stripe';
+import type { PrismaClient } from '../../db/generated/client';
+import { ApiError } from '../errors';
+import { toMinorUnits } from '../packages/package-schema';
+import { checkoutPageState } from '../sales/checkout-page';
+import { listPurchasesForKey } from '../sales/list-purchases';
+import { saleOf } from '../sales/sale-terms';
+import { createTopUpCheckout } from '../sales/start-checkout';
+
+// The portal's side of selling: the top-up packs the key's package offers, the key's receipts
+// (Stripe's hosted receipt pages), a top-up checkout that comes back to the portal, and that return,
+// which adds the units at once when the webhook has not yet (the selling core's exactly-once rule).
+
+export interface PortalReceipt {
+  id: string;
+  kind: 'package' | 'top_up';
+  state: string;
+  units: number;
+  /** In the currency's minor unit, as Stripe counts: what was paid, else the price. */
+  amount: number;
+  currency: string;
+  receipt_url: string | null;
+  created_at: string;
+}
+
+export interface PortalSales {
+  /** False when selling is off (no Stripe settings) or the package offers no top-up. */
+  canTopUp: boolean;
+  currency: string | null;
+  topUps: { units: number; minor: number }[];
+  receipts: PortalReceipt[];
+}
+
+export async function getPortalSales(db: PrismaClient, apiKeyId: string, sellingOn: boolean): Promise<PortalSales> {
+  const [key, purchases] = await Promise.all([
+    db.apiKey.findUniqueOrThrow({ where: { id: apiKeyId }, select: { packageVersion: { select: { sale: true } } } }),
+    listPurchasesForKey(db, apiKeyId),
+  ]);
+  const sale = saleOf(key.packageVersion.sale);
+  const topUps = sale?.top_ups.map((pack) => ({ units: pack.units, minor: toMinorUnits(pack.price, sale.currency) })) ?? [];
+  return {
+    canTopUp: sellingOn && topUps.length > 0,
+    currency: sale?.currency ?? null,
+    topUps,
+    receipts: purchases.map((purchase) => ({
+      id: purchase.id,
+      kind: purchase.kind,
+      state: purchase.state,
+      units: purchase.units,
+      amount: purchase.amount_paid ?? purchase.amount,
+      currency: purchase.currency,
+      receipt_url: purchase.receipt_url,
+      created_at: purchase.fulfilled_at ?? purchase.created_at,
+    })),
+  };
+}
+
+const sellingOff = () => new ApiError('not_found', { message: 'Top-ups are not on sale here.' });
+
+/** A Checkout Session for one of the package's top-up packs, returning to the portal. */
+export async function startPortalTopUp(
+  db: PrismaClient,
+  stripe: Stripe | null,
+  input: { apiKeyId: string; units: number; origin: string },
+): Promise<{ url: string }> {
+  if (!stripe) throw sellingOff();
+  const started = await createTopUpCheckout(db, stripe, {
+    keyId: input.apiKeyId,
+    units: input.units,
+    origin: input.origin,
+    successPath: '/portal',
+    cancelPath: '/portal',
+  });
+  return { url: started.url };
+}
+
+/**
+ * Back from Stripe with `session_id`: the top-up of this key that session paid for, its units
+ * added now if the webhook has not done it. Another key's session, or a package purchase, is not found.
+ */
+export async function topUpReturn(
+  db: PrismaClient,
+  stripe: Stripe | null,
+  input: { apiKeyId: string; sessionId: string },
+): Promise<{ state: 'topped_up'; units: number } | { state: 'processing' }> {
+  if (!stripe) throw sellingOff();
+  const purchase = await db.purchase.findUnique({ where: { stripeSessionId: input.sessionId } });
+  if (!purchase || purchase.kind !== 'top_up' || purchase.apiKeyId !== input.apiKeyId) {
+    throw new ApiError('not_found', { message: 'No top-up of this key was paid in that checkout.' });
+  }
+  const state = await checkoutPageState(db, stripe, { sessionId: input.sessionId });
+  return state.state === 'topped_up' ? { state: 'topped_up', units: state.units } : { state: 'processing' };
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disconnectDb, getPrisma } from '@/server/db/client';
+import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
+import { createPortalCaller } from '@/server/trpc/portal/portal-router';
+import type { FakeStripe } from '../../helpers/fake-stripe';
+import { BASE } from '../../helpers/api';
+import { packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from '../sales/support';
+import { expectTrpcError } from '../trpc/helpers';
+import { keyOnFreshPackage, portalSignIn } from './portal-helpers';
+
+// Buying a top-up from the portal against the fake Stripe: the packs the key's package sells, a
+// checkout that comes back to the portal, the units added once (whoever comes first: the return
+// or the webhook), the receipts with Stripe's receipt URLs, and nothing of another key's.
+
+let fake: FakeStripe;
+let versionId: string;
+
+/** A key bought through the catalogue's checkout, its secret revealed to the buying browser. */
+async function boughtKey() {
+  const started = await startCheckout(versionId);
+  fake.pay(started.sessionId);
+  const page = await visitSuccess(started.sessionId, started.cookie);
+  if (page.state !== 'revealed') throw new Error(`expected the key to be revealed, got ${page.state}`);
+  return page.key;
+}
+
+async function signedInBuyer() {
+  const { session } = await portalSignIn(await boughtKey());
+  return { session, caller: createPortalCaller(createPortalInnerContext(session, getPrisma(), BASE)) };
+}
+
+beforeAll(async () => {
+  fake = await turnSellingOn();
+  ({ versionId } = await packageForSale());
+});
+afterAll(async () => {
+  turnSellingOff();
+  await fake.close();
+  await disconnectDb();
+});
+
+describe('top-ups from the portal', () => {
+  it("offers the package's packs, and a paid top-up adds its units once, back in the portal", async () => {
+    const { caller, session } = await signedInBuyer();
+    const before = await caller.sales();
+    expect(before).toMatchObject({ canTopUp: true, currency: 'USD', topUps: [{ units: 1000, minor: 1000 }] });
+    expect(before.receipts).toMatchObject([{ kind: 'package', state: 'paid', units: 500, amount: 4900, currency: 'USD' }]);
+    expect(before.receipts[0]!.receipt_url).toMatch(new RegExp(`^${fake.apiBase}/receipts/ch_`));
+
+    const { url } = await caller.buyTopUp({ units: 1000 });
+    const sessionId = url.split('/').at(-1)!;
+    expect(fake.sessions.get(sessionId)).toMatchObject({
+      amount_total: 1000,
+      success_url: `${BASE}/portal?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${BASE}/portal`,
+    });
+    expect(await caller.topUpReturn({ sessionId })).toEqual({ state: 'processing' });
+    fake.pay(sessionId);
+    const returns = await Promise.all([caller.topUpReturn({ sessionId }), caller.topUpReturn({ sessionId })]);
+    expect(returns).toEqual([
+      { state: 'topped_up', units: 1000 },
+      { state: 'topped_up', units: 1000 },
+    ]);
+    expect(await caller.topUpReturn({ sessionId })).toEqual({ state: 'topped_up', units: 1000 });
+    expect((await caller.overview()).key).toMatchObject({ remaining_units: 1500, total_units: 1500 });
+    const after = await caller.sales();
+    expect(after.receipts.map((receipt) => [receipt.kind, receipt.units, receipt.amount])).toEqual([
+      ['top_up', 1000, 1000],
+      ['package', 500, 4900],
+    ]);
+    expect(await getPrisma().auditLog.count({ where: { action: 'key.topup', targetId: session.apiKeyId } })).toBe(1);
+  });
+
+  it("refuses a pack the package does not sell, and another key's checkout on return", async () => {
+    const a = await signedInBuyer();
+    const b = await signedInBuyer();
+    await expectTrpcError(a.caller.buyTopUp({ units: 999 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    const { url } = await b.caller.buyTopUp({ units: 1000 });
+    const sessionId = url.split('/').at(-1)!;
+    fake.pay(sessionId);
+    await expectTrpcError(a.caller.topUpReturn({ sessionId }), 'NOT_FOUND', 'not_found');
+    expect((await a.caller.overview()).key.remaining_units).toBe(500);
+    // The portal's page, without a request origin, cannot start one.
+    await expectTrpcError(createPortalCaller(createPortalInnerContext(a.session)).buyTopUp({ units: 1000 }), 'BAD_REQUEST');
+  });
+
+  it('a package that sells nothing, or selling turned off, offers no top-up', async () => {
+    const plain = await keyOnFreshPackage('no-sale');
+    const { session } = await portalSignIn(plain.secret);
+    const caller = createPortalCaller(createPortalInnerContext(session, getPrisma(), BASE));
+    expect(await caller.sales()).toEqual({ canTopUp: false, currency: null, topUps: [], receipts: [] });
+    await expectTrpcError(caller.buyTopUp({ units: 1000 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+
+    const buyer = await signedInBuyer();
+    turnSellingOff();
+    try {
+      expect(await buyer.caller.sales()).toMatchObject({ canTopUp: false, topUps: [{ units: 1000 }] });
+      await expectTrpcError(buyer.caller.buyTopUp({ units: 1000 }), 'NOT_FOUND', 'not_found');
+    } finally {
+      fake = await turnSellingOn();
+    }
+  });
+});
