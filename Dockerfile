@@ -34,6 +34,8 @@ ENV NODE_ENV=production \
 COPY --from=build /app/package.json /app/package-lock.json /app/next.config.mjs /app/tsconfig.json /app/packages.example.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/server ./server
+# npm start serves /v1 through the route files' own handlers (scripts/lib/direct-routes.ts).
+COPY --from=build /app/app ./app
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/prisma ./prisma
 COPY --from=build --chown=node:node /app/.next ./.next

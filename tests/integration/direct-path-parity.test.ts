@@ -94,6 +94,8 @@ function dechunk(body: string): string {
 }
 
 const IGNORED = new Set(['date', 'x-request-id', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+const TICKING = new Set(['ratelimit', 'ratelimit-reset', 'retry-after']);
+const FRAMEWORK_VARY = /^(?:rsc|next-.+)$/i;
 
 function parse(text: string): Answer {
   const headEnd = text.indexOf('\r\n\r\n');
@@ -119,9 +121,17 @@ function comparable(answer: Answer, own: Record<string, TestKey>): Answer {
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/\b(gen|job|upl|file)_[A-Za-z0-9]+/g, '<$1 id>')
-    .replace(/(exp|sig)=[A-Za-z0-9_%-]+/g, '$1=<…>')
+    .replace(/\b(exp|sig|n)=[A-Za-z0-9_%-]+/g, '$1=<…>')
     .replace(/"(created|duration_ms|latency_ms)":\d+/g, '"$1":<n>');
-  const headers = answer.headers.filter(([name]) => !IGNORED.has(name)).sort(([a], [b]) => a.localeCompare(b));
+  // The seconds left in the rate window tick between the two requests. Next's router says the
+  // probes' answers vary on its own request headers (RSC, Next-Router-*): they mean nothing to
+  // the direct path, and the edge drops them on /v1 already.
+  const headers = answer.headers
+    .filter(
+      ([name, value]) => !IGNORED.has(name) && !(name === 'vary' && value.split(',').every((entry) => FRAMEWORK_VARY.test(entry.trim()))),
+    )
+    .map(([name, value]): [string, string] => [name, TICKING.has(name) ? value.replace(/\d+$/, '<s>') : value])
+    .sort(([a], [b]) => a.localeCompare(b));
   return { ...answer, headers, body };
 }
 
@@ -137,6 +147,14 @@ const TEXT = '{"input":"Say hello"}';
 
 const REPLAY_KEY = newKey('parity-replay');
 const STREAM_REPLAY_KEY = newKey('parity-stream-replay');
+
+/**
+ * Where the direct path answers as documented and Next's router did not: with TRUST_PROXY unset,
+ * Next built the request's URL with a client's X-Forwarded-Proto (so `servers` said https).
+ */
+const KNOWN_DIFFERENCES: Record<string, (nextBody: string) => string> = {
+  'openapi, forwarded host': (body) => body.replace('"url":"https://api.example.test"', '"url":"http://api.example.test"'),
+};
 
 const CASES: Record<string, Case> = {
   'text 200': (k) => json('/v1/text/generate', k.full!.key, TEXT),
@@ -220,6 +238,13 @@ describe('the direct path and Next’s router answer alike', () => {
         comparable(parse(await exchange(servers[via].port, CASES[name]!(keys[via]))), keys[via]),
       ),
     );
-    expect(direct).toEqual(next);
+    expect(direct.status).toBe(next.status);
+    expect(direct.headers).toEqual(next.headers);
+    expect(direct.body).toBe(KNOWN_DIFFERENCES[name]?.(next.body) ?? next.body);
+  });
+
+  it('believes X-Forwarded-Proto only with TRUST_PROXY, where Next’s router believed it always', async () => {
+    const direct = parse(await exchange(servers.direct.port, CASES['openapi, forwarded host']!(keys.direct)));
+    expect(JSON.parse(direct.body).servers).toEqual([{ url: 'http://api.example.test' }]);
   });
 });
