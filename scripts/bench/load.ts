@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
 import { cpuByPid, cpuSpent, mainThreadCpu, memoryOf, postgresPids } from './proc-stats';
@@ -21,6 +22,8 @@ export interface Measured {
   /** Of cpuServer, the main (JavaScript) thread's share. */
   cpuServerMain?: number;
   cpuPg?: number;
+  /** Bytes the server promoted to V8's old generation per request (rows that count it). */
+  promotedPerRequest?: number;
   note?: string;
 }
 
@@ -35,6 +38,8 @@ export interface Load {
   /** Open loop at this many requests per second; closed loop without. */
   overallRate?: number;
   duration?: number;
+  /** Count promotions while measuring, through the server's promotion counter writing here. */
+  promotionFile?: string;
 }
 
 interface Run {
@@ -157,14 +162,30 @@ function sample(pid: number | undefined, postmasterPid: number) {
   };
 }
 
+/** Starts the server's promotion counter (scripts/bench/promotion-counter.mjs); the returned call stops it and reads its bytes. */
+function countPromotion(pid: number, file: string): () => Promise<number> {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  return async () => {
+    process.kill(pid, 'SIGUSR2');
+    for (let waited = 0; !existsSync(file); waited += 50) {
+      if (waited > 10_000) throw new Error(`the product wrote no promotion count to ${file}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return (JSON.parse(readFileSync(file, 'utf8')) as { promotedBytes: number }).promotedBytes;
+  };
+}
+
 /** Warms up with `load` for WARMUP_S, then measures it: one row, `pid` being the server's. */
 export async function measure(name: string, load: Load, pid: number | undefined, postmasterPid: number): Promise<Measured> {
   log(`${name}: warm-up ${WARMUP_S}s`);
   await drive({ ...load, duration: WARMUP_S });
   log(`${name}: measuring ${load.duration ?? DURATION_S}s`);
+  const stopCounting = pid && load.promotionFile ? countPromotion(pid, load.promotionFile) : undefined;
   const stop = sample(pid, postmasterPid);
   const result = await drive(load);
   const spent = stop();
+  const promoted = await stopCounting?.();
   return {
     name,
     rps: result.rps,
@@ -176,5 +197,6 @@ export async function measure(name: string, load: Load, pid: number | undefined,
     cpuServer: pid && result.total ? spent.server / result.total : undefined,
     cpuServerMain: pid && result.total ? spent.main / result.total : undefined,
     cpuPg: result.total ? spent.database / result.total : undefined,
+    promotedPerRequest: promoted !== undefined && result.total ? promoted / result.total : undefined,
   };
 }

@@ -5,7 +5,7 @@ import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, WARMUP_S, WIT
 
 // The printed result of a run: the machine and conditions, the table, the comparisons, the books,
 // the targets and, last, one line of a fixed form for comparing runs:
-//   bench: text.generate R req/s, Y x bare floor, provider path Q req/s, +C ms cpu, added p99 D ms, rss M MB
+//   bench: text.generate R req/s, Y x bare floor, provider path Q req/s, +C ms cpu, added p99 D ms, rss M MB, P x peer
 
 export interface Report {
   rows: Map<string, Measured>;
@@ -45,7 +45,9 @@ function printTable(rows: Measured[]): void {
     r.rssMb === undefined ? '-' : fmt(r.rssMb),
     `${fmt(r.cpuServer ?? 0, 2)} + ${fmt(r.cpuPg ?? 0, 2)}`,
     statusText(r.statuses) + (r.errors ? ` errors:${r.errors}` : ''),
-    r.note ?? '',
+    [r.note, r.promotedPerRequest === undefined ? undefined : `promoted ${fmt(r.promotedPerRequest / 1024, 1)} KB/req`]
+      .filter(Boolean)
+      .join('; '),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -99,6 +101,13 @@ function printComparisons(report: Report): void {
       `at ${rate} req/s offered: provider path ${fmt(provider.rps)} req/s, p99 ${fmt(provider.p99)} ms, server CPU ${fmt(provider.cpuServer ?? 0, 2)} ms; local path ${fmt(local.rps)} req/s, p99 ${fmt(local.p99)} ms, ${fmt(local.cpuServer ?? 0, 2)} ms (${signed((provider.cpuServer ?? 0) - (local.cpuServer ?? 0), 2)})`,
     );
   }
+  const peer = row('peer');
+  out(
+    `peer (Portkey's gateway, the same completion to the same instant provider): ${fmt(peer.rps)} req/s, server CPU ${fmt(peer.cpuServer ?? 0, 2)} ms per request; the provider path ${fmt(viaProvider.rps / peer.rps, 2)} x its throughput at ${fmt((viaProvider.cpuServer ?? 0) / (peer.cpuServer || Number.NaN), 2)} x its CPU per request`,
+  );
+  out(
+    `bytes promoted to the old generation per paid request (local path): ${fmt((product.promotedPerRequest ?? Number.NaN) / 1024, 1)} KB`,
+  );
   const versus = (on: Measured, off: Measured) =>
     `${fmt(on.rps)} vs ${fmt(off.rps)} req/s, ${fmt(on.cpuServer ?? 0, 2)} vs ${fmt(off.cpuServer ?? 0, 2)} ms server CPU`;
   out(
@@ -135,7 +144,11 @@ export function printReport(report: Report): boolean {
   }
   const noWrite = row('r401').note === 'no db write' && row('r422').note === 'no db write';
   const balanced = booksBalance(report.books);
+  const [product, viaProvider, peer] = [row('product'), row('viaProvider'), row('peer')];
   const targets = [
+    ["provider path >= 0.5 x the peer's throughput", viaProvider.rps >= 0.5 * peer.rps],
+    ['local path >= 0.6 x bare floor', product.rps >= 0.6 * row('bare').rps],
+    ['promoted <= 5 KB per paid request', (product.promotedPerRequest ?? Infinity) <= 5 * 1024],
     ['provider path CPU <= local path + 0.5 ms per request', addedCpu <= 0.5],
     [`gate's added p99 <= 25 ms at ${report.fixedRate} req/s`, addedP99 <= 25],
     ['rejections without a database write', noWrite],
@@ -144,9 +157,8 @@ export function printReport(report: Report): boolean {
   ] as const;
   out(`targets: ${targets.map(([what, ok]) => `${what}: ${ok ? 'met' : 'NOT met'}`).join('; ')}`);
   out(`(total bench time ${fmt((Date.now() - report.started) / 1000)} s)`);
-  const [product, viaProvider] = [row('product'), row('viaProvider')];
   out(
-    `bench: text.generate ${fmt(product.rps)} req/s, ${fmt(product.rps / row('bare').rps, 2)} x bare floor, provider path ${fmt(viaProvider.rps)} req/s, ${signed(addedCpu, 2)} ms cpu, added p99 ${fmt(addedP99)} ms, rss ${fmt(rssMax)} MB`,
+    `bench: text.generate ${fmt(product.rps)} req/s, ${fmt(product.rps / row('bare').rps, 2)} x bare floor, provider path ${fmt(viaProvider.rps)} req/s, ${signed(addedCpu, 2)} ms cpu, added p99 ${fmt(addedP99)} ms, rss ${fmt(rssMax)} MB, ${fmt(viaProvider.rps / peer.rps, 2)} x peer`,
   );
   return noWrite && balanced;
 }

@@ -45,6 +45,7 @@ async function instanceFor(run: Run, scenario: Scenario): Promise<{ pid?: number
   }
   if (scenario.instance === 'floor') return { pid: stack.floor.pid, url: stack.floorUrl };
   if (scenario.instance === 'provider') return { pid: stack.provider.pid, url: stack.providerUrl };
+  if (scenario.instance === 'peer') return { pid: stack.peer.pid, url: stack.peerUrl };
   return { pid: stack.app.pid, url: stack.appUrl };
 }
 
@@ -58,6 +59,8 @@ function rateOf(run: Run, scenario: Scenario): number | undefined {
 function loadOf(run: Run, scenario: Scenario, url: string): Load {
   const headers: Record<string, string> = {};
   if (scenario.body === 'completion') headers.authorization = 'Bearer bench';
+  if (scenario.instance === 'peer')
+    Object.assign(headers, { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': run.stack.providerUrl });
   if (scenario.key) headers.authorization = `Bearer ${scenario.key === 'unknown' ? UNKNOWN_KEY : run.stack.keys[scenario.key]}`;
   if (scenario.body !== 'none') headers['content-type'] = 'application/json';
   if (scenario.idempotency === 'stored') headers['idempotency-key'] = `bench-replay-${runId}`;
@@ -72,6 +75,7 @@ function loadOf(run: Run, scenario: Scenario, url: string): Load {
     freshKey: scenario.idempotency === 'fresh',
     connections: scenario.connections,
     overallRate: rateOf(run, scenario),
+    promotionFile: scenario.promotion && scenario.instance === 'app' ? run.stack.appPromotionFile : undefined,
   };
 }
 

@@ -7,10 +7,11 @@ import type { KeyName } from './stack';
 /**
  * app: the product; quiet: a second instance of it on the same database with the request log
  * and metrics off (started for its scenarios, stopped after); floor: the bare floor
- * (node:http + pg, the same essential database work); provider: the instant provider; bench:
- * the bench's own process (the route handler called in-process).
+ * (node:http + pg, the same essential database work); provider: the instant provider; peer:
+ * Portkey's open-source gateway proxying chat completions to it; bench: the bench's own process
+ * (the route handler called in-process).
  */
-export type Instance = 'app' | 'quiet' | 'floor' | 'provider' | 'bench';
+export type Instance = 'app' | 'quiet' | 'floor' | 'provider' | 'peer' | 'bench';
 
 /**
  * closed: autocannon, CONNECTIONS connections back to back. open: loadtest, one request every
@@ -42,6 +43,8 @@ export interface Scenario {
   before?: 'settle' | 'drain';
   /** no-db-write: nothing a request could write changed between before and after the scenario. */
   assert?: 'no-db-write';
+  /** Count the bytes the server promotes to V8's old generation while measuring (per request in the row). */
+  promotion?: boolean;
   note?: string;
 }
 
@@ -52,12 +55,15 @@ const paid = { route: TEXT, body: 'summary', idempotency: 'fresh' } as const;
 
 export const SCENARIOS: Scenario[] = [
   { id: 'trivial', name: 'trivial route  GET /healthz', instance: 'app', route: '/healthz', body: 'none', load: CLOSED },
-  { id: 'product', name: 'text.generate  (product)', instance: 'app', ...paid, key: 'product', load: CLOSED },
+  { id: 'product', name: 'text.generate  (product)', instance: 'app', ...paid, key: 'product', load: CLOSED, promotion: true },
   // The provider path right after the local one: the two are compared, so nothing (the bare
   // floor's database load, its autovacuum) may run between them.
   { id: 'viaProvider', name: 'text.generate  (provider path)', instance: 'app', ...paid, key: 'provider', load: CLOSED },
   { id: 'bare', name: 'bare floor     (node:http+pg)', instance: 'floor', ...paid, key: 'floor', load: CLOSED },
   { id: 'direct', name: 'instant provider (direct)', instance: 'provider', route: '/chat/completions', body: 'completion', load: CLOSED },
+  // The peer: Portkey's gateway proxying the same completion to the same instant provider (no
+  // keys, quota, idempotency or books: what a bare proxy costs on this machine).
+  { id: 'peer', name: 'peer gateway   (Portkey)', instance: 'peer', route: '/v1/chat/completions', body: 'completion', load: CLOSED },
   // Rejections: a well-formed but unknown key (401) and a schema failure (422).
   { id: 'r401', name: '401 unknown key', instance: 'app', ...paid, key: 'unknown', load: CLOSED, assert: 'no-db-write' },
   { id: 'r422', name: '422 schema', instance: 'app', ...paid, body: 'empty-input', key: 'product', load: CLOSED, assert: 'no-db-write' },
@@ -108,7 +114,7 @@ export const MEDIA_SCENARIOS: Scenario[] = [
 
 /** The table's rows: as they run, but the fixed-rate group with the paid paths first; then the lower rates and the media row. */
 export const ROW_ORDER = [
-  ...['trivial', 'product', 'viaProvider', 'bare', 'direct', 'r401', 'r422', 'quietPaid', 'quiet401', 'quiet422', 'replay'],
+  ...['trivial', 'product', 'viaProvider', 'bare', 'direct', 'peer', 'r401', 'r422', 'quietPaid', 'quiet401', 'quiet422', 'replay'],
   ...['handler', 'fixedProduct', 'fixedTrivial', 'fixedBare', 'fixedProvider', 'fixedDirect'],
 ];
 

@@ -18,12 +18,20 @@ import { withoutSettings } from './start-settings';
 
 export type KeyName = 'product' | 'provider' | 'floor' | 'inProcess';
 
+/** The peer gateway (Portkey's open-source gateway, its Node build), headless. */
+const PEER_SERVER = 'node_modules/@portkey-ai/gateway/build/start-server.js';
+
 export interface Stack {
   dataDir: string;
   /** Environment of every process started: the data dir, production mode, no inherited database. */
   baseEnv: NodeJS.ProcessEnv;
   app: ChildProcess;
   appUrl: string;
+  /** Where the product's promotion counter (scripts/bench/promotion-counter.mjs) writes. */
+  appPromotionFile: string;
+  /** The peer gateway, proxying chat completions to the instant provider. */
+  peer: ChildProcess;
+  peerUrl: string;
   provider: ChildProcess;
   /** The instant provider's API root (…/v1). */
   providerUrl: string;
@@ -38,16 +46,28 @@ export interface Stack {
   idleRss: number;
 }
 
-/** Starts `npm start`'s node command (less BENCH_WITHOUT's settings) with `env` on a free port; resolves with it and its URL. */
+/**
+ * Starts `npm start`'s node command (less BENCH_WITHOUT's settings) with `env` on a free port, with
+ * the promotion counter preloaded (idle until signalled); resolves with it, its URL and the
+ * counter's file.
+ */
 export async function startProduct(baseEnv: NodeJS.ProcessEnv, env: Record<string, string>) {
   const port = await freePort();
   const start = withoutSettings(startCommand(ROOT), WITHOUT);
+  const promotionFile = join(baseEnv.WGS_DATA_DIR ?? tmpdir(), `promotion-${port}.json`);
   const child = await spawnNode(
-    [...NODE_ARGS, ...start.args],
-    { ...baseEnv, ...start.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    [...NODE_ARGS, '--import', './scripts/bench/promotion-counter.mjs', ...start.args],
+    { ...baseEnv, ...start.env, ...env, PORT: String(port), HOST: '127.0.0.1', PROMOTION_COUNTER_FILE: promotionFile },
     /serving on/,
     180_000,
   );
+  return { child, url: `http://127.0.0.1:${port}`, promotionFile };
+}
+
+/** Portkey's gateway on a free port (it prints its readiness; its own log of each call is off in headless mode). */
+async function startPeer(env: NodeJS.ProcessEnv) {
+  const port = await freePort();
+  const child = await spawnNode([PEER_SERVER, `--port=${port}`, '--headless'], env, /Ready for connections/, 60_000);
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
@@ -129,6 +149,7 @@ export async function startStack(): Promise<Stack> {
   const keys = applyPackages(baseEnv, dataDir, providerUrl);
   const database = databaseOf(dataDir);
   const floor = await startHelper('scripts/bench/bare-floor.ts', { ...baseEnv, DATABASE_URL: database.url });
+  const peer = await startPeer(baseEnv);
   const stats = new pg.Client({ connectionString: database.url });
   await stats.connect();
   await fetch(`${app.url}/healthz`).then((r) => r.arrayBuffer());
@@ -137,6 +158,9 @@ export async function startStack(): Promise<Stack> {
     baseEnv,
     app: app.child,
     appUrl: app.url,
+    appPromotionFile: app.promotionFile,
+    peer: peer.child,
+    peerUrl: peer.url,
     provider: provider.child,
     providerUrl,
     floor: floor.child,

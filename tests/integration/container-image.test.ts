@@ -119,7 +119,6 @@ describe('the Dockerfile', () => {
       'node_modules/fast-check',
       'node_modules/typescript-eslint',
       'tests',
-      'app',
       'components',
       '.next/cache',
       '.git',

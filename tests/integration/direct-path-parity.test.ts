@@ -17,6 +17,8 @@ import {
 // route and every status it can answer goes to each, as raw HTTP/1.1; status, headers (less Date,
 // X-Request-Id and the connection's own) and body must be the same, once the values that differ
 // by nature (request ids, the per-server keys, fresh ids and times) are replaced by placeholders.
+// The framing may differ (Next sends some short bodies chunked, the direct path with their length):
+// both are HTTP/1.1's, and the bodies they carry are compared.
 
 let database: TestDatabase;
 const servers: Record<'direct' | 'next', Product> = {} as never;
@@ -43,7 +45,7 @@ beforeAll(async () => {
   ensureBuild();
   database = await createDatabase(inject('databaseUrl'), 'wgs_parity');
   await useDatabaseInThisProcess(database.url);
-  const env = { PUBLIC_BASE_URL: '', LOG_FORMAT: 'off' };
+  const env = { LOG_FORMAT: 'off' };
   [servers.direct, servers.next] = await Promise.all([
     startProduct({ databaseUrl: database.url, env }),
     startProduct({ databaseUrl: database.url, env, args: ['--v1-through-next'] }),
@@ -68,7 +70,7 @@ interface Answer {
 /** Sends `raw` on a fresh connection and reads the answer until the server closes it. */
 function exchange(port: number, raw: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw)); // Connection: close ends it
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) =>
@@ -92,6 +94,8 @@ function dechunk(body: string): string {
 }
 
 const IGNORED = new Set(['date', 'x-request-id', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+const TICKING = new Set(['ratelimit', 'ratelimit-reset', 'retry-after']);
+const FRAMEWORK_VARY = /^(?:rsc|next-.+)$/i;
 
 function parse(text: string): Answer {
   const headEnd = text.indexOf('\r\n\r\n');
@@ -106,7 +110,7 @@ function parse(text: string): Answer {
 }
 
 /** The answer with what differs by nature replaced: ids, times, the server's own keys. */
-function comparable(answer: Answer, own: Record<string, TestKey>): Answer & { framing: string } {
+function comparable(answer: Answer, own: Record<string, TestKey>): Answer {
   let body = answer.body;
   for (const [name, key] of Object.entries(own)) {
     body = body.split(key.key).join(`<${name}.key>`).split(key.id).join(`<${name}.id>`).split(key.slug).join(`<${name}.slug>`);
@@ -117,11 +121,18 @@ function comparable(answer: Answer, own: Record<string, TestKey>): Answer & { fr
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, '<time>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
     .replace(/\b(gen|job|upl|file)_[A-Za-z0-9]+/g, '<$1 id>')
-    .replace(/(exp|sig)=[A-Za-z0-9_%-]+/g, '$1=<…>')
+    .replace(/\b(exp|sig|n)=[A-Za-z0-9_%-]+/g, '$1=<…>')
     .replace(/"(created|duration_ms|latency_ms)":\d+/g, '"$1":<n>');
-  const headers = answer.headers.filter(([name]) => !IGNORED.has(name)).sort(([a], [b]) => a.localeCompare(b));
-  const framing = answer.headers.some(([name]) => name === 'transfer-encoding') ? 'chunked' : 'length';
-  return { ...answer, headers, body, framing };
+  // The seconds left in the rate window tick between the two requests. Next's router says the
+  // probes' answers vary on its own request headers (RSC, Next-Router-*): they mean nothing to
+  // the direct path, and the edge drops them on /v1 already.
+  const headers = answer.headers
+    .filter(
+      ([name, value]) => !IGNORED.has(name) && !(name === 'vary' && value.split(',').every((entry) => FRAMEWORK_VARY.test(entry.trim()))),
+    )
+    .map(([name, value]): [string, string] => [name, TICKING.has(name) ? value.replace(/\d+$/, '<s>') : value])
+    .sort(([a], [b]) => a.localeCompare(b));
+  return { ...answer, headers, body };
 }
 
 type Case = (own: Record<string, TestKey>) => string | Buffer;
@@ -136,6 +147,14 @@ const TEXT = '{"input":"Say hello"}';
 
 const REPLAY_KEY = newKey('parity-replay');
 const STREAM_REPLAY_KEY = newKey('parity-stream-replay');
+
+/**
+ * Where the direct path answers as documented and Next's router did not: with TRUST_PROXY unset,
+ * Next built the request's URL with a client's X-Forwarded-Proto (so `servers` said https).
+ */
+const KNOWN_DIFFERENCES: Record<string, (nextBody: string) => string> = {
+  'openapi, forwarded host': (body) => body.replace('"url":"https://api.example.test"', '"url":"http://api.example.test"'),
+};
 
 const CASES: Record<string, Case> = {
   'text 200': (k) => json('/v1/text/generate', k.full!.key, TEXT),
@@ -219,6 +238,13 @@ describe('the direct path and Next’s router answer alike', () => {
         comparable(parse(await exchange(servers[via].port, CASES[name]!(keys[via]))), keys[via]),
       ),
     );
-    expect(direct).toEqual(next);
+    expect(direct.status).toBe(next.status);
+    expect(direct.headers).toEqual(next.headers);
+    expect(direct.body).toBe(KNOWN_DIFFERENCES[name]?.(next.body) ?? next.body);
+  });
+
+  it('believes X-Forwarded-Proto only with TRUST_PROXY, where Next’s router believed it always', async () => {
+    const direct = parse(await exchange(servers.direct.port, CASES['openapi, forwarded host']!(keys.direct)));
+    expect(JSON.parse(direct.body).servers).toEqual([{ url: 'http://api.example.test' }]);
   });
 });
