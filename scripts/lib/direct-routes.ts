@@ -4,17 +4,22 @@ import { createDirectDispatch, type DirectDispatch } from '../../server/http/edg
 import { directRouter, routeFileOf, type DirectRoute } from '../../server/http/edge/direct-routes';
 import type { RouteMethods } from '../../server/http/route-methods';
 import { ROUTES } from '../../server/http/routes/registry';
+import { ROUTE_FILES } from './route-files';
 
 // What `npm start` serves without Next's router: every route of the table (registry.ts) through
 // the handlers its route file in app/v1 exports, the /v1 catch-all's for every other /v1 path, and
-// the load balancers' probes. The route files are imported as they are (tsx compiles them, their
-// `@/` imports resolve through tsconfig.json), so these are the functions Next would call.
+// the load balancers' probes. The route files themselves are imported (route-files.ts), so these
+// are the functions Next would call.
 
 /** The probes beside the API, served the same way. */
 const PROBES = ['/healthz', '/readyz'];
 const CATCH_ALL = 'app/v1/[[...path]]/route.ts';
 
-const importFile = (root: string, file: string) => import(pathToFileURL(join(root, file)).href) as Promise<Partial<RouteMethods>>;
+function importFile(file: string): Promise<Partial<RouteMethods>> {
+  const load = ROUTE_FILES[file];
+  if (!load) throw new Error(`${file} is not in scripts/lib/route-files.ts`);
+  return load();
+}
 
 type HeaderRule = { source: string; headers: { key: string; value: string }[] };
 
@@ -39,10 +44,10 @@ async function configuredHeaders(root: string, paths: string[]): Promise<[string
   return sets[0] ?? [];
 }
 
-/** The direct dispatcher of `npm start`, over the route files under `root`. */
+/** The direct dispatcher of `npm start`; `root` holds next.config.mjs, whose headers it adds. */
 export async function loadDirectDispatch(root: string): Promise<DirectDispatch> {
   const paths = [...new Set(ROUTES.map((route) => route.path)), ...PROBES];
-  const routes: DirectRoute[] = await Promise.all(paths.map(async (path) => ({ path, methods: await importFile(root, routeFileOf(path)) })));
-  const notFound = await importFile(root, CATCH_ALL);
+  const routes: DirectRoute[] = await Promise.all(paths.map(async (path) => ({ path, methods: await importFile(routeFileOf(path)) })));
+  const notFound = await importFile(CATCH_ALL);
   return createDirectDispatch(directRouter(routes, notFound), await configuredHeaders(root, [...paths, '/v1/unknown']));
 }

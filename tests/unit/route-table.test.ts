@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { directRouter, routeFileOf } from '@/server/http/edge/direct-routes';
 import { METHODS, type RouteMethods } from '@/server/http/route-methods';
 import { ROUTES } from '@/server/http/routes/registry';
+import { ROUTE_FILES } from '../../scripts/lib/route-files';
 
 // The route table (server/http/routes/registry.ts) is the one list of /v1 routes: the route files
 // under app/v1 must export exactly its routes and methods, and the direct dispatcher of
@@ -24,6 +25,12 @@ const load = (file: string) => import(/* @vite-ignore */ join(ROOT, file)) as Pr
 const tablePaths = [...new Set(ROUTES.map((route) => route.path))];
 
 describe('the route table', () => {
+  it('npm start loads every route file under app/v1 and the probes by a literal path, so the production bundle holds them', async () => {
+    const files = [...routeFiles('app/v1'), 'app/healthz/route.ts', 'app/readyz/route.ts'];
+    expect(Object.keys(ROUTE_FILES).sort()).toEqual(files.sort());
+    for (const file of files) expect(await ROUTE_FILES[file]!(), file).toBe(await load(file));
+  });
+
   it('has a route file under app/v1 for each of its paths, and app/v1 has no other (but the catch-all)', () => {
     const files = routeFiles('app/v1').filter((file) => file !== CATCH_ALL);
     expect(files.sort()).toEqual(tablePaths.map(routeFileOf).sort());
