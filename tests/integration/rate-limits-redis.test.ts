@@ -94,7 +94,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     }
   });
 
-  it('a 429 never names more than the window: Retry-After 60 at a second\'s start, exact to the second after', async () => {
+  it("a 429 never names more than the window: Retry-After 60 at a second's start, exact to the second after", async () => {
     await expectWaitWithinWindow(redisWindowStore(admin));
     const id = `wait-${Date.now()}`;
     const t0 = 1_800_000_300_000;

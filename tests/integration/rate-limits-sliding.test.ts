@@ -40,7 +40,7 @@ describe('sliding-window rate limit in PostgreSQL', () => {
   it('a window written before latest_ms existed counts its buckets until the end of their second plus the window', async () => {
     const key = `legacy:${Date.now()}`;
     const second = 1_800_000_400;
-    await poolA.query(`INSERT INTO rate_windows (key, seconds, counts, expire_second) VALUES ($1, $2, '{1}', $3)`, [
+    await poolA.query(`INSERT INTO rate_windows (key, seconds, counts, latest_ms, expire_second) VALUES ($1, $2, '{1}', '{}', $3)`, [
       key,
       [second],
       second + 61,

@@ -5,6 +5,7 @@
 -- span of `window` seconds ever holds more than the limit; the wait named is now the exact time
 -- until the bucket that frees a place leaves, at most the window.
 ALTER TABLE "rate_windows" ADD COLUMN "latest_ms" BIGINT[] NOT NULL DEFAULT '{}';
+ALTER TABLE "rate_windows" ALTER COLUMN "latest_ms" DROP DEFAULT;
 
 -- Rows written before this migration have no latest_ms: their buckets count as if their latest
 -- hit came at the end of their second (the old rule), so no hit leaves early.
