@@ -19,12 +19,13 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
   const range = rangeFromParams(params);
   const sort = params.margin_sort === 'margin_desc' ? 'margin_desc' : 'margin_asc';
   const { caller } = await dashboardCaller('/');
-  const [overview, margin, marginPackages, marginKeys, saleFlags] = await Promise.all([
+  const [overview, margin, marginPackages, marginKeys, saleFlags, unpricedBudgets] = await Promise.all([
     caller.refusals.overview(range),
     caller.margin.report(range),
     caller.margin.packages({ ...range, sort }),
     caller.margin.keys({ ...range, sort }),
     caller.sales.flags(),
+    caller.margin.unpricedBudgets(),
   ]);
   const kept = Object.entries(range).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
   const sortHref = (next: string) => `/?${new URLSearchParams([...kept, ['margin_sort', next]]).toString()}#margin`;
@@ -36,6 +37,24 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         description={`API traffic over ${overview.range.label}. Refused requests never reached an engine (bad input, key, scope, rate or quota); their counts reach this page within a few seconds.`}
       />
       <SalesFlagsNotice refunded={saleFlags.refunded} disputed={saleFlags.disputed} />
+      {unpricedBudgets.length > 0 ? (
+        <Card title="Budgets that cannot count every engine">
+          <p>
+            These packages set <code>max_provider_cost_per_day</code> but name an engine without a known price: its calls add nothing to the
+            day&apos;s cost, so the budget does not hold for them. Set the price, or save the package again.
+          </p>
+          <ul data-testid="unpriced-budgets">
+            {unpricedBudgets.flatMap((pkg) =>
+              pkg.unpriced.map((engine) => (
+                <li key={`${pkg.slug}-${engine.operation}-${engine.engine}`}>
+                  <Link href={`/packages/${pkg.slug}`}>{pkg.slug}</Link>: <code>{engine.engine}</code> ({engine.operation}) needs{' '}
+                  <code>{engine.missing}</code>
+                </li>
+              )),
+            )}
+          </ul>
+        </Card>
+      ) : null}
       <TimeRangePicker action="/" value={range} />
       <div className="stats">
         <Stat label="Requests" value={formatNumber(totals.requests)} testId="total-requests" />

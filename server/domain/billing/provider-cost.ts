@@ -93,6 +93,12 @@ function costByTable(usage: ProviderUsage, pricing: EnginePricing): number | nul
   return result ? result.total_price : null;
 }
 
+/** Whether the genai-prices table prices this model's tokens for this provider type. */
+export function tableKnowsTokens(providerType: string, model: string): boolean {
+  const providerId = GENAI_PRICES_PROVIDER[providerType];
+  return providerId !== undefined && calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId }) !== null;
+}
+
 const isEmpty = (usage: ProviderUsage) => Object.values(usage).every((value) => value === undefined);
 
 /** Prices one engine's call. `pricing` absent: the local engine, which costs nothing. */

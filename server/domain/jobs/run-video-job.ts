@@ -9,6 +9,7 @@ import { callEngine, type EngineTrace } from '../generation/call-engine';
 import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
+import { BUDGET_JOB_MESSAGE, jobKeyOverBudget } from './job-budget';
 import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
 
 // One attempt of a video job, run by a queue worker. Safe to run again for the same job at
@@ -67,6 +68,10 @@ function watchCancellation(db: SqlDb, jobId: string, queueSignal: AbortSignal): 
  * (database, storage) is thrown so the queue retries the attempt.
  */
 export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal): Promise<AttemptOutcome> {
+  // Over its budget: the job fails before its provider is called, its units returned.
+  if (await jobKeyOverBudget(db, jobId)) {
+    return (await failJob(db, jobId, { code: 'rate_limited', message: BUDGET_JOB_MESSAGE })) ? 'failed' : 'already_finished';
+  }
   const job = await startJobAttempt(db, jobId);
   if (!job) return 'already_finished';
   const started = Date.now();

@@ -11,6 +11,7 @@ import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
 import { refuseUnlessOwner } from '../providers/owner-only-destination';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
+import { budgetPriceIssues, providerPricing } from './budget-prices';
 import { storedSettings } from '../providers/stored-settings';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
@@ -113,6 +114,9 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
     const unable = file.packages.flatMap((definition, index) => engineCapabilityIssues(definition, index, providerTypes));
     unable.push(...(await storedPackagesUnable(tx, file, retyped, providerTypes)));
     if (unable.length > 0) throw ApiError.validation(unable, capabilitySummary(unable));
+    const pricing = await providerPricing(tx);
+    const unpriced = file.packages.flatMap((definition, index) => budgetPriceIssues(definition, index, pricing));
+    if (unpriced.length > 0) throw ApiError.validation(unpriced, unpriced[0]!.message);
 
     for (const definition of file.packages) {
       result.packages.push(await applyPackage(tx, actor, definition, options));

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { getConfig } from '../../config';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
+import { budgetPackagesWithoutPrice } from '../../domain/packages/budget-prices';
 import { marginByKey, marginByPackage, marginReport } from '../../domain/reports/margin';
 import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
 import { viewerProcedure, router } from '../init';
 import { limit, uuid } from './inputs';
 
 // Revenue, provider cost and margin over a time range (docs/billing.md "Provider cost, revenue
-// and margin"): of everything, a package or a key; and packages and keys sorted by margin.
+// and margin"): of everything, a package or a key; packages and keys sorted by margin; and the
+// packages whose budget cannot count an engine (no known price), for the overview's warning.
 
 const range = {
   range: z.enum([...RANGE_PRESETS, 'custom']).optional(),
@@ -30,6 +32,7 @@ export const marginRouter = router({
     .query(async ({ ctx, input }) =>
       (await marginByPackage(ctx.db, { range: resolveTimeRange(input) }, input?.sort)).slice(0, input?.limit ?? 50),
     ),
+  unpricedBudgets: viewerProcedure.query(({ ctx }) => budgetPackagesWithoutPrice(ctx.db)),
   keys: viewerProcedure
     .input(z.strictObject({ ...range, sort, limit }).optional())
     .query(async ({ ctx, input }) =>

@@ -1,0 +1,21 @@
+import type { SqlDb } from '../../db/client';
+import { UTC_TODAY } from '../billing/settlement-sql';
+
+// A provider-cost budget (limits.max_provider_cost_per_day) is judged when units are held and
+// again when a queued job starts: jobs submitted while the key was under its budget do not all
+// run once it is spent (50 jobs submitted at 00:00 UTC).
+
+export const BUDGET_JOB_MESSAGE =
+  "This key reached its package's provider cost budget for the day (UTC) before the job could start. No units were charged; submit it again after midnight UTC.";
+
+/** Whether the key of this open job has spent its package's provider-cost budget for the UTC day. */
+export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolean> {
+  const { rows } = await db.pool.query<{ over: boolean }>({
+    name: 'wgs-job-budget',
+    text: `SELECT (k.cost_day = ${UTC_TODAY} AND k.cost_today >= v.max_provider_cost_per_day) AS over
+             FROM jobs j JOIN api_keys k ON k.id = j.api_key_id JOIN package_versions v ON v.id = k.package_version_id
+            WHERE j.id = $1 AND j.status IN ('submitted', 'running') AND v.max_provider_cost_per_day IS NOT NULL`,
+    values: [jobId],
+  });
+  return rows[0]?.over === true;
+}

@@ -1,0 +1,103 @@
+import type { PrismaClient } from '../../db/generated/client';
+import type { ModelPrices } from '../../providers/engine';
+import { tableKnowsTokens } from '../billing/provider-cost';
+import type { ValidationIssue } from '../errors';
+import { engineNamesOf } from './engine-names';
+import type { PackageOperations } from './package-schema';
+
+// A provider-cost budget (limits.max_provider_cost_per_day) can only count what it can price: a
+// call of an engine without a known price adds nothing to the day's cost, so the budget would
+// silently fail open for it. A package with a budget must name only engines with a price for
+// what their operation is billed by: the operator's (providers.<name>.prices), or the
+// genai-prices table for tokens. Judged when a package is saved; stored ones are listed on the overview.
+
+/** The operator's price an operation's calls need, by what its providers report. */
+const NEEDED_PRICE: Record<string, keyof ModelPrices> = {
+  'text.generate': 'output_per_mtok',
+  'code.generate': 'output_per_mtok',
+  'images.generate': 'per_image',
+  'audio.speech': 'per_character',
+  'audio.transcribe': 'per_second',
+  'videos.generate': 'per_second',
+};
+const TOKEN_OPERATIONS = new Set(['text.generate', 'code.generate']);
+
+export interface ProviderPricing {
+  type: string;
+  prices: Record<string, ModelPrices> | null;
+}
+
+export interface UnpricedEngine {
+  operation: string;
+  engine: string;
+  /** e.g. providers.fal.prices["luma-dream-machine"].per_second */
+  missing: string;
+}
+
+function missingPrice(operation: string, engine: string, providers: ReadonlyMap<string, ProviderPricing>): string | undefined {
+  if (engine === 'local') return undefined;
+  const name = engine.slice(0, engine.indexOf(':'));
+  const model = engine.slice(name.length + 1);
+  const provider = providers.get(name);
+  if (!provider) return undefined; // an unknown provider is reported by its own check
+  const needed = NEEDED_PRICE[operation] ?? 'per_second';
+  const override = provider.prices?.[model];
+  if (override)
+    return override[needed] === undefined && !(TOKEN_OPERATIONS.has(operation) && override.input_per_mtok !== undefined)
+      ? needed
+      : undefined;
+  if (TOKEN_OPERATIONS.has(operation) && tableKnowsTokens(provider.type, model)) return undefined;
+  return needed;
+}
+
+/** The engines of a package's operations that have no known price, with the price that would give them one. */
+export function unpricedEngines(operations: PackageOperations, providers: ReadonlyMap<string, ProviderPricing>): UnpricedEngine[] {
+  return Object.entries(operations).flatMap(([operation, settings]) =>
+    settings
+      ? engineNamesOf((settings as { engine: string | readonly string[] }).engine).flatMap((engine) => {
+          const price = missingPrice(operation, engine, providers);
+          if (!price) return [];
+          const name = engine.slice(0, engine.indexOf(':'));
+          return [{ operation, engine, missing: `providers.${name}.prices[${JSON.stringify(engine.slice(name.length + 1))}].${price}` }];
+        })
+      : [],
+  );
+}
+
+/** One issue per unpriced engine of a package saved with a budget (`index`: its place in the file). */
+export function budgetPriceIssues(
+  definition: { limits: { max_provider_cost_per_day?: number }; operations: PackageOperations },
+  index: number,
+  providers: ReadonlyMap<string, ProviderPricing>,
+): ValidationIssue[] {
+  if (definition.limits.max_provider_cost_per_day === undefined) return [];
+  return unpricedEngines(definition.operations, providers).map((unpriced) => ({
+    path: `packages.${index}.limits.max_provider_cost_per_day`,
+    code: 'unpriced_engine',
+    message: `max_provider_cost_per_day needs a price for every engine: ${unpriced.engine} (${unpriced.operation}) has none; set ${unpriced.missing}`,
+  }));
+}
+
+/** Every provider's type and prices, by name. */
+export async function providerPricing(db: Pick<PrismaClient, 'provider'>): Promise<Map<string, ProviderPricing>> {
+  const rows = await db.provider.findMany({ select: { name: true, type: true, prices: true } });
+  return new Map(rows.map((row) => [row.name, { type: row.type, prices: row.prices as Record<string, ModelPrices> | null }] as const));
+}
+
+/** The latest versions of live packages with a budget and an engine without a known price (the overview's warning). */
+export async function budgetPackagesWithoutPrice(db: PrismaClient): Promise<{ slug: string; unpriced: UnpricedEngine[] }[]> {
+  const [packages, providers] = await Promise.all([
+    db.package.findMany({
+      where: { archivedAt: null },
+      orderBy: { slug: 'asc' },
+      include: { versions: { orderBy: { version: 'desc' }, take: 1, where: { maxProviderCostPerDay: { not: null } } } },
+    }),
+    providerPricing(db),
+  ]);
+  return packages.flatMap((pkg) => {
+    const latest = pkg.versions[0];
+    if (!latest || latest.version !== pkg.latestVersion) return [];
+    const unpriced = unpricedEngines(latest.operations as PackageOperations, providers);
+    return unpriced.length > 0 ? [{ slug: pkg.slug, unpriced }] : [];
+  });
+}

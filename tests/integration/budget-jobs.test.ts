@@ -1,0 +1,119 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
+import { getPool, getPrisma } from '@/server/db/client';
+import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { budgetPackagesWithoutPrice } from '@/server/domain/packages/budget-prices';
+import { startWorker } from '@/server/jobs/worker';
+import { createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { getJob, setQuickJobQueue, submitVideo } from './support/jobs/job-calls';
+import { pollUntil } from './support/jobs/poll';
+import { operatorCaller } from './trpc/helpers';
+
+// Budgets see every job: a key at its daily provider-cost budget cannot start a job, queued or
+// new; a package with a budget cannot name an engine without a known price, and stored ones that
+// do are listed for the overview's warning.
+
+process.env.PROVIDER_MAX_RETRIES = '0';
+setQuickJobQueue();
+resetConfigForTests();
+afterAll(async () => {
+  await stopJobQueue();
+});
+
+const BUDGET = 0.5;
+
+/** Spends the key's budget for today, as the calls it settled would have. */
+const spendBudget = (apiKeyId: string) =>
+  getPool().query(`UPDATE api_keys SET cost_day = (now() AT TIME ZONE 'UTC')::date, cost_today = $2 WHERE id = $1`, [apiKeyId, BUDGET]);
+
+describe('a key at its daily budget', () => {
+  it('starts none of its 50 queued jobs (each fails with the budget reason, units returned) and submits no new one', async () => {
+    const key = await createTestKey({
+      quota: 1000,
+      maxProviderCostPerDay: BUDGET,
+      operations: { 'videos.generate': { engine: 'local', units: 10, input_uploads: false } },
+    });
+    const jobIds: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const submitted = await submitVideo(key.key, { prompt: `kite ${i}` });
+      expect(submitted.status, submitted.text).toBe(202);
+      jobIds.push(submitted.json.job_id as string);
+    }
+    expect(await remainingUnits(key.id)).toBe(500);
+    await spendBudget(key.id); // the day's cost reached the budget while the jobs waited in the queue
+
+    const worker = await startWorker({ concurrency: 4 });
+    try {
+      await pollUntil(
+        'every job to fail',
+        async () => {
+          const { rows } = await getPool().query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM jobs WHERE api_key_id = $1 AND status = 'failed'`,
+            [key.id],
+          );
+          return rows[0]!.n === 50 ? true : undefined;
+        },
+        120_000,
+      );
+    } finally {
+      await worker.stop();
+    }
+    const job = (await getJob(key.key, jobIds[0]!)).json;
+    expect(job).toMatchObject({ status: 'failed', usage: { charged_units: 0 }, error: { code: 'rate_limited' } });
+    expect(job.error.message).toContain('budget');
+    const { rows } = await getPool().query<{ attempts: number }>('SELECT max(attempts)::int AS attempts FROM jobs WHERE api_key_id = $1', [
+      key.id,
+    ]);
+    expect(rows[0]!.attempts, 'no job was started').toBe(0);
+    expect(await remainingUnits(key.id)).toBe(1000);
+
+    const refused = await submitVideo(key.key, { prompt: 'one more' });
+    expectEnvelope(refused, 429, 'rate_limited');
+    expect(refused.json.error.details).toEqual({ reason: 'budget' });
+  }, 180_000);
+});
+
+describe('a package with a budget needs a price for every engine', () => {
+  const priced = (prices?: Record<string, unknown>, engine = 'shop:model-x') =>
+    createTestKey({
+      maxProviderCostPerDay: 1,
+      providers: { shop: { type: 'openai-compatible', base_url: 'https://llm.example.com/v1', ...(prices ? { prices } : {}) } },
+      operations: { 'text.generate': { engine, units: 1 }, 'images.generate': { engine: 'local', units: 1 } },
+    });
+
+  it('is refused with one line naming the engine and the missing price', async () => {
+    await expect(priced()).rejects.toThrow(
+      'max_provider_cost_per_day needs a price for every engine: shop:model-x (text.generate) has none; set providers.shop.prices["model-x"].output_per_mtok',
+    );
+  });
+
+  it("is saved with the operator's price, or a model the price table knows", async () => {
+    await expect(priced({ 'model-x': { input_per_mtok: 1, output_per_mtok: 2 } })).resolves.toBeDefined();
+    const known = await createTestKey({
+      maxProviderCostPerDay: 1,
+      providers: { known: { type: 'openai', base_url: 'https://api.openai.com/v1' } },
+      operations: { 'text.generate': { engine: 'known:gpt-4o-mini', units: 1 } },
+    });
+    expect(known.id).toBeDefined();
+  });
+
+  it('a package stored before the rule is listed for the overview', async () => {
+    const key = await createTestKey({
+      providers: { legacy: { type: 'openai-compatible', base_url: 'https://llm.example.com/v1' } },
+      operations: { 'text.generate': { engine: 'legacy:model-y', units: 1 } },
+    });
+    expect((await budgetPackagesWithoutPrice(getPrisma())).map((p) => p.slug)).not.toContain(key.slug);
+    await getPool().query(
+      `UPDATE package_versions SET max_provider_cost_per_day = 1 WHERE id = (SELECT package_version_id FROM api_keys WHERE id = $1)`,
+      [key.id],
+    );
+    const listed = (await budgetPackagesWithoutPrice(getPrisma())).find((p) => p.slug === key.slug);
+    const expected = [
+      { operation: 'text.generate', engine: 'legacy:model-y', missing: 'providers.legacy.prices["model-y"].output_per_mtok' },
+    ];
+    expect(listed?.unpriced).toEqual(expected);
+    await operatorCaller(); // the first operator is an owner
+    const { caller } = await operatorCaller('viewer');
+    expect((await caller.margin.unpricedBudgets()).find((p) => p.slug === key.slug)?.unpriced).toEqual(expected);
+  });
+});
