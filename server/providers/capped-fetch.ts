@@ -173,10 +173,14 @@ function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number 
  */
 async function fetchFollowing(input: string | URL | Request, init: RequestInit | undefined, crossOrigin: boolean): Promise<Response> {
   let url = new URL(input instanceof Request ? input.url : String(input));
-  let request: RequestInit | undefined = init;
+  // undici's fetch takes its own Request class only: a global Request is passed as its parts.
+  const parts: RequestInit | undefined =
+    input instanceof Request
+      ? ({ method: input.method, headers: input.headers, body: input.body, duplex: 'half' } as RequestInit)
+      : undefined;
+  let request: RequestInit | undefined = parts ? { ...parts, ...init } : init;
   for (let hop = 0; ; hop++) {
-    const target = hop === 0 && input instanceof Request ? input : url;
-    const response = (await undiciFetch(target as never, { ...request, redirect: 'manual', dispatcher: outboundDoor } as never).catch(
+    const response = (await undiciFetch(url, { ...request, redirect: 'manual', dispatcher: outboundDoor } as never).catch(
       (error: unknown) => {
         throw refusalIn(error) ?? error;
       },

@@ -179,6 +179,24 @@ describe('where an environment key is sent is the owner’s decision', () => {
     );
   });
 
+  it('an Azure resource is a destination too: an admin may not name or change one for AZURE_API_KEY', async () => {
+    const { caller: admin } = await operatorCaller('admin');
+    const { caller: owner } = await operatorCaller('owner');
+    const provider = name('az');
+    const entry = { type: 'azure', api_key_env: 'AZURE_API_KEY' };
+    const refused = await expectTrpcError(
+      admin.providers.save({ name: provider, mode: 'create', entry: { ...entry, resource_name: 'someone-elses' } }),
+      'FORBIDDEN',
+    );
+    expect(refused.message).toMatch(/^resource_name: this needs the owner role/);
+    await owner.providers.save({ name: provider, mode: 'create', entry: { ...entry, resource_name: 'ours' } });
+    await expectTrpcError(
+      admin.providers.save({ name: provider, mode: 'update', entry: { ...entry, resource_name: 'someone-elses' } }),
+      'FORBIDDEN',
+    );
+    await admin.providers.save({ name: provider, mode: 'update', entry: { ...entry, resource_name: 'ours', api_version: 'v1' } });
+  });
+
   it('the packages file applied by an admin is held to the same rule; the CLI is the owner', async () => {
     const provider = name('file-dest');
     const entry = { type: 'openai', api_key_env: 'OPENAI_API_KEY', base_url: 'https://collector.example.net/v1' };

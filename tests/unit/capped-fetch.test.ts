@@ -59,6 +59,8 @@ describe('cappedFetch', () => {
   it('passes a reply within the cap through whole, declared or streamed', async () => {
     expect((await (await cappedFetch(`${base}/?mib=2`)).arrayBuffer()).byteLength).toBe(2 * MiB);
     expect((await (await cappedFetch(`${base}/chunked?mib=2`)).arrayBuffer()).byteLength).toBe(2 * MiB);
+    // A Request goes through the door as its parts (undici's fetch takes only its own Request).
+    expect((await (await cappedFetch(new Request(`${base}/?mib=1`))).arrayBuffer()).byteLength).toBe(MiB);
   });
 
   it('refuses a declared length over the cap before reading the body', async () => {

@@ -13,7 +13,11 @@ export interface ProviderDestination {
   type: string;
   baseUrl: string | null;
   apiKeyEnv: string | null;
+  /** The type's extras: azure's resource_name names the host when base_url is absent. */
+  options?: unknown;
 }
+
+type OwnerOnlyField = 'type' | 'base_url' | 'resource_name' | 'api_key_env';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -24,21 +28,26 @@ export function isDefaultBaseUrl(type: string, baseUrl: string | null): boolean 
   return withoutTrailingSlash(baseUrl) === withoutTrailingSlash(PROVIDER_TYPE_INFO[type].defaultBaseUrl);
 }
 
-/** Where the key goes: the type's default, or the base_url as written (without a trailing slash). */
-const destinationOf = (provider: ProviderDestination) =>
-  isDefaultBaseUrl(provider.type, provider.baseUrl) ? null : withoutTrailingSlash(provider.baseUrl!);
+/**
+ * Where the key goes: null for the type's public default; else the base_url as written (without a
+ * trailing slash), or for azure the resource its host is named after (an Azure resource of
+ * anyone's choosing is as much another server as another base_url).
+ */
+function destinationOf(provider: ProviderDestination): { field: OwnerOnlyField; at: string } | null {
+  if (!isDefaultBaseUrl(provider.type, provider.baseUrl)) return { field: 'base_url', at: withoutTrailingSlash(provider.baseUrl!) };
+  const resource = (provider.options as { resource_name?: string } | null | undefined)?.resource_name;
+  return provider.type === 'azure' ? { field: 'resource_name', at: resource ?? '' } : null;
+}
 
 /** The field of this change that only an owner may make, or undefined. */
-export function ownerOnlyField(
-  before: ProviderDestination | null,
-  after: ProviderDestination,
-): 'type' | 'base_url' | 'api_key_env' | undefined {
+export function ownerOnlyField(before: ProviderDestination | null, after: ProviderDestination): OwnerOnlyField | undefined {
   const envKeyed = after.apiKeyEnv !== null || (before?.apiKeyEnv ?? null) !== null;
   if (!envKeyed) return undefined;
   if (before && before.type !== after.type) return 'type';
-  if (before && destinationOf(before) !== destinationOf(after)) return 'base_url';
-  if (after.apiKeyEnv === null || isDefaultBaseUrl(after.type, after.baseUrl)) return undefined;
-  if (!before) return 'base_url';
+  const [from, to] = [before ? destinationOf(before) : null, destinationOf(after)];
+  if (before && from?.at !== to?.at) return to?.field ?? from?.field ?? 'base_url';
+  if (after.apiKeyEnv === null || to === null) return undefined;
+  if (!before) return to.field;
   return before.apiKeyEnv !== after.apiKeyEnv ? 'api_key_env' : undefined;
 }
 
@@ -51,7 +60,7 @@ export function refuseUnlessOwner(actor: Actor, prefix: string, before: Provider
   throw new ApiError('forbidden', {
     message:
       `${path}: this needs the owner role: the provider's key comes from the environment (${variable}), ` +
-      "and only an owner decides which server it is sent to (a base_url other than the type's default, or a new type or base_url)",
+      "and only an owner decides which server it is sent to (a base_url other than the type's default, an Azure resource, or a new type or base_url)",
     details: { issues: [{ path, code: 'owner_only', message: `${path}: needs the owner role` }] },
   });
 }
