@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { startCommand } from './scripts/lib/start-command';
+import { e2eStripePort, E2E_STRIPE_SECRET_KEY, E2E_STRIPE_WEBHOOK_SECRET } from './tests/e2e/support/stripe';
 
 // One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
 // The env var is set once by the runner and inherited by its workers, so all agree.
@@ -64,6 +65,10 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       // As behind a TLS proxy: X-Forwarded-* are believed (doors.spec.ts sends X-Forwarded-Proto: https).
       TRUST_PROXY: 'true',
+      // Selling is on, against the fake Stripe the selling spec starts on this port (tests/e2e/support/stripe.ts).
+      STRIPE_SECRET_KEY: E2E_STRIPE_SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+      STRIPE_API_BASE: `http://127.0.0.1:${e2eStripePort()}`,
     },
   },
 });
