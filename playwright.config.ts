@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { startCommand } from './scripts/lib/start-command';
+import { e2eStripePort, E2E_STRIPE_SECRET_KEY, E2E_STRIPE_WEBHOOK_SECRET } from './tests/e2e/support/stripe';
 
 // One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
 // The env var is set once by the runner and inherited by its workers, so all agree.
@@ -11,9 +12,6 @@ process.env.WGS_E2E_PORT ??= '3107';
 const port = Number(process.env.WGS_E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
 export const E2E_METRICS_TOKEN = 'e2e-metrics-token-0123456789';
-/** Selling is on against a fake Stripe, which a spec that buys starts on this port (tests/helpers/fake-stripe.ts). */
-export const E2E_STRIPE_PORT = port + 10_000;
-export const E2E_STRIPE_WEBHOOK_SECRET = 'whsec_e2e_fake_stripe_secret';
 const start = startCommand(import.meta.dirname);
 
 export default defineConfig({
@@ -67,9 +65,10 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       // As behind a TLS proxy: X-Forwarded-* are believed (doors.spec.ts sends X-Forwarded-Proto: https).
       TRUST_PROXY: 'true',
-      STRIPE_SECRET_KEY: 'sk_test_e2e',
+      // Selling is on, against the fake Stripe the selling spec starts on this port (tests/e2e/support/stripe.ts).
+      STRIPE_SECRET_KEY: E2E_STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
-      STRIPE_API_BASE: `http://127.0.0.1:${E2E_STRIPE_PORT}`,
+      STRIPE_API_BASE: `http://127.0.0.1:${e2eStripePort()}`,
     },
   },
 });

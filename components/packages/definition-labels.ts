@@ -12,6 +12,10 @@ const TOP: Record<string, string> = {
   'limits.max_upload_bytes': 'Largest upload',
   'limits.max_provider_cost_per_day': 'Provider cost budget per key per day',
   unit_price: 'Unit price',
+  sale: 'Sale',
+  'sale.price': 'Price of a key',
+  'sale.currency': 'Sale currency',
+  'sale.top_ups': 'Top-up packs',
   'limits.max_stored_bytes': 'Storage per key',
   operations: 'Operations',
 };
@@ -25,6 +29,7 @@ const SETTINGS: Record<string, string> = {
 /** "Requests per minute", "Output formats (text.generate)" for a dotted definition path. */
 export function definitionLabel(path: string): string {
   if (TOP[path]) return TOP[path];
+  if (path.startsWith('sale.top_ups.')) return TOP['sale.top_ups']!;
   const match = /^operations\.([a-z]+\.[a-z]+)(?:\.([a-z_]+))?/.exec(path);
   if (!match) return path;
   const [, operation, key] = match;

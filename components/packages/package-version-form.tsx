@@ -10,6 +10,7 @@ import { definitionLabel } from './definition-labels';
 import { EnginePicker } from './engine-picker';
 import { Field, type Errors } from './form-field';
 import { NumberSetting } from './number-setting';
+import { SaleFields } from './sale-fields';
 import { SizeInput } from './size-input';
 import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/domain/packages/output-cap-notices';
 import { fieldName, formToDefinition, issueField, LIST_FIELDS, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
@@ -169,6 +170,7 @@ export function PackageVersionForm(props: {
           </Field>
         </div>
       </fieldset>
+      <SaleFields initial={initial?.sale} errors={errors} />
       {OPERATIONS.map((operation) => {
         const settings = ops[operation];
         const list = (key: string) => (Array.isArray(settings?.[key]) ? (settings[key] as string[]) : []);

@@ -109,6 +109,23 @@ export function sizeForForm(bytes: number | undefined): { amount: string; unit: 
   return { amount: String(Math.round((bytes / SIZE_UNITS.MB) * 1000) / 1000), unit: 'MB' };
 }
 
+/** The sale fields as a definition's `sale`: none without a price; a pack that is not units:price stays raw for the schema to name. */
+function saleFromForm(form: FormData): Record<string, unknown> | undefined {
+  const price = numberOrRaw(form.get('sale_price'));
+  if (price === undefined) return undefined;
+  const packs = list(form.get('sale_top_ups')) ?? [];
+  return {
+    price,
+    currency: String(form.get('sale_currency') ?? '')
+      .trim()
+      .toUpperCase(),
+    top_ups: packs.map((pack) => {
+      const [units, packPrice, ...rest] = pack.split(':').map((part) => numberOrRaw(part));
+      return rest.length === 0 && units !== undefined && packPrice !== undefined ? { units, price: packPrice } : pack;
+    }),
+  };
+}
+
 /** The form's values as a definition; the packages-file schema then judges it. */
 export function formToDefinition(form: FormData): Record<string, unknown> {
   const operations: Record<string, Record<string, unknown>> = {};
@@ -141,6 +158,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       max_stored_bytes: sizeInBytes(form.get('max_stored_bytes'), form.get('max_stored_unit')),
     },
     unit_price: numberOrRaw(form.get('unit_price')),
+    sale: saleFromForm(form),
     operations,
   };
 }
@@ -148,6 +166,8 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
 /** The form field an issue path points at, so the message shows next to it. */
 export function issueField(path: string): string {
   if (path.startsWith('limits.')) return path.slice('limits.'.length);
+  if (path.startsWith('sale.top_ups')) return 'sale_top_ups';
+  if (path === 'sale.price' || path === 'sale.currency') return path.replace('.', '_');
   const match = /^operations\.([a-z]+\.[a-z]+)\.([a-z_]+)/.exec(path);
   if (match) return fieldName(match[1]!, match[2]!);
   if (path.startsWith('operations')) return 'operations';

@@ -8,3 +8,10 @@ export function formatMinor(minor: number, currency: string): string {
   const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
   return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
+
+/** A version's sale in a line: "$49.00 a key; top-ups 1,000 units for $10.00", or "no". */
+export function saleSummary(sale: { price: number; currency: string; top_ups: { units: number; price: number }[] } | undefined): string {
+  if (!sale) return 'no';
+  const packs = sale.top_ups.map((pack) => `${pack.units.toLocaleString('en-US')} units for ${formatPrice(pack.price, sale.currency)}`);
+  return `${formatPrice(sale.price, sale.currency)} a key${packs.length > 0 ? `; top-ups ${packs.join(', ')}` : ''}`;
+}

@@ -11,7 +11,7 @@ export interface VersionChange {
   after: unknown;
 }
 
-type Definition = Pick<PackageVersionView, 'name' | 'quota_units' | 'limits' | 'operations'>;
+type Definition = Pick<PackageVersionView, 'name' | 'quota_units' | 'limits' | 'operations' | 'sale'>;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -30,7 +30,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** The definition a version was created from (what the packages file and the form speak). */
 export function definitionOf(version: Definition) {
-  return { name: version.name, quota_units: version.quota_units, limits: version.limits, operations: version.operations };
+  const { name, quota_units, limits, operations, sale } = version;
+  return { name, quota_units, limits, ...(sale ? { sale } : {}), operations };
 }
 
 /** Every changed leaf between two definitions, in the order the fields are written. */

@@ -3,7 +3,8 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import type { FakeStripe } from '../../helpers/fake-stripe';
-import { call } from '../../helpers/api';
+import { POST as checkoutStart } from '@/app/buy/checkout/route';
+import { BASE, call, createTestKey } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 
 // Fulfilment exactly once (issue 38 point 3 and 4): one key per paid session whatever the
@@ -43,6 +44,29 @@ describe('checkout', () => {
       success_url: 'http://127.0.0.1:3999/buy/success?session_id={CHECKOUT_SESSION_ID}',
     });
     expect(purchase).toMatchObject({ status: 'open', amount: 4900, currency: 'USD', units: 500, apiKeyId: null });
+  });
+
+  it("refuses another site's form (403) and a version not for sale (back to the catalogue), starting nothing", async () => {
+    const before = await getPrisma().purchase.count();
+    const crossSite = await checkoutStart(
+      new Request(`${BASE}/buy/checkout`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
+        body: new URLSearchParams({ package_version_id: versionId }),
+      }),
+    );
+    expect(crossSite.status).toBe(403);
+    const notForSale = await createTestKey();
+    const version = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: notForSale.id } });
+    const refused = await checkoutStart(
+      new Request(`${BASE}/buy/checkout`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: BASE },
+        body: new URLSearchParams({ package_version_id: version.packageVersionId }),
+      }),
+    );
+    expect([refused.status, refused.headers.get('location')]).toEqual([303, `${BASE}/buy?error=unavailable`]);
+    expect(await getPrisma().purchase.count()).toBe(before);
   });
 });
 

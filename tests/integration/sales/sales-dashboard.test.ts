@@ -42,6 +42,7 @@ async function usage(keyId: string, units: number) {
 }
 
 beforeAll(async () => {
+  await operatorCaller(); // the first operator is an owner; the tests' viewers and admins come after
   fake = await turnSellingOn();
   ({ versionId } = await packageForSale());
 });
@@ -84,6 +85,26 @@ describe('the Sales page', () => {
     expect(await caller.sales.flags()).toEqual({ refunded: before.refunded + 1, disputed: before.disputed + 1 });
     expect((await caller.sales.forKey({ id: refunded.keyId }))[0]).toMatchObject({ state: 'refunded', amount_refunded: 4900 });
     expect((await caller.sales.forKey({ id: disputed.keyId }))[0]).toMatchObject({ state: 'disputed' });
+  });
+});
+
+describe('the package page', () => {
+  it("shows a version's sale, takes a new price from the form as a new version, and diffs it", async () => {
+    const { caller } = await operatorCaller('admin');
+    const { slug } = await packageForSale();
+    const pkg = await caller.packages.get({ slug });
+    expect(pkg.versions[0]!.sale).toEqual({ price: 49, currency: 'USD', top_ups: [{ units: 1000, price: 10 }] });
+    const definition = {
+      slug,
+      name: pkg.versions[0]!.name,
+      quota_units: 500,
+      limits: { requests_per_minute: 600, concurrency: 4 },
+      sale: { price: 59, currency: 'USD', top_ups: [] },
+      operations: { 'text.generate': { engine: 'local', units: 1 } },
+    };
+    expect(await caller.packages.createVersion({ mode: 'new-version', definition })).toMatchObject({ version: 2, status: 'updated' });
+    const diff = await caller.packages.diff({ slug, from: 1, to: 2 });
+    expect(diff.changes.map((change) => change.path)).toEqual(['sale.price', 'sale.top_ups']);
   });
 });
 

@@ -6,6 +6,7 @@ import { StatusBadge } from '@/components/ui/badge';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { saleSummary } from '@/components/sales/money';
 import { PageHeader } from '@/components/ui/page-header';
 import { engineNamesOf } from '@/server/domain/packages/engine-names';
 import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
@@ -110,6 +111,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                 ['Concurrent requests', formatNumber(version.limits.concurrency)],
                 ['Largest upload', formatBytes(version.limits.max_upload_bytes)],
                 ['Unit price', version.unit_price !== undefined ? formatMoney(String(version.unit_price), margin.currency) : 'not set'],
+                ['For sale (/buy)', saleSummary(version.sale)],
                 [
                   'Provider cost budget per key per day',
                   version.limits.max_provider_cost_per_day !== undefined

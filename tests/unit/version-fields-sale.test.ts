@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { definitionLabel } from '@/components/packages/definition-labels';
+import { topUpsForForm } from '@/components/packages/sale-fields';
+import { fieldName, formToDefinition, issueField } from '@/components/packages/version-fields';
+import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
+import { packageDefinitionSchema, saleSchema, toMinorUnits } from '@/server/domain/packages/package-schema';
+
+// A package version's sale (issue 38 point 1): in the packages file's schema, on the package
+// form (price, currency, top-up packs as units:price), and in the version diff.
+
+function form(values: Record<string, string>): FormData {
+  const data = new FormData();
+  for (const [key, value] of Object.entries({
+    slug: 'sold',
+    name: 'Sold',
+    quota_units: '500',
+    requests_per_minute: '5',
+    concurrency: '1',
+    ...values,
+  })) {
+    data.set(key, value);
+  }
+  data.set(fieldName('text.generate', 'enabled'), 'on');
+  data.set(fieldName('text.generate', 'engine'), 'local');
+  data.set(fieldName('text.generate', 'units'), '1');
+  return data;
+}
+
+describe('sale in the packages file', () => {
+  it('takes a price, a currency and top-up packs; amounts in minor units per the currency', () => {
+    expect(saleSchema.parse({ price: 49.5, currency: 'USD' })).toEqual({ price: 49.5, currency: 'USD', top_ups: [] });
+    expect(toMinorUnits(49.5, 'USD')).toBe(4950);
+    expect(toMinorUnits(500, 'JPY')).toBe(500);
+    expect(toMinorUnits(0.29, 'EUR')).toBe(29);
+  });
+
+  it('refuses more decimals than the currency has, duplicate packs, a bad currency and a zero price', () => {
+    const messages = (sale: unknown) => saleSchema.safeParse(sale).error?.issues.map((issue) => issue.message) ?? [];
+    expect(messages({ price: 9.999, currency: 'USD' })).toEqual(['USD amounts have at most 2 decimals']);
+    expect(messages({ price: 100.5, currency: 'JPY' })).toEqual(['JPY amounts have at most 0 decimals']);
+    expect(
+      messages({
+        price: 9,
+        currency: 'USD',
+        top_ups: [
+          { units: 5, price: 1 },
+          { units: 5, price: 2 },
+        ],
+      }),
+    ).toEqual(['each top-up pack sells a different number of units']);
+    expect(messages({ price: 9, currency: 'usd' })).toEqual(['currency must be an ISO 4217 code such as USD']);
+    expect(messages({ price: 0, currency: 'USD' })).toHaveLength(1);
+  });
+});
+
+describe('sale on the package form', () => {
+  it('reads price, currency and packs into the definition; an empty price is no sale', () => {
+    const definition = formToDefinition(form({ sale_price: '49', sale_currency: 'eur', sale_top_ups: '1000:10, 5000:40' }));
+    expect(packageDefinitionSchema.parse(definition).sale).toEqual({
+      price: 49,
+      currency: 'EUR',
+      top_ups: [
+        { units: 1000, price: 10 },
+        { units: 5000, price: 40 },
+      ],
+    });
+    expect(formToDefinition(form({ sale_price: '', sale_top_ups: '1000:10' })).sale).toBeUndefined();
+    expect(topUpsForForm({ price: 1, currency: 'USD', top_ups: [{ units: 1000, price: 10 }] })).toBe('1000:10');
+  });
+
+  it('puts a bad pack next to its field, under its label', () => {
+    const definition = formToDefinition(form({ sale_price: '49', sale_currency: 'USD', sale_top_ups: '1000 for 10' }));
+    const issue = packageDefinitionSchema.safeParse(definition).error!.issues[0]!;
+    const path = issue.path.join('.');
+    expect(issueField(path)).toBe('sale_top_ups');
+    expect(definitionLabel(path)).toBe('Top-up packs');
+    expect(issueField('sale.price')).toBe('sale_price');
+  });
+
+  it('shows a changed price in the version diff', () => {
+    const base = {
+      name: 'Sold',
+      quota_units: 500,
+      limits: { requests_per_minute: 5, concurrency: 1, max_upload_bytes: 1 },
+      operations: {},
+    };
+    const changes = diffDefinitions(
+      definitionOf({ ...base, sale: { price: 49, currency: 'USD', top_ups: [] } }),
+      definitionOf({ ...base, sale: { price: 59, currency: 'USD', top_ups: [] } }),
+    );
+    expect(changes).toEqual([{ path: 'sale.price', kind: 'changed', before: 49, after: 59 }]);
+  });
+});
