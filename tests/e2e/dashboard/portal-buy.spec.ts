@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { baseURL, E2E_STRIPE_PORT, E2E_STRIPE_WEBHOOK_SECRET } from '../../../playwright.config';
+import { baseURL } from '../../../playwright.config';
 import { startFakeStripe } from '../../helpers/fake-stripe';
 import { expectAccessible } from '../support/axe';
 import { cli } from '../support/cli';
+import { e2eStripePort, E2E_STRIPE_WEBHOOK_SECRET } from '../support/stripe';
 
 // A stranger buys a package (the fake Stripe's checkout page pays and redirects back as Stripe's
 // does), sees the key once, calls /v1 with it, signs in to the portal, sees that call, buys a
@@ -18,7 +19,7 @@ let fake: Awaited<ReturnType<typeof startFakeStripe>>;
 test.beforeAll(async () => {
   // Fulfilment also arrives as Stripe's webhook, racing the pages that come back from the checkout.
   fake = await startFakeStripe({
-    port: E2E_STRIPE_PORT,
+    port: e2eStripePort(),
     webhookSecret: E2E_STRIPE_WEBHOOK_SECRET,
     webhookUrl: `${baseURL}/api/stripe/webhook`,
   });
