@@ -12,6 +12,7 @@ const SOURCES = [
   'server',
   'components',
   'instrumentation.ts',
+  'proxy.ts',
   'next.config.mjs',
   'tsconfig.json',
   'package.json',
