@@ -34,13 +34,17 @@ export default defineConfig([
     },
   },
   {
-    files: ['tests/**', 'scripts/**'],
+    files: ['tests/**'],
     rules: { 'max-lines': ['error', { max: 800, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // The bench is a table of scenarios and a small runner: no function past 60 lines.
-    files: ['scripts/bench.ts', 'scripts/bench/**'],
-    ignores: ['scripts/bench/*-probe.ts'],
+    files: ['scripts/**'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Functions stay small in the server and the scripts (the bench and its probes included): a
+    // function past 60 lines does two jobs, and is split where they part.
+    files: ['server/**', 'scripts/**'],
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
   },
   {
@@ -55,6 +59,21 @@ export default defineConfig([
       ],
     },
   },
+  // Known exceptions, each capped at its length today so it cannot grow; remove an entry when its
+  // function is split. Other work is under way in these files, so they were not split here.
+  ...[
+    // main (62): the launcher's start and its stop (fast-path work in scripts/start.ts).
+    { file: 'scripts/start.ts', longest: 62 },
+    // main (86): the probe's setup, rounds and report (fast-path work in scripts/bench/).
+    { file: 'scripts/bench/hot-path-probe.ts', longest: 86 },
+    // enableMetrics (75): the metric definitions and their collection (fast-path work in server/observability/).
+    { file: 'server/observability/metrics.ts', longest: 75 },
+    // requestDirect (76) and its response callback (73) (server/providers/capped-fetch.ts is being changed elsewhere).
+    { file: 'server/providers/capped-fetch.ts', longest: 76 },
+  ].map(({ file, longest }) => ({
+    files: [file],
+    rules: { 'max-lines-per-function': ['error', { max: longest, skipBlankLines: true, skipComments: true }] },
+  })),
   ...layers,
   prettier,
 ]);

@@ -21,9 +21,8 @@ function* chunks(): Generator<Buffer> {
   }
 }
 
-async function main() {
-  const work = mkdtempSync(join(tmpdir(), 'wgs-upload-memory-'));
-  chmodSync(work, 0o755); // the embedded PostgreSQL may run as another user
+/** The environment and a migrated database; returns how to stop the database it started, if any. */
+async function prepareDatabase(work: string): Promise<(() => Promise<void>) | undefined> {
   process.env.WGS_DATA_DIR = join(work, 'data');
   process.env.SIGNING_SECRET ??= randomBytes(32).toString('hex');
   process.env.PUBLIC_BASE_URL = 'http://127.0.0.1:3999';
@@ -37,13 +36,15 @@ async function main() {
   }
   const { migrateDatabase } = await import('../server/db/migrate');
   await migrateDatabase(process.env.DATABASE_URL!);
-  const { getPrisma, disconnectDb } = await import('../server/db/client');
+  return stopDb;
+}
+
+/** A key of a package of its own that takes image uploads of SIZE. */
+async function issueUploadKey(): Promise<string> {
+  const { getPrisma } = await import('../server/db/client');
   const { CLI_ACTOR } = await import('../server/domain/actor');
   const { issueKey } = await import('../server/domain/keys/issue-key');
   const { applyPackages, parsePackagesFile } = await import('../server/domain/packages/apply-packages');
-  const { createUploadRoute, completeUploadRoute } = await import('../server/http/routes/uploads');
-  const { handleUploadPut } = await import('../server/http/upload-put');
-
   const slug = `mem-${randomBytes(4).toString('hex')}`;
   await applyPackages(
     getPrisma(),
@@ -60,17 +61,22 @@ async function main() {
       ],
     }),
   );
-  const { key } = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
+  return (await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug })).key;
+}
 
+/** The content's SHA-256, once its PNG head is made. */
+async function contentSha256(): Promise<string> {
   const sharp = (await import('sharp')).default;
   PNG_HEAD = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
     .png()
     .toBuffer();
   const hash = createHash('sha256');
   for (const chunk of chunks()) hash.update(chunk);
-  const sha256 = hash.digest('hex');
+  return hash.digest('hex');
+}
 
-  const post = (path: string, body: unknown, params: Record<string, string> = {}) => ({
+function postRequest(key: string, path: string, body: unknown, params: Record<string, string> = {}) {
+  return {
     request: new Request(`http://127.0.0.1:3999${path}`, {
       method: 'POST',
       body: JSON.stringify(body),
@@ -81,16 +87,36 @@ async function main() {
       },
     }),
     next: { params: Promise.resolve(params) },
-  });
+  };
+}
 
-  global.gc?.();
+/** The highest RSS seen, sampled every 5 ms. */
+function sampleRss() {
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 5);
+  return {
+    baseline,
+    peak: () => Math.max(peak, process.memoryUsage().rss),
+    stop: () => clearInterval(sampler),
+  };
+}
 
-  const created = post('/v1/uploads', { purpose: 'image_input', filename: 'big.png', mime_type: 'image/png', size_bytes: SIZE, sha256 });
+/** Create, PUT the streamed content, complete: what each step answered and the RSS around the PUT. */
+async function uploadThroughRoutes(key: string, sha256: string) {
+  const { createUploadRoute, completeUploadRoute } = await import('../server/http/routes/uploads');
+  const { handleUploadPut } = await import('../server/http/upload-put');
+  global.gc?.();
+  const rss = sampleRss();
+  const created = postRequest(key, '/v1/uploads', {
+    purpose: 'image_input',
+    filename: 'big.png',
+    mime_type: 'image/png',
+    size_bytes: SIZE,
+    sha256,
+  });
   const createdRes = await createUploadRoute(created.request, created.next);
   const upload = (await createdRes.json()) as { upload_id: string; upload_url: string };
   if (createdRes.status !== 201) throw new Error(`create: ${createdRes.status} ${JSON.stringify(upload)}`);
@@ -110,35 +136,44 @@ async function main() {
   );
   const putBody = await putRes.text();
   if (putRes.status !== 200) throw new Error(`put: ${putRes.status} ${putBody}`);
-  const putPeak = peak;
+  const putPeak = rss.peak();
 
-  const done = post(`/v1/uploads/${upload.upload_id}/complete`, { sha256 }, { uploadId: upload.upload_id });
+  const done = postRequest(key, `/v1/uploads/${upload.upload_id}/complete`, { sha256 }, { uploadId: upload.upload_id });
   const completeRes = await completeUploadRoute(done.request, done.next);
   const completed = (await completeRes.json()) as { status: string };
   if (completeRes.status !== 200 || completed.status !== 'verified')
     throw new Error(`complete: ${completeRes.status} ${JSON.stringify(completed)}`);
-  clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage().rss);
+  rss.stop();
+  return { putBody, completed, baseline: rss.baseline, putPeak, peak: rss.peak(), seconds: (Date.now() - started) / 1000 };
+}
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'wgs-upload-memory-'));
+  chmodSync(work, 0o755); // the embedded PostgreSQL may run as another user
+  const stopDb = await prepareDatabase(work);
+  const key = await issueUploadKey();
+  const measured = await uploadThroughRoutes(key, await contentSha256());
 
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
   console.log(
     JSON.stringify(
       {
         uploaded: mib(SIZE),
-        put_response: JSON.parse(putBody),
-        status_after_complete: completed.status,
-        rss_before: mib(baseline),
-        peak_rss_during_put: mib(putPeak),
-        peak_rss_overall: mib(peak),
-        peak_minus_before: mib(peak - baseline),
+        put_response: JSON.parse(measured.putBody),
+        status_after_complete: measured.completed.status,
+        rss_before: mib(measured.baseline),
+        peak_rss_during_put: mib(measured.putPeak),
+        peak_rss_overall: mib(measured.peak),
+        peak_minus_before: mib(measured.peak - measured.baseline),
         max_rss_of_process: mib(process.resourceUsage().maxRSS * 1024),
-        seconds: (Date.now() - started) / 1000,
+        seconds: measured.seconds,
       },
       null,
       2,
     ),
   );
 
+  const { disconnectDb } = await import('../server/db/client');
   await disconnectDb();
   await stopDb?.();
   rmSync(work, { recursive: true, force: true });

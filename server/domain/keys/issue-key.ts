@@ -26,41 +26,9 @@ export interface IssuedKey {
 
 /** Issues a key locked to one package version. The secret is returned here and never again. */
 export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
-  const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
-  if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
-  if (pkg.archivedAt) {
-    throw ApiError.validation([
-      {
-        path: 'packageSlug',
-        code: 'package_archived',
-        message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).`,
-      },
-    ]);
-  }
-  const wanted = input.version ?? pkg.latestVersion;
-  // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
-  const version =
-    Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
-      ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
-      : null;
-  if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
-  if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
-    const code = input.label.length < 1 ? 'too_short' : 'too_long';
-    throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
-  }
+  const { pkg, version } = await sellableVersion(db, input);
+  checkKeyTerms(input, version.quotaUnits);
   const extra = input.extraUnits ?? 0;
-  if (!Number.isInteger(extra) || extra < 0 || version.quotaUnits + extra > PG_INTEGER_MAX) {
-    throw ApiError.validation([
-      {
-        path: 'extraUnits',
-        code: 'invalid',
-        message: `extra units must be a whole number from 0 to ${(PG_INTEGER_MAX - version.quotaUnits).toLocaleString('en-US')}`,
-      },
-    ]);
-  }
-  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now())) {
-    throw ApiError.validation([{ path: 'expiresAt', code: 'in_the_past', message: 'the expiry must be in the future' }]);
-  }
 
   return db.$transaction((tx) =>
     insertKey(tx, actor, {
@@ -115,4 +83,48 @@ export async function insertKey(tx: Prisma.TransactionClient, actor: Actor, row:
     after: { ...issued, label: key.label, expires_at: key.expiresAt?.toISOString() ?? null, ...sale },
   });
   return { ...issued, key: secret };
+}
+
+/** The package version the key is sold on: the package must exist and not be archived. */
+async function sellableVersion(db: PrismaClient, input: IssueKeyInput) {
+  const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
+  if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
+  if (pkg.archivedAt) {
+    throw ApiError.validation([
+      {
+        path: 'packageSlug',
+        code: 'package_archived',
+        message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).`,
+      },
+    ]);
+  }
+  const wanted = input.version ?? pkg.latestVersion;
+  // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
+  const version =
+    Number.isInteger(wanted) && wanted >= 1 && wanted <= PG_INTEGER_MAX
+      ? await db.packageVersion.findUnique({ where: { packageId_version: { packageId: pkg.id, version: wanted } } })
+      : null;
+  if (!version) throw new ApiError('not_found', { message: `Package "${pkg.slug}" has no version ${input.version}.` });
+  return { pkg, version };
+}
+
+/** The key's own terms: its label, the units sold on top of the quota, its expiry. */
+function checkKeyTerms(input: IssueKeyInput, quotaUnits: number): void {
+  if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
+    const code = input.label.length < 1 ? 'too_short' : 'too_long';
+    throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
+  }
+  const extra = input.extraUnits ?? 0;
+  if (!Number.isInteger(extra) || extra < 0 || quotaUnits + extra > PG_INTEGER_MAX) {
+    throw ApiError.validation([
+      {
+        path: 'extraUnits',
+        code: 'invalid',
+        message: `extra units must be a whole number from 0 to ${(PG_INTEGER_MAX - quotaUnits).toLocaleString('en-US')}`,
+      },
+    ]);
+  }
+  if (input.expiresAt && !(input.expiresAt.getTime() > Date.now())) {
+    throw ApiError.validation([{ path: 'expiresAt', code: 'in_the_past', message: 'the expiry must be in the future' }]);
+  }
 }

@@ -1,0 +1,109 @@
+import { Option, type Command } from 'commander';
+import { getPrisma } from '../../../server/db/client';
+import { CLI_ACTOR } from '../../../server/domain/actor';
+import { issueKey } from '../../../server/domain/keys/issue-key';
+import { listKeys, revokeKey, topUpKey } from '../../../server/domain/keys/manage-keys';
+import { output, positiveInt, withDb } from './context';
+import { addWebhookCommands } from './webhook-commands';
+
+// `cli keys`: issue, list, revoke and top up API keys; `keys webhook` is in webhook-commands.ts.
+
+export function addKeyCommands(program: Command): void {
+  const keys = program.command('keys').description('Manage API keys');
+  addCreate(keys);
+  addList(keys);
+  addRevokeAndTopUp(keys);
+  addWebhookCommands(keys);
+}
+
+function addCreate(keys: Command): void {
+  keys
+    .command('create')
+    .description('Issue a key locked to a package version; the secret is printed once')
+    .requiredOption('--package <slug>', 'package slug')
+    .option('--version <n>', 'package version (default: latest)', positiveInt)
+    .option('--label <text>', 'label shown to operators')
+    .option('--json', 'print {"id","key","prefix","package","package_version","remaining_units"}')
+    .action((options: { package: string; version?: number; label?: string; json?: boolean }) =>
+      withDb(async () => {
+        const issued = await issueKey(getPrisma(), CLI_ACTOR, {
+          packageSlug: options.package,
+          version: options.version,
+          label: options.label,
+        });
+        output(Boolean(options.json), issued, () =>
+          [
+            `key:       ${issued.key}`,
+            `id:        ${issued.id}`,
+            `package:   ${issued.package} v${issued.package_version}`,
+            `units:     ${issued.remaining_units}`,
+            'Store the key now: it is not shown again.',
+          ].join('\n'),
+        );
+      }),
+    );
+}
+
+function addList(keys: Command): void {
+  keys
+    .command('list')
+    .description('List API keys, newest first')
+    .option('--package <slug>', 'only keys of this package')
+    .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked']))
+    .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
+    .option('--json', 'print {"keys":[...]}')
+    .action((options: { package?: string; status?: 'active' | 'revoked'; limit?: number; json?: boolean }) =>
+      withDb(async () => {
+        const items = await keysUpTo(options);
+        output(Boolean(options.json), { keys: items }, () =>
+          items.length === 0
+            ? 'No keys.'
+            : items
+                .map(
+                  (k) =>
+                    `${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`,
+                )
+                .join('\n'),
+        );
+      }),
+    );
+}
+
+function addRevokeAndTopUp(keys: Command): void {
+  keys
+    .command('revoke')
+    .description('Revoke a key; it is refused on every instance within a second')
+    .argument('<id>', 'key id')
+    .option('--json', 'print the key')
+    .action((id: string, options: { json?: boolean }) =>
+      withDb(async () => {
+        const key = await revokeKey(getPrisma(), CLI_ACTOR, id);
+        output(Boolean(options.json), key, () => `revoked ${key.id} (${key.prefix}…)`);
+      }),
+    );
+  keys
+    .command('topup')
+    .description('Add units to a key')
+    .argument('<id>', 'key id')
+    .requiredOption('--units <n>', 'units to add', positiveInt)
+    .option('--json', 'print the key')
+    .action((id: string, options: { units: number; json?: boolean }) =>
+      withDb(async () => {
+        const key = await topUpKey(getPrisma(), CLI_ACTOR, id, options.units);
+        output(Boolean(options.json), key, () => `${key.id}: ${key.remaining_units} units remaining`);
+      }),
+    );
+}
+
+/** Page by page (1,000 at most each), until the limit or the last key. */
+async function keysUpTo(options: { package?: string; status?: 'active' | 'revoked'; limit?: number }) {
+  const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
+  let cursor: string | undefined;
+  do {
+    const wanted = Math.min(1000, (options.limit ?? Infinity) - items.length);
+    const page = await listKeys(getPrisma(), { packageSlug: options.package, status: options.status, limit: wanted, cursor });
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && items.length < (options.limit ?? Infinity));
+  return items;
+}

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { getPrisma } from '../../../server/db/client';
+import { CLI_ACTOR } from '../../../server/domain/actor';
+import { setPackageArchived } from '../../../server/domain/packages/archive-package';
+import { applyPackages, parsePackagesFile } from '../../../server/domain/packages/apply-packages';
+import { findDuplicateMember } from '../../../server/http/duplicate-keys';
+import { output, withDb } from './context';
+
+// `cli packages`: apply a packages file, archive and unarchive a package.
+
+export function addPackageCommands(program: Command): void {
+  const packages = program.command('packages').description('Manage packages');
+  packages
+    .command('apply')
+    .description('Create or update providers and packages from a JSON or YAML file, in one transaction')
+    .argument('<file>', 'packages file (see packages.example.json)')
+    .option('--json', 'print the result as JSON')
+    .action((file: string, options: { json?: boolean }) =>
+      withDb(async () => {
+        const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+        // Notices are not the result: on stderr, so stdout lists what changed (--json carries them in `notices`).
+        if (!options.json) for (const notice of result.notices) process.stderr.write(`notice: ${notice}\n`);
+        output(Boolean(options.json), result, () =>
+          [
+            ...result.providers.map(
+              (p) =>
+                `provider ${p.name}: ${p.status}${p.key_cleared ? ' (type or base_url changed: its stored key was deleted; set it again)' : ''}`,
+            ),
+            ...result.packages.map((p) => `package ${p.slug}: ${p.status} (version ${p.version})`),
+          ].join('\n'),
+        );
+      }),
+    );
+
+  for (const archived of [true, false]) {
+    packages
+      .command(archived ? 'archive' : 'unarchive')
+      .description(
+        archived
+          ? 'Archive a package: no new keys; keys already issued keep working (audited)'
+          : 'Let an archived package sell keys again (audited)',
+      )
+      .argument('<slug>', 'package slug')
+      .option('--json', 'print {"slug","archived_at"}')
+      .action((slug: string, options: { json?: boolean }) =>
+        withDb(async () => {
+          const result = await setPackageArchived(getPrisma(), CLI_ACTOR, slug, archived);
+          output(Boolean(options.json), result, () =>
+            result.archived_at ? `package ${slug}: archived (${result.archived_at})` : `package ${slug}: not archived`,
+          );
+        }),
+      );
+  }
+}
+
+function readPackagesFile(file: string): unknown {
+  // npm run starts scripts in the project root; a relative path means the operator's directory.
+  const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new Error(`Cannot read ${file}`);
+  }
+  const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
+  let parsed: unknown;
+  try {
+    parsed = yaml ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+  }
+  // JSON.parse keeps the last of a repeated member silently (YAML refuses it): which value was
+  // meant cannot be told, so the file is refused, as a request body would be.
+  const repeated = yaml ? undefined : findDuplicateMember(text);
+  if (repeated !== undefined) throw new Error(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
+  return parsed;
+}

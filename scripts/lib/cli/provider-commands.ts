@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { getPrisma } from '../../../server/db/client';
+import { CLI_ACTOR } from '../../../server/domain/actor';
+import { listProviders } from '../../../server/domain/providers/list-providers';
+import { setProviderKey } from '../../../server/domain/providers/set-provider-key';
+import { readSecretFromStdin } from '../read-secret';
+import { output, withDb } from './context';
+
+// `cli providers`: list providers and store their API keys.
+
+export function addProviderCommands(program: Command): void {
+  const providers = program.command('providers').description('Manage engine providers and their API keys');
+  providers
+    .command('list')
+    .description('List providers: type, base URL, and whether a key is set and where from (stored, env)')
+    .option('--json', 'print {"providers":[...]}')
+    .action((options: { json?: boolean }) =>
+      withDb(async () => {
+        const items = await listProviders(getPrisma());
+        output(Boolean(options.json), { providers: items }, () =>
+          items.length === 0
+            ? 'No providers.'
+            : items
+                .map(
+                  (p) =>
+                    `${p.name}  ${p.type}  ${p.base_url}  key: ${p.key.source === 'none' ? 'not set' : p.key.source}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`,
+                )
+                .join('\n'),
+        );
+      }),
+    );
+  providers
+    .command('set-key')
+    .description("Store (or replace) a provider's API key, read from standard input, encrypted; it is never shown again")
+    .argument('<name>', 'provider name, as in the packages file')
+    .option('--json', 'print {"provider","key_source","replaced","updated_at"}')
+    .action(async (name: string, options: { json?: boolean }) => {
+      const apiKey = await readSecretFromStdin(`API key for ${name} (not shown): `);
+      await withDb(async () => {
+        const result = await setProviderKey(getPrisma(), CLI_ACTOR, { provider: name, apiKey });
+        output(
+          Boolean(options.json),
+          result,
+          () => `provider ${result.provider}: key ${result.replaced ? 'replaced' : 'stored'} (encrypted)`,
+        );
+      });
+    });
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { getPrisma } from '../../../server/db/client';
+import { CLI_ACTOR } from '../../../server/domain/actor';
+import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../../../server/domain/webhooks/manage-webhook';
+import { output, withDb } from './context';
+
+// `cli keys webhook`: set, rotate and clear a key's job webhook endpoint and its signing secret.
+
+export function addWebhookCommands(keys: Command): void {
+  const webhook = keys.command('webhook').description("Manage a key's job webhook endpoint (Standard Webhooks)");
+  webhook
+    .command('set')
+    .description('Set the endpoint and a new signing secret, printed once (job.succeeded, job.failed, job.cancelled are POSTed to it)')
+    .argument('<id>', 'key id')
+    .requiredOption('--url <url>', 'https URL of the endpoint (public addresses only unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)')
+    .option('--json', 'print {"id","url","secret"}')
+    .action((id: string, options: { url: string; json?: boolean }) =>
+      withDb(async () => {
+        const set = await setKeyWebhook(getPrisma(), CLI_ACTOR, id, options.url);
+        output(Boolean(options.json), { id, ...set }, () => `${id}: webhook ${set.url}\nsigning secret (shown once): ${set.secret}`);
+      }),
+    );
+  webhook
+    .command('rotate')
+    .description('Replace the signing secret, printed once; the old one stops signing at once')
+    .argument('<id>', 'key id')
+    .option('--json', 'print {"id","url","secret"}')
+    .action((id: string, options: { json?: boolean }) =>
+      withDb(async () => {
+        const rotated = await rotateKeyWebhookSecret(getPrisma(), CLI_ACTOR, id);
+        output(Boolean(options.json), { id, ...rotated }, () => `${id}: new signing secret (shown once): ${rotated.secret}`);
+      }),
+    );
+  webhook
+    .command('clear')
+    .description('Remove the endpoint; deliveries not yet sent are skipped')
+    .argument('<id>', 'key id')
+    .option('--json', 'print {"id","url":null}')
+    .action((id: string, options: { json?: boolean }) =>
+      withDb(async () => {
+        await clearKeyWebhook(getPrisma(), CLI_ACTOR, id);
+        output(Boolean(options.json), { id, url: null }, () => `${id}: webhook removed`);
+      }),
+    );
+}
