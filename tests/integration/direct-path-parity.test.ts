@@ -238,6 +238,7 @@ describe('the direct path and Next’s router answer alike', () => {
         comparable(parse(await exchange(servers[via].port, CASES[name]!(keys[via]))), keys[via]),
       ),
     );
+    if (!direct || !next) throw new Error(`${name}: no answer`);
     expect(direct.status).toBe(next.status);
     expect(direct.headers).toEqual(next.headers);
     expect(direct.body).toBe(KNOWN_DIFFERENCES[name]?.(next.body) ?? next.body);

@@ -3,7 +3,7 @@ import type { ModelPrices } from '../../providers/engine';
 import { tableKnowsTokens } from '../billing/provider-cost';
 import type { ValidationIssue } from '../errors';
 import { engineNamesOf } from './engine-names';
-import type { PackageOperations } from './package-schema';
+import type { PackageOperations } from '../../contract/package-schema';
 
 // A provider-cost budget (limits.max_provider_cost_per_day) can only count what it can price: a
 // call of an engine without a known price adds nothing to the day's cost, so the budget would

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import { toMinorUnits } from '../packages/package-schema';
+import { toMinorUnits } from '../../contract/package-schema';
 import { checkoutPageState } from '../sales/checkout-page';
 import { listPurchasesForKey } from '../sales/list-purchases';
 import { saleOf } from '../sales/sale-terms';

@@ -27,7 +27,7 @@ export const portalRouter = router({
     .input(portalNoInput)
     .mutation(({ ctx }) => rotateKeySecret(ctx.db, actorOf(ctx.portal), ctx.portal.apiKeyId, ctx.portal.keyHash)),
   webhook: portalProcedure.input(portalNoInput).query(async ({ ctx }) => ({
-    ...(await getKeyWebhook(ctx.db, ctx.portal.apiKeyId)),
+    ...(await getKeyWebhook(ctx.db, ctx.portal.apiKeyId, true)),
     deliveries: await listKeyDeliveries(ctx.db, ctx.portal.apiKeyId, 20),
   })),
   /** Returns the new signing secret: the only time it is shown. */

@@ -11,7 +11,7 @@ import {
   rotateKeyWebhookSecret,
   setKeyWebhook,
 } from '../../domain/webhooks/manage-webhook';
-import { roleAllows } from '../../domain/operators/roles';
+import { roleAllows } from '../../contract/dashboard/roles';
 import { adminProcedure, viewerProcedure, router } from '../init';
 import { keyIssueInput, keyLabelInput } from '../../contract/dashboard/key-forms';
 import { cursor, limit, uuid } from './inputs';
