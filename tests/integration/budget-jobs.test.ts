@@ -73,6 +73,39 @@ describe('a key at its daily budget', () => {
   }, 180_000);
 });
 
+describe('the hold-time check counts the expected cost of queued jobs', () => {
+  it("adds each held job's expected cost (its engine's recent jobs) to the day's: the job past the budget is refused", async () => {
+    const name = `queued${Date.now() % 1_000_000}`;
+    const key = await createTestKey({
+      quota: 1000,
+      maxProviderCostPerDay: 1,
+      providers: { [name]: { type: 'fal', base_url: 'https://fal.example.com', prices: { 'luma-dream-machine': { per_second: 0.1 } } } },
+      operations: { 'videos.generate': { engine: `${name}:luma-dream-machine`, units: 10, input_uploads: false } },
+    });
+    const apiKey = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    // One earlier job on this engine cost 0.3: each new one is expected to cost as much.
+    await getPrisma().usageEvent.create({
+      data: {
+        apiKeyId: key.id,
+        packageVersionId: apiKey.packageVersionId,
+        operation: 'videos.generate',
+        engine: `${name}:luma-dream-machine`,
+        outcome: 'succeeded',
+        units: 10,
+        requestId: 'req_earlier',
+        jobId: 'job_earlier',
+        durationMs: 1,
+        providerCost: '0.3',
+      },
+    });
+    for (let i = 0; i < 4; i++) expect((await submitVideo(key.key, { prompt: `queued ${i}` })).status).toBe(202); // 0, 0.3, 0.6, 0.9 < 1
+    const refused = await submitVideo(key.key, { prompt: 'one too many' });
+    expectEnvelope(refused, 429, 'rate_limited');
+    expect(refused.json.error.details).toEqual({ reason: 'budget' });
+    expect(await remainingUnits(key.id)).toBe(960);
+  });
+});
+
 describe('a package with a budget needs a price for every engine', () => {
   const priced = (prices?: Record<string, unknown>, engine = 'shop:model-x') =>
     createTestKey({

@@ -22,6 +22,8 @@ export interface Charge {
   engine: string | readonly string[];
   /** The upload the call consumes (input_upload_id), recorded on its usage event. */
   inputUploadId?: string;
+  /** A job's expected provider cost (decimal string), counted by the key's budget while held. */
+  expectedCost?: string | null;
 }
 
 /** The engine a charge names first (the one tried first). */
@@ -104,6 +106,7 @@ async function claimKey(
           concurrency: key.concurrency,
           leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
           budget: key.maxProviderCostPerDay ?? null,
+          expectedCost: charge.expectedCost ?? null,
         })
       : await claimIdempotencyKey(db, request.scope, request.fingerprint);
     if (claim.kind === 'replay') await refundRequest(db, key.id);

@@ -1,9 +1,11 @@
 import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
 import { UTC_TODAY } from '../billing/settlement-sql';
 
 // A provider-cost budget (limits.max_provider_cost_per_day) is judged when units are held and
 // again when a queued job starts: jobs submitted while the key was under its budget do not all
-// run once it is spent (50 jobs submitted at 00:00 UTC).
+// run once it is spent (50 jobs submitted at 00:00 UTC). A job's cost is known only when it
+// ends, so its hold carries an expected cost, which the hold-time check adds up with the day's.
 
 export const BUDGET_JOB_MESSAGE =
   "This key reached its package's provider cost budget for the day (UTC) before the job could start. No units were charged; submit it again after midnight UTC.";
@@ -18,4 +20,18 @@ export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolea
     values: [jobId],
   });
   return rows[0]?.over === true;
+}
+
+/**
+ * What a job on `engine` is expected to cost: the mean provider cost of its last 20 charged jobs
+ * in 30 days (decimal string); null when it has none yet (the start-time check still holds).
+ */
+export async function expectedJobCost(db: PrismaClient, engine: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ cost: string | null }[]>`
+    SELECT avg(provider_cost)::text AS cost FROM (
+      SELECT provider_cost FROM usage_events
+       WHERE engine = ${engine} AND job_id IS NOT NULL AND outcome = 'succeeded' AND provider_cost IS NOT NULL
+         AND created_at > now() - interval '30 days'
+       ORDER BY created_at DESC LIMIT 20) recent`;
+  return rows[0]?.cost ?? null;
 }

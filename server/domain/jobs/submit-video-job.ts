@@ -7,6 +7,8 @@ import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { resolveInputUpload } from '../uploads/resolve-input-upload';
+import { engineNamesOf } from '../packages/engine-names';
+import { expectedJobCost } from './job-budget';
 import { enqueueVideoJob, getJobQueue } from './job-queue';
 import { completeIdempotencyOn, detachHoldOn, insertJob, newJobId, type JobInput } from './job-store';
 import { toJobView } from './job-view';
@@ -21,6 +23,8 @@ export interface PreparedVideoJob {
   /** The package's engine, or its ordered fallbacks. */
   engine: string | readonly string[];
   units: number;
+  /** Its expected provider cost, for a key with a budget (job-budget.ts); null: none known or no budget. */
+  expectedCost: string | null;
 }
 
 export async function prepareVideosGenerate(
@@ -43,7 +47,8 @@ export async function prepareVideosGenerate(
     const upload = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
     inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
-  return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units };
+  const expectedCost = key.maxProviderCostPerDay !== null ? await expectedJobCost(db, engineNamesOf(settings.engine)[0]!) : null;
+  return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units, expectedCost };
 }
 
 /**

@@ -48,6 +48,7 @@ export async function claimAndHold(
              requestId: '$13::text',
              leaseSeconds: '$14::int',
              budget: '$15::numeric',
+             expectedCost: '$16::numeric',
              gate: 'EXISTS (SELECT 1 FROM claim)',
            })}
            SELECT (SELECT id FROM claim) AS record_id, ${HOLD_OUTCOME_COLUMNS},
@@ -62,6 +63,7 @@ export async function claimAndHold(
       request.requestId,
       request.leaseSeconds,
       request.budget ?? null,
+      request.expectedCost ?? null,
     ],
   });
   const row = rows[0]!;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { settleHoldCtes, usageEventCte, UTC_TODAY } from '../billing/settlement-sql';
 import { ApiError } from '../errors';
+import { budgetRefusal } from './budget-refusal';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
 // the row lock serialises racing requests, the WHERE clause re-checks the latest balance and
@@ -24,6 +25,8 @@ export interface HoldRequest {
   leaseSeconds: number;
   /** The package's max_provider_cost_per_day (a decimal string); null: no budget. */
   budget?: string | null;
+  /** A job's expected provider cost (a decimal string), counted by the budget while its units are held. */
+  expectedCost?: string | null;
 }
 
 /**
@@ -39,23 +42,33 @@ export function unitHoldCtes(p: {
   operation: string;
   requestId: string;
   leaseSeconds: string;
-  /** The key's daily provider-cost budget (numeric, NULL: none): judged on the locked row, so exact across instances. */
+  /**
+   * The key's daily provider-cost budget (numeric, NULL: none): the day's cost judged on the locked
+   * row, so exact across instances, plus the expected cost of its queued or running jobs.
+   */
   budget: string;
+  /** This hold's expected provider cost (numeric, NULL: none known). */
+  expectedCost: string;
   gate?: string;
 }): string {
-  return `current AS (
+  return `pending AS (
+               SELECT COALESCE(sum(expected_cost), 0) AS cost FROM unit_holds
+                WHERE ${p.budget} IS NOT NULL AND api_key_id = ${p.apiKeyId} AND status = 'held' AND expected_cost IS NOT NULL
+             ), current AS (
                SELECT status, remaining_units, in_flight,
-                      CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END AS cost_today
+                      CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) AS cost_today
                  FROM api_keys WHERE id = ${p.apiKeyId}
              ), taken AS (
                UPDATE api_keys SET remaining_units = remaining_units - ${p.units}, in_flight = in_flight + 1
                 WHERE id = ${p.apiKeyId} AND status = 'active' AND in_flight < ${p.concurrency} AND remaining_units >= ${p.units}
-                  AND (${p.budget} IS NULL OR cost_day IS DISTINCT FROM ${UTC_TODAY} OR cost_today < ${p.budget})
+                  AND (${p.budget} IS NULL
+                       OR CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) < ${p.budget})
                   ${p.gate ? `AND ${p.gate}` : ''}
                RETURNING remaining_units
              ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until)
-               SELECT ${p.holdId}, ${p.apiKeyId}, ${p.units}, ${p.operation}, ${p.requestId}, now() + make_interval(secs => ${p.leaseSeconds}) FROM taken
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
+               SELECT ${p.holdId}, ${p.apiKeyId}, ${p.units}, ${p.operation}, ${p.requestId}, now() + make_interval(secs => ${p.leaseSeconds}),
+                      ${p.expectedCost} FROM taken
                RETURNING id
              )`;
 }
@@ -97,17 +110,6 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   return undefined;
 }
 
-/** The key spent its package's provider-cost budget for the UTC day: 429 until the next UTC midnight. */
-export function budgetRefusal(now = Date.now()): ApiError {
-  const midnight = new Date(now);
-  midnight.setUTCHours(24, 0, 0, 0);
-  return new ApiError('rate_limited', {
-    message: "This key reached its package's provider cost budget for the day (UTC). Retry after midnight UTC.",
-    retryAfter: Math.max(1, Math.ceil((midnight.getTime() - now) / 1000)),
-    details: { reason: 'budget' },
-  });
-}
-
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
   const holdId = randomUUID();
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -122,6 +124,7 @@ export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> 
         requestId: '$6::text',
         leaseSeconds: '$7::int',
         budget: '$8::numeric',
+        expectedCost: '$9::numeric',
       })}
              SELECT ${HOLD_OUTCOME_COLUMNS}`,
       values: [
@@ -133,6 +136,7 @@ export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> 
         request.requestId,
         request.leaseSeconds,
         request.budget ?? null,
+        request.expectedCost ?? null,
       ],
     });
     const row = rows[0]!;

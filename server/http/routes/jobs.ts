@@ -22,6 +22,7 @@ export const videosGenerateRoute = definePostRoute({
     units: prepared.units,
     engine: prepared.engine,
     inputUploadId: prepared.input.inputUpload?.uploadId,
+    expectedCost: prepared.expectedCost,
   }),
   run: async (prepared, ctx) => {
     if (!ctx.hold) throw new Error('videos.generate must hold units');
