@@ -1,23 +1,33 @@
 import boundaries from 'eslint-plugin-boundaries';
 
-// Layer rules (see the folder map in ARCHITECTURE.md). Each folder below is an "element";
-// `boundaries/dependencies` forbids the imports listed in the policies and allows the rest.
-// `import/no-cycle` (eslint-plugin-import, already part of eslint-config-next) forbids cycles.
+// Layer rules (see the code map in ARCHITECTURE.md). Each folder below is an "element";
+// `boundaries/dependencies` allows an element the layers listed in LAYER_IMPORTS and forbids
+// every other one. `import/no-cycle` (eslint-plugin-import, part of eslint-config-next) forbids
+// cycles. tests/unit/layer-rules.test.ts fails on a server folder without a layer here.
 export const layerElements = [
-  // zod schemas of every request and response: the bottom of the server, imports no server code.
+  // The bottom: zod schemas of every request and response, every enum and limit the dashboard
+  // and the API share; the settings, read once; the process's shutdown hooks and in-flight calls.
   { type: 'contract', pattern: 'server/contract' },
+  { type: 'config', pattern: 'server/config' },
+  { type: 'lifecycle', pattern: 'server/lifecycle' },
+  // What the use cases stand on: the database, object storage, engines, and the counts and
+  // traces everything above reports to.
+  { type: 'db', pattern: 'server/db' },
+  { type: 'storage', pattern: 'server/storage' },
+  { type: 'providers', pattern: 'server/providers' },
+  { type: 'observability', pattern: 'server/observability' },
   // Use cases: plain TypeScript over the database, engines and storage; no transport.
   { type: 'domain', pattern: 'server/domain' },
-  // Engines (AI SDK, OpenAI, local): below the domain, never above it.
-  { type: 'providers', pattern: 'server/providers' },
-  // The /v1 edge: the only code that knows HTTP for /v1.
+  // Dashboard sign-in, and the video job worker: above the use cases.
+  { type: 'auth', pattern: 'server/auth' },
+  { type: 'jobs', pattern: 'server/jobs' },
+  // The transports: the /v1 edge (the only code that knows HTTP for /v1), the dashboard API,
+  // and the OpenAPI document built from the /v1 route specs.
   { type: 'http', pattern: 'server/http' },
-  // The dashboard API.
   { type: 'trpc', pattern: 'server/trpc' },
-  // The database client and embedded PostgreSQL: engines never reach it (the domain reads for them).
-  { type: 'db', pattern: 'server/db' },
-  // Every other server folder (config, storage, observability, auth, ...).
-  { type: 'server', pattern: 'server' },
+  { type: 'openapi', pattern: 'server/openapi' },
+  // What an instance starts (seeding, housekeeping, workers, observability) and its readiness.
+  { type: 'instance', pattern: 'server/instance' },
   // Next's routes and pages, and the React components they render.
   { type: 'app', pattern: 'app' },
   { type: 'components', pattern: 'components' },
@@ -26,38 +36,54 @@ export const layerElements = [
   { type: 'tests', pattern: 'tests' },
 ];
 
+const BOTTOM = ['contract', 'config', 'lifecycle'];
+const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'observability'];
+const BELOW_TRANSPORTS = [...BELOW_DOMAIN, 'domain', 'auth'];
+
+/** The layers each server layer may import (besides its own files); every other one is an error. */
+export const LAYER_IMPORTS = {
+  contract: [],
+  config: [],
+  lifecycle: [],
+  db: ['config', 'lifecycle'],
+  storage: ['contract', 'config'],
+  providers: ['contract', 'config'],
+  observability: ['contract', 'config', 'lifecycle', 'db'],
+  domain: BELOW_DOMAIN,
+  auth: [...BELOW_DOMAIN, 'domain'],
+  jobs: [...BELOW_DOMAIN, 'domain'],
+  http: BELOW_TRANSPORTS,
+  trpc: BELOW_TRANSPORTS,
+  openapi: [...BOTTOM, 'http'],
+  instance: [...BELOW_TRANSPORTS, 'jobs'],
+};
+
+const ALL = layerElements.map((element) => element.type);
 const anyOf = (...types) => ({ element: { types: { anyOf: types } } });
 // A package by its name (`next` covers `next/server`, `@trpc/*` every tRPC package).
 const packages = (...sources) => ({ module: { origin: 'external', source: sources } });
 
 export const layerPolicies = [
+  ...Object.entries(LAYER_IMPORTS).map(([layer, allowed]) => ({
+    from: anyOf(layer),
+    disallow: { to: anyOf(...ALL.filter((type) => type !== layer && !allowed.includes(type))) },
+  })),
   {
-    // server/contract imports nothing of the server (zod and its own files only).
-    from: anyOf('contract'),
-    disallow: { to: anyOf('domain', 'providers', 'db', 'http', 'trpc', 'server', 'app', 'components', 'scripts', 'tests') },
-  },
-  {
-    // server/domain knows nothing of HTTP, Next, tRPC or the app.
-    from: anyOf('domain'),
-    disallow: { to: anyOf('http', 'trpc', 'app', 'components', 'scripts', 'tests') },
-  },
-  {
-    // ... nor do the contract and the engines: no Next, next-auth, tRPC or React below the transports.
-    from: anyOf('domain', 'contract', 'providers'),
+    // No Next, next-auth, tRPC or React below the transports (the use cases, the engines, ...).
+    from: anyOf(...BELOW_DOMAIN, 'domain', 'jobs'),
     disallow: { to: packages('next', 'next-auth', '@trpc/*', 'react', 'react-dom') },
   },
   {
-    // Engines sit below the domain: what both need lives in server/providers or server/contract.
-    from: anyOf('providers'),
-    disallow: { to: anyOf('domain', 'db', 'http', 'trpc', 'app', 'components', 'scripts', 'tests') },
+    // The browser's code imports of the server only the contract's values: a type from the use
+    // cases or the dashboard API's router (AppRouter) is erased from the bundle, a value is not.
+    from: anyOf('components'),
+    disallow: { to: anyOf(...ALL.filter((type) => !['contract', 'components', 'app'].includes(type))) },
   },
   {
-    // Nothing in the server reaches up into entry points or tests.
-    from: anyOf('server', 'db', 'http', 'trpc'),
-    disallow: { to: anyOf('scripts', 'tests') },
+    from: anyOf('components'),
+    allow: { to: anyOf('domain', 'trpc'), dependency: { kind: 'type' } },
   },
 ];
-
 export const layerRules = {
   // checkAllOrigins: packages (next, @trpc/*) are checked too, not only the project's own files.
   'boundaries/dependencies': ['error', { default: 'allow', checkAllOrigins: true, policies: layerPolicies }],

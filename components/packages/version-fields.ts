@@ -5,7 +5,7 @@ import {
   TEXT_OUTPUT_FORMATS,
   TIMESTAMP_MODES,
   type Operation,
-} from '@/server/domain/operations';
+} from '@/server/contract/values';
 
 // How the package form maps to a package definition (the packages-file format). Lists are
 // typed as comma-separated values; their first entry is the default, as in the file.

@@ -1,4 +1,4 @@
-import { RANGE_PRESETS, type RangeInput } from '@/server/domain/reports/time-range';
+import { RANGE_PRESETS, type RangeInput } from '@/server/contract/dashboard/time-range';
 import { param } from './format';
 
 // The dashboard's time range lives in the URL (?range=7d, or ?range=custom&from=…&to=…): a

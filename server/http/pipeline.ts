@@ -16,6 +16,7 @@ import { ApiError, isApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
+import { displayPrefix } from '../domain/keys/key-secret';
 import type { Operation } from '../domain/operations';
 import type { Hold } from '../domain/quota/unit-holds';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
@@ -102,7 +103,8 @@ async function authenticate(request: Request): Promise<AuthenticatedKey> {
 
 async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
   const key = await authenticate(request);
-  noteKey(request, key);
+  const secret = request.headers.get('authorization')?.slice(7).trim() ?? '';
+  noteKey(request, { keyId: key.id, keyPrefix: displayPrefix(secret), packageSlug: key.packageSlug });
   const raw = (await next?.params) ?? {};
   const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
   const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers));

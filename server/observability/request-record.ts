@@ -1,6 +1,3 @@
-import type { AuthenticatedKey } from '../domain/keys/authenticate-key';
-import { displayPrefix } from '../domain/keys/key-secret';
-
 // What a /v1 request learns on its way (its key, then what it holds), kept beside the Request
 // so the edge (routeMethods) can count, measure and log the answer without the pipeline
 // passing anything back. A WeakMap: nothing outlives its request.
@@ -23,9 +20,8 @@ export function requestRecord(request: Request): RequestRecord | undefined {
 }
 
 /** Step 1 passed: the request is the key's (its prefix is the public part of the secret). */
-export function noteKey(request: Request, key: AuthenticatedKey): void {
-  const secret = request.headers.get('authorization')?.slice(7).trim() ?? '';
-  records.set(request, { keyId: key.id, keyPrefix: displayPrefix(secret), packageSlug: key.packageSlug });
+export function noteKey(request: Request, key: { keyId: string; keyPrefix: string; packageSlug: string }): void {
+  records.set(request, { ...key });
 }
 
 /** The units are held and the engine is about to run. */

@@ -59,3 +59,39 @@ describe('links between the Markdown files', () => {
     });
   }
 });
+
+// ARCHITECTURE.md is the code map: every path it names in a code span (`server/http/`,
+// `app/v1/**/route.ts`, `app/api/{auth,trpc}`) exists. A glob stands for its fixed part.
+const PATH_ROOTS = ['server', 'app', 'scripts', 'components', 'tests', 'prisma', 'docs'];
+
+function codePathsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
+  const spans = [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!.trim());
+  const startsWithRoot = new RegExp(`^(?:${PATH_ROOTS.join('|')})(?:/|$)`);
+  return spans
+    .filter((span) => startsWithRoot.test(span) && !/\s/.test(span))
+    .flatMap((span) => {
+      const braces = /\{([^}]+)\}/.exec(span);
+      return braces ? braces[1]!.split(',').map((part) => span.replace(braces[0], part)) : [span];
+    });
+}
+
+/** The part of a path before its first glob segment (`app/v1/**\/route.ts` → `app/v1`). */
+const fixedPart = (path: string) =>
+  path
+    .split('/')
+    .slice(0, path.split('/').findIndex((segment) => segment.includes('*')) >>> 0)
+    .join('/');
+
+describe('paths named in ARCHITECTURE.md', () => {
+  const paths = codePathsOf(join(root, 'ARCHITECTURE.md'));
+
+  it('finds the code map', () => {
+    expect(paths).toEqual(expect.arrayContaining(['server/http/', 'server/domain/', 'scripts/start.ts']));
+  });
+
+  it('every file and folder it names exists', () => {
+    const missing = paths.filter((path) => !existsSync(join(root, fixedPart(path))));
+    expect(missing).toEqual([]);
+  });
+});

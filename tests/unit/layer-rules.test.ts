@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +32,28 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['server/providers/layer-probe.ts', "import { ApiError } from '../domain/errors';"],
     ['server/providers/layer-probe.ts', "import { getPool } from '@/server/db/client';"],
     ['server/http/layer-probe.ts', "import { startCommand } from '../../scripts/lib/start-command';"],
+    // One forbidden import per layer group: each names a layer above it (or beside it, not below).
+    ['server/config/layer-probe.ts', "import { getPool } from '../db/client';"],
+    ['server/lifecycle/layer-probe.ts', "import { getConfig } from '../config';"],
+    ['server/db/layer-probe.ts', "import { startInstance } from '../instance/start-instance';"],
+    ['server/db/layer-probe.ts', "import { countFallback } from '../observability/metrics';"],
+    ['server/storage/layer-probe.ts', "import { getPool } from '../db/client';"],
+    ['server/observability/layer-probe.ts', "import { displayPrefix } from '../domain/keys/key-secret';"],
+    ['server/observability/layer-probe.ts', "import { isStopping } from '../instance/readiness';"],
+    ['server/domain/layer-probe.ts', "import { startInstance } from '../instance/start-instance';"],
+    ['server/domain/layer-probe.ts', "import { getOperatorSession } from '../auth/session';"],
+    ['server/domain/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
+    ['server/auth/layer-probe.ts', "import { traceStep } from '../http/pipeline';"],
+    ['server/auth/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
+    ['server/jobs/layer-probe.ts', "import { startInstance } from '../instance/start-instance';"],
+    ['server/http/layer-probe.ts', "import { buildOpenApiDocument } from '../openapi/document';"],
+    ['server/http/layer-probe.ts', "import { appRouter } from '../trpc/app-router';"],
+    ['server/trpc/layer-probe.ts', "import { definePostRoute } from '../http/route-doc';"],
+    ['server/openapi/layer-probe.ts', "import { issueKey } from '../domain/keys/issue-key';"],
+    ['server/instance/layer-probe.ts', "import { definePostRoute } from '../http/route-doc';"],
+    ['components/layer-probe.tsx', "import { resolveTimeRange } from '@/server/domain/reports/time-range';"],
+    ['components/layer-probe.tsx', "import { getConfig } from '@/server/config';"],
+    ['components/layer-probe.tsx', "import { appRouter } from '@/server/trpc/app-router';"],
   ])('%s may not `%s`', async (filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
     expect(errors).toHaveLength(1);
@@ -41,7 +64,14 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['server/contract/layer-probe.ts', "import { OPERATIONS } from './values';"],
     ['server/domain/layer-probe.ts', "import { resolveEngine } from '../domain/providers/resolve-engine';"],
     ['server/domain/layer-probe.ts', "import { getPool } from '@/server/db/client';"],
-    ['server/providers/layer-probe.ts', "import { PROVIDER_TYPES } from '../providers/provider-types';"],
+    ['server/providers/layer-probe.ts', "import { PROVIDER_TYPES } from '../contract/provider-types';"],
+    ['server/domain/layer-probe.ts', "import { isStopping } from '../lifecycle/shutdown-hooks';"],
+    ['server/observability/layer-probe.ts', "import { onShutdown } from '../lifecycle/shutdown-hooks';"],
+    ['server/instance/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
+    ['server/openapi/layer-probe.ts', "import { jsonText } from '../http/responses';"],
+    ['components/layer-probe.tsx', "import { packageDefinitionSchema } from '@/server/contract/package-schema';"],
+    ['components/layer-probe.tsx', "import type { MarginReport } from '@/server/domain/reports/margin';"],
+    ['components/layer-probe.tsx', "import type { AppRouter } from '@/server/trpc/app-router';"],
     ['server/http/layer-probe.ts', "import { ApiError } from '@/server/domain/errors';"],
   ])('%s may `%s`', async (filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
@@ -65,6 +95,15 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
   ])('%s may use process.env', async (filePath, source) => {
     const [result] = await probeLint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
     expect(result?.messages.map((message) => message.ruleId)).not.toContain('no-restricted-properties');
+  });
+
+  it('every folder of server/ has its layer group in eslint.layers.mjs', async () => {
+    const { layerElements } = (await import(path.join(root, 'eslint.layers.mjs'))) as { layerElements: { pattern: string }[] };
+    const patterns = new Set(layerElements.map((element) => element.pattern));
+    const entries = readdirSync(path.join(root, 'server'), { withFileTypes: true });
+    expect(entries.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual([]);
+    const ungrouped = entries.filter((entry) => entry.isDirectory() && !patterns.has(`server/${entry.name}`)).map((entry) => entry.name);
+    expect(ungrouped).toEqual([]);
   });
 
   it('an import cycle is an error', async () => {

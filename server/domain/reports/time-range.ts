@@ -1,16 +1,7 @@
+import type { RangeInput, RangePreset } from '../../contract/dashboard/time-range';
 import { ApiError } from '../errors';
 
-// The dashboard's time range (URL state): a preset counted back from now, or whole UTC days.
-
-export const RANGE_PRESETS = ['24h', '7d', '14d', '30d'] as const;
-export type RangePreset = (typeof RANGE_PRESETS)[number];
-
-export interface RangeInput {
-  range?: RangePreset | 'custom';
-  /** Custom range: first and last UTC day, inclusive (YYYY-MM-DD). */
-  from?: string;
-  to?: string;
-}
+// The dashboard's time range (contract/dashboard/time-range.ts) resolved to dates and chart buckets.
 
 export interface TimeRange {
   from: Date;

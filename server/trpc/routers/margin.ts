@@ -3,7 +3,8 @@ import { getConfig } from '../../config';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
 import { budgetPackagesWithoutPrice } from '../../domain/packages/budget-prices';
 import { marginByKey, marginByPackage, marginReport } from '../../domain/reports/margin';
-import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
+import { RANGE_PRESETS } from '../../contract/dashboard/time-range';
+import { resolveTimeRange } from '../../domain/reports/time-range';
 import { viewerProcedure, router } from '../init';
 import { limit, uuid } from './inputs';
 

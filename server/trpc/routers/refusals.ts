@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { getKey } from '../../domain/keys/manage-keys';
 import { listKeysByRefusals } from '../../domain/reports/key-refusals';
-import { RANGE_PRESETS, resolveTimeRange } from '../../domain/reports/time-range';
+import { RANGE_PRESETS } from '../../contract/dashboard/time-range';
+import { resolveTimeRange } from '../../domain/reports/time-range';
 import { getTrafficOverview, refusedByCode } from '../../domain/reports/traffic';
 import { viewerProcedure, router } from '../init';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
