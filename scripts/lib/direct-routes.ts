@@ -23,7 +23,9 @@ type HeaderRule = { source: string; headers: { key: string; value: string }[] };
  * one set for every direct path (a rule that tells them apart would need a per-route set: refused).
  */
 async function configuredHeaders(root: string, paths: string[]): Promise<[string, string][]> {
-  const config = (await import(pathToFileURL(join(root, 'next.config.mjs')).href)) as { default: { headers?: () => Promise<HeaderRule[]> } };
+  const config = (await import(pathToFileURL(join(root, 'next.config.mjs')).href)) as {
+    default: { headers?: () => Promise<HeaderRule[]> };
+  };
   const { getPathMatch } = (await import('next/dist/shared/lib/router/utils/path-match.js')) as unknown as {
     getPathMatch: (source: string, options: object) => (path: string) => unknown;
   };
@@ -42,7 +44,9 @@ async function configuredHeaders(root: string, paths: string[]): Promise<[string
 /** The direct dispatcher of `npm start`, over the route files under `root`. */
 export async function loadDirectDispatch(root: string): Promise<DirectDispatch> {
   const paths = [...new Set(ROUTES.map((route) => route.path)), ...PROBES];
-  const routes: DirectRoute[] = await Promise.all(paths.map(async (path) => ({ path, methods: await importFile(root, routeFileOf(path)) })));
+  const routes: DirectRoute[] = await Promise.all(
+    paths.map(async (path) => ({ path, methods: await importFile(root, routeFileOf(path)) })),
+  );
   const notFound = await importFile(root, CATCH_ALL);
   return createDirectDispatch(directRouter(routes, notFound), await configuredHeaders(root, [...paths, '/v1/unknown']));
 }
