@@ -28,7 +28,9 @@ type HeaderRule = { source: string; headers: { key: string; value: string }[] };
  * one set for every direct path (a rule that tells them apart would need a per-route set: refused).
  */
 async function configuredHeaders(root: string, paths: string[]): Promise<[string, string][]> {
-  const config = (await import(pathToFileURL(join(root, 'next.config.mjs')).href)) as { default: { headers?: () => Promise<HeaderRule[]> } };
+  const config = (await import(pathToFileURL(join(root, 'next.config.mjs')).href)) as {
+    default: { headers?: () => Promise<HeaderRule[]> };
+  };
   const { getPathMatch } = (await import('next/dist/shared/lib/router/utils/path-match.js')) as unknown as {
     getPathMatch: (source: string, options: object) => (path: string) => unknown;
   };

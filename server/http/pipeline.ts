@@ -67,7 +67,6 @@ export type Outcome =
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
 type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
 
-
 export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
   scope: Operation | ((key: AuthenticatedKey) => boolean);
@@ -284,4 +283,3 @@ export function defineGetRoute(spec: GetRouteSpec) {
     }
   }, route);
 }
-

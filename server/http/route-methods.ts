@@ -39,7 +39,8 @@ export function routeMethods(given: Partial<Record<Method, Handler & { route?: R
   const withHead: Partial<Record<Method, Handler & { route?: RouteDoc }>> =
     given.GET && !given.HEAD ? { ...given, HEAD: Object.assign(headOf(given.GET), { route: given.GET.route }) } : given;
   const allow = METHODS.filter((method) => withHead[method]).join(', ');
-  const notAllowed: Handler = async () => toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), newRequestId());
+  const notAllowed: Handler = async () =>
+    toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), newRequestId());
   const observedRoute: ObservedRoute | undefined = route && { label: route.path, operation: route.operation };
   const watch = (handler: Handler) => (observedRoute ? observed(handler, observedRoute) : handler);
   const refused = watch(notAllowed);
