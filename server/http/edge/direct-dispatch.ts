@@ -37,6 +37,8 @@ export function createDirectDispatch(router: Router, headers: readonly [name: st
     {
       // The Request and Response classes stay Node's own: Next serves the rest of this process.
       overrideGlobalObjects: false,
+      // HTTP/1.0 needs no Host (the edge lets it through): its URL is then this server's own.
+      hostname: 'localhost',
       // A Host that makes no URL: the envelope, as every other refusal of the edge.
       errorHandler: () =>
         toErrorResponse(new ApiError('invalid_request', { message: 'The Host header does not name a valid host.' }), newRequestId()),
