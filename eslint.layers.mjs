@@ -15,6 +15,8 @@ export const layerElements = [
   { type: 'db', pattern: 'server/db' },
   { type: 'storage', pattern: 'server/storage' },
   { type: 'providers', pattern: 'server/providers' },
+  // Payments: the Stripe SDK's client and its calls (selling), beside the engines.
+  { type: 'payments', pattern: 'server/payments' },
   { type: 'observability', pattern: 'server/observability' },
   // Use cases: plain TypeScript over the database, engines and storage; no transport.
   { type: 'domain', pattern: 'server/domain' },
@@ -37,7 +39,7 @@ export const layerElements = [
 ];
 
 const BOTTOM = ['contract', 'config', 'lifecycle'];
-const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'observability'];
+const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'observability'];
 const BELOW_TRANSPORTS = [...BELOW_DOMAIN, 'domain', 'auth'];
 
 /** The layers each server layer may import (besides its own files); every other one is an error. */
@@ -48,13 +50,14 @@ export const LAYER_IMPORTS = {
   db: ['config', 'lifecycle'],
   storage: ['contract', 'config'],
   providers: ['contract', 'config'],
+  payments: ['contract', 'config'],
   observability: ['contract', 'config', 'lifecycle', 'db'],
   domain: BELOW_DOMAIN,
   auth: [...BELOW_DOMAIN, 'domain'],
   jobs: [...BELOW_DOMAIN, 'domain'],
   http: BELOW_TRANSPORTS,
   trpc: BELOW_TRANSPORTS,
-  openapi: [...BOTTOM, 'http'],
+  openapi: [...BOTTOM, 'auth', 'http'],
   instance: [...BELOW_TRANSPORTS, 'jobs'],
 };
 

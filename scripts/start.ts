@@ -8,7 +8,8 @@
 // router (scripts/lib/direct-routes.ts); --v1-through-next hands them to Next as `next dev` does
 // (for the parity test and A/B benchmarks).
 import next from 'next';
-import { getConfig } from '../server/config';
+import type { Server } from 'node:http';
+import { getConfig, type Config } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
@@ -32,6 +33,28 @@ function loopbackFor(host: string): string {
 
 /** Stopped when the start fails after it (a port in use), so no PostgreSQL is left behind. */
 let startedDatabase: { stop(): Promise<void> } | undefined;
+
+/** Listens, then warms Next up with its first request; a port in use or a bad HOST throws. */
+async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
+  // (A supervisor restarts a process that stops here.)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
+  // path Next serves), so Next is ready too before anyone is told the instance is.
+  const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
+  if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
+  await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/favicon.ico`).then((answer) => answer.arrayBuffer());
+  // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
+  // app has none), and drops every other upgrade's connection. Without a listener Node serves a
+  // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
+  // RFC 9110 §7.8 allows.
+  server.removeAllListeners('upgrade');
+}
 
 async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
@@ -68,24 +91,7 @@ async function main(): Promise<void> {
   const server = createEdgeServer(handle, direct);
   server.keepAliveTimeout = 65_000;
   server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
-  // A port in use or a HOST that does not resolve stops the process (a supervisor restarts it).
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
-  // path Next serves), so Next is ready too before anyone is told the instance is.
-  const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
-  if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
-  await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/favicon.ico`).then((answer) => answer.arrayBuffer());
-  // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
-  // app has none), and drops every other upgrade's connection. Without a listener Node serves a
-  // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
-  // RFC 9110 §7.8 allows.
-  server.removeAllListeners('upgrade');
+  await listenAndWarmUp(server, config);
   log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 
   let stopping = false;

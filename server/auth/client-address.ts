@@ -1,5 +1,5 @@
 import { getConfig } from '../config';
-import { parseProxyTrust, resolveClient, trustsForwardedHeaders, type ProxyTrust } from './proxy-trust';
+import { parseProxyTrust, resolveClient, trustsForwardedHeaders, type ProxyTrust } from '../config/proxy-trust';
 
 /** Set by `npm start` from the connection itself, replacing anything a client sent. */
 export const CLIENT_ADDRESS_HEADER = 'x-wgs-client-address';

@@ -3,7 +3,7 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
-import { proxyTrustSetting } from '../auth/proxy-trust';
+import { proxyTrustSetting } from './proxy-trust';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one

@@ -29,28 +29,3 @@ export function readIdempotencyKey(request: Request): string {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError('invalid_idempotency_key');
   return key;
 }
-
-const HOST = /^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-
-/** The first value of a possibly comma-separated forwarding header. */
-function firstForwarded(request: Request, name: string): string | undefined {
-  return request.headers.get(name)?.split(',')[0]?.trim() || undefined;
-}
-
-/**
- * The origin the client used, for URLs handed back to it (uploads, outputs) when PUBLIC_BASE_URL
- * is not set: the forwarded Host (only behind a trusted proxy, TRUST_PROXY), else the request's
- * Host, and the protocol. A malformed value is skipped for the next one; the server's own origin
- * is the last resort. Only the caller's own response is affected: the URLs' signatures do not
- * cover the host.
- */
-export function publicOrigin(request: Request, configured: string | undefined, trustProxy: boolean): string {
-  if (configured) return configured;
-  const own = new URL(request.url);
-  const proto = trustProxy ? firstForwarded(request, 'x-forwarded-proto')?.toLowerCase() : undefined;
-  const protocol = proto === 'https' || proto === 'http' ? proto : own.protocol.slice(0, -1);
-  const host = [trustProxy ? firstForwarded(request, 'x-forwarded-host') : undefined, request.headers.get('host')].find(
-    (candidate) => candidate !== undefined && candidate !== null && HOST.test(candidate),
-  );
-  return host ? `${protocol}://${host.toLowerCase()}` : own.origin;
-}

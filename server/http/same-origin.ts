@@ -1,5 +1,5 @@
 import { getConfig } from '../config';
-import { publicOrigin } from './headers';
+import { publicOrigin } from '../auth/forwarded';
 import { forwardedHeadersTrusted } from '../auth/client-address';
 
 // The dashboard's state-changing requests (tRPC mutations, sign-in and sign-out) come only from

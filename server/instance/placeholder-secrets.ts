@@ -1,3 +1,5 @@
+import { environmentCopy } from '../config/environment';
+
 // Production refuses placeholders: a secret copied from an example file (.env.example,
 // deploy/kubernetes/secret.example.yaml), one still marked CHANGE-ME, or one of low entropy
 // would sign URLs, sessions and stored provider keys with a value anyone can guess. The
@@ -94,7 +96,7 @@ export function placeholderSecrets(env: Readonly<Record<string, string | undefin
 }
 
 /** Throws one line naming every variable placeholderSecrets finds. */
-export function refusePlaceholderSecrets(env: NodeJS.ProcessEnv = process.env): void {
+export function refusePlaceholderSecrets(env: NodeJS.ProcessEnv = environmentCopy()): void {
   const problems = placeholderSecrets(env);
   if (problems.length === 0) return;
   throw new Error(

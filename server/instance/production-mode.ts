@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
+import { environmentCopy } from '../config/environment';
 import { refusePlaceholderSecrets } from './placeholder-secrets';
 
 // The production command (`npm run start:production`, the container's CMD) and the production
@@ -24,7 +25,7 @@ const REQUIRED = {
  * Throws one line naming the settings the production command lacks, or else the variables whose
  * values are placeholders or guessable secrets (placeholder-secrets.ts).
  */
-export function requireProductionSettings(config: Config, role: keyof typeof REQUIRED, env: NodeJS.ProcessEnv = process.env): void {
+export function requireProductionSettings(config: Config, role: keyof typeof REQUIRED, env: NodeJS.ProcessEnv = environmentCopy()): void {
   const missing = REQUIRED[role].filter((name) => !config[name]);
   if (missing.length > 0) {
     throw new Error(

@@ -1,6 +1,6 @@
 import { getConfig } from '../config';
 import { buildOpenApiDocument } from './document';
-import { publicOrigin } from '../http/headers';
+import { publicOrigin } from '../auth/forwarded';
 import { newRequestId } from '../http/request-id';
 import { jsonText } from '../http/responses';
 import { forwardedHeadersTrusted } from '../auth/client-address';

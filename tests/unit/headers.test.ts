@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isApiError } from '@/server/domain/errors';
-import { publicOrigin, readIdempotencyKey, requireJsonContentType } from '@/server/http/headers';
+import { publicOrigin } from '@/server/auth/forwarded';
+import { readIdempotencyKey, requireJsonContentType } from '@/server/http/headers';
 
 const req = (headers: Record<string, string>) => new Request('http://127.0.0.1/v1/text/generate', { method: 'POST', headers });
 

@@ -50,6 +50,8 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['server/http/layer-probe.ts', "import { appRouter } from '../trpc/app-router';"],
     ['server/trpc/layer-probe.ts', "import { definePostRoute } from '../http/route-doc';"],
     ['server/openapi/layer-probe.ts', "import { issueKey } from '../domain/keys/issue-key';"],
+    ['server/payments/layer-probe.ts', "import { issueKey } from '../domain/keys/issue-key';"],
+    ['server/payments/layer-probe.ts', "import { getPool } from '../db/client';"],
     ['server/instance/layer-probe.ts', "import { definePostRoute } from '../http/route-doc';"],
     ['components/layer-probe.tsx', "import { resolveTimeRange } from '@/server/domain/reports/time-range';"],
     ['components/layer-probe.tsx', "import { getConfig } from '@/server/config';"],

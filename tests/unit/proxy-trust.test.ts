@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProxyTrust, resolveClient, trustsForwardedHeaders, type ProxyTrust } from '@/server/auth/proxy-trust';
+import { parseProxyTrust, resolveClient, trustsForwardedHeaders, type ProxyTrust } from '@/server/config/proxy-trust';
 import { readConfig } from '@/server/config';
 
 function trust(setting: string): ProxyTrust {

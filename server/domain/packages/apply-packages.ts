@@ -63,39 +63,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const result: ApplyResult = { providers: [], packages: [], notices: file.packages.flatMap(outputCapNotices) };
-    const retyped = new Set<string>();
-    for (const [name, provider] of Object.entries(file.providers)) {
-      const data = {
-        type: provider.type,
-        baseUrl: provider.base_url ?? null,
-        apiKeyEnv: provider.api_key_env ?? null,
-        options: providerExtrasOf(provider),
-        prices: (provider.prices ?? {}) as Prisma.InputJsonValue,
-      };
-      const existing = await tx.provider.findUnique({ where: { name } });
-      refuseUnlessOwner(actor, `providers.${name}`, existing, data);
-      if (!existing) {
-        await tx.provider.create({ data: { name, ...data } });
-        await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
-        result.providers.push({ name, status: 'created' });
-      } else if (
-        existing.type !== data.type ||
-        existing.baseUrl !== data.baseUrl ||
-        existing.apiKeyEnv !== data.apiKeyEnv ||
-        canonicalJson(existing.options) !== canonicalJson(data.options) ||
-        canonicalJson(existing.prices) !== canonicalJson(data.prices)
-      ) {
-        if (existing.type !== data.type) retyped.add(name);
-        await tx.provider.update({ where: { name }, data });
-        const before = storedSettings(existing);
-        await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
-        const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
-        result.providers.push(cleared ? { name, status: 'updated', key_cleared: true } : { name, status: 'updated' });
-      } else {
-        result.providers.push({ name, status: 'unchanged' });
-      }
-    }
-
+    const retyped = await applyProviders(tx, actor, file.providers, result);
     const providerTypes = new Map(
       (await tx.provider.findMany({ select: { name: true, type: true } })).map((p) => [p.name, p.type] as const),
     );
@@ -129,6 +97,48 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
  * A provider whose type changes must still serve the packages already stored that name it (the
  * latest version of each; older ones keep their keys' terms and their engines' fate).
  */
+/** Writes the file's providers (each audited), noting their statuses; returns those whose type changed. */
+async function applyProviders(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  providers: PackagesFile['providers'],
+  result: ApplyResult,
+): Promise<Set<string>> {
+  const retyped = new Set<string>();
+  for (const [name, provider] of Object.entries(providers)) {
+    const data = {
+      type: provider.type,
+      baseUrl: provider.base_url ?? null,
+      apiKeyEnv: provider.api_key_env ?? null,
+      options: providerExtrasOf(provider),
+      prices: (provider.prices ?? {}) as Prisma.InputJsonValue,
+    };
+    const existing = await tx.provider.findUnique({ where: { name } });
+    refuseUnlessOwner(actor, `providers.${name}`, existing, data);
+    if (!existing) {
+      await tx.provider.create({ data: { name, ...data } });
+      await recordAudit(tx, actor, { action: 'provider.create', targetType: 'provider', targetId: name, after: data });
+      result.providers.push({ name, status: 'created' });
+    } else if (
+      existing.type !== data.type ||
+      existing.baseUrl !== data.baseUrl ||
+      existing.apiKeyEnv !== data.apiKeyEnv ||
+      canonicalJson(existing.options) !== canonicalJson(data.options) ||
+      canonicalJson(existing.prices) !== canonicalJson(data.prices)
+    ) {
+      if (existing.type !== data.type) retyped.add(name);
+      await tx.provider.update({ where: { name }, data });
+      const before = storedSettings(existing);
+      await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
+      const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
+      result.providers.push(cleared ? { name, status: 'updated', key_cleared: true } : { name, status: 'updated' });
+    } else {
+      result.providers.push({ name, status: 'unchanged' });
+    }
+  }
+  return retyped;
+}
+
 async function storedPackagesUnable(
   tx: Prisma.TransactionClient,
   file: PackagesFile,

@@ -26,6 +26,12 @@ interface Row extends HoldOutcome {
   response_body: string | null;
 }
 
+/** The hold's parameters, $9 to $16 of the statement below, in their order. */
+function holdValues(request: Omit<HoldRequest, 'apiKeyId'>, holdId: string): unknown[] {
+  const { units, concurrency, operation, requestId, leaseSeconds } = request;
+  return [units, concurrency, holdId, operation, requestId, leaseSeconds, request.budget ?? null, request.expectedCost ?? null];
+}
+
 export async function claimAndHold(
   db: SqlDb,
   scope: IdempotencyScope,
@@ -54,17 +60,7 @@ export async function claimAndHold(
            SELECT (SELECT id FROM claim) AS record_id, ${HOLD_OUTCOME_COLUMNS},
                   e.fingerprint, e.status AS existing_status, e.response_status, e.response_body
              FROM (SELECT 1) AS one LEFT JOIN existing e ON true`,
-    values: [
-      ...claimValues(scope, fingerprint),
-      request.units,
-      request.concurrency,
-      holdId,
-      request.operation,
-      request.requestId,
-      request.leaseSeconds,
-      request.budget ?? null,
-      request.expectedCost ?? null,
-    ],
+    values: [...claimValues(scope, fingerprint), ...holdValues(request, holdId)],
   });
   const row = rows[0]!;
   if (row.record_id && row.remaining !== null) {

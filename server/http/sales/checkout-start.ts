@@ -4,8 +4,8 @@ import { getPrisma } from '../../db/client';
 import { isApiError } from '../../domain/errors';
 import { startPackageCheckout } from '../../domain/sales/start-checkout';
 import { getStripe } from '../../payments/stripe-client';
-import { cameOverHttps } from '../../auth/forwarded';
-import { publicOrigin } from '../headers';
+import { cameOverHttps, publicOrigin } from '../../auth/forwarded';
+import { forwardedHeadersTrusted } from '../../auth/client-address';
 import { crossSiteRefusal } from '../same-origin';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
@@ -32,7 +32,7 @@ export async function handleCheckoutStart(request: Request): Promise<Response> {
   const refused = crossSiteRefusal(request, false);
   if (refused) return refused;
   const config = getConfig();
-  const origin = publicOrigin(request, config.PUBLIC_BASE_URL, config.TRUST_PROXY === 'true');
+  const origin = publicOrigin(request, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers));
   const stripe = getStripe();
   if (!stripe) return redirect(new URL('/buy', origin).href);
   const form = await request.formData().catch(() => null);

@@ -4,7 +4,8 @@ import { getConfig } from '../../config';
 import type { PrismaClient } from '../../db/generated/client';
 import { getPrisma } from '../../db/client';
 import { findPortalSession, type PortalSession } from '../../domain/portal/portal-session';
-import { publicOrigin } from '../../http/headers';
+import { publicOrigin } from '../../auth/forwarded';
+import { forwardedHeadersTrusted } from '../../auth/client-address';
 import type { TrpcContext } from '../context';
 
 // The portal's context never holds an operator session (so every operator procedure refuses it),
@@ -19,6 +20,6 @@ export async function createPortalRequestContext(req?: Request): Promise<TrpcCon
   const db = getPrisma();
   const token = portalToken(await headers(), await cookies());
   const config = getConfig();
-  const origin = req ? publicOrigin(req, config.PUBLIC_BASE_URL, config.TRUST_PROXY === 'true') : undefined;
+  const origin = req ? publicOrigin(req, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(req.headers)) : undefined;
   return createPortalInnerContext(await findPortalSession(db, token), db, origin);
 }

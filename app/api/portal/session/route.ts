@@ -1,4 +1,4 @@
-import { signInRoute, signOutRoute } from '@/server/auth/portal-session-route';
+import { signInRoute, signOutRoute } from '@/server/http/portal/portal-session-route';
 
 export const dynamic = 'force-dynamic';
 

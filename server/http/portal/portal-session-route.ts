@@ -1,15 +1,15 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { portalSignInInput } from '../contract/portal';
-import { getPrisma } from '../db/client';
-import { ApiError } from '../domain/errors';
-import { endPortalSession, signInWithKey } from '../domain/portal/portal-session';
-import { zodValidationError } from '../domain/zod-issues';
-import { readBodyBytes, parseJsonObject } from '../http/read-json-body';
-import { newRequestId } from '../http/request-id';
-import { toErrorResponse } from '../http/responses';
-import { isCrossSite } from '../http/same-origin';
-import { clientAddress } from './client-address';
-import { portalCookieName, portalCookieOptions, portalToken } from './portal-cookie';
+import { portalSignInInput } from '../../contract/portal';
+import { getPrisma } from '../../db/client';
+import { ApiError } from '../../domain/errors';
+import { endPortalSession, signInWithKey } from '../../domain/portal/portal-session';
+import { zodValidationError } from '../../domain/zod-issues';
+import { readBodyBytes, parseJsonObject } from '../read-json-body';
+import { newRequestId } from '../request-id';
+import { toErrorResponse } from '../responses';
+import { isCrossSite } from '../same-origin';
+import { clientAddress } from '../../auth/client-address';
+import { portalCookieName, portalCookieOptions, portalToken } from '../../auth/portal-cookie';
 
 // POST /api/portal/session signs a customer in with their API key (JSON `{ "secret": ... }`) and
 // sets the session cookie; DELETE signs out. Both refuse another site's request, as the dashboard does.
