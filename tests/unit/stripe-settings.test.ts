@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readConfig } from '@/server/config';
+import { readConfig, resetConfigForTests } from '@/server/config';
 import { dashboardPolicy } from '@/server/http/content-security-policy';
 import { apiBaseOptions, stripeSettings } from '@/server/payments/stripe-client';
 
@@ -37,12 +37,14 @@ describe("the pages' form-action", () => {
   afterEach(() => {
     delete process.env.STRIPE_SECRET_KEY;
     delete process.env.STRIPE_API_BASE;
+    resetConfigForTests();
   });
 
   it("names Stripe's checkout (and a test API base) only when selling is configured", () => {
     expect(dashboardPolicy('n', false)).toMatch(/form-action 'self'(;|$)/);
     process.env.STRIPE_SECRET_KEY = 'sk_test_abc';
     process.env.STRIPE_API_BASE = 'http://127.0.0.1:4204';
+    resetConfigForTests(); // the policy reads the configuration, read once
     expect(dashboardPolicy('n', false)).toContain("form-action 'self' https://checkout.stripe.com http://127.0.0.1:4204");
   });
 });
