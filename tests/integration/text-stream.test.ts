@@ -207,7 +207,7 @@ describe('output delivered is output paid for', () => {
         [`priced${++priced}`]: {
           type: 'openai',
           base_url: fake.baseUrl,
-          api_key_env: 'FAKE_STREAM_KEY',
+          api_key_env: 'WGS_PROVIDER_KEY_FAKE_STREAM_KEY',
           prices: { 'model-s': { input_per_mtok: 1000, output_per_mtok: 2000 } },
         },
       },

@@ -9,6 +9,7 @@ import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
 import { expectTrpcError, operatorCaller, usage } from '../trpc/helpers';
 import { keyOnFreshPackage, portalSignIn } from './portal-helpers';
+import { openWebhookSecret } from '@/server/domain/webhooks/webhook-secrets';
 
 // Nothing of another key or of the operator is reachable from a portal session, and nothing of
 // the portal from an operator's; the portal's job webhook follows the operator's rules.
@@ -130,10 +131,16 @@ describe("the portal's job webhook", () => {
     await expectTrpcError(caller.setWebhook({ url: 'https://192.168.0.10/x' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
     const set = await caller.setWebhook({ url: 'https://hooks.example.com/wgs' });
     expect(set.secret).toMatch(/^whsec_/);
-    expect(await caller.webhook()).toEqual({ url: 'https://hooks.example.com/wgs', disabled_at: null, deliveries: [] });
+    expect(await caller.webhook()).toEqual({
+      url: 'https://hooks.example.com/wgs',
+      host: 'hooks.example.com',
+      disabled_at: null,
+      deliveries: [],
+    });
     const rotated = await caller.rotateWebhookSecret();
     expect(rotated.secret).not.toBe(set.secret);
-    expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: a.id } })).webhookSecret).toBe(rotated.secret);
+    const sealed = await getPrisma().webhookSecret.findUniqueOrThrow({ where: { apiKeyId: a.id } });
+    expect(openWebhookSecret(a.id, { iv: sealed.iv, ciphertext: sealed.ciphertext, auth_tag: sealed.authTag })).toBe(rotated.secret);
 
     const own = await delivery(a.id);
     expect((await caller.webhook()).deliveries.map((row) => row.id)).toEqual([own]);
