@@ -22,7 +22,7 @@ import { startOpenAiStyleFake } from './support/providers/protocols/openai-style
 
 process.env.PROVIDER_MAX_RETRIES = '0';
 process.env.JOB_CANCEL_CHECK_SECONDS = '0.2';
-process.env.FAKE_VIDEO_CANCEL_KEY = VIDEO_SECRET;
+process.env.WGS_PROVIDER_KEY_FAKE_VIDEO_CANCEL = VIDEO_SECRET;
 setQuickJobQueue();
 resetConfigForTests();
 startVideoWorkerForFile();
@@ -75,7 +75,9 @@ describe.each(PROTOCOLS)('cancelling a running $type video job', (protocol) => {
     fakes.push(fake);
     fake.setMode({ kind: 'job-pending' });
     const name = `cancel${randomBytes(4).toString('hex')}`;
-    const providers = { [name]: { type: protocol.type, base_url: protocol.baseUrl(fake), api_key_env: 'FAKE_VIDEO_CANCEL_KEY' } };
+    const providers = {
+      [name]: { type: protocol.type, base_url: protocol.baseUrl(fake), api_key_env: 'WGS_PROVIDER_KEY_FAKE_VIDEO_CANCEL' },
+    };
     const key = await videoKey(providers, `${name}:${protocol.model}`);
     const submitted = await submitVideo(key.key, { prompt: 'a lighthouse at dusk' });
     expect(submitted.status, submitted.text).toBe(202);
