@@ -47,6 +47,7 @@ async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
   // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
   // path Next serves), so Next is ready too before anyone is told the instance is.
   const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
+  await ready.arrayBuffer(); // read whole, so the next request reuses the connection (MAX_CONNECTIONS counts it)
   if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
   await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/favicon.ico`).then((answer) => answer.arrayBuffer());
   // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
