@@ -55,6 +55,8 @@ async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
   // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
   // RFC 9110 §7.8 allows.
   server.removeAllListeners('upgrade');
+  // The warm-up's own keep-alive connections would hold places of MAX_CONNECTIONS: close them.
+  server.closeIdleConnections();
 }
 
 async function main(): Promise<void> {
