@@ -46,4 +46,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The app instance (npm run start:production). The worker: node dist/worker.js --production;
 # the migrate step: node dist/migrate.js; the operator CLI: node dist/cli.js.
-CMD ["node", "--max-old-space-size=160", "--no-allocation-site-pretenuring", "dist/start.js", "--production"]
+CMD ["node", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "dist/start.js", "--production"]
