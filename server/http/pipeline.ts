@@ -3,14 +3,8 @@ import { clientAddress, forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { abandonRequest } from '../domain/billing/abandon-request';
-import {
-  firstEngine,
-  reserveRequest,
-  type BillingRequest,
-  type Charge,
-  type Replay,
-  type Reservation,
-} from '../domain/billing/reserve-request';
+import { firstEngine, type BillingRequest, type Charge, type Replay, type Reservation } from '../domain/billing/reservation';
+import { reserveRequest } from '../domain/billing/reserve-request';
 import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
 import { ApiError, isApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
@@ -18,7 +12,7 @@ import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import { displayPrefix } from '../domain/keys/key-secret';
 import type { Operation } from '../domain/operations';
-import type { Hold } from '../domain/quota/unit-holds';
+import type { Hold } from '../domain/billing/unit-holds';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';

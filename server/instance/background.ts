@@ -5,7 +5,7 @@ import { getPool, getPrisma, getSqlDb } from '../db/client';
 import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
 import { deleteExpiredIdempotencyRecords } from '../domain/idempotency/idempotency-store';
 import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
-import { sweepExpiredHolds } from '../domain/quota/unit-holds';
+import { sweepExpiredHolds } from '../domain/billing/sweep-expired-holds';
 import { overdueDeliveries } from '../domain/webhooks/job-events';
 import { queueDeliveries } from '../domain/webhooks/webhook-queue';
 import { deleteIdleRateWindows } from '../domain/rate-limit/sliding-window';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
-import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
+import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 import { restartOnPort } from './support/postgres/restart-on-port';

@@ -4,7 +4,7 @@ import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { getPool, getSqlDb } from '@/server/db/client';
-import { sweepExpiredHolds } from '@/server/domain/quota/unit-holds';
+import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { isApiError } from '../errors';
 import { queueRelease, writeRelease, type PendingRelease } from './pending-releases';
-import type { Reservation } from './reserve-request';
+import type { Reservation } from './reservation';
 import { usageRecord } from './settle-request';
 
 // Billing, the failure: the held units go back, the key is freed for a retry (CONTRACT.md §4:

@@ -1,6 +1,6 @@
 import type { SqlDb } from '../../db/client';
 import { releaseIdempotencyKey } from '../idempotency/idempotency-store';
-import { releaseHold, type UsageRecord } from '../quota/unit-holds';
+import { releaseHold, type UsageRecord } from './unit-holds';
 
 // Releases this process could not write (the database was away, e.g. restarting) wait here and
 // are written as soon as it answers again: before this process's next claim, by a retry timer,

@@ -1,60 +1,16 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { isApiError } from '../errors';
-import { claimIdempotencyKey, findExisting, judgeExisting, type IdempotencyScope } from '../idempotency/idempotency-store';
-import type { AuthenticatedKey } from '../keys/authenticate-key';
-import type { Operation } from '../operations';
-import type { EngineTrace } from '../generation/call-engine';
-import { engineNamesOf } from '../packages/engine-names';
-import { claimAndHold } from '../quota/claim-and-hold';
-import type { Hold } from '../quota/unit-holds';
+import { claimIdempotencyKey, findExisting, judgeExisting } from '../idempotency/idempotency-store';
+import { claimAndHold } from './claim-and-hold';
+import type { Hold } from './unit-holds';
+import type { BillingRequest, Replay, Reservation } from './reservation';
 import { consumeRequest, rateLimitHeaders, refundRequest, type RateState } from '../rate-limit/request-rate';
 import { drainBeforeClaim } from './pending-releases';
 
 // Billing, step one (CONTRACT.md §3 steps 8 to 10): the minute's rate point, the idempotency
 // claim and, for a paid operation, the unit hold. The policy of which refusals give the rate
 // point back lives here, not in the HTTP pipeline. See docs/billing.md.
-
-export interface Charge {
-  operation: Operation;
-  units: number;
-  /** The package's engine setting: one name or its ordered fallbacks. */
-  engine: string | readonly string[];
-  /** The upload the call consumes (input_upload_id), recorded on its usage event. */
-  inputUploadId?: string;
-  /** A job's expected provider cost (decimal string), counted by the key's budget while held. */
-  expectedCost?: string | null;
-}
-
-/** The engine a charge names first (the one tried first). */
-export function firstEngine(charge: Charge): string {
-  return engineNamesOf(charge.engine)[0]!;
-}
-
-export interface BillingRequest {
-  key: Pick<AuthenticatedKey, 'id' | 'requestsPerMinute' | 'concurrency' | 'packageVersionId'> &
-    Partial<Pick<AuthenticatedKey, 'maxProviderCostPerDay'>>;
-  requestId: string;
-  scope: IdempotencyScope;
-  fingerprint: string;
-  /** The units to hold; requests that charge nothing omit it. */
-  charge?: Charge;
-}
-
-export interface Reservation {
-  request: BillingRequest;
-  rate: RateState;
-  /** The claimed idempotency record; its id is this request's lease token. */
-  recordId: string;
-  hold?: Hold & { units: number };
-  startedAt: number;
-  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
-  engines: EngineTrace;
-  /** Set once the reservation was settled or abandoned, so it is never closed twice. */
-  closed?: boolean;
-}
-
-export type Replay = { kind: 'replay'; status: number; body: string };
 
 export type ReserveResult = Replay | { kind: 'reserved'; reservation: Reservation };
 

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import { completeIdempotencyKey } from '../idempotency/idempotency-store';
-import { captureHold, type UsageRecord } from '../quota/unit-holds';
+import { captureHold, type UsageRecord } from './unit-holds';
 import { meteringJson } from './provider-cost';
-import { firstEngine, type Reservation } from './reserve-request';
+import { firstEngine, type Reservation } from './reservation';
 
 // Billing, the success: a generation's hold is captured with its usage event and stored 200 in
 // one statement; any other success stores its response for replay.
