@@ -11,6 +11,7 @@ export const metadata: Metadata = { title: 'Buy API access · Workflow Generatio
 const ERRORS: Record<string, string> = {
   unavailable: 'That package is not for sale any more: choose one below.',
   stripe: 'The payment page could not be opened; nothing was charged. Please try again.',
+  busy: 'Too many checkouts were started from your network in the last minute; nothing was charged. Please try again in a minute.',
 };
 
 export default async function BuyPage({ searchParams }: { searchParams: SearchParams }) {

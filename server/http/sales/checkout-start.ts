@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { getConfig } from '../../config';
-import { getPrisma } from '../../db/client';
+import { getPrisma, getSqlDb } from '../../db/client';
 import { isApiError } from '../../domain/errors';
+import { takeCheckoutStart } from '../../domain/sales/checkout-rate';
 import { startPackageCheckout } from '../../domain/sales/start-checkout';
 import { getStripe } from '../../payments/stripe-client';
 import { cameOverHttps, publicOrigin } from '../../auth/forwarded';
-import { forwardedHeadersTrusted } from '../../auth/client-address';
+import { clientAddress, forwardedHeadersTrusted } from '../../auth/client-address';
 import { crossSiteRefusal } from '../same-origin';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
@@ -39,6 +40,9 @@ export async function handleCheckoutStart(request: Request): Promise<Response> {
   const packageVersionId = form?.get('package_version_id');
   if (typeof packageVersionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(packageVersionId)) {
     return redirect(new URL('/buy?error=unavailable', origin).href);
+  }
+  if (!(await takeCheckoutStart(getSqlDb(), clientAddress(request.headers), config.CHECKOUT_STARTS_PER_MINUTE))) {
+    return redirect(new URL('/buy?error=busy', origin).href);
   }
   const browserToken = checkoutCookieOf(request.headers.get('cookie')) ?? randomBytes(32).toString('base64url');
   try {
