@@ -7,7 +7,7 @@ import { requestFingerprint } from '@/server/domain/idempotency/idempotency-stor
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
-// Requests per minute (rate-limiter-flexible in PostgreSQL) and concurrent requests, both from
+// Requests per minute (the sliding window, in PostgreSQL here) and concurrent requests, both from
 // the key's package (CONTRACT.md §6); 429 rate_limited with Retry-After.
 
 const TEXT = '/v1/text/generate';

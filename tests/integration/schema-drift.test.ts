@@ -53,7 +53,7 @@ describe('schema.prisma and the migrations', () => {
     ]);
     expect(fromSchema.tables.audit_log!.columns.id).toMatchObject({ type: 'bigint', default: 'autoincrement' });
     expect(fromSchema.tables.package_versions!.columns.operations).toMatchObject({ type: 'jsonb' });
-    expect(fromSchema.tables.rate_limits!.columns.key).toMatchObject({ type: 'character varying', length: 255 });
+    expect(fromSchema.tables.rate_windows!.columns.key).toMatchObject({ type: 'character varying', length: 255 });
     expect(fromSchema.tables.idempotency_records!.unique).toEqual([
       'idempotency_records_api_key_id_method_path_key_key(api_key_id,method,path,key)',
     ]);
@@ -80,7 +80,7 @@ describe('the drift check notices', () => {
     expect(
       edit(/lastLoginAt\s+DateTime\?(\s+@map\("last_login_at"\)) @db\.Timestamptz\(3\)/, 'lastLoginAt DateTime?$1 @db.Timestamptz(6)'),
     ).toEqual(['tables.operators.columns.last_login_at']);
-    expect(edit(/key\s+String\s+@id @db\.VarChar\(255\)/, 'key String @id @db.VarChar(128)')).toEqual(['tables.rate_limits.columns.key']);
+    expect(edit(/key\s+String\s+@id @db\.VarChar\(255\)/, 'key String @id @db.VarChar(128)')).toEqual(['tables.rate_windows.columns.key']);
     expect(edit(/label\s+String\?/, 'label String')).toEqual(['tables.api_keys.columns.label']);
     expect(edit(/inFlight(\s+)Int(\s+)@default\(0\)/, 'inFlight$1Int$2@default(1)')).toEqual(['tables.api_keys.columns.in_flight']);
     expect(edit(/remainingUnits(\s+)Int /, 'remainingUnits$1BigInt ')).toEqual(['tables.api_keys.columns.remaining_units']);
