@@ -81,7 +81,7 @@ export const settings = {
   ),
   KEY_CACHE_TTL_MS: doc(
     z.coerce.number().int().min(0).max(1000).default(500),
-    'API key lookups are cached this long; revocation takes effect on every instance within it.',
+    'API key lookups are cached this long; a revocation or rotation reaches every listening instance at once (LISTEN/NOTIFY), any other within it.',
   ),
   DATABASE_QUERY_TIMEOUT_MS: doc(
     z.coerce.number().int().min(100).default(30_000),

@@ -6,6 +6,8 @@ import { likeLiteral } from '../like-literal';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { keysetPageQuery, toPage } from '../reports/cursor';
 import { isUuid } from '../uuid';
+import { forgetKeyHash } from './authenticate-key';
+import { announceKeyHashChange } from './key-cache-invalidation';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
 /** remaining_units is a PostgreSQL integer. */
@@ -57,16 +59,20 @@ export async function listKeys(
   return toPage(rows, limit, toKeyView, input.cursor);
 }
 
-/** Revokes at once; every instance refuses the key within the key cache's lifetime (< 1 s). */
+/**
+ * Revokes at once: every listening instance forgets the key's cached lookup when the revocation
+ * commits (LISTEN/NOTIFY, as a rotation does), one that does not listen within the cache's lifetime.
+ */
 export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Promise<KeyView> {
-  return db.$transaction(async (tx) => {
+  const { view, hash } = await db.$transaction(async (tx) => {
     const before = await findKey(tx, id, true);
-    if (before.status === 'revoked') return toKeyView(before);
+    if (before.status === 'revoked') return { view: toKeyView(before), hash: before.hash };
     const after = await tx.apiKey.update({
       where: { id: before.id },
       data: { status: 'revoked', revokedAt: new Date() },
       include: KEY_INCLUDE,
     });
+    await announceKeyHashChange(tx, before.hash);
     await recordAudit(tx, actor, {
       action: 'key.revoke',
       targetType: 'api_key',
@@ -74,8 +80,10 @@ export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Pro
       before: { status: before.status },
       after: { status: 'revoked' },
     });
-    return toKeyView(after);
+    return { view: toKeyView(after), hash: before.hash };
   });
+  forgetKeyHash(hash); // this process too, when it does not listen (the CLI, tests)
+  return view;
 }
 
 /**
