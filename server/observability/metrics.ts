@@ -30,20 +30,16 @@ export function currentMetrics(): Metrics | undefined {
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** Creates the registry once (prom-client is loaded only here, and only when metrics are on). */
-export async function enableMetrics(): Promise<Metrics> {
-  if (holder[METRICS]) return holder[METRICS];
-  const client = await import('prom-client');
-  const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
-  const jobs = new client.Gauge({
-    name: 'wgs_video_jobs',
-    help: 'Video jobs not finished, by state (database-wide)',
-    labelNames: ['state'] as const,
-    registers: [registry],
-  });
-  const metrics: Metrics = {
-    registry,
+type PromClient = typeof import('prom-client');
+type RecordedMetrics = Pick<
+  Metrics,
+  'requests' | 'unitsCharged' | 'providerCalls' | 'fallbacks' | 'providerCost' | 'unpricedCalls' | 'webhookAttempts'
+>;
+type ScrapedGauges = Pick<Metrics, 'holdsOpen' | 'heldUnits' | 'videoJobs' | 'videoQueueAge' | 'dbPool'>;
+
+/** What this instance records as it happens: requests, units charged, engine calls and their cost, webhook attempts. */
+function recordedMetrics(client: PromClient, registry: Registry): RecordedMetrics {
+  return {
     requests: new client.Histogram({
       name: 'wgs_http_request_duration_seconds',
       help: '/v1 requests by route, method, status and error code, with their duration',
@@ -88,9 +84,20 @@ export async function enableMetrics(): Promise<Metrics> {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+  };
+}
+
+/** Gauges set when scraped: the database-wide holds and video jobs, and this instance's pools. */
+function scrapedGauges(client: PromClient, registry: Registry): ScrapedGauges {
+  return {
     holdsOpen: new client.Gauge({ name: 'wgs_holds_open', help: 'Unit holds open (database-wide)', registers: [registry] }),
     heldUnits: new client.Gauge({ name: 'wgs_held_units', help: 'Units held by open holds (database-wide)', registers: [registry] }),
-    videoJobs: jobs,
+    videoJobs: new client.Gauge({
+      name: 'wgs_video_jobs',
+      help: 'Video jobs not finished, by state (database-wide)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+    }),
     videoQueueAge: new client.Gauge({
       name: 'wgs_video_job_queue_age_seconds',
       help: 'Age of the oldest submitted video job no worker has started (database-wide; 0 when none waits)',
@@ -103,6 +110,15 @@ export async function enableMetrics(): Promise<Metrics> {
       registers: [registry],
     }),
   };
+}
+
+/** Creates the registry once (prom-client is loaded only here, and only when metrics are on). */
+export async function enableMetrics(): Promise<Metrics> {
+  if (holder[METRICS]) return holder[METRICS];
+  const client = await import('prom-client');
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
+  const metrics: Metrics = { registry, ...recordedMetrics(client, registry), ...scrapedGauges(client, registry) };
   holder[METRICS] = metrics;
   return metrics;
 }

@@ -1,19 +1,17 @@
 import { fetch as undiciFetch } from 'undici';
+import { postDirect } from './direct-post';
 import { metadataHostOf } from './metadata-hosts';
 import { outboundDoor, RefusedDestinationError, refusalIn } from './outbound/outbound-door';
+import { limitFor, tooLarge } from './reply-limits';
 
-// The fetch every provider client is built with. A provider's reply may hold at most: JSON (text,
-// code, base64 images) 16 MiB, media 100 MiB; a larger reply, read whole, would exhaust the
-// server's heap, so it is cut off as a provider failure.
+// The fetch every provider client is built with. Each reply is capped in size (reply-limits.ts):
+// a larger one is cut off as a provider failure.
 //
 // Every request goes through the outbound door (outbound/outbound-door.ts), which judges the
 // address each connection reaches. API calls (a POST whose body is text or bytes, the hot path)
-// use undici's `dispatch` on the door: a third of the CPU of fetch, and out of reach of the fetch
-// Next.js patches. Everything else (form uploads, redirects, media downloads) uses undici's fetch
-// with the door as its dispatcher. See docs/performance.md, "What each runtime setting buys".
-
-const JSON_REPLY_LIMIT = 16 * 1024 * 1024;
-const MEDIA_REPLY_LIMIT = 104_857_600;
+// use undici's `dispatch` on the door (direct-post.ts). Everything else (form uploads, redirects,
+// media downloads) uses undici's fetch with the door as its dispatcher. See docs/performance.md,
+// "What each runtime setting buys".
 
 export { RefusedDestinationError };
 
@@ -22,147 +20,8 @@ const metadataRefusal = (host: string) => new RefusedDestinationError(`refused: 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 
-const limitFor = (contentType: string | null | undefined) => ((contentType ?? '').includes('json') ? JSON_REPLY_LIMIT : MEDIA_REPLY_LIMIT);
-class ReplyTooLargeError extends Error {}
-const tooLarge = (limit: number) => new ReplyTooLargeError(`the provider's reply is larger than ${limit} bytes`);
-
-function headerPairs(headers: HeadersInit | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!headers) return out;
-  if (headers instanceof Headers || Array.isArray(headers)) {
-    for (const [name, value] of headers as Iterable<[string, string]>) out[name.toLowerCase()] = value;
-    return out;
-  }
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = String(value);
-  return out;
-}
-
 function isPlainBody(body: unknown): body is string | Uint8Array {
   return typeof body === 'string' || body instanceof Uint8Array;
-}
-
-/** The reply's header pairs, as undici hands them over (names and values as raw bytes). */
-function headersOf(raw: Buffer[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
-  return headers;
-}
-
-/** The signal of one attempt and what ends it (see attemptSignal); a streamed reply ends it itself. */
-interface Attempt {
-  signal: AbortSignal | undefined;
-  done: () => void;
-  /** Set when the reply is an event stream handed on as it arrives: its end ends the attempt. */
-  streaming?: boolean;
-}
-
-const isEventStream = (status: number, headers: Headers) =>
-  status >= 200 && status < 300 && (headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-
-/**
- * A POST of text or bytes through the door's `dispatch`: the reply is gathered by plain
- * callbacks (no stream or async resource per call), except a 2xx event stream (a streamed
- * completion), handed on chunk by chunk from its headers on. Undefined when the answer is a
- * redirect (the caller then uses fetch). Rejects with the abort's reason, ReplyTooLargeError or
- * undici's error; a streamed body errors with the same.
- */
-function requestDirect(url: string, init: RequestInit & { body: string | Uint8Array }, attempt: Attempt) {
-  const { signal } = attempt;
-  return new Promise<Response | undefined>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const target = new URL(url);
-    let abort: ((reason: Error) => void) | undefined;
-    let status = 0;
-    let headers: Headers | undefined;
-    let redirect = false;
-    let limit = 0;
-    let received = 0;
-    const chunks: Buffer[] = [];
-    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-    const onAbort = () => abort?.(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => {
-      signal?.removeEventListener('abort', onAbort);
-      if (stream) attempt.done();
-    };
-    const cutOff = (error: Error) => {
-      abort?.(error);
-      return false;
-    };
-    outboundDoor.dispatch(
-      { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: headerPairs(init.headers), body: init.body },
-      {
-        onConnect(abortRequest) {
-          abort = abortRequest;
-          if (signal?.aborted) abortRequest(signal.reason);
-        },
-        onHeaders(statusCode, rawHeaders) {
-          status = statusCode;
-          headers = headersOf(rawHeaders as unknown as Buffer[]);
-          redirect = statusCode >= 300 && statusCode < 400 && headers.has('location');
-          limit = limitFor(headers.get('content-type'));
-          if (Number(headers.get('content-length') ?? 0) > limit) return cutOff(tooLarge(limit));
-          if (isEventStream(statusCode, headers)) {
-            attempt.streaming = true;
-            const body = new ReadableStream<Uint8Array>({
-              start: (controller) => void (stream = controller),
-              cancel: () => abort?.(new DOMException('The reader cancelled the stream.', 'AbortError')),
-            });
-            resolve(new Response(body, { status, headers }));
-          }
-          return true;
-        },
-        onData(chunk) {
-          if (redirect) return true;
-          received += chunk.byteLength;
-          if (received > limit) return cutOff(tooLarge(limit));
-          if (!stream) chunks.push(chunk);
-          else if (stream.desiredSize !== null) stream.enqueue(new Uint8Array(chunk)); // null: the reader is gone
-          return true;
-        },
-        onComplete() {
-          done();
-          if (stream) return stream.close();
-          if (redirect) return resolve(undefined);
-          const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)) as Uint8Array<ArrayBuffer>;
-          // A 204/304 answer may carry no body, and Response refuses one for them.
-          const empty = status === 204 || status === 304;
-          resolve(new Response(empty ? null : body, { status, headers }));
-        },
-        onError(error) {
-          done();
-          if (!stream) return reject(error);
-          // As fetch's body fails: the abort's reason, else a TypeError naming undici's error.
-          const reason = signal?.aborted
-            ? signal.reason
-            : error instanceof ReplyTooLargeError
-              ? error
-              : new TypeError('terminated', { cause: error });
-          stream.error(reason);
-        },
-      },
-    );
-  });
-}
-
-/**
- * One attempt's signal: the caller's, and a timeout when one is given. A timer cleared when the
- * attempt ends, not AbortSignal.timeout/any, whose WeakRefs keep each call's objects alive into
- * the old generation (see server/http/request-deadline.ts).
- */
-function attemptSignal(outer: AbortSignal | null | undefined, timeoutMs: number | undefined): Attempt {
-  if (timeoutMs === undefined) return { signal: outer ?? undefined, done: () => {} };
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs);
-  timer.unref();
-  const onAbort = () => controller.abort(outer!.reason);
-  if (outer?.aborted) onAbort();
-  else outer?.addEventListener('abort', onAbort, { once: true });
-  const done = () => {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onAbort);
-  };
-  return { signal: controller.signal, done };
 }
 
 /**
@@ -210,7 +69,7 @@ export interface CappedFetchOptions {
 }
 
 /**
- * fetch with each reply's size capped (see above) and, given timeoutMs, each attempt timed out.
+ * fetch with each reply's size capped (reply-limits.ts) and, given timeoutMs, each attempt timed out.
  * Metadata and link-local hosts are refused by name, and the door refuses every connection to
  * such an address (and to a private one at an origin not allowed it); redirects stay on the
  * call's origin unless `crossOriginRedirects` (RefusedDestinationError otherwise).
@@ -224,21 +83,7 @@ export async function cappedFetch(
   const refused = metadataHostOf(input instanceof Request ? input.url : String(input));
   if (refused) throw metadataRefusal(refused);
   if (!(input instanceof Request) && init?.method === 'POST' && isPlainBody(init.body)) {
-    const attempt = attemptSignal(init.signal, timeoutMs);
-    let direct: Response | undefined;
-    try {
-      direct = await requestDirect(String(input), { ...init, body: init.body }, attempt);
-    } catch (error) {
-      // Failing as fetch fails, so every client reads it as it always has: an abort is the signal's
-      // reason; a refused, reset or cut connection a TypeError "fetch failed" with its cause.
-      if (attempt.signal?.aborted) throw attempt.signal.reason;
-      if (error instanceof ReplyTooLargeError) throw error;
-      const refused = refusalIn(error);
-      if (refused) throw refused;
-      throw new TypeError('fetch failed', { cause: error });
-    } finally {
-      if (!attempt.streaming) attempt.done();
-    }
+    const direct = await postDirect(String(input), { ...init, body: init.body }, timeoutMs);
     if (direct) return direct;
   }
   // The body of this reply is read after this returns, so its timeout must outlive the call.

@@ -8,7 +8,7 @@ import { cli } from '../support/cli';
 
 // A customer's portal: sign in with the API key, see the package, the units left, the usage chart
 // and the call just made, set a job webhook, rotate the key (the old one refused by /v1 at once)
-// and sign in again with the new one. axe on the sign-in form and the portal; a 1440x900 screenshot.
+// and sign in again with the new one, rotate the webhook's secret and remove it. axe on the sign-in form and the portal; a 1440x900 screenshot.
 
 test.describe.configure({ timeout: 150_000 });
 
@@ -86,6 +86,16 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     await portalSignIn(page, secret);
     await expect(page.getByTestId('portal-remaining-units')).toHaveText('94');
     await expect(page.getByLabel('Endpoint URL')).toHaveValue('https://hooks.example.com/portal');
+  });
+
+  await test.step("the job webhook's secret rotated, then the webhook removed", async () => {
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(page.getByText('New signing secret; the old one no longer signs.')).toBeVisible();
+    await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
+    await page.getByRole('button', { name: 'Remove webhook' }).click();
+    await expect(page.getByText('Webhook removed.')).toBeVisible();
+    await expect(page.getByTestId('webhook-secret')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
   });
 
   await test.step('signing out ends the session', async () => {

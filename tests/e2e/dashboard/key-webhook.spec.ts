@@ -1,0 +1,36 @@
+import { expect, test, type Page } from '@playwright/test';
+import { expectAccessible } from '../support/axe';
+import { cli } from '../support/cli';
+import { signIn } from '../support/dashboard';
+
+// The operator's job webhook panel on a key's page (components/webhooks/webhook-panel.tsx, shared
+// with the portal's): set with a secret shown once, rotate the secret, remove the webhook.
+
+const secretShown = async (page: Page) => (await page.getByTestId('webhook-secret').locator('code').textContent())!.trim();
+
+test("an operator sets, rotates and removes a key's job webhook", async ({ page }) => {
+  const issued = cli<{ id: string }>('keys', 'create', '--package', 'starter', '--label', 'webhook-panel');
+  await signIn(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await page.goto(`/keys/${issued.id}`);
+  await expect(page.getByText('When a video job of this key ends,')).toBeVisible();
+
+  await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/operator');
+  await page.getByRole('button', { name: 'Set webhook' }).click();
+  await expect(page.getByText('Job events are POSTed to https://hooks.example.com/operator.')).toBeVisible();
+  await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
+  const first = await secretShown(page);
+  await expect(page.getByRole('button', { name: 'Save (new secret)' })).toBeVisible();
+  await expectAccessible(page, 'the key page with a webhook set');
+
+  await page.getByRole('button', { name: 'Rotate secret' }).click();
+  await expect(page.getByText('New signing secret; the old one no longer signs.')).toBeVisible();
+  expect(await secretShown(page)).toMatch(/^whsec_/);
+  expect(await secretShown(page)).not.toBe(first);
+
+  await page.getByRole('button', { name: 'Remove webhook' }).click();
+  await expect(page.getByText('Webhook removed.')).toBeVisible();
+  await expect(page.getByTestId('webhook-secret')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Rotate secret' })).toHaveCount(0);
+});
