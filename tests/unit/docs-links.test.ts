@@ -94,4 +94,39 @@ describe('paths named in ARCHITECTURE.md', () => {
     const missing = paths.filter((path) => !existsSync(join(root, fixedPart(path))));
     expect(missing).toEqual([]);
   });
+
+  it('every file it names by a shorter path (`edge/direct-routes.ts`, `reply-limits.ts`) exists somewhere', () => {
+    const files = sourceFiles();
+    const missing = shortPathsOf(join(root, 'ARCHITECTURE.md')).filter(
+      (short) => !files.some((file) => file === short || file.endsWith(`/${short}`)),
+    );
+    expect(missing).toEqual([]);
+  });
 });
+
+// A code span that names a file without its root: no space or glob, a source file's extension.
+const SHORT_PATH = /^[\w.@[\]()-]+(?:\/[\w.@[\]()-]+)*\.(?:ts|tsx|mjs|cjs|js|sql|css|md|json|yaml|yml|prisma)$/;
+
+function shortPathsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
+  const startsWithRoot = new RegExp(`^(?:${PATH_ROOTS.join('|')})/`);
+  const spans = [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!.trim());
+  return [...new Set(spans.filter((span) => SHORT_PATH.test(span) && !startsWithRoot.test(span)))];
+}
+
+/** Every file of the project (its roots and top level), as paths from the root. */
+function sourceFiles(): string[] {
+  const found = readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'generated') walk(path);
+      } else found.push(path);
+    }
+  };
+  for (const dir of PATH_ROOTS) walk(dir);
+  return found;
+}
