@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
-import { settleHoldCtes, usageEventCte, UTC_TODAY } from './settlement-sql';
+import sql from 'sql-template-tag';
+import { settleHoldCtes, usageEventCte } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
+import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
+import { prepared } from './sql-statement';
 
-// Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
-// the row lock serialises racing requests, the WHERE clause re-checks the latest balance and
-// in-flight count, and a CHECK constraint keeps the balance >= 0 whatever happens. The same
-// statement writes the hold, so a crash leaves a hold the sweeper can return.
+// Units are reserved before any engine runs, by one conditional UPDATE on the key's row
+// (hold-sql.ts); a CHECK constraint keeps the balance >= 0 whatever happens. The same statement
+// writes the hold, so a crash leaves a hold the sweeper can return.
 
 export interface Hold {
   holdId: string;
@@ -27,66 +29,6 @@ export interface HoldRequest {
   budget?: string | null;
   /** A job's expected provider cost (a decimal string), counted by the budget while its units are held. */
   expectedCost?: string | null;
-}
-
-/**
- * The hold as CTEs `current` (the key's row as the statement began), `taken` (the balance
- * after the units were taken, when they were) and `hold`. The SQL expressions for the values
- * are given, so the hold can stand alone or follow an idempotency claim (`gate`).
- */
-export function unitHoldCtes(p: {
-  apiKeyId: string;
-  units: string;
-  concurrency: string;
-  holdId: string;
-  operation: string;
-  requestId: string;
-  leaseSeconds: string;
-  /**
-   * The key's daily provider-cost budget (numeric, NULL: none): the day's cost judged on the locked
-   * row, so exact across instances, plus the expected cost of its queued or running jobs.
-   */
-  budget: string;
-  /** This hold's expected provider cost (numeric, NULL: none known). */
-  expectedCost: string;
-  gate?: string;
-}): string {
-  return `pending AS (
-               SELECT COALESCE(sum(expected_cost), 0) AS cost FROM unit_holds
-                WHERE ${p.budget} IS NOT NULL AND api_key_id = ${p.apiKeyId} AND status = 'held' AND expected_cost IS NOT NULL
-             ), current AS (
-               SELECT status, remaining_units, in_flight,
-                      CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) AS cost_today
-                 FROM api_keys WHERE id = ${p.apiKeyId}
-             ), taken AS (
-               UPDATE api_keys SET remaining_units = remaining_units - ${p.units}, in_flight = in_flight + 1
-                WHERE id = ${p.apiKeyId} AND status = 'active' AND in_flight < ${p.concurrency} AND remaining_units >= ${p.units}
-                  AND (${p.budget} IS NULL
-                       OR CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) < ${p.budget})
-                  ${p.gate ? `AND ${p.gate}` : ''}
-               RETURNING remaining_units
-             ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
-               SELECT ${p.holdId}, ${p.apiKeyId}, ${p.units}, ${p.operation}, ${p.requestId}, now() + make_interval(secs => ${p.leaseSeconds}),
-                      ${p.expectedCost} FROM taken
-               RETURNING id
-             )`;
-}
-
-/** What the statement after unitHoldCtes selects about the hold. */
-export const HOLD_OUTCOME_COLUMNS = `(SELECT remaining_units FROM taken) AS remaining,
-                    (SELECT status FROM current) AS status,
-                    (SELECT remaining_units FROM current) AS current_remaining,
-                    (SELECT in_flight FROM current) AS current_in_flight,
-                    (SELECT cost_today FROM current) AS current_cost_today`;
-
-export interface HoldOutcome {
-  remaining: number | null;
-  status: 'active' | 'revoked' | null;
-  current_remaining: number | null;
-  current_in_flight: number | null;
-  /** numeric, as text */
-  current_cost_today: string | null;
 }
 
 /**
@@ -110,37 +52,19 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   return undefined;
 }
 
+/** A hold request's values for hold-sql.ts, under a new hold id. */
+export function holdValuesOf(request: HoldRequest): HoldValues {
+  return { ...request, holdId: randomUUID(), budget: request.budget ?? null, expectedCost: request.expectedCost ?? null };
+}
+
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
-  const holdId = randomUUID();
+  const hold = holdValuesOf(request);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await db.provisional.query<HoldOutcome>({
-      name: 'wgs-hold-units',
-      text: `WITH ${unitHoldCtes({
-        apiKeyId: '$1::uuid',
-        units: '$2::int',
-        concurrency: '$3::int',
-        holdId: '$4::uuid',
-        operation: '$5::text',
-        requestId: '$6::text',
-        leaseSeconds: '$7::int',
-        budget: '$8::numeric',
-        expectedCost: '$9::numeric',
-      })}
-             SELECT ${HOLD_OUTCOME_COLUMNS}`,
-      values: [
-        request.apiKeyId,
-        request.units,
-        request.concurrency,
-        holdId,
-        request.operation,
-        request.requestId,
-        request.leaseSeconds,
-        request.budget ?? null,
-        request.expectedCost ?? null,
-      ],
-    });
+    const { rows } = await db.provisional.query<HoldOutcome>(
+      prepared('wgs-hold-units', sql`WITH ${unitHoldCtes(hold)} SELECT ${HOLD_OUTCOME_COLUMNS}`),
+    );
     const row = rows[0]!;
-    if (row.remaining !== null) return { holdId, remainingUnits: row.remaining };
+    if (row.remaining !== null) return { holdId: hold.holdId, remainingUnits: row.remaining };
     const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
     if (refusal) throw refusal;
   }

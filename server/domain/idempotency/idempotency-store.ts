@@ -1,12 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { getConfig } from '../../config';
+import { createHash } from 'node:crypto';
+import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
+import { claimCte, claimValuesOf } from '../billing/claim-sql';
+import { prepared } from '../billing/sql-statement';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
 // Idempotency (CONTRACT.md §4) in PostgreSQL, shared by every instance. A key is claimed by
-// one atomic upsert; it is taken over only when its holder's lease ran out (a crash) or its
-// stored response expired. Only 2xx responses are kept; any error frees the key.
+// one atomic upsert (billing/claim-sql.ts); it is taken over only when its holder's lease ran out
+// (a crash) or its stored response expired. Only 2xx responses are kept; any error frees the key.
 
 export interface IdempotencyScope {
   apiKeyId: string;
@@ -28,39 +30,6 @@ export interface ExistingRow {
   status: 'running' | 'completed';
   response_status: number | null;
   response_body: string | null;
-}
-
-/**
- * The claim as a CTE named `claim` (returning the record id when this request took the key),
- * with $1 record id, $2 API key id, $3 method, $4 path, $5 key, $6 fingerprint, $7 lease
- * seconds, $8 retention hours: shared by the claim alone and the claim with a unit hold.
- */
-export const CLAIM_CTE = `claim AS (
-             INSERT INTO idempotency_records AS r
-               (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
-             VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, 'running',
-                     now() + make_interval(secs => $7::int), now() + make_interval(hours => $8::int))
-             ON CONFLICT (api_key_id, method, path, key) DO UPDATE
-               SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status = 'running',
-                   locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at,
-                   response_status = NULL, response_body = NULL, created_at = now()
-               WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
-             RETURNING id
-           )`;
-
-/** The values of CLAIM_CTE's $1 to $8. */
-export function claimValues(scope: IdempotencyScope, fingerprint: string): unknown[] {
-  const config = getConfig();
-  return [
-    randomUUID(),
-    scope.apiKeyId,
-    scope.method,
-    scope.path,
-    scope.key,
-    fingerprint,
-    config.IDEMPOTENCY_LEASE_SECONDS,
-    config.IDEMPOTENCY_RETENTION_HOURS,
-  ];
 }
 
 /** The record that kept this request from claiming the key: a replay, or 422 / 409. */
@@ -87,11 +56,9 @@ export async function findExisting(db: SqlDb, scope: IdempotencyScope): Promise<
 
 export async function claimIdempotencyKey(db: SqlDb, scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await db.provisional.query<{ id: string }>({
-      name: 'wgs-idempotency-claim',
-      text: `WITH ${CLAIM_CTE} SELECT id FROM claim`,
-      values: claimValues(scope, fingerprint),
-    });
+    const claimed = await db.provisional.query<{ id: string }>(
+      prepared('wgs-idempotency-claim', sql`WITH ${claimCte(claimValuesOf(scope, fingerprint))} SELECT id FROM claim`),
+    );
     if (claimed.rows[0]) return { kind: 'claimed', recordId: claimed.rows[0].id };
     const existing = await findExisting(db, scope);
     if (existing) return judgeExisting(existing, fingerprint);
