@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import pg from 'pg';
 import { rateClaimHoldStatement, type RateClaimHoldRow } from '../../server/domain/billing/reserve-statements';
 import { captureHold } from '../../server/domain/billing/unit-holds';
+import { releaseIdempotencyKey } from '../../server/domain/idempotency/idempotency-store';
 
 interface KeyRow {
   id: string;
@@ -105,7 +106,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (row.allowed === false) return send(res, 429, '{"error":{"code":"rate_limited"}}');
   if (!row.record_id) return send(res, 409, '{"error":{"code":"idempotency_key_in_use"}}');
   if (row.remaining === null) {
-    await pool.query({ name: 'floor-release-key', text: `DELETE FROM idempotency_records WHERE id = $1`, values: [row.record_id] });
+    await releaseIdempotencyKey(db, row.record_id);
     return send(res, 402, '{"error":{"code":"quota_exhausted"}}');
   }
 

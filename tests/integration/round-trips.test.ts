@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createHash } from 'node:crypto';
 import * as textRoute from '@/app/v1/text/generate/route';
+import * as uploadsRoute from '@/app/v1/uploads/route';
 import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey } from '../helpers/api';
 
@@ -54,6 +56,25 @@ describe('database round trips per request', () => {
       expect(response.headers.get('idempotent-replayed')).toBe('true');
     });
     expect(replay, replay.join('\n---\n')).toHaveLength(1);
+  });
+
+  it('a POST that charges nothing (an upload) takes its rate point and claims its key in one statement', async () => {
+    const { key } = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 5, input_uploads: true } } });
+    const upload = { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png', size_bytes: 10 };
+    const sent = await statementsDuring(async () => {
+      const response = await call(
+        uploadsRoute.POST,
+        '/v1/uploads',
+        { ...upload, sha256: createHash('sha256').update('x').digest('hex') },
+        { key, idempotencyKey: newIdempotencyKey() },
+      );
+      expect(response.status, response.text).toBe(201);
+    });
+    const reserving = sent.filter((sql) => sql.includes('wgs_rate_take') || sql.includes('INSERT INTO idempotency_records'));
+    expect(reserving, sent.join('\n---\n')).toHaveLength(1);
+    expect(reserving[0]).toContain('wgs_rate_take');
+    expect(reserving[0]).toContain('INSERT INTO idempotency_records');
+    expect(reserving[0]).not.toContain('INSERT INTO unit_holds');
   });
 
   it('401 and 422 send no statement but the (cached) key lookup', async () => {

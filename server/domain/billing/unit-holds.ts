@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
-import sql from 'sql-template-tag';
-import { settleHoldCtes, usageEventCte } from './settlement-sql';
+import sql, { type Sql } from 'sql-template-tag';
+import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
 import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
@@ -89,32 +89,30 @@ export interface UsageRecord {
   note?: string | null;
 }
 
-const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid', '$14::jsonb')}, ${usageEventCte(
-  {
-    id: '$2::uuid',
-    api_key_id: 'api_key_id',
-    package_version_id: '$3::uuid',
-    operation: '$4::text',
-    engine: '$5::text',
-    outcome: `'succeeded'`,
-    units: 'units',
-    error_code: '$15::text',
-    request_id: '$6::text',
-    hold_id: 'id',
-    job_id: '$7::text',
-    input_upload_id: '$13::text',
-    duration_ms: '$8::int',
-    engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
-  },
-  'hold',
-  '$14::jsonb',
-)}, idem AS (
-             UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
-              WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS captured,
-                  (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
+/** A request's usage event: its named values, and what its outcome sets (units, error code). */
+function usageValues(
+  usage: Partial<UsageRecord>,
+  outcome: { succeeded: boolean; errorCode: string | null },
+): Record<UsageEventColumn, Sql> {
+  return {
+    id: sql`${usage.usageEventId ?? null}::uuid`,
+    api_key_id: sql`api_key_id`,
+    package_version_id: sql`${usage.packageVersionId ?? null}::uuid`,
+    operation: sql`${usage.operation ?? null}::text`,
+    engine: sql`${usage.engine ?? null}::text`,
+    outcome: outcome.succeeded ? sql`'succeeded'` : sql`'failed'`,
+    units: outcome.succeeded ? sql`units` : sql`0`,
+    error_code: sql`${outcome.errorCode}::text`,
+    request_id: sql`${usage.requestId ?? null}::text`,
+    hold_id: sql`id`,
+    job_id: sql`${usage.jobId ?? null}::text`,
+    input_upload_id: sql`${usage.inputUploadId ?? null}::text`,
+    duration_ms: sql`${usage.durationMs ?? null}::int`,
+    engines_tried: sql`COALESCE(${usage.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+  };
+}
+
+const SETTLED_COUNTS = sql`(SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
                   (SELECT count(*) FROM idem)::int AS idem`;
 
 /**
@@ -128,60 +126,29 @@ export async function captureHold(
   usage: UsageRecord,
   idempotency?: { recordId: string; status: number; body: string },
 ): Promise<boolean> {
-  const { rows } = await db.pool.query<{ captured: number }>({
-    name: 'wgs-capture-hold',
-    text: CAPTURE_HOLD_SQL,
-    values: [
-      holdId,
-      usage.usageEventId,
-      usage.packageVersionId,
-      usage.operation,
-      usage.engine,
-      usage.requestId,
-      usage.jobId ?? null,
-      usage.durationMs,
-      idempotency?.recordId ?? null,
-      idempotency?.status ?? null,
-      idempotency?.body ?? null,
-      usage.enginesTried ?? null,
-      usage.inputUploadId ?? null,
-      usage.metering ?? null,
-      usage.note ?? null,
-    ],
-  });
+  const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
+  const { rows } = await db.pool.query<{ captured: number }>(
+    prepared(
+      'wgs-capture-hold',
+      sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
+           idem AS (
+             UPDATE idempotency_records
+                SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
+                    response_body = ${idempotency?.body ?? null}::text
+              WHERE id = ${idempotency?.recordId ?? null}::uuid AND EXISTS (SELECT 1 FROM hold)
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS captured, ${SETTLED_COUNTS}`,
+    ),
+  );
   return rows[0]!.captured === 1;
 }
 
-// A release frees the key only while the record is still this request's (status running,
-// this id): a record taken over by a retry after the lease ran out has another id.
-const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid', '$13::jsonb')}, ${usageEventCte(
-  {
-    id: '$2::uuid',
-    api_key_id: 'api_key_id',
-    package_version_id: '$3::uuid',
-    operation: '$4::text',
-    engine: '$5::text',
-    outcome: `'failed'`,
-    units: '0',
-    error_code: '$6::text',
-    request_id: '$7::text',
-    hold_id: 'id',
-    job_id: '$8::text',
-    input_upload_id: '$12::text',
-    duration_ms: '$9::int',
-    engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
-  },
-  'hold WHERE $2::uuid IS NOT NULL',
-  '$13::jsonb',
-)}, idem AS (
-             DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS released, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`;
-
 /**
  * Failure: returns the held units, records the failed attempt (0 units) when it reached an
- * engine, and frees the idempotency key, in one statement. Safe to call twice.
+ * engine, and frees the idempotency key, in one statement. Safe to call twice. The key is freed
+ * only while its record is still this request's (status running, this id): a record taken over by
+ * a retry after the lease ran out has another id.
  */
 export async function releaseHold(
   db: SqlDb,
@@ -189,23 +156,16 @@ export async function releaseHold(
   failure?: UsageRecord & { errorCode: string },
   idempotencyRecordId?: string,
 ): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-release-hold',
-    text: RELEASE_HOLD_SQL,
-    values: [
-      holdId,
-      failure?.usageEventId ?? null,
-      failure?.packageVersionId ?? null,
-      failure?.operation ?? null,
-      failure?.engine ?? null,
-      failure?.errorCode ?? null,
-      failure?.requestId ?? null,
-      failure?.jobId ?? null,
-      failure?.durationMs ?? null,
-      idempotencyRecordId ?? null,
-      failure?.enginesTried ?? null,
-      failure?.inputUploadId ?? null,
-      failure?.metering ?? null,
-    ],
-  });
+  const values = usageValues(failure ?? {}, { succeeded: false, errorCode: failure?.errorCode ?? null });
+  const recorded = sql`${failure?.usageEventId ?? null}::uuid IS NOT NULL`;
+  await db.pool.query(
+    prepared(
+      'wgs-release-hold',
+      sql`WITH ${settleHoldCtes('released', sql`${holdId}::uuid`, failure?.metering ?? null)}, ${usageEventCte(values, sql`hold`, recorded)},
+           idem AS (
+             DELETE FROM idempotency_records WHERE id = ${idempotencyRecordId ?? null}::uuid AND status = 'running' RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS released, ${SETTLED_COUNTS}`,
+    ),
+  );
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
-import { claimCte, claimValuesOf } from '../billing/claim-sql';
+import { claimCte, claimValuesOf, existingCte } from '../billing/claim-sql';
 import { prepared } from '../billing/sql-statement';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
@@ -43,14 +43,9 @@ export function judgeExisting(existing: ExistingRow, fingerprint: string): Claim
 
 /** The record of a key as it stands, if any (read only). */
 export async function findExisting(db: SqlDb, scope: IdempotencyScope): Promise<ExistingRow | undefined> {
-  const { rows } = await db.pool.query<ExistingRow>({
-    name: 'wgs-idempotency-existing',
-    text: `SELECT fingerprint, status, response_status, response_body
-             FROM idempotency_records
-            WHERE api_key_id = $1 AND method = $2 AND path = $3 AND key = $4
-              AND NOT (status = 'running' AND locked_until < now()) AND expires_at >= now()`,
-    values: [scope.apiKeyId, scope.method, scope.path, scope.key],
-  });
+  const { rows } = await db.pool.query<ExistingRow>(
+    prepared('wgs-idempotency-existing', sql`WITH ${existingCte(scope)} SELECT * FROM existing`),
+  );
   return rows[0];
 }
 
@@ -72,21 +67,20 @@ export async function claimIdempotencyKey(db: SqlDb, scope: IdempotencyScope, fi
  * lease token: a retry that took the key over after the lease ran out wrote a new id.
  */
 export async function releaseIdempotencyKey(db: SqlDb, recordId: string): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-idempotency-release',
-    text: `DELETE FROM idempotency_records WHERE id = $1 AND status = 'running'`,
-    values: [recordId],
-  });
+  await db.pool.query(
+    prepared('wgs-idempotency-release', sql`DELETE FROM idempotency_records WHERE id = ${recordId}::uuid AND status = 'running'`),
+  );
 }
 
 /** Stores a 2xx response for replay (used where no unit hold is settled in the same statement). */
 export async function completeIdempotencyKey(db: SqlDb, recordId: string, status: number, body: string): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-idempotency-complete',
-    text: `UPDATE idempotency_records SET status = 'completed', response_status = $2, response_body = $3
-            WHERE id = $1`,
-    values: [recordId, status, body],
-  });
+  await db.pool.query(
+    prepared(
+      'wgs-idempotency-complete',
+      sql`UPDATE idempotency_records SET status = 'completed', response_status = ${status}::int, response_body = ${body}::text
+           WHERE id = ${recordId}::uuid`,
+    ),
+  );
 }
 
 export async function deleteExpiredIdempotencyRecords(db: SqlDb): Promise<number> {
