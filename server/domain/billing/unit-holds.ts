@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
-import { settleHoldCtes, usageEventCte, UTC_TODAY } from './settlement-sql';
+import sql, { type Sql } from 'sql-template-tag';
+import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
+import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
+import { prepared } from './sql-statement';
 
-// Units are reserved before any engine runs, by one conditional UPDATE on the key's row:
-// the row lock serialises racing requests, the WHERE clause re-checks the latest balance and
-// in-flight count, and a CHECK constraint keeps the balance >= 0 whatever happens. The same
-// statement writes the hold, so a crash leaves a hold the sweeper can return.
+// Units are reserved before any engine runs, by one conditional UPDATE on the key's row
+// (hold-sql.ts); a CHECK constraint keeps the balance >= 0 whatever happens. The same statement
+// writes the hold, so a crash leaves a hold the sweeper can return.
 
 export interface Hold {
   holdId: string;
@@ -27,66 +29,6 @@ export interface HoldRequest {
   budget?: string | null;
   /** A job's expected provider cost (a decimal string), counted by the budget while its units are held. */
   expectedCost?: string | null;
-}
-
-/**
- * The hold as CTEs `current` (the key's row as the statement began), `taken` (the balance
- * after the units were taken, when they were) and `hold`. The SQL expressions for the values
- * are given, so the hold can stand alone or follow an idempotency claim (`gate`).
- */
-export function unitHoldCtes(p: {
-  apiKeyId: string;
-  units: string;
-  concurrency: string;
-  holdId: string;
-  operation: string;
-  requestId: string;
-  leaseSeconds: string;
-  /**
-   * The key's daily provider-cost budget (numeric, NULL: none): the day's cost judged on the locked
-   * row, so exact across instances, plus the expected cost of its queued or running jobs.
-   */
-  budget: string;
-  /** This hold's expected provider cost (numeric, NULL: none known). */
-  expectedCost: string;
-  gate?: string;
-}): string {
-  return `pending AS (
-               SELECT COALESCE(sum(expected_cost), 0) AS cost FROM unit_holds
-                WHERE ${p.budget} IS NOT NULL AND api_key_id = ${p.apiKeyId} AND status = 'held' AND expected_cost IS NOT NULL
-             ), current AS (
-               SELECT status, remaining_units, in_flight,
-                      CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) AS cost_today
-                 FROM api_keys WHERE id = ${p.apiKeyId}
-             ), taken AS (
-               UPDATE api_keys SET remaining_units = remaining_units - ${p.units}, in_flight = in_flight + 1
-                WHERE id = ${p.apiKeyId} AND status = 'active' AND in_flight < ${p.concurrency} AND remaining_units >= ${p.units}
-                  AND (${p.budget} IS NULL
-                       OR CASE WHEN cost_day = ${UTC_TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) < ${p.budget})
-                  ${p.gate ? `AND ${p.gate}` : ''}
-               RETURNING remaining_units
-             ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
-               SELECT ${p.holdId}, ${p.apiKeyId}, ${p.units}, ${p.operation}, ${p.requestId}, now() + make_interval(secs => ${p.leaseSeconds}),
-                      ${p.expectedCost} FROM taken
-               RETURNING id
-             )`;
-}
-
-/** What the statement after unitHoldCtes selects about the hold. */
-export const HOLD_OUTCOME_COLUMNS = `(SELECT remaining_units FROM taken) AS remaining,
-                    (SELECT status FROM current) AS status,
-                    (SELECT remaining_units FROM current) AS current_remaining,
-                    (SELECT in_flight FROM current) AS current_in_flight,
-                    (SELECT cost_today FROM current) AS current_cost_today`;
-
-export interface HoldOutcome {
-  remaining: number | null;
-  status: 'active' | 'revoked' | null;
-  current_remaining: number | null;
-  current_in_flight: number | null;
-  /** numeric, as text */
-  current_cost_today: string | null;
 }
 
 /**
@@ -110,37 +52,19 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   return undefined;
 }
 
+/** A hold request's values for hold-sql.ts, under a new hold id. */
+export function holdValuesOf(request: HoldRequest): HoldValues {
+  return { ...request, holdId: randomUUID(), budget: request.budget ?? null, expectedCost: request.expectedCost ?? null };
+}
+
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
-  const holdId = randomUUID();
+  const hold = holdValuesOf(request);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await db.provisional.query<HoldOutcome>({
-      name: 'wgs-hold-units',
-      text: `WITH ${unitHoldCtes({
-        apiKeyId: '$1::uuid',
-        units: '$2::int',
-        concurrency: '$3::int',
-        holdId: '$4::uuid',
-        operation: '$5::text',
-        requestId: '$6::text',
-        leaseSeconds: '$7::int',
-        budget: '$8::numeric',
-        expectedCost: '$9::numeric',
-      })}
-             SELECT ${HOLD_OUTCOME_COLUMNS}`,
-      values: [
-        request.apiKeyId,
-        request.units,
-        request.concurrency,
-        holdId,
-        request.operation,
-        request.requestId,
-        request.leaseSeconds,
-        request.budget ?? null,
-        request.expectedCost ?? null,
-      ],
-    });
+    const { rows } = await db.provisional.query<HoldOutcome>(
+      prepared('wgs-hold-units', sql`WITH ${unitHoldCtes(hold)} SELECT ${HOLD_OUTCOME_COLUMNS}`),
+    );
     const row = rows[0]!;
-    if (row.remaining !== null) return { holdId, remainingUnits: row.remaining };
+    if (row.remaining !== null) return { holdId: hold.holdId, remainingUnits: row.remaining };
     const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
     if (refusal) throw refusal;
   }
@@ -165,32 +89,30 @@ export interface UsageRecord {
   note?: string | null;
 }
 
-const CAPTURE_HOLD_SQL = `WITH ${settleHoldCtes('captured', '$1::uuid', '$14::jsonb')}, ${usageEventCte(
-  {
-    id: '$2::uuid',
-    api_key_id: 'api_key_id',
-    package_version_id: '$3::uuid',
-    operation: '$4::text',
-    engine: '$5::text',
-    outcome: `'succeeded'`,
-    units: 'units',
-    error_code: '$15::text',
-    request_id: '$6::text',
-    hold_id: 'id',
-    job_id: '$7::text',
-    input_upload_id: '$13::text',
-    duration_ms: '$8::int',
-    engines_tried: 'COALESCE($12::text[], ARRAY[]::text[])',
-  },
-  'hold',
-  '$14::jsonb',
-)}, idem AS (
-             UPDATE idempotency_records SET status = 'completed', response_status = $10, response_body = $11
-              WHERE id = $9::uuid AND EXISTS (SELECT 1 FROM hold)
-             RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS captured,
-                  (SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
+/** A request's usage event: its named values, and what its outcome sets (units, error code). */
+function usageValues(
+  usage: Partial<UsageRecord>,
+  outcome: { succeeded: boolean; errorCode: string | null },
+): Record<UsageEventColumn, Sql> {
+  return {
+    id: sql`${usage.usageEventId ?? null}::uuid`,
+    api_key_id: sql`api_key_id`,
+    package_version_id: sql`${usage.packageVersionId ?? null}::uuid`,
+    operation: sql`${usage.operation ?? null}::text`,
+    engine: sql`${usage.engine ?? null}::text`,
+    outcome: outcome.succeeded ? sql`'succeeded'` : sql`'failed'`,
+    units: outcome.succeeded ? sql`units` : sql`0`,
+    error_code: sql`${outcome.errorCode}::text`,
+    request_id: sql`${usage.requestId ?? null}::text`,
+    hold_id: sql`id`,
+    job_id: sql`${usage.jobId ?? null}::text`,
+    input_upload_id: sql`${usage.inputUploadId ?? null}::text`,
+    duration_ms: sql`${usage.durationMs ?? null}::int`,
+    engines_tried: sql`COALESCE(${usage.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+  };
+}
+
+const SETTLED_COUNTS = sql`(SELECT count(*) FROM key)::int AS keys, (SELECT count(*) FROM usage)::int AS usage,
                   (SELECT count(*) FROM idem)::int AS idem`;
 
 /**
@@ -204,60 +126,29 @@ export async function captureHold(
   usage: UsageRecord,
   idempotency?: { recordId: string; status: number; body: string },
 ): Promise<boolean> {
-  const { rows } = await db.pool.query<{ captured: number }>({
-    name: 'wgs-capture-hold',
-    text: CAPTURE_HOLD_SQL,
-    values: [
-      holdId,
-      usage.usageEventId,
-      usage.packageVersionId,
-      usage.operation,
-      usage.engine,
-      usage.requestId,
-      usage.jobId ?? null,
-      usage.durationMs,
-      idempotency?.recordId ?? null,
-      idempotency?.status ?? null,
-      idempotency?.body ?? null,
-      usage.enginesTried ?? null,
-      usage.inputUploadId ?? null,
-      usage.metering ?? null,
-      usage.note ?? null,
-    ],
-  });
+  const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
+  const { rows } = await db.pool.query<{ captured: number }>(
+    prepared(
+      'wgs-capture-hold',
+      sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
+           idem AS (
+             UPDATE idempotency_records
+                SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
+                    response_body = ${idempotency?.body ?? null}::text
+              WHERE id = ${idempotency?.recordId ?? null}::uuid AND EXISTS (SELECT 1 FROM hold)
+             RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS captured, ${SETTLED_COUNTS}`,
+    ),
+  );
   return rows[0]!.captured === 1;
 }
 
-// A release frees the key only while the record is still this request's (status running,
-// this id): a record taken over by a retry after the lease ran out has another id.
-const RELEASE_HOLD_SQL = `WITH ${settleHoldCtes('released', '$1::uuid', '$13::jsonb')}, ${usageEventCte(
-  {
-    id: '$2::uuid',
-    api_key_id: 'api_key_id',
-    package_version_id: '$3::uuid',
-    operation: '$4::text',
-    engine: '$5::text',
-    outcome: `'failed'`,
-    units: '0',
-    error_code: '$6::text',
-    request_id: '$7::text',
-    hold_id: 'id',
-    job_id: '$8::text',
-    input_upload_id: '$12::text',
-    duration_ms: '$9::int',
-    engines_tried: 'COALESCE($11::text[], ARRAY[]::text[])',
-  },
-  'hold WHERE $2::uuid IS NOT NULL',
-  '$13::jsonb',
-)}, idem AS (
-             DELETE FROM idempotency_records WHERE id = $10::uuid AND status = 'running' RETURNING id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS released, (SELECT count(*) FROM key)::int AS keys,
-                  (SELECT count(*) FROM usage)::int AS usage, (SELECT count(*) FROM idem)::int AS idem`;
-
 /**
  * Failure: returns the held units, records the failed attempt (0 units) when it reached an
- * engine, and frees the idempotency key, in one statement. Safe to call twice.
+ * engine, and frees the idempotency key, in one statement. Safe to call twice. The key is freed
+ * only while its record is still this request's (status running, this id): a record taken over by
+ * a retry after the lease ran out has another id.
  */
 export async function releaseHold(
   db: SqlDb,
@@ -265,23 +156,16 @@ export async function releaseHold(
   failure?: UsageRecord & { errorCode: string },
   idempotencyRecordId?: string,
 ): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-release-hold',
-    text: RELEASE_HOLD_SQL,
-    values: [
-      holdId,
-      failure?.usageEventId ?? null,
-      failure?.packageVersionId ?? null,
-      failure?.operation ?? null,
-      failure?.engine ?? null,
-      failure?.errorCode ?? null,
-      failure?.requestId ?? null,
-      failure?.jobId ?? null,
-      failure?.durationMs ?? null,
-      idempotencyRecordId ?? null,
-      failure?.enginesTried ?? null,
-      failure?.inputUploadId ?? null,
-      failure?.metering ?? null,
-    ],
-  });
+  const values = usageValues(failure ?? {}, { succeeded: false, errorCode: failure?.errorCode ?? null });
+  const recorded = sql`${failure?.usageEventId ?? null}::uuid IS NOT NULL`;
+  await db.pool.query(
+    prepared(
+      'wgs-release-hold',
+      sql`WITH ${settleHoldCtes('released', sql`${holdId}::uuid`, failure?.metering ?? null)}, ${usageEventCte(values, sql`hold`, recorded)},
+           idem AS (
+             DELETE FROM idempotency_records WHERE id = ${idempotencyRecordId ?? null}::uuid AND status = 'running' RETURNING id
+           )
+           SELECT (SELECT count(*) FROM hold)::int AS released, ${SETTLED_COUNTS}`,
+    ),
+  );
 }

@@ -1,12 +1,14 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { getConfig } from '../../config';
+import { createHash } from 'node:crypto';
+import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
+import { claimCte, claimValuesOf, existingCte } from '../billing/claim-sql';
+import { prepared } from '../billing/sql-statement';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
 // Idempotency (CONTRACT.md §4) in PostgreSQL, shared by every instance. A key is claimed by
-// one atomic upsert; it is taken over only when its holder's lease ran out (a crash) or its
-// stored response expired. Only 2xx responses are kept; any error frees the key.
+// one atomic upsert (billing/claim-sql.ts); it is taken over only when its holder's lease ran out
+// (a crash) or its stored response expired. Only 2xx responses are kept; any error frees the key.
 
 export interface IdempotencyScope {
   apiKeyId: string;
@@ -30,39 +32,6 @@ export interface ExistingRow {
   response_body: string | null;
 }
 
-/**
- * The claim as a CTE named `claim` (returning the record id when this request took the key),
- * with $1 record id, $2 API key id, $3 method, $4 path, $5 key, $6 fingerprint, $7 lease
- * seconds, $8 retention hours: shared by the claim alone and the claim with a unit hold.
- */
-export const CLAIM_CTE = `claim AS (
-             INSERT INTO idempotency_records AS r
-               (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
-             VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, 'running',
-                     now() + make_interval(secs => $7::int), now() + make_interval(hours => $8::int))
-             ON CONFLICT (api_key_id, method, path, key) DO UPDATE
-               SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status = 'running',
-                   locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at,
-                   response_status = NULL, response_body = NULL, created_at = now()
-               WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
-             RETURNING id
-           )`;
-
-/** The values of CLAIM_CTE's $1 to $8. */
-export function claimValues(scope: IdempotencyScope, fingerprint: string): unknown[] {
-  const config = getConfig();
-  return [
-    randomUUID(),
-    scope.apiKeyId,
-    scope.method,
-    scope.path,
-    scope.key,
-    fingerprint,
-    config.IDEMPOTENCY_LEASE_SECONDS,
-    config.IDEMPOTENCY_RETENTION_HOURS,
-  ];
-}
-
 /** The record that kept this request from claiming the key: a replay, or 422 / 409. */
 export function judgeExisting(existing: ExistingRow, fingerprint: string): ClaimResult & { kind: 'replay' } {
   if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
@@ -74,24 +43,17 @@ export function judgeExisting(existing: ExistingRow, fingerprint: string): Claim
 
 /** The record of a key as it stands, if any (read only). */
 export async function findExisting(db: SqlDb, scope: IdempotencyScope): Promise<ExistingRow | undefined> {
-  const { rows } = await db.pool.query<ExistingRow>({
-    name: 'wgs-idempotency-existing',
-    text: `SELECT fingerprint, status, response_status, response_body
-             FROM idempotency_records
-            WHERE api_key_id = $1 AND method = $2 AND path = $3 AND key = $4
-              AND NOT (status = 'running' AND locked_until < now()) AND expires_at >= now()`,
-    values: [scope.apiKeyId, scope.method, scope.path, scope.key],
-  });
+  const { rows } = await db.pool.query<ExistingRow>(
+    prepared('wgs-idempotency-existing', sql`WITH ${existingCte(scope)} SELECT * FROM existing`),
+  );
   return rows[0];
 }
 
 export async function claimIdempotencyKey(db: SqlDb, scope: IdempotencyScope, fingerprint: string): Promise<ClaimResult> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await db.provisional.query<{ id: string }>({
-      name: 'wgs-idempotency-claim',
-      text: `WITH ${CLAIM_CTE} SELECT id FROM claim`,
-      values: claimValues(scope, fingerprint),
-    });
+    const claimed = await db.provisional.query<{ id: string }>(
+      prepared('wgs-idempotency-claim', sql`WITH ${claimCte(claimValuesOf(scope, fingerprint))} SELECT id FROM claim`),
+    );
     if (claimed.rows[0]) return { kind: 'claimed', recordId: claimed.rows[0].id };
     const existing = await findExisting(db, scope);
     if (existing) return judgeExisting(existing, fingerprint);
@@ -105,21 +67,20 @@ export async function claimIdempotencyKey(db: SqlDb, scope: IdempotencyScope, fi
  * lease token: a retry that took the key over after the lease ran out wrote a new id.
  */
 export async function releaseIdempotencyKey(db: SqlDb, recordId: string): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-idempotency-release',
-    text: `DELETE FROM idempotency_records WHERE id = $1 AND status = 'running'`,
-    values: [recordId],
-  });
+  await db.pool.query(
+    prepared('wgs-idempotency-release', sql`DELETE FROM idempotency_records WHERE id = ${recordId}::uuid AND status = 'running'`),
+  );
 }
 
 /** Stores a 2xx response for replay (used where no unit hold is settled in the same statement). */
 export async function completeIdempotencyKey(db: SqlDb, recordId: string, status: number, body: string): Promise<void> {
-  await db.pool.query({
-    name: 'wgs-idempotency-complete',
-    text: `UPDATE idempotency_records SET status = 'completed', response_status = $2, response_body = $3
-            WHERE id = $1`,
-    values: [recordId, status, body],
-  });
+  await db.pool.query(
+    prepared(
+      'wgs-idempotency-complete',
+      sql`UPDATE idempotency_records SET status = 'completed', response_status = ${status}::int, response_body = ${body}::text
+           WHERE id = ${recordId}::uuid`,
+    ),
+  );
 }
 
 export async function deleteExpiredIdempotencyRecords(db: SqlDb): Promise<number> {

@@ -88,27 +88,6 @@ export async function completeIdempotencyOn(client: pg.PoolClient, recordId: str
   return result.rowCount === 1;
 }
 
-/**
- * The hold now belongs to the job: it stops counting against the key's concurrency (the
- * request is over) and its lease covers the job's whole life. On the caller's transaction;
- * false when the hold is gone.
- */
-export async function detachHoldOn(client: pg.PoolClient, holdId: string, leaseSeconds: number): Promise<boolean> {
-  const result = await client.query<{ detached: number }>({
-    name: 'wgs-job-detach-hold',
-    text: `WITH hold AS (
-             UPDATE unit_holds SET counts_in_flight = false, lease_until = now() + make_interval(secs => $2)
-              WHERE id = $1 AND status = 'held' AND counts_in_flight
-             RETURNING api_key_id
-           ), key AS (
-             UPDATE api_keys k SET in_flight = k.in_flight - 1 FROM hold h WHERE k.id = h.api_key_id RETURNING k.id
-           )
-           SELECT (SELECT count(*) FROM hold)::int AS detached, (SELECT count(*) FROM key)::int AS keys`,
-    values: [holdId, leaseSeconds],
-  });
-  return result.rows[0]!.detached === 1;
-}
-
 export async function findJob(db: SqlDb, jobId: string): Promise<JobRow | null> {
   const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-find',

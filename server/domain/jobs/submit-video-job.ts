@@ -10,7 +10,8 @@ import { resolveInputUpload } from '../uploads/resolve-input-upload';
 import { engineNamesOf } from '../packages/engine-names';
 import { expectedJobCost } from './job-budget';
 import { enqueueVideoJob, getJobQueue } from './job-queue';
-import { completeIdempotencyOn, detachHoldOn, insertJob, newJobId, type JobInput } from './job-store';
+import { completeIdempotencyOn, insertJob, newJobId, type JobInput } from './job-store';
+import { handHoldToJob } from '../billing/job-holds';
 import { toJobView } from './job-view';
 
 // POST /v1/videos/generate, the domain half: package settings and the referenced upload
@@ -108,7 +109,7 @@ export async function submitVideoJob(db: SqlDb, prepared: PreparedVideoJob, ctx:
       // The request outlived its idempotency lease and a retry took the key over.
       throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
     }
-    if (!(await detachHoldOn(client, ctx.holdId, jobHoldLeaseSeconds()))) {
+    if (!(await handHoldToJob(client, ctx.holdId, jobHoldLeaseSeconds()))) {
       throw new Error(`hold ${ctx.holdId} was no longer held at submission`);
     }
     await enqueueVideoJob(boss, client, job.id);

@@ -1,6 +1,6 @@
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
-import { windowStore } from './sliding-window';
+import { windowStore, type WindowHit } from './sliding-window';
 
 // Requests per minute per key: a sliding window of 60 s (sliding-window.ts) in Redis when
 // REDIS_URL is set, else in PostgreSQL, so every instance shares one count.
@@ -14,6 +14,17 @@ export interface RateState {
 const WINDOW_SECONDS = 60;
 
 const windowKey = (apiKeyId: string) => `rpm:${apiKeyId}`;
+
+/** The window a key's requests per minute are counted in: its store key, limit and span. */
+export interface RateWindow {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export function rateWindowOf(apiKeyId: string, perMinute: number): RateWindow {
+  return { key: windowKey(apiKeyId), limit: perMinute, windowSeconds: WINDOW_SECONDS };
+}
 
 /**
  * The minute's count in both forms of draft-ietf-httpapi-ratelimit-headers: the structured
@@ -43,6 +54,14 @@ export function waitSeconds(waitMs: number, windowSeconds: number): number {
 /** Counts one request of the key, or throws 429 (nothing counted) when its last 60 s hold the limit. */
 export async function consumeRequest(db: SqlDb, apiKeyId: string, perMinute: number, nowMs?: number): Promise<RateState> {
   const hit = await windowStore(db).take(windowKey(apiKeyId), perMinute, WINDOW_SECONDS, nowMs);
+  return rateStateOf(hit, perMinute);
+}
+
+/**
+ * The minute's state after a hit the store judged (here, or inside a billing statement that took
+ * the point with the claim); throws the 429, with its headers and exact Retry-After, when refused.
+ */
+export function rateStateOf(hit: WindowHit, perMinute: number): RateState {
   const resetSeconds = waitSeconds(hit.waitMs, WINDOW_SECONDS);
   if (hit.allowed) return { limit: perMinute, remaining: Math.max(0, perMinute - hit.used), resetSeconds };
   const state = { limit: perMinute, remaining: 0, resetSeconds };

@@ -139,6 +139,14 @@ export function redisWindowStore(redis: Redis): WindowStore {
   };
 }
 
+/**
+ * Whether the windows are PostgreSQL's (no REDIS_URL): then a paid request's point can be taken by
+ * the statement that claims its key and holds its units (billing/reserve-statements.ts).
+ */
+export function windowsInDatabase(): boolean {
+  return getRedis() === undefined;
+}
+
 /** Redis when REDIS_URL is set, else PostgreSQL on the provisional pool (a crash may forget its last moment's hits). */
 export function windowStore(db: SqlDb): WindowStore {
   const redis = getRedis();

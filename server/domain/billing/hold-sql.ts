@@ -1,0 +1,75 @@
+import sql, { raw, type Sql } from 'sql-template-tag';
+import { UTC_TODAY } from './settlement-sql';
+
+// The unit hold as SQL fragments taking named values: one conditional UPDATE of the key's row takes
+// the units and a concurrency slot (the row lock serialises racing requests, the WHERE re-checks
+// the latest balance, slot count and budget) and writes the hold, so a crash leaves a hold the
+// sweeper can return. Shared by the hold alone (unit-holds.ts) and the statements that claim a key
+// and hold in one (reserve-statements.ts).
+
+export interface HoldValues {
+  apiKeyId: string;
+  holdId: string;
+  units: number;
+  operation: string;
+  requestId: string;
+  /** The package's concurrent-request limit. */
+  concurrency: number;
+  leaseSeconds: number;
+  /**
+   * The key's daily provider-cost budget (a decimal string; null: none): the day's cost judged on the
+   * locked row, so exact across instances, plus the expected cost of its queued or running jobs.
+   */
+  budget: string | null;
+  /** This hold's expected provider cost (a decimal string; null: none known). */
+  expectedCost: string | null;
+}
+
+const TODAY = raw(UTC_TODAY);
+
+/**
+ * CTEs `pending` (the expected cost of the key's held jobs, under a budget), `current` (the key's
+ * row as the statement began), `taken` (the balance after the units were taken, when they were)
+ * and `hold`. Nothing is taken unless `gate` holds.
+ */
+export function unitHoldCtes(hold: HoldValues, gate: Sql = sql`true`): Sql {
+  const { apiKeyId, units, budget } = hold;
+  return sql`pending AS (
+               SELECT COALESCE(sum(expected_cost), 0) AS cost FROM unit_holds
+                WHERE ${budget}::numeric IS NOT NULL AND api_key_id = ${apiKeyId}::uuid AND status = 'held'
+                  AND expected_cost IS NOT NULL
+             ), current AS (
+               SELECT status, remaining_units, in_flight,
+                      CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) AS cost_today
+                 FROM api_keys WHERE id = ${apiKeyId}::uuid
+             ), taken AS (
+               UPDATE api_keys SET remaining_units = remaining_units - ${units}::int, in_flight = in_flight + 1
+                WHERE id = ${apiKeyId}::uuid AND status = 'active' AND in_flight < ${hold.concurrency}::int
+                  AND remaining_units >= ${units}::int
+                  AND (${budget}::numeric IS NULL
+                       OR CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) < ${budget}::numeric)
+                  AND ${gate}
+               RETURNING remaining_units
+             ), hold AS (
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
+               SELECT ${hold.holdId}::uuid, ${apiKeyId}::uuid, ${units}::int, ${hold.operation}::text, ${hold.requestId}::text,
+                      now() + make_interval(secs => ${hold.leaseSeconds}::int), ${hold.expectedCost}::numeric FROM taken
+               RETURNING id
+             )`;
+}
+
+/** What a statement with unitHoldCtes selects about the hold. */
+export const HOLD_OUTCOME_COLUMNS = sql`(SELECT remaining_units FROM taken) AS remaining,
+                    (SELECT status FROM current) AS status,
+                    (SELECT remaining_units FROM current) AS current_remaining,
+                    (SELECT in_flight FROM current) AS current_in_flight,
+                    (SELECT cost_today FROM current) AS current_cost_today`;
+
+export interface HoldOutcome {
+  remaining: number | null;
+  status: 'active' | 'revoked' | null;
+  current_remaining: number | null;
+  current_in_flight: number | null;
+  /** numeric, as text */
+  current_cost_today: string | null;
+}

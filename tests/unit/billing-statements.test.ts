@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ClaimValues } from '@/server/domain/billing/claim-sql';
+import type { HoldValues } from '@/server/domain/billing/hold-sql';
+import { claimAndHoldStatement, rateClaimHoldStatement } from '@/server/domain/billing/reserve-statements';
+
+// Billing's statements are written with named values (sql-template-tag). pg prepares a statement
+// once per connection under its name and refuses the same name with another text, so a statement's
+// text must never depend on its values; and no statement hands positional placeholders to another.
+
+const scope = (key: string) => ({ apiKeyId: '00000000-0000-4000-8000-000000000001', method: 'POST', path: '/v1/text/generate', key });
+const claim = (key: string): ClaimValues => ({
+  recordId: '00000000-0000-4000-8000-000000000002',
+  scope: scope(key),
+  fingerprint: `f-${key}`,
+  leaseSeconds: 120,
+  retentionHours: 24,
+});
+const hold = (budget: string | null): HoldValues => ({
+  apiKeyId: '00000000-0000-4000-8000-000000000001',
+  holdId: '00000000-0000-4000-8000-000000000003',
+  units: budget ? 5 : 1,
+  operation: 'text.generate',
+  requestId: 'req_1',
+  concurrency: 4,
+  leaseSeconds: 300,
+  budget,
+  expectedCost: budget ? '0.5' : null,
+});
+const rate = (limit: number) => ({ key: `rpm:${limit}`, limit, windowSeconds: 60 });
+
+describe("billing's statements", () => {
+  it('keep one text per name whatever their values, and name each shape apart', () => {
+    const paidA = rateClaimHoldStatement({ rate: rate(10), claim: claim('a'), hold: hold(null) });
+    const paidB = rateClaimHoldStatement({ rate: rate(99), claim: claim('b'), hold: hold('12.5') });
+    const unpaid = rateClaimHoldStatement({ rate: rate(10), claim: claim('a') });
+    const afterRedis = claimAndHoldStatement({ claim: claim('a'), hold: hold(null) });
+    expect(paidA.text).toBe(paidB.text);
+    expect(paidA.values).not.toEqual(paidB.values);
+    expect(new Set([paidA.name, unpaid.name, afterRedis.name]).size).toBe(3);
+    expect(paidA.text).toContain('wgs_rate_take');
+    expect(unpaid.text).not.toContain('unit_holds');
+    expect(afterRedis.text).not.toContain('wgs_rate_take');
+  });
+
+  it('bind every value by name: no hand-written $n placeholder in the files that hold, claim, capture, release or settle', () => {
+    const files = [
+      ...readdirSync('server/domain/billing').map((file) => join('server/domain/billing', file)),
+      'server/domain/idempotency/idempotency-store.ts',
+      'server/domain/jobs/job-settlement.ts',
+      'server/domain/jobs/cancel-job.ts',
+    ];
+    const positional = files.filter((file) => /\$\d/.test(readFileSync(file, 'utf8')));
+    expect(positional).toEqual([]);
+  });
+});
