@@ -8,6 +8,8 @@ import { reserveRequest } from '../domain/billing/reserve-request';
 import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
 import { ApiError, isApiError } from '../domain/errors';
 import type { EngineTrace } from '../domain/generation/call-engine';
+import type { StreamDeltaSink } from '../domain/generation/text-and-code';
+import { markDelivered } from '../domain/billing/mark-delivered';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import { displayPrefix } from '../domain/keys/key-secret';
@@ -20,6 +22,7 @@ import { observeStreamCharged } from '../observability/observe-request';
 import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
+import { firstDeltaGate } from './first-delta-gate';
 import { publicOrigin } from '../auth/forwarded';
 import { readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
@@ -78,7 +81,7 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
    * text/event-stream (event-stream.ts): each piece goes to `onDelta` as it is produced. Routes
    * without it answer JSON whatever the Accept header says.
    */
-  stream?: (prepared: P, ctx: RunContext, onDelta: (text: string) => void) => Promise<{ kind: 'generation'; output: unknown }>;
+  stream?: (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<{ kind: 'generation'; output: unknown }>;
 }
 
 type NextContext = RouteParams;
@@ -197,34 +200,35 @@ async function runOperation<P>(
 
 /**
  * Step 11 as an event stream: 200 at once (every check passed, the units held), the pieces as they
- * come, and `done` only after the capture committed. Output delivered is output paid for: a client
- * that goes away after the first delta was written leaves the call running to its end (within the
- * deadline), and the call is charged and stored for replays as if `done` had reached it; one that
- * goes away before any delta aborts the call, which gives the units back. A failure gives them back too.
+ * come, and `done` only after the capture committed. Output delivered is output paid for: the hold
+ * is marked delivered (one durable statement) before the first delta is written, so that even a
+ * process that dies after it leaves a hold the sweeper captures; a client that goes away after the
+ * first delta was written leaves the call running to its end (within the deadline), and the call is
+ * charged and stored for replays as if `done` had reached it; one that goes away before any delta
+ * aborts the call, which gives the units back. A failure (of the engine or of the mark) gives them back too.
  */
 function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Response {
   return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, writeDelta) => {
     const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
-    let delivered = false;
-    const onDelta = (text: string) => {
-      if (writeDelta(text)) delivered = true;
-    };
+    const hold = reservation.hold!;
+    const gate = firstDeltaGate(writeDelta, (delivery) => markDelivered(getSqlDb(), hold.holdId, delivery), deadline.abort);
     const abortUndelivered = () => {
-      if (!delivered) deadline.abort(disconnected.reason);
+      if (!gate.written) deadline.abort(disconnected.reason);
     };
     disconnected.addEventListener('abort', abortUndelivered, { once: true });
     const { charge } = reservation.request;
     noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
     try {
-      const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
-      const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
-      if (disconnected.aborted && !delivered) throw disconnected.reason;
+      const runContext = { ...ctx, hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
+      const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, gate.onDelta);
+      await gate.settled(); // the mark committed before anything is captured
+      if (disconnected.aborted && !gate.written) throw disconnected.reason;
       const note = disconnected.aborted ? 'client_disconnected' : undefined;
       const done = await settleGeneration(getSqlDb(), reservation, outcome.output, note);
       observeStreamCharged(ctx.request);
       return done;
     } catch (error) {
-      const failure = disconnected.aborted && !delivered ? { error, code: 'client_disconnected' } : { error };
+      const failure = disconnected.aborted && !gate.written ? { error, code: 'client_disconnected' } : { error };
       await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
       throw error;
     } finally {

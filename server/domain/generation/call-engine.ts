@@ -17,6 +17,12 @@ export interface EngineTrace {
   metering?: Metering;
 }
 
+/** The engine a `work` call runs on, by name, and every engine called so far (this one last). */
+export interface EngineAttempt {
+  name: string;
+  tried: readonly string[];
+}
+
 export interface CallEngineOptions {
   /** The request's deadline: no further engine is tried once it fired. */
   signal?: AbortSignal;
@@ -56,7 +62,7 @@ const providerOf = (engineName: string) => (engineName === 'local' ? undefined :
 export async function callEngine<T>(
   db: SqlDb,
   setting: string | readonly string[],
-  work: (engine: Engine) => Promise<T>,
+  work: (engine: Engine, attempt: EngineAttempt) => Promise<T>,
   options: CallEngineOptions = {},
 ): Promise<T> {
   const names = engineNamesOf(setting);
@@ -74,7 +80,7 @@ export async function callEngine<T>(
     try {
       engine = await resolveEngine(name);
       const resolved = engine;
-      const result = await measureProviderCall(name, () => work(resolved));
+      const result = await measureProviderCall(name, () => work(resolved, { name, tried: trace.tried }));
       trace.answered = name;
       meter(trace, name, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
       if (provider) await recordProviderSuccess(db, provider);

@@ -1,9 +1,10 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
-import type { CodeTask, TextDeltaSink, TextTask } from '../../providers/engine';
+import type { CodeTask, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
-import { estimateTextUsage } from '../billing/provider-cost';
+import type { Delivery } from '../billing/mark-delivered';
+import { estimateTextUsage, priceCall } from '../billing/provider-cost';
 import { callEngine, type EngineTrace } from './call-engine';
 
 export interface Prepared<T> {
@@ -55,6 +56,12 @@ export async function generateText(
 }
 
 /**
+ * Where streamText hands each piece of its answer, in order; `delivery()` says which engine is
+ * answering and what the call has used so far (estimated), for the hold's delivered mark.
+ */
+export type StreamDeltaSink = (text: string, delivery: () => Delivery) => void;
+
+/**
  * generateText with the answer handed to `onDelta` piece by piece. The engines of the list are
  * tried in order only until the first piece was handed on; after that a failure is the call's.
  * A stream cut short (a failure after its first piece, or the request's signal fired while the
@@ -64,22 +71,31 @@ export async function streamText(
   db: SqlDb,
   prepared: Prepared<TextTask>,
   signal: AbortSignal,
-  onDelta: TextDeltaSink,
+  onDelta: StreamDeltaSink,
   trace?: EngineTrace,
 ): Promise<{ text: string }> {
   let produced = 0;
-  const sink: TextDeltaSink = (text) => {
-    produced += text.length;
-    onDelta(text);
-  };
   const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
-  const { text } = await callEngine(db, prepared.engine, (engine) => engine.streamText(prepared.task, signal, sink), {
-    signal,
-    trace,
-    operation: 'text.generate',
-    mayFallBack: () => produced === 0,
-    incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
-  });
+  const { text } = await callEngine(
+    db,
+    prepared.engine,
+    (engine, attempt) =>
+      engine.streamText(prepared.task, signal, (piece) => {
+        produced += piece.length;
+        onDelta(piece, () => ({
+          engine: attempt.name,
+          enginesTried: [...attempt.tried],
+          metering: { ...priceCall(engine.pricing, estimateTextUsage(promptChars, produced)), estimated: true },
+        }));
+      }),
+    {
+      signal,
+      trace,
+      operation: 'text.generate',
+      mayFallBack: () => produced === 0,
+      incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
+    },
+  );
   return { text };
 }
 
