@@ -1,8 +1,7 @@
 import { getConfig } from '../config';
-import { getSqlDb } from '../db/client';
-import { abandonRequest } from '../domain/billing/abandon-request';
-import { firstEngine, type Reservation } from '../domain/billing/reservation';
-import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
+import { firstEngine } from '../domain/billing/reservation';
+import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
+import { engineReportOf, type EngineReport } from '../domain/generation/call-engine';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import type { Outcome, RouteContext, RunContext } from './pipeline';
@@ -33,41 +32,40 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
 }
 
 /**
- * Runs the operation and settles its reservation. An operation that fails gives its units back at
- * once (a release the database refused answers instead); anything failing after it (the settling
- * itself) leaves the reservation abandoned too, so it never outlives the request.
+ * Runs the operation and settles its reservation: reserve → run → settle. An operation that fails
+ * gives its units back at once (a release the database refused answers instead); anything failing
+ * after it (the settling itself) leaves the reservation abandoned too, so it never outlives the request.
  */
-export async function runAndSettle(ctx: RouteContext, reservation: Reservation, channel: AnswerChannel): Promise<SettledAnswer> {
+export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
   const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
   noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
-  const runContext: RunContext = {
-    ...ctx,
-    hold: reservation.hold,
-    idempotencyRecordId: reservation.recordId,
-    signal: deadline.signal,
-    engines: reservation.engines,
-  };
+  const runContext: RunContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
+  let engines: EngineReport | undefined;
   try {
     const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (error: unknown) => {
-      await abandonRequest(getSqlDb(), reservation, { error, code: channel.failureCode?.() });
+      engines = engineReportOf(error);
+      await reservation.abandon({ error, code: channel.failureCode?.(), engines });
       throw error;
     });
     deadline.clear();
-    return await traceStep('settle', () => settle(ran.outcome, reservation, ran.note));
+    if (ran.outcome.kind === 'generation') engines = ran.outcome.engines;
+    return await traceStep('settle', () => settle(reservation, ran.outcome, ran.note));
   } catch (error) {
-    await abandonRequest(getSqlDb(), reservation); // nothing when the failure above abandoned it already
+    await reservation.abandon(); // nothing when the failure above abandoned it already
     throw error;
   } finally {
     deadline.clear();
-    if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
+    if (charge) noteEngine(ctx.request, loggedEngine(charge, engines));
   }
 }
 
 /** A generation's hold captured with its usage event and stored 200; any other success stored for replay. */
-async function settle(outcome: Outcome, reservation: Reservation, note: string | undefined): Promise<SettledAnswer> {
-  if (outcome.kind === 'generation') return { status: 200, body: await settleGeneration(getSqlDb(), reservation, outcome.output, note) };
+async function settle(reservation: OpenReservation, outcome: Outcome, note: string | undefined): Promise<SettledAnswer> {
+  if (outcome.kind === 'generation') {
+    return { status: 200, body: await reservation.settle({ kind: 'generation', output: outcome.output, engines: outcome.engines, note }) };
+  }
   const body = JSON.stringify(outcome.body);
-  await settleResource(getSqlDb(), reservation, outcome.status, body, outcome.settled ?? false);
+  await reservation.settle({ kind: 'resource', status: outcome.status, body, stored: outcome.settled ?? false });
   return { status: outcome.status, body };
 }

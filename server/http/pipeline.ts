@@ -2,11 +2,10 @@ import type { z } from 'zod';
 import { clientAddress, forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
-import { abandonRequest } from '../domain/billing/abandon-request';
-import type { BillingRequest, Charge, Replay, Reservation } from '../domain/billing/reservation';
-import { reserveRequest } from '../domain/billing/reserve-request';
+import type { BillingRequest, Charge, Replay } from '../domain/billing/reservation';
+import { reserve, type OpenReservation } from '../domain/billing/reserve';
 import { ApiError, isApiError } from '../domain/errors';
-import type { EngineTrace } from '../domain/generation/call-engine';
+import type { EngineCall, EngineReport } from '../domain/generation/call-engine';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
@@ -50,13 +49,11 @@ export interface RunContext extends RouteContext {
   idempotencyRecordId: string;
   /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
   signal: AbortSignal;
-  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
-  engines: EngineTrace;
 }
 
 export type Outcome =
-  /** HTTP 200 Generation result; the hold is captured with the usage event. */
-  | { kind: 'generation'; output: unknown }
+  /** HTTP 200 Generation result; the hold is captured with the usage event, which names what the engine call learned. */
+  | { kind: 'generation'; output: unknown; engines: EngineReport }
   /** Any other success body; `settled` when `run` already stored the response itself. */
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
@@ -79,10 +76,15 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
    * text/event-stream (event-stream.ts): each piece goes to `onDelta` as it is produced. Routes
    * without it answer JSON whatever the Accept header says.
    */
-  stream?: (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<{ kind: 'generation'; output: unknown }>;
+  stream?: (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Extract<Outcome, { kind: 'generation' }>>;
 }
 
 type NextContext = RouteParams;
+
+/** An engine call's result as the Generation outcome of a route's `run`. */
+export function generated(call: EngineCall<unknown>): Extract<Outcome, { kind: 'generation' }> {
+  return { kind: 'generation', output: call.value, engines: call.engines };
+}
 
 /** Step 1, after the client address's failed authentications (refused without any query): 401. */
 async function authenticate(request: Request): Promise<AuthenticatedKey> {
@@ -128,19 +130,19 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
   };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
-    let reservation: Reservation | undefined;
+    let reservation: OpenReservation | undefined;
     try {
       const ctx = await routeContext(request, requestId, next); // 1. 401
       const { json, body, idempotencyKey } = await readRequest(spec, ctx); // 2. to 7.
       const prepared = await spec.prepare(body, ctx);
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
-      const reserved = await traceStep('reserve', () => reserveRequest(getSqlDb(), billing)); // 8. to 10.
+      const reserved = await traceStep('reserve', () => reserve(getSqlDb(), billing)); // 8. to 10.
       const streamed = spec.stream !== undefined && acceptsEventStream(request);
       if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed);
       reservation = reserved.reservation;
       return await answer(spec, prepared, ctx, reservation, streamed); // 11. and settling
     } catch (error) {
-      if (reservation) await abandonRequest(getSqlDb(), reservation);
+      await reservation?.abandon();
       return toErrorResponse(error, requestId);
     }
   }, route);
@@ -175,7 +177,7 @@ async function answer<P>(
   spec: PostRouteSpec<z.ZodType, P>,
   prepared: P,
   ctx: RouteContext,
-  reservation: Reservation,
+  reservation: OpenReservation,
   streamed: boolean,
 ): Promise<Response> {
   const headers = rateLimitHeaders(reservation.rate);
@@ -184,7 +186,7 @@ async function answer<P>(
     return jsonText(settled.status, settled.body, ctx.requestId, headers);
   }
   return eventStreamResponse(ctx.requestId, headers, async (disconnected, writeDelta) => {
-    const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta));
+    const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
     observeStreamCharged(ctx.request);
     return settled.body;
   });

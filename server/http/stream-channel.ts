@@ -1,5 +1,4 @@
-import { getSqlDb } from '../db/client';
-import { markDelivered } from '../domain/billing/mark-delivered';
+import type { OpenReservation } from '../domain/billing/reserve';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import type { AnswerChannel } from './answer-lifecycle';
 import { firstDeltaGate, type FirstDeltaGate } from './first-delta-gate';
@@ -24,13 +23,13 @@ export function streamChannel<P>(
   prepared: P,
   disconnected: AbortSignal,
   writeDelta: (text: string) => boolean,
+  reservation: OpenReservation,
 ): AnswerChannel {
   let gate: FirstDeltaGate | undefined;
   const undelivered = () => disconnected.aborted && !gate?.written;
   return {
     async run(ctx, deadline) {
-      const holdId = ctx.hold!.holdId;
-      gate = firstDeltaGate(writeDelta, (delivery) => markDelivered(getSqlDb(), holdId, delivery), deadline.abort);
+      gate = firstDeltaGate(writeDelta, (delivery) => reservation.markDelivered(delivery), deadline.abort);
       const abortUndelivered = () => {
         if (!gate!.written) deadline.abort(disconnected.reason);
       };

@@ -5,7 +5,7 @@ import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 import type { Delivery } from '../billing/mark-delivered';
 import { estimateTextUsage, priceCall } from '../billing/provider-cost';
-import { callEngine, type EngineTrace } from './call-engine';
+import { callEngine, type EngineCall } from './call-engine';
 
 export interface Prepared<T> {
   task: T;
@@ -40,19 +40,13 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
-export async function generateText(
-  db: SqlDb,
-  prepared: Prepared<TextTask>,
-  signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<{ text: string }> {
+export async function generateText(db: SqlDb, prepared: Prepared<TextTask>, signal: AbortSignal): Promise<EngineCall<{ text: string }>> {
   // The customer's output only; the engine's finish reason and token usage stay with the engine.
-  const { text } = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
-    trace,
     operation: 'text.generate',
   });
-  return { text };
+  return { value: { text: call.value.text }, engines: call.engines };
 }
 
 /**
@@ -72,11 +66,10 @@ export async function streamText(
   prepared: Prepared<TextTask>,
   signal: AbortSignal,
   onDelta: StreamDeltaSink,
-  trace?: EngineTrace,
-): Promise<{ text: string }> {
+): Promise<EngineCall<{ text: string }>> {
   let produced = 0;
   const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
-  const { text } = await callEngine(
+  const call = await callEngine(
     db,
     prepared.engine,
     (engine, attempt) =>
@@ -90,25 +83,22 @@ export async function streamText(
       }),
     {
       signal,
-      trace,
       operation: 'text.generate',
       mayFallBack: () => produced === 0,
       incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
     },
   );
-  return { text };
+  return { value: { text: call.value.text }, engines: call.engines };
 }
 
 export async function generateCode(
   db: SqlDb,
   prepared: Prepared<CodeTask>,
   signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<{ code: string; explanation: string }> {
-  const { code, explanation } = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+): Promise<EngineCall<{ code: string; explanation: string }>> {
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
     signal,
-    trace,
     operation: 'code.generate',
   });
-  return { code, explanation };
+  return { value: { code: call.value.code, explanation: call.value.explanation }, engines: call.engines };
 }

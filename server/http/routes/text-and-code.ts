@@ -7,7 +7,7 @@ import {
 } from '../../contract/generation';
 import { getSqlDb } from '../../db/client';
 import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate, streamText } from '../../domain/generation/text-and-code';
-import { definePostRoute } from '../pipeline';
+import { definePostRoute, generated } from '../pipeline';
 
 export const textGenerateRoute = definePostRoute({
   path: '/v1/text/generate',
@@ -23,11 +23,8 @@ export const textGenerateRoute = definePostRoute({
   schema: textGenerateRequest,
   prepare: (body, ctx) => prepareTextGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'text.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateText(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
-  stream: async (prepared, ctx, onDelta) => ({
-    kind: 'generation',
-    output: await streamText(getSqlDb(), prepared, ctx.signal, onDelta, ctx.engines),
-  }),
+  run: async (prepared, ctx) => generated(await generateText(getSqlDb(), prepared, ctx.signal)),
+  stream: async (prepared, ctx, onDelta) => generated(await streamText(getSqlDb(), prepared, ctx.signal, onDelta)),
 });
 
 // No `stream`: code.generate answers JSON whatever the Accept header asks (its answer is one JSON object).
@@ -40,5 +37,5 @@ export const codeGenerateRoute = definePostRoute({
   schema: codeGenerateRequest,
   prepare: (body, ctx) => prepareCodeGenerate(body, ctx.key),
   charge: (prepared) => ({ operation: 'code.generate', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await generateCode(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => generated(await generateCode(getSqlDb(), prepared, ctx.signal)),
 });
