@@ -1,4 +1,5 @@
 import type { OpenReservation } from '../domain/billing/reserve';
+import { withEngineReport } from '../domain/generation/call-engine';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import type { AnswerChannel } from './answer-lifecycle';
 import { firstDeltaGate, type FirstDeltaGate } from './first-delta-gate';
@@ -12,7 +13,7 @@ import type { Outcome, RunContext } from './pipeline';
 // charged and stored for replays as if `done` had reached it; one that goes away before any delta
 // aborts the call, which gives the units back. A failure (of the engine or of the mark) gives them back too.
 
-export type StreamRun<P> = (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Outcome>;
+export type StreamRun<P> = (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Extract<Outcome, { kind: 'generation' }>>;
 
 /**
  * `disconnected` fires when the client goes away; `writeDelta` writes one piece (false once the
@@ -36,7 +37,10 @@ export function streamChannel<P>(
       disconnected.addEventListener('abort', abortUndelivered, { once: true });
       try {
         const outcome = await stream(prepared, ctx, gate.onDelta);
-        await gate.settled(); // the mark committed before anything is captured
+        // The mark committed before anything is captured; one that failed after the engine finished still names its engines.
+        await gate.settled().catch((error: unknown) => {
+          throw withEngineReport(error, outcome.engines);
+        });
         if (undelivered()) throw disconnected.reason;
         return { outcome, note: disconnected.aborted ? 'client_disconnected' : undefined };
       } finally {
