@@ -2,12 +2,11 @@ import type { z } from 'zod';
 import { clientAddress, forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
-import { abandonRequest } from '../domain/billing/abandon-request';
-import { firstEngine, type BillingRequest, type Charge, type Replay, type Reservation } from '../domain/billing/reservation';
-import { reserveRequest } from '../domain/billing/reserve-request';
-import { settleGeneration, settleResource, usedEngines } from '../domain/billing/settle-request';
+import type { BillingRequest, Charge, Replay } from '../domain/billing/reservation';
+import { reserve, type OpenReservation } from '../domain/billing/reserve';
 import { ApiError, isApiError } from '../domain/errors';
-import type { EngineTrace } from '../domain/generation/call-engine';
+import type { EngineCall, EngineReport } from '../domain/generation/call-engine';
+import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import { requestFingerprint } from '../domain/idempotency/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import { displayPrefix } from '../domain/keys/key-secret';
@@ -17,13 +16,14 @@ import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-l
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observeStreamCharged } from '../observability/observe-request';
-import { noteEngine, noteHeld, noteKey } from '../observability/request-record';
+import { noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
+import { jsonChannel, runAndSettle } from './answer-lifecycle';
+import { streamChannel } from './stream-channel';
 import { publicOrigin } from '../auth/forwarded';
 import { readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
-import { requestDeadline } from './request-deadline';
 import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
 import type { RouteParams } from './route-methods';
 import { newRequestId } from './request-id';
@@ -49,13 +49,11 @@ export interface RunContext extends RouteContext {
   idempotencyRecordId: string;
   /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
   signal: AbortSignal;
-  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
-  engines: EngineTrace;
 }
 
 export type Outcome =
-  /** HTTP 200 Generation result; the hold is captured with the usage event. */
-  | { kind: 'generation'; output: unknown }
+  /** HTTP 200 Generation result; the hold is captured with the usage event, which names what the engine call learned. */
+  | { kind: 'generation'; output: unknown; engines: EngineReport }
   /** Any other success body; `settled` when `run` already stored the response itself. */
   | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
@@ -78,10 +76,15 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
    * text/event-stream (event-stream.ts): each piece goes to `onDelta` as it is produced. Routes
    * without it answer JSON whatever the Accept header says.
    */
-  stream?: (prepared: P, ctx: RunContext, onDelta: (text: string) => void) => Promise<{ kind: 'generation'; output: unknown }>;
+  stream?: (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Extract<Outcome, { kind: 'generation' }>>;
 }
 
 type NextContext = RouteParams;
+
+/** An engine call's result as the Generation outcome of a route's `run`. */
+export function generated(call: EngineCall<unknown>): Extract<Outcome, { kind: 'generation' }> {
+  return { kind: 'generation', output: call.value, engines: call.engines };
+}
 
 /** Step 1, after the client address's failed authentications (refused without any query): 401. */
 async function authenticate(request: Request): Promise<AuthenticatedKey> {
@@ -127,21 +130,19 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
   };
   return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
     const requestId = newRequestId();
-    let reservation: Reservation | undefined;
+    let reservation: OpenReservation | undefined;
     try {
       const ctx = await routeContext(request, requestId, next); // 1. 401
       const { json, body, idempotencyKey } = await readRequest(spec, ctx); // 2. to 7.
       const prepared = await spec.prepare(body, ctx);
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
-      const reserved = await traceStep('reserve', () => reserveRequest(getSqlDb(), billing)); // 8. to 10.
+      const reserved = await traceStep('reserve', () => reserve(getSqlDb(), billing)); // 8. to 10.
       const streamed = spec.stream !== undefined && acceptsEventStream(request);
       if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed);
-      if (streamed) return streamOperation(spec, prepared, ctx, reserved.reservation);
       reservation = reserved.reservation;
-      const outcome = await traceStep('run', () => runOperation(spec, prepared, ctx, reservation!)); // 11.
-      return await traceStep('settle', () => respond(outcome, reservation!));
+      return await answer(spec, prepared, ctx, reservation, streamed); // 11. and settling
     } catch (error) {
-      if (reservation) await abandonRequest(getSqlDb(), reservation);
+      await reservation?.abandon();
       return toErrorResponse(error, requestId);
     }
   }, route);
@@ -168,83 +169,27 @@ function billingRequest(ctx: RouteContext, idempotencyKey: string, json: unknown
   return { key: ctx.key, requestId: ctx.requestId, scope, fingerprint: requestFingerprint('POST', path, json), charge };
 }
 
-/** Step 11 under the lease's deadline; an operation that fails gives its units back at once. */
-async function runOperation<P>(
+/**
+ * Step 11 and its settling (answer-lifecycle.ts), answered as JSON once settled or as an event
+ * stream (stream-channel.ts) that begins at once, every check having passed and the units held.
+ */
+async function answer<P>(
   spec: PostRouteSpec<z.ZodType, P>,
   prepared: P,
   ctx: RouteContext,
-  reservation: Reservation,
-): Promise<Outcome> {
-  const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
-  const { charge } = reservation.request;
-  noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
-  try {
-    return await spec.run(prepared, {
-      ...ctx,
-      hold: reservation.hold,
-      idempotencyRecordId: reservation.recordId,
-      signal: deadline.signal,
-      engines: reservation.engines,
-    });
-  } catch (error) {
-    await abandonRequest(getSqlDb(), reservation, { error }); // a release the database refused answers instead
-    throw error;
-  } finally {
-    deadline.clear();
-    if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
-  }
-}
-
-/**
- * Step 11 as an event stream: 200 at once (every check passed, the units held), the pieces as they
- * come, and `done` only after the capture committed. Output delivered is output paid for: a client
- * that goes away after the first delta was written leaves the call running to its end (within the
- * deadline), and the call is charged and stored for replays as if `done` had reached it; one that
- * goes away before any delta aborts the call, which gives the units back. A failure gives them back too.
- */
-function streamOperation<P>(spec: PostRouteSpec<z.ZodType, P>, prepared: P, ctx: RouteContext, reservation: Reservation): Response {
-  return eventStreamResponse(ctx.requestId, rateLimitHeaders(reservation.rate), async (disconnected, writeDelta) => {
-    const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
-    let delivered = false;
-    const onDelta = (text: string) => {
-      if (writeDelta(text)) delivered = true;
-    };
-    const abortUndelivered = () => {
-      if (!delivered) deadline.abort(disconnected.reason);
-    };
-    disconnected.addEventListener('abort', abortUndelivered, { once: true });
-    const { charge } = reservation.request;
-    noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
-    try {
-      const runContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
-      const outcome = await spec.stream!(prepared, { ...runContext, engines: reservation.engines }, onDelta);
-      if (disconnected.aborted && !delivered) throw disconnected.reason;
-      const note = disconnected.aborted ? 'client_disconnected' : undefined;
-      const done = await settleGeneration(getSqlDb(), reservation, outcome.output, note);
-      observeStreamCharged(ctx.request);
-      return done;
-    } catch (error) {
-      const failure = disconnected.aborted && !delivered ? { error, code: 'client_disconnected' } : { error };
-      await abandonRequest(getSqlDb(), reservation, failure).catch(() => {}); // a refused release is queued
-      throw error;
-    } finally {
-      deadline.clear();
-      disconnected.removeEventListener('abort', abortUndelivered);
-      if (charge) noteEngine(ctx.request, usedEngines(reservation).engine);
-    }
-  });
-}
-
-/** Settles the reservation and answers; the rate headers tell the minute's count. */
-async function respond(outcome: Outcome, reservation: Reservation): Promise<Response> {
+  reservation: OpenReservation,
+  streamed: boolean,
+): Promise<Response> {
   const headers = rateLimitHeaders(reservation.rate);
-  const { requestId } = reservation.request;
-  if (outcome.kind === 'generation') {
-    return jsonText(200, await settleGeneration(getSqlDb(), reservation, outcome.output), requestId, headers);
+  if (!streamed) {
+    const settled = await runAndSettle(ctx, reservation, jsonChannel(spec.run, prepared));
+    return jsonText(settled.status, settled.body, ctx.requestId, headers);
   }
-  const body = JSON.stringify(outcome.body);
-  await settleResource(getSqlDb(), reservation, outcome.status, body, outcome.settled ?? false);
-  return jsonText(outcome.status, body, requestId, headers);
+  return eventStreamResponse(ctx.requestId, headers, async (disconnected, writeDelta) => {
+    const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
+    observeStreamCharged(ctx.request);
+    return settled.body;
+  });
 }
 
 /** A stored answer again; a stored generation as one `done` event when the retry asks for a stream. */

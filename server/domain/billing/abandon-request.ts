@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { isApiError } from '../errors';
+import type { EngineReport } from '../generation/call-engine';
 import { queueRelease, writeRelease, type PendingRelease } from './pending-releases';
 import type { Reservation } from './reservation';
 import { usageRecord } from './settle-request';
@@ -9,20 +10,22 @@ import { usageRecord } from './settle-request';
 // any error leaves the key free) and, when the operation itself failed, the failed attempt is
 // recorded (0 units). A release the database could not take is queued and written when it can.
 
-/** Why a paid operation ended without a result; `code` names it when it was no ApiError (a client that went away). */
+/**
+ * Why a paid operation ended without a result; `code` names it when it was no ApiError (a client
+ * that went away); `engines` is what its engine call learned, if it reached one.
+ */
 export interface AbandonFailure {
   error: unknown;
   code?: string;
+  engines?: EngineReport;
 }
 
 /**
- * Abandons a reservation once (later calls do nothing). When a paid operation failed (`failure`
- * and a hold), a release that could not be written is rethrown after queueing, so the request
- * answers with the database's 503; otherwise (clean-up after any other error) nothing is thrown.
+ * Abandons a reservation (the open reservation, reserve.ts, calls it once). When a paid operation
+ * failed (`failure` and a hold), a release that could not be written is rethrown after queueing, so
+ * the request answers with the database's 503; otherwise (clean-up after any other error) nothing is thrown.
  */
 export async function abandonRequest(db: SqlDb, reservation: Reservation, failure?: AbandonFailure): Promise<void> {
-  if (reservation.closed) return;
-  reservation.closed = true;
   const release = releaseOf(reservation, failure);
   try {
     await writeRelease(db, release);
@@ -37,5 +40,5 @@ function releaseOf(reservation: Reservation, failure: AbandonFailure | undefined
   if (!hold) return { recordId };
   if (!failure || !request.charge) return { recordId, holdId: hold.holdId };
   const errorCode = failure.code ?? (isApiError(failure.error) ? failure.error.code : 'internal_error');
-  return { recordId, holdId: hold.holdId, failure: { ...usageRecord(reservation, randomUUID()), errorCode } };
+  return { recordId, holdId: hold.holdId, failure: { ...usageRecord(reservation, randomUUID(), failure.engines), errorCode } };
 }

@@ -1,13 +1,12 @@
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
-import type { EngineTrace } from '../generation/call-engine';
 import { engineNamesOf } from '../packages/engine-names';
 import type { IdempotencyScope } from '../idempotency/idempotency-store';
 import type { RateState } from '../rate-limit/request-rate';
 import type { Hold } from './unit-holds';
 
-// What a paid or idempotent request holds between reserve (reserve-request.ts) and its end:
-// settle (settle-request.ts) or abandon (abandon-request.ts).
+// What a paid or idempotent request holds between reserve (reserve.ts, through reserve-request.ts)
+// and its end, which only the open reservation's settle or abandon (reserve.ts) writes.
 
 export interface Charge {
   operation: Operation;
@@ -35,6 +34,7 @@ export interface BillingRequest {
   charge?: Charge;
 }
 
+/** The reservation's state as reserve-request.ts took it. */
 export interface Reservation {
   request: BillingRequest;
   rate: RateState;
@@ -42,10 +42,6 @@ export interface Reservation {
   recordId: string;
   hold?: Hold & { units: number };
   startedAt: number;
-  /** Filled by the engine call: the engines tried and the one that answered, for the usage event. */
-  engines: EngineTrace;
-  /** Set once the reservation was settled or abandoned, so it is never closed twice. */
-  closed?: boolean;
 }
 
 export type Replay = { kind: 'replay'; status: number; body: string };

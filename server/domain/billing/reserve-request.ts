@@ -30,7 +30,7 @@ export async function reserveRequest(db: SqlDb, request: BillingRequest): Promis
   const hold = request.charge && claim.hold ? { ...claim.hold, units: request.charge.units } : undefined;
   return {
     kind: 'reserved',
-    reservation: { request, rate: claim.rate, recordId: claim.recordId, hold, startedAt: Date.now(), engines: { tried: [] } },
+    reservation: { request, rate: claim.rate, recordId: claim.recordId, hold, startedAt: Date.now() },
   };
 }
 

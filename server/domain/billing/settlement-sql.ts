@@ -85,17 +85,23 @@ const METERED_VALUES = raw(
 /**
  * CTE `usage`: one usage event per row of `from` (e.g. `hold`) where `where` holds, each column
  * given as a SQL expression (a named value, or a column of `from`), and the provider's usage and
- * cost from settleHoldCtes' `metering`. A new column is added to USAGE_EVENT_COLUMNS and to each
+ * cost from `metering`: settleHoldCtes' CTE, or a per-row source whose column `doc` is the jsonb
+ * (the sweeper's, each hold's own). A new column is added to USAGE_EVENT_COLUMNS and to each
  * caller's values.
  */
-export function usageEventCte(values: Record<UsageEventColumn, Sql>, from: Sql, where: Sql = sql`true`): Sql {
+export function usageEventCte(
+  values: Record<UsageEventColumn, Sql>,
+  from: Sql,
+  where: Sql = sql`true`,
+  metering: Sql = sql`metering m`,
+): Sql {
   return sql`usage AS (
              INSERT INTO usage_events (${INSERTED_COLUMNS})
              SELECT ${join(
                USAGE_EVENT_COLUMNS.map((column) => values[column]),
                ', ',
              )}, ${METERED_VALUES}
-               FROM ${from}, metering m
+               FROM ${from}, ${metering}
               WHERE ${where}
              RETURNING id
            )`;

@@ -1,22 +1,72 @@
+import sql, { raw } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
+import { usageEventCte, UTC_TODAY } from './settlement-sql';
+import { prepared } from './sql-statement';
 
 // The crash side of a hold: a request that died (its process gone) leaves its hold until its
-// lease runs out; the background sweeper then settles it here, on any instance.
+// lease runs out; the background sweeper then settles it here, on any instance. A hold whose
+// output reached the client (a streamed answer marked delivered before its first delta,
+// mark-delivered.ts) is captured: output delivered is output paid for. Every other is returned.
+// Only holds still `held` are touched, so one the request itself captured or released is never
+// settled twice, and a request that settles late finds nothing left to settle.
 
-/** Returns holds whose lease ran out (their request died) to their keys. Safe on many instances at once. */
-export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
-  const { rowCount } = await db.pool.query(
-    `WITH released AS (
-       UPDATE unit_holds SET status = 'released', settled_at = now()
-        WHERE id IN (SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now()
-                      ORDER BY lease_until LIMIT 1000 FOR UPDATE SKIP LOCKED)
-       RETURNING api_key_id, units, counts_in_flight
+/** The usage event of a captured interrupted stream says why it was charged without a `done`. */
+export const STREAM_INTERRUPTED = 'stream_interrupted';
+
+const TODAY = raw(UTC_TODAY);
+
+const SWEEP_SQL = sql`WITH expired AS (
+       SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now()
+        ORDER BY lease_until LIMIT 1000 FOR UPDATE SKIP LOCKED
+     ), hold AS (
+       UPDATE unit_holds h
+          SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
+         FROM expired e WHERE h.id = e.id
+       RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.status, h.operation, h.request_id, h.created_at,
+                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering
      ), per_key AS (
-       SELECT api_key_id, sum(units)::int AS units, count(*) FILTER (WHERE counts_in_flight)::int AS slots
-         FROM released GROUP BY api_key_id
-     )
-     UPDATE api_keys k SET remaining_units = k.remaining_units + p.units, in_flight = k.in_flight - p.slots
-       FROM per_key p WHERE k.id = p.api_key_id`,
-  );
-  return rowCount ?? 0;
+       SELECT api_key_id,
+              COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
+              count(*) FILTER (WHERE counts_in_flight)::int AS slots,
+              COALESCE(sum((delivered_metering->>'provider_cost')::numeric) FILTER (WHERE status = 'captured'), 0) AS cost
+         FROM hold GROUP BY api_key_id
+     ), key AS (
+       UPDATE api_keys k SET remaining_units = k.remaining_units + p.returned, in_flight = k.in_flight - p.slots,
+              cost_today = (CASE WHEN k.cost_day = ${TODAY} THEN k.cost_today ELSE 0 END) + p.cost,
+              cost_day = ${TODAY}
+         FROM per_key p WHERE k.id = p.api_key_id
+       RETURNING k.id
+     ), ${usageEventCte(
+       {
+         id: sql`gen_random_uuid()`,
+         api_key_id: sql`h.api_key_id`,
+         package_version_id: sql`k.package_version_id`,
+         operation: sql`h.operation`,
+         engine: sql`h.delivered_engine`,
+         outcome: sql`'succeeded'`,
+         units: sql`h.units`,
+         error_code: sql`${STREAM_INTERRUPTED}::text`,
+         request_id: sql`h.request_id`,
+         hold_id: sql`h.id`,
+         job_id: sql`NULL`,
+         input_upload_id: sql`NULL`,
+         // How long the call is known to have run: until its first delta (its end was never seen).
+         duration_ms: sql`(extract(epoch FROM h.delivered_at - h.created_at) * 1000)::int`,
+         engines_tried: sql`h.delivered_engines_tried`,
+       },
+       sql`hold h JOIN api_keys k ON k.id = h.api_key_id`,
+       sql`h.status = 'captured'`,
+       sql`LATERAL (SELECT h.delivered_metering AS doc) m`,
+     )}
+     SELECT (SELECT count(*) FROM hold)::int AS settled, (SELECT count(*) FROM key)::int AS keys,
+            (SELECT count(*) FROM usage)::int AS usage`;
+
+/**
+ * Settles holds whose lease ran out (their request died): a delivered one is captured with a
+ * usage event `succeeded` / `stream_interrupted`, any other returned to its key; both free the
+ * key's concurrency slot. Returns how many holds it settled. Safe on many instances at once.
+ */
+export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
+  const { rows } = await db.pool.query<{ settled: number }>(prepared('wgs-sweep-expired-holds', SWEEP_SQL));
+  return rows[0]!.settled;
 }

@@ -9,18 +9,44 @@ import { ApiError } from '../errors';
 import { engineNamesOf } from '../packages/engine-names';
 import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
 
-/** Which engines a call went to, in order, and the one that answered: for the usage event. */
-export interface EngineTrace {
+/** What an engine call learned, for its usage event: the engines it went to, in order, the one that answered, and what they used. */
+export interface EngineReport {
   tried: string[];
   answered?: string;
   /** What the engines that answered reported using, and its cost (added up over fallbacks). */
   metering?: Metering;
 }
 
+/** An engine call's result and what it learned. */
+export interface EngineCall<T> {
+  value: T;
+  engines: EngineReport;
+}
+
+// A call that fails throws; what it learned travels with the error it threw (engineReportOf), so
+// the failed attempt's usage event still names its engines and counts what it incurred.
+const failedReports = new WeakMap<object, EngineReport>();
+
+/** `error` with the report of the engine call it ended (returned, to be thrown). */
+export function withEngineReport(error: unknown, engines: EngineReport): unknown {
+  if (typeof error === 'object' && error !== null && !failedReports.has(error)) failedReports.set(error, engines);
+  return error;
+}
+
+/** What the engine call that threw `error` had learned; undefined when no engine call threw it. */
+export function engineReportOf(error: unknown): EngineReport | undefined {
+  return typeof error === 'object' && error !== null ? failedReports.get(error) : undefined;
+}
+
+/** The engine a `work` call runs on, by name, and every engine called so far (this one last). */
+export interface EngineAttempt {
+  name: string;
+  tried: readonly string[];
+}
+
 export interface CallEngineOptions {
   /** The request's deadline: no further engine is tried once it fired. */
   signal?: AbortSignal;
-  trace?: EngineTrace;
   /** The operation sold, for the fallback metric. */
   operation?: string;
   /** False once part of an answer reached the customer (a stream): a failure then ends the call. */
@@ -56,32 +82,45 @@ const providerOf = (engineName: string) => (engineName === 'local' ? undefined :
 export async function callEngine<T>(
   db: SqlDb,
   setting: string | readonly string[],
-  work: (engine: Engine) => Promise<T>,
+  work: (engine: Engine, attempt: EngineAttempt) => Promise<T>,
   options: CallEngineOptions = {},
+): Promise<EngineCall<T>> {
+  const report: EngineReport = { tried: [] };
+  try {
+    return { value: await callInOrder(db, engineNamesOf(setting), work, options, report), engines: report };
+  } catch (error) {
+    throw withEngineReport(error, report);
+  }
+}
+
+async function callInOrder<T>(
+  db: SqlDb,
+  names: readonly string[],
+  work: (engine: Engine, attempt: EngineAttempt) => Promise<T>,
+  options: CallEngineOptions,
+  report: EngineReport,
 ): Promise<T> {
-  const names = engineNamesOf(setting);
-  const trace = options.trace ?? { tried: [] };
   let lastError: unknown;
   for (const [index, name] of names.entries()) {
     if (options.signal?.aborted) break;
     const provider = providerOf(name);
     const laterEngineRemains = index < names.length - 1;
     if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) continue;
-    const previous = trace.tried.at(-1);
+    const previous = report.tried.at(-1);
     if (previous) countFallback(options.operation ?? 'unknown', previous, name);
-    trace.tried.push(name);
+    report.tried.push(name);
     let engine: Engine | undefined;
     try {
       engine = await resolveEngine(name);
       const resolved = engine;
-      const result = await measureProviderCall(name, () => work(resolved));
-      trace.answered = name;
-      meter(trace, name, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
+      const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }));
+      report.answered = name;
+      meter(report, name, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
       const incurred = engine && options.incurred?.();
-      if (incurred) meter(trace, name, { ...priceCall(engine!.pricing, incurred), estimated: true });
+      if (incurred) meter(report, name, { ...priceCall(engine!.pricing, incurred), estimated: true });
       if (error instanceof ApiError) throw error;
       if (error instanceof MediaDecodeError) throw undecodableMedia(error);
       lastError = error;
@@ -99,8 +138,8 @@ export async function callEngine<T>(
 }
 
 /** Adds a call's usage and cost to the request's, and to the provider-cost metric. */
-function meter(trace: EngineTrace, engineName: string, priced: Metering): void {
-  trace.metering = addMetering(trace.metering, priced);
+function meter(report: EngineReport, engineName: string, priced: Metering): void {
+  report.metering = addMetering(report.metering, priced);
   countProviderCost(engineName, priced.cost, priced.unpriced);
 }
 

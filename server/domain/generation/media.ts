@@ -13,7 +13,7 @@ import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { recordOutput } from '../retention/retention';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
-import { callEngine, type EngineTrace } from './call-engine';
+import { callEngine, withEngineReport, type EngineCall } from './call-engine';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 
 // images.generate, audio.speech and audio.transcribe: package settings and referenced uploads
@@ -40,6 +40,15 @@ const EXTENSIONS: Record<string, string> = {
   'audio/mpeg': 'mp3',
   'audio/wav': 'wav',
 };
+
+/** The next step after an engine answered; when it fails, its error still carries what the call learned. */
+async function afterEngine<T, R>(call: EngineCall<T>, next: (value: T) => Promise<R>): Promise<EngineCall<R>> {
+  try {
+    return { value: await next(call.value), engines: call.engines };
+  } catch (error) {
+    throw withEngineReport(error, call.engines);
+  }
+}
 
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
 export async function storeOutput(db: SqlDb, keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
@@ -81,16 +90,15 @@ export async function generateImage(
   prepared: MediaPrepared<Omit<ImageTask, 'inputImage' | 'inputMimeType'>>,
   origin: string,
   signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<FileOutput> {
+): Promise<EngineCall<FileOutput>> {
   const inputImage = prepared.input ? await loadUploadBytes(prepared.input.storageKey) : undefined;
-  const result = await callEngine(
+  const call = await callEngine(
     db,
     prepared.engine,
     (engine) => engine.generateImage({ ...prepared.task, inputImage, inputMimeType: prepared.input?.mimeType }, signal),
-    { signal, trace, operation: 'images.generate' },
+    { signal, operation: 'images.generate' },
   );
-  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
+  return afterEngine(call, (result) => storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin));
 }
 
 export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedKey): MediaPrepared<SpeechTask> {
@@ -118,14 +126,12 @@ export async function synthesizeSpeech(
   prepared: MediaPrepared<SpeechTask>,
   origin: string,
   signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<FileOutput> {
-  const result = await callEngine(db, prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), {
+): Promise<EngineCall<FileOutput>> {
+  const call = await callEngine(db, prepared.engine, (engine) => engine.synthesizeSpeech(prepared.task, signal), {
     signal,
-    trace,
     operation: 'audio.speech',
   });
-  return storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin);
+  return afterEngine(call, (result) => storeOutput(db, prepared.keyId, result.bytes, result.mimeType, origin));
 }
 
 export interface TranscribeSettings {
@@ -177,14 +183,9 @@ async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: nu
   });
 }
 
-export async function transcribeUpload(
-  db: SqlDb,
-  prepared: TranscribePrepared,
-  signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<Transcript> {
+export async function transcribeUpload(db: SqlDb, prepared: TranscribePrepared, signal: AbortSignal): Promise<EngineCall<Transcript>> {
   const bytes = prepared.bytes ?? (await loadUploadBytes(prepared.input.storageKey));
-  const transcript = await callEngine(
+  const call = await callEngine(
     db,
     prepared.engine,
     (engine) =>
@@ -197,8 +198,9 @@ export async function transcribeUpload(
         },
         signal,
       ),
-    { signal, trace, operation: 'audio.transcribe' },
+    { signal, operation: 'audio.transcribe' },
   );
-  // The provider's usage went to the usage event (call-engine); the customer gets the transcript only.
-  return { text: transcript.text, segments: prepared.task.timestamps === 'none' ? [] : transcript.segments };
+  // The provider's usage went to the usage event (the call's report); the customer gets the transcript only.
+  const { text, segments } = call.value;
+  return { value: { text, segments: prepared.task.timestamps === 'none' ? [] : segments }, engines: call.engines };
 }

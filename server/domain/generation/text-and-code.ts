@@ -1,10 +1,11 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
-import type { CodeTask, TextDeltaSink, TextTask } from '../../providers/engine';
+import type { CodeTask, TextTask } from '../../providers/engine';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
-import { estimateTextUsage } from '../billing/provider-cost';
-import { callEngine, type EngineTrace } from './call-engine';
+import type { Delivery } from '../billing/mark-delivered';
+import { estimateTextUsage, priceCall } from '../billing/provider-cost';
+import { callEngine, type EngineCall } from './call-engine';
 
 export interface Prepared<T> {
   task: T;
@@ -39,20 +40,20 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
-export async function generateText(
-  db: SqlDb,
-  prepared: Prepared<TextTask>,
-  signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<{ text: string }> {
+export async function generateText(db: SqlDb, prepared: Prepared<TextTask>, signal: AbortSignal): Promise<EngineCall<{ text: string }>> {
   // The customer's output only; the engine's finish reason and token usage stay with the engine.
-  const { text } = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
-    trace,
     operation: 'text.generate',
   });
-  return { text };
+  return { value: { text: call.value.text }, engines: call.engines };
 }
+
+/**
+ * Where streamText hands each piece of its answer, in order; `delivery()` says which engine is
+ * answering and what the call has used so far (estimated), for the hold's delivered mark.
+ */
+export type StreamDeltaSink = (text: string, delivery: () => Delivery) => void;
 
 /**
  * generateText with the answer handed to `onDelta` piece by piece. The engines of the list are
@@ -64,35 +65,40 @@ export async function streamText(
   db: SqlDb,
   prepared: Prepared<TextTask>,
   signal: AbortSignal,
-  onDelta: TextDeltaSink,
-  trace?: EngineTrace,
-): Promise<{ text: string }> {
+  onDelta: StreamDeltaSink,
+): Promise<EngineCall<{ text: string }>> {
   let produced = 0;
-  const sink: TextDeltaSink = (text) => {
-    produced += text.length;
-    onDelta(text);
-  };
   const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
-  const { text } = await callEngine(db, prepared.engine, (engine) => engine.streamText(prepared.task, signal, sink), {
-    signal,
-    trace,
-    operation: 'text.generate',
-    mayFallBack: () => produced === 0,
-    incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
-  });
-  return { text };
+  const call = await callEngine(
+    db,
+    prepared.engine,
+    (engine, attempt) =>
+      engine.streamText(prepared.task, signal, (piece) => {
+        produced += piece.length;
+        onDelta(piece, () => ({
+          engine: attempt.name,
+          enginesTried: [...attempt.tried],
+          metering: { ...priceCall(engine.pricing, estimateTextUsage(promptChars, produced)), estimated: true },
+        }));
+      }),
+    {
+      signal,
+      operation: 'text.generate',
+      mayFallBack: () => produced === 0,
+      incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
+    },
+  );
+  return { value: { text: call.value.text }, engines: call.engines };
 }
 
 export async function generateCode(
   db: SqlDb,
   prepared: Prepared<CodeTask>,
   signal: AbortSignal,
-  trace?: EngineTrace,
-): Promise<{ code: string; explanation: string }> {
-  const { code, explanation } = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+): Promise<EngineCall<{ code: string; explanation: string }>> {
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
     signal,
-    trace,
     operation: 'code.generate',
   });
-  return { code, explanation };
+  return { value: { code: call.value.code, explanation: call.value.explanation }, engines: call.engines };
 }

@@ -5,7 +5,7 @@ import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { meteringJson } from '../billing/provider-cost';
-import { callEngine, type EngineTrace } from '../generation/call-engine';
+import { callEngine, engineReportOf, type EngineReport } from '../generation/call-engine';
 import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
@@ -83,15 +83,17 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   }
 
   // Jobs from before engine lists have `engine` alone.
-  const trace: EngineTrace = { tried: [] };
   const engines = job.engines?.length ? job.engines : job.engine;
-  const used = () => ({ engine: trace.answered ?? trace.tried.at(-1), enginesTried: trace.tried, metering: meteringJson(trace.metering) });
+  const used = (report: EngineReport = { tried: [] }) => ({
+    engine: report.answered ?? report.tried.at(-1),
+    enginesTried: report.tried,
+    metering: meteringJson(report.metering),
+  });
   const watch = watchCancellation(db, job.id, signal);
-  let media;
+  let call;
   try {
-    media = await callEngine(db, engines, (engine) => engine.generateVideo(task, watch.signal), {
+    call = await callEngine(db, engines, (engine) => engine.generateVideo(task, watch.signal), {
       signal: watch.signal,
-      trace,
       operation: 'videos.generate',
     });
   } catch (error) {
@@ -101,7 +103,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
-    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() };
+    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(engineReportOf(error)) };
     const failure =
       error.code === 'provider_unavailable'
         ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
@@ -111,13 +113,14 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     watch.stop();
   }
 
+  const media = call.value;
   const key = jobResultKey(job.id);
   await recordOutput(db, job.api_key_id, key, media.bytes.length);
   await getObjectStore().put(key, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,
     job,
-    { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used() },
+    { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(call.engines) },
     { key, mimeType: media.mimeType },
   );
   if (outcome === 'succeeded') return 'succeeded';

@@ -15,7 +15,7 @@ import {
   transcribeUpload,
 } from '../../domain/generation/media';
 import { getPrisma, getSqlDb } from '../../db/client';
-import { definePostRoute } from '../pipeline';
+import { definePostRoute, generated } from '../pipeline';
 
 export const imagesGenerateRoute = definePostRoute({
   path: '/v1/images/generate',
@@ -31,10 +31,7 @@ export const imagesGenerateRoute = definePostRoute({
     engine: prepared.engine,
     inputUploadId: prepared.input?.id,
   }),
-  run: async (prepared, ctx) => ({
-    kind: 'generation',
-    output: await generateImage(getSqlDb(), prepared, ctx.origin, ctx.signal, ctx.engines),
-  }),
+  run: async (prepared, ctx) => generated(await generateImage(getSqlDb(), prepared, ctx.origin, ctx.signal)),
 });
 
 export const audioSpeechRoute = definePostRoute({
@@ -46,10 +43,7 @@ export const audioSpeechRoute = definePostRoute({
   schema: audioSpeechRequest,
   prepare: (body, ctx) => prepareAudioSpeech(body, ctx.key),
   charge: (prepared) => ({ operation: 'audio.speech', units: prepared.units, engine: prepared.engine }),
-  run: async (prepared, ctx) => ({
-    kind: 'generation',
-    output: await synthesizeSpeech(getSqlDb(), prepared, ctx.origin, ctx.signal, ctx.engines),
-  }),
+  run: async (prepared, ctx) => generated(await synthesizeSpeech(getSqlDb(), prepared, ctx.origin, ctx.signal)),
 });
 
 export const audioTranscribeRoute = definePostRoute({
@@ -66,5 +60,5 @@ export const audioTranscribeRoute = definePostRoute({
     engine: prepared.engine,
     inputUploadId: prepared.input.id,
   }),
-  run: async (prepared, ctx) => ({ kind: 'generation', output: await transcribeUpload(getSqlDb(), prepared, ctx.signal, ctx.engines) }),
+  run: async (prepared, ctx) => generated(await transcribeUpload(getSqlDb(), prepared, ctx.signal)),
 });
