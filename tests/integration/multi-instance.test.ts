@@ -55,6 +55,10 @@ describe('two instances on one database', () => {
 
   it('quota race: exactly the quota is sold across both instances, never more', async () => {
     const quota = 40;
+    // Each instance answers one paid call first, so neither meets the race with its paid path
+    // not yet compiled (under a loaded machine that alone could let the other sell every unit).
+    const warm = await createTestKey({ quota: 2 });
+    for (const product of [a, b]) expect((await post(product.base, TEXT, warm.key, { input: 'warm' }, newKey('warm'))).status).toBe(200);
     const key = await createTestKey({ quota, rpm: 100_000, concurrency: 1_000 });
     const replies = await Promise.all(
       Array.from({ length: 100 }, (_, i) => post(instance(i).base, TEXT, key.key, { input: `race ${i}` }, newKey('quota'))),
