@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import pg from 'pg';
 import { rateClaimHoldStatement, type RateClaimHoldRow } from '../../server/domain/billing/reserve-statements';
 import { captureHold } from '../../server/domain/billing/unit-holds';
-import { releaseIdempotencyKey } from '../../server/domain/idempotency/idempotency-store';
+import { releaseIdempotencyKey } from '../../server/domain/billing/idempotency-store';
 
 interface KeyRow {
   id: string;

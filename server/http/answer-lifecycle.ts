@@ -4,7 +4,7 @@ import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
 import { engineReportOf, type EngineReport } from '../domain/generation/call-engine';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
-import type { Outcome, RouteContext, RunContext } from './pipeline';
+import type { Outcome, RouteContext, RunContext } from './route-context';
 import { requestDeadline, type RequestDeadline } from './request-deadline';
 
 // Step 11 and what ends it, one lifecycle for every POST that got past step 10: the operation

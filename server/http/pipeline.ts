@@ -5,13 +5,11 @@ import { getSqlDb } from '../db/client';
 import type { BillingRequest, Charge, Replay } from '../domain/billing/reservation';
 import { reserve, type OpenReservation } from '../domain/billing/reserve';
 import { ApiError, isApiError } from '../domain/errors';
-import type { EngineCall, EngineReport } from '../domain/generation/call-engine';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
-import { requestFingerprint } from '../domain/idempotency/idempotency-store';
+import { requestFingerprint } from '../domain/billing/idempotency-store';
 import { authenticateKey, type AuthenticatedKey } from '../domain/keys/authenticate-key';
 import { displayPrefix } from '../domain/keys/key-secret';
 import type { Operation } from '../domain/operations';
-import type { Hold } from '../domain/billing/unit-holds';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
@@ -27,6 +25,7 @@ import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
 import type { RouteParams } from './route-methods';
 import { newRequestId } from './request-id';
+import type { Outcome, RouteContext, RunContext } from './route-context';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
 
 // Every /v1 request passes these steps in the order of CONTRACT.md §3; the first failure
@@ -34,28 +33,6 @@ import { jsonResponse, jsonText, toErrorResponse } from './responses';
 // settling or abandoning after step 11) is the domain's use case in domain/billing.
 
 export type { Charge };
-
-export interface RouteContext {
-  request: Request;
-  requestId: string;
-  key: AuthenticatedKey;
-  params: Record<string, string>;
-  /** Origin for URLs handed to the client (PUBLIC_BASE_URL, else the request's own). */
-  origin: string;
-}
-
-export interface RunContext extends RouteContext {
-  hold?: Hold & { units: number };
-  idempotencyRecordId: string;
-  /** Aborts before the idempotency lease runs out, so no request outlives its claim. */
-  signal: AbortSignal;
-}
-
-export type Outcome =
-  /** HTTP 200 Generation result; the hold is captured with the usage event, which names what the engine call learned. */
-  | { kind: 'generation'; output: unknown; engines: EngineReport }
-  /** Any other success body; `settled` when `run` already stored the response itself. */
-  | { kind: 'resource'; status: 200 | 201 | 202; body: unknown; settled?: boolean };
 
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
 type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
@@ -80,11 +57,6 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
 }
 
 type NextContext = RouteParams;
-
-/** An engine call's result as the Generation outcome of a route's `run`. */
-export function generated(call: EngineCall<unknown>): Extract<Outcome, { kind: 'generation' }> {
-  return { kind: 'generation', output: call.value, engines: call.engines };
-}
 
 /** Step 1, after the client address's failed authentications (refused without any query): 401. */
 async function authenticate(request: Request): Promise<AuthenticatedKey> {

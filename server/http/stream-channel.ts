@@ -3,7 +3,7 @@ import { withEngineReport } from '../domain/generation/call-engine';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import type { AnswerChannel } from './answer-lifecycle';
 import { firstDeltaGate, type FirstDeltaGate } from './first-delta-gate';
-import type { Outcome, RunContext } from './pipeline';
+import type { Outcome, RunContext } from './route-context';
 
 // The operation answered as an event stream (event-stream.ts): its pieces reach the client as they
 // come, and `done` only after the capture committed. Output delivered is output paid for: the hold

@@ -3,7 +3,7 @@ import { deleteForgottenSignInThrottles } from '../auth/sign-in-throttle';
 import { getConfig } from '../config';
 import { getPool, getPrisma, getSqlDb } from '../db/client';
 import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
-import { deleteExpiredIdempotencyRecords } from '../domain/idempotency/idempotency-store';
+import { deleteExpiredIdempotencyRecords } from '../domain/billing/idempotency-store';
 import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
 import { sweepExpiredHolds } from '../domain/billing/sweep-expired-holds';
 import { overdueDeliveries } from '../domain/webhooks/job-events';

@@ -5,7 +5,7 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
-import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
+import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { topUpKey } from '@/server/domain/keys/manage-keys';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';

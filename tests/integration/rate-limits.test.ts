@@ -3,7 +3,7 @@ import * as codeRoute from '@/app/v1/code/generate/route';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { getPool } from '@/server/db/client';
-import { requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
+import { requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 

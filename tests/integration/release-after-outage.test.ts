@@ -9,7 +9,7 @@ import { getPool, getSqlDb } from '@/server/db/client';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
 import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
-import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/idempotency/idempotency-store';
+import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 import { useDatabaseInThisProcess } from './support/product/product';

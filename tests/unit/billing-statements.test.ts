@@ -47,7 +47,7 @@ describe("billing's statements", () => {
   it('bind every value by name: no hand-written $n placeholder in the files that hold, claim, capture, release or settle', () => {
     const files = [
       ...readdirSync('server/domain/billing').map((file) => join('server/domain/billing', file)),
-      'server/domain/idempotency/idempotency-store.ts',
+      'server/domain/billing/idempotency-store.ts',
       'server/domain/jobs/job-settlement.ts',
       'server/domain/jobs/cancel-job.ts',
     ];

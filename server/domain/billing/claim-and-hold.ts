@@ -1,12 +1,6 @@
 import type { SqlDb } from '../../db/client';
-import {
-  claimIdempotencyKey,
-  judgeExisting,
-  releaseIdempotencyKey,
-  type ClaimResult,
-  type IdempotencyScope,
-} from '../idempotency/idempotency-store';
-import { claimValuesOf, type ClaimOutcome } from './claim-sql';
+import { claimIdempotencyKey, judgeExisting, releaseIdempotencyKey, type ClaimResult } from './idempotency-store';
+import { claimValuesOf, type ClaimOutcome, type IdempotencyScope } from './claim-sql';
 import { claimAndHoldStatement, type ClaimAndHoldRow } from './reserve-statements';
 import { holdRefusal, holdUnits, holdValuesOf, type Hold, type HoldRequest } from './unit-holds';
 

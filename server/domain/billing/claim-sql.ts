@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import sql, { type Sql } from 'sql-template-tag';
 import { getConfig } from '../../config';
-import type { IdempotencyScope } from '../idempotency/idempotency-store';
 
 // The idempotency claim (CONTRACT.md §4) as SQL fragments taking named values, shared by every
 // statement that claims a key: the claim alone, the claim with a unit hold, and the claim with the
 // minute's rate point and a hold (reserve-statements.ts).
+
+/** An Idempotency-Key's scope (CONTRACT.md §4): the API key, method and path it was sent with. */
+export interface IdempotencyScope {
+  apiKeyId: string;
+  method: string;
+  path: string;
+  key: string;
+}
 
 export interface ClaimValues {
   /** The new record's id: this request's lease token. */

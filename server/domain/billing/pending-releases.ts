@@ -1,5 +1,5 @@
 import type { SqlDb } from '../../db/client';
-import { releaseIdempotencyKey } from '../idempotency/idempotency-store';
+import { releaseIdempotencyKey } from './idempotency-store';
 import { releaseHold, type UsageRecord } from './unit-holds';
 
 // Releases this process could not write (the database was away, e.g. restarting) wait here and

@@ -1,7 +1,7 @@
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
 import { engineNamesOf } from '../packages/engine-names';
-import type { IdempotencyScope } from '../idempotency/idempotency-store';
+import type { IdempotencyScope } from './claim-sql';
 import type { RateState } from '../rate-limit/request-rate';
 import type { Hold } from './unit-holds';
 

@@ -1,7 +1,7 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError, isApiError } from '../errors';
-import { claimIdempotencyKey, findExisting, judgeExisting } from '../idempotency/idempotency-store';
+import { claimIdempotencyKey, findExisting, judgeExisting } from './idempotency-store';
 import { consumeRequest, rateLimitHeaders, rateStateOf, rateWindowOf, refundRequest, type RateState } from '../rate-limit/request-rate';
 import { windowsInDatabase } from '../rate-limit/sliding-window';
 import { afterRefusedHold, claimAndHold, judgeRow } from './claim-and-hold';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import type { EngineReport } from '../generation/call-engine';
-import { completeIdempotencyKey } from '../idempotency/idempotency-store';
+import { completeIdempotencyKey } from './idempotency-store';
 import { captureHold, type UsageRecord } from './unit-holds';
 import { meteringJson } from './provider-cost';
 import { firstEngine, type Charge, type Reservation } from './reservation';

@@ -15,7 +15,8 @@ import {
   transcribeUpload,
 } from '../../domain/generation/media';
 import { getPrisma, getSqlDb } from '../../db/client';
-import { definePostRoute, generated } from '../pipeline';
+import { definePostRoute } from '../pipeline';
+import { generated } from '../route-context';
 
 export const imagesGenerateRoute = definePostRoute({
   path: '/v1/images/generate',

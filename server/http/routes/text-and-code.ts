@@ -7,7 +7,8 @@ import {
 } from '../../contract/generation';
 import { getSqlDb } from '../../db/client';
 import { generateCode, generateText, prepareCodeGenerate, prepareTextGenerate, streamText } from '../../domain/generation/text-and-code';
-import { definePostRoute, generated } from '../pipeline';
+import { definePostRoute } from '../pipeline';
+import { generated } from '../route-context';
 
 export const textGenerateRoute = definePostRoute({
   path: '/v1/text/generate',

@@ -1,21 +1,14 @@
 import { createHash } from 'node:crypto';
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
-import { claimCte, claimValuesOf, existingCte } from '../billing/claim-sql';
-import { prepared } from '../billing/sql-statement';
+import { claimCte, claimValuesOf, existingCte, type IdempotencyScope } from './claim-sql';
+import { prepared } from './sql-statement';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 
 // Idempotency (CONTRACT.md §4) in PostgreSQL, shared by every instance. A key is claimed by
 // one atomic upsert (billing/claim-sql.ts); it is taken over only when its holder's lease ran out
 // (a crash) or its stored response expired. Only 2xx responses are kept; any error frees the key.
-
-export interface IdempotencyScope {
-  apiKeyId: string;
-  method: string;
-  path: string;
-  key: string;
-}
 
 export type ClaimResult = { kind: 'claimed'; recordId: string } | { kind: 'replay'; status: number; body: string };
 
