@@ -5,6 +5,7 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import * as uploadsRoute from '@/app/v1/uploads/route';
 import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey } from '../helpers/api';
+import { recordStatements } from '../helpers/sql-statements';
 
 // The statements each kind of request sends to PostgreSQL, counted at the driver: with the rate
 // windows in PostgreSQL (no REDIS_URL) the paid hot path makes 2 round trips (rate point +
@@ -16,24 +17,15 @@ const TEXT = '/v1/text/generate';
 afterEach(() => vi.restoreAllMocks());
 afterAll(() => disconnectDb());
 
-const isKeyLookup = (sql: string) => sql.includes('WHERE k.hash = $1');
-
-/**
- * The SQL statements sent while `work` runs (every pool, every client), leaving out the key
- * lookup: it is cached for KEY_CACHE_TTL_MS, so it belongs to no request in steady state, and
- * whether a test is slower than the TTL must not decide its outcome.
- */
+/** The SQL statements sent while `work` runs (the key lookup left out: helpers/sql-statements.ts). */
 async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const config = args[0];
-    sent.push(typeof config === 'string' ? config : String((config as { text?: string }).text));
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query);
-  await work();
-  vi.restoreAllMocks();
-  return sent.filter((sql) => !isKeyLookup(sql));
+  const recording = recordStatements();
+  try {
+    await work();
+  } finally {
+    recording.stop();
+  }
+  return recording.statements();
 }
 
 describe('database round trips per request', () => {

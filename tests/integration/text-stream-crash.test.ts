@@ -1,9 +1,9 @@
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { BASE, createTestKey, newIdempotencyKey } from '../helpers/api';
+import { recordStatements } from '../helpers/sql-statements';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Output delivered is output paid for, through a crash too (issue 36 point 1): a streamed
@@ -181,20 +181,14 @@ describe('the sweeper and holds their request settled', () => {
 describe('statements of a streamed call', () => {
   it('the rate point, claim and hold in one; the delivered mark before the first delta; then the capture', async () => {
     const { key } = await createTestKey({ quota: 10 });
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0];
-      sent.push(typeof config === 'string' ? config : String((config as { text?: string }).text));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query);
+    const recording = recordStatements();
     const stream = await openStream(key, 'Count my statements, local engine.');
     const first = await stream.next();
     expect(first?.event).toBe('delta');
-    const beforeFirstDelta = sent.filter((sql) => !sql.includes('WHERE k.hash = $1'));
+    const beforeFirstDelta = recording.statements();
     expect((await stream.rest()).at(-1)).toBe('done');
-    vi.restoreAllMocks();
-    const statements = sent.filter((sql) => !sql.includes('WHERE k.hash = $1'));
+    recording.stop();
+    const statements = recording.statements();
     expect(beforeFirstDelta.at(-1)).toContain('SET delivered_at = now()');
     expect(statements, statements.join('\n---\n')).toHaveLength(3);
     expect(statements[0]).toContain('wgs_rate_take');
