@@ -33,7 +33,9 @@ export const GENERATED_SECRETS = [
 /** Settings that are URLs whose password is a secret. */
 const URL_SECRETS = ['DATABASE_URL', 'REDIS_URL'] as const;
 
-const MIN_BITS = 48;
+// A random 16-character token falls under 44 bits by its character frequencies about once in two
+// million draws; values typed by hand (`secret`, one letter repeated) fall far lower.
+const MIN_BITS = 40;
 
 /** Bits by the frequencies of the characters (Shannon): what a value this short and this uniform can hold at most. */
 function shannonBits(chars: string[]): number {
@@ -45,17 +47,26 @@ function shannonBits(chars: string[]): number {
 }
 
 /**
- * Why a secret's value is easy to guess, or undefined: under 48 bits by its character
- * frequencies (short, or few distinct characters), a quarter or more of its character pairs
- * repeated (a word or pattern said again), or most of it a run (abcdef, 123456). A rough screen
- * for values typed by hand: `openssl rand -base64 32` always passes.
+ * How many different pairs `count` neighbouring pairs drawn at random from `alphabet` characters
+ * hold on average: a random hex string repeats some pairs by chance, a word said again far more.
+ */
+function distinctPairsExpected(alphabet: number, count: number): number {
+  const kinds = alphabet * alphabet;
+  return kinds * (1 - (1 - 1 / kinds) ** count);
+}
+
+/**
+ * Why a secret's value is easy to guess, or undefined: under 40 bits by its character
+ * frequencies (short, or few distinct characters), a quarter fewer different character pairs
+ * than a random value of its characters would hold (a word or pattern said again), or most of it
+ * a run (abcdef, 123456). A rough screen for values typed by hand: generated secrets pass.
  */
 export function lowEntropyReason(value: string): string | undefined {
   const chars = [...value];
   const bits = shannonBits(chars);
   if (bits < MIN_BITS) return `low entropy (about ${Math.floor(bits)} bits)`;
   const pairs = chars.slice(1).map((char, i) => `${chars[i]}${char}`);
-  if (new Set(pairs).size < 0.75 * pairs.length) return 'low entropy (it repeats itself)';
+  if (new Set(pairs).size < 0.75 * distinctPairsExpected(new Set(chars).size, pairs.length)) return 'low entropy (it repeats itself)';
   const steps = chars.slice(1).filter((char, i) => Math.abs(char.codePointAt(0)! - chars[i]!.codePointAt(0)!) <= 1).length;
   if (steps > 0.5 * pairs.length) return 'low entropy (a run of neighbouring characters)';
   return undefined;
