@@ -8,7 +8,7 @@
 // router (scripts/lib/direct-routes.ts); --v1-through-next hands them to Next as `next dev` does
 // (for the parity test and A/B benchmarks).
 import next from 'next';
-import type { Server } from 'node:http';
+import { get as httpGet, type Server } from 'node:http';
 import { getConfig, type Config } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
@@ -46,17 +46,32 @@ async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
   });
   // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
   // path Next serves), so Next is ready too before anyone is told the instance is.
-  const ready = await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/healthz`);
-  await ready.arrayBuffer(); // read whole, so the next request reuses the connection (MAX_CONNECTIONS counts it)
-  if (!ready.ok) throw new Error(`the app answered its first request with ${ready.status}`);
-  await fetch(`http://${loopbackFor(config.HOST)}:${config.PORT}/favicon.ico`).then((answer) => answer.arrayBuffer());
+  const origin = `http://${loopbackFor(config.HOST)}:${config.PORT}`;
+  const ready = await requestOnItsOwnConnection(`${origin}/healthz`);
+  if (ready !== 200) throw new Error(`the app answered its first request with ${ready}`);
+  await requestOnItsOwnConnection(`${origin}/favicon.ico`);
   // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
   // app has none), and drops every other upgrade's connection. Without a listener Node serves a
   // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
   // RFC 9110 §7.8 allows.
   server.removeAllListeners('upgrade');
-  // The warm-up's own keep-alive connections would hold places of MAX_CONNECTIONS: close them.
-  server.closeIdleConnections();
+}
+
+/**
+ * GET on a connection of its own, closed once answered (`Connection: close`): the warm-up holds
+ * no place of MAX_CONNECTIONS afterwards, and never closes a client's connection to free one (a
+ * health check that arrived during the warm-up keeps its keep-alive connection).
+ */
+function requestOnItsOwnConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent: false }, (answer) => {
+      answer.resume(); // read whole
+      const done = () => resolve(answer.statusCode ?? 0);
+      if (answer.socket.destroyed) done();
+      else answer.socket.once('close', done);
+    });
+    request.once('error', reject);
+  });
 }
 
 async function main(): Promise<void> {

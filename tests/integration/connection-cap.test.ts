@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createDatabase,
   ensureBuild,
+  freePort,
   killAllProducts,
   startProduct,
   useDatabaseInThisProcess,
@@ -11,7 +12,9 @@ import {
 } from './support/product/product';
 
 // MAX_CONNECTIONS: the real `npm start` holds at most that many open connections; the excess is
-// closed at accept, before a byte of it is read, and the held ones are served as usual.
+// closed at accept, before a byte of it is read, and the held ones are served as usual. And the
+// start's own warm-up never closes a client's connection: a load balancer's health check that
+// arrives while Next warms up keeps its keep-alive connection.
 
 const CAP = 4;
 let database: TestDatabase;
@@ -69,4 +72,60 @@ describe('MAX_CONNECTIONS', () => {
     }
     expect(again).toBe('served');
   });
+});
+
+/** Asks for /healthz on `socket` (keep-alive) and resolves with the status line, or 'closed'. */
+function askOn(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    if (socket.destroyed || socket.readyState !== 'open') return resolve('closed');
+    let received = '';
+    const onData = (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      const end = received.indexOf('\r\n\r\n');
+      const length = /content-length: *(\d+)/i.exec(received);
+      if (end >= 0 && length && received.length >= end + 4 + Number(length[1])) finish(received.split('\r\n')[0]!);
+    };
+    const onGone = () => finish('closed');
+    const timer = setTimeout(() => finish(`no answer in 20 s: ${JSON.stringify(received)}`), 20_000);
+    const finish = (outcome: string) => {
+      clearTimeout(timer);
+      socket.off('data', onData).off('close', onGone).off('error', onGone);
+      resolve(outcome);
+    };
+    socket.on('data', onData).once('close', onGone).once('error', onGone);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+  });
+}
+
+/** A connection to `port` as soon as something listens there (polled every 10 ms, bounded). */
+async function connectWhenListening(port: number, until: () => boolean): Promise<Socket | undefined> {
+  while (!until()) {
+    const socket = await new Promise<Socket | undefined>((resolve) => {
+      const attempt = connect(port, '127.0.0.1');
+      attempt.once('connect', () => resolve(attempt));
+      attempt.once('error', () => resolve(undefined));
+    });
+    if (socket) return socket;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return undefined;
+}
+
+describe('the start warms up without touching clients', () => {
+  it('a health check answered while the instance warms up keeps its connection: the next request on it is served', async () => {
+    const port = await freePort();
+    let started = false;
+    const starting = startProduct({ databaseUrl: database.url, port }).then((product) => {
+      started = true;
+      return product;
+    });
+    const early = await connectWhenListening(port, () => started);
+    expect(early, 'the poll never connected before the start finished').toBeDefined();
+    sockets.push(early!);
+    // Asked at once, as the server starts listening: answered while the start still warms up.
+    expect(await askOn(early!)).toBe('HTTP/1.1 200 OK');
+    await starting;
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the warm-up is over by now
+    expect(await askOn(early!)).toBe('HTTP/1.1 200 OK');
+  }, 240_000);
 });
