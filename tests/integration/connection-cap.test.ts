@@ -35,20 +35,12 @@ afterAll(async () => {
   await database?.drop().catch(() => {});
 });
 
-/** Opens a keep-alive connection and asks for /healthz: 'served' when a status line comes back, 'closed' when it is closed first. */
-function openAndAsk(): Promise<'served' | 'closed'> {
-  return new Promise((resolve) => {
-    const socket = connect(product.port, '127.0.0.1');
-    sockets.push(socket);
-    let received = '';
-    socket.on('connect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n'));
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1');
-      if (received.startsWith('HTTP/1.1 200')) resolve('served');
-    });
-    socket.on('error', () => resolve('closed'));
-    socket.on('close', () => resolve(received.startsWith('HTTP/1.1 200') ? 'served' : 'closed'));
-  });
+/** Opens a keep-alive connection and asks for /healthz: 'served' when it is answered 200, 'closed' when it is closed first. */
+async function openAndAsk(): Promise<'served' | 'closed'> {
+  const socket = await openConnection(product.port);
+  if (!socket) return 'closed';
+  sockets.push(socket);
+  return (await askOn(socket)) === 'HTTP/1.1 200 OK' ? 'served' : 'closed';
 }
 
 describe('MAX_CONNECTIONS', () => {
@@ -97,14 +89,19 @@ function askOn(socket: Socket): Promise<string> {
   });
 }
 
-/** A connection to `port` as soon as something listens there (polled every 10 ms, bounded). */
+/** A connection to 127.0.0.1:`port`, or undefined when none could be made. */
+function openConnection(port: number): Promise<Socket | undefined> {
+  return new Promise((resolve) => {
+    const attempt = connect(port, '127.0.0.1');
+    attempt.once('connect', () => resolve(attempt));
+    attempt.once('error', () => resolve(undefined));
+  });
+}
+
+/** A connection to `port` as soon as something listens there (polled every 10 ms until `until()`). */
 async function connectWhenListening(port: number, until: () => boolean): Promise<Socket | undefined> {
   while (!until()) {
-    const socket = await new Promise<Socket | undefined>((resolve) => {
-      const attempt = connect(port, '127.0.0.1');
-      attempt.once('connect', () => resolve(attempt));
-      attempt.once('error', () => resolve(undefined));
-    });
+    const socket = await openConnection(port);
     if (socket) return socket;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
