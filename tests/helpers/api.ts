@@ -108,6 +108,14 @@ export async function remainingUnits(keyId: string): Promise<number> {
   return key.remainingUnits;
 }
 
+/**
+ * Whether the text names the port as a number of its own (`127.0.0.1:39135`, `port 39135`). Digits inside a random
+ * id are not a mention: a request id's 32 hex characters hold any given five digits now and then.
+ */
+export function namesPort(text: string, port: number): boolean {
+  return new RegExp(`(?<![0-9A-Za-z])${port}(?![0-9A-Za-z])`).test(text);
+}
+
 export function expectEnvelope(result: CallResult, status: number, code: string): void {
   const problems: string[] = [];
   if (result.status !== status) problems.push(`status ${result.status} != ${status}`);

@@ -4,7 +4,7 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { getConfig, resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
+import { call, createTestKey, expectEnvelope, namesPort, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
 import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
 
 // The `openai` engine against a fake OpenAI-compatible server on 127.0.0.1: success, bounded
@@ -52,7 +52,7 @@ function expectNoLeak(result: CallResult) {
   expect(everything).not.toContain(FAKE_ERROR_TEXT);
   expect(everything).not.toContain('shard 7');
   expect(everything).not.toContain(SECRET);
-  expect(everything).not.toContain(String(fake.port));
+  expect(namesPort(everything, fake.port), everything).toBe(false);
   expect(everything).not.toContain('model-x');
 }
 
