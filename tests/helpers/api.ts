@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
@@ -112,8 +113,16 @@ export async function remainingUnits(keyId: string): Promise<number> {
  * Whether the text names the port as a number of its own (`127.0.0.1:39135`, `port 39135`). Digits inside a random
  * id are not a mention: a request id's 32 hex characters hold any given five digits now and then.
  */
-export function namesPort(text: string, port: number): boolean {
+function namesPort(text: string, port: number): boolean {
   return new RegExp(`(?<![0-9A-Za-z])${port}(?![0-9A-Za-z])`).test(text);
+}
+
+/** Fails when `shown` (an answer's body and headers, or a text) holds any of `secrets` or names the provider's `port`. */
+export function expectNothingShown(shown: CallResult | string, secrets: string[], port: number): void {
+  const text =
+    typeof shown === 'string' ? shown : `${shown.text}\n${[...shown.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}`;
+  for (const secret of secrets) expect(text).not.toContain(secret);
+  expect(namesPort(text, port), text).toBe(false);
 }
 
 export function expectEnvelope(result: CallResult, status: number, code: string): void {

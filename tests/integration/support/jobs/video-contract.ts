@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
-import { createTestKey, namesPort, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
+import { createTestKey, expectNothingShown, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
 import { FAKE_PROVIDER_DIAGNOSTIC, type FakeProviderMode, type FakeProviderServer } from '../providers/fake-protocol-server';
 import { mediaSamples, sampleMp4, setFakeVideo } from '../providers/protocols/media-samples';
 import { download, holdsOf, submitVideo, usageOf, waitForStatus } from './job-calls';
@@ -79,8 +79,7 @@ export async function expectVideoFailed(key: TestKey, job: Job, view: CallResult
   expect(job.error!.code).toBe('provider_unavailable');
   expect(job.result).toBeNull();
   expect(job.usage.charged_units).toBe(0);
-  for (const secret of [FAKE_PROVIDER_DIAGNOSTIC, 'replica 9', VIDEO_SECRET]) expect(view.text).not.toContain(secret);
-  expect(namesPort(view.text, fake.port), view.text).toBe(false);
+  expectNothingShown(view.text, [FAKE_PROVIDER_DIAGNOSTIC, 'replica 9', VIDEO_SECRET], fake.port);
   expect(await remainingUnits(key.id)).toBe(100);
   expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: VIDEO_UNITS, counts_in_flight: false }]);
   expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: job.job_id, error_code: 'provider_unavailable' }]);
