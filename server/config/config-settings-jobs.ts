@@ -33,7 +33,7 @@ export const jobSettings = {
   ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),
-    'Webhook endpoints may be http and on private or loopback addresses (tests, on-premises); never a cloud metadata or link-local one.',
+    "Webhook endpoints may be http and on private or loopback addresses, and named outside the public DNS (tests, on-premises); never a cloud metadata or link-local one. A provider's base_url opens its origin to that provider's calls only, never to a webhook.",
   ),
   JOB_CANCEL_CHECK_SECONDS: doc(
     z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),
