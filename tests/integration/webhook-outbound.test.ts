@@ -1,10 +1,9 @@
-import dns from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { answerDns, restoreDns } from '../helpers/dns-answers';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -34,23 +33,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   port = (receiver.address() as AddressInfo).port;
   // A public name whose DNS answer is this machine, as a provider's internal host might be.
-  const real = dns.lookup;
-  vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
-    const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
-    const address = answers[hostname];
-    if (!address) return (real as (...args: unknown[]) => void)(hostname, options, callback);
-    if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all) return done(null, [{ address, family: 4 }]);
-    done(null, address, 4);
-  }) as never);
-  syncBuiltinESMExports();
+  answerDns(answers);
 });
 afterEach(() => {
   delete process.env.WEBHOOK_RESENDS_PER_MINUTE;
   resetConfigForTests();
 });
 afterAll(async () => {
-  vi.restoreAllMocks();
-  syncBuiltinESMExports();
+  restoreDns();
   receiver.close();
   await stopJobQueue();
 });

@@ -1,8 +1,7 @@
-import dns from 'node:dns';
-import { syncBuiltinESMExports } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { answerDns, restoreDns } from '../helpers/dns-answers';
 import { resetConfigForTests } from '@/server/config';
 import { postSigned } from '@/server/domain/webhooks/deliver-webhook';
 import { webhookDoor } from '@/server/domain/webhooks/webhook-door';
@@ -28,19 +27,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  const real = dns.lookup;
-  vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
-    const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
-    const address = answers[hostname];
-    if (!address) return (real as (...args: unknown[]) => void)(hostname, options, callback);
-    if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all) return done(null, [{ address, family: 4 }]);
-    done(null, address, 4);
-  }) as never);
-  syncBuiltinESMExports();
+  answerDns(answers);
 });
 afterAll(() => {
-  vi.restoreAllMocks();
-  syncBuiltinESMExports();
+  restoreDns();
   server.close();
 });
 afterEach(() => {
