@@ -15,7 +15,7 @@ ALTER TABLE "purchases"
   ADD COLUMN "refusal" TEXT,
   ADD COLUMN "units_reclaimed" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "secret_purged_at" TIMESTAMPTZ(3);
-CREATE INDEX "purchases_open_expires_at_idx" ON "purchases"("expires_at") WHERE "status" = 'open';
+CREATE INDEX "purchases_expires_at_idx" ON "purchases"("expires_at");
 
 -- Refunds and disputes as Stripe reported them, by payment intent, whether or not the purchase
 -- they belong to is fulfilled yet: fulfilment applies what arrived before it.
