@@ -14,7 +14,7 @@ import { e2eSmtpPort } from '../support/mail';
 // confirmed with the code e-mailed to the key's buyer, read from a real SMTP server, who is told
 // of each. axe on the sign-in form, the portal and the code form; a 1440x900 screenshot.
 
-test.describe.configure({ timeout: 150_000 });
+test.describe.configure({ timeout: 300_000 });
 
 let inbox: SmtpInbox;
 test.beforeAll(async () => {
