@@ -77,12 +77,14 @@ describe('confirmation codes', () => {
   });
 });
 
+const env = (values: Record<string, string>) => readConfig({ ...values } as NodeJS.ProcessEnv);
+
 describe('mail settings', () => {
   it('are on only with SMTP_URL and MAIL_FROM; SMTP_URL alone is refused at start', () => {
-    expect(mailSettings(readConfig({} as NodeJS.ProcessEnv))).toBeNull();
-    const config = readConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com:465', MAIL_FROM: 'A <a@example.com>' } as NodeJS.ProcessEnv);
+    expect(mailSettings(env({}))).toBeNull();
+    const config = env({ SMTP_URL: 'smtps://u:p@smtp.example.com:465', MAIL_FROM: 'A <a@example.com>' });
     expect(mailSettings(config)).toEqual({ url: 'smtps://u:p@smtp.example.com:465', from: 'A <a@example.com>' });
-    expect(() => readConfig({ SMTP_URL: 'smtp://127.0.0.1:25' } as NodeJS.ProcessEnv)).toThrow(/MAIL_FROM: is required with SMTP_URL/);
-    expect(() => readConfig({ SMTP_URL: 'http://smtp.example.com', MAIL_FROM: 'a@example.com' } as NodeJS.ProcessEnv)).toThrow(/SMTP_URL/);
+    expect(() => env({ SMTP_URL: 'smtp://127.0.0.1:25' })).toThrow(/MAIL_FROM: is required with SMTP_URL/);
+    expect(() => env({ SMTP_URL: 'http://smtp.example.com', MAIL_FROM: 'a@example.com' })).toThrow(/SMTP_URL/);
   });
 });
