@@ -20,7 +20,9 @@ export const PRODUCT_FILES = [
   'tests/integration/observability/product-observability.test.ts',
   'tests/integration/production-start.test.ts',
   'tests/integration/restart.test.ts',
+  'tests/integration/sales/selling-product.test.ts',
   'tests/integration/text-stream-server.test.ts',
+  'tests/integration/webhook-outbound-product.test.ts',
 ];
 
 // Integration and product files run side by side (each file in a process of its own, on a
