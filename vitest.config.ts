@@ -42,7 +42,9 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' },
+        // Unit files run two at a time beside the lint and the build (npm test): a test that encodes
+        // media (tests/unit/local-engine) can take more than vitest's default 5 s of a shared core.
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
       },
       {
         resolve: { alias },
