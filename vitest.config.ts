@@ -32,7 +32,9 @@ const againstDatabase = {
   environment: 'node' as const,
   globalSetup: ['tests/setup/global-database.ts'],
   setupFiles: ['tests/setup/test-env.ts'],
-  testTimeout: 60_000,
+  // Three files at once beside the other lanes of npm test: a file that runs the CLI or the product
+  // as child processes (seconds of CPU each) needs more than a minute of a shared machine.
+  testTimeout: 120_000,
   hookTimeout: 120_000,
 };
 
