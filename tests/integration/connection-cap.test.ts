@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import {
   createDatabase,
   ensureBuild,
@@ -23,7 +24,7 @@ const sockets: Socket[] = [];
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_conncap');
+  database = await createDatabase('wgs_conncap');
   await useDatabaseInThisProcess(database.url);
   product = await startProduct({ databaseUrl: database.url, env: { MAX_CONNECTIONS: String(CAP) } });
 }, 240_000);
@@ -31,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
   killAllProducts();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

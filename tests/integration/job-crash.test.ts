@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
 import * as videosRoute from '@/app/v1/videos/generate/route';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
@@ -40,7 +41,7 @@ function startWorkerProcess(): ChildProcess {
       cwd: REPO_ROOT,
       env: childEnv({
         ...QUEUE_ENV,
-        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_URL: testDatabaseUrl(),
         WGS_DATA_DIR: process.env.WGS_DATA_DIR!,
         WORKER_CONCURRENCY: '1',
       }),

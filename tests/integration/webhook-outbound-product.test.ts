@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { Agent, fetch } from 'undici';
 import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -30,14 +31,14 @@ let database: TestDatabase;
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_hookout');
+  database = await createDatabase('wgs_hookout');
   await useDatabaseInThisProcess(database.url);
 }, 240_000);
 
 afterAll(async () => {
   killAllProducts();
   await client.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

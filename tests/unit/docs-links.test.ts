@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 // (#section) names a heading of that file, as GitHub writes heading anchors.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const SKIP = new Set(['node_modules', '.git', '.data', 'test-results', 'playwright-report', 'artifacts', 'fixtures']);
+// dist* is build output: npm test builds while this runs (dist.new is renamed to dist at the end).
+const SKIP = new Set(['node_modules', '.git', '.data', 'test-results', 'playwright-report', 'artifacts', 'fixtures', 'dist', 'dist.new']);
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../../setup/test-database';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { getPrisma } from '@/server/db/client';
 import { startFakeStripe, type FakeStripe, type FakeStripeOptions } from '../../helpers/fake-stripe';
@@ -31,7 +32,7 @@ let versionId: string;
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_selling');
+  database = await createDatabase('wgs_selling');
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeStripe(stripeOptions);
   inbox = await startSmtpInbox();
@@ -56,7 +57,7 @@ afterAll(async () => {
   await fake?.close();
   await inbox?.close();
   await client.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 
