@@ -107,6 +107,8 @@ export interface KeyRecord {
 export interface FaultRecord {
   kind: FaultKind;
   at: number;
+  /** A kill or restart: when the process served again. */
+  until?: number;
   callId?: string;
   detail?: string;
 }

@@ -1,0 +1,82 @@
+import { tagOf } from '../fakes/chat-provider';
+import { parseJson } from '../checker/answers';
+import type { CallRecord } from '../history';
+import type { Random } from '../random';
+import { UNITS } from '../stack/packages';
+import { noteInstances, pickInstance, sendUntilAnswered } from './attempts';
+import { newCall, type DriverContext } from './context';
+import { send } from './http';
+import { paidHeaders } from './generation';
+import type { CallPlan } from './plan';
+
+// A video job as a client runs it: submitted (202), polled until it ends, and for some cancelled
+// after a while, which lands while it waits, while it runs, or after it ended. Its key's webhook
+// endpoint may refuse the job's first event, so the product has to deliver it again.
+
+const TERMINAL = ['succeeded', 'failed', 'cancelled'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GET /v1/jobs/{id} once; what the job says, if anything answered. */
+export async function readJob(ctx: DriverContext, call: CallRecord, secret: string, random: Random): Promise<void> {
+  const job = call.job!;
+  const instance = await pickInstance(ctx, random);
+  const answer = await send(
+    { method: 'GET', url: `${instance.base}/v1/jobs/${job.id}`, headers: { authorization: `Bearer ${secret}` }, timeoutMs: 10_000 },
+    instance.name,
+    ctx.clock,
+  );
+  const seen = answer.status === 200 ? parseJson(answer.body) : undefined;
+  if (!seen) return;
+  job.status = String(seen.status);
+  job.chargedUnits = (seen.usage as { charged_units?: number } | null)?.charged_units;
+}
+
+async function cancel(ctx: DriverContext, plan: CallPlan, call: CallRecord, secret: string): Promise<void> {
+  const answer = await sendUntilAnswered(ctx, {
+    random: plan.random,
+    instance: plan.random.pick(['a', 'b']),
+    build: (base) => ({
+      method: 'POST',
+      url: `${base}/v1/jobs/${call.job!.id}/cancel`,
+      headers: paidHeaders(secret, `${plan.id}-cancel`),
+      body: Buffer.from('{}'),
+    }),
+  });
+  if (answer?.status !== undefined) call.job!.cancel = { status: answer.status, ...(answer.body ? { body: answer.body } : {}) };
+}
+
+export async function runVideo(ctx: DriverContext, plan: CallPlan): Promise<void> {
+  const key = ctx.keys.get(plan.key.name)!;
+  const call = newCall(ctx, {
+    id: plan.id,
+    kind: 'video',
+    key: key.name,
+    operation: 'videos.generate',
+    units: UNITS.video,
+    provider: false,
+  });
+  const body = Buffer.from(JSON.stringify({ prompt: `${tagOf(plan.id)} waves on a pier` }));
+  const fault = plan.fault === 'client-gone-before-answer' ? plan.fault : undefined;
+  const submitted = await sendUntilAnswered(ctx, {
+    call,
+    random: plan.random,
+    fault,
+    instance: plan.instance,
+    build: (base) => ({ method: 'POST', url: `${base}/v1/videos/generate`, headers: paidHeaders(key.secret, plan.id), body }),
+  });
+  noteInstances(ctx, call);
+  const jobId = submitted?.status === 202 ? parseJson(submitted.body)?.job_id : undefined;
+  if (typeof jobId !== 'string') return;
+  call.job = { id: jobId, status: 'submitted' };
+  if (plan.fault === 'webhook-receiver-failed') ctx.webhooks.failFirst(jobId, plan.id);
+  const cancelAt = plan.random.chance(0.35) ? ctx.clock() + plan.random.int(100, 2500) : undefined;
+  let cancelled = false;
+  while (!TERMINAL.includes(call.job.status ?? '') && ctx.clock() < ctx.giveUpAt) {
+    if (cancelAt !== undefined && !cancelled && ctx.clock() >= cancelAt) {
+      cancelled = true;
+      await cancel(ctx, plan, call, key.secret);
+    }
+    await sleep(400);
+    await readJob(ctx, call, key.secret, plan.random);
+  }
+}
