@@ -42,20 +42,44 @@ export interface Targets {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-async function strike(fault: TimedFault, targets: Targets): Promise<void> {
-  if (fault.kind === 'postgres-restarted') return targets.restartPostgres(fault.downMs);
-  const process = fault.kind === 'worker-killed' ? targets.worker : targets.instances.find((i) => i.name === fault.target)!;
-  await process.kill();
-  await sleep(fault.downMs);
-  await process.start();
+/** Waits until `ready` holds (checked every 200 ms). */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await sleep(200);
 }
 
-/** Runs the timeline against the run's processes, each fault at its time (or once the one before is over). */
+/**
+ * What must hold before a fault strikes: an app instance is killed only while the other one
+ * serves (one instance always answers, as behind a load balancer), the worker only once it runs.
+ * (A process starting while PostgreSQL restarts may exit: it is started again, as a supervisor would.)
+ */
+function readyFor(fault: TimedFault, targets: Targets): () => boolean {
+  if (fault.kind === 'postgres-restarted') return () => true;
+  if (fault.kind === 'worker-killed') return () => targets.worker.up;
+  return () => targets.instances.every((instance) => instance.up);
+}
+
+/**
+ * Runs the timeline against the run's processes, each fault at its time (or once what it needs
+ * holds); a killed process is started again after its pause while the timeline goes on. Resolves
+ * once every process serves again.
+ */
 export async function runTimeline(timeline: TimedFault[], targets: Targets, clock: Clock, faults: FaultLog): Promise<void> {
+  const recoveries: Promise<void>[] = [];
+  let failed: unknown;
   for (const fault of timeline) {
     await sleep(fault.at - clock());
+    await until(readyFor(fault, targets));
     const record = faults.note(fault.kind, undefined, fault.target ? `instance ${fault.target}` : undefined);
-    await strike(fault, targets);
-    faults.recovered(record);
+    if (fault.kind === 'postgres-restarted') {
+      await targets.restartPostgres(fault.downMs);
+      faults.recovered(record);
+      continue;
+    }
+    const process = fault.kind === 'worker-killed' ? targets.worker : targets.instances.find((i) => i.name === fault.target)!;
+    await process.kill();
+    const recovery = sleep(fault.downMs).then(() => process.start());
+    recoveries.push(recovery.then(() => faults.recovered(record)).catch((error: unknown) => void (failed ??= error)));
   }
+  await Promise.all(recoveries);
+  if (failed) throw failed;
 }

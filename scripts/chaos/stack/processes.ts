@@ -52,31 +52,62 @@ function killer(get: () => ChildProcess | undefined, mark: () => void) {
   };
 }
 
-/** An app instance on `port`: up once its /healthz answers 200. */
+/** Spawns until `ready` resolves true for one child (a supervisor's restart of a process that exits while starting). */
+async function superviseStart(
+  name: string,
+  spawnOne: () => ChildProcess,
+  ready: (child: ChildProcess) => Promise<boolean>,
+  logDir: string,
+) {
+  const deadline = Date.now() + 240_000;
+  while (Date.now() < deadline) {
+    const child = spawnOne();
+    if (await ready(child)) return child;
+    if (alive(child)) child.kill('SIGKILL');
+    await sleep(1_000);
+  }
+  throw new Error(`${name} did not start in 240 s (see ${logDir}/${name}.log)`);
+}
+
+/** Polls /healthz until it answers 200 (true), or the child exits or the deadline passes (false). */
+async function healthy(base: string, child: ChildProcess, deadline: number): Promise<boolean> {
+  while (alive(child) && Date.now() < deadline) {
+    const ok = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) })
+      .then(async (response) => (await response.arrayBuffer(), response.status === 200))
+      .catch(() => false);
+    if (ok) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+/** Resolves true once the child prints `line`, false if it exits first or the deadline passes. */
+function printed(child: ChildProcess, line: string, deadline: number): Promise<boolean> {
+  return new Promise((resolveReady) => {
+    const timer = setTimeout(() => resolveReady(false), deadline - Date.now());
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      resolveReady(ready);
+    };
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes(line) && done(true));
+    child.once('exit', () => done(false));
+  });
+}
+
+/** An app instance on `port`: up once its /healthz answers 200; started again if it exits while starting. */
 export function appInstance(name: string, port: number, env: NodeJS.ProcessEnv, logDir: string): ProductProcess {
   const command = startCommand(ROOT);
   const base = `http://127.0.0.1:${port}`;
+  const appEnv = { ...env, ...command.env, PORT: String(port), HOST: '127.0.0.1' };
   let child: ChildProcess | undefined;
   const instance: ProductProcess = {
     name,
     base,
     up: false,
     async start() {
-      child = spawnLogged(`app-${name}`, command.args, { ...env, ...command.env, PORT: String(port), HOST: '127.0.0.1' }, logDir);
-      const started = child;
-      const deadline = Date.now() + 240_000;
-      while (Date.now() < deadline) {
-        if (!alive(started)) throw new Error(`app ${name} exited while starting (see ${logDir}/app-${name}.log)`);
-        const healthy = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) })
-          .then(async (response) => (await response.arrayBuffer(), response.status === 200))
-          .catch(() => false);
-        if (healthy) {
-          instance.up = true;
-          return;
-        }
-        await sleep(250);
-      }
-      throw new Error(`app ${name} did not answer /healthz in 240 s (see ${logDir}/app-${name}.log)`);
+      const spawnOne = () => (child = spawnLogged(`app-${name}`, command.args, appEnv, logDir));
+      await superviseStart(`app-${name}`, spawnOne, (started, deadline) => healthy(base, started, deadline), logDir);
+      instance.up = true;
     },
     kill: killer(
       () => child,
@@ -86,27 +117,15 @@ export function appInstance(name: string, port: number, env: NodeJS.ProcessEnv, 
   return instance;
 }
 
-/** The video worker: up once it says it works on jobs. */
+/** The video worker: up once it says it works on jobs; started again if it exits while starting. */
 export function workerProcess(env: NodeJS.ProcessEnv, logDir: string): ProductProcess {
   let child: ChildProcess | undefined;
   const worker: ProductProcess = {
     name: 'worker',
     up: false,
     async start() {
-      child = spawnLogged('worker', ['--import', 'tsx', 'scripts/worker.ts'], env, logDir);
-      const started = child;
-      await new Promise<void>((resolveReady, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the worker did not start in 120 s (see ${logDir}/worker.log)`)), 120_000);
-        started.stdout!.on('data', (chunk: Buffer) => {
-          if (!chunk.toString().includes('working on video jobs')) return;
-          clearTimeout(timer);
-          resolveReady();
-        });
-        started.once('exit', () => {
-          clearTimeout(timer);
-          reject(new Error(`the worker exited while starting (see ${logDir}/worker.log)`));
-        });
-      });
+      const spawnOne = () => (child = spawnLogged('worker', ['--import', 'tsx', 'scripts/worker.ts'], env, logDir));
+      await superviseStart('worker', spawnOne, (started, deadline) => printed(started, 'working on video jobs', deadline), logDir);
       worker.up = true;
     },
     kill: killer(
