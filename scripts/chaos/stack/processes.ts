@@ -56,13 +56,13 @@ function killer(get: () => ChildProcess | undefined, mark: () => void) {
 async function superviseStart(
   name: string,
   spawnOne: () => ChildProcess,
-  ready: (child: ChildProcess) => Promise<boolean>,
+  ready: (child: ChildProcess, deadline: number) => Promise<boolean>,
   logDir: string,
 ) {
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     const child = spawnOne();
-    if (await ready(child)) return child;
+    if (await ready(child, deadline)) return child;
     if (alive(child)) child.kill('SIGKILL');
     await sleep(1_000);
   }
