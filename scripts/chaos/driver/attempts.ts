@@ -7,7 +7,7 @@ import { send, type Answer, type HangUp, type Outgoing } from './http';
 
 // A call's attempts as an official SDK makes them: sent to one of the instances, and sent again
 // with the same Idempotency-Key after a lost answer (a network error, a stream cut short), a 409,
-// a 429 or a 5xx, after the Retry-After the product asked for (at most a few seconds here) or a
+// a 429 or a 5xx, after the Retry-After the product asked for (at most 5 s here) or a
 // short pause. Only the first attempt meets the call's planned hang-up.
 
 const MAX_ATTEMPTS = 15;
@@ -30,7 +30,7 @@ export function retryable(answer: Answer): boolean {
 
 function pause(answer: Answer, random: Random): number {
   const retryAfter = Number(answer.headers['retry-after']);
-  if (Number.isFinite(retryAfter) && retryAfter > 0) return Math.min(retryAfter, 3) * 1000;
+  if (Number.isFinite(retryAfter) && retryAfter > 0) return Math.min(retryAfter, 5) * 1000;
   return random.int(150, 600);
 }
 
