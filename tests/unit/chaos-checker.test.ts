@@ -99,6 +99,7 @@ function cleanRun(): { history: History; books: Books } {
     operation: jobId ? 'videos.generate' : 'text.generate',
     outcome: (units > 0 ? 'succeeded' : 'failed') as 'succeeded' | 'failed',
     units,
+    engine: engines.at(-1)!,
     errorCode: units > 0 ? null : 'client_disconnected',
     requestId,
     holdId: null,
@@ -215,6 +216,16 @@ describe('the chaos checker', () => {
     run.books.keys[0]!.remaining = 7;
     run.history.samples[0]!.minRemaining = 7;
     expect(broken(run)).toEqual({ 'delivered-output-charged-once': 1 });
+  });
+
+  it('engine-calls-accounted: a usage event answered by an engine that was never called', () => {
+    const run = cleanRun();
+    run.history.engineCalls.splice(1, 1);
+    expect(broken(run)).toEqual({ 'engine-calls-accounted': 1 });
+    // A failed attempt that names an engine its request never reached (a timeout before the call arrived) is no violation.
+    const timedOut = cleanRun();
+    timedOut.history.engineCalls.splice(2, 1);
+    expect(broken(timedOut)).toEqual({});
   });
 
   it('engine-calls-accounted: an engine call with no usage event', () => {

@@ -31,6 +31,8 @@ export interface BookUsage {
   operation: string;
   outcome: 'succeeded' | 'failed';
   units: number;
+  /** The engine that answered (on failure: the last one called). */
+  engine: string;
   errorCode: string | null;
   requestId: string;
   holdId: string | null;
@@ -83,7 +85,7 @@ const QUERIES = {
   holds: `SELECT id, api_key_id AS "keyId", units, operation, request_id AS "requestId", status::text AS status,
                  delivered_at IS NOT NULL AS delivered, (extract(epoch FROM created_at) * 1000)::float8 AS "createdAtMs"
             FROM unit_holds`,
-  usage: `SELECT id, api_key_id AS "keyId", operation, outcome::text AS outcome, units, error_code AS "errorCode",
+  usage: `SELECT id, api_key_id AS "keyId", operation, outcome::text AS outcome, units, engine, error_code AS "errorCode",
                  request_id AS "requestId", hold_id AS "holdId", job_id AS "jobId", engines_tried AS "enginesTried"
             FROM usage_events`,
   jobs: `SELECT j.id, j.api_key_id AS "keyId", j.status::text AS status, j.units, j.request_id AS "requestId",
