@@ -27,6 +27,8 @@ async function main(): Promise<void> {
   for (const line of [...renderTables(report), ...renderViolations(report)]) print(line);
   if (report.driverErrors.count)
     print(`\n${report.driverErrors.count} calls failed in the harness itself; the first: ${report.driverErrors.first}`);
+  for (const [name, exits] of Object.entries(report.crashes))
+    print(`\n${name} exited on its own (and was started again): ${exits.join('; ')}`);
   if (!report.quiesced.quiet) print(`\nthe product did not settle in time: ${JSON.stringify(report.quiesced.left)} left`);
   print(`\nreport: ${path}`);
   print(lastLine(report));

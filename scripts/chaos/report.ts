@@ -17,6 +17,8 @@ export interface RunReport {
   durationSeconds: number;
   quiesced: { quiet: boolean; waitedMs: number; left: Record<string, number> };
   driverErrors: { count: number; first?: string };
+  /** Exits of the product's processes that the run did not cause, by process. */
+  crashes: Record<string, string[]>;
   logs: string;
   summary: Summary;
   invariants: InvariantResult[];

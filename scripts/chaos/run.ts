@@ -102,6 +102,7 @@ export async function runChaos(options: ChaosOptions, logDir: string, log: (line
     durationSeconds: Math.round(clock() / 1000),
     quiesced,
     driverErrors,
+    crashes: Object.fromEntries([...stack.instances, stack.worker].filter((p) => p.crashes.length).map((p) => [p.name, p.crashes])),
     logs: logDir,
     summary: summarize(history),
     invariants,

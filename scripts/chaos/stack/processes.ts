@@ -11,11 +11,13 @@ import { startCommand } from '../../lib/start-command';
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 const children = new Set<ChildProcess>();
+let stopping = false;
 
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-/** SIGKILLs every process the run started that still runs. */
+/** SIGKILLs every process the run started that still runs (and starts none again). */
 export function killAllProcesses(): void {
+  stopping = true;
   for (const child of children) if (alive(child)) child.kill('SIGKILL');
 }
 
@@ -39,26 +41,54 @@ export interface ProductProcess {
   up: boolean;
   start(): Promise<void>;
   kill(): Promise<void>;
+  /** Exits the run did not cause (each is followed by a start, as a supervisor would). */
+  crashes: string[];
 }
 
-function killer(get: () => ChildProcess | undefined, mark: () => void) {
-  return async () => {
-    const child = get();
-    mark();
-    if (!child || !alive(child)) return;
-    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-    child.kill('SIGKILL');
-    await exited;
+type Ready = (child: ChildProcess, deadline: number) => Promise<boolean>;
+
+/** A process started by `spawnOne`, up once `ready`; SIGKILLed on demand; started again when it exits on its own. */
+function managedProcess(
+  name: string,
+  logName: string,
+  spawnOne: () => ChildProcess,
+  ready: Ready,
+  logDir: string,
+  base?: string,
+): ProductProcess {
+  let child: ChildProcess | undefined;
+  let killing = false;
+  const managed: ProductProcess = {
+    name,
+    base,
+    up: false,
+    crashes: [],
+    async start() {
+      killing = false;
+      const started = await superviseStart(logName, spawnOne, ready, logDir);
+      child = started;
+      managed.up = true;
+      started.once('exit', (code, signal) => {
+        if (killing || stopping || child !== started) return;
+        managed.up = false;
+        managed.crashes.push(`${new Date().toISOString()}: exited with ${code ?? signal}`);
+        void managed.start().catch(() => undefined);
+      });
+    },
+    async kill() {
+      killing = true;
+      managed.up = false;
+      if (!child || !alive(child)) return;
+      const exited = new Promise((resolveExit) => child!.once('exit', resolveExit));
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
+  return managed;
 }
 
 /** Spawns until `ready` resolves true for one child (a supervisor's restart of a process that exits while starting). */
-async function superviseStart(
-  name: string,
-  spawnOne: () => ChildProcess,
-  ready: (child: ChildProcess, deadline: number) => Promise<boolean>,
-  logDir: string,
-) {
+async function superviseStart(name: string, spawnOne: () => ChildProcess, ready: Ready, logDir: string) {
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     const child = spawnOne();
@@ -94,44 +124,17 @@ function printed(child: ChildProcess, line: string, deadline: number): Promise<b
   });
 }
 
-/** An app instance on `port`: up once its /healthz answers 200; started again if it exits while starting. */
+/** An app instance on `port`: up once its /healthz answers 200. */
 export function appInstance(name: string, port: number, env: NodeJS.ProcessEnv, logDir: string): ProductProcess {
   const command = startCommand(ROOT);
   const base = `http://127.0.0.1:${port}`;
   const appEnv = { ...env, ...command.env, PORT: String(port), HOST: '127.0.0.1' };
-  let child: ChildProcess | undefined;
-  const instance: ProductProcess = {
-    name,
-    base,
-    up: false,
-    async start() {
-      const spawnOne = () => (child = spawnLogged(`app-${name}`, command.args, appEnv, logDir));
-      await superviseStart(`app-${name}`, spawnOne, (started, deadline) => healthy(base, started, deadline), logDir);
-      instance.up = true;
-    },
-    kill: killer(
-      () => child,
-      () => (instance.up = false),
-    ),
-  };
-  return instance;
+  const spawnOne = () => spawnLogged(`app-${name}`, command.args, appEnv, logDir);
+  return managedProcess(name, `app-${name}`, spawnOne, (child, deadline) => healthy(base, child, deadline), logDir, base);
 }
 
-/** The video worker: up once it says it works on jobs; started again if it exits while starting. */
+/** The video worker: up once it says it works on jobs. */
 export function workerProcess(env: NodeJS.ProcessEnv, logDir: string): ProductProcess {
-  let child: ChildProcess | undefined;
-  const worker: ProductProcess = {
-    name: 'worker',
-    up: false,
-    async start() {
-      const spawnOne = () => (child = spawnLogged('worker', ['--import', 'tsx', 'scripts/worker.ts'], env, logDir));
-      await superviseStart('worker', spawnOne, (started, deadline) => printed(started, 'working on video jobs', deadline), logDir);
-      worker.up = true;
-    },
-    kill: killer(
-      () => child,
-      () => (worker.up = false),
-    ),
-  };
-  return worker;
+  const spawnOne = () => spawnLogged('worker', ['--import', 'tsx', 'scripts/worker.ts'], env, logDir);
+  return managedProcess('worker', 'worker', spawnOne, (child, deadline) => printed(child, 'working on video jobs', deadline), logDir);
 }
