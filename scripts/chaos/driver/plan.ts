@@ -2,10 +2,11 @@ import type { CallKind, FaultKind } from '../history';
 import { Random } from '../random';
 
 // The run's calls, one after the other as its clients ask for them: each call's kind, key and
-// fault are drawn from the call's own random stream, and the faults of each kind of call are dealt
-// from a shuffled deck (every fault that fits that kind is dealt once before any comes again), so
-// a short run still meets every kind of fault. The same seed deals the same calls in the same
-// order, however the clients interleave.
+// fault are drawn from the call's own random stream. Until every kind of fault a call can meet
+// has been dealt once in the run, each call gets one it has not met yet; after that 45% of calls
+// get one, from a shuffled deck per kind of call (every fault that fits is dealt before any comes
+// again). So a short run still meets every kind of fault. The same seed deals the same calls in
+// the same order, however the clients interleave.
 
 export interface ChaosKeyPlan {
   name: string;
@@ -70,8 +71,9 @@ const FAULT_RATE = 0.45;
 
 export function callPlanner(seed: number, keys: ChaosKeyPlan[]): () => CallPlan {
   const decks = new Map<string, FaultKind[]>();
+  const dealt = new Set<FaultKind>();
   let index = 0;
-  const deal = (kind: CallKind, provider: boolean): FaultKind => {
+  const fromDeck = (kind: CallKind, provider: boolean): FaultKind => {
     const name = `${kind}/${provider}`;
     let deck = decks.get(name) ?? [];
     if (deck.length === 0) deck = Random.of(seed, 'deck', name, index).shuffle(faultsFor(kind, provider));
@@ -79,12 +81,18 @@ export function callPlanner(seed: number, keys: ChaosKeyPlan[]): () => CallPlan 
     decks.set(name, rest);
     return fault!;
   };
+  const deal = (random: Random, kind: CallKind, provider: boolean): FaultKind | undefined => {
+    const unmet = faultsFor(kind, provider).filter((fault) => !dealt.has(fault));
+    const fault = unmet.length ? random.pick(unmet) : random.chance(FAULT_RATE) ? fromDeck(kind, provider) : undefined;
+    if (fault) dealt.add(fault);
+    return fault;
+  };
   return () => {
     const random = Random.of(seed, 'call', index);
     const kind = random.weighted(WEIGHTS);
     const candidates = kind === 'top-up' ? keys.filter((key) => key.sells) : keys;
     const key = random.pick(candidates);
-    const fault = random.chance(FAULT_RATE) ? deal(kind, key.provider) : undefined;
+    const fault = deal(random, kind, key.provider);
     const plan: CallPlan = {
       index,
       id: `chaos-${seed}-${index}`,
