@@ -82,8 +82,9 @@ export function send(outgoing: Outgoing, instance: string, clock: () => number):
       response.on('aborted', () => finish('network: answer cut'));
       if (streamed) {
         attempt.deltas = [];
-        if (outgoing.hangUp === 'before-delta') return leave('before-delta');
         readEvents(response, attempt, () => outgoing.hangUp === 'after-delta' && leave('after-delta'));
+        // Once the head is in: what came with it (a delta already written) is read first, and counts.
+        if (outgoing.hangUp === 'before-delta') setImmediate(() => leave('before-delta'));
       } else readBody(response, attempt);
       response.on('end', () => finish(response.complete ? undefined : 'network: answer cut'));
     });

@@ -28,7 +28,7 @@ export function productEnvironment(options: { databaseUrl: string; dataDir: stri
     LOG_FORMAT: 'json',
     IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS.idempotency),
     HOLD_LEASE_SECONDS: String(LEASE_SECONDS.hold),
-    PROVIDER_TIMEOUT_MS: '2000',
+    PROVIDER_TIMEOUT_MS: '4000',
     PROVIDER_MAX_RETRIES: '0',
     JOB_HEARTBEAT_SECONDS: '10',
     JOB_SUPERVISE_INTERVAL_SECONDS: '2',
