@@ -72,8 +72,10 @@ export async function sendUntilAnswered(ctx: DriverContext, sending: Sending): P
     last = await send(outgoing, instance.name, ctx.clock);
     call?.attempts.push(recorded(last));
     if (hangUp && last.failure?.startsWith('client hung up')) {
-      ctx.faults.note(fault!, call?.id);
-      call?.faults.push(fault!);
+      // A client that meant to leave before any delta but had one already left after it.
+      const met = hangUp === 'before-delta' && last.deltas?.length ? 'client-gone-after-delta' : fault!;
+      ctx.faults.note(met, call?.id);
+      call?.faults.push(met);
     }
     if (!retryable(last)) return last;
     await sleep(pause(last, random));
