@@ -57,13 +57,16 @@ export async function runVideo(ctx: DriverContext, plan: CallPlan): Promise<void
   });
   const body = Buffer.from(JSON.stringify({ prompt: `${tagOf(plan.id)} waves on a pier` }));
   const fault = plan.fault === 'client-gone-before-answer' ? plan.fault : undefined;
-  const submitted = await sendUntilAnswered(ctx, {
-    call,
-    random: plan.random,
-    fault,
-    instance: plan.instance,
-    build: (base) => ({ method: 'POST', url: `${base}/v1/videos/generate`, headers: paidHeaders(key.secret, plan.id), body }),
+  const build = (base: string) => ({
+    method: 'POST' as const,
+    url: `${base}/v1/videos/generate`,
+    headers: paidHeaders(key.secret, plan.id),
+    body,
   });
+  const submitted = await sendUntilAnswered(ctx, { call, random: plan.random, fault, instance: plan.instance, build });
+  // Submitted again with the same key, as after a lost answer: the same job, never a second one.
+  if (plan.replay && submitted?.status === 202)
+    await sendUntilAnswered(ctx, { call, random: plan.random, instance: plan.random.pick(['a', 'b']), build });
   noteInstances(ctx, call);
   const jobId = submitted?.status === 202 ? parseJson(submitted.body)?.job_id : undefined;
   if (typeof jobId !== 'string') return;
