@@ -90,3 +90,23 @@ export function noteInstances(ctx: DriverContext, call: CallRecord): void {
     call.faults.push('two-instances');
   }
 }
+
+export const paidHeaders = (secret: string, idempotencyKey: string) => ({
+  authorization: `Bearer ${secret}`,
+  'content-type': 'application/json',
+  'idempotency-key': idempotencyKey,
+});
+
+/** A POST that is a step of a call (an upload created or completed, a job cancelled): retried alike, not one of its attempts. */
+export function postStep(
+  ctx: DriverContext,
+  random: Random,
+  step: { secret: string; path: string; idempotencyKey: string; body: unknown; instance: string },
+): Promise<Answer | undefined> {
+  const body = Buffer.from(JSON.stringify(step.body));
+  return sendUntilAnswered(ctx, {
+    random,
+    instance: step.instance,
+    build: (base) => ({ method: 'POST', url: `${base}${step.path}`, headers: paidHeaders(step.secret, step.idempotencyKey), body }),
+  });
+}

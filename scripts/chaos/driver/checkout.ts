@@ -69,7 +69,7 @@ const returnsFirst = (plan: CallPlan) => plan.random.chance(0.5);
 
 export async function runTopUp(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const key = ctx.keys.get(plan.key.name)!;
-  const call = newCall(ctx, { id: plan.id, kind: 'top-up', key: key.name, operation: 'checkout', units: TOP_UP_UNITS, provider: false });
+  const call = newCall(ctx, plan, { operation: 'checkout', units: TOP_UP_UNITS, provider: false });
   if (plan.fault) call.faults.push(plan.fault);
   const instance = await pickInstance(ctx, plan.random, plan.instance);
   const json = { 'content-type': 'application/json' };
@@ -106,7 +106,7 @@ export async function runTopUp(ctx: DriverContext, plan: CallPlan): Promise<void
 }
 
 export async function runPurchase(ctx: DriverContext, plan: CallPlan, versionId: string, units: number): Promise<void> {
-  const call = newCall(ctx, { id: plan.id, kind: 'purchase', key: plan.key.name, operation: 'checkout', units, provider: false });
+  const call = newCall(ctx, plan, { operation: 'checkout', units, provider: false });
   if (plan.fault) call.faults.push(plan.fault);
   const instance = await pickInstance(ctx, plan.random, plan.instance);
   const form = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -4,6 +4,7 @@ import type { WebhookReceiver } from '../fakes/webhook-receiver';
 import type { Clock, FaultLog } from '../faults/fault-log';
 import type { CallRecord, History } from '../history';
 import type { IssuedKey } from '../stack/setup';
+import type { CallPlan } from './plan';
 import type { ProductProcess } from '../stack/processes';
 
 // What the run's clients share: the instances to send to, the keys, the fakes to plan calls with,
@@ -25,8 +26,9 @@ export interface DriverContext {
   giveUpAt: number;
 }
 
-export function newCall(ctx: DriverContext, fields: Omit<CallRecord, 'attempts' | 'faults'>): CallRecord {
-  const call: CallRecord = { ...fields, faults: [], attempts: [] };
+/** The record of a planned call, in the history from now on. */
+export function newCall(ctx: DriverContext, plan: CallPlan, fields: Pick<CallRecord, 'operation' | 'units' | 'provider'>): CallRecord {
+  const call: CallRecord = { id: plan.id, kind: plan.kind, key: plan.key.name, ...fields, faults: [], attempts: [] };
   ctx.history.calls.push(call);
   return call;
 }

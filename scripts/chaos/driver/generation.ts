@@ -2,7 +2,7 @@ import { tagOf } from '../fakes/chat-provider';
 import type { CallKind } from '../history';
 import { Random } from '../random';
 import { UNITS } from '../stack/packages';
-import { noteInstances, sendUntilAnswered } from './attempts';
+import { noteInstances, paidHeaders, sendUntilAnswered } from './attempts';
 import { newCall, type DriverContext } from './context';
 import type { Answer } from './http';
 import type { CallPlan } from './plan';
@@ -61,12 +61,6 @@ const SHAPES: Partial<Record<CallKind, Shape>> = {
   },
 };
 
-export const paidHeaders = (secret: string, idempotencyKey: string) => ({
-  authorization: `Bearer ${secret}`,
-  'content-type': 'application/json',
-  'idempotency-key': idempotencyKey,
-});
-
 /** Plans the call's provider fault (and reply) with the fake provider. */
 function planWithProvider(ctx: DriverContext, plan: CallPlan): void {
   ctx.chat.plan(plan.id, {
@@ -82,7 +76,7 @@ export async function runGeneration(ctx: DriverContext, plan: CallPlan): Promise
   const key = ctx.keys.get(plan.key.name)!;
   const provider = plan.key.provider && ['text', 'text-stream', 'code'].includes(plan.kind);
   if (provider) planWithProvider(ctx, plan);
-  const call = newCall(ctx, { id: plan.id, kind: plan.kind, key: key.name, operation: shape.operation, units: shape.units, provider });
+  const call = newCall(ctx, plan, { operation: shape.operation, units: shape.units, provider });
   const body = Buffer.from(JSON.stringify(shape.body(tagOf(plan.id))));
   const stream = plan.kind === 'text-stream';
   const build = (base: string, accept = stream) => ({

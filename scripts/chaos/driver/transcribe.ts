@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { synthesizeSpeech } from '../../../server/providers/local/speech';
 import { parseJson } from '../checker/answers';
 import { UNITS } from '../stack/packages';
-import { noteInstances, pickInstance, sendUntilAnswered } from './attempts';
+import { noteInstances, paidHeaders, pickInstance, postStep, sendUntilAnswered } from './attempts';
 import { newCall, type DriverContext } from './context';
 import { send } from './http';
-import { paidHeaders } from './generation';
 import type { CallPlan } from './plan';
 
 // Transcription with an upload, as a client does it: create the upload, send its bytes to the
@@ -24,15 +23,12 @@ interface Upload {
 async function createUpload(ctx: DriverContext, plan: CallPlan, secret: string, bytes: Buffer): Promise<Upload | undefined> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const body = { purpose: 'audio_input', filename: 'chaos.wav', mime_type: 'audio/wav', size_bytes: bytes.length, sha256 };
-  const answer = await sendUntilAnswered(ctx, {
-    random: plan.random,
+  const answer = await postStep(ctx, plan.random, {
+    secret,
+    path: '/v1/uploads',
+    idempotencyKey: `${plan.id}-upload`,
+    body,
     instance: plan.instance,
-    build: (base) => ({
-      method: 'POST',
-      url: `${base}/v1/uploads`,
-      headers: paidHeaders(secret, `${plan.id}-upload`),
-      body: Buffer.from(JSON.stringify(body)),
-    }),
   });
   const created = parseJson(answer?.body);
   if (answer?.status !== 201 || !created) return undefined;
@@ -60,28 +56,18 @@ async function putBytes(ctx: DriverContext, plan: CallPlan, upload: Upload, byte
 
 export async function runTranscription(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const key = ctx.keys.get(plan.key.name)!;
-  const call = newCall(ctx, {
-    id: plan.id,
-    kind: 'transcribe',
-    key: key.name,
-    operation: 'audio.transcribe',
-    units: UNITS.transcribe,
-    provider: false,
-  });
+  const call = newCall(ctx, plan, { operation: 'audio.transcribe', units: UNITS.transcribe, provider: false });
   const bytes = await speechSample();
   const upload = await createUpload(ctx, plan, key.secret, bytes);
   if (!upload || !(await putBytes(ctx, plan, upload, bytes))) return;
   if (plan.fault === 'client-gone-mid-upload') call.faults.push(plan.fault);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const completed = await sendUntilAnswered(ctx, {
-    random: plan.random,
+  const completed = await postStep(ctx, plan.random, {
+    secret: key.secret,
+    path: `/v1/uploads/${upload.id}/complete`,
+    idempotencyKey: `${plan.id}-complete`,
+    body: { sha256 },
     instance: plan.instance,
-    build: (base) => ({
-      method: 'POST',
-      url: `${base}/v1/uploads/${upload.id}/complete`,
-      headers: paidHeaders(key.secret, `${plan.id}-complete`),
-      body: Buffer.from(JSON.stringify({ sha256 })),
-    }),
   });
   if (completed?.status !== 200) return;
   const body = Buffer.from(JSON.stringify({ input_upload_id: upload.id, timestamps: 'segment', language: 'en' }));

@@ -3,10 +3,9 @@ import { parseJson } from '../checker/answers';
 import type { CallRecord } from '../history';
 import type { Random } from '../random';
 import { UNITS } from '../stack/packages';
-import { noteInstances, pickInstance, sendUntilAnswered } from './attempts';
+import { noteInstances, paidHeaders, pickInstance, postStep, sendUntilAnswered } from './attempts';
 import { newCall, type DriverContext } from './context';
 import { send } from './http';
-import { paidHeaders } from './generation';
 import type { CallPlan } from './plan';
 
 // A video job as a client runs it: submitted (202), polled until it ends, and for some cancelled
@@ -32,29 +31,20 @@ export async function readJob(ctx: DriverContext, call: CallRecord, secret: stri
 }
 
 async function cancel(ctx: DriverContext, plan: CallPlan, call: CallRecord, secret: string): Promise<void> {
-  const answer = await sendUntilAnswered(ctx, {
-    random: plan.random,
+  const path = `/v1/jobs/${call.job!.id}/cancel`;
+  const answer = await postStep(ctx, plan.random, {
+    secret,
+    path,
+    idempotencyKey: `${plan.id}-cancel`,
+    body: {},
     instance: plan.random.pick(['a', 'b']),
-    build: (base) => ({
-      method: 'POST',
-      url: `${base}/v1/jobs/${call.job!.id}/cancel`,
-      headers: paidHeaders(secret, `${plan.id}-cancel`),
-      body: Buffer.from('{}'),
-    }),
   });
   if (answer?.status !== undefined) call.job!.cancel = { status: answer.status, ...(answer.body ? { body: answer.body } : {}) };
 }
 
 export async function runVideo(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const key = ctx.keys.get(plan.key.name)!;
-  const call = newCall(ctx, {
-    id: plan.id,
-    kind: 'video',
-    key: key.name,
-    operation: 'videos.generate',
-    units: UNITS.video,
-    provider: false,
-  });
+  const call = newCall(ctx, plan, { operation: 'videos.generate', units: UNITS.video, provider: false });
   const body = Buffer.from(JSON.stringify({ prompt: `${tagOf(plan.id)} waves on a pier` }));
   const fault = plan.fault === 'client-gone-before-answer' ? plan.fault : undefined;
   const build = (base: string) => ({
