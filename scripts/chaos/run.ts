@@ -67,6 +67,7 @@ export function logDirFor(options: ChaosOptions): string {
 
 export async function runChaos(options: ChaosOptions, logDir: string, log: (line: string) => void): Promise<RunReport> {
   const startedAt = new Date();
+  const commit = currentCommit(ROOT); // the code this run runs, whatever is committed while it does
   const clock = () => Date.now() - startedAt.getTime();
   const faults = new FaultLog(clock);
   mkdirSync(logDir, { recursive: true });
@@ -97,7 +98,7 @@ export async function runChaos(options: ChaosOptions, logDir: string, log: (line
   const invariants = checkBooks(history, await readTheBooks(stack.postgres.url));
   return {
     options,
-    commit: currentCommit(ROOT),
+    commit,
     startedAt: startedAt.toISOString(),
     durationSeconds: Math.round(clock() / 1000),
     quiesced,
