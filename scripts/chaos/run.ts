@@ -50,6 +50,15 @@ async function traffic(ctx: DriverContext, stack: Stack, options: ChaosOptions):
   return errors;
 }
 
+/** Each call's record names every fault it met, those its fakes injected too. */
+function gatherFaults(history: History): void {
+  const calls = new Map(history.calls.map((call) => [call.id, call]));
+  for (const fault of history.faults) {
+    const call = fault.callId ? calls.get(fault.callId) : undefined;
+    if (call && !call.faults.includes(fault.kind)) call.faults.push(fault.kind);
+  }
+}
+
 async function readTheBooks(databaseUrl: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -95,6 +104,7 @@ export async function runChaos(options: ChaosOptions, logDir: string, log: (line
   const quiesced = await waitUntilQuiet(stack.postgres.url, QUIET_TIMEOUT_MS);
   const random = Random.of(options.seed, 'final');
   for (const call of history.calls.filter((c) => c.job)) await readJob(ctx, call, keys.get(call.key)!.secret, random);
+  gatherFaults(history);
   const invariants = checkBooks(history, await readTheBooks(stack.postgres.url));
   return {
     options,
