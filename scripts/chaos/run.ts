@@ -33,7 +33,12 @@ function newHistory(seed: number, stack: Stack, faults: FaultLog): History {
   return { seed, keys, calls: [], engineCalls: stack.chat.engineCalls, payments: [], faults: faults.records, samples: [] };
 }
 
-async function traffic(ctx: DriverContext, stack: Stack, options: ChaosOptions): Promise<RunReport['driverErrors']> {
+async function traffic(
+  ctx: DriverContext,
+  stack: Stack,
+  options: ChaosOptions,
+  log: (line: string) => void,
+): Promise<RunReport['driverErrors']> {
   const trafficMs = options.minutes * 60_000;
   const start = ctx.clock();
   const timeline = faultTimeline(options.seed, trafficMs).map((fault) => ({ ...fault, at: fault.at + start }));
@@ -42,10 +47,12 @@ async function traffic(ctx: DriverContext, stack: Stack, options: ChaosOptions):
     stack.postgres.url,
     stack.keys.map((key) => key.id),
   );
+  const progress = setInterval(() => log(`${ctx.history.calls.length} calls, ${ctx.faults.records.length} faults so far`), 20_000);
   const [errors] = await Promise.all([
     drive(ctx, callPlanner(options.seed, keyPlans()), options.concurrency, stack.saleVersions),
     runTimeline(timeline, targets, ctx.clock, ctx.faults),
   ]);
+  clearInterval(progress);
   ctx.history.samples = await monitor.stop();
   return errors;
 }
@@ -99,7 +106,7 @@ export async function runChaos(options: ChaosOptions, logDir: string, log: (line
     giveUpAt: stopAt + GIVE_UP_AFTER_MS,
   };
   log(`traffic for ${options.minutes} min from ${options.concurrency} clients`);
-  const driverErrors = await traffic(ctx, stack, options);
+  const driverErrors = await traffic(ctx, stack, options, log);
   log('waiting for the product to settle what it was left with');
   const quiesced = await waitUntilQuiet(stack.postgres.url, QUIET_TIMEOUT_MS);
   const random = Random.of(options.seed, 'final');
