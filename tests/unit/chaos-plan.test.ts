@@ -14,7 +14,7 @@ const KEYS: ChaosKeyPlan[] = [
 const schedule = (seed: number, count: number) => {
   const next = callPlanner(seed, KEYS);
   return Array.from({ length: count }, () => {
-    const { random: _random, key, ...plan } = next();
+    const { random: _random, jitter: _jitter, key, ...plan } = next();
     return { ...plan, key: key.name };
   });
 };

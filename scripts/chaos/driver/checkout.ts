@@ -64,14 +64,15 @@ async function payAndDeliver(ctx: DriverContext, plan: CallPlan, payment: Paymen
   await ctx.stripe.deliver(completed, payment, instances);
 }
 
-/** Whether the buyer comes back before Stripe's events (then both race to fulfil). */
-const returnsFirst = (plan: CallPlan) => plan.random.chance(0.5);
+/** Whether the buyer comes back before Stripe's events (then both race to fulfil), and how soon: drawn first. */
+const returnOf = (plan: CallPlan) => ({ first: plan.random.chance(0.5), afterMs: plan.random.int(0, 50) });
 
 export async function runTopUp(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const key = ctx.keys.get(plan.key.name)!;
   const call = newCall(ctx, plan, { operation: 'checkout', units: TOP_UP_UNITS, provider: false });
   if (plan.fault) call.faults.push(plan.fault);
-  const instance = await pickInstance(ctx, plan.random, plan.instance);
+  const back = returnOf(plan);
+  const instance = await pickInstance(ctx, plan.jitter, plan.instance);
   const json = { 'content-type': 'application/json' };
   const signIn = await browse(ctx, call, instance, {
     method: 'POST',
@@ -100,15 +101,16 @@ export async function runTopUp(ctx: DriverContext, plan: CallPlan): Promise<void
     deliveries: [],
   };
   ctx.history.payments.push(payment);
-  const back = () => trpc('topUpReturn', { sessionId: payment.sessionId });
-  if (returnsFirst(plan)) await Promise.all([payAndDeliver(ctx, plan, payment), sleep(plan.random.int(0, 50)).then(back)]);
-  else await payAndDeliver(ctx, plan, payment).then(back);
+  const comeBack = () => trpc('topUpReturn', { sessionId: payment.sessionId });
+  if (back.first) await Promise.all([payAndDeliver(ctx, plan, payment), sleep(back.afterMs).then(comeBack)]);
+  else await payAndDeliver(ctx, plan, payment).then(comeBack);
 }
 
 export async function runPurchase(ctx: DriverContext, plan: CallPlan, versionId: string, units: number): Promise<void> {
   const call = newCall(ctx, plan, { operation: 'checkout', units, provider: false });
   if (plan.fault) call.faults.push(plan.fault);
-  const instance = await pickInstance(ctx, plan.random, plan.instance);
+  const back = returnOf(plan);
+  const instance = await pickInstance(ctx, plan.jitter, plan.instance);
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const body = Buffer.from(new URLSearchParams({ package_version_id: versionId }).toString());
   const started = await browse(ctx, call, instance, { method: 'POST', url: `${instance.base}/buy/checkout`, headers: form, body });
@@ -123,6 +125,6 @@ export async function runPurchase(ctx: DriverContext, plan: CallPlan, versionId:
       url: `${instance.base}/buy/success?session_id=${payment.sessionId}`,
       headers: { cookie },
     });
-  if (returnsFirst(plan)) await Promise.all([payAndDeliver(ctx, plan, payment), sleep(plan.random.int(0, 50)).then(success)]);
+  if (back.first) await Promise.all([payAndDeliver(ctx, plan, payment), sleep(back.afterMs).then(success)]);
   else await payAndDeliver(ctx, plan, payment).then(success);
 }

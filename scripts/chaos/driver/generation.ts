@@ -61,21 +61,25 @@ const SHAPES: Partial<Record<CallKind, Shape>> = {
   },
 };
 
-/** Plans the call's provider fault (and reply) with the fake provider. */
-function planWithProvider(ctx: DriverContext, plan: CallPlan): void {
-  ctx.chat.plan(plan.id, {
-    fault: plan.fault,
-    reply: replyFor(ctx.seed, plan.id, plan.kind),
-    cutAfter: plan.random.int(1, 3),
-    errorStatus: plan.random.pick([500, 503, 429]),
-  });
+/** The call's decisions, drawn before it is sent (the same whatever happens to it). */
+function decide(plan: CallPlan) {
+  const { random } = plan;
+  return {
+    cutAfter: random.int(1, 3),
+    errorStatus: random.pick([500, 503, 429]),
+    replayAsStream: random.chance(0.5),
+    replayTo: random.pick(['a', 'b']),
+  };
 }
 
 export async function runGeneration(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const shape = SHAPES[plan.kind]!;
   const key = ctx.keys.get(plan.key.name)!;
   const provider = plan.key.provider && ['text', 'text-stream', 'code'].includes(plan.kind);
-  if (provider) planWithProvider(ctx, plan);
+  const decided = decide(plan);
+  // The call's provider fault (and reply) planned with the fake provider.
+  const { cutAfter, errorStatus } = decided;
+  if (provider) ctx.chat.plan(plan.id, { fault: plan.fault, reply: replyFor(ctx.seed, plan.id, plan.kind), cutAfter, errorStatus });
   const call = newCall(ctx, plan, { operation: shape.operation, units: shape.units, provider });
   const body = Buffer.from(JSON.stringify(shape.body(tagOf(plan.id))));
   const stream = plan.kind === 'text-stream';
@@ -87,16 +91,11 @@ export async function runGeneration(ctx: DriverContext, plan: CallPlan): Promise
     stream: accept,
     hangUpAfterMs: provider ? 300 : 0,
   });
-  const last = await sendUntilAnswered(ctx, { call, random: plan.random, fault: plan.fault, instance: plan.instance, build });
+  const last = await sendUntilAnswered(ctx, { call, random: plan.jitter, fault: plan.fault, instance: plan.instance, build });
   if (plan.replay && answered(last)) {
     // Sent again as a client that lost the answer would, a stream sometimes asked for as JSON.
-    const asStream = stream && plan.random.chance(0.5);
-    await sendUntilAnswered(ctx, {
-      call,
-      random: plan.random,
-      instance: plan.random.pick(['a', 'b']),
-      build: (base) => build(base, asStream),
-    });
+    const asStream = stream && decided.replayAsStream;
+    await sendUntilAnswered(ctx, { call, random: plan.jitter, instance: decided.replayTo, build: (base) => build(base, asStream) });
   }
   noteInstances(ctx, call);
 }

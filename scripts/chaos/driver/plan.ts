@@ -27,7 +27,10 @@ export interface CallPlan {
   replay: boolean;
   /** The instance its first attempt goes to. */
   instance: 'a' | 'b';
+  /** The call's own decisions (drawn first, whatever happens to it). */
   random: Random;
+  /** What its client chooses as it goes: pauses between attempts, the instance of a retry. */
+  jitter: Random;
 }
 
 const WEIGHTS: Record<CallKind, number> = {
@@ -102,6 +105,7 @@ export function callPlanner(seed: number, keys: ChaosKeyPlan[]): () => CallPlan 
       replay: random.chance(0.2),
       instance: random.chance(0.5) ? 'a' : 'b',
       random,
+      jitter: Random.of(seed, 'jitter', index),
     };
     index++;
     return plan;

@@ -23,7 +23,7 @@ interface Upload {
 async function createUpload(ctx: DriverContext, plan: CallPlan, secret: string, bytes: Buffer): Promise<Upload | undefined> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const body = { purpose: 'audio_input', filename: 'chaos.wav', mime_type: 'audio/wav', size_bytes: bytes.length, sha256 };
-  const answer = await postStep(ctx, plan.random, {
+  const answer = await postStep(ctx, plan.jitter, {
     secret,
     path: '/v1/uploads',
     idempotencyKey: `${plan.id}-upload`,
@@ -39,7 +39,7 @@ async function createUpload(ctx: DriverContext, plan: CallPlan, secret: string, 
 async function putBytes(ctx: DriverContext, plan: CallPlan, upload: Upload, bytes: Buffer): Promise<boolean> {
   const path = new URL(upload.url);
   for (let n = 0; n < 8; n++) {
-    const instance = await pickInstance(ctx, plan.random);
+    const instance = await pickInstance(ctx, plan.jitter);
     const hangUp = n === 0 && plan.fault === 'client-gone-mid-upload' ? ('mid-body' as const) : undefined;
     const url = `${instance.base}${path.pathname}${path.search}`;
     const answer = await send(
@@ -62,7 +62,7 @@ export async function runTranscription(ctx: DriverContext, plan: CallPlan): Prom
   if (!upload || !(await putBytes(ctx, plan, upload, bytes))) return;
   if (plan.fault === 'client-gone-mid-upload') call.faults.push(plan.fault);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const completed = await postStep(ctx, plan.random, {
+  const completed = await postStep(ctx, plan.jitter, {
     secret: key.secret,
     path: `/v1/uploads/${upload.id}/complete`,
     idempotencyKey: `${plan.id}-complete`,
@@ -74,7 +74,7 @@ export async function runTranscription(ctx: DriverContext, plan: CallPlan): Prom
   const fault = plan.fault === 'client-gone-before-answer' ? plan.fault : undefined;
   await sendUntilAnswered(ctx, {
     call,
-    random: plan.random,
+    random: plan.jitter,
     fault,
     instance: plan.instance,
     build: (base) => ({ method: 'POST', url: `${base}/v1/audio/transcribe`, headers: paidHeaders(key.secret, plan.id), body }),

@@ -30,20 +30,24 @@ export async function readJob(ctx: DriverContext, call: CallRecord, secret: stri
   job.chargedUnits = (seen.usage as { charged_units?: number } | null)?.charged_units;
 }
 
-async function cancel(ctx: DriverContext, plan: CallPlan, call: CallRecord, secret: string): Promise<void> {
+async function cancel(ctx: DriverContext, plan: CallPlan, call: CallRecord, secret: string, instance: string): Promise<void> {
   const path = `/v1/jobs/${call.job!.id}/cancel`;
-  const answer = await postStep(ctx, plan.random, {
+  const answer = await postStep(ctx, plan.jitter, {
     secret,
     path,
     idempotencyKey: `${plan.id}-cancel`,
     body: {},
-    instance: plan.random.pick(['a', 'b']),
+    instance,
   });
   if (answer?.status !== undefined) call.job!.cancel = { status: answer.status, ...(answer.body ? { body: answer.body } : {}) };
 }
 
 export async function runVideo(ctx: DriverContext, plan: CallPlan): Promise<void> {
   const key = ctx.keys.get(plan.key.name)!;
+  // The call's decisions, drawn before it is sent: where a replay goes, whether and when (after the 202) it is cancelled, where.
+  const replayTo = plan.random.pick(['a', 'b']);
+  const cancelAfter = plan.random.chance(0.35) ? plan.random.int(100, 2500) : undefined;
+  const cancelTo = plan.random.pick(['a', 'b']);
   const call = newCall(ctx, plan, { operation: 'videos.generate', units: UNITS.video, provider: false });
   const body = Buffer.from(JSON.stringify({ prompt: `${tagOf(plan.id)} waves on a pier` }));
   const fault = plan.fault === 'client-gone-before-answer' ? plan.fault : undefined;
@@ -53,23 +57,22 @@ export async function runVideo(ctx: DriverContext, plan: CallPlan): Promise<void
     headers: paidHeaders(key.secret, plan.id),
     body,
   });
-  const submitted = await sendUntilAnswered(ctx, { call, random: plan.random, fault, instance: plan.instance, build });
+  const submitted = await sendUntilAnswered(ctx, { call, random: plan.jitter, fault, instance: plan.instance, build });
   // Submitted again with the same key, as after a lost answer: the same job, never a second one.
-  if (plan.replay && submitted?.status === 202)
-    await sendUntilAnswered(ctx, { call, random: plan.random, instance: plan.random.pick(['a', 'b']), build });
+  if (plan.replay && submitted?.status === 202) await sendUntilAnswered(ctx, { call, random: plan.jitter, instance: replayTo, build });
   noteInstances(ctx, call);
   const jobId = submitted?.status === 202 ? parseJson(submitted.body)?.job_id : undefined;
   if (typeof jobId !== 'string') return;
   call.job = { id: jobId, status: 'submitted' };
   if (plan.fault === 'webhook-receiver-failed') ctx.webhooks.failFirst(jobId, plan.id);
-  const cancelAt = plan.random.chance(0.35) ? ctx.clock() + plan.random.int(100, 2500) : undefined;
+  const cancelAt = cancelAfter === undefined ? undefined : ctx.clock() + cancelAfter;
   let cancelled = false;
   while (!TERMINAL.includes(call.job.status ?? '') && ctx.clock() < ctx.giveUpAt) {
     if (cancelAt !== undefined && !cancelled && ctx.clock() >= cancelAt) {
       cancelled = true;
-      await cancel(ctx, plan, call, key.secret);
+      await cancel(ctx, plan, call, key.secret, cancelTo);
     }
     await sleep(400);
-    await readJob(ctx, call, key.secret, plan.random);
+    await readJob(ctx, call, key.secret, plan.jitter);
   }
 }
