@@ -2,9 +2,11 @@
 # migrate step (compose.yaml and deploy/kubernetes/ give each its command). No secret is baked
 # in: every setting comes from the environment at run time (docs/configuration.md).
 # tests/integration/container-image.test.ts performs these steps and runs the result.
+# Both stages start from one Node image, pinned to its version and to that image's digest: a tag
+# moved upstream changes nothing here (docs/deploy.md, "Pinned images").
 
 # ---- build: every dependency, the Next build and the compiled entry points, then the dev dependencies pruned away ----
-FROM node:22-bookworm-slim AS build
+FROM node:22.22.0-bookworm-slim@sha256:dd9d21971ec4395903fa6143c2b9267d048ae01ca6d3ea96f16cb30df6187d94 AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 # The dependencies first, so a code change does not reinstall them (postinstall generates the
@@ -21,7 +23,7 @@ RUN rm -rf .next/cache
 # ---- runtime: the builds and the production dependencies, Debian's ffmpeg, a non-root user ----
 # The entry points run as JavaScript compiled by `npm run build` (dist/): no TypeScript source and
 # no TypeScript loader at run time.
-FROM node:22-bookworm-slim AS runtime
+FROM node:22.22.0-bookworm-slim@sha256:dd9d21971ec4395903fa6143c2b9267d048ae01ca6d3ea96f16cb30df6187d94 AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \

@@ -3,6 +3,7 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
+import { salesSettings } from './config-settings-sales';
 import { proxyTrustSetting } from './proxy-trust';
 export type { ConfigShape } from './config-doc';
 
@@ -186,6 +187,7 @@ export const settings = {
   ),
   ...jobSettings,
   ...limitSettings,
+  ...salesSettings,
   SEED_PACKAGES_FILE: doc(z.string().default('packages.example.json'), 'Packages file applied to an empty database as an instance starts.'),
   REFUSALS_FLUSH_MS: doc(
     z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),

@@ -18,6 +18,7 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
   if (env.STORAGE_DRIVER === 'vercel-blob' && !env.BLOB_READ_WRITE_TOKEN) {
     ctx.addIssue({ code: 'custom', path: ['BLOB_READ_WRITE_TOKEN'], message: 'is required when STORAGE_DRIVER=vercel-blob' });
   }
+  if (env.SMTP_URL && !env.MAIL_FROM) ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required with SMTP_URL' });
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };

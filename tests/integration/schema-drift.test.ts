@@ -91,7 +91,7 @@ describe('the drift check notices', () => {
       'tables.api_keys.indexes.api_keys_created_at_idx(created_at)',
     ]);
     expect(edit(/email(\s+)String(\s+)@unique/, 'email$1String$2')).toEqual(['tables.operators.unique.operators_email_key(email)']);
-    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  suspended\n')).toEqual([
+    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  paused\n')).toEqual([
       'enums.KeyStatus',
     ]);
     expect(

@@ -3,6 +3,7 @@ import { headers } from 'next/headers';
 import { CheckoutResult } from '@/components/sales/checkout-result';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { portalEnabled } from '@/server/domain/portal/portal-settings';
 import { successPage } from '@/server/http/sales/buy-pages';
 
 export const dynamic = 'force-dynamic';
@@ -13,7 +14,7 @@ export default async function BuySuccessPage({ searchParams }: { searchParams: S
   return (
     <main id="main" className="content public">
       <PageHeader title="Thank you" back={{ href: '/buy', label: 'Catalogue' }} />
-      <CheckoutResult result={result} />
+      <CheckoutResult result={result} portal={portalEnabled()} />
     </main>
   );
 }
