@@ -42,6 +42,7 @@ export function productEnvironment(options: { databaseUrl: string; dataDir: stri
     STRIPE_WEBHOOK_SECRET,
     STRIPE_API_BASE: options.stripeBase,
     CHECKOUT_STARTS_PER_MINUTE: '100000',
+    TOP_UP_STARTS_PER_MINUTE: '100000',
     AUTH_FAILURES_PER_MINUTE: '100000',
     [PROVIDER_KEY_ENV]: 'sk-chaos-provider-key',
   };
