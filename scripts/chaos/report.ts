@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { InvariantResult } from './checker';
-import type { History } from './history';
+import { FAULT_KINDS, type History } from './history';
 import type { ChaosOptions } from './options';
 import type { Summary } from './summary';
 
@@ -51,7 +51,7 @@ export function lastLine(report: RunReport): string {
 
 export function renderTables(report: RunReport): string[] {
   const { summary } = report;
-  const faults = Object.entries(summary.faults).sort(([a], [b]) => a.localeCompare(b));
+  const faults = FAULT_KINDS.map((kind) => [kind, summary.faults[kind] ?? 0]);
   return [
     `chaos run: seed ${report.options.seed}, ${report.options.minutes} min of traffic, concurrency ${report.options.concurrency}, commit ${report.commit}`,
     ...table('faults injected', ['kind', 'count'], faults),

@@ -13,7 +13,7 @@ import { linkHistory } from './links';
 // The independent checker: the run's history (what its clients and fakes saw) against the books
 // (what the database says), one named invariant at a time.
 
-export const INVARIANTS: Invariant[] = [
+const INVARIANTS: Invariant[] = [
   unitsConserved,
   noOpenHold,
   idempotencyCharged,

@@ -14,7 +14,7 @@ import type { CallPlan } from './plan';
 const WORDS = ['ledger', 'harbour', 'quiet', 'signal', 'copper', 'lantern', 'orbit', 'meadow', 'thread', 'summit', 'ember', 'tide'];
 
 /** The fake provider's answer to a call: words of its own, or a code object. */
-export function replyFor(seed: number, callId: string, kind: CallKind): string {
+function replyFor(seed: number, callId: string, kind: CallKind): string {
   const random = Random.of(seed, 'reply', callId);
   const words = Array.from({ length: random.int(6, 14) }, () => random.pick(WORDS));
   if (kind === 'code') return JSON.stringify({ code: `export const words = ${JSON.stringify(words)};`, explanation: words.join(' ') });

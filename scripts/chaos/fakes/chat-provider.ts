@@ -7,7 +7,7 @@ import type { Clock, FaultLog } from '../faults/fault-log';
 // each engine call served, answers it with the call's own reply, and makes the call's first engine
 // call meet the call's provider fault (later ones, a retry or a fallback, are answered).
 
-export const PROVIDER_NAME = 'chat';
+const PROVIDER_NAME = 'chat';
 const TAG = /\[chaos ([A-Za-z0-9_-]+)\]/;
 
 /** The tag a prompt carries so the fakes know its call. */

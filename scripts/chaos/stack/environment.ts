@@ -8,8 +8,8 @@ import { PROVIDER_KEY_ENV } from './packages';
 
 export const STRIPE_WEBHOOK_SECRET = `whsec_chaos_${randomBytes(12).toString('hex')}`;
 
-/** Leases the run's settings give: the checker waits at least this long for sweeps after the traffic. */
-export const LEASE_SECONDS = { idempotency: 10, hold: 12 };
+/** Short leases: a dead request's key and units are settled within seconds (the hold outlives the claim). */
+const LEASE_SECONDS = { idempotency: 10, hold: 12 };
 
 export function productEnvironment(options: { databaseUrl: string; dataDir: string; stripeBase: string }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
