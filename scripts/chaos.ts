@@ -27,6 +27,10 @@ async function main(): Promise<void> {
   for (const line of [...renderTables(report), ...renderViolations(report)]) print(line);
   if (report.driverErrors.count)
     print(`\n${report.driverErrors.count} calls failed in the harness itself; the first: ${report.driverErrors.first}`);
+  const { webhooks } = report;
+  print(
+    `\njob webhooks: ${webhooks.deliveries} deliveries, ${webhooks.refused} refused on purpose, ${webhooks.unsigned} not signed with the key's secret`,
+  );
   for (const [name, exits] of Object.entries(report.crashes))
     print(`\n${name} exited on its own (and was started again): ${exits.join('; ')}`);
   if (!report.quiesced.quiet) print(`\nthe product did not settle in time: ${JSON.stringify(report.quiesced.left)} left`);

@@ -17,6 +17,8 @@ export interface RunReport {
   durationSeconds: number;
   quiesced: { quiet: boolean; waitedMs: number; left: Record<string, number> };
   driverErrors: { count: number; first?: string };
+  /** The job webhook deliveries the receiver got: all, refused on purpose, and with a signature that did not verify. */
+  webhooks: { deliveries: number; refused: number; unsigned: number };
   /** Exits of the product's processes that the run did not cause, by process. */
   crashes: Record<string, string[]>;
   logs: string;

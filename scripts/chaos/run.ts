@@ -120,6 +120,11 @@ export async function runChaos(options: ChaosOptions, logDir: string, log: (line
     durationSeconds: Math.round(clock() / 1000),
     quiesced,
     driverErrors,
+    webhooks: {
+      deliveries: stack.webhooks.deliveries.length,
+      refused: stack.webhooks.deliveries.filter((delivery) => delivery.status >= 300).length,
+      unsigned: stack.webhooks.deliveries.filter((delivery) => !delivery.signed).length,
+    },
     crashes: Object.fromEntries([...stack.instances, stack.worker].filter((p) => p.crashes.length).map((p) => [p.name, p.crashes])),
     logs: logDir,
     summary: summarize(history),
