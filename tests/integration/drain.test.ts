@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
 import { Agent, request } from 'undici';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { books, createDatabase, ensureBuild, newKey, useDatabaseInThisProcess, type TestDatabase } from './support/product/product';
 import { freePort, killAllRunning, productionEnv, startProduction, waitServing } from './support/product/production';
 

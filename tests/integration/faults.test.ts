@@ -11,7 +11,7 @@ import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedde
 import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { restartOnPort } from './support/postgres/restart-on-port';
 import {
   books,

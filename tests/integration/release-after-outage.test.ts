@@ -11,7 +11,7 @@ import { migrateDatabase } from '@/server/db/migrate';
 import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
 import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { useDatabaseInThisProcess } from './support/product/product';
 import { restartOnPort } from './support/postgres/restart-on-port';
 

@@ -16,7 +16,7 @@ import {
 } from '../helpers/api';
 import { marginReport } from '@/server/domain/reports/margin';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
-import { FAKE_ERROR_TEXT, wordsOf } from '../helpers/fake-openai';
+import { FAKE_ERROR_TEXT, wordsOf } from '../../fakes/fake-openai';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // POST /v1/text/generate with Accept: text/event-stream: delta events, one done event charged

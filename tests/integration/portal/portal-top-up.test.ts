@@ -3,7 +3,7 @@ import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
 import { packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from '../sales/support';
 import { expectTrpcError } from '../trpc/helpers';

@@ -6,7 +6,7 @@ import { authenticateKey, clearKeyCache } from '@/server/domain/keys/authenticat
 import { expireOverduePurchases } from '@/server/domain/sales/expire-purchases';
 import { reinstateKey } from '@/server/domain/sales/key-suspension';
 import { purgeUnrevealedSecrets } from '@/server/domain/sales/sealed-secret';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { call } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 

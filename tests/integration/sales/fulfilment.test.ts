@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { BASE, call, createTestKey } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../setup/test-database';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { getPrisma } from '@/server/db/client';
-import { startFakeStripe, type FakeStripe, type FakeStripeOptions } from '../../helpers/fake-stripe';
+import { startFakeStripe, type FakeStripe, type FakeStripeOptions } from '../../../fakes/fake-stripe';
 import { codeIn, startSmtpInbox, type SmtpInbox } from '../../helpers/smtp-inbox';
 import {
   createDatabase,
