@@ -1,7 +1,7 @@
 import { getConfig } from '../config';
 import { firstEngine } from '../domain/billing/reservation';
 import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
-import { engineReportOf, type EngineReport } from '../domain/generation/call-engine';
+import { engineFailureOf, type EngineReport } from '../domain/generation/call-engine';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import type { Outcome, RouteContext, RunContext } from './route-context';
@@ -43,10 +43,11 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
   const runContext: RunContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
   let engines: EngineReport | undefined;
   try {
-    const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (error: unknown) => {
-      engines = engineReportOf(error);
-      await reservation.abandon({ error, code: channel.failureCode?.(), engines });
-      throw error;
+    const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (thrown: unknown) => {
+      const failure = engineFailureOf(thrown);
+      engines = failure.engines;
+      await reservation.abandon({ error: failure.error, code: channel.failureCode?.(), engines });
+      throw failure.error;
     });
     deadline.clear();
     if (ran.outcome.kind === 'generation') engines = ran.outcome.engines;

@@ -23,19 +23,29 @@ export interface EngineCall<T> {
   engines: EngineReport;
 }
 
-// A call that fails throws; what it learned travels with the error it threw (engineReportOf), so
-// the failed attempt's usage event still names its engines and counts what it incurred.
-const failedReports = new WeakMap<object, EngineReport>();
-
-/** `error` with the report of the engine call it ended (returned, to be thrown). */
-export function withEngineReport(error: unknown, engines: EngineReport): unknown {
-  if (typeof error === 'object' && error !== null && !failedReports.has(error)) failedReports.set(error, engines);
-  return error;
+/**
+ * A failed engine call: the error it ended with, and what it learned, so the failed attempt's
+ * usage event still names its engines and counts what it incurred. It travels only from the engine
+ * call to the code that settles the request, which takes `error` out (engineFailureOf) and answers with it.
+ */
+export class EngineCallFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly engines: EngineReport,
+  ) {
+    super('the engine call failed', { cause: error });
+    this.name = 'EngineCallFailure';
+  }
 }
 
-/** What the engine call that threw `error` had learned; undefined when no engine call threw it. */
-export function engineReportOf(error: unknown): EngineReport | undefined {
-  return typeof error === 'object' && error !== null ? failedReports.get(error) : undefined;
+/** `error` with the report of the engine call it ended (returned, to be thrown); one already carrying a report keeps it. */
+export function withEngineReport(error: unknown, engines: EngineReport): EngineCallFailure {
+  return error instanceof EngineCallFailure ? error : new EngineCallFailure(error, engines);
+}
+
+/** The error a failed engine call ended with, and what it had learned (undefined when no engine call threw it). */
+export function engineFailureOf(thrown: unknown): { error: unknown; engines?: EngineReport } {
+  return thrown instanceof EngineCallFailure ? { error: thrown.error, engines: thrown.engines } : { error: thrown };
 }
 
 /** The engine a `work` call runs on, by name, and every engine called so far (this one last). */

@@ -5,7 +5,7 @@ import type { VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { meteringJson } from '../billing/provider-cost';
-import { callEngine, engineReportOf, type EngineReport } from '../generation/call-engine';
+import { callEngine, engineFailureOf, type EngineReport } from '../generation/call-engine';
 import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
@@ -96,14 +96,15 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
       signal: watch.signal,
       operation: 'videos.generate',
     });
-  } catch (error) {
+  } catch (thrown) {
+    const { error, engines: report } = engineFailureOf(thrown);
     // Cancelled: the cancel settled the units already (returned, or charged for a running job);
     // the engine asked the provider to cancel where its API can.
     if (watch.signal.reason instanceof JobCancelled) return 'cancelled';
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
-    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(engineReportOf(error)) };
+    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(report) };
     const failure =
       error.code === 'provider_unavailable'
         ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }
