@@ -41,7 +41,8 @@ describe('an open reservation ends once', () => {
     await reservation.abandon({ error: new Error('late') });
     expect(await remainingUnits(keyId)).toBe(7);
     await expect(reservation.settle({ kind: 'generation', output: {}, engines: ENGINES })).rejects.toThrow('ended already');
-    await expect(reservation.markDelivered({ engine: 'local', enginesTried: ['local'] })).rejects.toThrow('ended already');
+    const answer = { output: { text: 'h' }, events: '' };
+    await expect(reservation.markDelivered({ engine: 'local', enginesTried: ['local'] }, answer)).rejects.toThrow('ended already');
     expect(await usage(keyId)).toEqual([{ outcome: 'succeeded', units: 3, engine: 'local', enginesTried: ['local'] }]);
   });
 

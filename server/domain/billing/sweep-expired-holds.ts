@@ -23,7 +23,7 @@ const SWEEP_SQL = sql`WITH expired AS (
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
          FROM expired e WHERE h.id = e.id
        RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.status, h.operation, h.request_id, h.created_at,
-                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering
+                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id
      ), per_key AS (
        SELECT api_key_id,
               COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
@@ -38,7 +38,8 @@ const SWEEP_SQL = sql`WITH expired AS (
        RETURNING k.id
      ), ${usageEventCte(
        {
-         id: sql`gen_random_uuid()`,
+         // The id the answer its key replays names (mark-delivered.ts).
+         id: sql`COALESCE(h.delivered_usage_event_id, gen_random_uuid())`,
          api_key_id: sql`h.api_key_id`,
          package_version_id: sql`k.package_version_id`,
          operation: sql`h.operation`,

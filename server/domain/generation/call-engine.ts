@@ -8,6 +8,7 @@ import { addMetering, priceCall, type Metering } from '../billing/provider-cost'
 import { ApiError } from '../errors';
 import { engineNamesOf } from '../packages/engine-names';
 import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
+import type { StreamEnding } from './stream-endings';
 
 /** What an engine call learned, for its usage event: the engines it went to, in order, the one that answered, and what they used. */
 export interface EngineReport {
@@ -32,6 +33,8 @@ export class EngineCallFailure extends Error {
   constructor(
     readonly error: unknown,
     readonly engines: EngineReport,
+    /** A streamed answer that failed after its first piece was handed on: how it ended (stream-endings.ts). */
+    readonly ending?: StreamEnding,
   ) {
     super('the engine call failed', { cause: error });
     this.name = 'EngineCallFailure';
@@ -43,9 +46,10 @@ export function withEngineReport(error: unknown, engines: EngineReport): EngineC
   return error instanceof EngineCallFailure ? error : new EngineCallFailure(error, engines);
 }
 
-/** The error a failed engine call ended with, and what it had learned (undefined when no engine call threw it). */
-export function engineFailureOf(thrown: unknown): { error: unknown; engines?: EngineReport } {
-  return thrown instanceof EngineCallFailure ? { error: thrown.error, engines: thrown.engines } : { error: thrown };
+/** The error a failed engine call ended with, what it had learned (undefined when no engine call threw it) and, for a stream, how it ended. */
+export function engineFailureOf(thrown: unknown): { error: unknown; engines?: EngineReport; ending?: StreamEnding } {
+  if (!(thrown instanceof EngineCallFailure)) return { error: thrown };
+  return { error: thrown.error, engines: thrown.engines, ...(thrown.ending ? { ending: thrown.ending } : {}) };
 }
 
 /** The engine a `work` call runs on, by name, and every engine called so far (this one last). */
