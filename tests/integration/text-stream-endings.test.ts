@@ -3,6 +3,7 @@ import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
+import { cutShortInFlight } from '@/server/lifecycle/in-flight';
 import { call, createTestKey, expectNothingShown, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { openStream, type StreamEvent } from '../helpers/event-stream';
 import { FAKE_ERROR_TEXT, wordsOf } from '../helpers/fake-openai';
@@ -137,5 +138,22 @@ describe("the request's deadline cutting a long answer", () => {
     const events = await expectChargedEnding({ input: 'Take your time' }, 'deadline_exceeded', /time limit/);
     expect(events.map((e) => e.event)).toEqual(['delta', 'delta', 'error']);
     expect(fake.streamsAbandoned, 'the provider call was cut').toBe(1);
+  });
+});
+
+// Last in this file: a stop's cut lasts for the rest of the process (every later call is cut at once).
+describe('an instance stopping whose grace ran out', () => {
+  it('cuts a delivered stream short: charged once (stream_interrupted), output_interrupted', async () => {
+    const { key, id } = await pricedKey();
+    fake.setReply('Words before the stop, and more after it.');
+    fake.setMode({ kind: 'stall', after: 2 });
+    const stream = await openStream(key, { input: 'Stop the instance' });
+    expect((await stream.next())?.event).toBe('delta');
+    expect(cutShortInFlight()).toBe(1);
+    const last = (await stream.rest()).at(-1)!;
+    expect([last.event, last.data.error.code]).toEqual(['error', 'output_interrupted']);
+    expect(last.data.error.message).toMatch(/service stopped/);
+    expect(await remainingUnits(id)).toBe(98);
+    expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['succeeded', 2, 'stream_interrupted']]);
   });
 });

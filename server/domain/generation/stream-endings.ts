@@ -15,7 +15,7 @@ export const STREAM_ENDINGS = {
   output_not_json: 'The answer is not valid JSON, as output_format "json" requires.',
   /** Every piece delivered was whitespace. */
   output_empty: 'The answer holds nothing but whitespace.',
-  /** The service stopped (its process died) after the first delta; the sweeper captured the hold. */
+  /** The service stopped after the first delta: its process died (the sweeper captured the hold), or a stop's grace ran out. */
   stream_interrupted: 'The service stopped before the answer was complete.',
 } as const;
 

@@ -7,7 +7,7 @@ import { operationSettings, PackageSettingsCheck } from './package-settings';
 import type { Delivery } from '../billing/mark-delivered';
 import { estimateTextUsage, priceCall } from '../billing/provider-cost';
 import { callEngine, EngineCallFailure, engineFailureOf, type EngineCall } from './call-engine';
-import { unfitStreamedText } from './stream-endings';
+import { unfitStreamedText, type StreamEnding } from './stream-endings';
 
 export interface Prepared<T> {
   task: T;
@@ -98,11 +98,17 @@ export async function streamText(
   } catch (thrown) {
     if (produced === 0) throw thrown;
     const { error, engines } = engineFailureOf(thrown);
-    throw new EngineCallFailure(error, engines ?? { tried: [] }, signal.aborted ? 'deadline_exceeded' : 'provider_failed');
+    throw new EngineCallFailure(error, engines ?? { tried: [] }, cutShort(signal) ?? 'provider_failed');
   }
   const unfit = unfitStreamedText(call.value.text, prepared.task.outputFormat);
   if (unfit) throw new EngineCallFailure(new ApiError('provider_unavailable', { retryAfter: 5 }), call.engines, unfit);
   return { value: { text: call.value.text }, engines: call.engines };
+}
+
+/** Why the request's signal cut a stream short, if it did: its deadline, or the instance stopping (in-flight.ts). */
+function cutShort(signal: AbortSignal): StreamEnding | undefined {
+  if (!signal.aborted) return undefined;
+  return signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError' ? 'deadline_exceeded' : 'stream_interrupted';
 }
 
 export async function generateCode(
