@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
-import { getPool, getPrisma } from '@/server/db/client';
+import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
+import { holdUnits } from '@/server/domain/billing/unit-holds';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { budgetPackagesWithoutPrice } from '@/server/domain/packages/budget-prices';
 import { startWorker } from '@/server/jobs/worker';
@@ -148,5 +149,53 @@ describe('a package with a budget needs a price for every engine', () => {
     await operatorCaller(); // the first operator is an owner
     const { caller } = await operatorCaller('viewer');
     expect((await caller.margin.unpricedBudgets()).find((p) => p.slug === key.slug)?.unpriced).toEqual(expected);
+  });
+});
+
+describe("the expected cost of held jobs is read under the key's row lock", () => {
+  it('a request waiting on the lock while a job is held judges the budget with that job counted', async () => {
+    const key = await createTestKey({ quota: 1000, maxProviderCostPerDay: BUDGET });
+    await getPool().query(`UPDATE api_keys SET cost_day = (now() AT TIME ZONE 'UTC')::date, cost_today = 0.3 WHERE id = $1`, [key.id]);
+    const hold = (expectedCost: string | null) =>
+      holdUnits(getSqlDb(), {
+        apiKeyId: key.id,
+        units: 10,
+        operation: expectedCost ? 'videos.generate' : 'text.generate',
+        requestId: `req_lock_${expectedCost ?? 'text'}`,
+        concurrency: 10,
+        leaseSeconds: 300,
+        budget: String(BUDGET),
+        expectedCost,
+      });
+    // Another transaction holds the key's row: the job's hold, then the request's, wait behind it, in that order.
+    const blocker = await getPool().connect();
+    const waiting = async (count: number) =>
+      pollUntil(
+        `${count} statements waiting on the key's row`,
+        async () => {
+          const { rows } = await getPool().query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0]!.n >= count ? true : undefined;
+        },
+        20_000,
+      );
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE', [key.id]);
+      const job = hold('0.3'); // 0.3 spent + 0.3 expected: the budget of 0.5 is reached once this job is held
+      await waiting(1);
+      const request = hold(null).then(
+        () => 'held',
+        (error: unknown) => (error as { details?: unknown }).details,
+      );
+      await waiting(2);
+      await blocker.query('COMMIT');
+      await expect(job).resolves.toMatchObject({ remainingUnits: 990 });
+      expect(await request).toEqual({ reason: 'budget' });
+    } finally {
+      blocker.release();
+    }
+    expect(await remainingUnits(key.id)).toBe(990);
   });
 });
