@@ -4,7 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 // A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
 // POST /v1/chat/completions with switchable behaviour, counts calls and records what it got. A
 // request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
-// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words.
+// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words. Usage is
+// reported as OpenAI does (a stream's only when `stream_options.include_usage` asks), or never
+// (`setReportsUsage(false)`, as some OpenAI-compatible servers).
 
 export type FakeMode =
   | { kind: 'ok' }
@@ -37,6 +39,8 @@ export interface FakeOpenAi {
   setMode(mode: FakeMode): void;
   /** The assistant message content for `ok`/`slow`; by default text, or {code, explanation} JSON when json mode is asked. */
   setReply(content: string | undefined): void;
+  /** false: no usage in any answer, whatever the request asks (reset: true). */
+  setReportsUsage(reports: boolean): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
   /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
@@ -50,14 +54,14 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string) {
+function completion(model: string, content: string, withUsage: boolean) {
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    ...(withUsage ? { usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } } : {}),
   };
 }
 
@@ -93,6 +97,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let mode: FakeMode = { kind: 'ok' };
   let reply: string | undefined;
+  let reportsUsage = true;
   let active = 0;
   let maxActive = 0;
   let streamsAbandoned = 0;
@@ -156,7 +161,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (response.destroyed) return;
         for (const piece of pieces.slice(count)) response.write(chunk(model, { content: piece }, null));
       }
-      response.write(chunk(model, {}, 'stop', { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length }));
+      const asked = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
+      const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
+      response.write(chunk(model, {}, 'stop', reportsUsage && asked ? usage : undefined));
       ended = true;
       streamsFinished++;
       response.end('data: [DONE]\n\n');
@@ -171,7 +178,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(completion(model, content)));
+        response.end(JSON.stringify(completion(model, content, reportsUsage)));
         return;
       }
       case 'status': {
@@ -233,10 +240,14 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     setReply(content) {
       reply = content;
     },
+    setReportsUsage(reports) {
+      reportsUsage = reports;
+    },
     reset() {
       calls.length = 0;
       mode = { kind: 'ok' };
       reply = undefined;
+      reportsUsage = true;
       maxActive = active;
       streamsAbandoned = 0;
       streamsFinished = 0;

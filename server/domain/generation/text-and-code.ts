@@ -42,11 +42,15 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
+/** The characters of a text task's prompt, for the estimate of its tokens. */
+const promptCharsOf = (task: TextTask) => task.input.length + (task.context?.length ?? 0);
+
 export async function generateText(db: SqlDb, prepared: Prepared<TextTask>, signal: AbortSignal): Promise<EngineCall<{ text: string }>> {
   // The customer's output only; the engine's finish reason and token usage stay with the engine.
   const call = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
     operation: 'text.generate',
+    estimate: (answer) => estimateTextUsage(promptCharsOf(prepared.task), answer.text.length),
   });
   return { value: { text: call.value.text }, engines: call.engines };
 }
@@ -73,7 +77,7 @@ export async function streamText(
   onDelta: StreamDeltaSink,
 ): Promise<EngineCall<{ text: string }>> {
   let produced = 0;
-  const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
+  const promptChars = promptCharsOf(prepared.task);
   let call: EngineCall<TextResult>;
   try {
     call = await callEngine(
@@ -93,6 +97,7 @@ export async function streamText(
         operation: 'text.generate',
         mayFallBack: () => produced === 0,
         incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
+        estimate: (answer) => estimateTextUsage(promptChars, answer.text.length),
       },
     );
   } catch (thrown) {
@@ -116,9 +121,12 @@ export async function generateCode(
   prepared: Prepared<CodeTask>,
   signal: AbortSignal,
 ): Promise<EngineCall<{ code: string; explanation: string }>> {
-  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+  const { task } = prepared;
+  const promptChars = task.input.length + (task.language?.length ?? 0) + task.requirements.join('\n').length;
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(task, signal), {
     signal,
     operation: 'code.generate',
+    estimate: (answer) => estimateTextUsage(promptChars, answer.code.length + answer.explanation.length),
   });
   return { value: { code: call.value.code, explanation: call.value.explanation }, engines: call.engines };
 }
