@@ -3,6 +3,8 @@ import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { holdUnits } from '@/server/domain/billing/unit-holds';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { budgetPackagesWithoutPrice } from '@/server/domain/packages/budget-prices';
 import { startWorker } from '@/server/jobs/worker';
 import { createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
@@ -117,7 +119,7 @@ describe('a package with a budget needs a price for every engine', () => {
 
   it('is refused with one line naming the engine and the missing price', async () => {
     await expect(priced()).rejects.toThrow(
-      'max_provider_cost_per_day needs a price for every engine: shop:model-x (text.generate) has none; set providers.shop.prices["model-x"].output_per_mtok',
+      'max_provider_cost_per_day needs a price for every engine: shop:model-x (text.generate) has none, so its cost can be neither known nor estimated; set providers.shop.prices["model-x"].output_per_mtok',
     );
   });
 
@@ -129,6 +131,31 @@ describe('a package with a budget needs a price for every engine', () => {
       operations: { 'text.generate': { engine: 'known:gpt-4o-mini', units: 1 } },
     });
     expect(known.id).toBeDefined();
+  });
+
+  it("a provider's prices cannot be taken from under a stored budget: packages apply and the dashboard's provider form refuse", async () => {
+    const name = `budgeted${Date.now() % 1_000_000}`;
+    const entry = { type: 'openai-compatible', base_url: 'https://llm.example.com/v1' };
+    const key = await createTestKey({
+      maxProviderCostPerDay: 1,
+      providers: { [name]: { ...entry, prices: { 'model-z': { input_per_mtok: 1, output_per_mtok: 2 } } } },
+      operations: { 'text.generate': { engine: `${name}:model-z`, units: 1 } },
+    });
+    const why = `package "${key.slug}" has max_provider_cost_per_day and sells ${name}:model-z (text.generate): without providers.${name}.prices["model-z"].output_per_mtok its cost can be neither known nor estimated`;
+    const other = { slug: `${name}-other`, name: 'Other', quota_units: 1, limits: { requests_per_minute: 1, concurrency: 1 } };
+    const file = { providers: { [name]: entry }, packages: [{ ...other, operations: { 'text.generate': { engine: 'local', units: 1 } } }] };
+    await expect(applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file))).rejects.toThrow(why);
+    await operatorCaller(); // the first operator is an owner
+    const { caller } = await operatorCaller('admin');
+    await expect(caller.providers.save({ name, mode: 'update', entry })).rejects.toThrow(why);
+    const stored = await getPrisma().provider.findUniqueOrThrow({ where: { name } });
+    expect(stored.prices).toEqual({ 'model-z': { input_per_mtok: 1, output_per_mtok: 2 } });
+    // Another price of the same model keeps it priced.
+    await caller.providers.save({
+      name,
+      mode: 'update',
+      entry: { ...entry, prices: { 'model-z': { input_per_mtok: 2, output_per_mtok: 3 } } },
+    });
   });
 
   it('a package stored before the rule is listed for the overview', async () => {
