@@ -20,7 +20,8 @@ import {
 // customer's client meets it: from this machine's non-loopback address (192.0.2.2), streams that
 // end badly after a delta (the provider failing, JSON that does not parse) are charged once, end
 // with output_interrupted, and their Idempotency-Key replays them without running them again; a
-// process killed after the first delta leaves a key that is never taken over and a hold charged once.
+// process killed after the first delta leaves a key that is never taken over and a hold charged once;
+// a budget counts the calls of a provider that reports no usage (their cost estimated).
 
 const CLIENT_ADDRESS = '192.0.2.2';
 const LEASE_SECONDS = 8;
@@ -173,4 +174,35 @@ describe('a process killed after the first delta', () => {
     expect((await retry()).status).toBe(200);
     expect(fake.callCount).toBe(1);
   }, 120_000);
+});
+
+describe('a budget sees every call, through the running product', () => {
+  it('a provider that reports no usage: its calls (streamed and JSON) estimated and counted, until the budget refuses', async () => {
+    const { key, id } = await createTestKey({
+      quota: 100,
+      maxProviderCostPerDay: 0.04,
+      providers: {
+        silent: {
+          type: 'openai-compatible',
+          base_url: fake.baseUrl,
+          api_key_env: 'WGS_PROVIDER_KEY_FAKE_ENDINGS_SERVER',
+          prices: { m: { input_per_mtok: 1000, output_per_mtok: 2000 } },
+        },
+      },
+      operations: { 'text.generate': { engine: 'silent:m', units: 1 } },
+    });
+    fake.reset();
+    fake.setReportsUsage(false);
+    fake.setReply('An answer of exactly forty-four characters..'); // 11 tokens out; 'spend' is 2 in: 0.024 a call
+    const first = await streamed(key, { input: 'spend' }, newKey('budget'));
+    expect(first.events.at(-1)!.event).toBe('done');
+    const second = await send(key, { input: 'spend' }, newKey('budget'), false);
+    expect(second.status).toBe(200);
+    await second.arrayBuffer();
+    const refused = await send(key, { input: 'spend' }, newKey('budget'), false);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { details: unknown } }).error.details).toEqual({ reason: 'budget' });
+    expect(await books(database.url, id)).toMatchObject({ remaining: 98, captured: 2, succeeded: 2 });
+    expect(fake.callCount).toBe(2);
+  });
 });
