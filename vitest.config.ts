@@ -21,6 +21,7 @@ export const PRODUCT_FILES = [
   'tests/integration/production-start.test.ts',
   'tests/integration/restart.test.ts',
   'tests/integration/sales/selling-product.test.ts',
+  'tests/integration/text-stream-endings-server.test.ts',
   'tests/integration/text-stream-server.test.ts',
   'tests/integration/webhook-outbound-product.test.ts',
 ];

@@ -4,8 +4,10 @@ import type { AddressInfo, Socket } from 'node:net';
 // A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
 // POST /v1/chat/completions with switchable behaviour, counts calls and records what it got. A
 // request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
-// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words.
-// `setPlanOf` lets a caller (npm run chaos) choose the mode and reply of each call itself.
+// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words. Usage is
+// reported as OpenAI does (a stream's only when `stream_options.include_usage` asks), or never
+// (`setReportsUsage(false)`, as some OpenAI-compatible servers). `setPlanOf` lets a caller
+// (npm run chaos) choose the mode and reply of each call itself.
 
 export type FakeMode =
   | { kind: 'ok' }
@@ -50,6 +52,8 @@ export interface FakeOpenAi {
   setReply(content: string | undefined): void;
   /** Decides each call's mode and reply (undefined: the fake's own); `reset()` forgets it. */
   setPlanOf(planOf: ((call: FakeCall) => CallPlan | undefined) | undefined): void;
+  /** false: no usage in any answer, whatever the request asks (reset: true). */
+  setReportsUsage(reports: boolean): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
   /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
@@ -63,14 +67,14 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string) {
+function completion(model: string, content: string, withUsage: boolean) {
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    ...(withUsage ? { usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } } : {}),
   };
 }
 
@@ -107,6 +111,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let mode: FakeMode = { kind: 'ok' };
   let reply: string | undefined;
   let planOf: ((call: FakeCall) => CallPlan | undefined) | undefined;
+  let reportsUsage = true;
   let active = 0;
   let maxActive = 0;
   let streamsAbandoned = 0;
@@ -176,7 +181,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (response.destroyed) return;
         for (const piece of pieces.slice(count)) response.write(chunk(model, { content: piece }, null));
       }
-      response.write(chunk(model, {}, 'stop', { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length }));
+      const asked = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
+      const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
+      response.write(chunk(model, {}, 'stop', reportsUsage && asked ? usage : undefined));
       ended = true;
       streamsFinished++;
       response.end('data: [DONE]\n\n');
@@ -192,11 +199,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (current.kind === 'slow' || current.kind === 'drip') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(completion(model, content)));
+        response.end(JSON.stringify(completion(model, content, reportsUsage)));
         return;
       }
       case 'truncate': {
-        const whole = Buffer.from(JSON.stringify(completion(model, content)));
+        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage)));
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
         response.write(whole.subarray(0, Math.floor(whole.length / 2)));
         response.destroy();
@@ -264,11 +271,15 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     setPlanOf(next) {
       planOf = next;
     },
+    setReportsUsage(reports) {
+      reportsUsage = reports;
+    },
     reset() {
       calls.length = 0;
       mode = { kind: 'ok' };
       reply = undefined;
       planOf = undefined;
+      reportsUsage = true;
       maxActive = active;
       streamsAbandoned = 0;
       streamsFinished = 0;

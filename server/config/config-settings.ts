@@ -63,7 +63,7 @@ export const settings = {
   ),
   HOLD_LEASE_SECONDS: doc(
     positiveInt(300),
-    'After this, the sweeper returns the units (and the concurrency slot) of a request whose process died.',
+    'After this, the sweeper settles the hold of a request whose process died: it returns the units (and the concurrency slot), or captures them when a streamed answer had delivered output. Must be greater than IDEMPOTENCY_LEASE_SECONDS, so that a hold outlives its request.',
   ),
   CURRENCY: doc(
     z

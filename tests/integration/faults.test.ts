@@ -33,6 +33,8 @@ import {
 
 const TEXT = '/v1/text/generate';
 const LEASE_SECONDS = 15;
+/** A hold outlives its idempotency claim (the configuration refuses anything else). */
+const HOLD_LEASE_SECONDS = LEASE_SECONDS + 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let fake: FakeOpenAi;
@@ -80,7 +82,7 @@ describe('PostgreSQL restarted under load', () => {
     const key = await createTestKey({ quota, rpm: 1_000_000, concurrency: 1_000 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '6' },
+      env: { IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '7' },
     });
 
     // Load: 6 workers, each request with a fresh Idempotency-Key, sent once.
@@ -135,7 +137,7 @@ describe('PostgreSQL restarted under load', () => {
       if (reply.status !== 200) await retryUntilOk(app.base, key.key, body, idem);
     }
     // Holds orphaned by the outage (captured nowhere) go back once their lease has passed.
-    await sleep(6_500);
+    await sleep(7_500);
     await sweepExpiredHolds(getSqlDb());
     const result = await books(url, key.id);
     const logical = sent.size;
@@ -182,7 +184,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     const key = await createTestKey({ quota: 10 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' },
+      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '6' },
     });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
@@ -200,7 +202,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
-    await sleep(5_500);
+    await sleep(6_500);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();
@@ -213,7 +215,7 @@ describe('app process killed and provider faults', () => {
   const providers = () => ({ fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } });
   const appEnv = {
     IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
-    HOLD_LEASE_SECONDS: String(LEASE_SECONDS),
+    HOLD_LEASE_SECONDS: String(HOLD_LEASE_SECONDS),
     PROVIDER_TIMEOUT_MS: '1500',
     PROVIDER_MAX_RETRIES: '0',
     WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-faults',
@@ -280,7 +282,7 @@ describe('app process killed and provider faults', () => {
 
     // The orphaned hold: once its lease has passed the sweeper (here called directly; every
     // instance also runs it every 15 s) returns its units.
-    const wait = claimedAt + LEASE_SECONDS * 1000 + 500 - Date.now();
+    const wait = claimedAt + HOLD_LEASE_SECONDS * 1000 + 500 - Date.now();
     if (wait > 0) await sleep(wait);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(database!.url, key.id)).toMatchObject({

@@ -44,4 +44,8 @@ export interface Reservation {
   startedAt: number;
 }
 
-export type Replay = { kind: 'replay'; status: number; body: string };
+/**
+ * A stored answer given again; `events`, for a streamed call charged without `done`, is what a
+ * streamed replay writes (its deltas and its terminal event), `body` what a JSON one answers.
+ */
+export type Replay = { kind: 'replay'; status: number; body: string; events?: string };
