@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const alias = { '@': root };
+// `@wgs/server/*` (the server package Next loads, packages/server) is its source here, so a test
+// that imports a route file runs the same modules as the test itself: one copy.
+const alias = { '@wgs/server': `${root}server/exports`, '@': root };
 
 export default defineConfig({
   resolve: { alias },

@@ -9,7 +9,7 @@ import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { Alert, Card } from '@/components/ui/card';
 import { formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { portalCaller } from '@/server/trpc/portal/portal-caller';
+import { portalCaller } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 

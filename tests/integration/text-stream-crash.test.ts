@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
-import { BASE, createTestKey, newIdempotencyKey } from '../helpers/api';
+import { api, BASE, createTestKey, newIdempotencyKey } from '../helpers/api';
 import { recordStatements } from '../helpers/sql-statements';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
@@ -78,7 +77,7 @@ async function openStream(key: string, input: string) {
     'Idempotency-Key': newIdempotencyKey(),
     Accept: 'text/event-stream',
   };
-  const response = await textRoute.POST(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify({ input }) }));
+  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify({ input }) }));
   expect(response.status).toBe(200);
   return readEvents(response);
 }

@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse, textStreamEvent } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import {
+  api,
   BASE,
   call,
   createTestKey,
@@ -104,7 +103,7 @@ async function openStream(key: string, body: unknown, idempotencyKey = newIdempo
     'Idempotency-Key': idempotencyKey,
     Accept: 'text/event-stream',
   });
-  const response = await textRoute.POST(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify(body) }));
+  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify(body) }));
   return new EventReader(response);
 }
 
@@ -159,7 +158,7 @@ describe('a stream read event by event', () => {
     expect(deltas.join('')).toBe(done.output.text);
     expect(done.usage).toEqual({ charged_units: 1, remaining_units: 9 });
 
-    const json = await call(textRoute.POST, TEXT, body, { key });
+    const json = await call(api, TEXT, body, { key });
     expect(json.status).toBe(200);
     expect(json.json.output).toEqual(done.output);
     expect(Object.keys(json.json)).toEqual(Object.keys(done));
@@ -196,7 +195,7 @@ describe('a stream that does not end in done charges nothing', () => {
     expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failed', 0, 'provider_unavailable']]);
 
     fake.setMode({ kind: 'ok' });
-    const retry = await call(textRoute.POST, TEXT, { input: 'Break please' }, { key, idempotencyKey });
+    const retry = await call(api, TEXT, { input: 'Break please' }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
   });
@@ -242,7 +241,7 @@ describe('output delivered is output paid for', () => {
     // The provider's own figure: 5 tokens in, one out per word of the reply.
     expect([event!.inputTokens, event!.outputTokens, event!.providerCost?.toString()]).toEqual([5, 10, '0.025']);
 
-    const replay = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const replay = await call(api, TEXT, body, { key, idempotencyKey });
     expect(replay.status, replay.text).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(textGenerateResponse.parse(replay.json).output.text).toBe(REPLY);
@@ -278,7 +277,7 @@ describe('output delivered is output paid for', () => {
     expect(key_.costToday.toString(), "the day's provider cost counts it").toBe(String((inputTokens * 1000) / 1e6));
 
     fake.setMode({ kind: 'ok' });
-    const retry = await call(textRoute.POST, TEXT, { input }, { key, idempotencyKey });
+    const retry = await call(api, TEXT, { input }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expect(await remainingUnits(id)).toBe(98);
   });
@@ -304,9 +303,9 @@ describe('the same Idempotency-Key', () => {
     const body = { input: 'Hold the key' };
     const stream = await openStream(key, body, idempotencyKey);
     expect((await stream.next())?.event).toBe('delta');
-    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const json = await call(api, TEXT, body, { key, idempotencyKey });
     expectEnvelope(json, 409, 'idempotency_key_in_use');
-    const streamed = await call(textRoute.POST, TEXT, body, { key, idempotencyKey, headers: { Accept: 'text/event-stream' } });
+    const streamed = await call(api, TEXT, body, { key, idempotencyKey, headers: { Accept: 'text/event-stream' } });
     expectEnvelope(streamed, 409, 'idempotency_key_in_use');
     expect(streamed.headers.get('content-type')).toContain('application/json');
     await stream.cancel();
@@ -326,7 +325,7 @@ describe('the same Idempotency-Key', () => {
     const replayed = await again.rest();
     expect(replayed.map((e) => [e.event, e.raw])).toEqual([['done', done.raw]]);
 
-    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const json = await call(api, TEXT, body, { key, idempotencyKey });
     expect(json.status).toBe(200);
     expect(json.headers.get('content-type')).toContain('application/json');
     expect(json.headers.get('idempotent-replayed')).toBe('true');
@@ -338,7 +337,7 @@ describe('the same Idempotency-Key', () => {
 
 describe('refusals before the stream answer JSON', () => {
   const streamed = (key: string | null, body: unknown, extra: Record<string, string> = {}) =>
-    call(textRoute.POST, TEXT, body, { key, headers: { Accept: 'text/event-stream', ...extra } });
+    call(api, TEXT, body, { key, headers: { Accept: 'text/event-stream', ...extra } });
   const expectJsonError = (result: CallResult, status: number, code: string) => {
     expectEnvelope(result, status, code);
     expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -354,12 +353,7 @@ describe('refusals before the stream answer JSON', () => {
 
   it('code.generate ignores the Accept header and answers JSON', async () => {
     const { key } = await createTestKey();
-    const result = await call(
-      codeRoute.POST,
-      '/v1/code/generate',
-      { input: 'add two numbers' },
-      { key, headers: { Accept: 'text/event-stream' } },
-    );
+    const result = await call(api, '/v1/code/generate', { input: 'add two numbers' }, { key, headers: { Accept: 'text/event-stream' } });
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
     codeGenerateResponse.parse(result.json);

@@ -17,7 +17,8 @@ import { MarginPanel } from '@/components/margin/margin-panel';
 import { PurchasesTable } from '@/components/sales/purchases-table';
 import { SaleFlags } from '@/components/sales/sale-flags';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { orNotFound } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'API key' };
 
