@@ -11,7 +11,12 @@ import { v1Surface } from './v1';
 // Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and the probes' route
 // files hand it theirs. Both ways run the same routes, checks and answers.
 
-/** The surfaces served, each under its own prefix. */
+/**
+ * The surfaces served, each under its own prefix. Another surface is its table beside v1.ts, its
+ * entry here, the catch-all route file through which Next hands it requests
+ * (app/<prefix>/[[...route]]/route.ts), and its prefix left out of proxy.ts's matcher and
+ * next.config.mjs's header rules (pages' policies, which the app sets on its own answers).
+ */
 export const SURFACES: readonly Surface[] = [v1Surface];
 
 /** Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`. */
