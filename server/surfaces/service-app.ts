@@ -43,8 +43,8 @@ function routedPath(request: Request): string {
 function mountProbes(app: Hono<ServiceEnv>): void {
   for (const [path, probe] of Object.entries(PROBES)) {
     app.get(path, async () => withApiHeaders(await probe()));
-    const refused = new ApiError('method_not_allowed', { headers: { Allow: 'GET, HEAD' } });
-    app.all(path, async () => withApiHeaders(toErrorResponse(refused, newRequestId())));
+    const refused = () => new ApiError('method_not_allowed', { headers: { Allow: 'GET, HEAD' } });
+    app.all(path, async () => withApiHeaders(toErrorResponse(refused(), newRequestId())));
   }
 }
 
@@ -67,7 +67,7 @@ export function servesTarget(target: string): boolean {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))) return true;
-  return path in PROBES || (path.endsWith('/') && path.slice(0, -1) in PROBES);
+  return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
 }
 
 /** The prefixes of the surfaces, whose every path and method the app answers (404, 405). */
