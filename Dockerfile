@@ -10,8 +10,10 @@ FROM node:22.22.0-bookworm-slim@sha256:dd9d21971ec4395903fa6143c2b9267d048ae01ca
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 # The dependencies first, so a code change does not reinstall them (postinstall generates the
-# Prisma client from prisma/schema.prisma).
+# Prisma client from prisma/schema.prisma; packages/server is the server package's entry points,
+# installed as a copy into node_modules, whose compiled code `npm run build` writes into dist/).
 COPY package.json package-lock.json .npmrc prisma.config.ts ./
+COPY packages ./packages
 COPY prisma ./prisma
 COPY scripts/prisma-generate.ts ./scripts/prisma-generate.ts
 RUN npm ci --no-audit --no-fund

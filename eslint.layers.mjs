@@ -32,6 +32,10 @@ export const layerElements = [
   { type: 'openapi', pattern: 'server/openapi' },
   // What an instance starts (seeding, housekeeping, workers, observability) and its readiness.
   { type: 'instance', pattern: 'server/instance' },
+  // The public surfaces' route tables and the one app that serves them with the probes.
+  { type: 'surfaces', pattern: 'server/surfaces' },
+  // The server package's entry points (packages/server): what Next and npm start's server load.
+  { type: 'exports', pattern: 'server/exports' },
   // Next's routes and pages, and the React components they render.
   { type: 'app', pattern: 'app' },
   { type: 'components', pattern: 'components' },
@@ -62,6 +66,8 @@ export const LAYER_IMPORTS = {
   trpc: BELOW_TRANSPORTS,
   openapi: [...BOTTOM, 'auth', 'http'],
   instance: [...BELOW_TRANSPORTS, 'jobs'],
+  surfaces: [...BELOW_TRANSPORTS, 'http', 'openapi', 'instance'],
+  exports: [...BELOW_TRANSPORTS, 'jobs', 'http', 'trpc', 'openapi', 'instance', 'surfaces'],
 };
 
 const ALL = layerElements.map((element) => element.type);
@@ -88,6 +94,19 @@ export const layerPolicies = [
   {
     from: anyOf('components'),
     allow: { to: anyOf('domain', 'trpc'), dependency: { kind: 'type' } },
+  },
+  {
+    // Next's pages and route handlers take the server's values from the server package
+    // (`@wgs/server/next`, `@wgs/server/api`), which Next loads unbundled: a value imported from
+    // server/ itself would be bundled, a second copy of its module beside the one npm start's
+    // server runs. The contract's schemas and constants are the exception (the browser needs
+    // them too), and types, which the bundle erases.
+    from: anyOf('app'),
+    disallow: { to: anyOf(...ALL.filter((type) => !['contract', 'components', 'app'].includes(type))) },
+  },
+  {
+    from: anyOf('app'),
+    allow: { to: anyOf(...ALL.filter((type) => !['scripts', 'tests'].includes(type))), dependency: { kind: 'type' } },
   },
 ];
 export const layerRules = {

@@ -1,10 +1,11 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { dashboardPolicy, newNonce, STRICT_TRANSPORT_SECURITY } from './server/http/content-security-policy';
-import { cameOverHttps } from './server/auth/forwarded';
+import { cameOverHttps, dashboardPolicy, newNonce, STRICT_TRANSPORT_SECURITY } from '@wgs/server/next';
 
 // Every dashboard page gets its own script nonce and the policy naming it. Next.js reads the
 // nonce from the request's Content-Security-Policy header and puts it on each script it renders
-// (every page is rendered per request: see app/layout.tsx). Over https, HSTS too.
+// (every page is rendered per request: see app/layout.tsx). Over https, HSTS too: as everywhere,
+// whether the request came over https is told by the connection npm start's server accepted (a
+// trusted proxy's X-Forwarded-Proto) or NEXTAUTH_URL, never by a header a client could send.
 
 export function proxy(request: NextRequest) {
   const policy = dashboardPolicy(newNonce());

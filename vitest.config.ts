@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
-const alias = { '@': root };
+// `@wgs/server/*` (the server package Next loads, packages/server) is its source here, so a test
+// that imports a route file runs the same modules as the test itself: one copy.
+const alias = { '@wgs/server': `${root}server/exports`, '@': root };
 
 /**
  * The integration files that start the built product (`npm start`, `npm run start:production`,
@@ -11,6 +13,7 @@ const alias = { '@': root };
  * tests/unit/test-projects.test.ts fails when a file that starts the product is not listed here.
  */
 export const PRODUCT_FILES = [
+  'tests/integration/address-controls.test.ts',
   'tests/integration/connection-cap.test.ts',
   'tests/integration/container-image.test.ts',
   'tests/integration/direct-path-parity.test.ts',

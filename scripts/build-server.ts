@@ -1,6 +1,6 @@
-// The second half of `npm run build` (after `next build`): the server's entry points bundled
-// into dist/ for the production command, the worker, the CLI and the migrate step
-// (scripts/lib/server-bundle.ts).
+// The first half of `npm run build` (before `next build`, which loads it): the server bundled into
+// dist/, the server package Next loads and the entry points of npm start's server, the worker,
+// the CLI and the migrate step (scripts/lib/server-bundle.ts).
 import { buildServerBundle, SERVER_DIST_DIR, SERVER_ENTRIES } from './lib/server-bundle';
 
 buildServerBundle(process.cwd());

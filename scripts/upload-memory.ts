@@ -86,7 +86,7 @@ function postRequest(key: string, path: string, body: unknown, params: Record<st
         'Idempotency-Key': `mem-${randomBytes(8).toString('hex')}`,
       },
     }),
-    next: { params: Promise.resolve(params) },
+    call: { params, connection: undefined, record: {} },
   };
 }
 
@@ -117,7 +117,7 @@ async function uploadThroughRoutes(key: string, sha256: string) {
     size_bytes: SIZE,
     sha256,
   });
-  const createdRes = await createUploadRoute(created.request, created.next);
+  const createdRes = await createUploadRoute.handle(created.request, created.call);
   const upload = (await createdRes.json()) as { upload_id: string; upload_url: string };
   if (createdRes.status !== 201) throw new Error(`create: ${createdRes.status} ${JSON.stringify(upload)}`);
 
@@ -139,7 +139,7 @@ async function uploadThroughRoutes(key: string, sha256: string) {
   const putPeak = rss.peak();
 
   const done = postRequest(key, `/v1/uploads/${upload.upload_id}/complete`, { sha256 }, { uploadId: upload.upload_id });
-  const completeRes = await completeUploadRoute(done.request, done.next);
+  const completeRes = await completeUploadRoute.handle(done.request, done.call);
   const completed = (await completeRes.json()) as { status: string };
   if (completeRes.status !== 200 || completed.status !== 'verified')
     throw new Error(`complete: ${completeRes.status} ${JSON.stringify(completed)}`);

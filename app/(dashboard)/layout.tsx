@@ -1,20 +1,19 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { SideNav } from '@/components/nav/side-nav';
 import { SignOutButton } from '@/components/nav/sign-out-button';
-import { REQUEST_PATH_HEADER, signInPathFor } from '@/server/auth/request-path';
-import { getOperatorSession } from '@/server/auth/session';
+import { signInPathForThisRequest } from '@wgs/server/next';
+import { currentOperator } from './operator';
 
 export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = { title: { template: '%s · Workflow Generation Service', default: 'Workflow Generation Service' } };
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
-  const session = await getOperatorSession();
-  if (!session) redirect(signInPathFor((await headers()).get(REQUEST_PATH_HEADER)));
+  const session = await currentOperator();
+  if (!session) redirect(signInPathForThisRequest());
   return (
     <div className="shell">
       <a className="skip-link" href="#main">

@@ -10,7 +10,7 @@ import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-pic
 import { MarginPanel } from '@/components/margin/margin-panel';
 import { MarginRankings } from '@/components/margin/margin-rankings';
 import { SalesFlagsNotice } from '@/components/sales/sale-flags';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Overview' };
 

@@ -3,7 +3,7 @@ import { Catalogue } from '@/components/sales/catalogue';
 import { Alert } from '@/components/ui/card';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { cataloguePage } from '@/server/http/sales/buy-pages';
+import { cataloguePage } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Buy API access · Workflow Generation Service' };

@@ -1,6 +1,5 @@
 import { ApiReference } from '@scalar/nextjs-api-reference';
-import { hashedPolicy, STRICT_TRANSPORT_SECURITY } from '@/server/http/content-security-policy';
-import { cameOverHttps } from '@/server/auth/forwarded';
+import { cameOverHttps, hashedPolicy, STRICT_TRANSPORT_SECURITY } from '@wgs/server/next';
 
 // The human reference of /v1, rendered by Scalar from /v1/openapi.json with its script
 // served by this app (no CDN: the product works offline).

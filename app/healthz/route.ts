@@ -1,10 +1,8 @@
-// Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`.
-import { routeMethods } from '@/server/http/route-methods';
+import { serviceApp } from '@wgs/server/api';
+
+// A load balancers' probe, answered by the service's app (server/surfaces/service-app.ts) as
+// `npm start` answers it without entering Next.
+const serve = (request: Request) => serviceApp.fetch(request);
 
 export const dynamic = 'force-dynamic';
-
-async function liveness(): Promise<Response> {
-  return Response.json({ status: 'ok' }, { headers: { 'Cache-Control': 'no-store' } });
-}
-
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: liveness });
+export { serve as GET, serve as HEAD, serve as POST, serve as PUT, serve as PATCH, serve as DELETE, serve as OPTIONS };

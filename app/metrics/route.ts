@@ -1,4 +1,4 @@
-import { serveMetrics } from '@/server/observability/metrics-endpoint';
+import { serveMetrics } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 export const GET = serveMetrics;

@@ -10,8 +10,7 @@ import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { Alert, Card } from '@/components/ui/card';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { portalEnabled } from '@/server/domain/portal/portal-settings';
-import { portalCaller } from '@/server/trpc/portal/portal-caller';
+import { portalCaller, portalEnabled } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 

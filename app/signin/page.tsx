@@ -2,9 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { param, type SearchParams } from '@/components/ui/format';
-import { oauthProviders } from '@/server/auth/auth-options';
-import { safeCallbackPath } from '@/server/auth/request-path';
-import { getOperatorSession } from '@/server/auth/session';
+import { getOperatorSession, oauthProviders, safeCallbackPath } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Sign in · Workflow Generation Service' };
 

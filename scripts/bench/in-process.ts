@@ -32,7 +32,7 @@ export async function measureHandlerInProcess(options: {
     const databaseBefore = options.databaseCpuMs?.();
     const loops = Array.from({ length: options.concurrency }, async () => {
       while (Date.now() < until) {
-        const response = await textGenerateRoute(
+        const response = await textGenerateRoute.handle(
           new Request('http://127.0.0.1/v1/text/generate', {
             method: 'POST',
             body: options.body,
@@ -42,6 +42,7 @@ export async function measureHandlerInProcess(options: {
               'idempotency-key': `in-process-${process.pid}-${++counter}`,
             },
           }),
+          { params: {}, connection: undefined, record: {} },
         );
         await response.arrayBuffer();
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;

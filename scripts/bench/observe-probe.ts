@@ -20,7 +20,7 @@ async function main() {
   process.env.SIGNING_SECRET = 'x'.repeat(40);
   const { enableMetrics } = await import('../../server/observability/metrics');
   const { useRequestLogger: setRequestLogger, createRequestLogger } = await import('../../server/observability/request-log');
-  const { observed } = await import('../../server/observability/observe-request');
+  const { observer } = await import('../../server/observability/observe-request');
   const { jsonText, toErrorResponse } = await import('../../server/http/responses');
   const { ApiError } = await import('../../server/domain/errors');
   await enableMetrics();
@@ -29,14 +29,14 @@ async function main() {
   const route = { label: '/v1/text/generate', operation: 'text.generate' };
   const request = new Request('http://127.0.0.1/v1/text/generate', { method: 'POST' });
   const ok = async () => jsonText(200, '{"output":"x"}', 'req_0123456789');
-  const refused = async () => toErrorResponse(new ApiError('validation_error', { message: 'bad' }), 'req_0123456789');
+  const refused = async (record = {}) => toErrorResponse(new ApiError('validation_error', { message: 'bad' }), 'req_0123456789', record);
   for (const [name, handler] of [
     ['200', ok],
     ['422', refused],
   ] as const) {
     const bare = await cpuPerCall(() => handler());
-    const watched = observed(handler, route);
-    const withObservation = await cpuPerCall(() => watched(request));
+    const observe = observer(route);
+    const withObservation = await cpuPerCall(() => observe(request, handler));
     console.log(
       `${name}: handler ${bare.toFixed(1)} µs, observed ${withObservation.toFixed(1)} µs: observation ${(withObservation - bare).toFixed(1)} µs CPU per request`,
     );

@@ -31,12 +31,12 @@ async function main() {
     );
   };
   await run('pipeline text.generate (in-process)', 3000, async () => {
-    const r = await textGenerateRoute(req());
+    const r = await textGenerateRoute.handle(req(), { params: {}, connection: undefined, record: {} });
     if (r.status !== 200) throw new Error(String(r.status) + (await r.text()));
     await r.text();
   });
   await run('pipeline 422', 3000, async () => {
-    const r = await textGenerateRoute(req('{"input":""}'));
+    const r = await textGenerateRoute.handle(req('{"input":""}'), { params: {}, connection: undefined, record: {} });
     await r.text();
   });
   await run('pg SELECT 1 (pool.query)', 3000, () => pool.query('SELECT 1'));

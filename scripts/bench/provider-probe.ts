@@ -51,12 +51,13 @@ async function main() {
     stores.reduce<() => Promise<T>>((inner, store) => () => store.run({}, inner), work)();
   const call = (key: string) => withStores(() => callOnce(key));
   const callOnce = async (key: string) => {
-    const response = await textGenerateRoute(
+    const response = await textGenerateRoute.handle(
       new Request('http://127.0.0.1:1/v1/text/generate', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `provider-probe-${++n}` },
         body,
       }),
+      { params: {}, connection: undefined, record: {} },
     );
     const text = await response.text();
     if (response.status !== 200) throw new Error(`${response.status} ${text}`);

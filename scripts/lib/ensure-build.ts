@@ -6,11 +6,16 @@ import { join } from 'node:path';
 // or when a file the build is made from changed since (after a `git pull`, an edit). Processes
 // started together (several instances, tests) build once: the others wait for that build.
 
-/** What `next build` reads: the app's folders and the files that configure it. */
+/**
+ * What `next build` reads: the app's folders, the server's contract (the rest of the server is
+ * the server package, which Next loads from dist/ at run time: scripts/lib/server-bundle.ts),
+ * and the files that configure it.
+ */
 const SOURCES = [
   'app',
-  'server',
   'components',
+  'server/contract',
+  'packages/server',
   'instrumentation.ts',
   'proxy.ts',
   'next.config.mjs',

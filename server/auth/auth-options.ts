@@ -1,13 +1,26 @@
 import type { NextAuthOptions } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
-import GitHubProvider from 'next-auth/providers/github';
-import GoogleProvider from 'next-auth/providers/google';
+import credentialsProvider from 'next-auth/providers/credentials';
+import gitHubProvider from 'next-auth/providers/github';
+import googleProvider from 'next-auth/providers/google';
 import { authorizeOperator, findOperatorByEmail, SignInRateLimited } from './authorize-operator';
 import { clientAddress } from './client-address';
+import { acceptedConnection } from './connection';
 import { isVerifiedOAuthEmail } from './verified-email';
 import { getConfig } from '../config';
 import { isUuid } from '../domain/uuid';
 import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
+
+/**
+ * A CommonJS module's default export (next-auth's providers): a bundler hands over its `default`,
+ * Node's ESM loader (the server package runs unbundled) the module object holding it.
+ */
+function defaultExport<T>(module: T): T {
+  return (module as { default?: T }).default ?? module;
+}
+
+const CredentialsProvider = defaultExport(credentialsProvider);
+const GitHubProvider = defaultExport(gitHubProvider);
+const GoogleProvider = defaultExport(googleProvider);
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
 export const SESSION_MAX_AGE_SECONDS =
@@ -37,7 +50,8 @@ export const authOptions: NextAuthOptions = {
       credentials: { email: { label: 'E-mail', type: 'email' }, password: { label: 'Password', type: 'password' } },
       async authorize(credentials, req) {
         try {
-          return await authorizeOperator(credentials ?? {}, clientAddress(req?.headers));
+          const headers = new Headers(req?.headers as Record<string, string> | undefined);
+          return await authorizeOperator(credentials ?? {}, clientAddress(acceptedConnection(), headers));
         } catch (error) {
           // next-auth passes a thrown message to the sign-in page as ?error=...
           if (error instanceof SignInRateLimited) throw new Error(RATE_LIMITED_ERROR);

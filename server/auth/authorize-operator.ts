@@ -1,11 +1,16 @@
 import { verify } from '@node-rs/argon2';
+import { getConfig } from '../config';
 import { getPool, getPrisma } from '../db/client';
+import { isApiError } from '../domain/errors';
+import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, succeeded, throttleKeys } from './sign-in-throttle';
 
 // Checks an operator's e-mail and password. Attempts are throttled in PostgreSQL (shared by every
 // instance, sign-in-throttle.ts) per account at the client's address and per address: a growing
 // delay that slows the guesser's address, never the operator signing in from their own. Over
-// either, nothing is checked. A successful sign-in gives its attempt back.
+// either, nothing is checked. A successful sign-in gives its attempt back. A failed one also
+// counts towards the address's failed authentications, the one count per process that /v1 and
+// the portal's sign-in share (domain/rate-limit/auth-failures.ts): past it, nothing is checked either.
 
 export class SignInRateLimited extends Error {
   constructor(readonly retryAfterSeconds: number) {
@@ -31,6 +36,7 @@ export async function authorizeOperator(
   const password = typeof credentials.password === 'string' ? credentials.password : '';
   if (!email || !password || email.length > 320 || password.length > 200) return null;
 
+  refuseFailingAddressAsSignIn(clientAddress);
   // Counted first (atomic, so parallel guesses cannot slip past the limit).
   const keys = throttleKeys(email, clientAddress);
   const attempt = await countAttempt(getPool(), [
@@ -42,11 +48,24 @@ export async function authorizeOperator(
   const db = getPrisma();
   const operator = await db.operator.findUnique({ where: { email } });
   const valid = await verify(operator?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
-  if (!operator || !valid || operator.disabledAt) return null;
+  if (!operator || !valid || operator.disabledAt) {
+    noteFailedAuthentication(clientAddress);
+    return null;
+  }
 
   await db.operator.update({ where: { id: operator.id }, data: { lastLoginAt: new Date() } });
   await succeeded(getPool(), keys.pair, keys.address);
   return { id: operator.id, email: operator.email, name: operator.name };
+}
+
+/** The address's failed authentications (in memory, no query) past the limit: the sign-in's own refusal. */
+function refuseFailingAddressAsSignIn(address: string): void {
+  try {
+    refuseFailingAddress(address, getConfig().AUTH_FAILURES_PER_MINUTE);
+  } catch (error) {
+    if (isApiError(error) && error.code === 'rate_limited') throw new SignInRateLimited(error.retryAfter ?? 60);
+    throw error;
+  }
 }
 
 /** Operators signing in through OAuth must already exist (created with the CLI) and be enabled. */

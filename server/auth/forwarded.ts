@@ -1,16 +1,20 @@
 import { forwardedHeadersTrusted } from '../auth/client-address';
 import { getConfig } from '../config';
+import { acceptedConnection, type Connection } from './connection';
 
 // What a proxy in front says about the request (X-Forwarded-Proto), believed only with
 // a trusted proxy (TRUST_PROXY): without one, anyone can send these headers.
 
 type HeaderSource = { get(name: string): string | null };
 
-/** Whether the client reached the service over https: a trusted proxy says so, or NEXTAUTH_URL is https. */
-export function cameOverHttps(headers: HeaderSource): boolean {
+/**
+ * Whether the client reached the service over https: a trusted proxy says so, or NEXTAUTH_URL is
+ * https. `connection` defaults to the one npm start's server serves the current Next request in.
+ */
+export function cameOverHttps(headers: HeaderSource, connection: Connection | undefined = acceptedConnection()): boolean {
   const config = getConfig();
   if (config.NEXTAUTH_URL?.startsWith('https://')) return true;
-  if (!forwardedHeadersTrusted(headers)) return false;
+  if (!forwardedHeadersTrusted(connection)) return false;
   return headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 

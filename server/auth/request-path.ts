@@ -1,11 +1,16 @@
-/**
- * The path and query a dashboard request asked for, set by `npm start` (replacing anything a
- * client sent), so a signed-out visitor is sent back there after signing in.
- */
-export const REQUEST_PATH_HEADER = 'x-wgs-request-path';
+import { acceptedConnection } from './connection';
 
 /** Paths are resolved against a base no real origin has: a result on another origin left the site. */
 const BASE = 'http://dashboard.invalid';
+
+/**
+ * Where to send the signed-out visitor of the current page: the sign-in page, with the page they
+ * asked for when npm start's server served it (the connection knows its target; under `next dev`
+ * it is not known and the visitor lands on the dashboard's home after signing in).
+ */
+export function signInPathForThisRequest(): string {
+  return signInPathFor(acceptedConnection()?.target ?? null);
+}
 
 /** Where to send a signed-out visitor: the sign-in page, with the page they wanted when known. */
 export function signInPathFor(requested: string | null): string {

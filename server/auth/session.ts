@@ -1,5 +1,4 @@
 import { getServerSession } from 'next-auth';
-import { cache } from 'react';
 import type { Actor } from '../domain/actor';
 import type { OperatorRole } from '../contract/dashboard/roles';
 import { headers } from 'next/headers';
@@ -15,10 +14,10 @@ export interface OperatorSession {
 
 /**
  * The signed-in operator of the current request (server components, route handlers), or null.
- * Once per page render: the dashboard layout and the page's tRPC caller both ask, and each answer
- * costs a JWT decode and a database read (React's cache is per request, and does nothing outside a render).
+ * Each answer costs a JWT decode and a database read: a page render asks once, through React's
+ * cache in app/(dashboard)/operator.ts (React lives in Next's bundle, not in this package).
  */
-export const getOperatorSession = cache(async (): Promise<OperatorSession | null> => {
+export async function getOperatorSession(): Promise<OperatorSession | null> {
   const session = await getServerSession(authOptionsFor(cameOverHttps(await headers())));
   const id = session?.user?.id;
   const email = session?.user?.email;
@@ -26,7 +25,7 @@ export const getOperatorSession = cache(async (): Promise<OperatorSession | null
   // The session callback names an operator only for a live session (auth-options.ts).
   if (!session || !id || !email || !role || !session.sessionId) return null;
   return { operatorId: id, email, role, expires: session.expires };
-});
+}
 
 export function operatorActor(session: OperatorSession): Actor {
   return { type: 'operator', id: session.operatorId, label: session.email };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { doc, RUNNING } from './config-doc';
+import { proxyTrustSetting } from './proxy-trust';
 
-// Retention, decoding and abuse limits, and selling through Stripe (part of server/config/config-settings.ts).
+// Retention, decoding and abuse limits, who the client is, and selling through Stripe (part of
+// server/config/config-settings.ts).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const limitSettings = {
@@ -26,6 +28,20 @@ export const limitSettings = {
   FFMPEG_MEMORY_LIMIT_MB: doc(
     z.coerce.number().int().min(0).default(2048),
     'Address space one ffmpeg decode of customer media may use (set with prlimit when the system has it); 0: no limit.',
+  ),
+  TRUST_PROXY: doc(
+    proxyTrustSetting,
+    "The proxies in front of `npm start`'s server whose X-Forwarded-For/-Host/-Proto are believed (sign-in and failed-authentication limits, checkout starts, public URLs, https): false (none), true (one), a number of proxies in a chain (CDN, load balancer, ingress: 3), or a comma-separated list of their addresses and CIDR ranges (every address in it is a proxy; the first address from the connection back that is not is the client). Where no server of this service accepts the connection (`next start`, Vercel), see CLIENT_ADDRESS_HEADER.",
+    RUNNING,
+  ),
+  CLIENT_ADDRESS_HEADER: doc(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'must be the name of an HTTP header, such as x-real-ip')
+      .transform((name) => name.toLowerCase())
+      .optional(),
+    "Only where no server of this service accepts the connection (`next start`, Vercel): the request header in which the platform in front states the client's address, replacing whatever the client sent there (Vercel: x-real-ip). Unset, such requests have no known address and the per-address limits (failed authentications, sign-in, checkout starts) do not apply to them; the per-key limits still do. Never set it where a client can reach the service without passing that platform. `npm start` ignores it: it knows the connection (TRUST_PROXY).",
+    RUNNING,
   ),
   AUTH_FAILURES_PER_MINUTE: doc(
     positiveInt(60),

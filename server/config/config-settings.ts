@@ -4,7 +4,6 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
 import { salesSettings } from './config-settings-sales';
-import { proxyTrustSetting } from './proxy-trust';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -178,11 +177,6 @@ export const settings = {
   RUN_WORKER: doc(
     z.enum(['true', 'false']).default('true'),
     'Whether an app instance also runs video job workers. Set false when workers run apart (`npm run worker`, `npm run worker:production`).',
-    RUNNING,
-  ),
-  TRUST_PROXY: doc(
-    proxyTrustSetting,
-    'The proxies in front whose X-Forwarded-For/-Host/-Proto are believed (sign-in and failed-authentication limits, public URLs, https): false (none), true (one), a number of proxies in a chain (CDN, load balancer, ingress: 3), or a comma-separated list of their addresses and CIDR ranges (every address in it is a proxy; the first address from the connection back that is not is the client).',
     RUNNING,
   ),
   ...jobSettings,

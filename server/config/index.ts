@@ -40,18 +40,15 @@ let cached: Config | undefined;
 /** What a launcher settles as it starts, when the environment leaves it unset. */
 export type SettledSettings = Partial<Pick<Config, 'DATABASE_URL' | 'SIGNING_SECRET' | 'NEXTAUTH_SECRET' | 'NEXTAUTH_URL'>>;
 
-// Kept on globalThis: the launcher (scripts/start.ts) settles these before the app it serves
-// (Next's bundle, which loads its own copy of this module) reads its configuration.
-const SETTLED = Symbol.for('wgs.config.settled');
-const shared = globalThis as typeof globalThis & { [SETTLED]?: SettledSettings };
+/** What the launcher settled: read by every getConfig() from then on. */
+let settled: SettledSettings = {};
 
 /**
  * Sets values the environment left unset (the embedded database's URL, secrets generated into the
- * data dir), once: every later getConfig(), in every copy of this module, sees them. Settling a
- * name again with another value is a mistake, and throws.
+ * data dir), once: every later getConfig() sees them. Settling a name again with another value is
+ * a mistake, and throws.
  */
 export function settleConfig(values: SettledSettings): void {
-  const settled = (shared[SETTLED] ??= {});
   for (const [name, value] of Object.entries(values) as [keyof SettledSettings, string | undefined][]) {
     if (settled[name] !== undefined && settled[name] !== value) throw new Error(`${name} was settled already`);
   }
@@ -72,12 +69,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 export function getConfig(): Config {
-  cached ??= { ...readConfig(), ...shared[SETTLED] };
+  cached ??= { ...readConfig(), ...settled };
   return cached;
 }
 
 /** Tests change the environment between cases; this forgets the cached read and what was settled. */
 export function resetConfigForTests(): void {
   cached = undefined;
-  shared[SETTLED] = undefined;
+  settled = {};
 }

@@ -21,7 +21,7 @@ interface DbHandles {
   sql: SqlDb;
 }
 
-const globalForDb = globalThis as typeof globalThis & { __wgsDb?: DbHandles };
+let open: DbHandles | undefined;
 
 /**
  * A connection whose query went unanswered past query_timeout is closed, never reused: pg leaves
@@ -88,8 +88,8 @@ function connect(): DbHandles {
 }
 
 function handles(): DbHandles {
-  globalForDb.__wgsDb ??= connect();
-  return globalForDb.__wgsDb;
+  open ??= connect();
+  return open;
 }
 
 export function getPrisma(): PrismaClient {
@@ -119,8 +119,8 @@ export function getSqlDb(): SqlDb {
 /** Closes every connection to the shared stores (PostgreSQL pools, and Redis when used). */
 export async function disconnectDb(): Promise<void> {
   await disconnectRedis();
-  const current = globalForDb.__wgsDb;
-  globalForDb.__wgsDb = undefined;
+  const current = open;
+  open = undefined;
   if (!current) return;
   await current.prisma.$disconnect();
   await current.pool.end();

@@ -5,22 +5,22 @@ import { getConfig } from '../config';
 // PostgreSQL. A command waits at most a second (reconnecting included), then fails: the
 // request is refused with 503 rather than let through uncounted.
 
-const globalForRedis = globalThis as typeof globalThis & { __wgsRedis?: Redis };
+let client: Redis | undefined;
 
 export function getRedis(): Redis | undefined {
   const url = getConfig().REDIS_URL;
   if (!url) return undefined;
-  if (!globalForRedis.__wgsRedis) {
+  if (!client) {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000, connectTimeout: 2_000 });
     redis.on('error', () => {}); // reconnects by itself; commands meanwhile fail (503)
-    globalForRedis.__wgsRedis = redis;
+    client = redis;
   }
-  return globalForRedis.__wgsRedis;
+  return client;
 }
 
 export async function disconnectRedis(): Promise<void> {
-  const redis = globalForRedis.__wgsRedis;
-  globalForRedis.__wgsRedis = undefined;
+  const redis = client;
+  client = undefined;
   if (redis) await redis.quit().catch(() => redis.disconnect());
 }
 

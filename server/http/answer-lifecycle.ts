@@ -55,7 +55,7 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
 export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
   const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
-  noteHeld(ctx.request, charge && { ...charge, engine: firstEngine(charge) });
+  noteHeld(ctx.record, charge && { ...charge, engine: firstEngine(charge) });
   const runContext: RunContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
   let engines: EngineReport | undefined;
   try {
@@ -75,7 +75,7 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
     throw error;
   } finally {
     deadline.clear();
-    if (charge) noteEngine(ctx.request, loggedEngine(charge, engines));
+    if (charge) noteEngine(ctx.record, loggedEngine(charge, engines));
   }
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { clientAddress, forwardedHeadersTrusted } from '../auth/client-address';
+import type { Connection } from '../auth/connection';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import type { BillingRequest, Charge, Replay } from '../domain/billing/reservation';
@@ -22,8 +23,7 @@ import { streamChannel } from './stream-channel';
 import { publicOrigin } from '../auth/forwarded';
 import { readIdempotencyKey, requireJsonContentType } from './headers';
 import { parseJsonObject, readBodyBytes } from './read-json-body';
-import { documented, POST_ERRORS, type RouteDoc } from './route-doc';
-import type { RouteParams } from './route-methods';
+import { POST_ERRORS, type RouteCall, type RouteDoc, type RouteSpec } from './route-doc';
 import { newRequestId } from './request-id';
 import type { Outcome, RouteContext, RunContext } from './route-context';
 import { jsonResponse, jsonText, toErrorResponse } from './responses';
@@ -56,11 +56,9 @@ export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   stream?: (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Extract<Outcome, { kind: 'generation' }>>;
 }
 
-type NextContext = RouteParams;
-
 /** Step 1, after the client address's failed authentications (refused without any query): 401. */
-async function authenticate(request: Request): Promise<AuthenticatedKey> {
-  const address = clientAddress(Object.fromEntries(request.headers));
+async function authenticate(request: Request, connection: Connection | undefined): Promise<AuthenticatedKey> {
+  const address = clientAddress(connection, request.headers);
   refuseFailingAddress(address, getConfig().AUTH_FAILURES_PER_MINUTE);
   try {
     return await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
@@ -70,21 +68,19 @@ async function authenticate(request: Request): Promise<AuthenticatedKey> {
   }
 }
 
-async function routeContext(request: Request, requestId: string, next?: NextContext): Promise<RouteContext> {
-  const key = await authenticate(request);
+async function routeContext(request: Request, requestId: string, call: RouteCall): Promise<RouteContext> {
+  const key = await authenticate(request, call.connection);
   const secret = request.headers.get('authorization')?.slice(7).trim() ?? '';
-  noteKey(request, { keyId: key.id, keyPrefix: displayPrefix(secret), packageSlug: key.packageSlug });
-  const raw = (await next?.params) ?? {};
-  const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
-  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers));
-  return { request, requestId, key, params, origin };
+  noteKey(call.record, { keyId: key.id, keyPrefix: displayPrefix(secret), packageSlug: key.packageSlug });
+  const origin = publicOrigin(request, getConfig().PUBLIC_BASE_URL, forwardedHeadersTrusted(call.connection));
+  return { request, requestId, key, params: call.params, origin, record: call.record };
 }
 
 function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: AuthenticatedKey): boolean {
   return typeof scope === 'function' ? scope(key) : Boolean(key.operations[scope]);
 }
 
-export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>) {
+export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>): RouteSpec {
   const { path, operationId, summary, pathParams, response, eventStream, schema, scope } = spec;
   const operation = spec.operation ?? (typeof scope === 'string' ? scope : undefined);
   if (operation === undefined) throw new Error(`${path}: a route whose scope is a rule names its operation`);
@@ -100,11 +96,11 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
     request: schema,
     errors: POST_ERRORS,
   };
-  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
+  async function handle(request: Request, call: RouteCall): Promise<Response> {
     const requestId = newRequestId();
     let reservation: OpenReservation | undefined;
     try {
-      const ctx = await routeContext(request, requestId, next); // 1. 401
+      const ctx = await routeContext(request, requestId, call); // 1. 401
       const { json, body, idempotencyKey } = await readRequest(spec, ctx); // 2. to 7.
       const prepared = await spec.prepare(body, ctx);
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
@@ -115,9 +111,10 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return await answer(spec, prepared, ctx, reservation, streamed); // 11. and settling
     } catch (error) {
       await reservation?.abandon();
-      return toErrorResponse(error, requestId);
+      return toErrorResponse(error, requestId, call.record);
     }
-  }, route);
+  }
+  return { doc: route, handle };
 }
 
 /** Steps 2 to 7: scope 403, content type 415, Idempotency-Key 400, size 413, JSON 400, schema 422. */
@@ -159,7 +156,7 @@ async function answer<P>(
   }
   return eventStreamResponse(ctx.requestId, headers, async (disconnected, writeDelta) => {
     const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
-    observeStreamCharged(ctx.request);
+    observeStreamCharged(ctx.record);
     if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
     return settled.body;
   });
@@ -186,17 +183,18 @@ export interface GetRouteSpec extends OperationDoc {
   handle: (ctx: RouteContext) => Promise<unknown>;
 }
 
-export function defineGetRoute(spec: GetRouteSpec) {
+export function defineGetRoute(spec: GetRouteSpec): RouteSpec {
   const { path, operationId, operation, summary, pathParams, response, errors, rateLimited } = spec;
   const route: RouteDoc = { method: 'GET', path, operationId, operation, summary, pathParams, response, errors, rateLimited };
-  return documented(async function handle(request: Request, next?: NextContext): Promise<Response> {
+  async function handle(request: Request, call: RouteCall): Promise<Response> {
     const requestId = newRequestId();
     try {
-      const ctx = await routeContext(request, requestId, next);
+      const ctx = await routeContext(request, requestId, call);
       const rate = spec.rateLimited ? await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute) : undefined;
       return jsonResponse(200, await spec.handle(ctx), requestId, rate && rateLimitHeaders(rate));
     } catch (error) {
-      return toErrorResponse(error, requestId);
+      return toErrorResponse(error, requestId, call.record);
     }
-  }, route);
+  }
+  return { doc: route, handle };
 }

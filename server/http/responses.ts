@@ -1,6 +1,6 @@
 import { isRedisUnavailable } from '../db/redis';
 import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
-import { noteErrorCode } from '../observability/error-codes';
+import type { RequestRecord } from '../observability/request-record';
 import { errorEnvelope } from './error-envelope';
 
 // The only place that builds /v1 responses: every one carries X-Request-Id and
@@ -47,14 +47,18 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-/** Maps any thrown value to the error envelope. Unknown errors become a generic 500. */
-export function toErrorResponse(error: unknown, requestId: string): Response {
+/**
+ * Maps any thrown value to the error envelope. Unknown errors become a generic 500. The code is
+ * noted in the request's `record` (a /v1 request's), for its log line and metrics.
+ */
+export function toErrorResponse(error: unknown, requestId: string, record?: RequestRecord): Response {
   const apiError = toApiError(error, requestId);
   const extra: Record<string, string> = { ...apiError.headers };
   if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
   if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
-  return noteErrorCode(jsonResponse(apiError.status, errorBody(apiError, requestId), requestId, extra), apiError.code);
+  if (record) record.errorCode = apiError.code;
+  return jsonResponse(apiError.status, errorBody(apiError, requestId), requestId, extra);
 }
 
 /** The envelope of an error, as toErrorResponse's body (a streamed answer's `error` event carries it too). */

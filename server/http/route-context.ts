@@ -1,6 +1,7 @@
 import type { Hold } from '../domain/billing/unit-holds';
 import type { EngineCall, EngineReport } from '../domain/generation/call-engine';
 import type { AuthenticatedKey } from '../domain/keys/authenticate-key';
+import type { RequestRecord } from '../observability/request-record';
 
 // What a route's steps are given and what its operation answers: shared by the pipeline
 // (pipeline.ts), the lifecycle that runs and settles it (answer-lifecycle.ts) and the routes.
@@ -12,6 +13,8 @@ export interface RouteContext {
   params: Record<string, string>;
   /** Origin for URLs handed to the client (PUBLIC_BASE_URL, else the request's own). */
   origin: string;
+  /** What the request learns on its way, for its log line and metrics. */
+  record: RequestRecord;
 }
 
 export interface RunContext extends RouteContext {

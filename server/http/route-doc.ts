@@ -1,8 +1,11 @@
 import type { z } from 'zod';
+import type { Connection } from '../auth/connection';
+import type { RequestRecord } from '../observability/request-record';
 
 // What a /v1 route says about itself: method, path, operation id, request and response schemas
-// and the statuses of its error answers. The route specs carry it, server/http/routes/registry.ts
-// lists it, and the OpenAPI document is generated from that list.
+// and the statuses of its error answers, and the handler that serves it. The route specs carry
+// both, the surface's table (server/surfaces/v1.ts) lists them, and its app, its OpenAPI document
+// and the route label of logs, metrics and traces all come from that list.
 
 export interface RouteDoc {
   method: 'GET' | 'POST';
@@ -35,9 +38,20 @@ export interface RouteDoc {
 /** Every error a POST can give, in CONTRACT.md §3's order and beyond. */
 export const POST_ERRORS = [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503];
 
-/** A handler that carries its route's description. */
-export type DocumentedHandler<H> = H & { route: RouteDoc };
+/** What the surface's app hands a route's handler beside the request. */
+export interface RouteCall {
+  /** The path's parameters (`{jobId}`), decoded. */
+  params: Record<string, string>;
+  /** The connection, when `npm start`'s server accepted it (server/auth/connection.ts). */
+  connection: Connection | undefined;
+  /** What the request learns on its way, for its log line and metrics. */
+  record: RequestRecord;
+}
 
-export function documented<H extends object>(handler: H, route: RouteDoc): DocumentedHandler<H> {
-  return Object.assign(handler, { route });
+export type RouteHandler = (request: Request, call: RouteCall) => Promise<Response>;
+
+/** One route of a surface: what it says about itself, and its handler. */
+export interface RouteSpec {
+  doc: RouteDoc;
+  handle: RouteHandler;
 }

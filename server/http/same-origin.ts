@@ -1,6 +1,7 @@
 import { getConfig } from '../config';
 import { publicOrigin } from '../auth/forwarded';
 import { forwardedHeadersTrusted } from '../auth/client-address';
+import { acceptedConnection } from '../auth/connection';
 
 // The dashboard's state-changing requests (tRPC mutations, sign-in and sign-out) come only from
 // its own pages. A browser names the page's origin in `Origin` on every POST, and says
@@ -12,7 +13,7 @@ const MESSAGE = 'Cross-site requests to the dashboard are refused: use the dashb
 
 function ownHosts(request: Request): string[] {
   const config = getConfig();
-  const hosts = [new URL(publicOrigin(request, undefined, forwardedHeadersTrusted(request.headers))).host];
+  const hosts = [new URL(publicOrigin(request, undefined, forwardedHeadersTrusted(acceptedConnection()))).host];
   // The configured public URL (NEXTAUTH_URL, PUBLIC_BASE_URL) is the dashboard's own too.
   for (const url of [config.NEXTAUTH_URL, config.PUBLIC_BASE_URL]) if (url) hosts.push(new URL(url).host);
   return hosts;

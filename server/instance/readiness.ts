@@ -20,12 +20,11 @@ export interface Readiness {
   pending_migrations?: string[];
 }
 
-const POOL = Symbol.for('wgs.readinessPool');
-const registry = globalThis as typeof globalThis & { [POOL]?: { url: string; pool: pg.Pool } };
+let own: { url: string; pool: pg.Pool } | undefined;
 
 /** One connection of its own: a busy request pool must not make a healthy database look down. */
 function readinessPool(url: string, timeoutMs: number): pg.Pool {
-  const current = registry[POOL];
+  const current = own;
   if (current?.url === url) return current.pool;
   if (current) void current.pool.end().catch(() => {}); // DATABASE_URL changed (tests)
   const pool = new pg.Pool({
@@ -37,11 +36,11 @@ function readinessPool(url: string, timeoutMs: number): pg.Pool {
     application_name: 'wgs-readiness',
   });
   pool.on('error', () => {}); // a dropped idle connection: the next check reconnects
-  registry[POOL] = { url, pool };
+  own = { url, pool };
   if (!current) {
     onShutdown(async () => {
-      const open = registry[POOL];
-      registry[POOL] = undefined;
+      const open = own;
+      own = undefined;
       await open?.pool.end().catch(() => {});
     });
   }

@@ -12,19 +12,18 @@ import { onShutdown } from '../lifecycle/shutdown-hooks';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 
-// Once per process: `npm start` starts it beside the /v1 handlers it serves itself, and Next's
-// instrumentation hook (its own copy of these modules) then finds it started; under `next dev`
-// the hook starts it.
-const STARTED = Symbol.for('wgs.instanceStarted');
-const holder = globalThis as typeof globalThis & { [STARTED]?: Promise<void> };
+// Once per process: `npm start` starts it beside the API it serves itself, and Next's
+// instrumentation hook (the same module, loaded from the server package) then finds it started;
+// under `next dev` the hook starts it.
+let started: Promise<void> | undefined;
 
 /**
  * What an app instance runs beside its HTTP handlers: the example packages on an empty
  * database, the housekeeping sweeps, and video job workers unless RUN_WORKER=false.
  */
 export function startInstance(): Promise<void> {
-  holder[STARTED] ??= runInstance();
-  return holder[STARTED];
+  started ??= runInstance();
+  return started;
 }
 
 async function runInstance(): Promise<void> {

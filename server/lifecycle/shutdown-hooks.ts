@@ -1,23 +1,22 @@
-// The launcher (scripts/start.ts) and the app it serves (Next's bundle) load separate copies of
-// our modules, so what the app starts is stopped through hooks kept on globalThis.
+// What the process started and must stop, last started first: a lower layer (the database, the
+// instance's sweeps) registers its stop here instead of being imported by what stops the process.
 
 type Hook = () => Promise<void>;
-const HOOKS = Symbol.for('wgs.shutdownHooks');
-const RUNNING = Symbol.for('wgs.shutdownHooks.running');
-const STOPPING = Symbol.for('wgs.stopping');
-const registry = globalThis as typeof globalThis & { [HOOKS]?: Hook[]; [RUNNING]?: Promise<void>; [STOPPING]?: boolean };
+const hooks: Hook[] = [];
+let running: Promise<void> | undefined;
+let stopping = false;
 
 /** Called as a stop signal arrives: from then on, connections the stop ends are expected to end. */
 export function markStopping(): void {
-  registry[STOPPING] = true;
+  stopping = true;
 }
 
 export function isStopping(): boolean {
-  return registry[STOPPING] === true;
+  return stopping;
 }
 
 export function onShutdown(hook: Hook): void {
-  (registry[HOOKS] ??= []).push(hook);
+  hooks.push(hook);
 }
 
 /**
@@ -25,8 +24,7 @@ export function onShutdown(hook: Hook): void {
  * caller (the signal handler and the database's stop both ask) waits for the same run.
  */
 export function runShutdownHooks(): Promise<void> {
-  return (registry[RUNNING] ??= (async () => {
-    const hooks = registry[HOOKS]?.splice(0).reverse() ?? [];
-    for (const hook of hooks) await hook().catch(() => {});
+  return (running ??= (async () => {
+    for (const hook of hooks.splice(0).reverse()) await hook().catch(() => {});
   })());
 }

@@ -21,12 +21,12 @@ export interface Metrics {
   dbPool: Gauge<'pool' | 'state'>;
 }
 
-// One registry per process, whichever bundle (instrumentation, a route) asks first.
-const METRICS = Symbol.for('wgs.metrics');
-const holder = globalThis as typeof globalThis & { [METRICS]?: Metrics };
+// One registry per process, made by whichever asks first (the instance as it starts, a test).
+let current: Metrics | undefined;
+let enabling: Promise<Metrics> | undefined;
 
 export function currentMetrics(): Metrics | undefined {
-  return holder[METRICS];
+  return current;
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -120,14 +120,15 @@ function scrapedGauges(client: PromClient, registry: Registry): ScrapedGauges {
 }
 
 /** Creates the registry once (prom-client is loaded only here, and only when metrics are on). */
-export async function enableMetrics(): Promise<Metrics> {
-  if (holder[METRICS]) return holder[METRICS];
-  const client = await import('prom-client');
-  const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
-  const metrics: Metrics = { registry, ...recordedMetrics(client, registry), ...scrapedGauges(client, registry) };
-  holder[METRICS] = metrics;
-  return metrics;
+export function enableMetrics(): Promise<Metrics> {
+  enabling ??= (async () => {
+    const client = await import('prom-client');
+    const registry = new client.Registry();
+    client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
+    current = { registry, ...recordedMetrics(client, registry), ...scrapedGauges(client, registry) };
+    return current;
+  })();
+  return enabling;
 }
 
 /** The request histogram of one route, its label sets looked up once each (not hashed per request). */
@@ -142,7 +143,7 @@ export function requestMeter(route: string): RequestMeter {
   let series = new Map<string, Series>();
   return {
     observe(method, status, code, seconds) {
-      const metrics = holder[METRICS];
+      const metrics = current;
       if (!metrics) return;
       if (registry !== metrics) [registry, series] = [metrics, new Map()]; // metrics enabled (again) since
       const id = `${method} ${status} ${code}`;
@@ -154,11 +155,11 @@ export function requestMeter(route: string): RequestMeter {
 }
 
 export function countUnitsCharged(packageSlug: string, operation: string, units: number): void {
-  holder[METRICS]?.unitsCharged.labels(packageSlug, operation).inc(units);
+  current?.unitsCharged.labels(packageSlug, operation).inc(units);
 }
 
 export function observeProviderCall(engineName: string, outcome: 'ok' | 'error', seconds: number): void {
-  const metrics = holder[METRICS];
+  const metrics = current;
   if (!metrics) return;
   const separator = engineName.indexOf(':');
   const provider = separator < 0 ? engineName : engineName.slice(0, separator);
@@ -168,7 +169,7 @@ export function observeProviderCall(engineName: string, outcome: 'ok' | 'error',
 
 /** The priced cost of one engine call (or that it was unpriced), by provider and model. */
 export function countProviderCost(engineName: string, cost: number | null, unpriced: boolean): void {
-  const metrics = holder[METRICS];
+  const metrics = current;
   if (!metrics) return;
   const separator = engineName.indexOf(':');
   const [provider, model] = separator < 0 ? [engineName, engineName] : [engineName.slice(0, separator), engineName.slice(separator + 1)];
@@ -181,15 +182,15 @@ export function countProviderCost(engineName: string, cost: number | null, unpri
  * (engine names as in the packages file, e.g. `openai:gpt-4o-mini` -> `local`).
  */
 export function countFallback(operation: string, from: string, to: string): void {
-  holder[METRICS]?.fallbacks.labels(operation, from, to).inc();
+  current?.fallbacks.labels(operation, from, to).inc();
 }
 
 /** A payment the operator must look at (docs/selling.md). */
 export function countSalesAlert(reason: string): void {
-  holder[METRICS]?.salesAlerts.labels(reason).inc();
+  current?.salesAlerts.labels(reason).inc();
 }
 
 /** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */
 export function countWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void {
-  holder[METRICS]?.webhookAttempts.labels(outcome).inc();
+  current?.webhookAttempts.labels(outcome).inc();
 }

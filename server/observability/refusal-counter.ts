@@ -20,10 +20,7 @@ interface CounterState {
   flushing?: Promise<number>;
 }
 
-// The launcher and Next's bundles load their own copies of this module: one state per process.
-const STATE = Symbol.for('wgs.refusalCounter');
-const holder = globalThis as typeof globalThis & { [STATE]?: CounterState };
-const state: CounterState = (holder[STATE] ??= { buckets: new Map() });
+const state: CounterState = { buckets: new Map() };
 
 const MINUTE_MS = 60_000;
 

@@ -19,8 +19,8 @@ export interface RequestLine {
   duration_ms: number;
 }
 
-const LOGGER = Symbol.for('wgs.requestLogger');
-const holder = globalThis as typeof globalThis & { [LOGGER]?: Logger | null };
+/** Undefined until the first line (LOG_FORMAT read then), null when off. */
+let current: Logger | null | undefined;
 
 /** The logger for LOG_FORMAT, or null when off; `destination` is for tests. */
 export function createRequestLogger(format: 'json' | 'pretty' | 'off', destination?: NodeJS.WritableStream): Logger | null {
@@ -34,13 +34,13 @@ export function createRequestLogger(format: 'json' | 'pretty' | 'off', destinati
 }
 
 function logger(): Logger | null {
-  if (holder[LOGGER] === undefined) holder[LOGGER] = createRequestLogger(getConfig().LOG_FORMAT);
-  return holder[LOGGER];
+  if (current === undefined) current = createRequestLogger(getConfig().LOG_FORMAT);
+  return current;
 }
 
 /** Tests write the lines to their own stream. */
 export function useRequestLogger(replacement: Logger | null): void {
-  holder[LOGGER] = replacement;
+  current = replacement;
 }
 
 export function logRequest(line: RequestLine): void {
@@ -49,7 +49,7 @@ export function logRequest(line: RequestLine): void {
 
 /** Writes what the buffer holds (at shutdown). */
 export function flushRequestLog(): Promise<void> {
-  const current = holder[LOGGER];
-  if (!current) return Promise.resolve();
-  return new Promise((resolve) => current.flush(() => resolve()));
+  const logger = current;
+  if (!logger) return Promise.resolve();
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }

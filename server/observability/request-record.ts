@@ -1,6 +1,6 @@
-// What a /v1 request learns on its way (its key, then what it holds), kept beside the Request
-// so the edge (routeMethods) can count, measure and log the answer without the pipeline
-// passing anything back. A WeakMap: nothing outlives its request.
+// What a /v1 request learns on its way (its key, then what it holds, and the error it is answered
+// with), in a record the surface's app makes for each request and hands the route's handler as a
+// parameter, so that the answer can be counted, measured and logged once it is made.
 
 export interface RequestRecord {
   keyId?: string;
@@ -11,23 +11,17 @@ export interface RequestRecord {
   units?: number;
   /** Units were held: from here on a failure is the engine's, recorded as a usage event. */
   held?: boolean;
-}
-
-const records = new WeakMap<Request, RequestRecord>();
-
-export function requestRecord(request: Request): RequestRecord | undefined {
-  return records.get(request);
+  /** The error code of an error answer (the envelope's `code`). */
+  errorCode?: string;
 }
 
 /** Step 1 passed: the request is the key's (its prefix is the public part of the secret). */
-export function noteKey(request: Request, key: { keyId: string; keyPrefix: string; packageSlug: string }): void {
-  records.set(request, { ...key });
+export function noteKey(record: RequestRecord, key: { keyId: string; keyPrefix: string; packageSlug: string }): void {
+  Object.assign(record, key);
 }
 
 /** The units are held and the engine is about to run. */
-export function noteHeld(request: Request, charge: { operation: string; units: number; engine: string } | undefined): void {
-  const record = records.get(request);
-  if (!record) return;
+export function noteHeld(record: RequestRecord, charge: { operation: string; units: number; engine: string } | undefined): void {
   record.held = Boolean(charge);
   if (charge) {
     record.operation = charge.operation;
@@ -37,7 +31,6 @@ export function noteHeld(request: Request, charge: { operation: string; units: n
 }
 
 /** The engine that answered (or was tried last), once the run is over: fallbacks may change it. */
-export function noteEngine(request: Request, engine: string): void {
-  const record = records.get(request);
-  if (record) record.engine = engine;
+export function noteEngine(record: RequestRecord, engine: string): void {
+  record.engine = engine;
 }

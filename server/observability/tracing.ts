@@ -11,11 +11,10 @@ interface TracingState {
   shutdown(): Promise<void>;
 }
 
-const TRACING = Symbol.for('wgs.tracing');
-const holder = globalThis as typeof globalThis & { [TRACING]?: TracingState };
+let current: TracingState | undefined;
 
 export function tracingState(): TracingState | undefined {
-  return holder[TRACING];
+  return current;
 }
 
 /**
@@ -23,7 +22,7 @@ export function tracingState(): TracingState | undefined {
  * OTEL_EXPORTER_OTLP_* variables), PostgreSQL statements as children of the request's span.
  */
 export async function startTracing(serviceName = getConfig().OTEL_SERVICE_NAME || 'workflow-generation-service'): Promise<TracingState> {
-  if (holder[TRACING]) return holder[TRACING];
+  if (current) return current;
   const [api, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { PgInstrumentation }, pg] =
     await Promise.all([
       import('@opentelemetry/api'),
@@ -52,20 +51,20 @@ export async function startTracing(serviceName = getConfig().OTEL_SERVICE_NAME |
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
-  holder[TRACING] = state;
+  current = state;
   return state;
 }
 
 /** Runs `work` in a child span of the current one (a pipeline step, a provider call). */
 export function traceStep<T>(name: string, work: () => Promise<T>, attributes?: Record<string, string | number>): Promise<T> {
-  const tracing = holder[TRACING];
+  const tracing = current;
   if (!tracing) return work();
   return tracing.tracer.startActiveSpan(name, { attributes }, (span) => endWith(tracing, span, work));
 }
 
 /** Runs `work` in a server span; `finish` adds what the answer taught before the span ends. */
 export function traceRequest<T>(name: string, work: () => Promise<T>, finish: (result: T, span: Span) => void): Promise<T> {
-  const tracing = holder[TRACING];
+  const tracing = current;
   if (!tracing) return work();
   return tracing.tracer.startActiveSpan(name, { kind: tracing.api.SpanKind.SERVER }, async (span) => {
     try {

@@ -5,11 +5,10 @@ import { errorResponseSchema } from '../contract/errors';
 import { jobEventSchema } from '../contract/webhooks';
 import { IDEMPOTENCY_HEADER_PATTERN, REQUEST_ID_PATTERN } from '../contract/values';
 import type { RouteDoc } from '../http/route-doc';
-import { ROUTES } from '../http/routes/registry';
 
-// The OpenAPI 3.1 document of /v1, generated from the route registry (each route's method, path,
-// request and response schemas and error statuses) and the same zod schemas that validate
-// requests, so the document cannot drift from what the routes do.
+// The OpenAPI 3.1 document of /v1, generated from its route table (server/surfaces/v1.ts: each
+// route's method, path, request and response schemas and error statuses) and the same zod schemas
+// that validate requests, so the document cannot drift from what the routes do.
 
 const requestIdHeader = {
   description: 'Identifier of this request (`req_` + 24 or more url-safe characters); equals `error.request_id` on errors.',
@@ -175,7 +174,7 @@ function pathsOf(routes: readonly RouteDoc[]): ZodOpenApiPathsObject {
   return paths;
 }
 
-export function buildOpenApiDocument(serverUrl?: string) {
+export function buildOpenApiDocument(routes: readonly RouteDoc[], serverUrl?: string) {
   return createDocument({
     openapi: '3.1.0',
     info: {
@@ -186,7 +185,7 @@ export function buildOpenApiDocument(serverUrl?: string) {
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: `wgs_live_…`' } } },
-    paths: pathsOf(ROUTES),
+    paths: pathsOf(routes),
     webhooks: { jobEvent: { post: jobEventWebhook } },
   });
 }

@@ -1,17 +1,18 @@
 import { TRPCError } from '@trpc/server';
 import { notFound, redirect } from 'next/navigation';
+import type { OperatorSession } from '../auth/session';
 import { roleAllows, type OperatorRole } from '../contract/dashboard/roles';
 import { createCaller } from './app-router';
-import { createRequestContext } from './context';
+import { createInnerContext } from './context';
 
 /**
- * For server components: the signed-in operator's caller, or a redirect to the sign-in page.
- * Every dashboard page starts here, so none renders data for an unauthenticated request.
- * A page for a role above the operator's (a form to change something) is not found for them;
- * `can` tells a page which controls to leave out.
+ * For server components: the caller of `session`'s operator (the page's signed-in operator), or a
+ * redirect to the sign-in page. Every dashboard page starts here (app/(dashboard)/operator.ts), so
+ * none renders data for an unauthenticated request. A page for a role above the operator's (a
+ * form to change something) is not found for them; `can` tells a page which controls to leave out.
  */
-export async function dashboardCaller(callbackPath = '/', minimumRole: OperatorRole = 'viewer') {
-  const ctx = await createRequestContext();
+export async function dashboardCallerOf(session: OperatorSession | null, callbackPath = '/', minimumRole: OperatorRole = 'viewer') {
+  const ctx = createInnerContext(session);
   if (!ctx.session) redirect(`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);
   const { role } = ctx.session;
   if (!roleAllows(role, minimumRole)) notFound();

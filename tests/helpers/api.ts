@@ -4,19 +4,33 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+import { serviceApp } from '@/server/surfaces/service-app';
 
-// Helpers for integration tests that call /v1 route handlers in-process, as Next would.
+// Helpers for integration tests that call the API in-process: the service's app (server/surfaces),
+// which npm start's server and Next's route files hand their requests to.
 
 export const BASE = 'http://127.0.0.1:3999';
 
-type Handler = (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+/**
+ * The service's app, as npm start's server serves it a request from a connection whose peer is
+ * `peerAddress`; without one, as Next serves it with no server of ours in front (no known client).
+ */
+export function api(request: Request, peerAddress?: string): Promise<Response> {
+  const url = new URL(request.url);
+  const connection = peerAddress === undefined ? undefined : { peerAddress, target: `${url.pathname}${url.search}` };
+  return Promise.resolve(serviceApp.fetch(request, { connection }));
+}
+
+/** `api`, or a route file's handler (called as Next calls it). */
+type Handler = (request: Request) => Promise<Response>;
 
 export interface CallOptions {
   key?: string | null;
   idempotencyKey?: string | null;
   contentType?: string | null;
   headers?: Record<string, string>;
-  params?: Record<string, string>;
+  /** The connection's peer address (the client's, without a proxy in front). */
+  from?: string;
   method?: string;
   rawBody?: BodyInit;
 }
@@ -45,7 +59,7 @@ export async function call(handler: Handler, path: string, body?: unknown, optio
     // @ts-expect-error Node's fetch needs duplex for stream bodies
     duplex: 'half',
   });
-  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const response = options.from === undefined ? await handler(request) : await api(request, options.from);
   const text = await response.text();
   let json: unknown;
   try {

@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { textStreamEvent } from '@/server/contract/generation';
-import { BASE, newIdempotencyKey } from './api';
+import { BASE, newIdempotencyKey, api } from './api';
 
 // Reading a streamed POST /v1/text/generate (Accept: text/event-stream) event by event, each
 // checked against the OpenAPI document's TextStreamEvent schema; in process or through a server.
@@ -70,5 +69,5 @@ export const streamHeaders = (key: string, idempotencyKey: string) => ({
 /** A streamed text.generate through the route handler, in process. */
 export async function openStream(key: string, body: unknown, idempotencyKey = newIdempotencyKey()): Promise<EventReader> {
   const init = { method: 'POST', headers: streamHeaders(key, idempotencyKey), body: JSON.stringify(body) };
-  return new EventReader(await textRoute.POST(new Request(`${BASE}/v1/text/generate`, init)));
+  return new EventReader(await api(new Request(`${BASE}/v1/text/generate`, init)));
 }

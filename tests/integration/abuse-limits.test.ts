@@ -1,15 +1,11 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
-import * as textRoute from '@/app/v1/text/generate/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
-import { CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
 import { clearAuthFailures } from '@/server/domain/rate-limit/auth-failures';
-import { call, createTestKey, expectEnvelope } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope } from '../helpers/api';
 import { createUpload, putBytes, samplePng } from './support/storage/uploads';
 
 // The abuse limits of a public gateway (SECURITY.md, "Abuse limits"): failed authentications
@@ -19,7 +15,8 @@ import { createUpload, putBytes, samplePng } from './support/storage/uploads';
 const TEXT = '/v1/text/generate';
 const BAD_KEY = `wgs_live_${'x'.repeat(40)}`;
 
-const from = (address: string, extra: Record<string, string> = {}) => ({ [CLIENT_ADDRESS_HEADER]: address, ...extra });
+/** A request from a connection whose peer is `address`, with `extra` headers. */
+const from = (address: string, extra: Record<string, string> = {}) => ({ from: address, headers: extra });
 
 function withEnv(values: Record<string, string>): void {
   Object.assign(process.env, values);
@@ -39,20 +36,16 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
     withEnv({ AUTH_FAILURES_PER_MINUTE: '5' });
     const { key } = await createTestKey();
     for (let i = 0; i < 5; i++) {
-      expectEnvelope(
-        await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('203.0.113.7') }),
-        401,
-        'invalid_api_key',
-      );
+      expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from('203.0.113.7') }), 401, 'invalid_api_key');
     }
     const queries = vi.spyOn(pg.Pool.prototype, 'query');
-    const refused = await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('203.0.113.7') });
+    const refused = await call(api, TEXT, { input: 'x' }, { key, ...from('203.0.113.7') });
     expectEnvelope(refused, 429, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expectEnvelope(
-      await call(jobRoute.GET, '/v1/jobs/job_xxxxxxxxxxxxxxxxxxxxxxxx', undefined, { key: BAD_KEY, headers: from('203.0.113.7') }),
+      await call(api, '/v1/jobs/job_xxxxxxxxxxxxxxxxxxxxxxxx', undefined, { key: BAD_KEY, ...from('203.0.113.7') }),
       429,
       'rate_limited',
     );
@@ -60,31 +53,18 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
     queries.mockRestore();
 
     // another address is untouched: its bad key is a 401, its good key served
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('203.0.113.8') }),
-      401,
-      'invalid_api_key',
-    );
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('203.0.113.8') })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from('203.0.113.8') }), 401, 'invalid_api_key');
+    expect((await call(api, TEXT, { input: 'x' }, { key, ...from('203.0.113.8') })).status).toBe(200);
   });
 
   it('counts only failures; an IPv6 client counts per /64; a well-behaved client is never refused', async () => {
     withEnv({ AUTH_FAILURES_PER_MINUTE: '2' });
     const { key } = await createTestKey();
-    for (let i = 0; i < 10; i++)
-      expect((await call(textRoute.POST, TEXT, { input: `ok ${i}` }, { key, headers: from('198.51.100.1') })).status).toBe(200);
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('2001:db8:1:2::1') }),
-      401,
-      'invalid_api_key',
-    );
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: null, headers: from('2001:db8:1:2:ffff::9') }),
-      401,
-      'invalid_api_key',
-    );
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('2001:0db8:0001:0002::5') }), 429, 'rate_limited');
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('2001:db8:1:3::1') })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await call(api, TEXT, { input: `ok ${i}` }, { key, ...from('198.51.100.1') })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from('2001:db8:1:2::1') }), 401, 'invalid_api_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: null, ...from('2001:db8:1:2:ffff::9') }), 401, 'invalid_api_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, ...from('2001:0db8:0001:0002::5') }), 429, 'rate_limited');
+    expect((await call(api, TEXT, { input: 'x' }, { key, ...from('2001:db8:1:3::1') })).status).toBe(200);
   });
 
   it('X-Forwarded-For is believed only with TRUST_PROXY=true, and then only its last entry', async () => {
@@ -92,12 +72,12 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
     const { key } = await createTestKey();
     // without TRUST_PROXY a forged header changes nothing: the connection's address is counted
     expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.50' }) }),
+      await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.50' }) }),
       401,
       'invalid_api_key',
     );
     expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.51' }) }),
+      await call(api, TEXT, { input: 'x' }, { key, ...from('192.0.2.1', { 'X-Forwarded-For': '192.0.2.51' }) }),
       429,
       'rate_limited',
     );
@@ -105,21 +85,14 @@ describe('failed authentications per client address (AUTH_FAILURES_PER_MINUTE)',
 
     withEnv({ AUTH_FAILURES_PER_MINUTE: '1', TRUST_PROXY: 'true' });
     expectEnvelope(
-      await call(
-        textRoute.POST,
-        TEXT,
-        { input: 'x' },
-        { key: BAD_KEY, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.9, 192.0.2.60' }) },
-      ),
+      await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.9, 192.0.2.60' }) }),
       401,
       'invalid_api_key',
     );
     // the same proxy, another client: served; the same client behind it, whatever it puts first: refused
-    expect(
-      (await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.61' }) })).status,
-    ).toBe(200);
+    expect((await call(api, TEXT, { input: 'x' }, { key, ...from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.61' }) })).status).toBe(200);
     expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.1, 192.0.2.60' }) }),
+      await call(api, TEXT, { input: 'x' }, { key, ...from('10.0.0.1', { 'X-Forwarded-For': '192.0.2.1, 192.0.2.60' }) }),
       429,
       'rate_limited',
     );
@@ -133,18 +106,10 @@ describe('behind a chain of proxies (CDN -> load balancer -> ingress), each cust
 
   async function expectOwnCounts(): Promise<void> {
     const { key } = await createTestKey();
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: chain('198.51.100.10') }),
-      401,
-      'invalid_api_key',
-    );
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...chain('198.51.100.10') }), 401, 'invalid_api_key');
     // A is refused, whatever it writes in front of its own address; B behind the same proxies is served
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: chain('198.51.100.10', '198.51.100.20, ') }),
-      429,
-      'rate_limited',
-    );
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: chain('198.51.100.20') })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, ...chain('198.51.100.10', '198.51.100.20, ') }), 429, 'rate_limited');
+    expect((await call(api, TEXT, { input: 'x' }, { key, ...chain('198.51.100.20') })).status).toBe(200);
   }
 
   it('TRUST_PROXY=3: the third X-Forwarded-For entry from the end is the client', async () => {
@@ -158,12 +123,8 @@ describe('behind a chain of proxies (CDN -> load balancer -> ingress), each cust
     // a connection from outside the ranges is the client itself: its X-Forwarded-For is not believed
     const { key } = await createTestKey();
     const direct = (sent: string) => from('203.0.113.30', { 'X-Forwarded-For': sent });
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: direct('198.51.100.40') }),
-      401,
-      'invalid_api_key',
-    );
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: direct('198.51.100.41') }), 429, 'rate_limited');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...direct('198.51.100.40') }), 401, 'invalid_api_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, ...direct('198.51.100.41') }), 429, 'rate_limited');
   });
 });
 
@@ -173,8 +134,8 @@ describe('a loopback address is not counted (the host itself, or a proxy on it w
     const { key } = await createTestKey();
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
       for (let i = 0; i < 3; i++)
-        expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key: BAD_KEY, headers: from(address) }), 401, 'invalid_api_key');
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, headers: from('127.0.0.1') })).status).toBe(200);
+        expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: BAD_KEY, ...from(address) }), 401, 'invalid_api_key');
+    expect((await call(api, TEXT, { input: 'x' }, { key, ...from('127.0.0.1') })).status).toBe(200);
   });
 });
 
@@ -182,16 +143,16 @@ describe("GET /v1/jobs/{jobId} counts against the key's requests per minute", ()
   it('shares the minute with the POST routes: the (n+1)th request is 429 with RateLimit headers', async () => {
     const { key } = await createTestKey({ rpm: 3 });
     const job = 'job_doesnotexist0000000000000';
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200);
-    const first = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    expect((await call(api, TEXT, { input: 'x' }, { key })).status).toBe(200);
+    const first = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(first, 404, 'not_found');
-    const second = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    const second = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(second, 404, 'not_found');
-    const limited = await call(jobRoute.GET, `/v1/jobs/${job}`, undefined, { key, params: { jobId: job } });
+    const limited = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key }), 429, 'rate_limited');
   });
 });
 
@@ -221,7 +182,7 @@ describe('uploads and outputs', () => {
 
   it("output and upload URLs carry nothing of the key's internal id", async () => {
     const { key, id } = await createTestKey({ operations: IMAGE_OPS });
-    const image = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse' }, { key });
+    const image = await call(api, '/v1/images/generate', { prompt: 'a lighthouse' }, { key });
     expect(image.status, image.text).toBe(200);
     expect(image.json.output.url).not.toContain(id);
     const created = await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, await samplePng());

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { sampleWav, verifiedUpload } from './support/storage/uploads';
 
@@ -42,44 +39,44 @@ function keyFor(type: 'openai' | 'openai-compatible', model: string, caps: { tex
 describe('max_output_tokens reaches the provider', () => {
   it('type openai: max_tokens on text and code; no cap field at all when the package sets none', async () => {
     const capped = await keyFor('openai', 'gpt-4.1-mini', { text: 64, code: 128 });
-    expect((await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: capped.key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input: 'hi' }, { key: capped.key })).status).toBe(200);
     expect(sent().max_tokens).toBe(64);
     expect(sent()).not.toHaveProperty('max_completion_tokens');
     fake.reset();
-    expect((await call(codeRoute.POST, '/v1/code/generate', { input: 'a constant' }, { key: capped.key })).status).toBe(200);
+    expect((await call(api, '/v1/code/generate', { input: 'a constant' }, { key: capped.key })).status).toBe(200);
     expect(sent().max_tokens).toBe(128);
 
     const open = await keyFor('openai', 'gpt-4.1-mini', {});
     fake.reset();
-    expect((await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: open.key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input: 'hi' }, { key: open.key })).status).toBe(200);
     expect(sent()).not.toHaveProperty('max_tokens');
     expect(sent()).not.toHaveProperty('max_completion_tokens');
     fake.reset();
-    expect((await call(codeRoute.POST, '/v1/code/generate', { input: 'a constant' }, { key: open.key })).status).toBe(200);
+    expect((await call(api, '/v1/code/generate', { input: 'a constant' }, { key: open.key })).status).toBe(200);
     expect(sent()).not.toHaveProperty('max_tokens');
     expect(sent()).not.toHaveProperty('max_completion_tokens');
   });
 
   it('type openai, a reasoning model: max_completion_tokens (which such models take instead of max_tokens)', async () => {
     const { key } = await keyFor('openai', 'o4-mini', { text: 300 });
-    expect((await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input: 'hi' }, { key })).status).toBe(200);
     expect(sent().max_completion_tokens).toBe(300);
     expect(sent()).not.toHaveProperty('max_tokens');
   });
 
   it('an AI SDK type (openai-compatible): the SDK maxOutputTokens, sent as max_tokens; none when unset', async () => {
     const capped = await keyFor('openai-compatible', 'llama-3', { text: 77, code: 99 });
-    expect((await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: capped.key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input: 'hi' }, { key: capped.key })).status).toBe(200);
     expect(sent().max_tokens).toBe(77);
     fake.reset();
     fake.setReply(CODE_REPLY);
-    const code = await call(codeRoute.POST, '/v1/code/generate', { input: 'a constant' }, { key: capped.key });
+    const code = await call(api, '/v1/code/generate', { input: 'a constant' }, { key: capped.key });
     expect(code.status, code.text).toBe(200);
     expect(sent().max_tokens).toBe(99);
 
     const open = await keyFor('openai-compatible', 'llama-3', {});
     fake.reset();
-    expect((await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: open.key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input: 'hi' }, { key: open.key })).status).toBe(200);
     expect(sent()).not.toHaveProperty('max_tokens');
   });
 });
@@ -118,7 +115,7 @@ describe('max_input_seconds', () => {
     const short = await transcribeKey(1);
     const uploadId = await verifiedUpload(short.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, audio);
     const before = await remainingUnits(short.id);
-    const refused = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: uploadId }, { key: short.key });
+    const refused = await call(api, '/v1/audio/transcribe', { input_upload_id: uploadId }, { key: short.key });
     expectEnvelope(refused, 422, 'validation_error');
     const details = refused.json.error.details;
     expect(details.issues).toEqual([{ path: 'input_upload_id', code: 'input_too_long', message: expect.stringContaining('at most 1 s') }]);
@@ -131,7 +128,7 @@ describe('max_input_seconds', () => {
 
     const long = await transcribeKey(600);
     const longId = await verifiedUpload(long.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, audio);
-    const served = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: longId }, { key: long.key });
+    const served = await call(api, '/v1/audio/transcribe', { input_upload_id: longId }, { key: long.key });
     expect(served.status, served.text).toBe(200);
     expect(served.json.usage.charged_units).toBe(4);
   });

@@ -1,30 +1,37 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptedConnection, type Connection } from '@/server/auth/connection';
 import { disconnectDb } from '@/server/db/client';
+import { createDirectDispatch } from '@/server/http/edge/direct-dispatch';
 import { createEdgeServer } from '@/server/http/edge/edge-server';
+import { apiPaths } from '@/server/http/edge/normalize-request';
 import { enableMetrics } from '@/server/observability/metrics';
-import { loadDirectDispatch } from '../../scripts/lib/direct-routes';
+import { serviceApp, servesTarget, SURFACE_PREFIXES } from '@/server/surfaces/service-app';
 import { createTestKey, newIdempotencyKey } from '../helpers/api';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 
-// `npm start`'s server (createEdgeServer with the direct dispatcher of scripts/lib/direct-routes.ts)
+// `npm start`'s server (createEdgeServer with the service's app, as scripts/serve.ts makes it)
 // answers /v1, /healthz and /readyz without calling Next's request handler, which still gets
-// every other path; each route's answers carry its own label in the request metric.
+// every other path, inside the connection it came on and with no header of the server's own;
+// each route's answers carry its own label in the request metric.
 
-const ROOT = join(import.meta.dirname, '../..');
 let server: ReturnType<typeof createEdgeServer>;
 let base: string;
 const nextCalls: string[] = [];
+const nextSaw: { connection: Connection | undefined; headers: string[] }[] = [];
 
 beforeAll(async () => {
   await enableMetrics();
-  const direct = await loadDirectDispatch(ROOT);
-  server = createEdgeServer(async (req, res) => {
-    nextCalls.push(req.url ?? '');
-    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('next');
-  }, direct);
+  const app = { serves: servesTarget, dispatch: createDirectDispatch(serviceApp) };
+  server = createEdgeServer(
+    async (req, res) => {
+      nextCalls.push(req.url ?? '');
+      nextSaw.push({ connection: acceptedConnection(), headers: Object.keys(req.headers) });
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('next');
+    },
+    { isApiPath: apiPaths(SURFACE_PREFIXES), app },
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -73,6 +80,16 @@ describe('the direct path of npm start', () => {
     expect((await send('/signin')).text).toBe('next');
     expect((await send('/healthz/more')).text).toBe('next');
     expect(nextCalls).toEqual(['/signin', '/healthz/more']);
+  });
+
+  it("serves Next's paths inside the connection they came on, and hands on nothing but what the client sent", async () => {
+    nextSaw.length = 0;
+    await send('/keys?status=active', { headers: { 'x-wgs-client-address': '203.0.113.9', 'x-forwarded-for': '203.0.113.9' } });
+    expect(nextSaw).toHaveLength(1);
+    expect(nextSaw[0]!.connection).toEqual({ peerAddress: '127.0.0.1', target: '/keys?status=active' });
+    // What the client sent reaches Next as sent; the server adds no header of its own.
+    expect(nextSaw[0]!.headers.filter((name) => name.startsWith('x-wgs-'))).toEqual(['x-wgs-client-address']);
+    expect(acceptedConnection()).toBeUndefined(); // outside a request, none
   });
 
   it('labels GET /v1/key and POST /v1/jobs/{jobId}/cancel by their own route in the request metric', async () => {

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import * as keyRoute from '@/app/v1/key/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { keySchema } from '@/server/contract/key';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 
 // GET /v1/key: a key of each kind describes itself (package, allowed settings without engines,
 // limits, remaining units, expiry); 401 for a key that is not active; rate limited; never charged.
 
-const getKey = (key: string | null) => call(keyRoute.GET, '/v1/key', undefined, { key });
+const getKey = (key: string | null) => call(api, '/v1/key', undefined, { key });
 
 describe('GET /v1/key', () => {
   it('describes a text-only key with no expiry, and follows its remaining units; the call itself is never charged', async () => {
@@ -36,7 +34,7 @@ describe('GET /v1/key', () => {
     expect(first.headers.get('ratelimit-remaining')).toBe('119');
     expect(first.headers.get('cache-control')).toBe('no-store');
 
-    const generated = await call(textRoute.POST, '/v1/text/generate', { input: 'hello' }, { key: owner.key });
+    const generated = await call(api, '/v1/text/generate', { input: 'hello' }, { key: owner.key });
     expect(generated.status, generated.text).toBe(200);
     expect(keySchema.parse((await getKey(owner.key)).json).remaining_units).toBe(49);
     expect(await remainingUnits(owner.id)).toBe(49);
@@ -95,10 +93,10 @@ describe('GET /v1/key', () => {
     expectEnvelope(refused, 429, 'rate_limited');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // The GETs spent the minute: the next paid call is refused too.
-    expectEnvelope(await call(textRoute.POST, '/v1/text/generate', { input: 'x' }, { key: limited.key }), 429, 'rate_limited');
+    expectEnvelope(await call(api, '/v1/text/generate', { input: 'x' }, { key: limited.key }), 429, 'rate_limited');
     expect(await remainingUnits(limited.id)).toBe(1000);
 
-    const post = await call(keyRoute.POST, '/v1/key', {}, { key: limited.key });
+    const post = await call(api, '/v1/key', {}, { key: limited.key });
     expectEnvelope(post, 405, 'method_not_allowed');
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });

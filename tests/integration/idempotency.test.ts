@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { topUpKey } from '@/server/domain/keys/manage-keys';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // CONTRACT.md §4: scope (API key, method, path), fingerprint of the canonical body, only 2xx
@@ -60,7 +58,7 @@ async function insertRecord(row: {
 describe('the Idempotency-Key header', () => {
   it('missing -> 400 missing_idempotency_key', async () => {
     const { key, id } = await createTestKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: null }), 400, 'missing_idempotency_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, idempotencyKey: null }), 400, 'missing_idempotency_key');
     expect(await remainingUnits(id)).toBe(1000);
   });
 
@@ -73,20 +71,20 @@ describe('the Idempotency-Key header', () => {
     ['empty quotes', '""'],
   ])('malformed (%s) -> 400 invalid_idempotency_key', async (_name, idempotencyKey) => {
     const { key } = await createTestKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey }), 400, 'invalid_idempotency_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, idempotencyKey }), 400, 'invalid_idempotency_key');
   });
 
   it('8 and 128 characters are accepted', async () => {
     const { key } = await createTestKey();
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: 'a-b_c.d~' })).status).toBe(200);
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: ':'.repeat(128) })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'x' }, { key, idempotencyKey: 'a-b_c.d~' })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'x' }, { key, idempotencyKey: ':'.repeat(128) })).status).toBe(200);
   });
 
   it('the RFC 8941 quoted form names the same key as the bare form', async () => {
     const { key, id } = await createTestKey();
-    const first = await call(textRoute.POST, TEXT, { input: 'quoted' }, { key, idempotencyKey: '"abc12345"' });
+    const first = await call(api, TEXT, { input: 'quoted' }, { key, idempotencyKey: '"abc12345"' });
     expect(first.status).toBe(200);
-    const bare = await call(textRoute.POST, TEXT, { input: 'quoted' }, { key, idempotencyKey: 'abc12345' });
+    const bare = await call(api, TEXT, { input: 'quoted' }, { key, idempotencyKey: 'abc12345' });
     expect(bare.status).toBe(200);
     expect(bare.headers.get('idempotent-replayed')).toBe('true');
     expect(bare.text).toBe(first.text);
@@ -98,13 +96,13 @@ describe('replay', () => {
   it('is byte-identical, marked Idempotent-Replayed: true, with its own request id, and charges once', async () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, { input: 'remember me', context: 'c' }, { key, idempotencyKey });
+    const first = await call(api, TEXT, { input: 'remember me', context: 'c' }, { key, idempotencyKey });
     expect(first.status).toBe(200);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     const body = textGenerateResponse.parse(first.json);
     expect(body.usage).toEqual({ charged_units: 1, remaining_units: 999 });
     for (let i = 0; i < 3; i++) {
-      const again = await call(textRoute.POST, TEXT, { input: 'remember me', context: 'c' }, { key, idempotencyKey });
+      const again = await call(api, TEXT, { input: 'remember me', context: 'c' }, { key, idempotencyKey });
       expect(again.status).toBe(200);
       expect(again.text).toBe(first.text);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -120,14 +118,14 @@ describe('replay', () => {
   it('the fingerprint is of the canonical body: member order and whitespace do not matter', async () => {
     const { key } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, undefined, {
+    const first = await call(api, TEXT, undefined, {
       key,
       idempotencyKey,
       method: 'POST',
       rawBody: '{"input":"a","context":"b"}',
     });
     expect(first.status).toBe(200);
-    const again = await call(textRoute.POST, TEXT, undefined, {
+    const again = await call(api, TEXT, undefined, {
       key,
       idempotencyKey,
       method: 'POST',
@@ -140,13 +138,9 @@ describe('replay', () => {
   it('a different body with the same key -> 422 idempotency_key_reused, nothing charged', async () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    expect((await call(textRoute.POST, TEXT, { input: 'one' }, { key, idempotencyKey })).status).toBe(200);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'two' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
-    expectEnvelope(
-      await call(textRoute.POST, TEXT, { input: 'one', output_format: 'text' }, { key, idempotencyKey }),
-      422,
-      'idempotency_key_reused',
-    );
+    expect((await call(api, TEXT, { input: 'one' }, { key, idempotencyKey })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'two' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+    expectEnvelope(await call(api, TEXT, { input: 'one', output_format: 'text' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
     expect(await remainingUnits(id)).toBe(999);
   });
 
@@ -154,8 +148,8 @@ describe('replay', () => {
     const a = await createTestKey();
     const b = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, { input: 'shared' }, { key: a.key, idempotencyKey });
-    const second = await call(textRoute.POST, TEXT, { input: 'shared' }, { key: b.key, idempotencyKey });
+    const first = await call(api, TEXT, { input: 'shared' }, { key: a.key, idempotencyKey });
+    const second = await call(api, TEXT, { input: 'shared' }, { key: b.key, idempotencyKey });
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
@@ -163,14 +157,14 @@ describe('replay', () => {
     expect(await remainingUnits(a.id)).toBe(999);
     expect(await remainingUnits(b.id)).toBe(999);
     // and a different body on the other key is not a reuse
-    expect((await call(textRoute.POST, TEXT, { input: 'other' }, { key: b.key, idempotencyKey: `${idempotencyKey}x` })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'other' }, { key: b.key, idempotencyKey: `${idempotencyKey}x` })).status).toBe(200);
   });
 
   it('is scoped per path: the same key string on text and code is two requests', async () => {
     const { key, id } = await createTestKey();
     const idempotencyKey = newIdempotencyKey();
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey })).status).toBe(200);
-    const other = await call(codeRoute.POST, CODE, { input: 'x' }, { key, idempotencyKey });
+    expect((await call(api, TEXT, { input: 'x' }, { key, idempotencyKey })).status).toBe(200);
+    const other = await call(api, CODE, { input: 'x' }, { key, idempotencyKey });
     expect(other.status).toBe(200);
     expect(other.headers.get('idempotent-replayed')).toBeNull();
     expect(await remainingUnits(id)).toBe(1000 - 1 - 2);
@@ -189,10 +183,10 @@ describe('a running request holds the key', () => {
       lockedUntil: '2 minutes',
       expiresAt: '24 hours',
     });
-    const busy = await call(textRoute.POST, TEXT, { input: 'busy' }, { key, idempotencyKey });
+    const busy = await call(api, TEXT, { input: 'busy' }, { key, idempotencyKey });
     expectEnvelope(busy, 409, 'idempotency_key_in_use');
     expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'other' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+    expectEnvelope(await call(api, TEXT, { input: 'other' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
     expect(await remainingUnits(id)).toBe(1000);
   });
 
@@ -201,14 +195,14 @@ describe('a running request holds the key', () => {
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 1_500 });
     const idempotencyKey = newIdempotencyKey();
-    const slow = call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey });
+    const slow = call(api, TEXT, { input: 'slow' }, { key, idempotencyKey });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const busy = await call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey });
+    const busy = await call(api, TEXT, { input: 'slow' }, { key, idempotencyKey });
     expectEnvelope(busy, 409, 'idempotency_key_in_use');
     expect(busy.headers.get('retry-after')).toBeTruthy();
     const done = await slow;
     expect(done.status, done.text).toBe(200);
-    const replay = await call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'slow' }, { key, idempotencyKey });
     expect(replay.text).toBe(done.text);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(fake.callCount).toBe(1);
@@ -227,10 +221,10 @@ describe('a running request holds the key', () => {
       lockedUntil: '-1 second',
       expiresAt: '24 hours',
     });
-    const taken = await call(textRoute.POST, TEXT, { input: 'crash' }, { key, idempotencyKey });
+    const taken = await call(api, TEXT, { input: 'crash' }, { key, idempotencyKey });
     expect(taken.status, taken.text).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
-    const replay = await call(textRoute.POST, TEXT, { input: 'crash' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'crash' }, { key, idempotencyKey });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(taken.text);
     expect(await remainingUnits(id)).toBe(999);
@@ -243,15 +237,15 @@ describe('errors leave the key free', () => {
     fake.reset();
     fake.setMode({ kind: 'status', status: 503 });
     const idempotencyKey = newIdempotencyKey();
-    const failed = await call(textRoute.POST, TEXT, { input: 'retry me' }, { key, idempotencyKey });
+    const failed = await call(api, TEXT, { input: 'retry me' }, { key, idempotencyKey });
     expectEnvelope(failed, 503, 'provider_unavailable');
     expect(await remainingUnits(id)).toBe(100);
     fake.setMode({ kind: 'ok' });
-    const retried = await call(textRoute.POST, TEXT, { input: 'retry me' }, { key, idempotencyKey });
+    const retried = await call(api, TEXT, { input: 'retry me' }, { key, idempotencyKey });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(textGenerateResponse.parse(retried.json).usage).toEqual({ charged_units: 3, remaining_units: 97 });
-    const replay = await call(textRoute.POST, TEXT, { input: 'retry me' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'retry me' }, { key, idempotencyKey });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await remainingUnits(id)).toBe(97);
     fake.reset();
@@ -260,10 +254,10 @@ describe('errors leave the key free', () => {
   it('402 then, after a top-up, a retry with the same key succeeds', async () => {
     const { key, id } = await createTestKey({ quota: 0 });
     const idempotencyKey = newIdempotencyKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'pay' }, { key, idempotencyKey }), 402, 'quota_exhausted');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'pay' }, { key, idempotencyKey }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'pay' }, { key, idempotencyKey }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'pay' }, { key, idempotencyKey }), 402, 'quota_exhausted');
     await topUpKey(getPrisma(), CLI_ACTOR, id, 5);
-    const paid = await call(textRoute.POST, TEXT, { input: 'pay' }, { key, idempotencyKey });
+    const paid = await call(api, TEXT, { input: 'pay' }, { key, idempotencyKey });
     expect(paid.status, paid.text).toBe(200);
     expect(await remainingUnits(id)).toBe(4);
   });
@@ -271,8 +265,8 @@ describe('errors leave the key free', () => {
   it('a different body is not a reuse after an error (the error stored nothing)', async () => {
     const { key } = await createTestKey({ quota: 0 });
     const idempotencyKey = newIdempotencyKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'a' }, { key, idempotencyKey }), 402, 'quota_exhausted');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'b' }, { key, idempotencyKey }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'a' }, { key, idempotencyKey }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'b' }, { key, idempotencyKey }), 402, 'quota_exhausted');
     const { rows } = await getPool().query('SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1', [idempotencyKey]);
     expect(rows[0].n).toBe(0);
   });
@@ -292,7 +286,7 @@ describe('expiry', () => {
       responseStatus: 200,
       responseBody: '{"stale":true}',
     });
-    const fresh = await call(textRoute.POST, TEXT, { input: 'new' }, { key, idempotencyKey });
+    const fresh = await call(api, TEXT, { input: 'new' }, { key, idempotencyKey });
     expect(fresh.status, fresh.text).toBe(200);
     expect(fresh.headers.get('idempotent-replayed')).toBeNull();
     textGenerateResponse.parse(fresh.json);
@@ -308,7 +302,7 @@ describe('expiry', () => {
       responseStatus: 200,
       responseBody: '{"stale":true}',
     });
-    const same = await call(textRoute.POST, TEXT, { input: 'same' }, { key, idempotencyKey: otherKey });
+    const same = await call(api, TEXT, { input: 'same' }, { key, idempotencyKey: otherKey });
     expect(same.status).toBe(200);
     expect(same.text).not.toContain('stale');
     expect(await remainingUnits(id)).toBe(998);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import * as cancelRoute from '@/app/v1/jobs/[jobId]/cancel/route';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool } from '@/server/db/client';
-import { call, remainingUnits } from '../helpers/api';
+import { api, call, remainingUnits } from '../helpers/api';
 import { getJob, holdsOf, setQuickJobQueue, submitVideo, usageOf } from './support/jobs/job-calls';
 import { pollUntil } from './support/jobs/poll';
 import { startVideoWorkerForFile, VIDEO_SECRET, VIDEO_UNITS, videoKey } from './support/jobs/video-contract';
@@ -84,7 +83,7 @@ describe.each(PROTOCOLS)('cancelling a running $type video job', (protocol) => {
     const jobId = submitted.json.job_id as string;
     await pollUntil('the provider to be polled', async () => (fake.requests.some((r) => r.method === 'GET') ? true : undefined));
 
-    const cancelled = await call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key, params: { jobId } });
+    const cancelled = await call(api, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key });
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(jobSchema.parse(cancelled.json)).toMatchObject({ status: 'cancelled', usage: { charged_units: VIDEO_UNITS } });
     expect(await remainingUnits(key.id)).toBe(100 - VIDEO_UNITS);

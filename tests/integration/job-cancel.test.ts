@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as cancelRoute from '@/app/v1/jobs/[jobId]/cancel/route';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getSqlDb } from '@/server/db/client';
@@ -10,7 +9,7 @@ import { packageVersionOfKey, startJobAttempt } from '@/server/domain/jobs/job-s
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderVideo } from '@/server/providers/local/video';
 import { getObjectStore } from '@/server/storage/get-object-store';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { getJob, holdsOf, setQuickJobQueue, submitVideo, usageOf } from './support/jobs/job-calls';
 import { pollUntil } from './support/jobs/poll';
@@ -25,7 +24,7 @@ setQuickJobQueue();
 resetConfigForTests();
 
 const cancel = (key: string | null, jobId: string, body: unknown = {}, idempotencyKey?: string) =>
-  call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, body, { key, idempotencyKey, params: { jobId } });
+  call(api, `/v1/jobs/${jobId}/cancel`, body, { key, idempotencyKey });
 
 const videos = (engine: unknown = 'local') => ({ 'videos.generate': { engine, units: 20, input_uploads: false } });
 
@@ -81,16 +80,16 @@ describe('POST /v1/jobs/{jobId}/cancel (no worker running: jobs stay submitted)'
     const extra = await cancel(owner.key, jobId, { reason: 'changed my mind' });
     expectEnvelope(extra, 422, 'validation_error');
     expectEnvelope(
-      await call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, {}, { key: owner.key, idempotencyKey: null, params: { jobId } }),
+      await call(api, `/v1/jobs/${jobId}/cancel`, {}, { key: owner.key, idempotencyKey: null }),
       400,
       'missing_idempotency_key',
     );
     expectEnvelope(
-      await call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, {}, { key: owner.key, contentType: 'text/plain', params: { jobId } }),
+      await call(api, `/v1/jobs/${jobId}/cancel`, {}, { key: owner.key, contentType: 'text/plain' }),
       415,
       'unsupported_media_type',
     );
-    const get = await call(cancelRoute.GET, `/v1/jobs/${jobId}/cancel`, undefined, { key: owner.key, params: { jobId } });
+    const get = await call(api, `/v1/jobs/${jobId}/cancel`, undefined, { key: owner.key });
     expectEnvelope(get, 405, 'method_not_allowed');
     expect(get.headers.get('allow')).toBe('POST');
     // Nothing of that touched the job or its units.

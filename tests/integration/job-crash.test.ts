@@ -2,15 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
-import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
-import * as videosRoute from '@/app/v1/videos/generate/route';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { serveSignedObject } from '@/server/http/serve-signed-object';
 import { renderVideo } from '@/server/providers/local/video';
-import { call, createTestKey, remainingUnits, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { pollUntil } from './support/jobs/poll';
 import { probeVideo } from './support/jobs/video-probe';
@@ -82,7 +80,7 @@ afterAll(async () => {
 });
 
 it('a second worker completes the job of a SIGKILLed worker; units are charged exactly once', async () => {
-  const submitted = await call(videosRoute.POST, '/v1/videos/generate', { prompt: 'a slow render' }, { key: key.key });
+  const submitted = await call(api, '/v1/videos/generate', { prompt: 'a slow render' }, { key: key.key });
   expect(submitted.status, submitted.text).toBe(202);
   const jobId = submitted.json.job_id as string;
   expect(await remainingUnits(key.id)).toBe(70);
@@ -119,7 +117,7 @@ it('a second worker completes the job of a SIGKILLed worker; units are charged e
   const done = await pollUntil(
     'the job to finish',
     async () => {
-      const result = await call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key: key.key, params: { jobId } });
+      const result = await call(api, `/v1/jobs/${jobId}`, undefined, { key: key.key });
       return ['succeeded', 'failed'].includes(result.json?.status) ? result : undefined;
     },
     120_000,

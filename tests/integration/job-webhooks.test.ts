@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import * as cancelRoute from '@/app/v1/jobs/[jobId]/cancel/route';
 import { resetConfigForTests } from '@/server/config';
 import { jobEventSchema } from '@/server/contract/webhooks';
 import { getPool, getPrisma } from '@/server/db/client';
@@ -12,7 +11,7 @@ import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { enableMetrics, type Metrics } from '@/server/observability/metrics';
-import { call, createTestKey, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { getJob, setQuickJobQueue, submitVideo } from './support/jobs/job-calls';
 import { pollUntil } from './support/jobs/poll';
@@ -212,7 +211,7 @@ describe('job webhooks with a running worker', () => {
     const key = await holdingKey();
     const submitted = await submitVideo(key.key, { prompt: 'a slow sunrise' });
     const jobId = submitted.json.job_id as string;
-    const cancelled = await call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key, params: { jobId } });
+    const cancelled = await call(api, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key });
     expect(cancelled.status, cancelled.text).toBe(200);
     const [request] = await received(receiver, 1);
     expect(verified(key.secret, request!)).toMatchObject({ type: 'job.cancelled', data: { job_id: jobId, status: 'cancelled' } });
@@ -224,9 +223,7 @@ describe('job webhooks with a running worker', () => {
 
     const second = await submitVideo(key.key, { prompt: 'another sunrise' });
     const secondId = second.json.job_id as string;
-    expect((await call(cancelRoute.POST, `/v1/jobs/${secondId}/cancel`, {}, { key: key.key, params: { jobId: secondId } })).status).toBe(
-      200,
-    );
+    expect((await call(api, `/v1/jobs/${secondId}/cancel`, {}, { key: key.key })).status).toBe(200);
     expect((await listKeyDeliveries(getPrisma(), key.id)).map((d) => d.job_id)).toEqual([jobId]);
 
     // Set again (enabled), then Resend: the same webhook-id is delivered.
@@ -248,7 +245,7 @@ describe('a retry survives a restart of the worker', () => {
     try {
       const submitted = await submitVideo(key.key, { prompt: 'rain on a window' });
       const jobId = submitted.json.job_id as string;
-      expect((await call(cancelRoute.POST, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key, params: { jobId } })).status).toBe(200);
+      expect((await call(api, `/v1/jobs/${jobId}/cancel`, {}, { key: key.key })).status).toBe(200);
       await received(receiver, 1);
       const pending = await pollUntil('the retry to be scheduled', async () => {
         const [latest] = await listKeyDeliveries(getPrisma(), key.id);

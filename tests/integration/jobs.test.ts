@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
-import * as videosRoute from '@/app/v1/videos/generate/route';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
@@ -10,7 +8,7 @@ import { runBackgroundTasksOnce } from '@/server/instance/background';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderImage } from '@/server/providers/local/image';
 import { getObjectStore } from '@/server/storage/get-object-store';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import {
   download,
@@ -131,7 +129,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     const textOnly = await createTestKey();
     expectEnvelope(await getJob(textOnly.key, jobId), 404, 'not_found');
     // No idempotency key is needed on GET, and POST is not a method of the route.
-    const post = await call(jobRoute.POST, `/v1/jobs/${jobId}`, {}, { key: owner.key, params: { jobId } });
+    const post = await call(api, `/v1/jobs/${jobId}`, {}, { key: owner.key });
     expectEnvelope(post, 405, 'method_not_allowed');
     expect(post.headers.get('allow')).toBe('GET, HEAD');
 
@@ -226,11 +224,7 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
 
     const textOnly = await createTestKey();
     expectEnvelope(await submit(textOnly.key, { prompt: 'ok' }), 403, 'forbidden');
-    expectEnvelope(
-      await call(videosRoute.POST, VIDEOS_PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }),
-      400,
-      'missing_idempotency_key',
-    );
+    expectEnvelope(await call(api, VIDEOS_PATH, { prompt: 'ok' }, { key: key.key, idempotencyKey: null }), 400, 'missing_idempotency_key');
   });
 
   it('402 when the quota cannot cover the job; nothing is enqueued', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
 import { getPrisma } from '@/server/db/client';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { id3WrappedWav, mp3WithLargeTag } from '../helpers/crafted-media';
 import { complete, createUpload, putBytes, sha256Hex, verifiedUpload } from './support/storage/uploads';
 
@@ -25,7 +24,7 @@ describe('the crafted ID3-wrapped upload', () => {
     ]);
     expect((await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } })).status).toBe('pending');
 
-    const used = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: created.json.upload_id }, { key: key.key });
+    const used = await call(api, '/v1/audio/transcribe', { input_upload_id: created.json.upload_id }, { key: key.key });
     expectEnvelope(used, 422, 'validation_error'); // an unverified upload is no input
     expect(await remainingUnits(key.id)).toBe(50);
   });
@@ -33,7 +32,7 @@ describe('the crafted ID3-wrapped upload', () => {
   it('a real MP3 behind a large ID3 tag is verified and transcribed', async () => {
     const key = await createTestKey({ operations: OPS, quota: 50 });
     const id = await verifiedUpload(key.key, MP3, await mp3WithLargeTag());
-    const result = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: id, timestamps: 'segment' }, { key: key.key });
+    const result = await call(api, '/v1/audio/transcribe', { input_upload_id: id, timestamps: 'segment' }, { key: key.key });
     expect(result.status, result.text).toBe(200);
     expect(result.json.output.segments.length).toBeGreaterThan(0);
     expect(await remainingUnits(key.id)).toBe(46);

@@ -1,17 +1,14 @@
 import { buffer } from 'node:stream/consumers';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { POST as speechPost } from '@/app/v1/audio/speech/route';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
 import { GET as filesGet, HEAD as filesHead } from '@/app/files/[...key]/route';
 import { readdirSync } from 'node:fs';
-import { POST as imagesPost, GET as imagesGet } from '@/app/v1/images/generate/route';
 import { audioSpeechResponse, audioTranscribeResponse, imagesGenerateResponse } from '@/server/contract/generation';
 import { getObjectStore } from '@/server/storage/get-object-store';
 import { signObjectUrl, verifyObjectUrl } from '@/server/storage/signed-urls';
 import { estimateSpeechSeconds } from '@/server/providers/local/speech';
 import { renderVideo } from '@/server/providers/local/video';
-import { call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
 import { decodeAudio, parseWav } from '../unit/local-engine/media-tools';
 import { createUpload, putBytes, samplePng, sampleWav, sha256Hex, verifiedUpload } from './support/storage/uploads';
 
@@ -76,7 +73,7 @@ describe('images.generate', () => {
     ] as const) {
       const before = await remainingUnits(main.id);
       const result = await call(
-        imagesPost,
+        api,
         '/v1/images/generate',
         { prompt: `a red fox in snow (${format})`, output_format: format },
         { key: main.key },
@@ -106,10 +103,10 @@ describe('images.generate', () => {
   });
 
   it('omitted output_format takes the package default (first listed); fallback png without a list', async () => {
-    const result = await call(imagesPost, '/v1/images/generate', { prompt: 'default format' }, { key: main.key });
+    const result = await call(api, '/v1/images/generate', { prompt: 'default format' }, { key: main.key });
     expect((await fetchOutput(result.json.output.url)).type).toBe('image/webp');
     const all = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1 } } });
-    const png = await call(imagesPost, '/v1/images/generate', { prompt: 'no list' }, { key: all.key });
+    const png = await call(api, '/v1/images/generate', { prompt: 'no list' }, { key: all.key });
     const file = await fetchOutput(png.json.output.url);
     expect(file.type).toBe('image/png');
     expect((await sharp(file.bytes).metadata()).format).toBe('png');
@@ -117,15 +114,15 @@ describe('images.generate', () => {
 
   it('style and format outside the package are 422 not_allowed_by_package and charge nothing', async () => {
     const before = await remainingUnits(main.id);
-    const style = await call(imagesPost, '/v1/images/generate', { prompt: 'x', style: 'watercolor' }, { key: main.key });
+    const style = await call(api, '/v1/images/generate', { prompt: 'x', style: 'watercolor' }, { key: main.key });
     expectEnvelope(style, 422, 'validation_error');
     expect(issue(style)).toMatchObject({ path: 'style', code: 'not_allowed_by_package' });
-    expect((await call(imagesPost, '/v1/images/generate', { prompt: 'x', style: 'sketch' }, { key: main.key })).status).toBe(200);
-    const format = await call(imagesPost, '/v1/images/generate', { prompt: 'x', output_format: 'png' }, { key: narrow.key });
+    expect((await call(api, '/v1/images/generate', { prompt: 'x', style: 'sketch' }, { key: main.key })).status).toBe(200);
+    const format = await call(api, '/v1/images/generate', { prompt: 'x', output_format: 'png' }, { key: narrow.key });
     expectEnvelope(format, 422, 'validation_error');
     expect(issue(format)).toMatchObject({ path: 'output_format', code: 'not_allowed_by_package' });
     expectEnvelope(
-      await call(imagesPost, '/v1/images/generate', { prompt: 'x', output_format: 'gif' }, { key: main.key }),
+      await call(api, '/v1/images/generate', { prompt: 'x', output_format: 'gif' }, { key: main.key }),
       422,
       'validation_error',
     );
@@ -133,16 +130,11 @@ describe('images.generate', () => {
   });
 
   it('every setting the package does not allow is named in one 422, not only the first', async () => {
-    const both = await call(
-      imagesPost,
-      '/v1/images/generate',
-      { prompt: 'x', style: 'watercolor', output_format: 'png' },
-      { key: narrow.key },
-    );
+    const both = await call(api, '/v1/images/generate', { prompt: 'x', style: 'watercolor', output_format: 'png' }, { key: narrow.key });
     expectEnvelope(both, 422, 'validation_error');
     expect(both.json.error.details.issues).toEqual([expect.objectContaining({ path: 'output_format', code: 'not_allowed_by_package' })]); // narrow sets no style list: any style is allowed
     const three = await call(
-      imagesPost,
+      api,
       '/v1/images/generate',
       {
         prompt: 'x',
@@ -155,7 +147,7 @@ describe('images.generate', () => {
       ['output_format', 'not_allowed_by_package'],
       ['input_upload_id', 'not_allowed_by_package'],
     ]);
-    const speech = await call(speechPost, '/v1/audio/speech', { text: 'x', voice: 'nova', language: 'de' }, { key: main.key });
+    const speech = await call(api, '/v1/audio/speech', { text: 'x', voice: 'nova', language: 'de' }, { key: main.key });
     expectEnvelope(speech, 422, 'validation_error');
     expect(speech.json.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['voice', 'language']);
   });
@@ -164,7 +156,7 @@ describe('images.generate', () => {
     const png = await samplePng();
     const id = await verifiedUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, png);
     const ok = await call(
-      imagesPost,
+      api,
       '/v1/images/generate',
       { prompt: 'make it blue', input_upload_id: id, output_format: 'png' },
       { key: main.key },
@@ -172,42 +164,33 @@ describe('images.generate', () => {
     expect(ok.status, ok.text).toBe(200);
     expect((await sharp((await fetchOutput(ok.json.output.url)).bytes).metadata()).format).toBe('png');
 
-    const noInput = await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: narrow.key });
+    const noInput = await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: narrow.key });
     expectEnvelope(noInput, 422, 'validation_error');
     expect(issue(noInput)).toMatchObject({ path: 'input_upload_id', code: 'not_allowed_by_package' });
 
     const stranger = await createTestKey({ operations: OPERATIONS });
+    expectEnvelope(await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: stranger.key }), 404, 'not_found');
     expectEnvelope(
-      await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: id }, { key: stranger.key }),
-      404,
-      'not_found',
-    );
-    expectEnvelope(
-      await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: 'upl_unknown000000000000' }, { key: main.key }),
+      await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: 'upl_unknown000000000000' }, { key: main.key }),
       404,
       'not_found',
     );
 
     const wav = await sampleWav('Hi.');
     const audioId = await verifiedUpload(main.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, wav);
-    const wrongPurpose = await call(imagesPost, '/v1/images/generate', { prompt: 'x', input_upload_id: audioId }, { key: main.key });
+    const wrongPurpose = await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: audioId }, { key: main.key });
     expectEnvelope(wrongPurpose, 422, 'validation_error');
     expect(issue(wrongPurpose)).toMatchObject({ path: 'input_upload_id', code: 'upload_wrong_purpose' });
 
     const pending = await createUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, png);
     await putBytes(pending.json.upload_url, png);
-    const unverified = await call(
-      imagesPost,
-      '/v1/images/generate',
-      { prompt: 'x', input_upload_id: pending.json.upload_id },
-      { key: main.key },
-    );
+    const unverified = await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: pending.json.upload_id }, { key: main.key });
     expectEnvelope(unverified, 422, 'validation_error');
     expect(issue(unverified)).toMatchObject({ path: 'input_upload_id', code: 'upload_not_verified' });
   });
 
   it('405 for GET', async () => {
-    expectEnvelope(await call(imagesGet, '/v1/images/generate', undefined, { key: main.key }), 405, 'method_not_allowed');
+    expectEnvelope(await call(api, '/v1/images/generate', undefined, { key: main.key }), 405, 'method_not_allowed');
   });
 });
 
@@ -215,7 +198,7 @@ describe('audio.speech', () => {
   it('wav is a well-formed RIFF/WAVE file; mp3 decodes with ffmpeg; 3 units each', async () => {
     const before = await remainingUnits(main.id);
     const wav = await call(
-      speechPost,
+      api,
       '/v1/audio/speech',
       { text: 'Hello world. Testing speech.', output_format: 'wav', voice: 'ember', language: 'en-US' },
       { key: main.key },
@@ -230,12 +213,7 @@ describe('audio.speech', () => {
     expect(info).toMatchObject({ format: 1, channels: 1, bitsPerSample: 16 });
     expect(info.byteRate).toBe(info.sampleRate * info.blockAlign);
 
-    const mp3 = await call(
-      speechPost,
-      '/v1/audio/speech',
-      { text: 'Hello world. Testing speech.', output_format: 'mp3' },
-      { key: main.key },
-    );
+    const mp3 = await call(api, '/v1/audio/speech', { text: 'Hello world. Testing speech.', output_format: 'mp3' }, { key: main.key });
     expect(mp3.status, mp3.text).toBe(200);
     const mp3File = await fetchOutput(mp3.json.output.url);
     expect(mp3File.type).toBe('audio/mpeg');
@@ -245,9 +223,9 @@ describe('audio.speech', () => {
   });
 
   it('default format is the first listed (wav here), mp3 without a list', async () => {
-    const result = await call(speechPost, '/v1/audio/speech', { text: 'Default.' }, { key: main.key });
+    const result = await call(api, '/v1/audio/speech', { text: 'Default.' }, { key: main.key });
     expect((await fetchOutput(result.json.output.url)).type).toBe('audio/wav');
-    const plain = await call(speechPost, '/v1/audio/speech', { text: 'Default.' }, { key: narrow.key });
+    const plain = await call(api, '/v1/audio/speech', { text: 'Default.' }, { key: narrow.key });
     const file = await fetchOutput(plain.json.output.url);
     expect(file.type).toBe('audio/mpeg');
     expect((await decodeAudio(file.bytes, 'mp3')).length).toBeGreaterThan(0);
@@ -265,23 +243,19 @@ describe('audio.speech', () => {
       [only, { text: 'This sentence is long enough to take well over two seconds to say out loud, surely.' }, 'text'],
     ];
     for (const [key, body, path] of cases) {
-      const result = await call(speechPost, '/v1/audio/speech', body, { key: key.key });
+      const result = await call(api, '/v1/audio/speech', body, { key: key.key });
       expectEnvelope(result, 422, 'validation_error');
       expect(issue(result)).toMatchObject({ path, code: 'not_allowed_by_package' });
     }
     // Language tags are case-insensitive (BCP 47): the package's `en-US` takes `EN-us`.
     for (const language of ['EN-us', 'EN', 'en-us']) {
-      const result = await call(speechPost, '/v1/audio/speech', { text: 'Hi.', language }, { key: main.key });
+      const result = await call(api, '/v1/audio/speech', { text: 'Hi.', language }, { key: main.key });
       expect(result.status, result.text).toBe(200);
     }
     expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(estimateSpeechSeconds('This sentence is long enough to take well over two seconds to say out loud, surely.')).toBeGreaterThan(2);
-    expect((await call(speechPost, '/v1/audio/speech', { text: 'Hi.' }, { key: only.key })).status).toBe(200);
-    expectEnvelope(
-      await call(speechPost, '/v1/audio/speech', { text: 'x', output_format: 'ogg' }, { key: main.key }),
-      422,
-      'validation_error',
-    );
+    expect((await call(api, '/v1/audio/speech', { text: 'Hi.' }, { key: only.key })).status).toBe(200);
+    expectEnvelope(await call(api, '/v1/audio/speech', { text: 'x', output_format: 'ogg' }, { key: main.key }), 422, 'validation_error');
     expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(await remainingUnits(only.id)).toBe(1000 - 3);
   });
@@ -299,7 +273,7 @@ describe('audio.transcribe', () => {
 
   it('segments for a speech upload (default segment), empty with timestamps none; 4 units', async () => {
     const before = await remainingUnits(main.id);
-    const result = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: main.key });
+    const result = await call(api, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: main.key });
     expect(result.status, result.text).toBe(200);
     const body = audioTranscribeResponse.parse(result.json);
     expect(body.usage.charged_units).toBe(4);
@@ -308,7 +282,7 @@ describe('audio.transcribe', () => {
     expect(body.output.text.length).toBeGreaterThan(0);
 
     const none = await call(
-      transcribePost,
+      api,
       '/v1/audio/transcribe',
       { input_upload_id: audioId, timestamps: 'none', language: 'en' },
       { key: main.key },
@@ -320,36 +294,31 @@ describe('audio.transcribe', () => {
 
   it('language/timestamps outside the package 422; upload rules 404/422; charge nothing', async () => {
     const before = await remainingUnits(main.id);
-    const lang = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, language: 'fr' }, { key: main.key });
+    const lang = await call(api, '/v1/audio/transcribe', { input_upload_id: audioId, language: 'fr' }, { key: main.key });
     expectEnvelope(lang, 422, 'validation_error');
     expect(issue(lang)).toMatchObject({ path: 'language', code: 'not_allowed_by_package' });
 
     const imageId = await verifiedUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, await samplePng());
-    const purpose = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: imageId }, { key: main.key });
+    const purpose = await call(api, '/v1/audio/transcribe', { input_upload_id: imageId }, { key: main.key });
     expectEnvelope(purpose, 422, 'validation_error');
     expect(issue(purpose)).toMatchObject({ path: 'input_upload_id', code: 'upload_wrong_purpose' });
-    expectEnvelope(await call(transcribePost, '/v1/audio/transcribe', {}, { key: main.key }), 422, 'validation_error');
+    expectEnvelope(await call(api, '/v1/audio/transcribe', {}, { key: main.key }), 422, 'validation_error');
     expect(await remainingUnits(main.id)).toBe(before);
 
     const narrowUpload = await verifiedUpload(narrow.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, await sampleWav('One.'));
-    const ts = await call(
-      transcribePost,
-      '/v1/audio/transcribe',
-      { input_upload_id: narrowUpload, timestamps: 'segment' },
-      { key: narrow.key },
-    );
+    const ts = await call(api, '/v1/audio/transcribe', { input_upload_id: narrowUpload, timestamps: 'segment' }, { key: narrow.key });
     expectEnvelope(ts, 422, 'validation_error');
     expect(issue(ts)).toMatchObject({ path: 'timestamps', code: 'not_allowed_by_package' });
-    const dflt = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: narrowUpload }, { key: narrow.key });
+    const dflt = await call(api, '/v1/audio/transcribe', { input_upload_id: narrowUpload }, { key: narrow.key });
     expect(dflt.json.output.segments).toEqual([]);
-    expectEnvelope(await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: narrow.key }), 404, 'not_found');
+    expectEnvelope(await call(api, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: narrow.key }), 404, 'not_found');
   });
 
   it('a video without sound is 422 undecodable_media that says so, and charges nothing', async () => {
     const silent = (await renderVideo({ prompt: 'no sound here', durationSeconds: 0.5 })).bytes;
     const videoId = await verifiedUpload(main.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'silent.mp4' }, silent);
     const before = await remainingUnits(main.id);
-    const result = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
+    const result = await call(api, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
     expectEnvelope(result, 422, 'validation_error');
     expect(issue(result)).toEqual({
       path: 'input_upload_id',
@@ -362,7 +331,7 @@ describe('audio.transcribe', () => {
 
 describe('signed /files URLs', () => {
   it('a tampered or expired URL is refused in the envelope; the right Content-Type is served', async () => {
-    const result = await call(imagesPost, '/v1/images/generate', { prompt: 'sign me', output_format: 'jpeg' }, { key: main.key });
+    const result = await call(api, '/v1/images/generate', { prompt: 'sign me', output_format: 'jpeg' }, { key: main.key });
     const url = new URL(result.json.output.url);
     expect((await fetchOutput(url.toString())).status).toBe(200);
 

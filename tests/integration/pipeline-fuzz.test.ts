@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { errorResponseSchema } from '@/server/contract/errors';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb } from '@/server/db/client';
 import { ERROR_CATALOG, type ErrorCode } from '@/server/domain/errors';
-import { call, createTestKey, type CallResult, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, type CallResult, type TestKey } from '../helpers/api';
 
 // Thousands of malformed bodies and headers thrown at the pipeline: never a 500, always the
 // envelope (or a result that parses with the contract's schema). FUZZ_RUNS sets the total.
@@ -27,8 +25,8 @@ beforeAll(async () => {
 });
 
 const routes = [
-  { handler: textRoute.POST, path: '/v1/text/generate', schema: textGenerateResponse },
-  { handler: codeRoute.POST, path: '/v1/code/generate', schema: codeGenerateResponse },
+  { handler: api, path: '/v1/text/generate', schema: textGenerateResponse },
+  { handler: api, path: '/v1/code/generate', schema: codeGenerateResponse },
 ] as const;
 
 const ALLOWED = new Set([200, 400, 401, 402, 403, 409, 413, 415, 422, 429]);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { disconnectDb } from '@/server/db/client';
-import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
 
 // Strict JSON (CONTRACT.md §1): Content-Type, 1 MiB limit (streamed), UTF-8, one object,
 // no repeated member names, unknown fields 422, lengths in code points, enums and limits.
@@ -20,10 +18,10 @@ beforeAll(async () => {
   k = await createTestKey({ quota: 1_000_000 });
 });
 
-const text = (body: unknown, options: Parameters<typeof call>[3] = {}) => call(textRoute.POST, TEXT, body, { key: k.key, ...options });
-const code = (body: unknown, options: Parameters<typeof call>[3] = {}) => call(codeRoute.POST, CODE, body, { key: k.key, ...options });
+const text = (body: unknown, options: Parameters<typeof call>[3] = {}) => call(api, TEXT, body, { key: k.key, ...options });
+const code = (body: unknown, options: Parameters<typeof call>[3] = {}) => call(api, CODE, body, { key: k.key, ...options });
 const raw = (rawBody: BodyInit, options: Parameters<typeof call>[3] = {}) =>
-  call(textRoute.POST, TEXT, undefined, { key: k.key, rawBody, method: 'POST', ...options });
+  call(api, TEXT, undefined, { key: k.key, rawBody, method: 'POST', ...options });
 
 function expectIssue(result: Awaited<ReturnType<typeof call>>, path: string, issueCode?: string) {
   expectEnvelope(result, 422, 'validation_error');

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
-import * as speechRoute from '@/app/v1/audio/speech/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { clearKeyCache } from '@/server/domain/keys/authenticate-key';
 import { currentMetrics, enableMetrics } from '@/server/observability/metrics';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
-import { call, createTestKey, expectEnvelope } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 
 // Provider usage and cost on every usage event, against a fake OpenAI server that reports 5
@@ -69,7 +67,7 @@ async function events(keyId: string): Promise<EventRow[]> {
 describe('provider usage and cost per event', () => {
   it('prices a model genai-prices knows from its table (gpt-4o-mini: 0.15 / 0.60 per Mtok)', async () => {
     const { key, id } = await keyFor('gpt-4o-mini');
-    const result = await call(textRoute.POST, TEXT, { input: 'hi' }, { key });
+    const result = await call(api, TEXT, { input: 'hi' }, { key });
     expect(result.status, result.text).toBe(200);
     // 5 × 0.15 / 1e6 + 7 × 0.60 / 1e6
     expect(await events(id)).toEqual([
@@ -79,8 +77,8 @@ describe('provider usage and cost per event', () => {
 
   it("prices by the operator's override of the model; wgs_provider_cost_total carries the same cost", async () => {
     const { key, id } = await keyFor('model-x', { prices: { 'model-x': { input_per_mtok: 3, output_per_mtok: 15 } } });
-    expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key })).status).toBe(200);
-    expect((await call(textRoute.POST, TEXT, { input: 'hi again' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'hi again' }, { key })).status).toBe(200);
     const exposition = parsePrometheusText(await currentMetrics()!.registry.metrics());
     const provider = `fake${providers}`;
     expect(sampleValue(exposition, 'wgs_provider_cost_total', { provider, model: 'model-x' })).toBeCloseTo(0.00024, 12);
@@ -90,20 +88,20 @@ describe('provider usage and cost per event', () => {
 
   it('flags a model with no known price as unpriced, its tokens still recorded, no cost guessed', async () => {
     const { key, id } = await keyFor('model-x');
-    expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'hi' }, { key })).status).toBe(200);
     expect((await events(id))[0]).toMatchObject({ input_tokens: 5, output_tokens: 7, provider_cost: null, unpriced: true });
   });
 
   it('an override that lacks the price of a reported quantity is unpriced, not half-priced', async () => {
     const { key, id } = await keyFor('model-x', { prices: { 'model-x': { input_per_mtok: 3 } } });
-    expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'hi' }, { key })).status).toBe(200);
     expect((await events(id))[0]).toMatchObject({ provider_cost: null, unpriced: true });
   });
 
   it('a failed call is recorded with what the provider reported (nothing) and no cost', async () => {
     const { key, id } = await keyFor('gpt-4o-mini');
     fake.setMode({ kind: 'status', status: 500 });
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key }), 503, 'provider_unavailable');
+    expectEnvelope(await call(api, TEXT, { input: 'hi' }, { key }), 503, 'provider_unavailable');
     expect(await events(id)).toEqual([
       { outcome: 'failed', input_tokens: null, output_tokens: null, characters: null, provider_cost: null, unpriced: false },
     ]);
@@ -111,7 +109,7 @@ describe('provider usage and cost per event', () => {
 
   it('the local engine reports its own figures and costs nothing', async () => {
     const { key, id } = await createTestKey({ operations: { 'audio.speech': { engine: 'local', units: 1 } } });
-    const result = await call(speechRoute.POST, '/v1/audio/speech', { text: 'Hello there' }, { key });
+    const result = await call(api, '/v1/audio/speech', { text: 'Hello there' }, { key });
     expect(result.status, result.text).toBe(200);
     expect((await events(id))[0]).toMatchObject({ characters: 11, provider_cost: '0.0000000000', unpriced: false });
   });
@@ -123,9 +121,9 @@ describe('max_provider_cost_per_day', () => {
 
   it('refuses the next paid request once the day’s cost reached the budget, 429 budget until UTC midnight', async () => {
     const { key, id } = await keyFor('model-x', { prices, budget: 2.4 });
-    expect((await call(textRoute.POST, TEXT, { input: 'a' }, { key })).status).toBe(200);
-    expect((await call(textRoute.POST, TEXT, { input: 'b' }, { key })).status).toBe(200); // 1.2 < 2.4: allowed
-    const refused = await call(textRoute.POST, TEXT, { input: 'c' }, { key }); // 2.4 >= 2.4
+    expect((await call(api, TEXT, { input: 'a' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'b' }, { key })).status).toBe(200); // 1.2 < 2.4: allowed
+    const refused = await call(api, TEXT, { input: 'c' }, { key }); // 2.4 >= 2.4
     expectEnvelope(refused, 429, 'rate_limited');
     expect(refused.json.error.details).toEqual({ reason: 'budget' });
     const now = new Date();
@@ -139,19 +137,19 @@ describe('max_provider_cost_per_day', () => {
 
   it('just below the budget the request is served; a new UTC day starts from zero', async () => {
     const { key, id } = await keyFor('model-x', { prices, budget: 2.4000000001 });
-    for (const input of ['a', 'b', 'c']) expect((await call(textRoute.POST, TEXT, { input }, { key })).status).toBe(200);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'd' }, { key }), 429, 'rate_limited');
+    for (const input of ['a', 'b', 'c']) expect((await call(api, TEXT, { input }, { key })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'd' }, { key }), 429, 'rate_limited');
     await getPool().query(`UPDATE api_keys SET cost_day = cost_day - 1 WHERE id = $1`, [id]);
     clearKeyCache();
-    expect((await call(textRoute.POST, TEXT, { input: 'e' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'e' }, { key })).status).toBe(200);
     const { rows } = await getPool().query('SELECT cost_today::text FROM api_keys WHERE id = $1', [id]);
     expect(rows[0].cost_today).toBe('1.2000000000');
   });
 
   it('concurrent requests past the budget are all refused, none reaches the provider', async () => {
     const { key } = await keyFor('model-x', { prices, budget: 1.2 });
-    expect((await call(textRoute.POST, TEXT, { input: 'a' }, { key })).status).toBe(200);
-    const results = await Promise.all(['b', 'c', 'd'].map((input) => call(textRoute.POST, TEXT, { input }, { key })));
+    expect((await call(api, TEXT, { input: 'a' }, { key })).status).toBe(200);
+    const results = await Promise.all(['b', 'c', 'd'].map((input) => call(api, TEXT, { input }, { key })));
     for (const result of results) expectEnvelope(result, 429, 'rate_limited');
     expect(fake.callCount).toBe(1);
   });

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
-import { POST as textPost } from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { testOperationOf } from '@/server/domain/providers/provider-test-call';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
-import { call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startAnthropicFake } from './support/providers/protocols/anthropic';
@@ -140,11 +137,11 @@ describe.each(PROVIDER_TYPES)('%s: one fallback rule', (type) => {
   const run = (): Promise<CallResult> => {
     switch (operation) {
       case 'text.generate':
-        return call(textPost, '/v1/text/generate', { input: 'Say hi' }, { key: key.key });
+        return call(api, '/v1/text/generate', { input: 'Say hi' }, { key: key.key });
       case 'images.generate':
-        return call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
+        return call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
       case 'audio.transcribe':
-        return call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: key.key });
+        return call(api, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: key.key });
       default:
         throw new Error(`no request written for ${operation}`);
     }

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { forgetCircuitSnapshot } from '@/server/domain/providers/provider-circuit';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { REPO_ROOT, childEnv, track } from './support/processes';
 
@@ -71,7 +70,7 @@ describe('engine fallbacks', () => {
   it('a 503 from the first engine: the second answers, the customer is charged once, the usage event names both', async () => {
     const { key, id, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
     first.setMode({ kind: 'status', status: 503 });
-    const result = await call(textRoute.POST, TEXT, { input: 'hello' }, { key });
+    const result = await call(api, TEXT, { input: 'hello' }, { key });
     expect(result.status, result.text).toBe(200);
     const body = textGenerateResponse.parse(result.json);
     expect(body.output.text).toBe('fake answer from model-b');
@@ -93,11 +92,11 @@ describe('engine fallbacks', () => {
     const { key, id, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
     // (A success between the two failures keeps the first provider's circuit closed.)
     first.setMode({ kind: 'hang' });
-    expect((await call(textRoute.POST, TEXT, { input: 'one' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'one' }, { key })).status).toBe(200);
     first.setMode({ kind: 'ok' });
-    expect((await call(textRoute.POST, TEXT, { input: 'two' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'two' }, { key })).status).toBe(200);
     first.setMode({ kind: 'status', status: 429 });
-    expect((await call(textRoute.POST, TEXT, { input: 'three' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'three' }, { key })).status).toBe(200);
     expect(second.callCount).toBe(2);
     expect((await usageOf(id)).map((event) => [event.engine, event.engines_tried.length])).toEqual([
       [`${names.b}:model-b`, 2],
@@ -110,7 +109,7 @@ describe('engine fallbacks', () => {
   it("a request the provider refused (400, 'rejected') is not sent to the next: 503, nothing charged", async () => {
     const { key, id, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
     first.setMode({ kind: 'status', status: 400 });
-    const result = await call(textRoute.POST, TEXT, { input: 'hello' }, { key });
+    const result = await call(api, TEXT, { input: 'hello' }, { key });
     expectEnvelope(result, 503, 'provider_unavailable');
     expect(second.callCount).toBe(0);
     expect(await remainingUnits(id)).toBe(100);
@@ -129,7 +128,7 @@ describe('engine fallbacks', () => {
     const { key, id, names } = await fallbackKey(({ a, b }) => [`${a}:model-a`, `${b}:model-b`]);
     first.setMode({ kind: 'status', status: 500 });
     second.setMode({ kind: 'garbage' });
-    const result = await call(textRoute.POST, TEXT, { input: 'hello' }, { key });
+    const result = await call(api, TEXT, { input: 'hello' }, { key });
     expectEnvelope(result, 503, 'provider_unavailable');
     expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await remainingUnits(id)).toBe(100);
@@ -147,7 +146,7 @@ describe('engine fallbacks', () => {
   it('a fallback to the local engine answers offline', async () => {
     const { key, id, names } = await fallbackKey(({ a }) => [`${a}:model-a`, 'local']);
     first.setMode({ kind: 'status', status: 502 });
-    const result = await call(textRoute.POST, TEXT, { input: 'hello' }, { key });
+    const result = await call(api, TEXT, { input: 'hello' }, { key });
     expect(result.status, result.text).toBe(200);
     expect((await usageOf(id))[0]).toMatchObject({ engine: 'local', engines_tried: [`${names.a}:model-a`, 'local'] });
   });
@@ -193,7 +192,7 @@ describe('the circuit breaker, shared through the database', () => {
     expect(rows).toEqual([{ consecutive_failures: CIRCUIT_FAILURES, open: true }]);
 
     first.setMode({ kind: 'ok' }); // healthy again, but its circuit is open: not called until it closes
-    const result = await call(textRoute.POST, TEXT, { input: 'hello' }, { key });
+    const result = await call(api, TEXT, { input: 'hello' }, { key });
     expect(result.status, result.text).toBe(200);
     expect(first.callCount).toBe(CIRCUIT_FAILURES);
     expect(second.callCount).toBe(1);
@@ -212,12 +211,12 @@ describe('the circuit breaker, shared through the database', () => {
     const { key, id, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 500 });
     for (let i = 0; i < CIRCUIT_FAILURES + 1; i++)
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
+      expectEnvelope(await call(api, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
     expect(first.callCount).toBe(CIRCUIT_FAILURES + 1); // open after N, yet still called: nothing can answer instead
     expect(await remainingUnits(id)).toBe(100);
 
     first.setMode({ kind: 'ok' });
-    const result = await call(textRoute.POST, TEXT, { input: 'recovered' }, { key });
+    const result = await call(api, TEXT, { input: 'recovered' }, { key });
     expect(result.status, result.text).toBe(200);
     expect(first.callCount).toBe(CIRCUIT_FAILURES + 2);
     expect(await remainingUnits(id)).toBe(97);
@@ -233,19 +232,19 @@ describe('the circuit breaker, shared through the database', () => {
       operations: { 'text.generate': { engine: `${names.a}:model-a`, units: 1 } },
     });
     first.setMode({ kind: 'status', status: 503 });
-    for (let i = 0; i < CIRCUIT_FAILURES; i++) expect((await call(textRoute.POST, TEXT, { input: `f ${i}` }, { key })).status).toBe(200);
+    for (let i = 0; i < CIRCUIT_FAILURES; i++) expect((await call(api, TEXT, { input: `f ${i}` }, { key })).status).toBe(200);
     expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES]);
 
     // Open: the list goes straight to the second engine while the first stays down.
-    expect((await call(textRoute.POST, TEXT, { input: 'skipped' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'skipped' }, { key })).status).toBe(200);
     expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES + 1]);
 
     // The provider is back; a call where it is the only engine succeeds and closes the circuit.
     first.setMode({ kind: 'ok' });
-    expect((await call(textRoute.POST, TEXT, { input: 'sole' }, { key: sole.key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'sole' }, { key: sole.key })).status).toBe(200);
     expect(first.callCount).toBe(CIRCUIT_FAILURES + 1);
     forgetCircuitSnapshot(); // as another instance after its refresh
-    expect((await call(textRoute.POST, TEXT, { input: 'first again' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'first again' }, { key })).status).toBe(200);
     expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES + 2, CIRCUIT_FAILURES + 1]);
   });
 
@@ -254,9 +253,9 @@ describe('the circuit breaker, shared through the database', () => {
     first.setMode({ kind: 'status', status: 500 });
     second.setMode({ kind: 'status', status: 500 });
     for (let i = 0; i < CIRCUIT_FAILURES; i++)
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
+      expectEnvelope(await call(api, TEXT, { input: `fail ${i}` }, { key }), 503, 'provider_unavailable');
     second.setMode({ kind: 'ok' });
-    const result = await call(textRoute.POST, TEXT, { input: 'last engine' }, { key });
+    const result = await call(api, TEXT, { input: 'last engine' }, { key });
     expect(result.status, result.text).toBe(200);
     expect([first.callCount, second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES + 1]);
   });
@@ -264,9 +263,9 @@ describe('the circuit breaker, shared through the database', () => {
   it('a success closes the circuit: the failure count goes back to 0', async () => {
     const { key, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 500 });
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'fail once' }, { key }), 503, 'provider_unavailable');
+    expectEnvelope(await call(api, TEXT, { input: 'fail once' }, { key }), 503, 'provider_unavailable');
     first.setMode({ kind: 'ok' });
-    expect((await call(textRoute.POST, TEXT, { input: 'then fine' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'then fine' }, { key })).status).toBe(200);
     const { rows } = await getPool().query('SELECT consecutive_failures, open_until FROM provider_circuits WHERE provider = $1', [names.a]);
     expect(rows).toEqual([{ consecutive_failures: 0, open_until: null }]);
   });
@@ -274,7 +273,7 @@ describe('the circuit breaker, shared through the database', () => {
   it('a refused request (400) does not count towards the circuit', async () => {
     const { key, names } = await fallbackKey(({ a }) => `${a}:model-a`);
     first.setMode({ kind: 'status', status: 400 });
-    for (let i = 0; i < CIRCUIT_FAILURES + 1; i++) await call(textRoute.POST, TEXT, { input: `bad ${i}` }, { key });
+    for (let i = 0; i < CIRCUIT_FAILURES + 1; i++) await call(api, TEXT, { input: `bad ${i}` }, { key });
     expect(first.callCount).toBe(CIRCUIT_FAILURES + 1);
     const { rows } = await getPool().query('SELECT 1 FROM provider_circuits WHERE provider = $1', [names.a]);
     expect(rows).toEqual([]);

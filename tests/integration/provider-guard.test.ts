@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -10,7 +9,7 @@ import { isApiError, type ValidationIssue } from '@/server/domain/errors';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { setProviderKey } from '@/server/domain/providers/set-provider-key';
 import { errorText } from '@/scripts/lib/cli-error';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { expectTrpcError, operatorCaller } from './trpc/helpers';
 
@@ -194,7 +193,7 @@ describe('redirects', () => {
         operations: { 'text.generate': { engine: `moved-${type}:model-x`, units: 1, max_output_tokens: 50 } },
       });
       const before = await remainingUnits(id);
-      const result = await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key });
+      const result = await call(api, '/v1/text/generate', { input: 'hi' }, { key });
       expectEnvelope(result, 503, 'provider_unavailable');
       expect(target.callCount).toBe(0);
       expect(await remainingUnits(id)).toBe(before);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { resetConfigForTests } from '@/server/config';
-import { call, createTestKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, remainingUnits } from '../helpers/api';
 import { setQuickJobQueue } from './support/jobs/job-calls';
 import { expectVideoSold, runVideoJob, startVideoWorkerForFile, VIDEO_SECRET, videoKey } from './support/jobs/video-contract';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
@@ -61,7 +60,7 @@ async function imageWithInput(engine: string) {
     operations: { 'images.generate': { engine, units: IMAGE_UNITS, output_formats: ['png'], input_uploads: true } },
   });
   const upload = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
-  const result = await call(imagesPost, '/v1/images/generate', { prompt: 'make it blue', input_upload_id: upload }, { key: key.key });
+  const result = await call(api, '/v1/images/generate', { prompt: 'make it blue', input_upload_id: upload }, { key: key.key });
   expect(result.status, result.text).toBe(200);
   expect(result.json.usage.charged_units).toBe(IMAGE_UNITS);
   expect(await remainingUnits(key.id)).toBe(100 - IMAGE_UNITS);

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -8,7 +7,7 @@ import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply
 import { listProviders } from '@/server/domain/providers/list-providers';
 import { setProviderKey } from '@/server/domain/providers/set-provider-key';
 import { forgetProviderEngines } from '@/server/domain/providers/resolve-engine';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { anonymousCaller, expectTrpcError, operatorCaller } from './trpc/helpers';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
@@ -38,7 +37,7 @@ async function keyFor(apiKeyEnv?: string) {
 describe('a stored provider key', () => {
   it('is encrypted at rest, used before the environment variable, and replaceable at once', async () => {
     const { key, provider } = await keyFor('WGS_PROVIDER_KEY_STORED_TEST_ENV_KEY');
-    expect((await call(textRoute.POST, TEXT, { input: 'env' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'env' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-from-the-environment');
     expect((await listProviders(getPrisma())).find((p) => p.name === provider)!.key).toEqual({
       set: true,
@@ -49,7 +48,7 @@ describe('a stored provider key', () => {
     const set = await setProviderKey(getPrisma(), CLI_ACTOR, { provider, apiKey: 'sk-stored-first-0001' });
     expect(set).toMatchObject({ provider, key_source: 'stored', replaced: false });
     expect(JSON.stringify(set)).not.toContain('sk-stored');
-    expect((await call(textRoute.POST, TEXT, { input: 'stored' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'stored' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-stored-first-0001');
 
     const { rows } = await getPool().query('SELECT iv, ciphertext, auth_tag FROM provider_keys WHERE provider = $1', [provider]);
@@ -57,7 +56,7 @@ describe('a stored provider key', () => {
     expect(Buffer.concat([rows[0].iv, rows[0].ciphertext, rows[0].auth_tag]).toString('latin1')).not.toContain('sk-stored');
 
     expect(await setProviderKey(getPrisma(), CLI_ACTOR, { provider, apiKey: 'sk-stored-second-0002' })).toMatchObject({ replaced: true });
-    expect((await call(textRoute.POST, TEXT, { input: 'replaced' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'replaced' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-stored-second-0002');
 
     const listed = (await listProviders(getPrisma())).find((p) => p.name === provider)!;
@@ -80,7 +79,7 @@ describe('a stored provider key', () => {
   it('serves a provider that names no environment variable', async () => {
     const { key, provider } = await keyFor();
     await setProviderKey(getPrisma(), CLI_ACTOR, { provider, apiKey: 'sk-only-stored' });
-    expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'hi' }, { key })).status).toBe(200);
     expect(fake.lastAuthorization).toBe('Bearer sk-only-stored');
   });
 
@@ -91,7 +90,7 @@ describe('a stored provider key', () => {
     resetConfigForTests();
     forgetProviderEngines(provider);
     try {
-      const result = await call(textRoute.POST, TEXT, { input: 'hi' }, { key });
+      const result = await call(api, TEXT, { input: 'hi' }, { key });
       expectEnvelope(result, 503, 'provider_unavailable');
       expect(result.text).not.toContain('sealed');
       expect(fake.callCount).toBe(0);

@@ -1,13 +1,10 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
-import { POST as speechPost } from '@/app/v1/audio/speech/route';
 import { getPool } from '@/server/db/client';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { synthesizeSpeech } from '@/server/providers/local/speech';
-import { call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits, type TestKey } from '../helpers/api';
 import { samplePng, sampleWav, verifiedUpload } from './support/storage/uploads';
 import { startFakeMediaProvider, type FakeMediaProvider } from './support/providers/fake-media-provider';
 
@@ -45,7 +42,7 @@ async function output(url: string): Promise<{ type: string | null; bytes: Buffer
 describe('images from a provider', () => {
   it('the format asked for is sold as it came; another image format is converted to it', async () => {
     fake.image = await samplePng();
-    const asked = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
+    const asked = await call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
     expect(asked.status, asked.text).toBe(200);
     const png = await output(asked.json.output.url);
     expect(png.bytes.equals(fake.image)).toBe(true);
@@ -53,7 +50,7 @@ describe('images from a provider', () => {
     fake.image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
       .jpeg()
       .toBuffer();
-    const converted = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
+    const converted = await call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
     expect(converted.status, converted.text).toBe(200);
     const webp = await output(converted.json.output.url);
     expect(webp.type).toBe('image/webp');
@@ -66,7 +63,7 @@ describe('images from a provider', () => {
     for (const bytes of [HTML, Buffer.alloc(0), pngHeaderOnly.subarray(0, 8)]) {
       fake.image = bytes;
       const before = await remainingUnits(key.id);
-      const result = await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
+      const result = await call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'webp' }, { key: key.key });
       expectEnvelope(result, 503, 'provider_unavailable');
       expect(result.text).not.toContain('paused');
       expect(await remainingUnits(key.id)).toBe(before);
@@ -82,7 +79,7 @@ describe('an image to transform, sent to a provider', () => {
     const uploadId = await verifiedUpload(key.key, { purpose: 'image_input', mime_type: 'image/jpeg', filename: 'photo.jpg' }, jpeg);
     fake.image = await samplePng();
     const result = await call(
-      imagesPost,
+      api,
       '/v1/images/generate',
       { prompt: 'warmer', input_upload_id: uploadId, output_format: 'png' },
       { key: key.key },
@@ -99,8 +96,7 @@ describe('transcripts from a provider', () => {
   beforeAll(async () => {
     audioId = await verifiedUpload(key.key, { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' }, await sampleWav());
   });
-  const transcribe = () =>
-    call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
+  const transcribe = () => call(api, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
 
   it("well-formed segments are sold as {start, end, text}, the provider's other members dropped", async () => {
     // A segment as OpenAI's verbose_json has it (the SDK holds the answer to that documented shape).
@@ -129,9 +125,7 @@ describe('transcripts from a provider', () => {
     // No price is known for these fake models: counted as unpriced, never guessed.
     expect(await latest('audio.transcribe')).toEqual({ audio_seconds: '12.500', images: null, characters: null, unpriced: true });
     fake.image = await samplePng();
-    expect((await call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key })).status).toBe(
-      200,
-    );
+    expect((await call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key })).status).toBe(200);
     expect(await latest('images.generate')).toMatchObject({ images: 1, unpriced: true });
   });
 
@@ -156,7 +150,7 @@ describe('transcripts from a provider', () => {
 describe('speech from a provider', () => {
   it('audio of the format asked for is sold; anything else is 503 and charges nothing', async () => {
     fake.speech = (await synthesizeSpeech({ text: 'Hello.', format: 'wav' })).bytes;
-    const wav = await call(speechPost, '/v1/audio/speech', { text: 'Hello.', output_format: 'wav' }, { key: key.key });
+    const wav = await call(api, '/v1/audio/speech', { text: 'Hello.', output_format: 'wav' }, { key: key.key });
     expect(wav.status, wav.text).toBe(200);
     expect((await output(wav.json.output.url)).bytes.subarray(0, 4).toString()).toBe('RIFF');
 
@@ -166,7 +160,7 @@ describe('speech from a provider', () => {
     ] as const) {
       fake.speech = bytes;
       const before = await remainingUnits(key.id);
-      const result = await call(speechPost, '/v1/audio/speech', { text: 'Hello.', output_format: format }, { key: key.key });
+      const result = await call(api, '/v1/audio/speech', { text: 'Hello.', output_format: format }, { key: key.key });
       expectEnvelope(result, 503, 'provider_unavailable');
       expect(await remainingUnits(key.id)).toBe(before);
     }

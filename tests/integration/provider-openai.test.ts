@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { getConfig, resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import {
+  api,
   call,
   createTestKey,
   expectEnvelope,
@@ -68,7 +67,7 @@ function expectUnavailable(result: CallResult) {
 describe('success through an OpenAI-compatible provider', () => {
   it('text.generate: 200 with the provider text, the secret sent as Bearer, never returned', async () => {
     const { key, id } = await providerKey();
-    const result = await call(textRoute.POST, TEXT, { input: 'Say hi', context: 'Be brief' }, { key });
+    const result = await call(api, TEXT, { input: 'Say hi', context: 'Be brief' }, { key });
     expect(result.status, result.text).toBe(200);
     const body = textGenerateResponse.parse(result.json);
     expect(body.output.text).toBe('fake answer from model-x');
@@ -85,7 +84,7 @@ describe('success through an OpenAI-compatible provider', () => {
 
   it('code.generate: 200 with code and explanation, JSON mode asked of the provider', async () => {
     const { key } = await providerKey();
-    const result = await call(codeRoute.POST, CODE, { input: 'write a constant', language: 'ts', requirements: ['be short'] }, { key });
+    const result = await call(api, CODE, { input: 'write a constant', language: 'ts', requirements: ['be short'] }, { key });
     expect(result.status, result.text).toBe(200);
     const body = codeGenerateResponse.parse(result.json);
     expect(body.output).toEqual({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' });
@@ -96,14 +95,14 @@ describe('success through an OpenAI-compatible provider', () => {
   it('text.generate output_format json with a JSON reply succeeds', async () => {
     const { key } = await providerKey();
     fake.setReply('{"colours":["red","green"]}');
-    const result = await call(textRoute.POST, TEXT, { input: 'colours', output_format: 'json' }, { key });
+    const result = await call(api, TEXT, { input: 'colours', output_format: 'json' }, { key });
     expect(textGenerateResponse.parse(result.json).output.text).toBe('{"colours":["red","green"]}');
   });
 
   it('a slow provider within the timeout still succeeds', async () => {
     const { key } = await providerKey();
     fake.setMode({ kind: 'slow', ms: Math.floor(TIMEOUT_MS / 4) });
-    const result = await call(textRoute.POST, TEXT, { input: 'slowly' }, { key });
+    const result = await call(api, TEXT, { input: 'slowly' }, { key });
     expect(result.status, result.text).toBe(200);
     expect(fake.callCount).toBe(1);
   });
@@ -113,7 +112,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it.each([500, 429, 503, 502])('HTTP %i: the provider sees 1 + PROVIDER_MAX_RETRIES calls, the caller 503', async (status) => {
     const { key, id } = await providerKey(10);
     fake.setMode({ kind: 'status', status });
-    const result = await call(textRoute.POST, TEXT, { input: 'fail please' }, { key });
+    const result = await call(api, TEXT, { input: 'fail please' }, { key });
     expectUnavailable(result);
     expect(fake.callCount).toBe(1 + RETRIES);
     expect(await remainingUnits(id)).toBe(10);
@@ -124,7 +123,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it('HTTP 400 from the provider is not retried, still 503 for the caller', async () => {
     const { key, id } = await providerKey(10);
     fake.setMode({ kind: 'status', status: 400 });
-    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x' }, { key }));
+    expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
     expect(fake.callCount).toBe(1);
     expect(await remainingUnits(id)).toBe(10);
   });
@@ -132,7 +131,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it('a hang beyond PROVIDER_TIMEOUT_MS: 503, bounded attempts, units released, slot freed', async () => {
     const { key, id } = await providerKey(10);
     fake.setMode({ kind: 'hang' });
-    const result = await call(textRoute.POST, TEXT, { input: 'hang' }, { key });
+    const result = await call(api, TEXT, { input: 'hang' }, { key });
     expectUnavailable(result);
     expect(fake.callCount).toBe(1 + RETRIES); // the client retries a timeout like a 5xx, and no more
     expect(await remainingUnits(id)).toBe(10);
@@ -143,18 +142,18 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
   it('garbage JSON from the provider -> 503', async () => {
     const { key, id } = await providerKey(10);
     fake.setMode({ kind: 'garbage' });
-    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'garbage' }, { key }));
-    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'garbage' }, { key }));
+    expectUnavailable(await call(api, TEXT, { input: 'garbage' }, { key }));
+    expectUnavailable(await call(api, CODE, { input: 'garbage' }, { key }));
     expect(await remainingUnits(id)).toBe(10);
   });
 
   it('a reply that does not fit the operation -> 503 (json format not JSON; code without explanation)', async () => {
     const { key, id } = await providerKey(10);
     fake.setReply('this is not json');
-    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x', output_format: 'json' }, { key }));
-    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x' }, { key }));
+    expectUnavailable(await call(api, TEXT, { input: 'x', output_format: 'json' }, { key }));
+    expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
     fake.setReply('{"code":"x"}');
-    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x' }, { key }));
+    expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
     expect(await remainingUnits(id)).toBe(10);
   });
 
@@ -162,8 +161,8 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     const { key, id } = await providerKey(10);
     for (const reply of ['', '  \n ']) {
       fake.setReply(reply);
-      expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
-      expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x' }, { key }));
+      expectUnavailable(await call(api, TEXT, { input: 'x' }, { key }));
+      expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
     }
     expect(await remainingUnits(id)).toBe(10);
   });
@@ -174,7 +173,7 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
       providers: { fakenokey: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_MISSING_KEY' } },
       operations: { 'text.generate': { engine: 'fakenokey:model-y', units: 1 } },
     });
-    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
+    expectUnavailable(await call(api, TEXT, { input: 'x' }, { key }));
     expect(fake.callCount).toBe(0);
     expect(await remainingUnits(id)).toBe(10);
   });
@@ -189,8 +188,8 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
       },
     });
     await getPool().query(`UPDATE providers SET type = 'retired' WHERE name = 'fakeretyped'`);
-    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'x' }, { key }));
-    expectUnavailable(await call(codeRoute.POST, CODE, { input: 'x', language: 'python' }, { key }));
+    expectUnavailable(await call(api, TEXT, { input: 'x' }, { key }));
+    expectUnavailable(await call(api, CODE, { input: 'x', language: 'python' }, { key }));
     expect(fake.callCount).toBe(0);
     expect(await remainingUnits(id)).toBe(10);
   });
@@ -199,11 +198,11 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     const { key, id } = await providerKey(10);
     const idempotencyKey = newIdempotencyKey();
     fake.setMode({ kind: 'status', status: 500 });
-    expectUnavailable(await call(textRoute.POST, TEXT, { input: 'again' }, { key, idempotencyKey }));
+    expectUnavailable(await call(api, TEXT, { input: 'again' }, { key, idempotencyKey }));
     fake.setMode({ kind: 'ok' });
-    const ok = await call(textRoute.POST, TEXT, { input: 'again' }, { key, idempotencyKey });
+    const ok = await call(api, TEXT, { input: 'again' }, { key, idempotencyKey });
     expect(textGenerateResponse.parse(ok.json).usage).toEqual({ charged_units: 2, remaining_units: 8 });
-    const replay = await call(textRoute.POST, TEXT, { input: 'again' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'again' }, { key, idempotencyKey });
     expect(replay.text).toBe(ok.text);
     expect(fake.callCount).toBe(1 + RETRIES + 1);
     expect(await remainingUnits(id)).toBe(8);
@@ -218,17 +217,17 @@ describe('nothing reaches the provider before step 11', () => {
       operations: { 'text.generate': { engine: 'fake:model-x', units: 1 } },
     });
     const broke = await providerKey(0);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, {}), 401, 'invalid_api_key');
-    expectEnvelope(await call(codeRoute.POST, CODE, { input: 'x' }, { key: textOnly.key }), 403, 'forbidden');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, contentType: 'text/plain' }), 415, 'unsupported_media_type');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: null }), 400, 'missing_idempotency_key');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x'.repeat(1_100_000) }, { key }), 413, 'payload_too_large');
-    expectEnvelope(await call(textRoute.POST, TEXT, undefined, { key, rawBody: '{"input":', method: 'POST' }), 400, 'invalid_request');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x', model: 'gpt-5' }, { key }), 422, 'validation_error');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key: broke.key }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, {}), 401, 'invalid_api_key');
+    expectEnvelope(await call(api, CODE, { input: 'x' }, { key: textOnly.key }), 403, 'forbidden');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, contentType: 'text/plain' }), 415, 'unsupported_media_type');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key, idempotencyKey: null }), 400, 'missing_idempotency_key');
+    expectEnvelope(await call(api, TEXT, { input: 'x'.repeat(1_100_000) }, { key }), 413, 'payload_too_large');
+    expectEnvelope(await call(api, TEXT, undefined, { key, rawBody: '{"input":', method: 'POST' }), 400, 'invalid_request');
+    expectEnvelope(await call(api, TEXT, { input: 'x', model: 'gpt-5' }, { key }), 422, 'validation_error');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: broke.key }), 402, 'quota_exhausted');
     expect(fake.callCount).toBe(0);
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200); // uses the one request of the minute
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'y' }, { key }), 429, 'rate_limited');
+    expect((await call(api, TEXT, { input: 'x' }, { key })).status).toBe(200); // uses the one request of the minute
+    expectEnvelope(await call(api, TEXT, { input: 'y' }, { key }), 429, 'rate_limited');
     expect(fake.callCount).toBe(1);
   });
 });

@@ -1,9 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { getPool } from '@/server/db/client';
-import { call, createTestKey } from '../helpers/api';
+import { api, call, createTestKey } from '../helpers/api';
 import { openStream } from '../helpers/event-stream';
 import { operatorCaller } from './trpc/helpers';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
@@ -85,9 +83,9 @@ describe('a provider that reports no usage', () => {
     fake.setReply(REPLY);
     const input = 'Estimate me, please'; // 19 characters: 5 tokens
     expect((await (await openStream(key, { input })).rest()).at(-1)!.event).toBe('done');
-    expect((await call(textRoute.POST, '/v1/text/generate', { input }, { key })).status).toBe(200);
+    expect((await call(api, '/v1/text/generate', { input }, { key })).status).toBe(200);
     fake.setReply(undefined); // the fake's code answer (JSON)
-    const code = await call(codeRoute.POST, '/v1/code/generate', { input: 'a constant' }, { key }); // 10 characters: 3 tokens
+    const code = await call(api, '/v1/code/generate', { input: 'a constant' }, { key }); // 10 characters: 3 tokens
     expect(code.status, code.text).toBe(200);
 
     const answer = Math.ceil(REPLY.length / 4); // 11 tokens

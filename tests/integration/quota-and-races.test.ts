@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { getPool, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Quota (CONTRACT.md §6, interface-v1.md §8): units are held before any engine runs, charged on
@@ -35,8 +33,8 @@ async function usageEvents(id: string) {
 }
 
 const routes = [
-  { name: 'text.generate', handler: textRoute.POST, path: TEXT, body: { input: 'hello' }, schema: textGenerateResponse },
-  { name: 'code.generate', handler: codeRoute.POST, path: CODE, body: { input: 'let x = 1' }, schema: codeGenerateResponse },
+  { name: 'text.generate', handler: api, path: TEXT, body: { input: 'hello' }, schema: textGenerateResponse },
+  { name: 'code.generate', handler: api, path: CODE, body: { input: 'let x = 1' }, schema: codeGenerateResponse },
 ] as const;
 
 describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => {
@@ -125,14 +123,14 @@ describe('sweepExpiredHolds', () => {
       [id, holdId],
     );
     expect(await keyState(id)).toEqual({ remaining_units: 6, in_flight: 1 });
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 429, 'rate_limited'); // the dead request's slot
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key }), 429, 'rate_limited'); // the dead request's slot
     expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(1);
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
     const { rows } = await getPool().query('SELECT status::text FROM unit_holds WHERE id = $1', [holdId]);
     expect(rows).toEqual([{ status: 'released' }]);
     expect(await sweepExpiredHolds(getSqlDb())).toBeGreaterThanOrEqual(0); // a second sweep returns nothing twice
     expect(await keyState(id)).toEqual({ remaining_units: 10, in_flight: 0 });
-    const after = await call(textRoute.POST, TEXT, { input: 'x' }, { key });
+    const after = await call(api, TEXT, { input: 'x' }, { key });
     expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 9 });
   });
 
@@ -160,9 +158,7 @@ describe('races', () => {
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 400 });
     const idempotencyKey = newIdempotencyKey();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, () => call(textRoute.POST, TEXT, { input: 'once only' }, { key, idempotencyKey })),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, () => call(api, TEXT, { input: 'once only' }, { key, idempotencyKey })));
     expect(fake.callCount).toBe(1);
     const statuses = results.map((r) => r.status);
     expect(
@@ -176,7 +172,7 @@ describe('races', () => {
     expect(await keyState(id)).toEqual({ remaining_units: 95, in_flight: 0 });
     expect((await usageEvents(id)).filter((e) => e.outcome === 'succeeded')).toHaveLength(1);
     // After the race every retry replays it.
-    const replay = await call(textRoute.POST, TEXT, { input: 'once only' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'once only' }, { key, idempotencyKey });
     expect(replay.text).toBe(fresh[0]!.text);
     expect(fake.callCount).toBe(1);
     fake.reset();
@@ -187,7 +183,7 @@ describe('races', () => {
     { n: 8, units: 3, op: 'code.generate' as const },
   ])('units for $n calls of $op hit by 3N concurrent requests: N successes, the rest 402, remaining 0', async ({ n, units, op }) => {
     const { key, id } = await createTestKey({ quota: n * units, operations: { [op]: { engine: 'local', units } } });
-    const [handler, path] = op === 'text.generate' ? [textRoute.POST, TEXT] : [codeRoute.POST, CODE];
+    const [handler, path] = op === 'text.generate' ? [api, TEXT] : [api, CODE];
     const results: CallResult[] = await Promise.all(
       Array.from({ length: 3 * n }, (_, i) => call(handler, path, { input: `race ${i}` }, { key })),
     );
@@ -204,7 +200,7 @@ describe('races', () => {
 
   it('a balance that does not divide evenly never goes negative', async () => {
     const { key, id } = await createTestKey({ quota: 7, operations: { 'code.generate': { engine: 'local', units: 2 } } });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(codeRoute.POST, CODE, { input: `r${i}` }, { key })));
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(api, CODE, { input: `r${i}` }, { key })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402)).toHaveLength(9);
     expect(await keyState(id)).toEqual({ remaining_units: 1, in_flight: 0 });

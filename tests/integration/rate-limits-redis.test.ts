@@ -1,14 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { consumeRequest } from '@/server/domain/rate-limit/request-rate';
 import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { getSqlDb } from '@/server/db/client';
 import { freePort } from '@/server/db/free-port';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
 
 // REDIS_URL set: the requests-per-minute counts live in Redis (a real redis-server on
@@ -67,11 +66,11 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
   it('counts in Redis, not in PostgreSQL: the (n+1)th request is 429, and forgetting Redis forgets the count', async () => {
     const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
     for (let i = 0; i < 3; i++) {
-      const ok = await call(textRoute.POST, TEXT, { input: `r${i}` }, { key });
+      const ok = await call(api, TEXT, { input: `r${i}` }, { key });
       expect(ok.status, ok.text).toBe(200);
       expect(ok.headers.get('ratelimit-remaining')).toBe(String(2 - i));
     }
-    const limited = await call(textRoute.POST, TEXT, { input: 'r3' }, { key });
+    const limited = await call(api, TEXT, { input: 'r3' }, { key });
     expectEnvelope(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
@@ -80,7 +79,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     expect(rows[0].n).toBe(0);
 
     await admin.del(`rpm:${id}`); // the state is Redis's alone: every instance sees this
-    expect((await call(textRoute.POST, TEXT, { input: 'after' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'after' }, { key })).status).toBe(200);
     expect(await remainingUnits(id)).toBe(96);
   });
 
@@ -118,32 +117,30 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
   it('a replay gives its point back in Redis too', async () => {
     const { key, id } = await createTestKey({ rpm: 2, quota: 100 });
     const idempotencyKey = newIdempotencyKey();
-    expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'once' }, { key, idempotencyKey })).status).toBe(200);
     for (let i = 0; i < 3; i++) {
-      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe(
-        'true',
-      );
+      expect((await call(api, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
     }
     expect(await admin.hvals(`rpm:${id}`).then((counts) => counts.reduce((sum, n) => sum + Number(n), 0))).toBe(1);
-    expect((await call(textRoute.POST, TEXT, { input: 'second' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'second' }, { key })).status).toBe(200);
   });
 
   it('Redis down: 503 with Retry-After, nothing charged, the key free; back up: served again', async () => {
     const { key, id } = await createTestKey({ rpm: 100, quota: 10 });
-    expect((await call(textRoute.POST, TEXT, { input: 'before' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'before' }, { key })).status).toBe(200);
     await stopRedis();
 
     const idempotencyKey = newIdempotencyKey();
-    const down = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+    const down = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });
     expectEnvelope(down, 503, 'provider_unavailable');
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await remainingUnits(id)).toBe(9);
 
     await startRedis();
-    let again = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+    let again = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });
     for (let attempt = 0; again.status === 503 && attempt < 20; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 250)); // the client reconnects by itself
-      again = await call(textRoute.POST, TEXT, { input: 'while down' }, { key, idempotencyKey });
+      again = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });
     }
     expect(again.status, again.text).toBe(200);
     expect(await remainingUnits(id)).toBe(8);

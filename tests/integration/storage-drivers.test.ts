@@ -8,7 +8,6 @@ import sharp from 'sharp';
 import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { resetConfigForTests, readConfig } from '@/server/config';
 import { deleteExpiredOutputs, deleteExpiredUploads } from '@/server/domain/retention/retention';
@@ -18,7 +17,7 @@ import type { ObjectStore } from '@/server/storage/object-store';
 import { verifyObjectUrl } from '@/server/storage/signed-urls';
 import { S3Store } from '@/server/storage/s3-store';
 import { VercelBlobStore } from '@/server/storage/vercel-blob-store';
-import { BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
+import { api, BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
 import { startBlobStandIn, type BlobStandIn } from './support/storage/blob-stand-in';
 import { complete, createUpload, samplePng, sha256Hex } from './support/storage/uploads';
 
@@ -63,7 +62,7 @@ async function checkRetentionSweep(store: ObjectStore) {
   setObjectStoreForTests(store);
   const created = await checkUploadFlow(store);
   const sealed = (await getPrisma().upload.findUniqueOrThrow({ where: { id: created.upload_id } })).storageKey;
-  const image = await call(imagesPost, '/v1/images/generate', { prompt: 'kept a day' }, { key: key.key });
+  const image = await call(api, '/v1/images/generate', { prompt: 'kept a day' }, { key: key.key });
   expect(image.status, image.text).toBe(200);
   const outputKey = verifyObjectUrl(new URL(image.json.output.url));
   expect(outputKey.ok).toBe(true);
@@ -111,7 +110,7 @@ async function checkUploadFlow(store: ObjectStore) {
   expect(sha256Hex(await buffer((await store.get(row.storageKey))!.body))).toBe(sha256Hex(png));
 
   const result = await call(
-    imagesPost,
+    api,
     '/v1/images/generate',
     { prompt: 'from a stored input', input_upload_id: created.json.upload_id },
     { key: key.key },

@@ -1,13 +1,12 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { getPool, getPrisma, getSqlDb, type SqlDb } from '@/server/db/client';
 import { deleteExpiredOutputs, deleteExpiredUploads } from '@/server/domain/retention/retention';
 import { expireStaleUploads } from '@/server/domain/uploads/expire-uploads';
 import { getObjectStore } from '@/server/storage/get-object-store';
 import { verifyObjectUrl } from '@/server/storage/signed-urls';
-import { call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { complete, createUpload, samplePng, sha256Hex, verifiedUpload } from './support/storage/uploads';
 
 // Storage expires and is capped (SECURITY.md, "Storage expires and is capped"): uploads and
@@ -42,7 +41,7 @@ describe('retention', () => {
     expect((await getPrisma().upload.findUniqueOrThrow({ where: { id } })).deletedAt).not.toBeNull();
     expect(await storedBytes(key.id)).toBe(0);
 
-    const used = await call(imagesPost, '/v1/images/generate', { prompt: 'p', input_upload_id: id }, { key: key.key });
+    const used = await call(api, '/v1/images/generate', { prompt: 'p', input_upload_id: id }, { key: key.key });
     expectEnvelope(used, 404, 'not_found');
     expectEnvelope(await complete(key.key, id, sha256Hex(png)), 404, 'not_found');
     expect(await remainingUnits(key.id)).toBe(100);
@@ -50,7 +49,7 @@ describe('retention', () => {
 
   it('an output past OUTPUT_RETENTION_HOURS is deleted: its URL is 404 and it stops counting against the key', async () => {
     const key = await createTestKey({ operations: OPS });
-    const image = await call(imagesPost, '/v1/images/generate', { prompt: 'a day at most' }, { key: key.key });
+    const image = await call(api, '/v1/images/generate', { prompt: 'a day at most' }, { key: key.key });
     expect(image.status, image.text).toBe(200);
     const verified = verifyObjectUrl(new URL(image.json.output.url));
     const storageKey = verified.ok ? verified.key : '';
@@ -72,8 +71,7 @@ describe('retention', () => {
     const png = await samplePng();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await verifiedUpload(key.key, IMAGE, png));
-    for (let i = 0; i < 3; i++)
-      expect((await call(imagesPost, '/v1/images/generate', { prompt: `o${i}` }, { key: key.key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await call(api, '/v1/images/generate', { prompt: `o${i}` }, { key: key.key })).status).toBe(200);
     await getPool().query(`UPDATE uploads SET created_at = now() - interval '2 days' WHERE api_key_id = $1`, [key.id]);
     await getPool().query(`UPDATE stored_outputs SET created_at = now() - interval '2 days' WHERE api_key_id = $1`, [key.id]);
 

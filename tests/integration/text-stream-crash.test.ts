@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
-import { BASE, call, createTestKey, newIdempotencyKey } from '../helpers/api';
+import { api, BASE, call, createTestKey, newIdempotencyKey } from '../helpers/api';
 import { streamHeaders } from '../helpers/event-stream';
 import { recordStatements } from '../helpers/sql-statements';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
@@ -74,9 +73,7 @@ function readEvents(response: Response) {
 
 async function openStream(key: string, input: string, idempotencyKey = newIdempotencyKey()) {
   const body = JSON.stringify({ input });
-  const response = await textRoute.POST(
-    new Request(`${BASE}${TEXT}`, { method: 'POST', headers: streamHeaders(key, idempotencyKey), body }),
-  );
+  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers: streamHeaders(key, idempotencyKey), body }));
   expect(response.status).toBe(200);
   return readEvents(response);
 }
@@ -163,8 +160,7 @@ describe('the Idempotency-Key of a stream whose process died after its first del
     const input = 'Deliver a word, then die';
     const stream = await openStream(key, input, idempotencyKey);
     expect(await stream.next()).toEqual({ event: 'delta', data: { text: 'Crashes ' } });
-    const retry = (accept?: string) =>
-      call(textRoute.POST, TEXT, { input }, { key, idempotencyKey, headers: accept ? { Accept: accept } : {} });
+    const retry = (accept?: string) => call(api, TEXT, { input }, { key, idempotencyKey, headers: accept ? { Accept: accept } : {} });
     expect((await retry()).json.error.code).toBe('idempotency_key_in_use');
 
     // The process is gone: the key's lease runs out, then the hold's, and the sweeper captures it.

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { cutShortInFlight } from '@/server/lifecycle/in-flight';
-import { call, createTestKey, expectNothingShown, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { api, call, createTestKey, expectNothingShown, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { openStream, type StreamEvent } from '../helpers/event-stream';
 import { FAKE_ERROR_TEXT, wordsOf } from '../../fakes/fake-openai';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
@@ -74,7 +73,7 @@ async function expectChargedEnding(body: Record<string, unknown>, cause: string,
   expect(again.response.headers.get('idempotent-replayed')).toBe('true');
   expect((await again.rest()).map((e) => [e.event, e.raw])).toEqual(events.map((e) => [e.event, e.raw]));
   // Without the stream's Accept: the Generation result of the text delivered.
-  const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+  const json = await call(api, TEXT, body, { key, idempotencyKey });
   expect(json.status, json.text).toBe(200);
   expect(json.headers.get('idempotent-replayed')).toBe('true');
   const result = textGenerateResponse.parse(json.json);

@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import * as codeRoute from '@/app/v1/code/generate/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import {
+  api,
   call,
   createTestKey,
   expectEnvelope,
@@ -96,7 +95,7 @@ describe('a stream read event by event', () => {
     expect(deltas.join('')).toBe(done.output.text);
     expect(done.usage).toEqual({ charged_units: 1, remaining_units: 9 });
 
-    const json = await call(textRoute.POST, TEXT, body, { key });
+    const json = await call(api, TEXT, body, { key });
     expect(json.status).toBe(200);
     expect(json.json.output).toEqual(done.output);
     expect(Object.keys(json.json)).toEqual(Object.keys(done));
@@ -134,7 +133,7 @@ describe('a stream that fails before its first delta charges nothing', () => {
     expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failed', 0, 'provider_unavailable']]);
 
     fake.setMode({ kind: 'ok' });
-    const retry = await call(textRoute.POST, TEXT, { input: 'Break please' }, { key, idempotencyKey });
+    const retry = await call(api, TEXT, { input: 'Break please' }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expect(retry.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
   });
@@ -180,7 +179,7 @@ describe('output delivered is output paid for', () => {
     // The provider's own figure: 5 tokens in, one out per word of the reply.
     expect([event!.inputTokens, event!.outputTokens, event!.providerCost?.toString()]).toEqual([5, 10, '0.025']);
 
-    const replay = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const replay = await call(api, TEXT, body, { key, idempotencyKey });
     expect(replay.status, replay.text).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(textGenerateResponse.parse(replay.json).output.text).toBe(REPLY);
@@ -216,7 +215,7 @@ describe('output delivered is output paid for', () => {
     expect(key_.costToday.toString(), "the day's provider cost counts it").toBe(String((inputTokens * 1000) / 1e6));
 
     fake.setMode({ kind: 'ok' });
-    const retry = await call(textRoute.POST, TEXT, { input }, { key, idempotencyKey });
+    const retry = await call(api, TEXT, { input }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expect(await remainingUnits(id)).toBe(98);
   });
@@ -235,7 +234,7 @@ describe('output delivered is output paid for', () => {
       .toEqual([['succeeded', 2, 'provider_failed', true]]);
     expect(await remainingUnits(id)).toBe(98);
 
-    const replay = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const replay = await call(api, TEXT, body, { key, idempotencyKey });
     expect(replay.status, replay.text).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     // What reached the client before it left: at least the first delta, never more than the provider sent.
@@ -254,9 +253,9 @@ describe('the same Idempotency-Key', () => {
     const body = { input: 'Hold the key' };
     const stream = await openStream(key, body, idempotencyKey);
     expect((await stream.next())?.event).toBe('delta');
-    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const json = await call(api, TEXT, body, { key, idempotencyKey });
     expectEnvelope(json, 409, 'idempotency_key_in_use');
-    const streamed = await call(textRoute.POST, TEXT, body, { key, idempotencyKey, headers: { Accept: 'text/event-stream' } });
+    const streamed = await call(api, TEXT, body, { key, idempotencyKey, headers: { Accept: 'text/event-stream' } });
     expectEnvelope(streamed, 409, 'idempotency_key_in_use');
     expect(streamed.headers.get('content-type')).toContain('application/json');
     await stream.cancel();
@@ -276,7 +275,7 @@ describe('the same Idempotency-Key', () => {
     const replayed = await again.rest();
     expect(replayed.map((e) => [e.event, e.raw])).toEqual([['done', done.raw]]);
 
-    const json = await call(textRoute.POST, TEXT, body, { key, idempotencyKey });
+    const json = await call(api, TEXT, body, { key, idempotencyKey });
     expect(json.status).toBe(200);
     expect(json.headers.get('content-type')).toContain('application/json');
     expect(json.headers.get('idempotent-replayed')).toBe('true');
@@ -288,7 +287,7 @@ describe('the same Idempotency-Key', () => {
 
 describe('refusals before the stream answer JSON', () => {
   const streamed = (key: string | null, body: unknown, extra: Record<string, string> = {}) =>
-    call(textRoute.POST, TEXT, body, { key, headers: { Accept: 'text/event-stream', ...extra } });
+    call(api, TEXT, body, { key, headers: { Accept: 'text/event-stream', ...extra } });
   const expectJsonError = (result: CallResult, status: number, code: string) => {
     expectEnvelope(result, status, code);
     expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -304,12 +303,7 @@ describe('refusals before the stream answer JSON', () => {
 
   it('code.generate ignores the Accept header and answers JSON', async () => {
     const { key } = await createTestKey();
-    const result = await call(
-      codeRoute.POST,
-      '/v1/code/generate',
-      { input: 'add two numbers' },
-      { key, headers: { Accept: 'text/event-stream' } },
-    );
+    const result = await call(api, '/v1/code/generate', { input: 'add two numbers' }, { key, headers: { Accept: 'text/event-stream' } });
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toBe('application/json; charset=utf-8');
     codeGenerateResponse.parse(result.json);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { renderVideo } from '@/server/providers/local/video';
-import { call, createTestKey, type TestKey } from '../helpers/api';
+import { api, call, createTestKey, type TestKey } from '../helpers/api';
 import { samplePng, sampleWav, verifiedUpload } from './support/storage/uploads';
 import { operatorCaller } from './trpc/helpers';
 
@@ -41,12 +39,12 @@ describe('usage events name the upload they consumed', () => {
       { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' },
       await samplePng(),
     );
-    const used = await call(imagesPost, '/v1/images/generate', { prompt: 'from the input', input_upload_id: imageId }, { key: main.key });
+    const used = await call(api, '/v1/images/generate', { prompt: 'from the input', input_upload_id: imageId }, { key: main.key });
     expect(used.status, used.text).toBe(200);
     expect(await usageOfRequest(requestIdOf(used))).toEqual([
       { operation: 'images.generate', outcome: 'succeeded', units: 5, input_upload_id: imageId },
     ]);
-    const plain = await call(imagesPost, '/v1/images/generate', { prompt: 'no input' }, { key: main.key });
+    const plain = await call(api, '/v1/images/generate', { prompt: 'no input' }, { key: main.key });
     expect(plain.status, plain.text).toBe(200);
     expect(await usageOfRequest(requestIdOf(plain))).toEqual([
       { operation: 'images.generate', outcome: 'succeeded', units: 5, input_upload_id: null },
@@ -59,7 +57,7 @@ describe('usage events name the upload they consumed', () => {
       { purpose: 'audio_input', mime_type: 'audio/wav', filename: 'a.wav' },
       await sampleWav(),
     );
-    const transcribed = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: main.key });
+    const transcribed = await call(api, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: main.key });
     expect(transcribed.status, transcribed.text).toBe(200);
     expect(await usageOfRequest(requestIdOf(transcribed))).toEqual([
       { operation: 'audio.transcribe', outcome: 'succeeded', units: 4, input_upload_id: audioId },
@@ -68,7 +66,7 @@ describe('usage events name the upload they consumed', () => {
     // A video without sound fails in the engine call, after the units were held: released, 0 units.
     const silent = (await renderVideo({ prompt: 'no sound', durationSeconds: 0.5 })).bytes;
     const videoId = await verifiedUpload(main.key, { purpose: 'video_input', mime_type: 'video/mp4', filename: 'silent.mp4' }, silent);
-    const failed = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
+    const failed = await call(api, '/v1/audio/transcribe', { input_upload_id: videoId }, { key: main.key });
     expect(failed.status, failed.text).toBe(422);
     expect(await usageOfRequest(requestIdOf(failed))).toEqual([
       { operation: 'audio.transcribe', outcome: 'failed', units: 0, input_upload_id: videoId },
@@ -93,7 +91,7 @@ describe('usage events name the upload they consumed', () => {
 
   it('a call refused before any unit was held (step 7) records nothing', async () => {
     const imageId = await verifiedUpload(main.key, { purpose: 'image_input', mime_type: 'image/png' }, await samplePng());
-    const refused = await call(transcribePost, '/v1/audio/transcribe', { input_upload_id: imageId }, { key: main.key });
+    const refused = await call(api, '/v1/audio/transcribe', { input_upload_id: imageId }, { key: main.key });
     expect(refused.status, refused.text).toBe(422);
     const { caller } = await operatorCaller();
     expect(await caller.uploads.usedBy({ id: imageId })).toEqual([]);

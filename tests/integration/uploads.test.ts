@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { POST as createPost, GET as createGet } from '@/app/v1/uploads/route';
 import * as uploadUrlRoute from '@/app/uploads/[uploadId]/route';
 import * as fileUrlRoute from '@/app/files/[...key]/route';
 import { uploadSchema } from '@/server/contract/jobs-and-uploads';
@@ -12,7 +11,7 @@ import { authenticateKey } from '@/server/domain/keys/authenticate-key';
 import { signUploadUrl } from '@/server/storage/upload-urls';
 import { getConfig } from '@/server/config';
 import { getObjectStore } from '@/server/storage/get-object-store';
-import { BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
+import { api, BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
 import { complete, createUpload, putBytes, samplePng, sampleWav, sha256Hex } from './support/storage/uploads';
 
 const IMAGE = { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' } as const;
@@ -58,13 +57,13 @@ describe('POST /v1/uploads', () => {
 
     const idem = 'upload-idem-0001';
     const first = await call(
-      createPost,
+      api,
       '/v1/uploads',
       { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) },
       { key: owner.key, idempotencyKey: idem },
     );
     const again = await call(
-      createPost,
+      api,
       '/v1/uploads',
       { ...IMAGE, size_bytes: 10, sha256: sha256Hex(png) },
       { key: owner.key, idempotencyKey: idem },
@@ -138,7 +137,7 @@ describe('POST /v1/uploads', () => {
       expect(result.json.error.details.issues[0].path).toBe('size_bytes');
     }
     // A missing field is `required` whatever its type (zod calls a missing enum invalid_value).
-    const missing = await call(createPost, '/v1/uploads', { filename: 'a.png' }, { key: owner.key });
+    const missing = await call(api, '/v1/uploads', { filename: 'a.png' }, { key: owner.key });
     expectEnvelope(missing, 422, 'validation_error');
     expect(missing.json.error.details.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`).sort()).toEqual([
       'mime_type:required',
@@ -153,7 +152,7 @@ describe('POST /v1/uploads', () => {
   });
 
   it('405 for other methods', async () => {
-    const result = await call(createGet, '/v1/uploads', undefined, { key: owner.key });
+    const result = await call(api, '/v1/uploads', undefined, { key: owner.key });
     expectEnvelope(result, 405, 'method_not_allowed');
     expect(result.headers.get('allow')).toBe('POST');
   });

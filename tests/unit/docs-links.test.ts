@@ -96,7 +96,7 @@ describe('paths named in ARCHITECTURE.md', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every file it names by a shorter path (`edge/direct-routes.ts`, `reply-limits.ts`) exists somewhere', () => {
+  it('every file it names by a shorter path (`edge/direct-dispatch.ts`, `reply-limits.ts`) exists somewhere', () => {
     const files = sourceFiles();
     const missing = shortPathsOf(join(root, 'ARCHITECTURE.md')).filter(
       (short) => !files.some((file) => file === short || file.endsWith(`/${short}`)),

@@ -10,8 +10,8 @@ afterEach(() => roots.splice(0).forEach((root) => rmSync(root, { recursive: true
 function project(): string {
   const root = mkdtempSync(join(tmpdir(), 'wgs-build-'));
   roots.push(root);
-  mkdirSync(join(root, 'server/domain'), { recursive: true });
-  writeFileSync(join(root, 'server/domain/rules.ts'), 'export {};');
+  mkdirSync(join(root, 'server/contract'), { recursive: true });
+  writeFileSync(join(root, 'server/contract/rules.ts'), 'export {};');
   writeFileSync(join(root, 'package.json'), '{}');
   return root;
 }
@@ -27,18 +27,21 @@ describe('staleBuild (npm start builds when it says why)', () => {
     writeFileSync(join(root, '.next/BUILD_ID'), 'x'); // written midway through a build: not enough
     expect(staleBuild(root, '.next')).toBe('no complete build found');
     writeFileSync(join(root, '.next/export-marker.json'), '{}');
-    for (const path of ['server/domain/rules.ts', 'server/domain', 'server', 'package.json']) at(join(root, path), 1_000);
+    for (const path of ['server/contract/rules.ts', 'server/contract', 'server', 'package.json']) at(join(root, path), 1_000);
     at(join(root, '.next/export-marker.json'), 2_000);
     expect(staleBuild(root, '.next')).toBeUndefined();
 
-    at(join(root, 'server/domain/rules.ts'), 3_000); // an edit, a git pull
+    at(join(root, 'server/contract/rules.ts'), 3_000); // an edit, a git pull
     expect(staleBuild(root, '.next')).toBe('the code changed since the last build');
-    at(join(root, 'server/domain/rules.ts'), 1_000);
-    at(join(root, 'server/domain'), 3_000); // a file added or deleted
+    at(join(root, 'server/contract/rules.ts'), 1_000);
+    at(join(root, 'server/contract'), 3_000); // a file added or deleted
     expect(staleBuild(root, '.next')).toBe('the code changed since the last build');
-    at(join(root, 'server/domain'), 1_000);
-    // Files outside what the build reads (tests, docs) do not matter.
+    at(join(root, 'server/contract'), 1_000);
+    // Files outside what the build reads (tests, docs) do not matter, nor the server beyond its
+    // contract: Next loads it from dist/ at run time (the server package), its own build holds none of it.
     writeFileSync(join(root, 'README.md'), 'changed');
+    mkdirSync(join(root, 'server/domain'));
+    writeFileSync(join(root, 'server/domain/rules.ts'), 'export {};');
     expect(staleBuild(root, '.next')).toBeUndefined();
   });
 });

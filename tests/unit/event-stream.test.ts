@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { acceptsEventStream, eventStreamResponse, eventText, KEEP_ALIVE_MS } from '@/server/http/event-stream';
 import { buildOpenApiDocument } from '@/server/openapi/document';
+import { V1_ROUTES } from '@/server/surfaces/v1';
 
 const withAccept = (accept?: string) => new Request('http://127.0.0.1/v1/text/generate', { headers: accept ? { Accept: accept } : {} });
 
@@ -37,7 +38,10 @@ describe('the event stream', () => {
   });
 
   it('is described in the OpenAPI document for text.generate only', () => {
-    const document = buildOpenApiDocument('http://127.0.0.1:3000') as unknown as {
+    const document = buildOpenApiDocument(
+      V1_ROUTES.map((route) => route.doc),
+      'http://127.0.0.1:3000',
+    ) as unknown as {
       paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }> } }>;
     };
     const content = (path: string) => document.paths[path]!.post.responses['200']!.content;

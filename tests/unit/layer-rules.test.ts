@@ -56,6 +56,12 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['components/layer-probe.tsx', "import { resolveTimeRange } from '@/server/domain/reports/time-range';"],
     ['components/layer-probe.tsx', "import { getConfig } from '@/server/config';"],
     ['components/layer-probe.tsx', "import { appRouter } from '@/server/trpc/app-router';"],
+    ['server/http/layer-probe.ts', "import { serviceApp } from '../surfaces/service-app';"],
+    ['server/surfaces/layer-probe.ts', "import { appRouter } from '../trpc/app-router';"],
+    ['server/surfaces/layer-probe.ts', "import { dashboardCallerOf } from '../exports/next';"],
+    // Next's pages take the server's values from the server package, never a bundled copy.
+    ['app/layer-probe.ts', "import { dashboardCallerOf } from '@/server/trpc/server-caller';"],
+    ['app/layer-probe.ts', "import { getConfig } from '@/server/config';"],
   ])('%s may not `%s`', async (filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
     expect(errors).toHaveLength(1);
@@ -75,6 +81,11 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['components/layer-probe.tsx', "import type { MarginReport } from '@/server/domain/reports/margin';"],
     ['components/layer-probe.tsx', "import type { AppRouter } from '@/server/trpc/app-router';"],
     ['server/http/layer-probe.ts', "import { ApiError } from '@/server/domain/errors';"],
+    ['server/surfaces/layer-probe.ts', "import { serveReadiness } from '../instance/readiness';"],
+    ['server/exports/layer-probe.ts', "import { serviceApp } from '../surfaces/service-app';"],
+    ['app/layer-probe.ts', "import { OPERATIONS } from '@/server/contract/values';"],
+    ['app/layer-probe.ts', "import type { OperatorSession } from '@/server/auth/session';"],
+    ['app/layer-probe.ts', "import { dashboardCallerOf } from '@wgs/server/next';"],
   ])('%s may `%s`', async (filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
     expect(errors).toEqual([]);

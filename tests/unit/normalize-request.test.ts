@@ -4,7 +4,7 @@ import {
   DASHBOARD_BODY_LIMIT,
   dashboardBodyRefusal,
   dropFrameworkHeaders,
-  isApiPath,
+  apiPaths,
   withoutUnparseableCallbackCookie,
   escapeMalformedPath,
   mergeSlashes,
@@ -64,21 +64,24 @@ describe('toOriginForm', () => {
   });
 });
 
+/** The API's paths as npm start's server tells them: /v1 (the route table's one surface) and the signed URLs. */
+const isApiPath = apiPaths(['/v1']);
+
 describe('routedMethod', () => {
   it('keeps the methods Next routes, on every path', () => {
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']) {
-      expect(routedMethod(method, '/v1/text/generate')).toBe(method);
-      expect(routedMethod(method, '/keys')).toBe(method);
+      expect(routedMethod(method, isApiPath('/v1/text/generate'))).toBe(method);
+      expect(routedMethod(method, isApiPath('/keys'))).toBe(method);
     }
   });
 
   it("hands every other method on as PATCH on the API's paths only", () => {
     for (const path of ['/v1', '/v1/', '/v1/text/generate', '/v1?x', '/uploads/upl_x', '/files/outputs/a.png']) {
       for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'QUERY', 'LINK'])
-        expect(routedMethod(method, path), `${method} ${path}`).toBe('PATCH');
+        expect(routedMethod(method, isApiPath(path)), `${method} ${path}`).toBe('PATCH');
     }
     for (const path of ['/', '/keys', '/api/trpc/keys.list', '/v10', '/v1x', '/uploadsx', '/signin']) {
-      expect(routedMethod('TRACE', path), path).toBeUndefined();
+      expect(routedMethod('TRACE', isApiPath(path)), path).toBeUndefined();
     }
   });
 });
@@ -100,17 +103,21 @@ describe('repeatedHeaders', () => {
 describe('dashboardBodyRefusal', () => {
   it("leaves the API's own routes to their streaming limits", () => {
     for (const target of ['/v1/text/generate', '/uploads/upl_x', '/files/outputs/x']) {
-      expect(dashboardBodyRefusal(target, { 'content-length': String(50 * 1024 * 1024) })).toBeUndefined();
-      expect(dashboardBodyRefusal(target, { 'transfer-encoding': 'chunked' })).toBeUndefined();
+      expect(dashboardBodyRefusal(isApiPath(target), { 'content-length': String(50 * 1024 * 1024) })).toBeUndefined();
+      expect(dashboardBodyRefusal(isApiPath(target), { 'transfer-encoding': 'chunked' })).toBeUndefined();
     }
   });
 
   it('refuses a body over 1 MiB (413) or of unknown length (411) anywhere else, before Next reads it whole', () => {
-    expect(dashboardBodyRefusal('/api/auth/callback/credentials', { 'content-length': String(60 * 1024 * 1024) })?.status).toBe(413);
-    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'content-length': String(DASHBOARD_BODY_LIMIT + 1) })?.status).toBe(413);
-    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'transfer-encoding': 'chunked' })?.status).toBe(411);
-    expect(dashboardBodyRefusal('/api/trpc/keys.issue', { 'content-length': String(DASHBOARD_BODY_LIMIT) })).toBeUndefined();
-    expect(dashboardBodyRefusal('/signin', {})).toBeUndefined();
+    expect(dashboardBodyRefusal(isApiPath('/api/auth/callback/credentials'), { 'content-length': String(60 * 1024 * 1024) })?.status).toBe(
+      413,
+    );
+    expect(dashboardBodyRefusal(isApiPath('/api/trpc/keys.issue'), { 'content-length': String(DASHBOARD_BODY_LIMIT + 1) })?.status).toBe(
+      413,
+    );
+    expect(dashboardBodyRefusal(isApiPath('/api/trpc/keys.issue'), { 'transfer-encoding': 'chunked' })?.status).toBe(411);
+    expect(dashboardBodyRefusal(isApiPath('/api/trpc/keys.issue'), { 'content-length': String(DASHBOARD_BODY_LIMIT) })).toBeUndefined();
+    expect(dashboardBodyRefusal(isApiPath('/signin'), {})).toBeUndefined();
   });
 });
 
@@ -144,14 +151,14 @@ describe('dropFrameworkHeaders', () => {
     'removes what Next acts on from %s, and nothing else',
     (target) => {
       const headers = sent();
-      dropFrameworkHeaders(target, headers);
+      dropFrameworkHeaders(isApiPath(target), headers);
       expect(Object.keys(headers).sort()).toEqual([...kept].sort());
     },
   );
 
   it("leaves the dashboard's headers alone (its client navigation uses them)", () => {
     const headers = sent();
-    dropFrameworkHeaders('/keys', headers);
+    dropFrameworkHeaders(isApiPath('/keys'), headers);
     expect(headers).toEqual(sent());
   });
 });

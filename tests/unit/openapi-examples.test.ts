@@ -32,7 +32,11 @@ vi.mock('zod-openapi', async (importOriginal) => {
 });
 
 const { buildOpenApiDocument } = await import('@/server/openapi/document');
-const document = buildOpenApiDocument('http://127.0.0.1:3000') as unknown as Record<string, unknown>;
+const { V1_ROUTES } = await import('@/server/surfaces/v1');
+const document = buildOpenApiDocument(
+  V1_ROUTES.map((route) => route.doc),
+  'http://127.0.0.1:3000',
+) as unknown as Record<string, unknown>;
 
 /** Every `example` and `examples` entry anywhere in the document, with where it is. */
 function examplesIn(node: unknown, at: string, found: { at: string; value: unknown }[] = []) {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { jobEventSchema } from '@/server/contract/webhooks';
 import { buildOpenApiDocument } from '@/server/openapi/document';
+import { V1_ROUTES } from '@/server/surfaces/v1';
 
 // The extensions of v1 in the OpenAPI document: job cancellation, GET /v1/key and the job
 // webhook (OpenAPI 3.1 `webhooks`), while the v1 operations keep their shape.
 
+const routes = V1_ROUTES.map((route) => route.doc);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const document = buildOpenApiDocument('http://127.0.0.1:3000') as any;
+const document = buildOpenApiDocument(routes, 'http://127.0.0.1:3000') as any;
 
 describe('OpenAPI document: extensions of v1', () => {
   it('describes POST /v1/jobs/{jobId}/cancel with the Job answer and 409 job_not_cancellable', () => {

@@ -1,73 +1,95 @@
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { directRouter, routeFileOf } from '@/server/http/edge/direct-routes';
-import { METHODS, type RouteMethods } from '@/server/http/route-methods';
-import { ROUTES } from '@/server/http/routes/registry';
-import { ROUTE_FILES } from '../../scripts/lib/route-files';
+import type { RouteSpec } from '@/server/http/route-doc';
+import { toErrorResponse } from '@/server/http/responses';
+import { createServiceApp, servesTarget } from '@/server/surfaces/service-app';
+import { V1_ROUTES } from '@/server/surfaces/v1';
 
-// The route table (server/http/routes/registry.ts) is the one list of /v1 routes: the route files
-// under app/v1 must export exactly its routes and methods, and the direct dispatcher of
-// `npm start` must find each of them where Next would.
+// The route table of /v1 (server/surfaces/v1.ts) is the one list of its routes: the service's app
+// serves exactly its routes and methods, each at its path as Next would (a trailing slash, a
+// query), HEAD wherever GET is, 405 with Allow for every other method of a known path, and 404 for
+// every other path under /v1. The table's own handlers are stood in for, so no database is needed.
 
-const ROOT = join(import.meta.dirname, '../..');
-const CATCH_ALL = 'app/v1/[[...path]]/route.ts';
+/** The table's routes, each answering which route it is. */
+const stood: RouteSpec[] = V1_ROUTES.map(({ doc }) => ({
+  doc,
+  handle: async (_request, call) => Response.json({ route: `${doc.method} ${doc.path}`, params: call.params }),
+}));
+const app = createServiceApp([{ prefix: '/v1', routes: stood, answerError: toErrorResponse }]);
+const ask = async (method: string, target: string) => {
+  const answer = await app.fetch(new Request(`http://127.0.0.1${target}`, { method }));
+  return { status: answer.status, allow: answer.headers.get('allow'), body: method === 'HEAD' ? null : await answer.json() };
+};
+const concrete = (path: string) => path.replace('{jobId}', 'job_1').replace('{uploadId}', 'upl_%C3%A9');
 
-function routeFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return routeFiles(path);
-    return entry.name === 'route.ts' ? [relative(ROOT, join(ROOT, path))] : [];
-  });
-}
-
-const load = (file: string) => import(/* @vite-ignore */ join(ROOT, file)) as Promise<RouteMethods>;
-const tablePaths = [...new Set(ROUTES.map((route) => route.path))];
-
-describe('the route table', () => {
-  it('npm start loads every route file under app/v1 and the probes by a literal path, so the production bundle holds them', async () => {
-    const files = [...routeFiles('app/v1'), 'app/healthz/route.ts', 'app/readyz/route.ts'];
-    expect(Object.keys(ROUTE_FILES).sort()).toEqual(files.sort());
-    for (const file of files) expect(await ROUTE_FILES[file]!(), file).toBe(await load(file));
-  });
-
-  it('has a route file under app/v1 for each of its paths, and app/v1 has no other (but the catch-all)', () => {
-    const files = routeFiles('app/v1').filter((file) => file !== CATCH_ALL);
-    expect(files.sort()).toEqual(tablePaths.map(routeFileOf).sort());
+describe('the route table of /v1', () => {
+  it('names each method of each path once, under /v1, with an operation id of its own', () => {
+    const routes = V1_ROUTES.map(({ doc }) => `${doc.method} ${doc.path}`);
+    expect(new Set(routes).size).toBe(routes.length);
+    expect(new Set(V1_ROUTES.map(({ doc }) => doc.operationId)).size).toBe(routes.length);
+    for (const { doc } of V1_ROUTES) expect(doc.path.startsWith('/v1/'), doc.path).toBe(true);
+    expect(routes.length).toBeGreaterThanOrEqual(12);
   });
 
-  it.each(tablePaths)('%s: the route file serves exactly the table’s methods (HEAD with GET), each the spec’s handler', async (path) => {
-    const exports = await load(routeFileOf(path));
-    const tableMethods = ROUTES.filter((route) => route.path === path).map((route) => route.method as string);
-    if (tableMethods.includes('GET')) tableMethods.push('HEAD');
-    const served = METHODS.filter((method) => exports[method]?.route !== undefined);
-    expect(served.sort()).toEqual(tableMethods.sort());
-    for (const method of served) {
-      const route = exports[method].route!;
-      expect(route.path).toBe(path);
-      expect(ROUTES).toContain(route);
+  it.each(V1_ROUTES.map(({ doc }) => doc))(
+    '$method $path: served at its path (a trailing slash and a query as Next), with its parameters',
+    async (doc) => {
+      for (const target of [concrete(doc.path), `${concrete(doc.path)}/`, `${concrete(doc.path)}?a=1`]) {
+        const answer = await ask(doc.method, target);
+        expect(answer.status, target).toBe(200);
+        expect(answer.body.route).toBe(`${doc.method} ${doc.path}`);
+      }
+      if (doc.path.includes('{jobId}')) expect((await ask(doc.method, concrete(doc.path))).body.params).toEqual({ jobId: 'job_1' });
+      if (doc.path.includes('{uploadId}')) expect((await ask(doc.method, concrete(doc.path))).body.params).toEqual({ uploadId: 'upl_é' });
+    },
+  );
+
+  it.each([...new Set(V1_ROUTES.map(({ doc }) => doc.path))])('%s: HEAD with GET, every other method 405 with Allow', async (path) => {
+    const methods = V1_ROUTES.filter(({ doc }) => doc.path === path).map(({ doc }) => doc.method as string);
+    const allow = ['GET', 'HEAD', 'POST'].filter((m) => methods.includes(m) || (m === 'HEAD' && methods.includes('GET'))).join(', ');
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND']) {
+      const answer = await ask(method, concrete(path));
+      if (allow.split(', ').includes(method)) expect(answer.status, method).toBe(200);
+      else
+        expect([answer.status, answer.allow, answer.body?.error.code ?? 'no body'], method).toEqual([
+          405,
+          allow,
+          method === 'HEAD' ? 'no body' : 'method_not_allowed',
+        ]);
     }
-    // Every other method Next can route answers (405), so Next never answers for the route file.
-    for (const method of METHODS) expect(typeof exports[method]).toBe('function');
   });
 
-  it('the direct dispatcher finds each route at its path (a trailing slash and a query as Next), and every other /v1 path 404s', async () => {
-    const routes = await Promise.all(tablePaths.map(async (path) => ({ path, methods: await load(routeFileOf(path)) })));
-    const notFound = await load(CATCH_ALL);
-    const route = directRouter(routes, notFound);
-    for (const { path, method } of ROUTES) {
-      const concrete = path.replace('{jobId}', 'job_1').replace('{uploadId}', 'upl_%C3%A9');
-      for (const target of [concrete, `${concrete}/`, `${concrete}?a=1`]) {
-        const match = route(method, target);
-        expect(match?.handler.route, target).toBe(ROUTES.find((r) => r.path === path && r.method === method));
+  it('answers 404 in the envelope for every other path under /v1, whatever the method', async () => {
+    for (const target of [
+      '/v1',
+      '/v1/',
+      '/v1/nope',
+      '/v1/jobs',
+      '/v1/jobs//cancel',
+      '/v1/text/generate/extra',
+      '/v1/Text/generate',
+      '/v1/%74ext/generate',
+    ]) {
+      for (const method of ['GET', 'POST', 'DELETE']) {
+        const answer = await ask(method, target);
+        expect([answer.status, answer.body.error.code], `${method} ${target}`).toEqual([404, 'not_found']);
       }
     }
-    expect(route('GET', '/v1/jobs/job_1')?.params).toEqual({ jobId: 'job_1' });
-    expect(route('POST', '/v1/uploads/upl_%C3%A9/complete')?.params).toEqual({ uploadId: 'upl_é' });
-    for (const target of ['/v1', '/v1/', '/v1/nope', '/v1/jobs', '/v1/jobs//cancel', '/v1/text/generate/extra', '/v1/Text/generate']) {
-      expect(route('POST', target)?.handler, target).toBe(notFound.POST);
-    }
-    expect(route('GET', '/healthz')).toBeUndefined();
-    expect(route('GET', '/dashboard')).toBeUndefined();
+  });
+
+  it("is what npm start's server hands the app: the surfaces' paths and the probes, nothing else", () => {
+    for (const target of ['/v1', '/v1/', '/v1?x=1', '/v1/text/generate', '/v1/nope', '/healthz', '/healthz/', '/readyz?x=1'])
+      expect(servesTarget(target), target).toBe(true);
+    for (const target of [
+      '/',
+      '/v10',
+      '/v1x',
+      '/healthz/more',
+      '/healthzz',
+      '/signin',
+      '/api/trpc/keys.list',
+      '/uploads/upl_x',
+      '/files/a',
+    ])
+      expect(servesTarget(target), target).toBe(false);
   });
 });

@@ -1,13 +1,13 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { getConfig, resetConfigForTests, settleConfig } from '@/server/config';
 import { ensureLocalSecrets } from '@/server/config/runtime-secrets';
 
 // What `npm start` settles as it starts (generated secrets, the embedded database's URL) reaches
-// every later read of the configuration, in every copy of the module (the launcher's and Next's
-// bundle's), without anything written to process.env.
+// every later read of the configuration (Next's pages read the same module: the server package),
+// without anything written to process.env.
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -16,18 +16,17 @@ afterEach(() => {
 });
 
 describe('settleConfig', () => {
-  it('fills what the environment left unset, for the cached read and a fresh copy of the module alike', async () => {
+  it('fills what the environment left unset, for the cached read and every later one', () => {
     delete process.env.SIGNING_SECRET;
     resetConfigForTests();
     expect(getConfig().SIGNING_SECRET).toBeUndefined();
     settleConfig({ SIGNING_SECRET: 's'.repeat(40), DATABASE_URL: 'postgres://u:p@127.0.0.1:5999/wgs' });
     expect(getConfig().SIGNING_SECRET).toBe('s'.repeat(40));
     expect(getConfig().DATABASE_URL).toBe('postgres://u:p@127.0.0.1:5999/wgs');
-
-    vi.resetModules(); // another copy of server/config, as Next's bundle loads
-    const copy = await import('@/server/config');
-    expect(copy.getConfig).not.toBe(getConfig);
-    expect(copy.getConfig().SIGNING_SECRET).toBe('s'.repeat(40));
+    resetConfigForTests(); // forgets what was settled too: the next read is the environment's alone
+    expect(getConfig().SIGNING_SECRET).toBeUndefined();
+    settleConfig({ SIGNING_SECRET: 's'.repeat(40) });
+    expect(getConfig().SIGNING_SECRET).toBe('s'.repeat(40)); // settled before the first read
     expect(process.env.SIGNING_SECRET).toBeUndefined();
     expect(process.env.DATABASE_URL).toBe(saved.DATABASE_URL);
   });

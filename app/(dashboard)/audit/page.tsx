@@ -7,8 +7,8 @@ import { Filters, optionsOf } from '@/components/ui/filters';
 import { Pager } from '@/components/ui/pager';
 import { formatDate, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
-import { isAuditCursor } from '@/server/domain/audit/list-audit';
+import { isAuditCursor } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Audit log' };
 

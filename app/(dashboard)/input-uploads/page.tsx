@@ -6,8 +6,8 @@ import { pageAt, Pager } from '@/components/ui/pager';
 import { formatBytes, formatDate, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
-import { UPLOAD_STATUSES } from '@/server/domain/reports/uploads';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { UPLOAD_STATUSES } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Uploads' };
 

@@ -8,9 +8,8 @@ import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
 import { parseUsageFilters, usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { OPERATIONS } from '@/server/domain/operations';
-import { JOB_STATUSES } from '@/server/domain/reports/jobs';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { JOB_STATUSES, OPERATIONS } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Jobs' };
 

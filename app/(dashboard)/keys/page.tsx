@@ -9,7 +9,7 @@ import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
 import type { KeyView } from '@/server/domain/keys/key-view';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'API keys' };
 

@@ -5,7 +5,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatDate } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { ROLE_DESCRIPTIONS, OPERATOR_ROLES } from '@/server/contract/dashboard/roles';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Operators' };
 

@@ -4,7 +4,7 @@ import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Packages' };
 

@@ -4,7 +4,7 @@ import { failureText, KeyStatus } from '@/components/providers/key-status';
 import { DataTable } from '@/components/ui/data-table';
 import { formatNumber } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Providers' };
 

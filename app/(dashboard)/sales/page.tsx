@@ -6,7 +6,7 @@ import { Alert } from '@/components/ui/card';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Sales' };
 

@@ -6,8 +6,8 @@ import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
 import { parseUsageFilters, USAGE_FILTER_PARAMS } from '@/server/contract/dashboard/usage-filters';
-import { OPERATIONS } from '@/server/domain/operations';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { OPERATIONS } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Usage' };
 

@@ -1,4 +1,4 @@
-import { handleCheckoutStart } from '@/server/http/sales/checkout-start';
+import { handleCheckoutStart } from '@wgs/server/next';
 
 // The catalogue's "Buy" form: starts a Stripe Checkout Session and redirects to it.
 export const dynamic = 'force-dynamic';

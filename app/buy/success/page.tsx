@@ -3,8 +3,7 @@ import { headers } from 'next/headers';
 import { CheckoutResult } from '@/components/sales/checkout-result';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { portalEnabled } from '@/server/domain/portal/portal-settings';
-import { successPage } from '@/server/http/sales/buy-pages';
+import { portalEnabled, successPage } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Thank you · Workflow Generation Service', referrer: 'no-referrer' };

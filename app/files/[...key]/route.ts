@@ -1,5 +1,4 @@
-import { routeMethods } from '@/server/http/route-methods';
-import { serveSignedObject } from '@/server/http/serve-signed-object';
+import { routeMethods, serveSignedObject } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 // Other methods get 405 in the error envelope, as under /v1: output URLs are part of the API.

@@ -1,5 +1,4 @@
-import { routeMethods } from '@/server/http/route-methods';
-import { handleUploadPut } from '@/server/http/upload-put';
+import { handleUploadPut, routeMethods } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 // Other methods get 405 in the error envelope, as under /v1: upload URLs are part of the API.

@@ -17,11 +17,8 @@ export interface PendingRelease {
 
 const MAX_PENDING = 10_000; // beyond this the leases and the hold sweeper still free them
 const RETRY_MS = 1_000;
-// On globalThis: Next may load this module more than once (route bundles, the instrumentation
-// hook that drains at shutdown), and every copy must see the same queue.
 type Queue = { entries: { db: SqlDb; release: PendingRelease }[]; draining?: Promise<void>; timer?: NodeJS.Timeout };
-const QUEUE = Symbol.for('wgs.pendingReleases');
-const queue = ((globalThis as typeof globalThis & { [QUEUE]?: Queue })[QUEUE] ??= { entries: [] });
+const queue: Queue = { entries: [] };
 const pending = queue.entries;
 
 export async function writeRelease(db: SqlDb, release: PendingRelease): Promise<void> {

@@ -89,25 +89,25 @@ function ignoreExists(error: unknown): void {
   if (!/already exists/i.test(String((error as Error)?.message))) throw error;
 }
 
-const globalForQueue = globalThis as typeof globalThis & { __wgsJobQueue?: Promise<PgBoss> };
+let sending: Promise<PgBoss> | undefined;
 
 /** The sending side of the queue (API processes): started once per process, no supervisor. */
 export function getJobQueue(): Promise<PgBoss> {
-  globalForQueue.__wgsJobQueue ??= (async () => {
+  sending ??= (async () => {
     const boss = createBoss({ supervise: false, max: 4 });
     await boss.start();
     await ensureQueues(boss);
     return boss;
   })().catch((error: unknown) => {
-    globalForQueue.__wgsJobQueue = undefined;
+    sending = undefined;
     throw error;
   });
-  return globalForQueue.__wgsJobQueue;
+  return sending;
 }
 
 export async function stopJobQueue(): Promise<void> {
-  const pending = globalForQueue.__wgsJobQueue;
-  globalForQueue.__wgsJobQueue = undefined;
+  const pending = sending;
+  sending = undefined;
   if (pending) await (await pending.catch(() => undefined))?.stop({ graceful: false, close: true });
 }
 

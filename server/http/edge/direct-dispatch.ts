@@ -1,38 +1,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
-import type { RouteMatch } from './direct-routes';
 
-// `npm start` serves /v1, /healthz and /readyz itself: the handlers the app route files export,
-// called with a Fetch Request that @hono/node-server builds from the Node request only as far
-// as the handler reads it (no Request, AbortSignal or body stream for what it never touches),
-// and their Response written back. Next's router is not entered; `next dev` and Vercel still
-// reach the same handlers through the route files.
+// `npm start` serves the API's surfaces and the probes itself: the service's app (server/surfaces)
+// gets a Fetch Request that @hono/node-server builds from the Node request only as far as the
+// app reads it (no Request, AbortSignal or body stream for what it never touches), with the
+// connection as a parameter, and its Response is written back. Next's router is not entered;
+// `next dev` and Vercel reach the same app through its route files.
 
-/** The paths served directly: the API (/v1 and below) and the load balancers' probes. */
-const DIRECT_PATH = /^\/(?:v1(?:[/?]|$)|(?:healthz|readyz)\/?(?:\?|$))/;
-
-export function isDirectPath(target: string): boolean {
-  return DIRECT_PATH.test(target);
+/** The app as the edge calls it: a Fetch handler that takes the connection beside the request. */
+export interface ConnectionAwareApp {
+  fetch(request: Request, env: { connection: Connection }): Response | Promise<Response>;
 }
 
-export type Router = (method: string, target: string) => RouteMatch | undefined;
-
-/** Serves one request of a direct path; answers are what the route file's handler answers. */
+/** Serves one request of the app's paths. */
 export type DirectDispatch = (req: IncomingMessage, res: ServerResponse) => void;
 
-/**
- * The dispatcher over `router`. `headers` are the headers next.config.mjs adds to these paths'
- * answers (frame and referrer policies), set here so that both ways of serving them answer alike.
- */
-export function createDirectDispatch(router: Router, headers: readonly [name: string, value: string][]): DirectDispatch {
+export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
   const listener = getRequestListener(
-    (request: Request, { incoming }: { incoming: { url?: string } }) => {
-      const match = router(request.method, incoming.url ?? '/');
-      if (!match) return toErrorResponse(new ApiError('not_found'), newRequestId());
-      return match.handler(request, { params: Promise.resolve(match.params) });
+    (request: Request, env: unknown) => {
+      const { incoming } = env as HttpBindings; // an HTTP/1.1 server's
+      return app.fetch(request, { connection: { peerAddress: incoming.socket.remoteAddress, target: incoming.url ?? '/' } });
     },
     {
       // The Request and Response classes stay Node's own: Next serves the rest of this process.
@@ -44,8 +35,5 @@ export function createDirectDispatch(router: Router, headers: readonly [name: st
         toErrorResponse(new ApiError('invalid_request', { message: 'The Host header does not name a valid host.' }), newRequestId()),
     },
   );
-  return (req, res) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-    void listener(req, res);
-  };
+  return (req, res) => void listener(req, res);
 }

@@ -1,29 +1,37 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { CLIENT_ADDRESS_HEADER } from '../../auth/client-address';
-import { REQUEST_PATH_HEADER } from '../../auth/request-path';
+import { servingConnection } from '../../auth/connection';
 import { newRequestId } from '../request-id';
 import { isStopping } from '../../lifecycle/shutdown-hooks';
 import {
   apiVary,
   dashboardBodyRefusal,
   dropFrameworkHeaders,
-  isApiPath,
   normalizeTarget,
   repeatedHeaders,
   routedMethod,
   toOriginForm,
   withoutUnparseableCallbackCookie,
 } from './normalize-request';
-import { isDirectPath, type DirectDispatch } from './direct-dispatch';
+import type { DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
-// request on, so that every answer of the API comes in the error envelope: /v1, /healthz and
-// /readyz to their route handlers directly (`direct`), everything else to Next (`handle`).
+// request on, so that every answer of the API comes in the error envelope: the API's surfaces
+// (/v1) and the probes to the service's app directly (`routes.app`), everything else to Next
+// (`handle`), which serves it inside the connection it came on (server/auth/connection.ts), so
+// the handlers it calls know the client without a header anyone could send.
 
 /** Next's request handler (`app.getRequestHandler()`). */
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Which requests are the API's, and the app that serves its own paths. */
+export interface EdgeRoutes {
+  /** Whether a target is one of the API's paths (normalize-request.ts `apiPaths`). */
+  isApiPath(target: string): boolean;
+  /** The service's app and the targets it serves; without it Next serves them too (`--v1-through-next`). */
+  app?: { serves(target: string): boolean; dispatch: DirectDispatch };
+}
 
 /** Runs `fix` as the head goes out, after Next and the route have set their headers. */
 function beforeHead(res: ServerResponse, fix: () => void): void {
@@ -90,8 +98,8 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
   res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
 
-/** Answers or rewrites one request, then hands it to its handlers or to Next. */
-function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, direct?: DirectDispatch): void {
+/** Answers or rewrites one request, then hands it to the app or to Next. */
+function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, routes: EdgeRoutes): void {
   stampRequestId(res);
   const repeated = repeatedHeaders(req.rawHeaders);
   if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
@@ -105,15 +113,16 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   }
   if (originForm.host) req.headers.host = originForm.host;
   req.url = normalizeTarget(originForm.target);
-  const served = direct && isDirectPath(req.url) ? direct : undefined;
-  if (!served && isApiPath(req.url)) dropFrameworkVary(res);
-  const method = routedMethod(req.method ?? 'GET', req.url);
+  const api = routes.isApiPath(req.url);
+  const served = routes.app?.serves(req.url) ? routes.app.dispatch : undefined;
+  if (!served && api) dropFrameworkVary(res);
+  const method = routedMethod(req.method ?? 'GET', api);
   if (method === undefined) {
     // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
     res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
     return;
   }
-  const refusal = dashboardBodyRefusal(req.url, req.headers);
+  const refusal = dashboardBodyRefusal(api, req.headers);
   if (refusal) {
     const reply = envelopeAnswer(refusal.status, refusal.status === 413 ? 'payload_too_large' : 'invalid_request', refusal.message, {
       Connection: 'close',
@@ -122,21 +131,21 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
     return;
   }
   req.method = method;
-  dropFrameworkHeaders(req.url, req.headers);
+  dropFrameworkHeaders(api, req.headers);
   const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
   if (cookie !== undefined) req.headers.cookie = cookie;
-  Object.assign(req.headers, repeated, { [CLIENT_ADDRESS_HEADER]: req.socket.remoteAddress ?? '', [REQUEST_PATH_HEADER]: req.url });
+  Object.assign(req.headers, repeated);
   if (served) served(req, res);
-  else void handle(req, res);
+  else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => handle(req, res));
 }
 
 /**
- * The server that answers in the envelope what Node or Next would not, serves the direct paths
- * with `direct` (when given; without it Next routes them too), and passes the rest to `handle`.
+ * The server that answers in the envelope what Node or Next would not, serves the app's paths with
+ * `routes.app` (when given; without it Next routes them too), and passes the rest to `handle`.
  */
-export function createEdgeServer(handle: NextHandler, direct?: DirectDispatch): Server {
+export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Server {
   // Without a Host Node would answer a bare 400 itself; routeRequest answers in the envelope.
-  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle, direct));
+  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle, routes));
   server.on('clientError', answerClientError);
   server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
     // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,

@@ -6,8 +6,8 @@ import { isParseableCallbackUrl } from '../../auth/callback-url';
 
 /** The methods Next's route handlers can be asked for. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH']);
-/** Paths served by the API's own route files (every method answered: 405 or 404 in the envelope). */
-const API_PATH = /^\/(?:v1(?:[/?]|$)|uploads\/|files\/)/;
+/** The signed URLs' paths (upload and output URLs), part of the API beside its surfaces. */
+const SIGNED_URL_PATHS = ['/uploads/', '/files/'];
 /** The scheme and authority of an absolute-form target (`http://user@host:port`); group 1 is the host. */
 const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/;
 
@@ -58,19 +58,30 @@ export function toOriginForm(target: string): { target: string; host?: string } 
   return { target: rest.startsWith('/') ? rest : `/${rest}`, host: authority[1] || undefined }; // `http://host?x=1` is `/?x=1`
 }
 
+/**
+ * Whether a target is one of the API's own paths, whose every method is answered in its error
+ * envelope (405 or 404): a surface's (its prefix, from the route table: `/v1`) or a signed URL's.
+ */
+export function apiPaths(surfacePrefixes: readonly string[]): (target: string) => boolean {
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const surfaces = surfacePrefixes.map((prefix) => `${escaped(prefix)}(?:[/?]|$)`);
+  const pattern = new RegExp(`^(?:${[...surfaces, ...SIGNED_URL_PATHS.map(escaped)].join('|')})`);
+  return (target) => pattern.test(target);
+}
+
 /** Both of the above, on an origin-form target. */
 export function normalizeTarget(target: string): string {
   return escapeMalformedPath(mergeSlashes(target));
 }
 
 /**
- * The method to hand Next, or undefined when `npm start` must answer 405 itself. A method Next
- * cannot route (TRACE, PROPFIND, ...) on an API path goes on as PATCH, which no API route
+ * The method to hand on, or undefined when `npm start` must answer 405 itself. A method Next
+ * cannot route (TRACE, PROPFIND, ...) on an API path (`api`) goes on as PATCH, which no API route
  * accepts: known paths answer 405 with their `Allow` header, unknown /v1 paths 404.
  */
-export function routedMethod(method: string, target: string): string | undefined {
+export function routedMethod(method: string, api: boolean): string | undefined {
   if (ROUTED_METHODS.has(method)) return method;
-  return API_PATH.test(target) ? 'PATCH' : undefined;
+  return api ? 'PATCH' : undefined;
 }
 
 /** Headers Node keeps only the first of when repeated, and whose order must not settle a request. */
@@ -103,10 +114,10 @@ export const DASHBOARD_BODY_LIMIT = 1024 * 1024;
  * The API's routes stream their bodies under their own limits.
  */
 export function dashboardBodyRefusal(
-  target: string,
+  api: boolean,
   headers: { 'content-length'?: string; 'transfer-encoding'?: string },
 ): { status: 411 | 413; message: string } | undefined {
-  if (API_PATH.test(target)) return undefined;
+  if (api) return undefined;
   if (headers['transfer-encoding'] !== undefined) {
     return { status: 411, message: 'A request body outside /v1 needs a Content-Length (no chunked transfer).' };
   }
@@ -127,15 +138,10 @@ export function dashboardBodyRefusal(
 const FRAMEWORK_HEADER =
   /^(?:rsc|purpose|next-.+|x-next-.+|x-nextjs-.+|x-middleware-.+|x-invoke-.+|x-action-.+|x-matched-path|x-now-route-matches|x-prerender-revalidate.*|x-deployment-id|x-vercel-.+)$/;
 
-/** On the API's own paths, removes the headers above (Node's lower-case names), so the route answers. */
-export function dropFrameworkHeaders(target: string, headers: Record<string, unknown>): void {
-  if (!API_PATH.test(target)) return;
+/** On the API's own paths (`api`), removes the headers above (Node's lower-case names), so the route answers. */
+export function dropFrameworkHeaders(api: boolean, headers: Record<string, unknown>): void {
+  if (!api) return;
   for (const name of Object.keys(headers)) if (FRAMEWORK_HEADER.test(name)) delete headers[name];
-}
-
-/** Whether a target is one of the API's own paths (/v1, upload and output URLs). */
-export function isApiPath(target: string): boolean {
-  return API_PATH.test(target);
 }
 
 /** Next's own Vary entries (`RSC`, `Next-Router-State-Tree`, ...): keys of its router's cache, not the API's. */

@@ -9,6 +9,7 @@ import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
 import { isCrossSite } from '../same-origin';
 import { clientAddress } from '../../auth/client-address';
+import { acceptedConnection } from '../../auth/connection';
 import { portalCookieName, portalCookieOptions, portalToken } from '../../auth/portal-cookie';
 import { portalOffResponse } from './portal-off';
 
@@ -29,7 +30,7 @@ export async function signInRoute(request: NextRequest): Promise<Response> {
     const body = parseJsonObject(await readBodyBytes(request));
     const parsed = portalSignInInput.safeParse(body);
     if (!parsed.success) throw zodValidationError(parsed.error, body);
-    const address = clientAddress(Object.fromEntries(request.headers));
+    const address = clientAddress(acceptedConnection(), request.headers);
     const session = await signInWithKey(getPrisma(), { secret: parsed.data.secret, address });
     const response = NextResponse.json(
       { signed_in: true, expires_at: session.expiresAt.toISOString() },

@@ -7,6 +7,7 @@ import { startPackageCheckout } from '../../domain/sales/start-checkout';
 import { getStripe } from '../../payments/stripe-client';
 import { publicOrigin } from '../../auth/forwarded';
 import { clientAddress, forwardedHeadersTrusted } from '../../auth/client-address';
+import { acceptedConnection } from '../../auth/connection';
 import { crossSiteRefusal } from '../same-origin';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
@@ -36,7 +37,8 @@ export async function handleCheckoutStart(request: Request): Promise<Response> {
   const refused = crossSiteRefusal(request, false);
   if (refused) return refused;
   const config = getConfig();
-  const origin = publicOrigin(request, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(request.headers));
+  const connection = acceptedConnection();
+  const origin = publicOrigin(request, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(connection));
   const stripe = getStripe();
   if (!stripe) return redirect(new URL('/buy', origin).href);
   const form = await request.formData().catch(() => null);
@@ -44,7 +46,7 @@ export async function handleCheckoutStart(request: Request): Promise<Response> {
   if (typeof packageVersionId !== 'string' || !/^[0-9a-f-]{36}$/i.test(packageVersionId)) {
     return redirect(new URL('/buy?error=unavailable', origin).href);
   }
-  if (!(await takeCheckoutStart(getSqlDb(), clientAddress(request.headers), config.CHECKOUT_STARTS_PER_MINUTE))) {
+  if (!(await takeCheckoutStart(getSqlDb(), clientAddress(connection, request.headers), config.CHECKOUT_STARTS_PER_MINUTE))) {
     return redirect(new URL('/buy?error=busy', origin).href);
   }
   const browserToken = randomBytes(32).toString('base64url');

@@ -20,6 +20,9 @@ interface ProviderCall {
 
 const currentCall = new AsyncLocalStorage<ProviderCall>();
 
+/** The fetch a provider's client was given (its capped fetch). */
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 function cancelOf(body: unknown): Pick<CancelHandle, 'url' | 'method'> | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const answer = body as { cancel_url?: unknown; response_url?: unknown; urls?: { cancel?: unknown } };
@@ -50,11 +53,7 @@ export async function noteCancelAddress(url: string, response: Response, headers
  * Runs `work` (an SDK call that starts a job and polls it) and, when it ends because `signal`
  * fired (a cancelled job, the attempt's deadline), asks the provider to cancel the job it started.
  */
-export async function withProviderCancel<T>(
-  fetch: typeof globalThis.fetch | undefined,
-  signal: AbortSignal,
-  work: () => Promise<T>,
-): Promise<T> {
+export async function withProviderCancel<T>(fetch: Fetch | undefined, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
   const call: ProviderCall = {};
   try {
     return await currentCall.run(call, work);
@@ -64,7 +63,7 @@ export async function withProviderCancel<T>(
   }
 }
 
-async function requestCancel(fetch: typeof globalThis.fetch, cancel: CancelHandle): Promise<void> {
+async function requestCancel(fetch: Fetch, cancel: CancelHandle): Promise<void> {
   try {
     const response = await fetch(cancel.url, { method: cancel.method, headers: cancel.headers });
     await response.body?.cancel();

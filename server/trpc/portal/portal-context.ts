@@ -6,6 +6,7 @@ import { getPrisma } from '../../db/client';
 import { findPortalSession, type PortalSession } from '../../domain/portal/portal-session';
 import { publicOrigin } from '../../auth/forwarded';
 import { clientAddress, forwardedHeadersTrusted } from '../../auth/client-address';
+import { acceptedConnection } from '../../auth/connection';
 import type { TrpcContext } from '../context';
 
 // The portal's context never holds an operator session (so every operator procedure refuses it),
@@ -25,7 +26,8 @@ export async function createPortalRequestContext(req?: Request): Promise<TrpcCon
   const db = getPrisma();
   const token = portalToken(await headers(), await cookies());
   const config = getConfig();
-  const origin = req ? publicOrigin(req, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(req.headers)) : undefined;
-  const address = req ? clientAddress(req.headers) : undefined;
+  const connection = acceptedConnection();
+  const origin = req ? publicOrigin(req, config.PUBLIC_BASE_URL, forwardedHeadersTrusted(connection)) : undefined;
+  const address = req ? clientAddress(connection, req.headers) : undefined;
   return createPortalInnerContext(await findPortalSession(db, token), db, origin, address);
 }

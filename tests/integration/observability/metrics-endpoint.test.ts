@@ -2,13 +2,12 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { freePort } from '@/server/db/free-port';
 import { isLoopbackHost, startMetricsServer } from '@/server/observability/metrics-endpoint';
 import { enableMetrics } from '@/server/observability/metrics';
-import { call, createTestKey } from '../../helpers/api';
+import { api, call, createTestKey } from '../../helpers/api';
 import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
 
 // GET /metrics: Prometheus text on METRICS_PORT, on the app's port only to the bearer of
@@ -53,8 +52,8 @@ describe('GET /metrics on the app port', () => {
     process.env.METRICS_TOKEN = TOKEN;
     resetConfigForTests();
     const key = await createTestKey({ quota: 2 });
-    for (let i = 0; i < 2; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(402);
+    for (let i = 0; i < 2; i++) expect((await call(api, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await call(api, TEXT, { input: 'hi' }, { key: key.key })).status).toBe(402);
 
     const response = await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`));
     expect(response.status).toBe(200);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as notFoundRoute from '@/app/v1/[[...path]]/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { countRefusal, flushRefusals, pendingRefusals } from '@/server/observability/refusal-counter';
-import { call, createTestKey, expectEnvelope } from '../../helpers/api';
+import { api, call, createTestKey, expectEnvelope } from '../../helpers/api';
 
 // Refused /v1 answers are counted in memory and reach refused_requests only when flushed, in
 // one upsert per flush, with exact counts per minute, key, operation, status and code.
@@ -48,17 +46,14 @@ describe('refused requests', () => {
     const broke = await createTestKey({ quota: 1 });
     const keylessBefore = await keylessCount('invalid_api_key');
 
-    for (let i = 0; i < 2; i++) expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: throttled.key })).status).toBe(200);
-    for (let i = 0; i < 10; i++)
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: throttled.key }), 429, 'rate_limited');
+    for (let i = 0; i < 2; i++) expect((await call(api, TEXT, { input: 'hi' }, { key: throttled.key })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expectEnvelope(await call(api, TEXT, { input: 'hi' }, { key: throttled.key }), 429, 'rate_limited');
 
-    expect((await call(textRoute.POST, TEXT, { input: 'hi' }, { key: broke.key })).status).toBe(200);
-    for (let i = 0; i < 4; i++)
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: '' }, { key: broke.key }), 422, 'validation_error');
-    for (let i = 0; i < 3; i++)
-      expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: broke.key }), 402, 'quota_exhausted');
-    expectEnvelope(await call(textRoute.POST, TEXT, { input: 'hi' }, { key: 'wgs_live_not-a-key' }), 401, 'invalid_api_key');
-    expectEnvelope(await call(notFoundRoute.GET, '/v1/nowhere', undefined, { key: broke.key }), 404, 'not_found');
+    expect((await call(api, TEXT, { input: 'hi' }, { key: broke.key })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expectEnvelope(await call(api, TEXT, { input: '' }, { key: broke.key }), 422, 'validation_error');
+    for (let i = 0; i < 3; i++) expectEnvelope(await call(api, TEXT, { input: 'hi' }, { key: broke.key }), 402, 'quota_exhausted');
+    expectEnvelope(await call(api, TEXT, { input: 'hi' }, { key: 'wgs_live_not-a-key' }), 401, 'invalid_api_key');
+    expectEnvelope(await call(api, '/v1/nowhere', undefined, { key: broke.key }), 404, 'not_found');
 
     // Counted in memory only: nothing in the table yet.
     expect(pendingRefusals()).toBe(10 + 4 + 3 + 1 + 1);

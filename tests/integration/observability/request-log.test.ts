@@ -1,10 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as notFoundRoute from '@/app/v1/[[...path]]/route';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb } from '@/server/db/client';
 import { createRequestLogger, useRequestLogger } from '@/server/observability/request-log';
-import { call, createTestKey } from '../../helpers/api';
+import { api, call, createTestKey } from '../../helpers/api';
 
 // One JSON line per /v1 request, with what an operator needs and nothing secret.
 
@@ -32,9 +30,9 @@ describe('the request log', () => {
   it('writes one line per request: id, key prefix, operation, status, code, units, engine, duration', async () => {
     const key = await createTestKey();
     const secretInput = 'a body that must never be logged';
-    const ok = await call(textRoute.POST, '/v1/text/generate', { input: secretInput }, { key: key.key });
-    const refused = await call(textRoute.POST, '/v1/text/generate', { input: '' }, { key: key.key });
-    const anonymous = await call(notFoundRoute.GET, '/v1/nope', undefined, {});
+    const ok = await call(api, '/v1/text/generate', { input: secretInput }, { key: key.key });
+    const refused = await call(api, '/v1/text/generate', { input: '' }, { key: key.key });
+    const anonymous = await call(api, '/v1/nope', undefined, {});
     await flushed();
 
     expect(lines).toHaveLength(3);

@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb } from '@/server/db/client';
 import { startTracing, tracingState } from '@/server/observability/tracing';
-import { call, createTestKey } from '../../helpers/api';
+import { api, call, createTestKey } from '../../helpers/api';
 
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, a /v1 request is one trace: a server span carrying the
 // request id, the pipeline's steps, the engine call and the PostgreSQL statements as children,
@@ -55,9 +54,9 @@ describe('traces', () => {
   it('reach an OTLP receiver: the request span with its id, its steps, the engine call and SQL statements', async () => {
     const key = await createTestKey();
     expect(tracingState()).toBeUndefined();
-    const untraced = await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: key.key });
+    const untraced = await call(api, '/v1/text/generate', { input: 'hi' }, { key: key.key });
     await startTracing('wgs-test');
-    const result = await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: key.key });
+    const result = await call(api, '/v1/text/generate', { input: 'hi' }, { key: key.key });
     expect(result.status).toBe(200);
     await tracingState()!.forceFlush();
 

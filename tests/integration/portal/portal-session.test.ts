@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DELETE as signOutPost, POST as signInPost } from '@/app/api/portal/session/route';
-import { CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { DELETE as signOutPost, POST as signInRoute } from '@/app/api/portal/session/route';
+import { servingConnection } from '@/server/auth/connection';
 import { getConfig, resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
@@ -23,9 +23,13 @@ afterAll(() => disconnectDb());
 const signInRequest = (body: unknown, headers: Record<string, string> = {}) =>
   new NextRequest('http://portal.example.com/api/portal/session', {
     method: 'POST',
-    headers: { host: 'portal.example.com', 'content-type': 'application/json', [CLIENT_ADDRESS_HEADER]: freshAddress(), ...headers },
+    headers: { host: 'portal.example.com', 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+
+/** The sign-in route as Next calls it under npm start: inside the connection (from `address`) it came on. */
+const signInPost = (request: NextRequest, address = freshAddress()) =>
+  servingConnection({ peerAddress: address, target: '/api/portal/session' }, () => signInRoute(request));
 
 describe('portal sign-in', () => {
   it('a good key starts a session of an hour whose token is stored only as its hash', async () => {
@@ -93,7 +97,7 @@ describe('portal sign-in', () => {
       });
     }
     await expect(signInWithKey(getPrisma(), { secret: key.secret, address })).rejects.toMatchObject({ code: 'rate_limited' });
-    const route = await signInPost(signInRequest({ secret: key.secret }, { [CLIENT_ADDRESS_HEADER]: address }));
+    const route = await signInPost(signInRequest({ secret: key.secret }), address);
     expect(route.status).toBe(429);
     expect(Number(route.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address is not affected.

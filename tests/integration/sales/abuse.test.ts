@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { authenticateKey, clearKeyCache } from '@/server/domain/keys/authenticate-key';
@@ -7,7 +6,7 @@ import { expireOverduePurchases } from '@/server/domain/sales/expire-purchases';
 import { reinstateKey } from '@/server/domain/sales/key-suspension';
 import { purgeUnrevealedSecrets } from '@/server/domain/sales/sealed-secret';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
-import { call } from '../../helpers/api';
+import { api, call } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 
 // Selling that cannot be abused, against the fake Stripe with the product's own handlers: the
@@ -100,7 +99,7 @@ describe('refunds and disputes, whatever their order', () => {
     expect(purchase.disputedAt).not.toBeNull();
     expect(keys[0]).toMatchObject({ status: 'suspended' });
     clearKeyCache();
-    const refused = await call(textRoute.POST, '/v1/text/generate', { input: 'hi' }, { key: page.key });
+    const refused = await call(api, '/v1/text/generate', { input: 'hi' }, { key: page.key });
     expect([refused.status, refused.json.error.code]).toEqual([401, 'invalid_api_key']);
     await reinstateKey(getPrisma(), CLI_ACTOR, keys[0]!.id);
     expect(await authenticateKey(getSqlDb(), `Bearer ${page.key}`)).toMatchObject({ id: keys[0]!.id });

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { resetConfigForTests } from '@/server/config';
-import { CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { servingConnection } from '@/server/auth/connection';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
@@ -27,14 +27,14 @@ afterAll(async () => {
   await disconnectDb();
 });
 
+/** The checkout form's POST as Next calls it under npm start: inside the connection (from `address`) it came on. */
 async function startFrom(address: string): Promise<string> {
-  const response = await checkoutStart(
-    new Request(`${BASE}/buy/checkout`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: BASE, [CLIENT_ADDRESS_HEADER]: address },
-      body: new URLSearchParams({ package_version_id: versionId }),
-    }),
-  );
+  const request = new Request(`${BASE}/buy/checkout`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: BASE },
+    body: new URLSearchParams({ package_version_id: versionId }),
+  });
+  const response = await servingConnection({ peerAddress: address, target: '/buy/checkout' }, () => checkoutStart(request));
   expect(response.status).toBe(303);
   return response.headers.get('location')!;
 }

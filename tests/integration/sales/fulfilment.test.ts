@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
-import { BASE, call, createTestKey } from '../../helpers/api';
+import { api, BASE, call, createTestKey } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 
 // Fulfilment exactly once (issue 38 point 3 and 4): one key per paid session whatever the
@@ -86,7 +85,7 @@ describe('fulfilment exactly once', () => {
     const page = await visitSuccess(started.sessionId, started.cookie);
     if (page.state !== 'revealed') throw new Error(`expected the key, got ${page.state}`);
     expect(hashKeySecret(page.key)).toBe(keys[0]!.hash);
-    const used = await call(textRoute.POST, '/v1/text/generate', { input: 'hello' }, { key: page.key });
+    const used = await call(api, '/v1/text/generate', { input: 'hello' }, { key: page.key });
     expect(used.status).toBe(200);
   });
 

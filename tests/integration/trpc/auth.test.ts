@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { authorizeOperator, SignInRateLimited } from '@/server/auth/authorize-operator';
-import { clientAddress, CLIENT_ADDRESS_HEADER } from '@/server/auth/client-address';
+import { clientAddress } from '@/server/auth/client-address';
 import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, delaySeconds, throttleKeys, type ThrottlePolicy } from '@/server/auth/sign-in-throttle';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
@@ -119,14 +119,33 @@ describe('the address sign-in attempts are counted under', () => {
     resetConfigForTests();
   });
 
-  it("is the connection's (set by npm start); X-Forwarded-For only with TRUST_PROXY, and only its last entry", () => {
-    const headers = { [CLIENT_ADDRESS_HEADER]: '192.0.2.7', 'x-forwarded-for': '203.0.113.9, 198.51.100.4' };
-    expect(clientAddress(headers)).toBe('192.0.2.7');
-    expect(clientAddress({})).toBe('unknown');
+  it("is the connection's (npm start's server knows it); X-Forwarded-For only with TRUST_PROXY, and only its last entry", () => {
+    const connection = { peerAddress: '192.0.2.7', target: '/api/auth/callback/credentials' };
+    const headers = new Headers({ 'x-forwarded-for': '203.0.113.9, 198.51.100.4' });
+    expect(clientAddress(connection, headers)).toBe('192.0.2.7');
+    expect(clientAddress(undefined, headers)).toBe('unknown');
     process.env.TRUST_PROXY = 'true';
     resetConfigForTests();
-    expect(clientAddress(headers)).toBe('198.51.100.4');
-    expect(clientAddress({ [CLIENT_ADDRESS_HEADER]: '192.0.2.7' })).toBe('192.0.2.7');
+    expect(clientAddress(connection, headers)).toBe('198.51.100.4');
+    expect(clientAddress(connection, new Headers())).toBe('192.0.2.7');
+  });
+
+  it('without a connection (next start, Vercel), only the platform header CLIENT_ADDRESS_HEADER names, never X-Forwarded-For', () => {
+    const headers = new Headers({ 'x-forwarded-for': '203.0.113.9', 'x-real-ip': '198.51.100.4' });
+    process.env.TRUST_PROXY = 'true';
+    resetConfigForTests();
+    expect(clientAddress(undefined, headers)).toBe('unknown');
+    process.env.CLIENT_ADDRESS_HEADER = 'X-Real-IP';
+    resetConfigForTests();
+    try {
+      expect(clientAddress(undefined, headers)).toBe('198.51.100.4');
+      expect(clientAddress(undefined, new Headers({ 'x-real-ip': '203.0.113.1, 198.51.100.9' }))).toBe('198.51.100.9');
+      // npm start's server knows the connection: the platform's header is not its business
+      expect(clientAddress({ peerAddress: '192.0.2.7', target: '/' }, headers)).toBe('203.0.113.9');
+    } finally {
+      delete process.env.CLIENT_ADDRESS_HEADER;
+      resetConfigForTests();
+    }
   });
 });
 

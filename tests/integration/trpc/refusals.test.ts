@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as textRoute from '@/app/v1/text/generate/route';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { countRefusal, flushRefusals } from '@/server/observability/refusal-counter';
-import { call, createTestKey } from '../../helpers/api';
+import { api, call, createTestKey } from '../../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
 import { expectTrpcError, operatorCaller } from './helpers';
 
@@ -35,7 +34,7 @@ describe('succeeded, failed and refused traffic', () => {
       operations: { 'text.generate': { engine: 'fakerefusals:model-x', units: 1 } },
     });
     const statuses: number[] = [];
-    const send = async (key: string, input = 'hi') => statuses.push((await call(textRoute.POST, TEXT, { input }, { key })).status);
+    const send = async (key: string, input = 'hi') => statuses.push((await call(api, TEXT, { input }, { key })).status);
     for (let i = 0; i < 3; i++) await send(a.key);
     for (let i = 0; i < 2; i++) await send(a.key);
     for (let i = 0; i < 3; i++) await send(a.key, '');

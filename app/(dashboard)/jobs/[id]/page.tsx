@@ -7,7 +7,8 @@ import { formatDate, formatNumber } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { orNotFound } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Job' };
 

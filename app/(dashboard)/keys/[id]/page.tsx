@@ -18,7 +18,8 @@ import { PurchasesTable } from '@/components/sales/purchases-table';
 import { SaleFlags } from '@/components/sales/sale-flags';
 import { BuyerEmailForm, ReinstateKey } from '@/components/sales/key-owner';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { orNotFound } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'API key' };
 

@@ -4,7 +4,7 @@ import { IssueKeyForm } from '@/components/keys/issue-key-form';
 import { EmptyState } from '@/components/ui/card';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Issue a key' };
 

@@ -8,8 +8,8 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { saleSummary } from '@/components/sales/money';
 import { PageHeader } from '@/components/ui/page-header';
-import { engineNamesOf } from '@/server/domain/packages/engine-names';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { engineNamesOf, orNotFound } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 import { formatMoney, MarginPanel } from '@/components/margin/margin-panel';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 

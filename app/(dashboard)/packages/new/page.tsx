@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PackageVersionForm } from '@/components/packages/package-version-form';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'New package' };
 

@@ -6,8 +6,8 @@ import { TestProviderForm } from '@/components/providers/test-provider-form';
 import { Alert, Card, DetailList, Stat } from '@/components/ui/card';
 import { formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { testOperationOf } from '@/server/domain/providers/provider-test-call';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { orNotFound, testOperationOf } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Provider' };
 

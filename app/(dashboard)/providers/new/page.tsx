@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { ProviderForm } from '@/components/providers/provider-form';
 import { PageHeader } from '@/components/ui/page-header';
-import { dashboardCaller } from '@/server/trpc/server-caller';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Add a provider' };
 

@@ -1,6 +1,4 @@
-import { getOperatorSession } from '@/server/auth/session';
-import { getPrisma } from '@/server/db/client';
-import { usageCsvLines } from '@/server/domain/reports/usage-events';
+import { getOperatorSession, getPrisma, usageCsvLines } from '@wgs/server/next';
 import { parseUsageFilters, usageRange } from '@/server/contract/dashboard/usage-filters';
 
 export const dynamic = 'force-dynamic';

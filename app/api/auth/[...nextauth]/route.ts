@@ -1,8 +1,5 @@
 import NextAuth from 'next-auth';
-import { authOptionsFor } from '@/server/auth/auth-options';
-import { cameOverHttps } from '@/server/auth/forwarded';
-import { crossSiteRefusal } from '@/server/http/same-origin';
-import { isParseableCallbackUrl } from '@/server/auth/callback-url';
+import { authOptionsFor, cameOverHttps, crossSiteRefusal, isParseableCallbackUrl } from '@wgs/server/next';
 
 // Secure cookies for a request that came over https (auth-options.ts), whatever NEXTAUTH_URL says.
 const secureNextAuth = NextAuth(authOptionsFor(true));

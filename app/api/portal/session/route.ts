@@ -1,4 +1,4 @@
-import { signInRoute, signOutRoute } from '@/server/http/portal/portal-session-route';
+import { signInRoute, signOutRoute } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 

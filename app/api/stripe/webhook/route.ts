@@ -1,4 +1,4 @@
-import { handleStripeWebhook } from '@/server/http/sales/stripe-webhook';
+import { handleStripeWebhook } from '@wgs/server/next';
 
 // Stripe's webhook deliveries (docs/selling.md); the handler verifies the signature on the raw body.
 export const dynamic = 'force-dynamic';

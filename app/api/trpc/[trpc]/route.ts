@@ -1,7 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { crossSiteRefusal } from '@/server/http/same-origin';
-import { appRouter } from '@/server/trpc/app-router';
-import { createRequestContext } from '@/server/trpc/context';
+import { appRouter, createRequestContext, crossSiteRefusal } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';

@@ -1,9 +1,7 @@
 import { expect } from 'vitest';
-import * as jobRoute from '@/app/v1/jobs/[jobId]/route';
-import * as videosRoute from '@/app/v1/videos/generate/route';
 import { getPool } from '@/server/db/client';
 import { serveSignedObject } from '@/server/http/serve-signed-object';
-import { call, type CallResult } from '../../../helpers/api';
+import { api, call, type CallResult } from '../../../helpers/api';
 import { pollUntil } from './poll';
 
 // Video jobs as a client sees them, in-process: submit, read the job until it settles, fetch the
@@ -11,10 +9,9 @@ import { pollUntil } from './poll';
 
 export const VIDEOS_PATH = '/v1/videos/generate';
 
-export const submitVideo = (key: string, body: unknown, idempotencyKey?: string) =>
-  call(videosRoute.POST, VIDEOS_PATH, body, { key, idempotencyKey });
+export const submitVideo = (key: string, body: unknown, idempotencyKey?: string) => call(api, VIDEOS_PATH, body, { key, idempotencyKey });
 
-export const getJob = (key: string | null, jobId: string) => call(jobRoute.GET, `/v1/jobs/${jobId}`, undefined, { key, params: { jobId } });
+export const getJob = (key: string | null, jobId: string) => call(api, `/v1/jobs/${jobId}`, undefined, { key });
 
 export async function waitForStatus(key: string, jobId: string, statuses: string[]): Promise<CallResult> {
   return pollUntil(`job ${jobId} to reach ${statuses.join('/')}`, async () => {

@@ -9,8 +9,7 @@ import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
 import { freePort } from '../../../../server/db/free-port';
-import { ensureBuild as ensureCurrentBuild } from '../../../../scripts/lib/ensure-build';
-import { ensureServerBundle } from '../../../../scripts/lib/server-bundle';
+import { ensureBuilds } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';
 import { cloneTemplate } from '../../../setup/test-database';
 export { freePort };
@@ -24,13 +23,10 @@ export const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 
 /**
- * What `npm run build` makes, when there is none of the current code: the app into DIST_DIR (as
- * npm start would) and the server's entry points into dist/ (what the production commands run).
+ * What `npm run build` makes, when there is none of the current code: the server package and its
+ * entry points into dist/, then the app into DIST_DIR (as npm start would).
  */
-export const ensureBuild = (): void => {
-  ensureCurrentBuild(REPO_ROOT, DIST_DIR);
-  ensureServerBundle(REPO_ROOT);
-};
+export const ensureBuild = (): void => ensureBuilds(REPO_ROOT, DIST_DIR);
 
 export interface TestDatabase {
   url: string;

@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POST as speechPost } from '@/app/v1/audio/speech/route';
-import { POST as transcribePost } from '@/app/v1/audio/transcribe/route';
-import { POST as codePost } from '@/app/v1/code/generate/route';
-import { POST as imagesPost } from '@/app/v1/images/generate/route';
-import { POST as textPost } from '@/app/v1/text/generate/route';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { getPool } from '@/server/db/client';
 import type { Operation } from '@/server/domain/operations';
 import { ProviderUnavailableError, type Engine, type ProviderFailureKind } from '@/server/providers/engine';
 import { resolveEngine } from '@/server/domain/providers/resolve-engine';
 import {
+  api,
   call,
   createTestKey,
   expectEnvelope,
@@ -105,15 +101,15 @@ export function describeProviderContract(spec: ProviderContractSpec): void {
   const run = (op: ContractOperation): Promise<CallResult> => {
     switch (op) {
       case 'text.generate':
-        return call(textPost, '/v1/text/generate', { input: 'Say hi', context: 'Be brief' }, { key: key.key });
+        return call(api, '/v1/text/generate', { input: 'Say hi', context: 'Be brief' }, { key: key.key });
       case 'code.generate':
-        return call(codePost, '/v1/code/generate', { input: 'a constant', language: 'ts', requirements: ['short'] }, { key: key.key });
+        return call(api, '/v1/code/generate', { input: 'a constant', language: 'ts', requirements: ['short'] }, { key: key.key });
       case 'images.generate':
-        return call(imagesPost, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
+        return call(api, '/v1/images/generate', { prompt: 'a lighthouse', output_format: 'png' }, { key: key.key });
       case 'audio.speech':
-        return call(speechPost, '/v1/audio/speech', { text: 'Hello there.', output_format: 'mp3' }, { key: key.key });
+        return call(api, '/v1/audio/speech', { text: 'Hello there.', output_format: 'mp3' }, { key: key.key });
       case 'audio.transcribe':
-        return call(transcribePost, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
+        return call(api, '/v1/audio/transcribe', { input_upload_id: audioId, timestamps: 'segment' }, { key: key.key });
     }
   };
 

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { expect } from 'vitest';
-import { POST as completePost } from '@/app/v1/uploads/[uploadId]/complete/route';
 import { PUT as uploadPut } from '@/app/uploads/[uploadId]/route';
-import { POST as createPost } from '@/app/v1/uploads/route';
 import { synthesizeSpeech } from '@/server/providers/local/speech';
-import { BASE, call, type CallResult } from '../../../helpers/api';
+import { api, BASE, call, type CallResult } from '../../../helpers/api';
 
 // Upload flow helpers shared by the upload and media route tests (local store, in-process).
 
@@ -29,7 +27,7 @@ export interface UploadSpec {
 
 export function createUpload(key: string, spec: UploadSpec, bytes: Buffer, override: Record<string, unknown> = {}): Promise<CallResult> {
   return call(
-    createPost,
+    api,
     '/v1/uploads',
     {
       purpose: spec.purpose,
@@ -51,16 +49,16 @@ export function putBytes(
 ): Promise<CallResult> {
   const url = new URL(uploadUrl);
   const uploadId = decodeURIComponent(url.pathname.split('/').pop()!);
-  return call(uploadPut, `${url.pathname}${url.search}`, undefined, {
+  const put = (request: Request) => uploadPut(request, { params: Promise.resolve({ uploadId }) });
+  return call(put, `${url.pathname}${url.search}`, undefined, {
     method: 'PUT',
     rawBody: bytes as BodyInit,
     headers: { 'Content-Type': contentType },
-    params: { uploadId },
   });
 }
 
 export function complete(key: string, uploadId: string, sha256: string): Promise<CallResult> {
-  return call(completePost, `/v1/uploads/${uploadId}/complete`, { sha256 }, { key, params: { uploadId } });
+  return call(api, `/v1/uploads/${uploadId}/complete`, { sha256 }, { key });
 }
 
 /** Create, PUT and complete: a verified upload's id. */

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { PackageVersionForm } from '@/components/packages/package-version-form';
 import { PageHeader } from '@/components/ui/page-header';
-import { versionToDefinition } from '@/server/domain/packages/list-packages';
-import { dashboardCaller, orNotFound } from '@/server/trpc/server-caller';
+import { orNotFound, versionToDefinition } from '@wgs/server/next';
+import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'New package version' };
 

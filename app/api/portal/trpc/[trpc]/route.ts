@@ -1,9 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { portalOffResponse } from '@/server/http/portal/portal-off';
-import { crossSiteRefusal } from '@/server/http/same-origin';
+import { createPortalRequestContext, crossSiteRefusal, portalOffResponse, portalRouter } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
-import { createPortalRequestContext } from '@/server/trpc/portal/portal-context';
-import { portalRouter } from '@/server/trpc/portal/portal-router';
 
 export const dynamic = 'force-dynamic';
 

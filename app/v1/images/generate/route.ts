@@ -1,5 +1,0 @@
-import { routeMethods } from '@/server/http/route-methods';
-import { imagesGenerateRoute } from '@/server/http/routes/media';
-
-export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ POST: imagesGenerateRoute });

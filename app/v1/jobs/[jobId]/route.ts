@@ -1,5 +1,0 @@
-import { routeMethods } from '@/server/http/route-methods';
-import { getJobRoute } from '@/server/http/routes/jobs';
-
-export const dynamic = 'force-dynamic';
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: getJobRoute });

@@ -1,0 +1,152 @@
+// `npm start`'s server (run from dist/serve.js by scripts/start.ts): the whole product in one
+// process. Provides the database (embedded unless DATABASE_URL is set), migrates it, seeds the
+// example packages into an empty database, then serves API and dashboard on PORT. With
+// --production (`npm run start:production`, the container's CMD): no embedded database, no
+// generated secrets, no migration unless MIGRATE_ON_START=true (server/instance/production-mode.ts).
+// SIGTERM drains (server/instance/drain.ts). The API's surfaces (/v1) and the probes are served
+// by the service's app (server/surfaces) directly, not through Next's router; --v1-through-next
+// hands them to Next as `next dev` does (for the parity test and A/B benchmarks). Next loads the
+// server package (packages/server) unbundled, so its pages and this server share every module.
+import next from 'next';
+import { get as httpGet, type Server } from 'node:http';
+import { getConfig, type Config } from '../server/config';
+import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
+import { provideDatabase } from '../server/db/provide-database';
+import { drain } from '../server/instance/drain';
+import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
+import { markStopping, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
+import { createDirectDispatch } from '../server/http/edge/direct-dispatch';
+import { createEdgeServer, type EdgeRoutes } from '../server/http/edge/edge-server';
+import { apiPaths } from '../server/http/edge/normalize-request';
+import { ensureLocalSecrets } from '../server/config/runtime-secrets';
+import { startInstance } from '../server/instance/start-instance';
+import { startTracing } from '../server/observability/tracing';
+import { serviceApp, servesTarget, SURFACE_PREFIXES } from '../server/surfaces/service-app';
+
+const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
+
+/** Where this process reaches its own listener. */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Stopped when the start fails after it (a port in use), so no PostgreSQL is left behind. */
+let startedDatabase: { stop(): Promise<void> } | undefined;
+
+/** Listens, then warms Next up with its first request; a port in use or a bad HOST throws. */
+async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
+  // (A supervisor restarts a process that stops here.)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
+  // path Next serves), so Next is ready too before anyone is told the instance is.
+  const origin = `http://${loopbackFor(config.HOST)}:${config.PORT}`;
+  const ready = await requestOnItsOwnConnection(`${origin}/healthz`);
+  if (ready !== 200) throw new Error(`the app answered its first request with ${ready}`);
+  await requestOnItsOwnConnection(`${origin}/favicon.ico`);
+  // Next listened for protocol upgrades on that first request, to proxy websocket rewrites (this
+  // app has none), and drops every other upgrade's connection. Without a listener Node serves a
+  // request that offers an upgrade (`curl --http2`: Upgrade: h2c) as plain HTTP/1.1, which
+  // RFC 9110 §7.8 allows.
+  server.removeAllListeners('upgrade');
+}
+
+/**
+ * GET on a connection of its own, closed once answered (`Connection: close`): the warm-up holds
+ * no place of MAX_CONNECTIONS afterwards, and never closes a client's connection to free one (a
+ * health check that arrived during the warm-up keeps its keep-alive connection).
+ */
+function requestOnItsOwnConnection(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent: false }, (answer) => {
+      answer.resume(); // read whole
+      const done = () => resolve(answer.statusCode ?? 0);
+      if (answer.socket.destroyed) done();
+      else answer.socket.once('close', done);
+    });
+    request.once('error', reject);
+  });
+}
+
+/** The API's paths, and the service's app for those it serves (unless Next is to route them). */
+function edgeRoutes(throughNext: boolean): EdgeRoutes {
+  const isApiPath = apiPaths(SURFACE_PREFIXES);
+  return throughNext ? { isApiPath } : { isApiPath, app: { serves: servesTarget, dispatch: createDirectDispatch(serviceApp) } };
+}
+
+async function main(): Promise<void> {
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
+  const config = getConfig();
+  const production = isProductionMode();
+  const distDir = process.env.NEXT_DIST_DIR || '.next';
+  if (production) {
+    requireProductionSettings(config, 'app');
+    requireBuild(process.cwd(), distDir);
+  } else {
+    ensureLocalSecrets(config);
+    // next-auth (v4) reads its public URL from the environment alone, and has no option for it.
+    process.env.NEXTAUTH_URL ??= config.NEXTAUTH_URL;
+  }
+  const database = await provideDatabase({
+    adopt: true,
+    log,
+    beforeStop: runShutdownHooks,
+    migrate: migratesAtStart(config, production),
+  });
+  startedDatabase = database;
+
+  // The app's own bundles are loaded without source maps: keeping every bundle's map in memory
+  // costs ~100 MB of heap for stack traces nobody reads in production.
+  process.setSourceMapsEnabled(false);
+  // The instance (and tracing, when an exporter is configured), which Next's instrumentation hook
+  // then finds started: it is the same module.
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) await startTracing();
+  await startInstance();
+  const app = next({ dev: false, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = createEdgeServer(handle, edgeRoutes(process.argv.includes('--v1-through-next')));
+  server.keepAliveTimeout = 65_000;
+  server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
+  await listenAndWarmUp(server, config);
+  log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log(`${signal} again: cutting the requests still running, exiting in 5 s at most`);
+      server.closeAllConnections();
+      setTimeout(() => process.exit(1), 5_000).unref();
+      return;
+    }
+    stopping = true;
+    markStopping(); // GET /readyz answers 503 from here on
+    const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+    log(`${signal}: shutting down; requests in flight get ${config.SHUTDOWN_GRACE_SECONDS} s to finish`);
+    // A database that hangs must not keep the process from ending: the stop has a deadline.
+    setTimeout(() => {
+      log('shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, graceMs + 30_000).unref();
+    await drain(server, graceMs, log);
+    await runShutdownHooks(); // video job workers finish their jobs, then the app's pool closes
+    await database.stop().catch(() => {});
+    process.exit(0);
+  };
+  leaveStopSignalsToCaller();
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch(async (error: unknown) => {
+  process.stderr.write(`[wgs] failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  await startedDatabase?.stop().catch(() => {});
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+import { Hono } from 'hono';
+import { ApiError } from '../domain/errors';
+import { newRequestId } from '../http/request-id';
+import { toErrorResponse } from '../http/responses';
+import { serveReadiness } from '../instance/readiness';
+import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
+import { v1Surface } from './v1';
+
+// The one app that serves the public surfaces and the load balancers' probes: `npm start`'s
+// server hands it every request of these paths (server/http/edge), and under `next dev` and on
+// Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and the probes' route
+// files hand it theirs. Both ways run the same routes, checks and answers.
+
+/**
+ * The surfaces served, each under its own prefix. Another surface is its table beside v1.ts, its
+ * entry here, the catch-all route file through which Next hands it requests
+ * (app/<prefix>/[[...route]]/route.ts), and its prefix left out of proxy.ts's matcher and
+ * next.config.mjs's header rules (pages' policies, which the app sets on its own answers).
+ */
+export const SURFACES: readonly Surface[] = [v1Surface];
+
+/** Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`. */
+async function liveness(): Promise<Response> {
+  return Response.json({ status: 'ok' }, { headers: { 'Cache-Control': 'no-store' } });
+}
+
+/** The probes beside the API: GET (and HEAD), 405 in the envelope for every other method. */
+const PROBES: Record<string, () => Promise<Response>> = { '/healthz': liveness, '/readyz': serveReadiness };
+
+/**
+ * The path a route is matched on: the request's own, undecoded (a percent-encoded letter names no
+ * route, as the idempotency scope is the path as sent), one trailing slash dropped (Next serves
+ * `/v1/key/` as `/v1/key`).
+ */
+function routedPath(request: Request): string {
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  const queryAt = url.indexOf('?', start);
+  const path = start === -1 ? '/' : url.slice(start, queryAt === -1 ? undefined : queryAt);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function mountProbes(app: Hono<ServiceEnv>): void {
+  for (const [path, probe] of Object.entries(PROBES)) {
+    app.get(path, async () => withApiHeaders(await probe()));
+    const refused = () => new ApiError('method_not_allowed', { headers: { Allow: 'GET, HEAD' } });
+    app.all(path, async () => withApiHeaders(toErrorResponse(refused(), newRequestId())));
+  }
+}
+
+/** A handler that threw instead of answering: the generic 500 (toErrorResponse logs it). */
+const internalError = (error: Error) => withApiHeaders(toErrorResponse(error, newRequestId()));
+
+export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv> {
+  const app = new Hono<ServiceEnv>({ getPath: routedPath });
+  for (const surface of surfaces) mountSurface(app, surface);
+  mountProbes(app);
+  app.notFound(() => withApiHeaders(toErrorResponse(new ApiError('not_found'), newRequestId())));
+  app.onError(internalError);
+  return app;
+}
+
+export const serviceApp = createServiceApp(SURFACES);
+
+/** Whether the app serves a request target (path and query): a surface's path, or a probe's. */
+export function servesTarget(target: string): boolean {
+  const queryAt = target.indexOf('?');
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))) return true;
+  return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
+}
+
+/** The prefixes of the surfaces, whose every path and method the app answers (404, 405). */
+export const SURFACE_PREFIXES: readonly string[] = SURFACES.map((surface) => surface.prefix);
