@@ -4,6 +4,37 @@ import boundaries from 'eslint-plugin-boundaries';
 // `boundaries/dependencies` allows an element the layers listed in LAYER_IMPORTS and forbids
 // every other one. `import/no-cycle` (eslint-plugin-import, part of eslint-config-next) forbids
 // cycles. tests/unit/layer-rules.test.ts fails on a server folder without a layer here.
+
+/**
+ * The areas of server/domain, from the bottom up, each with the areas it may import (besides the
+ * domain's root files: errors, actor, operations, pagination, the job row, ..., which import no
+ * area). Each area is an element of its own, so an import outside this table fails the lint, and
+ * tests/unit/layer-rules.test.ts checks that the table has no circle: no two areas import each
+ * other, directly or around a loop. Shared types sit in the lower module (billing's usage report,
+ * the job row), shared helpers at the root (pagination).
+ */
+export const DOMAIN_AREA_IMPORTS = {
+  audit: [],
+  retention: [],
+  'rate-limit': [],
+  queue: [],
+  keys: ['audit'],
+  operators: ['audit'],
+  reports: ['keys'],
+  uploads: ['keys', 'retention'],
+  webhooks: ['audit', 'rate-limit', 'queue'],
+  billing: ['keys', 'rate-limit', 'webhooks'],
+  sales: ['audit', 'keys', 'rate-limit'],
+  providers: ['audit', 'billing', 'reports'],
+  packages: ['audit', 'providers'],
+  generation: ['billing', 'keys', 'providers', 'retention', 'uploads'],
+  jobs: ['billing', 'generation', 'keys', 'queue', 'retention', 'uploads', 'webhooks'],
+  portal: ['audit', 'keys', 'rate-limit', 'reports', 'sales', 'webhooks'],
+};
+const domainArea = (area) => `domain-${area}`;
+/** The domain's element types: its root files ('domain') and each area. */
+const DOMAIN = ['domain', ...Object.keys(DOMAIN_AREA_IMPORTS).map(domainArea)];
+
 export const layerElements = [
   // The bottom: zod schemas of every request and response, every enum and limit the dashboard
   // and the API share; the settings, read once; the process's shutdown hooks and in-flight calls.
@@ -20,7 +51,9 @@ export const layerElements = [
   // E-mail to buyers over SMTP (nodemailer), beside payments.
   { type: 'mail', pattern: 'server/mail' },
   { type: 'observability', pattern: 'server/observability' },
-  // Use cases: plain TypeScript over the database, engines and storage; no transport.
+  // Use cases: plain TypeScript over the database, engines and storage; no transport. Each area
+  // (server/domain/<area>) before the root files, which the last pattern takes.
+  ...Object.keys(DOMAIN_AREA_IMPORTS).map((area) => ({ type: domainArea(area), pattern: `server/domain/${area}` })),
   { type: 'domain', pattern: 'server/domain' },
   // Dashboard sign-in, and the video job worker: above the use cases.
   { type: 'auth', pattern: 'server/auth' },
@@ -46,7 +79,7 @@ export const layerElements = [
 
 const BOTTOM = ['contract', 'config', 'lifecycle'];
 const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'mail', 'observability'];
-const BELOW_TRANSPORTS = [...BELOW_DOMAIN, 'domain', 'auth'];
+const BELOW_TRANSPORTS = [...BELOW_DOMAIN, ...DOMAIN, 'auth'];
 
 /** The layers each server layer may import (besides its own files); every other one is an error. */
 export const LAYER_IMPORTS = {
@@ -60,8 +93,11 @@ export const LAYER_IMPORTS = {
   mail: ['contract', 'config'],
   observability: ['contract', 'config', 'lifecycle', 'db'],
   domain: BELOW_DOMAIN,
-  auth: [...BELOW_DOMAIN, 'domain'],
-  jobs: [...BELOW_DOMAIN, 'domain'],
+  ...Object.fromEntries(
+    Object.entries(DOMAIN_AREA_IMPORTS).map(([area, areas]) => [domainArea(area), [...BELOW_DOMAIN, 'domain', ...areas.map(domainArea)]]),
+  ),
+  auth: [...BELOW_DOMAIN, ...DOMAIN],
+  jobs: [...BELOW_DOMAIN, ...DOMAIN],
   http: BELOW_TRANSPORTS,
   trpc: BELOW_TRANSPORTS,
   openapi: [...BOTTOM, 'auth', 'http'],
@@ -82,7 +118,7 @@ export const layerPolicies = [
   })),
   {
     // No Next, next-auth, tRPC or React below the transports (the use cases, the engines, ...).
-    from: anyOf(...BELOW_DOMAIN, 'domain', 'jobs'),
+    from: anyOf(...BELOW_DOMAIN, ...DOMAIN, 'jobs'),
     disallow: { to: packages('next', 'next-auth', '@trpc/*', 'react', 'react-dom') },
   },
   {
@@ -93,7 +129,7 @@ export const layerPolicies = [
   },
   {
     from: anyOf('components'),
-    allow: { to: anyOf('domain', 'trpc'), dependency: { kind: 'type' } },
+    allow: { to: anyOf(...DOMAIN, 'trpc'), dependency: { kind: 'type' } },
   },
   {
     // Next's pages and route handlers take the server's values from the server package

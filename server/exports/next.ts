@@ -13,7 +13,7 @@ export { getConfig } from '../config';
 export { getPrisma } from '../db/client';
 export { isAuditCursor } from '../domain/audit/list-audit';
 export { OPERATIONS } from '../domain/operations';
-export { engineNamesOf } from '../domain/packages/engine-names';
+export { engineNamesOf } from '../domain/engine-names';
 export { versionToDefinition } from '../domain/packages/list-packages';
 export { portalEnabled } from '../domain/portal/portal-settings';
 export { testOperationOf } from '../domain/providers/provider-test-call';

@@ -1,7 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
-import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/jobs/job-queue';
+import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/queue/job-queue';
 import { failExhaustedJob, runVideoJob } from '../domain/jobs/run-video-job';
 import { deliverWebhook } from '../domain/webhooks/deliver-webhook';
 import { ensureWebhookQueue, WEBHOOK_QUEUE, type WebhookMessage } from '../domain/webhooks/webhook-queue';

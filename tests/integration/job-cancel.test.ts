@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getSqlDb } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { succeedJob } from '@/server/domain/jobs/job-settlement';
 import { packageVersionOfKey, startJobAttempt } from '@/server/domain/jobs/job-store';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';

@@ -5,7 +5,7 @@ import { testDatabaseUrl } from '../setup/test-database';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { serveSignedObject } from '@/server/http/serve-signed-object';
 import { renderVideo } from '@/server/providers/local/video';
 import { api, call, createTestKey, remainingUnits, type TestKey } from '../helpers/api';

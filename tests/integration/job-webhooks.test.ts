@@ -7,7 +7,7 @@ import { resetConfigForTests } from '@/server/config';
 import { jobEventSchema } from '@/server/contract/webhooks';
 import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { enableMetrics, type Metrics } from '@/server/observability/metrics';

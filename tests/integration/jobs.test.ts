@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { runBackgroundTasksOnce } from '@/server/instance/background';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderImage } from '@/server/providers/local/image';

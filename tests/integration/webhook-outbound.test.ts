@@ -8,7 +8,7 @@ import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import type { ApiError } from '@/server/domain/errors';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { deliverWebhook } from '@/server/domain/webhooks/deliver-webhook';
 import { listKeyDeliveries, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
 import { allowProviderPrivateOrigin } from '@/server/providers/outbound/provider-door';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isApiError } from '@/server/domain/errors';
 import { parsePackagesFile } from '@/server/domain/packages/apply-packages';
-import { engineNamesOf } from '@/server/domain/packages/engine-names';
+import { engineNamesOf } from '@/server/domain/engine-names';
 
 // An operation's `engine` is one engine name or an ordered list of 1 to 5 unique names.
 

@@ -43,6 +43,14 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['server/domain/layer-probe.ts', "import { startInstance } from '../instance/start-instance';"],
     ['server/domain/layer-probe.ts', "import { getOperatorSession } from '../auth/session';"],
     ['server/domain/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
+    // The domain's areas import only the areas below them (DOMAIN_AREA_IMPORTS): each of these
+    // would close a circle, and the domain's root files import no area.
+    ['server/domain/billing/layer-probe.ts', "import { callEngine } from '../generation/call-engine';"],
+    ['server/domain/billing/layer-probe.ts', "import { findJob } from '../jobs/job-store';"],
+    ['server/domain/providers/layer-probe.ts', "import { applyPackages } from '../packages/apply-packages';"],
+    ['server/domain/keys/layer-probe.ts', "import { listUsageEvents } from '../reports/usage-events';"],
+    ['server/domain/webhooks/layer-probe.ts', "import { cancelOwnJob } from '../jobs/cancel-job';"],
+    ['server/domain/layer-probe.ts', "import { issueKey } from './keys/issue-key';"],
     ['server/auth/layer-probe.ts', "import { traceStep } from '../http/pipeline';"],
     ['server/auth/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
     ['server/jobs/layer-probe.ts', "import { startInstance } from '../instance/start-instance';"],
@@ -70,7 +78,8 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
 
   it.each([
     ['server/contract/layer-probe.ts', "import { OPERATIONS } from './values';"],
-    ['server/domain/layer-probe.ts', "import { resolveEngine } from '../domain/providers/resolve-engine';"],
+    ['server/domain/generation/layer-probe.ts', "import { resolveEngine } from '../providers/resolve-engine';"],
+    ['server/domain/jobs/layer-probe.ts', "import { ApiError } from '../errors';"],
     ['server/domain/layer-probe.ts', "import { getPool } from '@/server/db/client';"],
     ['server/providers/layer-probe.ts', "import { PROVIDER_TYPES } from '../contract/provider-types';"],
     ['server/domain/layer-probe.ts', "import { isStopping } from '../lifecycle/shutdown-hooks';"],
@@ -117,6 +126,22 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     expect(entries.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual([]);
     const ungrouped = entries.filter((entry) => entry.isDirectory() && !patterns.has(`server/${entry.name}`)).map((entry) => entry.name);
     expect(ungrouped).toEqual([]);
+  });
+
+  it('every area of server/domain is an element, and no two areas import each other, directly or in a circle', async () => {
+    const { DOMAIN_AREA_IMPORTS } = (await import(path.join(root, 'eslint.layers.mjs'))) as {
+      DOMAIN_AREA_IMPORTS: Record<string, string[]>;
+    };
+    const folders = readdirSync(path.join(root, 'server/domain'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(folders.map((entry) => entry.name).sort()).toEqual(Object.keys(DOMAIN_AREA_IMPORTS).sort());
+    // Depth-first from each area: reaching an area still on the path is a circle.
+    const circles: string[] = [];
+    const walk = (area: string, trail: string[]) => {
+      if (trail.includes(area)) return circles.push([...trail.slice(trail.indexOf(area)), area].join(' -> '));
+      for (const next of DOMAIN_AREA_IMPORTS[area] ?? []) walk(next, [...trail, area]);
+    };
+    for (const area of Object.keys(DOMAIN_AREA_IMPORTS)) walk(area, []);
+    expect(circles).toEqual([]);
   });
 
   it('an import cycle is an error', async () => {

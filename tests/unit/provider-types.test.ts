@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { engineCapabilityIssues } from '@/server/domain/packages/check-engine-capabilities';
-import { engineNamesOf } from '@/server/domain/packages/engine-names';
+import { engineCapabilityIssues } from '@/server/domain/providers/check-engine-capabilities';
+import { engineNamesOf } from '@/server/domain/engine-names';
 import { packageDefinitionSchema, providerSchema } from '@/server/contract/package-schema';
 import { OPERATIONS, type Operation } from '@/server/domain/operations';
 import type { SdkModels } from '@/server/providers/ai-sdk/provider-module';

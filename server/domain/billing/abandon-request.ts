@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { isApiError } from '../errors';
-import type { EngineReport } from '../generation/call-engine';
+import type { EngineReport } from './engine-report';
 import { queueRelease, writeRelease, type PendingRelease } from './pending-releases';
 import type { Reservation } from './reservation';
 import { usageRecord } from './settle-request';

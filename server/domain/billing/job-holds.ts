@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
-import type { JobRow } from '../jobs/job-store';
+import type { JobRow } from '../job-row';
 import { jobEventCte } from '../webhooks/job-events';
 import { recentJobCostSql } from './expected-job-cost';
 import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';

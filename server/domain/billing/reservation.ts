@@ -1,6 +1,6 @@
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
-import { engineNamesOf } from '../packages/engine-names';
+import { engineNamesOf } from '../engine-names';
 import type { IdempotencyScope } from './claim-sql';
 import type { RateState } from '../rate-limit/request-rate';
 import type { Hold } from './unit-holds';

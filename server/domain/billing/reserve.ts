@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
-import type { EngineReport } from '../generation/call-engine';
+import type { EngineReport } from './engine-report';
 import type { RateState } from '../rate-limit/request-rate';
 import { abandonRequest, type AbandonFailure } from './abandon-request';
 import { markDelivered, type Delivery } from './mark-delivered';

@@ -1,6 +1,6 @@
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
-import type { EngineReport } from '../generation/call-engine';
+import type { EngineReport } from './engine-report';
 import { completeIdempotencyKey } from './idempotency-store';
 import { captureHold, type UsageRecord } from './unit-holds';
 import { meteringJson } from './provider-cost';

@@ -4,19 +4,14 @@ import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../providers/resolve-engine';
 import { countFallback, countProviderCost } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
+import type { EngineReport } from '../billing/engine-report';
 import { addMetering, priceCall, reportsNothing, type Metering } from '../billing/provider-cost';
 import { ApiError } from '../errors';
-import { engineNamesOf } from '../packages/engine-names';
+import { engineNamesOf } from '../engine-names';
 import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
 import type { StreamEnding } from './stream-endings';
 
-/** What an engine call learned, for its usage event: the engines it went to, in order, the one that answered, and what they used. */
-export interface EngineReport {
-  tried: string[];
-  answered?: string;
-  /** What the engines that answered reported using, and its cost (added up over fallbacks). */
-  metering?: Metering;
-}
+export type { EngineReport };
 
 /** An engine call's result and what it learned. */
 export interface EngineCall<T> {

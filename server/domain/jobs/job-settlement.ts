@@ -5,7 +5,7 @@ import { prepared } from '../billing/sql-statement';
 import { captureJobHold, releaseJobHold, type JobFailure, type JobUsage } from '../billing/job-holds';
 import { jobEventCte } from '../webhooks/job-events';
 import { announceDeliveries } from '../webhooks/webhook-queue';
-import type { JobRow } from './job-store';
+import type { JobRow } from '../job-row';
 
 // When a job's unit hold is settled: on success, on failure, and for open jobs whose hold is gone.
 // Every state change that touches units is one SQL statement of billing/job-holds.ts, so a job's

@@ -1,42 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { SqlDb } from '../../db/client';
-import type { JobStatus } from '../../contract/values';
-import { engineNamesOf } from '../packages/engine-names';
+import type { JobInput, JobRow } from '../job-row';
+import { engineNamesOf } from '../engine-names';
 
 // The `jobs` rows: submission (on the submitting request's transaction), look-ups and attempts.
-// Their settlement (success, failure, orphans) is job-settlement.ts.
-
-export type { JobStatus };
-
-export interface JobInput {
-  prompt: string;
-  /** uploadId: absent in jobs queued before jobs recorded the upload they consume. */
-  inputUpload?: { uploadId?: string; storageKey: string; mimeType: string } | null;
-}
-
-export interface JobRow {
-  id: string;
-  api_key_id: string;
-  operation: string;
-  status: JobStatus;
-  input: JobInput;
-  engine: string;
-  /** The package's engine list (empty on jobs from before fallbacks: `engine` alone). */
-  engines: string[];
-  units: number;
-  hold_id: string | null;
-  request_id: string;
-  attempts: number;
-  result_key: string | null;
-  result_mime_type: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  /** Cancelled while running: charged, not returned. */
-  charged_on_cancel: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+// Their settlement (success, failure, orphans) is job-settlement.ts; their shape is ../job-row.ts.
 
 /** `job_` + 24 url-safe random characters (CONTRACT.md §5). */
 export function newJobId(): string {

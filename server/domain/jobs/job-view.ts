@@ -3,7 +3,8 @@ import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
 import { JOB_ID_PATTERN } from '../../contract/values';
 import type { SqlDb } from '../../db/client';
-import { findJob, type JobRow } from './job-store';
+import type { JobRow } from '../job-row';
+import { findJob } from './job-store';
 
 // The Job resource of CONTRACT.md §5. The result URL is signed afresh on every read, so a
 // client that polls late still gets a URL that works for the full TTL.

@@ -7,10 +7,11 @@ import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { resolveInputUpload } from '../uploads/resolve-input-upload';
-import { engineNamesOf } from '../packages/engine-names';
+import { engineNamesOf } from '../engine-names';
 import { expectedJobCost } from './job-budget';
-import { enqueueVideoJob, getJobQueue } from './job-queue';
-import { completeIdempotencyOn, insertJob, newJobId, type JobInput } from './job-store';
+import { enqueueVideoJob, getJobQueue } from '../queue/job-queue';
+import type { JobInput } from '../job-row';
+import { completeIdempotencyOn, insertJob, newJobId } from './job-store';
 import { handHoldToJob } from '../billing/job-holds';
 import { toJobView } from './job-view';
 

@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
-import { keysetPageQuery, toPage } from '../reports/cursor';
+import { keysetPageQuery, toPage } from '../pagination';
 import { isUuid } from '../uuid';
 import { forgetKeyHash } from './authenticate-key';
 import { announceKeyHashChange } from './key-cache-invalidation';

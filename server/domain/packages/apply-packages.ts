@@ -3,15 +3,15 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { capabilitySummary, engineCapabilityIssues } from './check-engine-capabilities';
-import { engineNamesOf } from './engine-names';
+import { capabilitySummary, engineCapabilityIssues } from '../providers/check-engine-capabilities';
+import { engineNamesOf } from '../engine-names';
 import { outputCapNotices } from '../../contract/output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from '../../contract/package-schema';
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
 import { refuseUnlessOwner } from '../providers/owner-only-destination';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
-import { budgetPriceIssues, providerPricing, refuseUnpricingBudgets } from './budget-prices';
+import { budgetPriceIssues, providerPricing, refuseUnpricingBudgets } from '../providers/budget-prices';
 import { storedSettings } from '../providers/stored-settings';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';

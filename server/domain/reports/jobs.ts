@@ -1,7 +1,7 @@
 import type { Job, PrismaClient } from '../../db/generated/client';
-import type { JobInput } from '../jobs/job-store';
+import type { JobInput } from '../job-row';
 import { ApiError } from '../errors';
-import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
+import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from '../pagination';
 import { keyMatch } from './usage-events';
 
 import { JOB_STATUSES } from '../../contract/values';

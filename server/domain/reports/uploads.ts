@@ -1,6 +1,6 @@
 import type { PrismaClient, Upload } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from './cursor';
+import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from '../pagination';
 
 import { UPLOAD_STATUSES } from '../../contract/values';
 

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient, UsageEvent } from '../../db/generated/client';
 import { likeLiteral } from '../like-literal';
 import { isUuid } from '../uuid';
-import { clampLimit, keysetPageQuery, toPage } from './cursor';
+import { clampLimit, keysetPageQuery, toPage } from '../pagination';
 
 export interface UsageFilters {
   apiKeyId?: string;

@@ -1,5 +1,5 @@
 import type { Purchase, PrismaClient } from '../../db/generated/client';
-import { afterPosition, decodeCursor, encodeCursor } from '../reports/cursor';
+import { afterPosition, decodeCursor, encodeCursor } from '../pagination';
 
 // Purchases as the dashboard and the customer portal show them (no secret, ever).
 

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { getJobQueue } from '../jobs/job-queue';
+import { getJobQueue } from '../queue/job-queue';
 
 // Job webhook attempts travel on pg-boss, like video jobs: a message carries only the delivery
 // id (the `webhook_deliveries` row is the truth) and is sent with `startAfter` for a retry, so a

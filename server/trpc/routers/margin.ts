@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getConfig } from '../../config';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
-import { budgetPackagesWithoutPrice } from '../../domain/packages/budget-prices';
+import { budgetPackagesWithoutPrice } from '../../domain/providers/budget-prices';
 import { marginByKey, marginByPackage, marginReport } from '../../domain/reports/margin';
 import { RANGE_PRESETS } from '../../contract/dashboard/time-range';
 import { resolveTimeRange } from '../../domain/reports/time-range';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as portalTrpcPost } from '@/app/api/portal/trpc/[trpc]/route';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { createCaller } from '@/server/trpc/app-router';
 import { createInnerContext } from '@/server/trpc/context';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { getPool } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { anonymousCaller, expectTrpcError, operatorWithPackage } from './helpers';
 
 // The key page's webhook procedures: set (the secret returned once), rotate, clear, the latest

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { getPool } from '@/server/db/client';
-import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { createTestKey, expectNothingShown, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
 import { FAKE_PROVIDER_DIAGNOSTIC, type FakeProviderMode, type FakeProviderServer } from '../providers/fake-protocol-server';

@@ -1,12 +1,13 @@
 import { PROVIDER_TYPE_INFO, isProviderType, type SettingLimits } from '../../contract/provider-types';
 import type { Operation } from '../operations';
 import type { ValidationIssue as Issue } from '../errors';
-import { engineNamesOf } from './engine-names';
+import { engineNamesOf } from '../engine-names';
 import type { PackageDefinition } from '../../contract/package-schema';
 
 // A package may only name, for an operation, an engine whose provider type can serve it, with
 // settings that provider can honour. Judged when the packages file is applied, so a customer
 // never meets a provider that cannot do what the package sold.
+// It sits with the providers, below the packages, because a provider's save asks it too.
 
 type OperationSettings = {
   engine: string | readonly string[];

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors';
-import { isUuid } from '../uuid';
+import { ApiError } from './errors';
+import { isUuid } from './uuid';
 
 // Keyset paging for the dashboard's read models: a cursor is the (created_at, id) of the last
 // row of a page (or, to page back, of the first, marked "b"), opaque to the caller, so a page

@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { ModelPrices } from '../../providers/engine';
 import { tableKnowsTokens } from '../billing/provider-cost';
 import { ApiError, type ValidationIssue } from '../errors';
-import { engineNamesOf } from './engine-names';
+import { engineNamesOf } from '../engine-names';
 import type { PackageOperations } from '../../contract/package-schema';
 
 // A provider-cost budget (limits.max_provider_cost_per_day) can only count what it can price. What
@@ -13,6 +13,7 @@ import type { PackageOperations } from '../../contract/package-schema';
 // what their operation is billed by: the operator's (providers.<name>.prices), or the genai-prices
 // table for tokens. Judged when a package is saved (the packages file, the dashboard's form) and
 // when a provider's prices change under a stored budget; older stored ones are listed on the overview.
+// It sits with the providers, below the packages, because both the packages and a provider's save ask it.
 
 /** The operator's price an operation's calls need, by what its providers report. */
 const NEEDED_PRICE: Record<string, keyof ModelPrices> = {
