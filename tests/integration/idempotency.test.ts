@@ -4,7 +4,7 @@ import { textGenerateResponse } from '@/server/contract/generation';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { deleteExpiredIdempotencyRecords, requestFingerprint } from '@/server/domain/billing/idempotency-store';
-import { topUpKey } from '@/server/domain/keys/manage-keys';
+import { topUpKey } from '@/server/domain/billing/top-up-key';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 

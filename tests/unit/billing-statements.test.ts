@@ -54,4 +54,28 @@ describe("billing's statements", () => {
     const positional = files.filter((file) => /\$\d/.test(readFileSync(file, 'utf8')));
     expect(positional).toEqual([]);
   });
+
+  it('are the only statements that move units or idempotency records (ARCHITECTURE.md, "SQL")', () => {
+    const moves = [
+      /\b(INSERT INTO|UPDATE|DELETE FROM)\s+(idempotency_records|unit_holds)\b/i,
+      /\bremaining_units\s*=/i,
+      /\bremainingUnits:\s*\{\s*(increment|decrement)/,
+      /\b(idempotencyRecord|unitHold)\.(create|update|upsert|delete)/,
+    ];
+    const outside = sourceFiles('server')
+      .filter((file) => !file.startsWith('server/domain/billing/') && !file.startsWith('server/db/generated/'))
+      .filter((file) => moves.some((pattern) => pattern.test(readFileSync(file, 'utf8'))));
+    expect(outside).toEqual([]);
+  });
+
+  it('bind values in place: no string-built raw SQL through Prisma anywhere in server/', () => {
+    const unsafe = sourceFiles('server').filter((file) => /\$(query|execute)RawUnsafe/.test(readFileSync(file, 'utf8')));
+    expect(unsafe.filter((file) => !file.startsWith('server/db/generated/'))).toEqual([]);
+  });
 });
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file));
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { claimCte, claimValuesOf, existingCte, type IdempotencyScope } from './claim-sql';
@@ -79,6 +80,21 @@ export async function completeIdempotencyKey(db: SqlDb, recordId: string, status
            WHERE id = ${recordId}::uuid`,
     ),
   );
+}
+
+/**
+ * Stores a 2xx response for replay on the caller's transaction (a video job's 202, with its job
+ * row). False when the key is no longer this request's: its lease ran out and a retry took it over.
+ */
+export async function completeIdempotencyKeyOn(client: pg.PoolClient, recordId: string, status: number, body: string): Promise<boolean> {
+  const result = await client.query(
+    prepared(
+      'wgs-idempotency-complete-on',
+      sql`UPDATE idempotency_records SET status = 'completed', response_status = ${status}::int, response_body = ${body}::text
+           WHERE id = ${recordId}::uuid AND status = 'running'`,
+    ),
+  );
+  return result.rowCount === 1;
 }
 
 export async function deleteExpiredIdempotencyRecords(db: SqlDb): Promise<number> {

@@ -1,5 +1,5 @@
 import type { SqlDb } from '../../db/client';
-import type { PrismaClient } from '../../db/generated/client';
+import { Prisma, type PrismaClient } from '../../db/generated/client';
 import sql from 'sql-template-tag';
 import { recentJobCostSql } from '../billing/expected-job-cost';
 import { UTC_TODAY } from '../billing/settlement-sql';
@@ -30,6 +30,6 @@ export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolea
  */
 export async function expectedJobCost(db: PrismaClient, engine: string): Promise<string | null> {
   const query = sql`SELECT ${recentJobCostSql(sql`${engine}::text`)}::text AS cost`;
-  const rows = await db.$queryRawUnsafe<{ cost: string | null }[]>(query.text, ...query.values);
+  const rows = await db.$queryRaw<{ cost: string | null }[]>(new Prisma.Sql(query.strings, query.values));
   return rows[0]?.cost ?? null;
 }

@@ -46,17 +46,6 @@ export async function insertJob(client: pg.PoolClient, job: NewJob): Promise<voi
   });
 }
 
-/** Stores the 202 for replay, on the caller's transaction. False when the key is no longer this request's. */
-export async function completeIdempotencyOn(client: pg.PoolClient, recordId: string, status: number, body: string): Promise<boolean> {
-  const result = await client.query({
-    name: 'wgs-job-idempotency-complete',
-    text: `UPDATE idempotency_records SET status = 'completed', response_status = $2, response_body = $3
-            WHERE id = $1 AND status = 'running'`,
-    values: [recordId, status, body],
-  });
-  return result.rowCount === 1;
-}
-
 export async function findJob(db: SqlDb, jobId: string): Promise<JobRow | null> {
   const { rows } = await db.pool.query<JobRow>({
     name: 'wgs-job-find',

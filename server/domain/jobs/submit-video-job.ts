@@ -11,7 +11,8 @@ import { engineNamesOf } from '../engine-names';
 import { expectedJobCost } from './job-budget';
 import { enqueueVideoJob, getJobQueue } from '../queue/job-queue';
 import type { JobInput } from '../job-row';
-import { completeIdempotencyOn, insertJob, newJobId } from './job-store';
+import { insertJob, newJobId } from './job-store';
+import { completeIdempotencyKeyOn } from '../billing/idempotency-store';
 import { handHoldToJob } from '../billing/job-holds';
 import { toJobView } from './job-view';
 
@@ -106,7 +107,7 @@ export async function submitVideoJob(db: SqlDb, prepared: PreparedVideoJob, ctx:
   try {
     await client.query('BEGIN');
     await insertJob(client, job);
-    if (!(await completeIdempotencyOn(client, ctx.idempotencyRecordId, 202, JSON.stringify(view)))) {
+    if (!(await completeIdempotencyKeyOn(client, ctx.idempotencyRecordId, 202, JSON.stringify(view)))) {
       // The request outlived its idempotency lease and a retry took the key over.
       throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
     }

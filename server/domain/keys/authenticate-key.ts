@@ -3,6 +3,7 @@ import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import type { PackageOperations } from '../../contract/package-schema';
 import { hashKeySecret, KEY_PATTERN } from './key-secret';
+import { isKeyActive, type KeyStatus } from './key-status';
 
 // The key lookup of every /v1 request: one indexed query by hash, cached per process for
 // KEY_CACHE_TTL_MS (< 1 s) so a revocation reaches every instance within a second.
@@ -25,7 +26,7 @@ export interface AuthenticatedKey {
 interface KeyRow {
   id: string;
   /** Only active keys pass: a revoked key, or one suspended by a disputed payment, is refused alike. */
-  status: 'active' | 'revoked' | 'suspended';
+  status: KeyStatus;
   expires_at: Date | null;
   version_id: string;
   version: number;
@@ -98,7 +99,7 @@ export async function authenticateKey(db: SqlDb, authorization: string | null): 
   if (!secret) throw new ApiError('invalid_api_key');
   if (!KEY_PATTERN.test(secret)) throw INVALID_TOKEN();
   const row = await loadKey(db, hashKeySecret(secret));
-  if (!row || row.status !== 'active' || (row.expires_at && row.expires_at.getTime() <= Date.now())) throw INVALID_TOKEN();
+  if (!row || !isKeyActive({ status: row.status, expiresAt: row.expires_at })) throw INVALID_TOKEN();
   return {
     id: row.id,
     packageSlug: row.slug,

@@ -3,6 +3,7 @@ import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
+import { keyInactivity } from '../keys/key-status';
 import { waitSeconds } from '../rate-limit/request-rate';
 import { windowStore } from '../rate-limit/sliding-window';
 import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../webhooks/manage-webhook';
@@ -41,8 +42,9 @@ const codeHash = (confirmationId: string, code: string) => sha256Hex(`${confirma
 
 async function changeableKey(db: PrismaClient, session: PortalSession) {
   const key = await db.apiKey.findUniqueOrThrow({ where: { id: session.apiKeyId } });
-  if (key.status !== 'active') {
-    throw new ApiError('forbidden', { message: `This key is ${key.status}: ask ${supportContact()}.` });
+  const inactive = keyInactivity(key);
+  if (inactive) {
+    throw new ApiError('forbidden', { message: `This key is ${inactive}: ask ${supportContact()}.` });
   }
   if (!confirmationsAvailable(key.buyerEmail)) {
     throw new ApiError('forbidden', {

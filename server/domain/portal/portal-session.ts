@@ -3,6 +3,7 @@ import { getConfig } from '../../config';
 import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { hashKeySecret, KEY_PATTERN } from '../keys/key-secret';
+import { keyInactivity } from '../keys/key-status';
 import { noteFailedAuthentication, refuseFailingAddress } from '../rate-limit/auth-failures';
 
 // A customer signs in to the portal with their API key. The session is a random token (the cookie)
@@ -26,8 +27,8 @@ export interface PortalSession {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-const usable = (key: { status: string; expiresAt: Date | null }, now: Date) =>
-  (key.status === 'active' || key.status === 'suspended') && !(key.expiresAt && key.expiresAt <= now);
+/** The portal shows a suspended key too (it changes nothing there); nothing else that is not active. */
+const usable = (key: { status: string; expiresAt: Date | null }, now: Date) => [null, 'suspended'].includes(keyInactivity(key, now));
 
 /** Starts a session for an active key; throws 401 (counted) for anything else, 429 past the limit. */
 export async function signInWithKey(

@@ -5,6 +5,7 @@ import { ApiError } from '../errors';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChange } from '../keys/key-cache-invalidation';
 import { displayPrefix, generateKeySecret, hashKeySecret } from '../keys/key-secret';
+import { isKeyActive } from '../keys/key-status';
 
 // A customer replaces their key's secret. The key keeps its id, so its units, package, usage,
 // jobs, uploads and webhook stay; only the secret changes. The old secret is refused at once on
@@ -32,8 +33,8 @@ export async function rotateKeySecret(db: PrismaClient, actor: Actor, apiKeyId: 
     const [key] = await tx.$queryRaw<{ hash: string; prefix: string; status: string; expires_at: Date | null }[]>`
       SELECT hash, prefix, status, expires_at FROM api_keys WHERE id = ${apiKeyId}::uuid FOR UPDATE`;
     if (!key) throw new ApiError('not_found', { message: `No API key with id "${apiKeyId}".` });
-    const inactive = key.status !== 'active' || (key.expires_at && key.expires_at <= new Date());
-    if (inactive || (currentHash !== undefined && key.hash !== currentHash)) throw new ApiError('invalid_api_key');
+    if (!isKeyActive({ status: key.status, expiresAt: key.expires_at }) || (currentHash !== undefined && key.hash !== currentHash))
+      throw new ApiError('invalid_api_key');
     await tx.apiKey.update({ where: { id: apiKeyId }, data: { hash: hashKeySecret(secret), prefix } });
     await tx.portalSession.updateMany({ where: { apiKeyId, endedAt: null }, data: { endedAt: new Date() } });
     await announceKeyHashChange(tx, key.hash);

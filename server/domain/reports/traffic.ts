@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../db/generated/client';
+import { Prisma, type PrismaClient } from '../../db/generated/client';
 import { bucketStarts, type TimeRange } from './time-range';
 import { listUsageEvents, type UsageView } from './usage-events';
 
@@ -9,7 +9,7 @@ import { listUsageEvents, type UsageView } from './usage-events';
 // turned away, nothing was charged, and a retry may succeed.
 
 /** The rollup's server failures; everything else in it is a refusal. */
-const SERVER_FAILURE = 'status >= 500 AND status <> 503';
+const serverFailure = Prisma.raw('status >= 500 AND status <> 503');
 
 export interface TrafficBucket {
   at: string;
@@ -60,45 +60,36 @@ async function bucketCounts(db: PrismaClient, range: TimeRange) {
         FROM usage_events
        WHERE created_at >= ${range.from} AND created_at < ${range.to}
        GROUP BY 1`,
-    db.$queryRawUnsafe<RefusedBucketRow[]>(
-      `SELECT (floor(extract(epoch FROM minute) / $3) * $3)::bigint AS at,
-              SUM(count) FILTER (WHERE NOT (${SERVER_FAILURE})) AS refused,
-              SUM(count) FILTER (WHERE ${SERVER_FAILURE}) AS server
-         FROM refused_requests
-        WHERE minute >= $1 AND minute < $2
-        GROUP BY 1`,
-      range.from,
-      range.to,
-      step,
-    ),
+    db.$queryRaw<RefusedBucketRow[]>`
+      SELECT (floor(extract(epoch FROM minute) / ${step}) * ${step})::bigint AS at,
+             SUM(count) FILTER (WHERE NOT (${serverFailure})) AS refused,
+             SUM(count) FILTER (WHERE ${serverFailure}) AS server
+        FROM refused_requests
+       WHERE minute >= ${range.from} AND minute < ${range.to}
+       GROUP BY 1`,
   ]);
   return { usage, refused };
 }
 
 export async function refusedByCode(db: PrismaClient, range: TimeRange, apiKeyId?: string) {
-  const rows = await db.$queryRawUnsafe<{ status: number; code: string; count: bigint }[]>(
-    `SELECT status, code, SUM(count) AS count FROM refused_requests
-      WHERE minute >= $1 AND minute < $2 AND NOT (${SERVER_FAILURE}) AND ($3::uuid IS NULL OR api_key_id = $3::uuid)
-      GROUP BY status, code ORDER BY 3 DESC, status, code`,
-    range.from,
-    range.to,
-    apiKeyId ?? null,
-  );
+  const key = apiKeyId ?? null;
+  const rows = await db.$queryRaw<{ status: number; code: string; count: bigint }[]>`
+    SELECT status, code, SUM(count) AS count FROM refused_requests
+     WHERE minute >= ${range.from} AND minute < ${range.to} AND NOT (${serverFailure})
+       AND (${key}::uuid IS NULL OR api_key_id = ${key}::uuid)
+     GROUP BY status, code ORDER BY 3 DESC, status, code`;
   return rows.map((row) => ({ status: row.status, code: row.code, count: Number(row.count) }));
 }
 
 async function failedByOperation(db: PrismaClient, range: TimeRange) {
-  const rows = await db.$queryRawUnsafe<{ operation: string; provider: bigint; server: bigint }[]>(
-    `SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
-       SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
-        WHERE created_at >= $1 AND created_at < $2 AND outcome = 'failed' GROUP BY operation
-       UNION ALL
-       SELECT operation, 0, SUM(count) FROM refused_requests
-        WHERE minute >= $1 AND minute < $2 AND ${SERVER_FAILURE} GROUP BY operation
-     ) f GROUP BY operation ORDER BY operation`,
-    range.from,
-    range.to,
-  );
+  const rows = await db.$queryRaw<{ operation: string; provider: bigint; server: bigint }[]>`
+    SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
+      SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
+       WHERE created_at >= ${range.from} AND created_at < ${range.to} AND outcome = 'failed' GROUP BY operation
+      UNION ALL
+      SELECT operation, 0, SUM(count) FROM refused_requests
+       WHERE minute >= ${range.from} AND minute < ${range.to} AND ${serverFailure} GROUP BY operation
+    ) f GROUP BY operation ORDER BY operation`;
   return rows.map((row) => ({ operation: row.operation, provider: Number(row.provider), server: Number(row.server) }));
 }
 

@@ -3,6 +3,7 @@ import type { CheckoutOutcome } from '../../payments/checkout-sessions';
 import { alertOperator } from '../../observability/sales-alerts';
 import { sealWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
 import { recordAudit } from '../audit/record-audit';
+import { addUnits } from '../billing/key-balance';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { insertKey } from '../keys/issue-key';
 import { applyReversal, lockPaymentIntent } from './payment-reversals';
@@ -15,6 +16,9 @@ import { STRIPE_ACTOR } from './sales-actor';
 // purchase's is refused and the operator alerted; refunds and disputes that came first are applied.
 
 const PAID = new Set(['paid', 'no_payment_required']);
+
+/** What the fulfilment's transaction settled: the result, a key hash to forget, a refusal to tell the operator. */
+type Settled = { result: FulfilResult; forget: string | null; refusal?: string };
 
 export type FulfilResult =
   | { state: 'fulfilled' | 'already_fulfilled'; purchaseId: string; kind: 'package' | 'top_up'; keyId: string | null }
@@ -46,7 +50,7 @@ export async function fulfilCheckout(db: PrismaClient, outcome: CheckoutOutcome)
   if (!PAID.has(outcome.paymentStatus)) return { state: 'unpaid', purchaseId: purchase.id };
   const mismatch = paymentMismatch(purchase, outcome);
   if (mismatch) return refuseFulfilment(db, purchase, outcome, mismatch);
-  const { result, forget } = await db.$transaction(async (tx) => {
+  const settled = await db.$transaction(async (tx): Promise<Settled> => {
     if (outcome.paymentIntentId) await lockPaymentIntent(tx, outcome.paymentIntentId);
     const claimed = await tx.purchase.updateMany({
       where: { id: purchase.id, status: { in: ['open', 'expired'] } },
@@ -55,7 +59,10 @@ export async function fulfilCheckout(db: PrismaClient, outcome: CheckoutOutcome)
     if (claimed.count === 0) {
       return { result: settledResult(await tx.purchase.findUniqueOrThrow({ where: { id: purchase.id } })), forget: null };
     }
-    const keyId = purchase.kind === 'package' ? await issueSoldKey(tx, purchase.id, outcome) : await addTopUp(tx, purchase);
+    const credited = purchase.kind === 'package' ? { keyId: await issueSoldKey(tx, purchase.id, outcome) } : await addTopUp(tx, purchase);
+    if ('refusal' in credited)
+      return { result: { state: 'refused' as const, purchaseId: purchase.id }, forget: null, refusal: credited.refusal };
+    const { keyId } = credited;
     await recordAudit(tx, STRIPE_ACTOR, {
       action: 'purchase.fulfil',
       targetType: 'purchase',
@@ -75,7 +82,9 @@ export async function fulfilCheckout(db: PrismaClient, outcome: CheckoutOutcome)
     const fulfilled = { state: 'fulfilled' as const, purchaseId: purchase.id, kind: purchase.kind, keyId };
     return { result: fulfilled, forget: applied.forgetHash };
   });
+  const { result, forget } = settled;
   if (forget) forgetKeyHash(forget);
+  if (settled.refusal) alertRefusal(purchase, outcome, settled.refusal);
   return result;
 }
 
@@ -108,8 +117,12 @@ async function refuseFulfilment(db: PrismaClient, purchase: Purchase, outcome: C
     return true;
   });
   if (!moved) return settledResult(await db.purchase.findUniqueOrThrow({ where: { id: purchase.id } }));
-  alertOperator({ reason: 'fulfilment_refused', purchase_id: purchase.id, stripe_session_id: outcome.sessionId, detail: refusal });
+  alertRefusal(purchase, outcome, refusal);
   return { state: 'refused', purchaseId: purchase.id };
+}
+
+function alertRefusal(purchase: Purchase, outcome: CheckoutOutcome, refusal: string): void {
+  alertOperator({ reason: 'fulfilment_refused', purchase_id: purchase.id, stripe_session_id: outcome.sessionId, detail: refusal });
 }
 
 /** A new key on the bought version; its secret sealed on the purchase until the buyer's browser shows it. */
@@ -140,14 +153,26 @@ async function issueSoldKey(tx: Prisma.TransactionClient, purchaseId: string, ou
   return issued.id;
 }
 
-async function addTopUp(tx: Prisma.TransactionClient, purchase: { id: string; apiKeyId: string | null; units: number }): Promise<string> {
+/**
+ * A paid top-up's units, through billing's one top-up (the key's row locked, the key active, the
+ * balance within its integer). Refused, the purchase is refused in the same transaction (nothing is
+ * added, the operator is told and refunds it); else the key's id.
+ */
+async function addTopUp(tx: Prisma.TransactionClient, purchase: { id: string; apiKeyId: string | null; units: number }) {
   const keyId = purchase.apiKeyId!;
-  const before = await tx.apiKey.findUniqueOrThrow({ where: { id: keyId }, select: { remainingUnits: true, totalUnits: true } });
-  const after = await tx.apiKey.update({
-    where: { id: keyId },
-    data: { remainingUnits: { increment: purchase.units }, totalUnits: { increment: purchase.units } },
-    select: { remainingUnits: true, totalUnits: true },
-  });
+  const added = await addUnits(tx, keyId, purchase.units);
+  if (!('after' in added)) {
+    const refusal = 'refused' in added ? `top-up refused: ${added.refused.message}` : `top-up refused: API key ${keyId} is gone`;
+    await tx.purchase.update({ where: { id: purchase.id }, data: { status: 'refused', refusal, fulfilledAt: null } });
+    await recordAudit(tx, STRIPE_ACTOR, {
+      action: 'purchase.refuse',
+      targetType: 'purchase',
+      targetId: purchase.id,
+      after: { reason: refusal },
+    });
+    return { refusal };
+  }
+  const { before, after } = added;
   await recordAudit(tx, STRIPE_ACTOR, {
     action: 'key.topup',
     targetType: 'api_key',
@@ -155,5 +180,5 @@ async function addTopUp(tx: Prisma.TransactionClient, purchase: { id: string; ap
     before: { remaining_units: before.remainingUnits, total_units: before.totalUnits },
     after: { remaining_units: after.remainingUnits, total_units: after.totalUnits, purchase_id: purchase.id, units: purchase.units },
   });
-  return keyId;
+  return { keyId };
 }

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../../db/generated/client';
 import { recordAudit } from '../audit/record-audit';
+import { takeBackUnits } from '../billing/key-balance';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { STRIPE_ACTOR } from './sales-actor';
 import { suspendKeyInTx } from './key-suspension';
@@ -105,20 +106,15 @@ async function applyRefund(tx: Prisma.TransactionClient, purchase: PurchaseRow, 
   let taken = 0;
   if (purchase.kind === 'top_up' && purchase.apiKeyId) {
     const owed = unitsRefunded(purchase.units, paid, amountRefunded) - unitsRefunded(purchase.units, paid, purchase.amountRefunded);
-    // Units already spent stay spent: only what the key still has can go back.
-    const [row] = await tx.$queryRaw<{ taken: number; remaining: number }[]>`
-      WITH before AS (SELECT remaining_units FROM api_keys WHERE id = ${purchase.apiKeyId}::uuid FOR UPDATE)
-      UPDATE api_keys k SET remaining_units = k.remaining_units - LEAST(${owed}::int, b.remaining_units)
-        FROM before b WHERE k.id = ${purchase.apiKeyId}::uuid
-      RETURNING LEAST(${owed}::int, b.remaining_units) AS taken, k.remaining_units AS remaining`;
-    taken = row?.taken ?? 0;
+    const back = await takeBackUnits(tx, purchase.apiKeyId, owed);
+    taken = back.taken;
     if (taken > 0) {
       await recordAudit(tx, STRIPE_ACTOR, {
         action: 'key.reclaim',
         targetType: 'api_key',
         targetId: purchase.apiKeyId,
-        before: { remaining_units: (row?.remaining ?? 0) + taken },
-        after: { remaining_units: row?.remaining ?? 0, purchase_id: purchase.id, units_taken_back: taken, units_refunded: owed },
+        before: { remaining_units: back.remaining + taken },
+        after: { remaining_units: back.remaining, purchase_id: purchase.id, units_taken_back: taken, units_refunded: owed },
       });
     }
   }

@@ -6,6 +6,7 @@ import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { toMinorUnits } from '../../contract/package-schema';
 import { saleOf } from './sale-terms';
+import { isKeyActive } from '../keys/key-status';
 
 // Starting a purchase: a row in `purchases` (its id goes to Stripe as metadata), then a Checkout
 // Session priced from the package version. The session id is stored so a delivery or the success
@@ -96,7 +97,7 @@ export async function createTopUpCheckout(
   input: { keyId: string; units: number } & CheckoutReturn,
 ): Promise<CheckoutStart> {
   const key = await db.apiKey.findUnique({ where: { id: input.keyId }, include: { packageVersion: true } });
-  if (!key || key.status !== 'active') throw new ApiError('not_found', { message: 'No active key to top up.' });
+  if (!key || !isKeyActive(key)) throw new ApiError('not_found', { message: 'No active key to top up.' });
   const sale = saleOf(key.packageVersion.sale);
   const pack = sale?.top_ups.find((candidate) => candidate.units === input.units);
   if (!sale || !pack) {

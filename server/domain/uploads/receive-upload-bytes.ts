@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
+import { isKeyActive } from '../keys/key-status';
 
 // The bytes of a direct upload to this service (local store): streamed to storage, hashed and
 // counted on the way, refused as soon as more than the declared size arrives.
@@ -28,7 +29,7 @@ export async function receiveUploadBytes(
   if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
   // Read with the upload, not from the key cache: a revoked (or expired) key's URL stops at once.
   const { apiKey } = upload;
-  if (apiKey.status !== 'active' || (apiKey.expiresAt && apiKey.expiresAt.getTime() <= Date.now())) {
+  if (!isKeyActive(apiKey)) {
     body.destroy();
     throw new ApiError('forbidden', { message: 'The API key this upload belongs to is no longer active.' });
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { issueKey } from '../../domain/keys/issue-key';
-import { editKeyLabel, getKey, listKeys, revokeKey, topUpKey } from '../../domain/keys/manage-keys';
+import { topUpKey } from '../../domain/billing/top-up-key';
+import { editKeyLabel, getKey, listKeys, revokeKey } from '../../domain/keys/manage-keys';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import {

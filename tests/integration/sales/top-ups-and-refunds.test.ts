@@ -71,6 +71,20 @@ describe('top-ups', () => {
       createTopUpCheckout(getPrisma(), getStripe()!, { keyId: '00000000-0000-4000-8000-000000000000', units: 1000, origin: BASE }),
     ).rejects.toMatchObject({ code: 'not_found' });
   });
+
+  it('refuses a paid top-up whose key was revoked meanwhile: nothing is added, the purchase is refused', async () => {
+    const { keyId } = await boughtKey();
+    const started = await createTopUpCheckout(getPrisma(), getStripe()!, { keyId, units: 1000, origin: BASE, successPath: '/portal' });
+    await getPrisma().apiKey.update({ where: { id: keyId }, data: { status: 'revoked', revokedAt: new Date() } });
+    fake.pay(started.sessionId);
+    await deliver(fake.events.completed(started.sessionId));
+    expect(await getPrisma().apiKey.findUniqueOrThrow({ where: { id: keyId } })).toMatchObject({ remainingUnits: 500, totalUnits: 500 });
+    const purchase = await getPrisma().purchase.findUniqueOrThrow({ where: { id: started.purchaseId } });
+    expect(purchase).toMatchObject({ status: 'refused', fulfilledAt: null });
+    expect(purchase.refusal).toMatch(/revoked/);
+    expect(await getPrisma().auditLog.count({ where: { action: 'key.topup', targetId: keyId } })).toBe(0);
+    expect(await visitSuccess(started.sessionId, null)).toMatchObject({ state: 'refused' });
+  });
 });
 
 describe('refunds and disputes', () => {
