@@ -122,27 +122,28 @@ export const layerPolicies = [
     disallow: { to: packages('next', 'next-auth', '@trpc/*', 'react', 'react-dom') },
   },
   {
-    // The browser's code imports of the server only the contract's values: a type from the use
-    // cases or the dashboard API's router (AppRouter) is erased from the bundle, a value is not.
+    // The browser's code imports of the server only the contract's values, and the dashboard
+    // API's types (AppRouter, its outputs in server/trpc/outputs.ts), which the bundle erases. Never
+    // the use cases, not even a type: the UI reads the API's contract, not the domain's internals.
     from: anyOf('components'),
     disallow: { to: anyOf(...ALL.filter((type) => !['contract', 'components', 'app'].includes(type))) },
   },
   {
     from: anyOf('components'),
-    allow: { to: anyOf(...DOMAIN, 'trpc'), dependency: { kind: 'type' } },
+    allow: { to: anyOf('trpc'), dependency: { kind: 'type' } },
   },
   {
     // Next's pages and route handlers take the server's values from the server package
     // (`@wgs/server/next`, `@wgs/server/api`), which Next loads unbundled: a value imported from
     // server/ itself would be bundled, a second copy of its module beside the one npm start's
     // server runs. The contract's schemas and constants are the exception (the browser needs
-    // them too), and types, which the bundle erases.
+    // them too), and types, which the bundle erases, but none of the use cases' (as components/).
     from: anyOf('app'),
     disallow: { to: anyOf(...ALL.filter((type) => !['contract', 'components', 'app'].includes(type))) },
   },
   {
     from: anyOf('app'),
-    allow: { to: anyOf(...ALL.filter((type) => !['scripts', 'tests'].includes(type))), dependency: { kind: 'type' } },
+    allow: { to: anyOf(...ALL.filter((type) => !['scripts', 'tests', ...DOMAIN].includes(type))), dependency: { kind: 'type' } },
   },
 ];
 export const layerRules = {

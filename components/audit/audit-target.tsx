@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { AuditTarget } from '@/server/domain/audit/audit-targets';
+import type { AuditTarget } from '@/server/trpc/outputs';
 import { MonoId } from '../ui/mono-id';
 
 /** An audit entry's target as a link to its object, named as operators know it. */

@@ -1,6 +1,6 @@
 'use client';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { TrafficBucket, TrafficOverview } from '@/server/domain/reports/traffic';
+import type { TrafficBucket, TrafficOverview } from '@/server/trpc/outputs';
 
 // Charts carry an aria-label summary; the same numbers are in the tables beside them.
 const COLORS = { succeeded: '#1a7f45', failed: '#b42318', refused: '#b54708', server: '#7a271a' };

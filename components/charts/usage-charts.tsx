@@ -1,6 +1,6 @@
 'use client';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { DailyUsage } from '@/server/domain/reports/overview';
+import type { DailyUsage } from '@/server/trpc/outputs';
 
 // Charts carry an aria-label summary; the same numbers are in a table next to each chart.
 const shortDay = (day: string) => day.slice(5);

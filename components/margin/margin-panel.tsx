@@ -2,7 +2,7 @@ import { MarginChart } from '@/components/charts/margin-charts';
 import { Card, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { formatNumber } from '@/components/ui/format';
-import type { MarginFigures, MarginReport } from '@/server/domain/reports/margin';
+import type { MarginFigures, MarginReport } from '@/server/trpc/outputs';
 
 // Revenue, provider cost and margin of a range (the overview, a package, a key): totals, a chart
 // by day (or hour) and a table by operation, an operation that lost money marked. Failed calls'

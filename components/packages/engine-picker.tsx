@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { MAX_ENGINE_FALLBACKS } from '@/server/contract/package-schema';
-import type { EngineChoice } from '@/server/domain/providers/provider-overview';
+import type { EngineChoice } from '@/server/trpc/outputs';
 
 // An operation's engine(s): `local` or a provider able to serve the operation, with a model id
 // (suggested from the models its packages already name), in order: the first answers, the

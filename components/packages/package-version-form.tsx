@@ -2,7 +2,7 @@
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { packageDefinitionSchema, type PackageDefinition } from '@/server/contract/package-schema';
-import type { EngineChoice } from '@/server/domain/providers/provider-overview';
+import type { EngineChoice } from '@/server/trpc/outputs';
 import { fieldErrors } from '../forms/plain-issues';
 import { TagInput } from '../forms/tag-input';
 import { describeError, trpc, type FieldIssue } from '../trpc/client';

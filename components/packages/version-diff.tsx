@@ -1,4 +1,4 @@
-import type { VersionChange } from '@/server/domain/packages/version-diff';
+import type { VersionChange } from '@/server/trpc/outputs';
 import { formatBytes, formatNumber } from '../ui/format';
 import { definitionLabel } from './definition-labels';
 

@@ -1,7 +1,7 @@
 'use client';
 import { useState, type FormEvent } from 'react';
 import { describeError } from '../trpc/client';
-import type { ConfirmedChange } from '@/server/domain/portal/confirm-change';
+import type { ConfirmedChange } from '@/server/trpc/outputs';
 import { portalTrpc } from './portal-trpc';
 
 /** A failed portal call's sentence: the field's own message when the server named one (a wrong code). */

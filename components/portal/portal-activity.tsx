@@ -3,7 +3,7 @@ import { Card } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { formatBytes, formatDate, formatNumber } from '../ui/format';
 import { MonoId } from '../ui/mono-id';
-import type { PortalCall, PortalJob, PortalUpload } from '@/server/domain/portal/portal-overview';
+import type { PortalCall, PortalJob, PortalUpload } from '@/server/trpc/outputs';
 
 const when = (value: string) => <span className="nowrap">{formatDate(value)}</span>;
 

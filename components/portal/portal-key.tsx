@@ -2,7 +2,7 @@ import { UnitsPerDayChart } from '../charts/usage-charts';
 import { UnitsBar } from '../keys/units-bar';
 import { Card, DetailList, Stat } from '../ui/card';
 import { formatBytes, formatDate, formatNumber } from '../ui/format';
-import type { PortalOverview } from '@/server/domain/portal/portal-overview';
+import type { PortalOverview } from '@/server/trpc/outputs';
 
 /** Remaining units and the last 30 days at a glance. */
 export function PortalStats({ overview }: { overview: PortalOverview }) {

@@ -3,7 +3,7 @@ import { StatusBadge } from '../ui/badge';
 import { Card } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { formatDate, formatNumber } from '../ui/format';
-import type { PortalSales } from '@/server/domain/portal/portal-sales';
+import type { PortalSales } from '@/server/trpc/outputs';
 import { PortalTopUp } from './portal-top-up';
 
 /** Top-up packs (where the package sells them) and the key's receipts, on Stripe's own pages. */

@@ -2,8 +2,8 @@ import { StatusBadge } from '../ui/badge';
 import { Card } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { formatDate, formatNumber } from '../ui/format';
-import type { DeliveryView, KeyWebhook } from '@/server/domain/webhooks/manage-webhook';
-import type { PortalOwner } from '@/server/domain/portal/portal-overview';
+import type { DeliveryView, KeyWebhook } from '@/server/trpc/outputs';
+import type { PortalOwner } from '@/server/trpc/outputs';
 import { PortalResendDelivery, PortalWebhookSettings } from './portal-webhook';
 
 /** The job webhook's endpoint (changed only with the buyer's e-mailed code) and the key's latest deliveries to it. */

@@ -3,7 +3,7 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { CopyButton } from '../keys/copy-button';
 import { ResendButton } from '../webhooks/webhook-panel';
-import type { ConfirmedChange } from '@/server/domain/portal/confirm-change';
+import type { ConfirmedChange } from '@/server/trpc/outputs';
 import { ConfirmCode, useChangeRequest } from './confirm-code';
 import { portalTrpc } from './portal-trpc';
 

@@ -1,4 +1,4 @@
-import type { ProviderView } from '@/server/domain/providers/list-providers';
+import type { ProviderView } from '@/server/trpc/outputs';
 import { formatDate } from '../ui/format';
 
 /** Whether a provider has a key and where it comes from; never the key itself. */

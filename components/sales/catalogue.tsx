@@ -1,6 +1,6 @@
 import { Card, DetailList, EmptyState } from '@/components/ui/card';
 import { formatBytes, formatNumber } from '@/components/ui/format';
-import type { CatalogueEntry } from '@/server/domain/sales/sale-terms';
+import type { CatalogueEntry } from '@/server/contract/sales-pages';
 import { formatPrice } from './money';
 
 /** One package for sale: what it includes and a button that starts Stripe Checkout. */

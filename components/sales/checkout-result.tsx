@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { CopyButton } from '@/components/keys/copy-button';
 import { Alert, Card } from '@/components/ui/card';
 import { formatNumber } from '@/components/ui/format';
-import type { CheckoutPageState } from '@/server/domain/sales/checkout-page';
+import type { CheckoutPageState } from '@/server/contract/sales-pages';
 
 /** Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost. */
 function NextSteps({ portal }: { portal: boolean }) {

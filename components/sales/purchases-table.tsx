@@ -3,7 +3,7 @@ import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
-import type { PurchaseView } from '@/server/domain/sales/list-purchases';
+import type { PurchaseView } from '@/server/trpc/outputs';
 import { formatMinor } from './money';
 
 type Row = PurchaseView & { key_prefix?: string | null; package_name?: string; package_version?: number };

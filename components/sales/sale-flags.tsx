@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Alert } from '@/components/ui/card';
-import type { PurchaseView } from '@/server/domain/sales/list-purchases';
+import type { PurchaseView } from '@/server/trpc/outputs';
 
 /**
  * A key whose purchase was refunded or disputed says so at the top of its page: a dispute has

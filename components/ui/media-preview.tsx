@@ -1,4 +1,4 @@
-import type { MediaLink } from '@/server/domain/reports/media-links';
+import type { MediaLink } from '@/server/trpc/outputs';
 import { formatDate } from './format';
 
 /** Plays or shows media through a fresh short-lived URL, with a download link and its expiry. */

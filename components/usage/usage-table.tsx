@@ -3,7 +3,7 @@ import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { formatDate, formatNumber } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
-import type { UsageTotals, UsageView } from '@/server/domain/reports/usage-events';
+import type { UsageTotals, UsageView } from '@/server/trpc/outputs';
 
 /** The usage events table: one row per request, with a totals row over everything filtered. */
 export function UsageTable(props: {

@@ -70,6 +70,10 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     // Next's pages take the server's values from the server package, never a bundled copy.
     ['app/layer-probe.ts', "import { dashboardCallerOf } from '@/server/trpc/server-caller';"],
     ['app/layer-probe.ts', "import { getConfig } from '@/server/config';"],
+    // The UI reads the API's contract: not even a type of the use cases.
+    ['components/layer-probe.tsx', "import type { MarginReport } from '@/server/domain/reports/margin';"],
+    ['app/layer-probe.ts', "import type { KeyView } from '@/server/domain/keys/key-view';"],
+    ['app/layer-probe.ts', "import type { ApiError } from '@/server/domain/errors';"],
   ])('%s may not `%s`', async (filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const probe = [${source.match(/\{ (\w+)/)?.[1]}];\n`);
     expect(errors).toHaveLength(1);
@@ -87,7 +91,7 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['server/instance/layer-probe.ts', "import { startWorker } from '../jobs/worker';"],
     ['server/openapi/layer-probe.ts', "import { jsonText } from '../http/responses';"],
     ['components/layer-probe.tsx', "import { packageDefinitionSchema } from '@/server/contract/package-schema';"],
-    ['components/layer-probe.tsx', "import type { MarginReport } from '@/server/domain/reports/margin';"],
+    ['components/layer-probe.tsx', "import type { MarginReport } from '@/server/trpc/outputs';"],
     ['components/layer-probe.tsx', "import type { AppRouter } from '@/server/trpc/app-router';"],
     ['server/http/layer-probe.ts', "import { ApiError } from '@/server/domain/errors';"],
     ['server/surfaces/layer-probe.ts', "import { serveReadiness } from '../instance/readiness';"],

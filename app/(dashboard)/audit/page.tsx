@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { AuditTargetLink } from '@/components/audit/audit-target';
 import { VersionDiff } from '@/components/packages/version-diff';
-import type { VersionChange } from '@/server/domain/packages/version-diff';
+import type { VersionChange } from '@/server/trpc/outputs';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
 import { Pager } from '@/components/ui/pager';

@@ -8,7 +8,7 @@ import { formatBytes, formatDate, formatNumber, param, type SearchParams } from 
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
-import type { KeyView } from '@/server/domain/keys/key-view';
+import type { KeyView } from '@/server/trpc/outputs';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'API keys' };

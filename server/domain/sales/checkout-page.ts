@@ -4,6 +4,7 @@ import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
 import { sha256Hex } from '../canonical-json';
 import { fulfilCheckout } from './fulfil-checkout';
 import { revealOnce } from './sealed-secret';
+import type { CheckoutPageState } from '../../contract/sales-pages';
 
 // What the success page shows. When the webhook has not arrived yet, the page fulfils the session
 // itself (Stripe's word on payment_status, the same exactly-once rule), but Stripe is asked only
@@ -13,19 +14,6 @@ import { revealOnce } from './sealed-secret';
 // once, to the browser whose cookie started the checkout, and deleted as it is shown.
 
 export const STRIPE_CHECK_SECONDS = 5;
-
-export type CheckoutPageState =
-  | { state: 'unknown' }
-  /** Not paid (yet): an asynchronous payment method, Stripe not asked (yet), or it did not answer. */
-  | { state: 'processing' }
-  /** The Checkout Session expired unpaid. */
-  | { state: 'expired' }
-  /** Stripe reported another amount or currency: nothing was issued, the operator was alerted. */
-  | { state: 'refused' }
-  | { state: 'revealed'; key: string; prefix: string; packageName: string; units: number }
-  /** Shown already, to another browser, or never shown and deleted since: the next steps, never the secret. */
-  | { state: 'key_issued'; prefix: string; packageName: string; purged: boolean }
-  | { state: 'topped_up'; prefix: string; units: number };
 
 /** Who is looking: the browser's checkout cookie, or the portal session's key (a top-up's return). */
 export interface CheckoutViewer {

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/generated/client';
 import { toMinorUnits, saleSchema, type PackageOperations, type Sale } from '../../contract/package-schema';
+import type { CatalogueEntry } from '../../contract/sales-pages';
 
 // What a package version sells for (its `sale` in the packages file) and the public catalogue:
 // the latest version of every package that is not archived and carries a sale.
@@ -9,18 +10,6 @@ export function saleOf(stored: unknown): Sale | null {
   if (stored === null || stored === undefined) return null;
   const parsed = saleSchema.safeParse(stored);
   return parsed.success ? parsed.data : null;
-}
-
-export interface CatalogueEntry {
-  packageVersionId: string;
-  slug: string;
-  name: string;
-  version: number;
-  quotaUnits: number;
-  limits: { requestsPerMinute: number; concurrency: number; maxUploadBytes: number };
-  operations: { name: string; units: number }[];
-  price: { amount: number; minor: number; currency: string };
-  topUps: { units: number; amount: number; minor: number }[];
 }
 
 export async function listCatalogue(db: PrismaClient): Promise<CatalogueEntry[]> {

@@ -1,6 +1,7 @@
 import { getPrisma } from '../../db/client';
-import { checkoutPageState, type CheckoutPageState } from '../../domain/sales/checkout-page';
-import { listCatalogue, type CatalogueEntry } from '../../domain/sales/sale-terms';
+import type { CatalogueEntry, CheckoutPageState } from '../../contract/sales-pages';
+import { checkoutPageState } from '../../domain/sales/checkout-page';
+import { listCatalogue } from '../../domain/sales/sale-terms';
 import { getStripe } from '../../payments/stripe-client';
 import { checkoutCookieOf } from './checkout-start';
 
