@@ -35,7 +35,7 @@ export default defineConfig([
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-unused-expressions': 'error',
-      // Files stay small (STYLE.md): a source file past this is split, not allowed to grow.
+      // Files stay small: a source file past this is split, not allowed to grow.
       'max-lines': ['error', { max: 250, skipBlankLines: true, skipComments: true }],
     },
   },

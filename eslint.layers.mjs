@@ -50,6 +50,9 @@ export const layerElements = [
   { type: 'payments', pattern: 'server/payments' },
   // E-mail to buyers over SMTP (nodemailer), beside payments.
   { type: 'mail', pattern: 'server/mail' },
+  // Secrets kept at rest and read back (provider keys, webhook signing secrets, a sold key's
+  // secret until it is shown), sealed with the configured secret.
+  { type: 'secrets', pattern: 'server/secrets' },
   { type: 'observability', pattern: 'server/observability' },
   // Use cases: plain TypeScript over the database, engines and storage; no transport. Each area
   // (server/domain/<area>) before the root files, which the last pattern takes.
@@ -78,7 +81,7 @@ export const layerElements = [
 ];
 
 const BOTTOM = ['contract', 'config', 'lifecycle'];
-const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'mail', 'observability'];
+const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'mail', 'secrets', 'observability'];
 const BELOW_TRANSPORTS = [...BELOW_DOMAIN, ...DOMAIN, 'auth'];
 
 /** The layers each server layer may import (besides its own files); every other one is an error. */
@@ -91,6 +94,7 @@ export const LAYER_IMPORTS = {
   providers: ['contract', 'config'],
   payments: ['contract', 'config'],
   mail: ['contract', 'config'],
+  secrets: ['config'],
   observability: ['contract', 'config', 'lifecycle', 'db'],
   domain: BELOW_DOMAIN,
   ...Object.fromEntries(

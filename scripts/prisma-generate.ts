@@ -1,6 +1,6 @@
-// `prisma generate` offline: the CLI wants its native schema engine, which cannot be
-// downloaded here, but generation never runs it. A stand-in that refuses to run satisfies
-// the existence check (see STACK.md).
+// `prisma generate` without a network: the CLI wants its native schema engine, which it would
+// download, but generation never runs it. A stand-in that refuses to run satisfies the CLI's
+// check that the engine exists (migrations are applied by our own runner, npm run db:migrate).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

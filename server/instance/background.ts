@@ -4,7 +4,7 @@ import { getConfig } from '../config';
 import { getPool, getPrisma, getSqlDb } from '../db/client';
 import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
 import { expireOverduePurchases } from '../domain/sales/expire-purchases';
-import { purgeUnrevealedSecrets } from '../domain/sales/sealed-secret';
+import { purgeUnrevealedSecrets } from '../domain/sales/sold-key-secret';
 import { deleteExpiredIdempotencyRecords } from '../domain/billing/idempotency-store';
 import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
 import { sweepExpiredHolds } from '../domain/billing/sweep-expired-holds';

@@ -2,8 +2,8 @@ import { getPool } from '../../db/client';
 import { buildEngine, type ProviderSettings } from '../../providers/build-engine';
 import { ProviderUnavailableError, type Engine } from '../../providers/engine';
 import { localEngine } from '../../providers/local/local-engine';
-import { ProviderKeyDecryptError } from '../../providers/provider-keys/key-cipher';
-import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
+import { SecretDecryptError } from '../../secrets/secret-cipher';
+import { openWithConfiguredSecret } from '../../secrets/sealed-secrets';
 import { isProviderType } from '../../contract/provider-types';
 import { environmentVariable } from '../../config/environment';
 import { apiKeyEnvProblem } from './provider-guard';
@@ -43,7 +43,7 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
   return engine;
 }
 
-/** The operator-set key of a provider, decrypted; undefined when none is stored. Throws ProviderKeyDecryptError. */
+/** The operator-set key of a provider, decrypted; undefined when none is stored. Throws SecretDecryptError. */
 async function readStoredProviderKey(provider: string): Promise<string | undefined> {
   const { rows } = await getPool().query<{ iv: Buffer; ciphertext: Buffer; auth_tag: Buffer }>({
     name: 'wgs-provider-key',
@@ -73,7 +73,7 @@ export async function readProviderApiKey(provider: Pick<ProviderRow, 'name' | 't
   try {
     stored = await readStoredProviderKey(provider.name);
   } catch (error) {
-    if (!(error instanceof ProviderKeyDecryptError)) throw error;
+    if (!(error instanceof SecretDecryptError)) throw error;
     console.error(`[provider ${provider.name}] ${error.message}`);
     throw new ProviderUnavailableError(error.message, 30, { kind: 'not_configured' });
   }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { sealWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
+import { sealWithConfiguredSecret } from '../../secrets/sealed-secrets';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';

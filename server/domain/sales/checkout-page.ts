@@ -3,7 +3,7 @@ import type { PrismaClient, Purchase } from '../../db/generated/client';
 import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
 import { sha256Hex } from '../canonical-json';
 import { fulfilCheckout } from './fulfil-checkout';
-import { revealOnce } from './sealed-secret';
+import { revealOnce } from './sold-key-secret';
 import type { CheckoutPageState } from '../../contract/sales-pages';
 
 // What the success page shows. When the webhook has not arrived yet, the page fulfils the session

@@ -1,13 +1,13 @@
 import type { Prisma, PrismaClient, Purchase } from '../../db/generated/client';
 import type { CheckoutOutcome } from '../../payments/checkout-sessions';
 import { alertOperator } from '../../observability/sales-alerts';
-import { sealWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
 import { recordAudit } from '../audit/record-audit';
 import { addUnits } from '../billing/key-balance';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { insertKey } from '../keys/issue-key';
 import { applyReversal, lockPaymentIntent } from './payment-reversals';
 import { STRIPE_ACTOR } from './sales-actor';
+import { sealSoldKeySecret } from './sold-key-secret';
 
 // Fulfilment exactly once: whoever moves the purchase from open (or expired: Stripe's word that it
 // was paid wins over the sweep) to fulfilled, one conditional UPDATE, so a racing webhook delivery,
@@ -24,9 +24,6 @@ export type FulfilResult =
   | { state: 'fulfilled' | 'already_fulfilled'; purchaseId: string; kind: 'package' | 'top_up'; keyId: string | null }
   | { state: 'unpaid' | 'refused'; purchaseId: string }
   | { state: 'unknown' };
-
-/** The AES-GCM associated data of a purchase's sealed secret: it opens on this purchase only. */
-export const sealedSecretLabel = (purchaseId: string) => `purchase:${purchaseId}`;
 
 const settledResult = (purchase: Purchase): FulfilResult =>
   purchase.status === 'refused'
@@ -140,7 +137,7 @@ async function issueSoldKey(tx: Prisma.TransactionClient, purchaseId: string, ou
     expiresAt: null,
     sale: { purchaseId, buyerEmail: outcome.email, stripeCustomerId: outcome.customerId },
   });
-  const sealed = sealWithConfiguredSecret(sealedSecretLabel(purchaseId), issued.key);
+  const sealed = sealSoldKeySecret(purchaseId, issued.key);
   await tx.purchase.update({
     where: { id: purchaseId },
     data: {

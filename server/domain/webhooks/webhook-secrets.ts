@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../../db/generated/client';
 import type { SqlDb } from '../../db/client';
-import { ProviderKeyDecryptError } from '../../providers/provider-keys/key-cipher';
-import { openWithConfiguredSecret, sealWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
+import { SecretDecryptError } from '../../secrets/secret-cipher';
+import { openWithConfiguredSecret, sealWithConfiguredSecret } from '../../secrets/sealed-secrets';
 
 // A key's webhook signing secret at rest: sealed with the provider-key cipher (AES-256-GCM under
 // PROVIDER_KEYS_SECRET) in `webhook_secrets`, `webhook:<api key id>` as the associated data (a
@@ -50,7 +50,7 @@ export function openWebhookSecret(apiKeyId: string, row: SealedSecretRow): strin
       authTag: Buffer.from(row.auth_tag),
     });
   } catch (error) {
-    if (error instanceof ProviderKeyDecryptError) throw new WebhookSecretDecryptError(apiKeyId);
+    if (error instanceof SecretDecryptError) throw new WebhookSecretDecryptError(apiKeyId);
     throw error;
   }
 }

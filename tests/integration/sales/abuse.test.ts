@@ -4,7 +4,7 @@ import { CLI_ACTOR } from '@/server/domain/actor';
 import { authenticateKey, clearKeyCache } from '@/server/domain/keys/authenticate-key';
 import { expireOverduePurchases } from '@/server/domain/sales/expire-purchases';
 import { reinstateKey } from '@/server/domain/sales/key-suspension';
-import { purgeUnrevealedSecrets } from '@/server/domain/sales/sealed-secret';
+import { purgeUnrevealedSecrets } from '@/server/domain/sales/sold-key-secret';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { api, call } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';

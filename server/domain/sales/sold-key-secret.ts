@@ -1,10 +1,17 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
+import { openWithConfiguredSecret, sealWithConfiguredSecret, type SealedSecret } from '../../secrets/sealed-secrets';
 import { sha256Hex } from '../canonical-json';
-import { sealedSecretLabel } from './fulfil-checkout';
 
 // A sold key's secret waits, sealed on its purchase, for the buyer's browser to show it once; one
 // never shown is deleted SOLD_SECRET_RETENTION_HOURS after fulfilment.
+
+/** The AES-GCM associated data of a purchase's sealed secret: it opens on this purchase only. */
+const sealedSecretLabel = (purchaseId: string) => `purchase:${purchaseId}`;
+
+/** A sold key's secret, sealed for its purchase's row (server/secrets). */
+export function sealSoldKeySecret(purchaseId: string, secret: string): SealedSecret {
+  return sealWithConfiguredSecret(sealedSecretLabel(purchaseId), secret);
+}
 
 interface SealedRow {
   secret_iv: Buffer;
