@@ -106,6 +106,15 @@ export async function getKeyWebhook(db: PrismaClient, keyId: string, wholeUrl: b
   };
 }
 
+/**
+ * The job webhook panel of a key, the same on the key's dashboard page and in its portal: the
+ * endpoint (whole for an admin or the key's holder, its host for a viewer) and the latest deliveries.
+ */
+export async function keyWebhookPanel(db: PrismaClient, keyId: string, wholeUrl: boolean) {
+  const [webhook, deliveries] = await Promise.all([getKeyWebhook(db, keyId, wholeUrl), listKeyDeliveries(db, keyId, 20)]);
+  return { ...webhook, deliveries };
+}
+
 /** The key's latest deliveries, newest first. */
 export async function listKeyDeliveries(db: PrismaClient, keyId: string, limit = 20): Promise<DeliveryView[]> {
   const rows = await db.webhookDelivery.findMany({

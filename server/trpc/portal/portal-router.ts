@@ -14,7 +14,7 @@ import { getPortalOverview } from '../../domain/portal/portal-overview';
 import { getPortalSales, startPortalTopUp, topUpReturn } from '../../domain/portal/portal-sales';
 import { customerActor } from '../../domain/portal/rotate-key';
 import { getStripe } from '../../payments/stripe-client';
-import { getKeyWebhook, listKeyDeliveries, resendDelivery } from '../../domain/webhooks/manage-webhook';
+import { keyWebhookPanel, resendDelivery } from '../../domain/webhooks/manage-webhook';
 import { createCallerFactory, portalProcedure, router } from '../init';
 
 // The customer portal's API (/api/portal/trpc). Every procedure acts on the session's key and
@@ -37,10 +37,11 @@ export const portalRouter = router({
     .mutation(({ ctx, input }) => requestChange(ctx.db, getSqlDb(), ctx.portal, input)),
   /** The code from the e-mail: the change is made; a new secret (key or webhook) is shown once. */
   confirmChange: portalProcedure.input(portalConfirmInput).mutation(({ ctx, input }) => confirmChange(ctx.db, ctx.portal, input.code)),
-  webhook: portalProcedure.input(portalNoInput).query(async ({ ctx }) => ({
-    ...(await getKeyWebhook(ctx.db, ctx.portal.apiKeyId, true)),
-    deliveries: (await listKeyDeliveries(ctx.db, ctx.portal.apiKeyId, 20)).map(({ job_id: _jobId, ...delivery }) => delivery),
-  })),
+  /** The key page's webhook panel (keys.webhook), without the deliveries' job ids. */
+  webhook: portalProcedure.input(portalNoInput).query(async ({ ctx }) => {
+    const { deliveries, ...webhook } = await keyWebhookPanel(ctx.db, ctx.portal.apiKeyId, true);
+    return { ...webhook, deliveries: deliveries.map(({ job_id: _jobId, ...delivery }) => delivery) };
+  }),
   resendDelivery: portalProcedure.input(portalDeliveryInput).mutation(({ ctx, input }) => {
     activeKey(ctx.portal);
     return resendDelivery(ctx.db, actorOf(ctx.portal), ctx.portal.apiKeyId, input.deliveryId);

@@ -6,8 +6,7 @@ import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
 import {
   clearKeyWebhook,
-  getKeyWebhook,
-  listKeyDeliveries,
+  keyWebhookPanel,
   resendDelivery,
   rotateKeyWebhookSecret,
   setKeyWebhook,
@@ -53,11 +52,10 @@ export const keysRouter = router({
     .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
   revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
   /** The key's webhook endpoint and its latest deliveries. */
-  webhook: viewerProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => ({
-    // A viewer sees the endpoint's host only: its path and query often carry a token.
-    ...(await getKeyWebhook(ctx.db, input.id, roleAllows(ctx.session.role, 'admin'))),
-    deliveries: await listKeyDeliveries(ctx.db, input.id, 20),
-  })),
+  // A viewer sees the endpoint's host only: its path and query often carry a token.
+  webhook: viewerProcedure
+    .input(z.strictObject({ id: uuid }))
+    .query(({ ctx, input }) => keyWebhookPanel(ctx.db, input.id, roleAllows(ctx.session.role, 'admin'))),
   /** Returns the new signing secret: the only time it is shown. */
   setWebhook: adminProcedure
     .input(z.strictObject({ id: uuid, url: z.string().trim().min(1).max(2000) }))
