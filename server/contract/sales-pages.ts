@@ -21,7 +21,10 @@ export type CheckoutPageState =
   | { state: 'processing' }
   /** The Checkout Session expired unpaid. */
   | { state: 'expired' }
-  /** Stripe reported another amount or currency: nothing was issued, the operator was alerted. */
+  /**
+   * Stripe reported another amount or currency, or a paid top-up's key is no longer active (or its
+   * balance is full): nothing was issued or added, the operator was alerted.
+   */
   | { state: 'refused' }
   | { state: 'revealed'; key: string; prefix: string; packageName: string; units: number }
   /** Shown already, to another browser, or never shown and deleted since: the next steps, never the secret. */
