@@ -1,5 +1,5 @@
 import { isRedisUnavailable } from '../db/redis';
-import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
+import { ApiError, ERROR_CATALOG, isApiError, type ErrorCode } from '../domain/errors';
 import type { RequestRecord } from '../observability/request-record';
 import { errorEnvelope } from './error-envelope';
 
@@ -67,12 +67,23 @@ export function errorBody(apiError: ApiError, requestId: string): ReturnType<typ
   return errorEnvelope(apiError.code, message, requestId, apiError.details);
 }
 
+/** Whether a thrown value says the database or Redis is away (answered 503 with Retry-After, never 500). */
+export function isStoreUnavailable(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || isRedisUnavailable(error);
+}
+
+/** The code a thrown value is answered with (toApiError's), without logging it. */
+export function answeredCode(error: unknown): ErrorCode {
+  if (isApiError(error)) return error.code;
+  return isStoreUnavailable(error) ? 'provider_unavailable' : 'internal_error';
+}
+
 /** Any thrown value as the ApiError it is answered with; an unknown one is logged and becomes internal_error. */
 export function toApiError(error: unknown, requestId: string): ApiError {
   let apiError: ApiError;
   if (isApiError(error)) {
     apiError = error;
-  } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
+  } else if (isStoreUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
       message:

@@ -71,6 +71,29 @@ async function retryUntilOk(base: string, apiKey: string, body: unknown, idem: s
   throw new Error(`no 200 for ${idem} after 60 attempts: last ${seen.at(-1)?.status} ${seen.at(-1)?.text}`);
 }
 
+interface UsageRow {
+  outcome: string;
+  units: number;
+  error_code: string | null;
+  engine: string;
+  engines_tried: string[];
+}
+
+/** A key's usage events, oldest first. */
+async function usageOf(url: string, apiKeyId: string): Promise<UsageRow[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<UsageRow>(
+      `SELECT outcome, units, error_code, engine, engines_tried FROM usage_events WHERE api_key_id = $1 ORDER BY created_at`,
+      [apiKeyId],
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}
+
 describe('PostgreSQL restarted under load', () => {
   it('paid requests answer 200 or 503 + Retry-After, the app recovers by itself, every charge is exact', async () => {
     const first = await startEmbeddedPostgres({ dataDir: pgDataDir });
@@ -152,6 +175,59 @@ describe('PostgreSQL restarted under load', () => {
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
   }, 180_000);
+});
+
+describe('PostgreSQL away between the engine answering and the capture', () => {
+  const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-away-'));
+  let back: EmbeddedPostgres | undefined;
+  afterAll(async () => {
+    await back?.stop().catch(() => {});
+    await stopEmbeddedPostgres(awayDir).catch(() => {});
+    rmSync(awayDir, { recursive: true, force: true });
+  });
+
+  it('answers 503, charges nothing, and records the engine call as a failed attempt once the database is back', async () => {
+    const { url } = await startEmbeddedPostgres({ dataDir: awayDir });
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const key = await createTestKey({
+      quota: 10,
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
+      operations: { 'text.generate': { engine: 'fake:model-away', units: 2, output_formats: ['text'] } },
+    });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { IDEMPOTENCY_LEASE_SECONDS: '20', HOLD_LEASE_SECONDS: '21', WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-away' },
+    });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 2_500 });
+    const idem = newKey('away');
+    const body = { input: 'answered while the database is away' };
+    const pending = post(app.base, TEXT, key.key, body, idem, 60_000);
+    for (let i = 0; i < 400 && fake.callCount === 0; i++) await sleep(25);
+    expect(fake.callCount).toBe(1); // the engine is working: the hold is written
+    await stopEmbeddedPostgres(awayDir); // gone before the engine answers
+    const reply = await pending;
+    expect(reply.status, reply.text).toBe(503);
+    expect(reply.json.error.code).toBe('provider_unavailable');
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+    back = await restartOnPort(awayDir, Number(new URL(url).port));
+    // The release the app could not write is written once the database answers (its retry timer).
+    await expect.poll(async () => (await books(url, key.id)).failed, { timeout: 30_000, interval: 250 }).toBe(1);
+    expect(await books(url, key.id)).toMatchObject({ remaining: 10, held: 0, released: 1, captured: 0, succeeded: 0, inFlight: 0 });
+    expect(await usageOf(url, key.id)).toEqual([
+      { outcome: 'failed', units: 0, error_code: 'provider_unavailable', engine: 'fake:model-away', engines_tried: ['fake:model-away'] },
+    ]);
+    fake.setMode({ kind: 'ok' });
+    const retried = await retryUntilOk(app.base, key.key, body, idem);
+    expect(retried.json.usage.charged_units).toBe(2);
+    expect(fake.callCount).toBe(2);
+    expect(await books(url, key.id)).toMatchObject({ remaining: 8, captured: 1, succeeded: 1, failed: 1, held: 0 });
+    expect(app.child.exitCode).toBeNull(); // the outage killed nothing
+    await app.stop();
+    await useDatabaseInThisProcess(testDatabaseUrl());
+  }, 120_000);
 });
 
 describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
@@ -291,9 +367,14 @@ describe('app process killed and provider faults', () => {
       captured: 1,
       capturedUnits: units,
       succeeded: 1,
+      failed: 1,
       inFlight: 0,
       remaining: quota - units,
     });
+    // The killed attempt's engine call is on the books: a lost call, charged nothing, naming its engine.
+    expect((await usageOf(database!.url, key.id)).filter((event) => event.outcome === 'failed')).toEqual([
+      { outcome: 'failed', units: 0, error_code: 'request_lost', engine: 'fake:model-k', engines_tried: ['fake:model-k'] },
+    ]);
   }, 120_000);
 
   it('provider hangs: timeout, 503 with Retry-After, units released, the key free for a retry', async () => {
