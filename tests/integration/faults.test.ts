@@ -1,5 +1,6 @@
 import { getSqlDb } from '@/server/db/client';
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
+import { startFakeStripe, type FakeStripe } from '../../fakes/fake-stripe';
+import { ownAddresses, originAt } from './support/product/addresses';
 import { restartOnPort } from './support/postgres/restart-on-port';
 import {
   books,
@@ -225,6 +228,72 @@ describe('PostgreSQL away between the engine answering and the capture', () => {
     expect(fake.callCount).toBe(2);
     expect(await books(url, key.id)).toMatchObject({ remaining: 8, captured: 1, succeeded: 1, failed: 1, held: 0 });
     expect(app.child.exitCode).toBeNull(); // the outage killed nothing
+    await app.stop();
+    await useDatabaseInThisProcess(testDatabaseUrl());
+  }, 120_000);
+});
+
+describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () => {
+  const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-pages-'));
+  let stripe: FakeStripe | undefined;
+  let back: EmbeddedPostgres | undefined;
+  afterAll(async () => {
+    await stripe?.close();
+    await back?.stop().catch(() => {});
+    await stopEmbeddedPostgres(awayDir).catch(() => {});
+    rmSync(awayDir, { recursive: true, force: true });
+  });
+
+  it('never 500, and the process logs no uncaught pg error', async () => {
+    const { url } = await startEmbeddedPostgres({ dataDir: awayDir });
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const key = await createTestKey({ quota: 10 });
+    stripe = await startFakeStripe({ webhookSecret: 'whsec_faults' });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { HOST: '0.0.0.0', STRIPE_SECRET_KEY: 'sk_test_faults', STRIPE_WEBHOOK_SECRET: 'whsec_faults', STRIPE_API_BASE: stripe.apiBase },
+    });
+    // From this machine's non-loopback address, as a customer's browser on the network.
+    const origin = originAt(ownAddresses().ipv4, app.port);
+    const browse = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+      const response = await fetch(`${origin}${path}`, { ...init, redirect: 'manual', headers: { origin, ...init.headers } });
+      return { status: response.status, retryAfter: Number(response.headers.get('retry-after')), text: await response.text() };
+    };
+    const json = { 'content-type': 'application/json' };
+    const signIn = () => browse('/api/portal/session', { method: 'POST', headers: json, body: JSON.stringify({ secret: key.key }) });
+    const signedIn = await fetch(`${origin}/api/portal/session`, {
+      method: 'POST',
+      headers: { origin, ...json },
+      body: JSON.stringify({ secret: key.key }),
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+
+    await stopEmbeddedPostgres(awayDir);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const answers = {
+      checkout: await browse('/buy/checkout', { method: 'POST', headers: form, body: `package_version_id=${randomUUID()}` }),
+      success: await browse('/buy/success?session_id=cs_test_faults', { headers: { cookie } }),
+      catalogue: await browse('/buy'),
+      signIn: await signIn(),
+      topUp: await browse('/api/portal/trpc/buyTopUp', {
+        method: 'POST',
+        headers: { ...json, cookie },
+        body: JSON.stringify({ units: 10 }),
+      }),
+      overview: await browse('/api/portal/trpc/overview', { headers: { cookie } }),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      expect([name, answer.status], answer.text).toEqual([name, 503]);
+      expect([name, answer.retryAfter]).toEqual([name, 2]);
+    }
+    expect(answers.overview.text).toContain('temporarily unavailable');
+
+    back = await restartOnPort(awayDir, Number(new URL(url).port));
+    await expect.poll(async () => (await signIn()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+    expect(app.output()).not.toMatch(/uncaughtException|unhandledRejection/);
+    expect(app.child.exitCode).toBeNull();
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
   }, 120_000);
