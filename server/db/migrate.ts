@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { listenForErrors } from './pg-errors';
 
 // Applies prisma/migrations the way `prisma migrate deploy` does, writing the same
 // `_prisma_migrations` history, so either tool can take over the same database. Prisma's
@@ -50,6 +51,7 @@ export async function migrateDatabase(
   { log = () => {}, migrations = readMigrations() }: { log?: (line: string) => void; migrations?: MigrationFile[] } = {},
 ): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  listenForErrors(client);
   await client.connect();
   const applied: string[] = [];
   try {

@@ -39,3 +39,4 @@ export { portalCaller } from '../trpc/portal/portal-caller';
 export { createPortalRequestContext } from '../trpc/portal/portal-context';
 export { portalRouter } from '../trpc/portal/portal-router';
 export { dashboardCallerOf, orNotFound } from '../trpc/server-caller';
+export { trpcResponseMeta } from '../trpc/response-meta';

@@ -1,6 +1,7 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError, isApiError } from '../errors';
+import { engineNamesOf } from '../packages/engine-names';
 import { claimIdempotencyKey, findExisting, judgeExisting } from './idempotency-store';
 import { consumeRequest, rateLimitHeaders, rateStateOf, rateWindowOf, refundRequest, type RateState } from '../rate-limit/request-rate';
 import { windowsInDatabase } from '../rate-limit/sliding-window';
@@ -143,5 +144,6 @@ function holdRequestOf(request: BillingRequest): Omit<HoldRequest, 'apiKeyId'> |
     leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
     budget: key.maxProviderCostPerDay ?? null,
     expectedCost: charge.expectedCost ?? null,
+    engines: engineNamesOf(charge.engine),
   };
 }

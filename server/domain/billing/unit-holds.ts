@@ -29,6 +29,8 @@ export interface HoldRequest {
   budget?: string | null;
   /** A job's expected provider cost (a decimal string), counted by the budget while its units are held. */
   expectedCost?: string | null;
+  /** The engines the request may call, in order (none: a hold that calls no engine). */
+  engines?: readonly string[];
 }
 
 /**
