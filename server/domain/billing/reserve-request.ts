@@ -1,7 +1,7 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError, isApiError } from '../errors';
-import { engineNamesOf } from '../packages/engine-names';
+import { engineNamesOf } from '../engine-names';
 import { claimIdempotencyKey, findExisting, judgeExisting } from './idempotency-store';
 import { consumeRequest, rateLimitHeaders, rateStateOf, rateWindowOf, refundRequest, type RateState } from '../rate-limit/request-rate';
 import { windowsInDatabase } from '../rate-limit/sliding-window';
