@@ -79,7 +79,7 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
 
   await page.getByRole('button', { name: 'Edit label' }).click();
   await page.getByRole('textbox', { name: 'Label' }).fill(`${label}-renamed`);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: `${label}-renamed` })).toBeVisible();
 
   await page.goto('/keys');
