@@ -137,7 +137,7 @@ export async function startProduct(options: {
   const deadline = Date.now() + 150_000;
   for (;;) {
     if (gone) throw new Error(`the product exited before it served:\n${output}`);
-    if ((await healthStatus(port, 5_000)) === 200) return product;
+    if ((await healthStatus(port, deadline - Date.now())) === 200) return product;
     if (Date.now() > deadline) {
       await product.kill();
       throw new Error(`the product did not answer /healthz on ${port}:\n${output}`);
@@ -148,9 +148,11 @@ export async function startProduct(options: {
 
 /**
  * GET /healthz on a connection of its own, which the product closes once it answered
- * (`Connection: close`); undefined when nothing listens or no answer came in `timeoutMs`. A keep-alive
- * poll (fetch) would leave its connection, or one per poll that gave up on a loaded machine, open
- * for a while in the test's pool: places of MAX_CONNECTIONS that free up at a moment nobody chose.
+ * (`Connection: close`); undefined when nothing listens or no answer came in `timeoutMs`. A
+ * connected poll waits for its answer however slow the start is, so the product never has more than
+ * one poll's connection, and none once it answered. A keep-alive poll (fetch) left its connection
+ * open in the test's pool, and one that gave up on a loaded machine left a dead one the server
+ * closed whenever it got to it: places of MAX_CONNECTIONS that freed up at a moment nobody chose.
  */
 function healthStatus(port: number, timeoutMs: number): Promise<number | undefined> {
   return new Promise((resolveStatus) => {
