@@ -60,7 +60,8 @@ export async function settleGeneration(db: SqlDb, reservation: Reservation, capt
   const { usageEventId, output, engines, note, events } = capture;
   const body = generationBody(reservation, usageEventId, output);
   const idempotency = { recordId: reservation.recordId, status: 200, body, events };
-  if (!(await captureHold(db, reservation.hold!.holdId, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
+  const hold = { holdId: reservation.hold!.holdId, apiKeyId: reservation.request.key.id };
+  if (!(await captureHold(db, hold, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
     // The hold is no longer held: it outlived its lease and the sweeper settled it (returned it, or
     // captured a delivered stream's). Nothing is charged again and this result is not given.
     throw new ApiError('provider_unavailable', { retryAfter: 1 });

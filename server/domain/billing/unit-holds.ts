@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { QueryConfig } from 'pg';
 import type { SqlDb } from '../../db/client';
 import sql, { type Sql } from 'sql-template-tag';
 import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
+import { CAPTURE_HOLD, writeBatched } from './batched-writes';
 import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
 import { prepared } from './sql-statement';
 
@@ -119,20 +121,31 @@ const SETTLED_COUNTS = sql`(SELECT count(*) FROM key)::int AS keys, (SELECT coun
 
 /**
  * Success: captures the hold, records the usage event and stores the idempotent response,
- * all in one statement. Returns false when the hold was no longer open (the sweeper already
- * returned it), in which case nothing was charged and nothing stored.
+ * all in one statement (written with the captures of other requests in flight: batched-writes.ts).
+ * Returns false when the hold was no longer open (the sweeper already returned it), in which case
+ * nothing was charged and nothing stored.
  */
 export async function captureHold(
   db: SqlDb,
-  holdId: string,
+  hold: { holdId: string; apiKeyId: string },
   usage: UsageRecord,
   idempotency?: { recordId: string; status: number; body: string; events?: string },
 ): Promise<boolean> {
+  const statement = captureStatement(hold.holdId, usage, idempotency);
+  const row = await writeBatched<{ captured: number }>(db.pool, CAPTURE_HOLD, { apiKeyId: hold.apiKeyId, statement });
+  return row.captured === 1;
+}
+
+/** The capture of one hold (captureHold), as pg receives it. */
+export function captureStatement(
+  holdId: string,
+  usage: UsageRecord,
+  idempotency?: { recordId: string; status: number; body: string; events?: string },
+): QueryConfig {
   const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
-  const { rows } = await db.pool.query<{ captured: number }>(
-    prepared(
-      'wgs-capture-hold',
-      sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
+  return prepared(
+    CAPTURE_HOLD.statementName,
+    sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
            idem AS (
              UPDATE idempotency_records
                 SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
@@ -141,9 +154,7 @@ export async function captureHold(
              RETURNING id
            )
            SELECT (SELECT count(*) FROM hold)::int AS captured, ${SETTLED_COUNTS}`,
-    ),
   );
-  return rows[0]!.captured === 1;
 }
 
 /**
