@@ -9,7 +9,7 @@ import { cataloguePage, successPage } from '@/server/http/sales/buy-pages';
 import { getStripe } from '@/server/payments/stripe-client';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
-import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn } from './support';
+import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 
 // A top-up adds its units once; refunds and disputes are recorded once and flag the purchase;
 // without the Stripe settings, selling is off and nothing is sold.
