@@ -99,6 +99,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
         leaseSeconds: 300,
         budget: null,
         expectedCost: null,
+        surface: 'v1',
       },
     }),
   );

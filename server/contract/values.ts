@@ -13,6 +13,10 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** The public surfaces a call can come through: `/v1`, and the OpenAI-compatible `/openai/v1`. */
+export const SURFACES = ['v1', 'openai'] as const;
+export type SurfaceName = (typeof SURFACES)[number];
+
 export const TEXT_OUTPUT_FORMATS = ['text', 'markdown', 'json'] as const;
 export const IMAGE_OUTPUT_FORMATS = ['png', 'jpeg', 'webp'] as const;
 export const SPEECH_OUTPUT_FORMATS = ['mp3', 'wav'] as const;

@@ -1,6 +1,7 @@
 import { getConfig } from '../config';
 import { firstEngine } from '../domain/billing/reservation';
 import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
+import type { RenderGeneration } from '../domain/billing/settle-request';
 import { engineReportOf, type EngineReport } from '../domain/generation/call-engine';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
@@ -35,8 +36,14 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
  * Runs the operation and settles its reservation: reserve → run → settle. An operation that fails
  * gives its units back at once (a release the database refused answers instead); anything failing
  * after it (the settling itself) leaves the reservation abandoned too, so it never outlives the request.
+ * `render` is the body a surface stores for a generation's replays (the Generation result when omitted).
  */
-export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
+export async function runAndSettle(
+  ctx: RouteContext,
+  reservation: OpenReservation,
+  channel: AnswerChannel,
+  render?: RenderGeneration,
+): Promise<SettledAnswer> {
   const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
   noteHeld(ctx.record, charge && { ...charge, engine: firstEngine(charge) });
@@ -50,7 +57,7 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
     });
     deadline.clear();
     if (ran.outcome.kind === 'generation') engines = ran.outcome.engines;
-    return await traceStep('settle', () => settle(reservation, ran.outcome, ran.note));
+    return await traceStep('settle', () => settle(reservation, ran.outcome, ran.note, render));
   } catch (error) {
     await reservation.abandon(); // nothing when the failure above abandoned it already
     throw error;
@@ -61,9 +68,15 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
 }
 
 /** A generation's hold captured with its usage event and stored 200; any other success stored for replay. */
-async function settle(reservation: OpenReservation, outcome: Outcome, note: string | undefined): Promise<SettledAnswer> {
+async function settle(
+  reservation: OpenReservation,
+  outcome: Outcome,
+  note: string | undefined,
+  render: RenderGeneration | undefined,
+): Promise<SettledAnswer> {
   if (outcome.kind === 'generation') {
-    return { status: 200, body: await reservation.settle({ kind: 'generation', output: outcome.output, engines: outcome.engines, note }) };
+    const { output, engines } = outcome;
+    return { status: 200, body: await reservation.settle({ kind: 'generation', output, engines, note, render }) };
   }
   const body = JSON.stringify(outcome.body);
   await reservation.settle({ kind: 'resource', status: outcome.status, body, stored: outcome.settled ?? false });

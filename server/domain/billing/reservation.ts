@@ -1,3 +1,4 @@
+import type { SurfaceName } from '../../contract/values';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
 import { engineNamesOf } from '../packages/engine-names';
@@ -32,6 +33,8 @@ export interface BillingRequest {
   fingerprint: string;
   /** The units to hold; requests that charge nothing omit it. */
   charge?: Charge;
+  /** The surface the call came through, recorded on its hold and usage event; `v1` when omitted. */
+  surface?: SurfaceName;
 }
 
 /** The reservation's state as reserve-request.ts took it. */

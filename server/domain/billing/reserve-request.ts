@@ -143,5 +143,6 @@ function holdRequestOf(request: BillingRequest): Omit<HoldRequest, 'apiKeyId'> |
     leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
     budget: key.maxProviderCostPerDay ?? null,
     expectedCost: charge.expectedCost ?? null,
+    surface: request.surface,
   };
 }

@@ -5,7 +5,7 @@ import { abandonRequest, type AbandonFailure } from './abandon-request';
 import { markDelivered, type Delivery } from './mark-delivered';
 import type { BillingRequest, Charge, Replay, Reservation } from './reservation';
 import { reserveRequest } from './reserve-request';
-import { settleGeneration, settleResource, usedEngines } from './settle-request';
+import { settleGeneration, settleResource, usedEngines, type RenderGeneration } from './settle-request';
 import type { Hold } from './unit-holds';
 
 // Billing as the pipeline reads it: reserve → run → settle. `reserve` (CONTRACT.md §3 steps 8 to
@@ -14,8 +14,11 @@ import type { Hold } from './unit-holds';
 
 /** How a successful operation is settled: a generation captures its hold; any other success is stored for replay. */
 export type Settlement =
-  /** HTTP 200 Generation result; `note` is the usage event's error_code of a call charged without `done` reaching it. */
-  | { kind: 'generation'; output: unknown; engines: EngineReport; note?: string }
+  /**
+   * HTTP 200 Generation result; `note` is the usage event's error_code of a call charged without `done` reaching it;
+   * `render` the body a surface stores for replays instead of the Generation result itself.
+   */
+  | { kind: 'generation'; output: unknown; engines: EngineReport; note?: string; render?: RenderGeneration }
   /** Any other success; `stored` when the operation stored its response in its own transaction. */
   | { kind: 'resource'; status: number; body: string; stored: boolean };
 
@@ -64,7 +67,8 @@ function openReservation(db: SqlDb, state: Reservation): OpenReservation {
       refuseIfEnded();
       let body: string;
       if (settlement.kind === 'generation') {
-        body = await settleGeneration(db, state, settlement.output, settlement.engines, settlement.note);
+        const { output, engines, note, render } = settlement;
+        body = await settleGeneration(db, state, output, engines, note, render);
       } else {
         body = settlement.body;
         await settleResource(db, state, settlement.status, body, settlement.stored);

@@ -32,9 +32,22 @@ export function usedEngines(charge: Charge, engines: EngineReport): { engine: st
   return { engine: answered ?? tried.at(-1) ?? firstEngine(charge), enginesTried: tried };
 }
 
+/** The Generation result of interface-v1.md §2.1, as a charged call's answer. */
+export interface GenerationResult {
+  /** The usage event's id. */
+  id: string;
+  object: 'generation';
+  operation: string;
+  output: unknown;
+  usage: { charged_units: number; remaining_units: number };
+}
+
+/** The body stored for replays of a charged generation: the Generation result, or a surface's rendering of it. */
+export type RenderGeneration = (result: GenerationResult) => string;
+
 /**
- * Captures a generation's units; returns the 200 body it stored. `note` is the usage event's
- * error_code of a charged call (`client_disconnected`: a stream whose client left after its first delta).
+ * Captures a generation's units; returns the 200 body it stored (`render`ed when given). `note` is the
+ * usage event's error_code of a charged call (`client_disconnected`: a stream whose client left after its first delta).
  */
 export async function settleGeneration(
   db: SqlDb,
@@ -42,11 +55,12 @@ export async function settleGeneration(
   output: unknown,
   engines: EngineReport,
   note?: string,
+  render: RenderGeneration = JSON.stringify,
 ): Promise<string> {
   const { hold, request } = reservation;
   if (!hold || !request.charge) throw new Error('a generation route must charge');
   const usageEventId = randomUUID();
-  const body = JSON.stringify({
+  const body = render({
     id: usageEventId,
     object: 'generation',
     operation: request.charge.operation,

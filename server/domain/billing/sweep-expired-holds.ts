@@ -23,7 +23,7 @@ const SWEEP_SQL = sql`WITH expired AS (
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
          FROM expired e WHERE h.id = e.id
        RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.status, h.operation, h.request_id, h.created_at,
-                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering
+                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.surface
      ), per_key AS (
        SELECT api_key_id,
               COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
@@ -53,6 +53,7 @@ const SWEEP_SQL = sql`WITH expired AS (
          // How long the call is known to have run: until its first delta (its end was never seen).
          duration_ms: sql`(extract(epoch FROM h.delivered_at - h.created_at) * 1000)::int`,
          engines_tried: sql`h.delivered_engines_tried`,
+         surface: sql`h.surface`,
        },
        sql`hold h JOIN api_keys k ON k.id = h.api_key_id`,
        sql`h.status = 'captured'`,
