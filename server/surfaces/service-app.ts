@@ -4,6 +4,7 @@ import { newRequestId } from '../http/request-id';
 import { toErrorResponse } from '../http/responses';
 import { serveReadiness } from '../instance/readiness';
 import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
+import { openaiSurface } from './openai';
 import { v1Surface } from './v1';
 
 // The one app that serves the public surfaces and the load balancers' probes: `npm start`'s
@@ -12,7 +13,7 @@ import { v1Surface } from './v1';
 // files hand it theirs. Both ways run the same routes, checks and answers.
 
 /** The surfaces served, each under its own prefix. */
-export const SURFACES: readonly Surface[] = [v1Surface];
+export const SURFACES: readonly Surface[] = [v1Surface, openaiSurface];
 
 /** Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`. */
 async function liveness(): Promise<Response> {
