@@ -107,7 +107,7 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
         if (chat.temperature !== undefined) prepared.task.temperature = chat.temperature;
         return prepared;
       },
-    } satisfies Translation<Prepared<TextTask>> as Translation<unknown>;
+    } satisfies Translation<Prepared<TextTask>> as unknown as Translation<unknown>;
   }
   const steps = codeGenerateRoute.steps;
   const input = chat.prompt.context ? `${chat.prompt.context}\n\n${chat.prompt.input}` : chat.prompt.input;
@@ -119,7 +119,7 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
       prepared.task.maxOutputTokens = capped(prepared.task.maxOutputTokens, chat.maxTokens);
       return prepared;
     },
-  } satisfies Translation<Prepared<CodeTask>> as Translation<unknown>;
+  } satisfies Translation<Prepared<CodeTask>> as unknown as Translation<unknown>;
 }
 
 export const chatCompletionsRoute = defineOpenAIPostRoute({
