@@ -45,7 +45,9 @@ export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
  * own name (`text.generate`), so an application keeps its model string (`gpt-4o-mini`).
  */
 const modelAliases = uniqueList(
-  z.string().regex(MODEL_ID_PATTERN, 'a model alias is 1 to 128 characters: letters, digits and . _ : / -, starting with a letter or digit'),
+  z
+    .string()
+    .regex(MODEL_ID_PATTERN, 'a model alias is 1 to 128 characters: letters, digits and . _ : / -, starting with a letter or digit'),
 )
   .max(20)
   .optional();

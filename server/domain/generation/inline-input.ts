@@ -39,7 +39,11 @@ export async function checkInlineInput(
     throw refused(path, 'unsupported_media_type', `${path}: the file's type ${mimeType || '(none)'} is not one of ${accepted.join(', ')}.`);
   }
   if (!mimeMatchesDeclared(mimeType, sniffed)) {
-    throw refused(path, 'content_mismatch', `${path}: the content is ${sniffed ?? 'not a recognised format'}, not the declared ${mimeType}.`);
+    throw refused(
+      path,
+      'content_mismatch',
+      `${path}: the content is ${sniffed ?? 'not a recognised format'}, not the declared ${mimeType}.`,
+    );
   }
   return { ...file, mimeType, sizeBytes: file.bytes.length };
 }

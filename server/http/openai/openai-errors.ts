@@ -72,7 +72,8 @@ function mappedOf(error: ApiError): Mapped {
 export function openAIError(error: ApiError): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
   const mapped = mappedOf(error);
   const message = error.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : error.message;
-  const issue = error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
+  const issue =
+    error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
   const param = detail(error, 'param') ?? issue?.path ?? null;
   const code = detail(error, 'code') ?? issue?.code ?? mapped.code;
   const headers: Record<string, string> = { ...openAIRateHeaders(error.headers ?? {}), 'x-should-retry': String(mapped.retry) };

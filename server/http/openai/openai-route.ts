@@ -151,4 +151,3 @@ export function defineOpenAIGetRoute(spec: OpenAIGetSpec): RouteSpec {
   }
   return { doc, handle };
 }
-

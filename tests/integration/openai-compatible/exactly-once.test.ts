@@ -124,7 +124,9 @@ describe('errors as the SDK raises them', () => {
   it('names the key, the model and each parameter it cannot honour', async () => {
     const { key } = await surfaceKey();
     const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
-    const wrongKey = await sdk(setup.product.base, 'wgs_live_' + 'x'.repeat(40)).client.models.list().catch((error: unknown) => error);
+    const wrongKey = await sdk(setup.product.base, 'wgs_live_' + 'x'.repeat(40))
+      .client.models.list()
+      .catch((error: unknown) => error);
     expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((wrongKey as APIError).code).toBe('invalid_api_key');
     const unknownModel = await client.chat.completions.create({ model: 'gpt-5', messages }).catch((error: unknown) => error);
@@ -136,7 +138,10 @@ describe('errors as the SDK raises them', () => {
       [{ logprobs: true }, 'logprobs'],
       [{ frobnicate: 1 }, 'frobnicate'],
       [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format'],
-      [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }, 'messages[0].content[0]'],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] },
+        'messages[0].content[0]',
+      ],
     ];
     for (const [extra, param] of refusals) {
       const body = { model: 'gpt-4o-mini', messages, ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming;

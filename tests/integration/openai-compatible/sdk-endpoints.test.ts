@@ -40,7 +40,13 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const { key, id } = await surfaceKey({ quota: 10 });
     const { client } = sdk(setup.product.base, key);
     const { data, response } = await client.chat.completions
-      .create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }] })
+      .create({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Say hello' },
+        ],
+      })
       .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.model).toBe('gpt-4o-mini');
@@ -95,7 +101,12 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const url = await client.images.generate({ model: 'gpt-image-1', prompt: 'A lighthouse at dusk' });
     const image = await fetch(url.data![0]!.url!);
     expect(image.headers.get('content-type')).toBe('image/png');
-    const speech = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Your order has shipped.', response_format: 'wav' });
+    const speech = await client.audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: 'Your order has shipped.',
+      response_format: 'wav',
+    });
     const wav = Buffer.from(await speech.arrayBuffer());
     expect(speech.headers.get('content-type')).toBe('audio/wav');
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');

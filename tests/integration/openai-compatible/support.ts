@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai-v7';
 import { inject } from 'vitest';
 import { createTestKey } from '../../helpers/api';
-import { createDatabase, ensureBuild, startProduct, useDatabaseInThisProcess, type Product, type TestDatabase } from '../support/product/product';
+import * as products from '../support/product/product';
+import type { Product, TestDatabase } from '../support/product/product';
 
 // The OpenAI-compatible surface as customers reach it: npm start's server, driven by the official
 // clients (openai 7, the AI SDK, LangChain), with keys whose packages sell every operation on the
@@ -15,16 +16,16 @@ export interface Setup {
 }
 
 export async function startSurface(prefix: string, env: Record<string, string> = {}): Promise<Setup> {
-  ensureBuild();
-  const database = await createDatabase(inject('databaseUrl'), prefix);
-  await useDatabaseInThisProcess(database.url);
-  const product = await startProduct({ databaseUrl: database.url, env });
+  products.ensureBuild();
+  const database = await products.createDatabase(inject('databaseUrl'), prefix);
+  await products.useDatabaseInThisProcess(database.url);
+  const product = await products.startProduct({ databaseUrl: database.url, env });
   return { database, product };
 }
 
 export async function stopSurface(setup: Setup | undefined): Promise<void> {
   await setup?.product.stop();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await products.useDatabaseInThisProcess(inject('databaseUrl'));
   await setup?.database.drop().catch(() => {});
 }
 

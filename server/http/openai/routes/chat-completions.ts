@@ -31,7 +31,11 @@ function responseFormatOf(value: unknown): boolean {
   const type = (value as { type?: unknown } | null)?.type;
   if (type === 'text') return false;
   if (type === 'json_object') return true;
-  throw refuseParam('response_format', 'response_format: only {"type": "text"} and {"type": "json_object"} are supported.', 'unsupported_value');
+  throw refuseParam(
+    'response_format',
+    'response_format: only {"type": "text"} and {"type": "json_object"} are supported.',
+    'unsupported_value',
+  );
 }
 
 function includeUsageOf(value: unknown, stream: boolean): boolean {

@@ -9,7 +9,10 @@ import { defineOpenAIGetRoute } from '../openai-route';
 
 /** When the key's package version was made: the models' `created`. */
 async function versionCreated(ctx: RouteContext): Promise<number> {
-  const version = await getPrisma().packageVersion.findUniqueOrThrow({ where: { id: ctx.key.packageVersionId }, select: { createdAt: true } });
+  const version = await getPrisma().packageVersion.findUniqueOrThrow({
+    where: { id: ctx.key.packageVersionId },
+    select: { createdAt: true },
+  });
   return Math.floor(version.createdAt.getTime() / 1000);
 }
 

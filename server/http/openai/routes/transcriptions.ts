@@ -33,9 +33,11 @@ function readFields(body: MultipartBody) {
   const unknown = Object.keys(body.fields).find((name) => !known.has(name)) ?? Object.keys(body.files).find((name) => name !== 'file');
   if (unknown) throw refuseParam(unknown, `${unknown} is not supported by this service (docs/openai-compatible.md lists what is).`);
   const format = (field(body, 'response_format') ?? 'json') as Format;
-  if (!FORMATS.includes(format)) throw refuseParam('response_format', `response_format must be one of ${FORMATS.join(', ')} here.`, 'unsupported_value');
+  if (!FORMATS.includes(format))
+    throw refuseParam('response_format', `response_format must be one of ${FORMATS.join(', ')} here.`, 'unsupported_value');
   const temperature = field(body, 'temperature');
-  if (temperature !== undefined && Number(temperature) !== 0) throw refuseParam('temperature', 'temperature: only 0 is supported by this service.');
+  if (temperature !== undefined && Number(temperature) !== 0)
+    throw refuseParam('temperature', 'temperature: only 0 is supported by this service.');
   const granularities = [body.fields.timestamp_granularities ?? []].flat();
   if (granularities.some((value) => value !== 'segment')) {
     throw refuseParam('timestamp_granularities', 'timestamp_granularities: only "segment" is supported.', 'unsupported_value');
@@ -59,7 +61,12 @@ function answer(stored: string, ctx: RouteContext, format: Format, language: str
   if (format === 'json') return jsonResponse(200, { text: output.text }, ctx.requestId, headers);
   const segments = output.segments.map((segment, id) => ({ id, ...segment }));
   const duration = output.segments.at(-1)?.end ?? 0;
-  return jsonResponse(200, { task: 'transcribe', language: language ?? null, duration, text: output.text, segments }, ctx.requestId, headers);
+  return jsonResponse(
+    200,
+    { task: 'transcribe', language: language ?? null, duration, text: output.text, segments },
+    ctx.requestId,
+    headers,
+  );
 }
 
 function translateTranscription(body: MultipartBody, ctx: RouteContext): Translation<unknown> {

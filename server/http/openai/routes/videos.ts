@@ -55,7 +55,8 @@ async function readVideoBody(request: Request, maxBytes: number): Promise<Multip
 
 function translateVideo(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
   resolveModel(ctx.key, body.fields.model, ['videos.generate']);
-  const unknown = Object.keys(body.fields).find((name) => !['model', 'prompt', 'seconds', 'size'].includes(name)) ?? Object.keys(body.files)[0];
+  const unknown =
+    Object.keys(body.fields).find((name) => !['model', 'prompt', 'seconds', 'size'].includes(name)) ?? Object.keys(body.files)[0];
   if (unknown) throw refuseParam(unknown, `${unknown} is not supported by this service (docs/openai-compatible.md lists what is).`);
   for (const name of ['seconds', 'size']) {
     if (body.fields[name] !== undefined) throw refuseParam(name, `${name}: the package fixes the video's length and size; leave it out.`);
