@@ -2,14 +2,18 @@
 # migrate step (compose.yaml and deploy/kubernetes/ give each its command). No secret is baked
 # in: every setting comes from the environment at run time (docs/configuration.md).
 # tests/integration/container-image.test.ts performs these steps and runs the result.
+# Both stages start from one Node image, pinned to its version and to that image's digest: a tag
+# moved upstream changes nothing here (docs/deploy.md, "Pinned images").
 
 # ---- build: every dependency, the Next build and the compiled entry points, then the dev dependencies pruned away ----
-FROM node:22-bookworm-slim AS build
+FROM node:22.22.0-bookworm-slim@sha256:dd9d21971ec4395903fa6143c2b9267d048ae01ca6d3ea96f16cb30df6187d94 AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 # The dependencies first, so a code change does not reinstall them (postinstall generates the
-# Prisma client from prisma/schema.prisma).
+# Prisma client from prisma/schema.prisma; packages/server is the server package's entry points,
+# installed as a copy into node_modules, whose compiled code `npm run build` writes into dist/).
 COPY package.json package-lock.json .npmrc prisma.config.ts ./
+COPY packages ./packages
 COPY prisma ./prisma
 COPY scripts/prisma-generate.ts ./scripts/prisma-generate.ts
 RUN npm ci --no-audit --no-fund
@@ -21,7 +25,7 @@ RUN rm -rf .next/cache
 # ---- runtime: the builds and the production dependencies, Debian's ffmpeg, a non-root user ----
 # The entry points run as JavaScript compiled by `npm run build` (dist/): no TypeScript source and
 # no TypeScript loader at run time.
-FROM node:22-bookworm-slim AS runtime
+FROM node:22.22.0-bookworm-slim@sha256:dd9d21971ec4395903fa6143c2b9267d048ae01ca6d3ea96f16cb30df6187d94 AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \

@@ -17,6 +17,8 @@ export const layerElements = [
   { type: 'providers', pattern: 'server/providers' },
   // Payments: the Stripe SDK's client and its calls (selling), beside the engines.
   { type: 'payments', pattern: 'server/payments' },
+  // E-mail to buyers over SMTP (nodemailer), beside payments.
+  { type: 'mail', pattern: 'server/mail' },
   { type: 'observability', pattern: 'server/observability' },
   // Use cases: plain TypeScript over the database, engines and storage; no transport.
   { type: 'domain', pattern: 'server/domain' },
@@ -43,7 +45,7 @@ export const layerElements = [
 ];
 
 const BOTTOM = ['contract', 'config', 'lifecycle'];
-const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'observability'];
+const BELOW_DOMAIN = [...BOTTOM, 'db', 'storage', 'providers', 'payments', 'mail', 'observability'];
 const BELOW_TRANSPORTS = [...BELOW_DOMAIN, 'domain', 'auth'];
 
 /** The layers each server layer may import (besides its own files); every other one is an error. */
@@ -55,6 +57,7 @@ export const LAYER_IMPORTS = {
   storage: ['contract', 'config'],
   providers: ['contract', 'config'],
   payments: ['contract', 'config'],
+  mail: ['contract', 'config'],
   observability: ['contract', 'config', 'lifecycle', 'db'],
   domain: BELOW_DOMAIN,
   auth: [...BELOW_DOMAIN, 'domain'],

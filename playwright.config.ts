@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { startCommand } from './scripts/lib/start-command';
 import { e2eStripePort, E2E_STRIPE_SECRET_KEY, E2E_STRIPE_WEBHOOK_SECRET } from './tests/e2e/support/stripe';
+import { e2eSmtpPort, E2E_MAIL_FROM } from './tests/e2e/support/mail';
 
 // One fresh product per run: its own data dir (embedded PostgreSQL, files, secrets) and port.
 // The env var is set once by the runner and inherited by its workers, so all agree.
@@ -69,6 +70,9 @@ export default defineConfig({
       STRIPE_SECRET_KEY: E2E_STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
       STRIPE_API_BASE: `http://127.0.0.1:${e2eStripePort()}`,
+      // The buyer's e-mail, to the SMTP server the portal spec starts on this port (tests/e2e/support/mail.ts).
+      SMTP_URL: `smtp://127.0.0.1:${e2eSmtpPort()}`,
+      MAIL_FROM: E2E_MAIL_FROM,
     },
   },
 });

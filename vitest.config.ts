@@ -1,37 +1,69 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 // `@wgs/server/*` (the server package Next loads, packages/server) is its source here, so a test
 // that imports a route file runs the same modules as the test itself: one copy.
 const alias = { '@wgs/server': `${root}server/exports`, '@': root };
 
+/**
+ * The integration files that start the built product (`npm start`, `npm run start:production`,
+ * the container image's commands) as child processes: they need `npm run build` first, and each
+ * runs a few servers of its own, so they are a project of their own (`npm run test:product`).
+ * tests/unit/test-projects.test.ts fails when a file that starts the product is not listed here.
+ */
+export const PRODUCT_FILES = [
+  'tests/integration/address-controls.test.ts',
+  'tests/integration/connection-cap.test.ts',
+  'tests/integration/container-image.test.ts',
+  'tests/integration/direct-path-parity.test.ts',
+  'tests/integration/drain.test.ts',
+  'tests/integration/faults.test.ts',
+  'tests/integration/multi-instance.test.ts',
+  'tests/integration/observability/product-observability.test.ts',
+  'tests/integration/production-start.test.ts',
+  'tests/integration/restart.test.ts',
+  'tests/integration/sales/selling-product.test.ts',
+  'tests/integration/text-stream-endings-server.test.ts',
+  'tests/integration/text-stream-server.test.ts',
+  'tests/integration/webhook-outbound-product.test.ts',
+];
+
+// Integration and product files run side by side (each file in a process of its own, on a
+// database of its own: tests/setup/test-database.ts), up to maxWorkers at once; the package.json
+// scripts set how many.
+const againstDatabase = {
+  environment: 'node' as const,
+  globalSetup: ['tests/setup/global-database.ts'],
+  setupFiles: ['tests/setup/test-env.ts'],
+  // Three files at once beside the other lanes of npm test: a file that runs the CLI or the product
+  // as child processes (seconds of CPU each) needs more than a minute of a shared machine.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   resolve: { alias },
   test: {
-    // Integration files share one database; each makes its own packages and keys, but races
-    // and counts are easier to reason about one file at a time.
-    fileParallelism: false,
     projects: [
       {
         resolve: { alias },
-        test: {
-          name: 'unit',
-          include: ['tests/unit/**/*.test.ts'],
-          environment: 'node',
-        },
+        // Unit files run two at a time beside the lint and the build (npm test): a test that encodes
+        // media (tests/unit/local-engine) can take more than vitest's default 5 s of a shared core.
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
       },
       {
         resolve: { alias },
         test: {
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
-          environment: 'node',
-          globalSetup: ['tests/setup/global-database.ts'],
-          setupFiles: ['tests/setup/test-env.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          exclude: [...configDefaults.exclude, ...PRODUCT_FILES],
+          ...againstDatabase,
         },
+      },
+      {
+        resolve: { alias },
+        test: { name: 'product', include: PRODUCT_FILES, ...againstDatabase },
       },
     ],
   },

@@ -36,7 +36,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         title="Overview"
         description={`API traffic over ${overview.range.label}. Refused requests never reached an engine (bad input, key, scope, rate or quota); their counts reach this page within a few seconds.`}
       />
-      <SalesFlagsNotice refunded={saleFlags.refunded} disputed={saleFlags.disputed} />
+      <SalesFlagsNotice {...saleFlags} />
       {unpricedBudgets.length > 0 ? (
         <Card title="Budgets that cannot count every engine">
           <p>

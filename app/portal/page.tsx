@@ -1,19 +1,21 @@
 import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
 import { PortalStats, PortalPackage, PortalUsageChart } from '@/components/portal/portal-key';
 import { RecentCalls, RecentJobs, RecentUploads } from '@/components/portal/portal-activity';
 import { PortalShell } from '@/components/portal/portal-shell';
 import { PortalSignInForm } from '@/components/portal/portal-sign-in-form';
-import { PortalWebhookCard } from '@/components/portal/portal-webhook-card';
+import { noChangeReason, PortalWebhookCard } from '@/components/portal/portal-webhook-card';
 import { RotateKey } from '@/components/portal/rotate-key';
 import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { Alert, Card } from '@/components/ui/card';
-import { formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { portalCaller } from '@wgs/server/next';
+import { portalCaller, portalEnabled } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 
 export default async function PortalPage({ searchParams }: { searchParams: SearchParams }) {
+  if (!portalEnabled()) notFound();
   const sessionId = param(await searchParams, 'session_id');
   const portal = await portalCaller();
   if (!portal) {
@@ -30,6 +32,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
   // Back from a top-up checkout: its units first, so the figures below include them.
   const returned = sessionId ? await portal.caller.topUpReturn({ sessionId }).catch(() => null) : null;
   const [overview, webhook, sales] = await Promise.all([portal.caller.overview(), portal.caller.webhook(), portal.caller.sales()]);
+  const { owner } = overview;
   return (
     <PortalShell keyPrefix={overview.key.prefix}>
       <div className="stack">
@@ -38,9 +41,18 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
           description={
             <>
               Key <code>{overview.key.prefix}…</code> on {overview.key.package.name}.
+              {owner.email ? ` Changes are confirmed by e-mail to ${owner.email}.` : ''}
             </>
           }
         />
+        {owner.status === 'suspended' ? (
+          <Alert tone="error">
+            <span data-testid="portal-suspended">
+              This key is suspended since {formatDate(owner.suspended_at)}: a payment for it was disputed. The API refuses it until the
+              operator decides; ask {owner.contact}.
+            </span>
+          </Alert>
+        ) : null}
         {returned?.state === 'topped_up' ? (
           <Alert tone="ok">Thank you: {formatNumber(returned.units)} units were added to your key.</Alert>
         ) : null}
@@ -56,10 +68,18 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
         <RecentJobs jobs={overview.jobs} />
         <RecentUploads uploads={overview.uploads} />
         <PortalPurchases sales={sales} />
-        <PortalWebhookCard webhook={webhook} />
+        <PortalWebhookCard webhook={webhook} owner={owner} />
         <Card title="Rotate your key" id="key">
-          <p className="muted">If the key may have leaked, replace its secret: the old one stops working at once.</p>
-          <RotateKey prefix={overview.key.prefix} />
+          {owner.can_change ? (
+            <>
+              <p className="muted">If the key may have leaked, replace its secret: the old one stops working at once.</p>
+              <RotateKey prefix={overview.key.prefix} />
+            </>
+          ) : (
+            <p className="muted" data-testid="rotation-unavailable">
+              If the key may have leaked, its secret must be replaced. {noChangeReason(owner)}
+            </p>
+          )}
         </Card>
       </div>
     </PortalShell>

@@ -6,7 +6,8 @@ import type { MarginFigures, MarginReport } from '@/server/domain/reports/margin
 
 // Revenue, provider cost and margin of a range (the overview, a package, a key): totals, a chart
 // by day (or hour) and a table by operation, an operation that lost money marked. Failed calls'
-// cost and the unpriced calls are shown beside, never folded in silently.
+// cost, the unpriced calls and the estimated cost (providers that report no usage) are shown
+// beside, never folded in silently.
 
 export function formatMoney(value: string, currency: string): string {
   return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
@@ -32,7 +33,14 @@ export function MarginPanel(props: {
         <Stat label="Margin" value={money(totals.margin)} testId="margin-margin" />
         <Stat label="Margin %" value={pct(totals)} testId="margin-pct" />
         <Stat label="Unpriced calls" value={formatNumber(totals.unpriced)} testId="margin-unpriced" />
+        <Stat label="Estimated cost" value={money(totals.estimated_cost)} testId="margin-estimated-cost" />
       </div>
+      {totals.estimated > 0 ? (
+        <p className="hint" data-testid="margin-estimated-hint">
+          {formatNumber(totals.estimated)} calls were priced on an estimate of their usage (their provider reported none: tokens from the
+          text, seconds from the media): {money(totals.estimated_cost)} of the cost above.
+        </p>
+      ) : null}
       {totals.no_unit_price > 0 ? (
         <p className="hint">
           {formatNumber(totals.no_unit_price)} charged calls were sold by a package version without a unit price: not in revenue.
@@ -72,6 +80,7 @@ export function MarginPanel(props: {
           { header: 'Margin', cell: (row) => money(row.margin), numeric: true },
           { header: 'Margin %', cell: pct, numeric: true },
           { header: 'Unpriced', cell: (row) => formatNumber(row.unpriced), numeric: true },
+          { header: 'Estimated', cell: (row) => formatNumber(row.estimated), numeric: true },
         ]}
       />
     </Card>

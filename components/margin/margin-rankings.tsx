@@ -26,6 +26,7 @@ const moneyColumns = <T extends MarginFigures>(currency: string) => [
   { header: 'Margin', cell: (row: T) => formatMoney(row.margin, currency), numeric: true },
   { header: 'Margin %', cell: (row: T) => (row.margin_pct === null ? '—' : `${row.margin_pct.toFixed(2)} %`), numeric: true },
   { header: 'Unpriced', cell: (row: T) => formatNumber(row.unpriced), numeric: true },
+  { header: 'Estimated', cell: (row: T) => formatNumber(row.estimated), numeric: true },
 ];
 
 const lossBadge = (loss: boolean) =>

@@ -32,17 +32,17 @@ export function RecentCalls({ calls }: { calls: PortalCall[] }) {
   );
 }
 
+/** Jobs and uploads without their ids: /v1 lists neither, so a leaked key learns none here (portal-overview.ts). */
 export function RecentJobs({ jobs }: { jobs: PortalJob[] }) {
   return (
     <Card title="Jobs" id="jobs">
       <DataTable
         caption="Your latest video jobs"
-        rows={jobs}
-        rowKey={(row) => row.id}
+        rows={jobs.map((job, position) => ({ ...job, position }))}
+        rowKey={(row) => String(row.position)}
         empty={{ title: 'No jobs yet', hint: 'Video jobs started with this key are listed here.' }}
         columns={[
           { header: 'Created', cell: (row) => when(row.created_at) },
-          { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" head={8} tail={4} /> },
           { header: 'Operation', cell: (row) => <code>{row.operation}</code> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
@@ -58,13 +58,11 @@ export function RecentUploads({ uploads }: { uploads: PortalUpload[] }) {
     <Card title="Uploads" id="uploads">
       <DataTable
         caption="Your latest uploads"
-        rows={uploads}
-        rowKey={(row) => row.id}
+        rows={uploads.map((upload, position) => ({ ...upload, position }))}
+        rowKey={(row) => String(row.position)}
         empty={{ title: 'No uploads yet', hint: 'Files uploaded with this key for later calls are listed here until they expire.' }}
         columns={[
           { header: 'Created', cell: (row) => when(row.created_at) },
-          { header: 'Upload', cell: (row) => <MonoId value={row.id} what="upload id" head={8} tail={4} /> },
-          { header: 'File', cell: (row) => row.filename ?? '—' },
           { header: 'Purpose', cell: (row) => row.purpose },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Size', cell: (row) => formatBytes(row.size_bytes), numeric: true },

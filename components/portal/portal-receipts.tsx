@@ -23,7 +23,14 @@ export function PortalPurchases({ sales }: { sales: PortalSales }) {
         columns={[
           { header: 'Paid', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           { header: 'What', cell: (row) => (row.kind === 'top_up' ? 'Top-up' : 'Package') },
-          { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+          {
+            header: 'Units',
+            cell: (row) =>
+              row.units_taken_back > 0
+                ? `${formatNumber(row.units)} (${formatNumber(row.units_taken_back)} taken back: refunded)`
+                : formatNumber(row.units),
+            numeric: true,
+          },
           { header: 'Amount', cell: (row) => formatMinor(row.amount, row.currency), numeric: true },
           { header: 'State', cell: (row) => <StatusBadge status={row.state} /> },
           {

@@ -2,15 +2,23 @@ import { StatusBadge } from '../ui/badge';
 import { Card } from '../ui/card';
 import { DataTable } from '../ui/data-table';
 import { formatDate, formatNumber } from '../ui/format';
-import { MonoId } from '../ui/mono-id';
 import type { DeliveryView, KeyWebhook } from '@/server/domain/webhooks/manage-webhook';
+import type { PortalOwner } from '@/server/domain/portal/portal-overview';
 import { PortalResendDelivery, PortalWebhookSettings } from './portal-webhook';
 
-/** The job webhook's endpoint and the key's latest deliveries to it. */
-export function PortalWebhookCard({ webhook }: { webhook: KeyWebhook & { deliveries: DeliveryView[] } }) {
+/** The job webhook's endpoint (changed only with the buyer's e-mailed code) and the key's latest deliveries to it. */
+export function PortalWebhookCard(props: { webhook: KeyWebhook & { deliveries: Omit<DeliveryView, 'job_id'>[] }; owner: PortalOwner }) {
+  const { webhook, owner } = props;
   return (
     <Card title="Job webhook" id="webhook">
-      <PortalWebhookSettings url={webhook.url} disabledAt={webhook.disabled_at} />
+      {owner.can_change ? (
+        <PortalWebhookSettings url={webhook.url} disabledAt={webhook.disabled_at} />
+      ) : (
+        <p className="muted" data-testid="webhook-read-only">
+          Endpoint: {webhook.url ? <code>{webhook.url}</code> : 'none'}
+          {webhook.disabled_at ? ' (disabled: it answered 410 Gone)' : ''}. {noChangeReason(owner)}
+        </p>
+      )}
       <DataTable
         caption="Latest webhook deliveries"
         rows={webhook.deliveries}
@@ -19,14 +27,23 @@ export function PortalWebhookCard({ webhook }: { webhook: KeyWebhook & { deliver
         columns={[
           { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
           { header: 'Event', cell: (row) => <code>{row.event_type}</code> },
-          { header: 'Job', cell: (row) => <MonoId value={row.job_id} what="job id" head={8} tail={4} /> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Attempts', cell: (row) => formatNumber(row.attempts), numeric: true },
           { header: 'Last answer', cell: (row) => (row.last_status ? String(row.last_status) : (row.last_error ?? '—')) },
           { header: 'Next try', cell: (row) => <span className="nowrap">{formatDate(row.next_attempt_at)}</span> },
-          { header: 'Resend', cell: (row) => <PortalResendDelivery deliveryId={row.id} /> },
+          ...(owner.status === 'active'
+            ? [{ header: 'Resend', cell: (row: Omit<DeliveryView, 'job_id'>) => <PortalResendDelivery deliveryId={row.id} /> }]
+            : []),
         ]}
       />
     </Card>
   );
+}
+
+/** Why the portal offers no rotation or webhook change, and whom to ask instead. */
+export function noChangeReason(owner: PortalOwner): string {
+  if (owner.status === 'suspended') return `This key is suspended: ask ${owner.contact}.`;
+  return owner.email
+    ? `Changes are confirmed by e-mail, which this service cannot send: ask ${owner.contact}.`
+    : `Changes are confirmed by e-mail to the key's buyer, and this key has none: ask ${owner.contact}.`;
 }

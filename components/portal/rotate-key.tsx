@@ -2,32 +2,18 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { CopyButton } from '../keys/copy-button';
-import { describeError } from '../trpc/client';
-import { ErrorAlert } from '../ui/confirm-dialog';
-import { portalTrpc } from './portal-trpc';
+import { ConfirmCode, useChangeRequest } from './confirm-code';
 
 /**
- * Replaces the key's secret. The new one is shown here once; the old one is refused at once, and
- * this session (signed in with the old one) has ended, so the page offers to sign in again.
+ * Replaces the key's secret once the buyer's e-mailed code confirms it. The new one is shown here
+ * once; the old one is refused at once, and this session (signed in with the old one) has ended,
+ * so the page offers to sign in again.
  */
 export function RotateKey(props: { prefix: string }) {
   const router = useRouter();
+  const change = useChangeRequest();
   const [rotated, setRotated] = useState<{ secret: string; prefix: string } | null>(null);
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  // No refresh after it: the page would render the sign-in form (the session ended) before the secret is seen.
-  async function rotate() {
-    setBusy(true);
-    setError(null);
-    try {
-      setRotated(await portalTrpc.rotateKey.mutate());
-    } catch (failure) {
-      setError(describeError(failure).message);
-      setBusy(false);
-    }
-  }
 
   if (rotated) {
     return (
@@ -47,6 +33,16 @@ export function RotateKey(props: { prefix: string }) {
       </div>
     );
   }
+  if (change.sentTo) {
+    return (
+      <ConfirmCode
+        sentTo={change.sentTo}
+        what="replace your key's secret"
+        onConfirmed={(result) => result.action === 'rotate_key' && setRotated(result)}
+        onCancel={change.reset}
+      />
+    );
+  }
   return (
     <div className="stack">
       {asking ? (
@@ -57,12 +53,20 @@ export function RotateKey(props: { prefix: string }) {
           onKeyDown={(event) => event.key === 'Escape' && setAsking(false)}
         >
           <strong id="rotate-question">Replace the secret of {props.prefix}…?</strong>
-          <span>The current key stops working at once, everywhere it is used. The new key is shown once; units and history stay.</span>
+          <span>
+            We e-mail a code to the key&apos;s buyer first. Once it is entered, the current key stops working at once, everywhere it is
+            used; the new key is shown once; units and history stay.
+          </span>
           <div className="actions">
-            <button type="button" className="button button-danger" onClick={() => void rotate()} disabled={busy}>
-              {busy ? 'Rotating…' : 'Rotate now'}
+            <button
+              type="button"
+              className="button button-danger"
+              onClick={() => void change.request({ action: 'rotate_key' })}
+              disabled={change.busy}
+            >
+              {change.busy ? 'Sending the code…' : 'E-mail me a code'}
             </button>
-            <button type="button" className="button button-secondary" onClick={() => setAsking(false)} disabled={busy} autoFocus>
+            <button type="button" className="button button-secondary" onClick={() => setAsking(false)} disabled={change.busy} autoFocus>
               Cancel
             </button>
           </div>
@@ -74,7 +78,11 @@ export function RotateKey(props: { prefix: string }) {
           </button>
         </div>
       )}
-      <ErrorAlert error={error} />
+      {change.error ? (
+        <div className="alert alert-error" role="alert">
+          {change.error}
+        </div>
+      ) : null}
     </div>
   );
 }

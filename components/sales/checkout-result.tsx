@@ -4,17 +4,22 @@ import { Alert, Card } from '@/components/ui/card';
 import { formatNumber } from '@/components/ui/format';
 import type { CheckoutPageState } from '@/server/domain/sales/checkout-page';
 
-/** Where a customer goes next: the portal with the key, or the operator when it is lost. */
-function NextSteps() {
+/** Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost. */
+function NextSteps({ portal }: { portal: boolean }) {
   return (
     <p>
-      Sign in to the <Link href="/portal">customer portal</Link> with your key to see its units, calls and receipts, and to top it up. Lost
-      the key? Ask the operator of this service to revoke it and issue you a new one.
+      {portal ? (
+        <>
+          Sign in to the <Link href="/portal">customer portal</Link> with your key to see its units, calls and receipts, and to top it
+          up.{' '}
+        </>
+      ) : null}
+      Lost the key? Ask the operator of this service to revoke it and issue you a new one.
     </p>
   );
 }
 
-export function CheckoutResult({ result }: { result: CheckoutPageState | { state: 'off' } }) {
+export function CheckoutResult({ result, portal }: { result: CheckoutPageState | { state: 'off' }; portal: boolean }) {
   switch (result.state) {
     case 'revealed':
       return (
@@ -29,7 +34,7 @@ export function CheckoutResult({ result }: { result: CheckoutPageState | { state
               {result.packageName}: {formatNumber(result.units)} units. Send it as <code>Authorization: Bearer …</code> to{' '}
               <Link href="/docs">the API</Link>.
             </p>
-            <NextSteps />
+            <NextSteps portal={portal} />
           </div>
         </Card>
       );
@@ -37,9 +42,12 @@ export function CheckoutResult({ result }: { result: CheckoutPageState | { state
       return (
         <Card title="Payment received">
           <p data-testid="key-issued">
-            Your key for {result.packageName} (<code>{result.prefix}…</code>) was issued and shown once, in the browser that paid for it.
+            Your key for {result.packageName} (<code>{result.prefix}…</code>) was issued
+            {result.purged
+              ? ', and deleted unseen: it was not shown in the browser that paid for it in time.'
+              : ' and shown once, in the browser that paid for it.'}
           </p>
-          <NextSteps />
+          <NextSteps portal={portal} />
         </Card>
       );
     case 'topped_up':
@@ -48,12 +56,29 @@ export function CheckoutResult({ result }: { result: CheckoutPageState | { state
           <p data-testid="topped-up">
             {formatNumber(result.units)} units were added to key <code>{result.prefix}…</code>.
           </p>
-          <NextSteps />
+          <NextSteps portal={portal} />
         </Card>
       );
     case 'processing':
       return (
         <Alert tone="warn">Your payment is still being confirmed. This page shows your key as soon as it is: reload it in a minute.</Alert>
+      );
+    case 'expired':
+      return (
+        <Alert tone="warn">
+          <span data-testid="checkout-expired">
+            This checkout expired before it was paid; nothing was charged. Start again from the catalogue.
+          </span>
+        </Alert>
+      );
+    case 'refused':
+      return (
+        <Alert tone="error">
+          <span data-testid="checkout-refused">
+            The payment Stripe reported is not the price of this purchase, so no key was issued. The operator has been told and will refund
+            or settle it; ask them.
+          </span>
+        </Alert>
       );
     case 'off':
       return <Alert tone="warn">Selling is off on this service: ask its operator for an API key.</Alert>;

@@ -14,6 +14,14 @@ function amountOf(row: Row) {
   return row.amount_refunded > 0 ? `${paid} (${formatMinor(row.amount_refunded, row.currency)} refunded)` : paid;
 }
 
+/** What the operator should know of a purchase beyond its state: why it was refused, units taken back. */
+function noteOf(row: Row): string {
+  if (row.refusal) return `${row.refusal}: nothing issued; refund it in Stripe`;
+  if (row.units_reclaimed > 0) return `${formatNumber(row.units_reclaimed)} unspent units taken back`;
+  if (row.disputed_at) return 'key suspended by the dispute';
+  return '—';
+}
+
 /** Purchases and top-ups with their Checkout Session, key, amount and state (the Sales page, a key's page). */
 export function PurchasesTable(props: { rows: Row[]; caption: string; showKey?: boolean }) {
   return (
@@ -44,6 +52,7 @@ export function PurchasesTable(props: { rows: Row[]; caption: string; showKey?: 
         { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
         { header: 'Amount', cell: (row) => <span className="nowrap">{amountOf(row)}</span>, numeric: true },
         { header: 'State', cell: (row) => <StatusBadge status={row.state} /> },
+        { header: 'Note', cell: noteOf },
         { header: 'Buyer', cell: (row) => row.buyer_email ?? '—' },
         {
           header: 'Checkout Session',

@@ -3,6 +3,7 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   succeeded: 'ok',
   verified: 'ok',
   revoked: 'danger',
+  suspended: 'danger',
   failed: 'danger',
   expired: 'neutral',
   pending: 'warn',
@@ -11,12 +12,13 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   cancelled: 'neutral',
   delivered: 'ok',
   skipped: 'neutral',
-  // Purchases (the Sales page): paid, open checkouts, refunds and disputes.
+  // Purchases (the Sales page): paid, open checkouts, refunds, disputes and refused payments.
   paid: 'ok',
   open: 'neutral',
   partly_refunded: 'warn',
   refunded: 'danger',
   disputed: 'danger',
+  refused: 'danger',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -49,7 +49,7 @@ export function WebhookPanel(props: { actions: WebhookActions; jobs: string; url
         {props.disabledAt ? ' The endpoint answered 410 Gone and is disabled: set it again to resume.' : ''}
       </p>
       <form className="filters" onSubmit={submit} aria-label="Webhook endpoint" noValidate>
-        <div className="field">
+        <div className="field wide">
           <label htmlFor="webhook-url">Endpoint URL</label>
           <input
             id="webhook-url"

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../../server/db/free-port';
-import { ensureBuild } from '../lib/ensure-build';
+import { ensureBuilds } from '../lib/server-bundle';
 import { startCommand } from '../lib/start-command';
 import { BENCH_QUOTA } from './books';
 import { memoryOf } from './proc-stats';
@@ -141,7 +141,7 @@ export async function startStack(): Promise<Stack> {
   };
   delete baseEnv.DATABASE_URL;
   delete baseEnv.NODE_OPTIONS;
-  ensureBuild(ROOT, DIST_DIR, log);
+  ensureBuilds(ROOT, DIST_DIR, log);
   log(`starting the product (data dir ${dataDir})`);
   const app = await startProduct(baseEnv, productEnv());
   const provider = await startHelper('scripts/bench/instant-provider.ts', baseEnv);

@@ -33,7 +33,11 @@ export const jobSettings = {
   ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),
-    'Webhook endpoints may be http and on private or loopback addresses (tests, on-premises); never a cloud metadata or link-local one.',
+    "Webhook endpoints may be http and on private or loopback addresses, and named outside the public DNS (tests, on-premises); never a cloud metadata or link-local one. A provider's base_url opens its origin to that provider's calls only, never to a webhook.",
+  ),
+  WEBHOOK_RESENDS_PER_MINUTE: doc(
+    positiveInt(10),
+    'Resends of webhook deliveries one API key may ask for in any 60 s, from the dashboard and the portal together, counted in the shared rate store (Redis with REDIS_URL, else PostgreSQL); past it a resend is refused with 429 and Retry-After.',
   ),
   JOB_CANCEL_CHECK_SECONDS: doc(
     z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),

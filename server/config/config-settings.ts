@@ -3,6 +3,7 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
+import { salesSettings } from './config-settings-sales';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -61,7 +62,7 @@ export const settings = {
   ),
   HOLD_LEASE_SECONDS: doc(
     positiveInt(300),
-    'After this, the sweeper returns the units (and the concurrency slot) of a request whose process died.',
+    'After this, the sweeper settles the hold of a request whose process died: it returns the units (and the concurrency slot), or captures them when a streamed answer had delivered output. Must be greater than IDEMPOTENCY_LEASE_SECONDS, so that a hold outlives its request.',
   ),
   CURRENCY: doc(
     z
@@ -180,6 +181,7 @@ export const settings = {
   ),
   ...jobSettings,
   ...limitSettings,
+  ...salesSettings,
   SEED_PACKAGES_FILE: doc(z.string().default('packages.example.json'), 'Packages file applied to an empty database as an instance starts.'),
   REFUSALS_FLUSH_MS: doc(
     z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),

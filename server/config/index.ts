@@ -15,9 +15,19 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
       message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the default AWS credential chain)',
     });
   }
+  // A request's engine call ends before its key's lease does; its hold must outlive both, or the
+  // sweeper would settle the hold of a request still answering (and a delivered stream's key replay a charge not yet made).
+  if (env.HOLD_LEASE_SECONDS <= env.IDEMPOTENCY_LEASE_SECONDS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HOLD_LEASE_SECONDS'],
+      message: `must be greater than IDEMPOTENCY_LEASE_SECONDS (${env.IDEMPOTENCY_LEASE_SECONDS}): a hold outlives its idempotency claim`,
+    });
+  }
   if (env.STORAGE_DRIVER === 'vercel-blob' && !env.BLOB_READ_WRITE_TOKEN) {
     ctx.addIssue({ code: 'custom', path: ['BLOB_READ_WRITE_TOKEN'], message: 'is required when STORAGE_DRIVER=vercel-blob' });
   }
+  if (env.SMTP_URL && !env.MAIL_FROM) ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required with SMTP_URL' });
 });
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };

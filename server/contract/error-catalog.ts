@@ -1,6 +1,7 @@
 // The error codes of /v1 with their HTTP status and default message (interface-v1.md §7,
-// CONTRACT.md §2): part of the published interface, so the contract holds them; the domain's
-// ApiError, the envelope, tRPC's codes and the OpenAPI document all read them from here.
+// CONTRACT.md §2 and §8): part of the published interface, so the contract holds them; the domain's
+// ApiError, the envelope, tRPC's codes and the OpenAPI document all read them from here. A
+// `streamOnly` code is never an HTTP answer: it ends an event stream (status 200) with its `error` event.
 
 export const ERROR_CATALOG = {
   invalid_request: { status: 400, message: 'The request is malformed.' },
@@ -31,11 +32,22 @@ export const ERROR_CATALOG = {
   },
   rate_limited: { status: 429, message: 'Rate or concurrency limit reached. Retry later.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  output_interrupted: {
+    status: 200,
+    streamOnly: true,
+    message:
+      'The answer ended before it was complete, after part of it was delivered. The units were charged; a retry with the same Idempotency-Key replays this answer and charges nothing more.',
+  },
   provider_unavailable: {
     status: 503,
     message: 'The provider is unavailable. No units were charged; retry later with the same Idempotency-Key.',
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; streamOnly?: true }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/** Whether a code only ever ends an event stream (never an HTTP error answer). */
+export function isStreamOnly(code: ErrorCode): boolean {
+  return 'streamOnly' in ERROR_CATALOG[code];
+}

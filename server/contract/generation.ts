@@ -111,7 +111,7 @@ export const textStreamEvent = z
     }),
     z.strictObject({ event: z.literal('error'), data: errorResponseSchema }).meta({
       description:
-        'The request failed after the stream began (`provider_unavailable`): nothing is charged and the Idempotency-Key is free for a retry; always the last event.',
+        'The answer did not end in `done`; always the last event. Before any `delta` (`provider_unavailable`): nothing is charged and the Idempotency-Key is free for a retry. After one (`output_interrupted`: the provider failed, the deadline, text that fails `output_format`): the units were charged, and a retry with the same Idempotency-Key replays this stream.',
     }),
   ])
   .meta({ id: 'TextStreamEvent' });

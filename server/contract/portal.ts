@@ -6,8 +6,17 @@ import { z } from 'zod';
 /** POST /api/portal/session: the API key to sign in with. */
 export const portalSignInInput = z.strictObject({ secret: z.string().trim().min(1).max(200) });
 
-/** The job webhook endpoint the customer sets (the same rules as the operator's, in endpoint-address.ts). */
-export const portalWebhookInput = z.strictObject({ url: z.string().trim().min(1).max(2000) });
+/** A change of who controls the key, asked for in the portal: done once the e-mailed code is entered. */
+export const portalChangeInput = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('rotate_key') }),
+  /** The job webhook endpoint (the same rules as the operator's, in endpoint-address.ts). */
+  z.strictObject({ action: z.literal('set_webhook'), url: z.string().trim().min(1).max(2000) }),
+  z.strictObject({ action: z.literal('rotate_webhook_secret') }),
+  z.strictObject({ action: z.literal('clear_webhook') }),
+]);
+
+/** The one-time code from the buyer's e-mail (XXXX-XXXX; spaces, dashes and case do not matter). */
+export const portalConfirmInput = z.strictObject({ code: z.string().trim().min(1).max(40) });
 
 export const portalDeliveryInput = z.strictObject({ deliveryId: z.string().regex(/^msg_[0-9a-f]{32}$/) });
 

@@ -108,6 +108,8 @@ export interface EmbeddedOptions {
    * app's still-open connections.
    */
   beforeStop?: () => Promise<void>;
+  /** The port of a server this call starts (default: a free one); a restart on the same port keeps its clients' URL. */
+  port?: number;
 }
 
 export async function startEmbeddedPostgres({
@@ -115,13 +117,14 @@ export async function startEmbeddedPostgres({
   adopt = false,
   log = () => {},
   beforeStop = async () => {},
+  port,
 }: EmbeddedOptions): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true });
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
   const running = adopt ? await runningOnceCliIsDone(dataDir, pgDir, log) : readPostmaster(pgDir);
   const server: ServerPlace = { dataDir, pgDir, password, adopt, beforeStop };
-  return running ? shareOrAdopt(running, server, log) : startNew(server, log);
+  return running ? shareOrAdopt(running, server, log) : startNew(server, log, port);
 }
 
 /** Where the server lives and how this caller treats it. */
@@ -174,9 +177,9 @@ async function shareOrAdopt(found: RunningPostmaster, place: ServerPlace, log: (
 }
 
 /** Initialises the data directory when new, starts a server on a free port and owns it. */
-async function startNew(place: ServerPlace, log: (line: string) => void): Promise<EmbeddedDatabase> {
+async function startNew(place: ServerPlace, log: (line: string) => void, portWanted?: number): Promise<EmbeddedDatabase> {
   const { dataDir, pgDir } = place;
-  const port = await freePort();
+  const port = portWanted ?? (await freePort());
   const server = await startServer(place, port);
   claimDataDir(dataDir, place.adopt ? 'app' : 'cli');
   const stopServer = server.stop.bind(server);

@@ -1,8 +1,9 @@
 import { getConfig } from '../config';
 import { firstEngine } from '../domain/billing/reservation';
 import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
-import type { RenderGeneration } from '../domain/billing/settle-request';
-import { engineReportOf, type EngineReport } from '../domain/generation/call-engine';
+import { ApiError } from '../domain/errors';
+import { engineFailureOf, type EngineReport } from '../domain/generation/call-engine';
+import { interruptedMessage } from '../domain/generation/stream-endings';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import type { Outcome, RouteContext, RunContext } from './route-context';
@@ -13,18 +14,30 @@ import { requestDeadline, type RequestDeadline } from './request-deadline';
 // A JSON answer and an event stream differ only in how the output reaches the client: the
 // AnswerChannel (jsonChannel below, streamChannel in stream-channel.ts).
 
-/** How one answer's output reaches its client. */
-export interface AnswerChannel {
-  /** Runs the operation; `note` is the usage event's error_code of a call charged without `done` reaching it. */
-  run(ctx: RunContext, deadline: RequestDeadline): Promise<{ outcome: Outcome; note?: string }>;
-  /** Why the operation failed when its error says nothing of it (a client gone before any output). */
-  failureCode?(): string | undefined;
+/** What running the operation gave: its outcome, and for a streamed call charged without `done`, how it ended. */
+export interface Ran {
+  outcome: Outcome;
+  /** The usage event's error_code of a call charged without `done` reaching it (generation/stream-endings.ts). */
+  note?: string;
+  /** A streamed answer that ended in `error` after output was delivered: that error, and the events a streamed replay writes. */
+  interrupted?: { error: ApiError; events: string };
 }
 
-/** A settled answer: its status and the body stored for replays. */
+/** How one answer's output reaches its client. */
+export interface AnswerChannel {
+  /** Runs the operation; it throws only when no output reached the client (nothing is charged then). */
+  run(ctx: RunContext, deadline: RequestDeadline): Promise<Ran>;
+  /** Why the operation failed when its error says nothing of it (a client gone before any output). */
+  failureCode?(): string | undefined;
+  /** Whether output reached the client: the call is then charged, and its reservation never given back. */
+  delivered?(): boolean;
+}
+
+/** A settled answer: its status and the body stored for replays; `interrupted`, the error a charged stream ends with. */
 export interface SettledAnswer {
   status: number;
   body: string;
+  interrupted?: ApiError;
 }
 
 /** The operation answered as JSON: its output reaches the client after the reservation is settled. */
@@ -35,30 +48,29 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
 /**
  * Runs the operation and settles its reservation: reserve → run → settle. An operation that fails
  * gives its units back at once (a release the database refused answers instead); anything failing
- * after it (the settling itself) leaves the reservation abandoned too, so it never outlives the request.
- * `render` is the body a surface stores for a generation's replays (the Generation result when omitted).
+ * after it (the settling itself) leaves the reservation abandoned too, so it never outlives the
+ * request, unless output was delivered: that call is charged (its hold marked delivered, the sweeper
+ * captures it) and its key keeps the answer stored with the mark, so the stream ends `output_interrupted`.
  */
-export async function runAndSettle(
-  ctx: RouteContext,
-  reservation: OpenReservation,
-  channel: AnswerChannel,
-  render?: RenderGeneration,
-): Promise<SettledAnswer> {
+export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
   const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
   noteHeld(ctx.record, charge && { ...charge, engine: firstEngine(charge) });
   const runContext: RunContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };
   let engines: EngineReport | undefined;
   try {
-    const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (error: unknown) => {
-      engines = engineReportOf(error);
-      await reservation.abandon({ error, code: channel.failureCode?.(), engines });
-      throw error;
+    const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (thrown: unknown) => {
+      const failure = engineFailureOf(thrown);
+      engines = failure.engines;
+      await reservation.abandon({ error: failure.error, code: channel.failureCode?.(), engines });
+      throw failure.error;
     });
     deadline.clear();
     if (ran.outcome.kind === 'generation') engines = ran.outcome.engines;
-    return await traceStep('settle', () => settle(reservation, ran.outcome, ran.note, render));
+    const settled = await traceStep('settle', () => settle(reservation, ran));
+    return ran.interrupted ? { ...settled, interrupted: ran.interrupted.error } : settled;
   } catch (error) {
+    if (channel.delivered?.()) throw new ApiError('output_interrupted', { message: interruptedMessage('stream_interrupted') });
     await reservation.abandon(); // nothing when the failure above abandoned it already
     throw error;
   } finally {
@@ -68,15 +80,11 @@ export async function runAndSettle(
 }
 
 /** A generation's hold captured with its usage event and stored 200; any other success stored for replay. */
-async function settle(
-  reservation: OpenReservation,
-  outcome: Outcome,
-  note: string | undefined,
-  render: RenderGeneration | undefined,
-): Promise<SettledAnswer> {
+async function settle(reservation: OpenReservation, ran: Ran): Promise<SettledAnswer> {
+  const { outcome, note, interrupted } = ran;
   if (outcome.kind === 'generation') {
     const { output, engines } = outcome;
-    return { status: 200, body: await reservation.settle({ kind: 'generation', output, engines, note, render }) };
+    return { status: 200, body: await reservation.settle({ kind: 'generation', output, engines, note, events: interrupted?.events }) };
   }
   const body = JSON.stringify(outcome.body);
   await reservation.settle({ kind: 'resource', status: outcome.status, body, stored: outcome.settled ?? false });

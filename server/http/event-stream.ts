@@ -1,3 +1,4 @@
+import type { ApiError } from '../domain/errors';
 import { baseHeaders, errorBody, toApiError } from './responses';
 
 // A streamed answer as server-sent events (text/event-stream): `event: delta` with
@@ -30,6 +31,16 @@ export function eventText(event: 'delta' | 'done' | 'error', data: string): stri
   return `event: ${event}\ndata: ${data}\n\n`;
 }
 
+/** A `delta` event: one piece of the text. */
+export function deltaEventText(text: string): string {
+  return eventText('delta', JSON.stringify({ text }));
+}
+
+/** An `error` event: the error envelope. */
+export function errorEventText(error: ApiError, requestId: string): string {
+  return eventText('error', JSON.stringify(errorBody(error, requestId)));
+}
+
 function eventStreamHeaders(requestId: string, extra?: Record<string, string>): Headers {
   const headers = baseHeaders(requestId, extra);
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
@@ -41,7 +52,12 @@ function eventStreamHeaders(requestId: string, extra?: Record<string, string>): 
 
 /** A finished result as a stream of one `done` event (a replay). */
 export function doneEventResponse(body: string, requestId: string, extra?: Record<string, string>): Response {
-  return new Response(eventText('done', body), { status: 200, headers: eventStreamHeaders(requestId, extra) });
+  return replayedEventsResponse(eventText('done', body), requestId, extra);
+}
+
+/** Stored events written again (a replay): one `done`, or a charged call's deltas and its `error` event. */
+export function replayedEventsResponse(events: string, requestId: string, extra?: Record<string, string>): Response {
+  return new Response(events, { status: 200, headers: eventStreamHeaders(requestId, extra) });
 }
 
 /**
@@ -64,13 +80,13 @@ export function eventStreamResponse(requestId: string, extra: Record<string, str
       };
       send(KEEP_ALIVE);
       keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
-      const onDelta = (text: string) => send(eventText('delta', JSON.stringify({ text })));
+      const onDelta = (text: string) => send(deltaEventText(text));
       work(disconnect.signal, onDelta)
         .then(
           (done) => send(eventText('done', done)),
           (error: unknown) => {
             if (disconnect.signal.aborted) return; // nobody to tell
-            send(eventText('error', JSON.stringify(errorBody(toApiError(error, requestId), requestId))));
+            send(errorEventText(toApiError(error, requestId), requestId));
           },
         )
         .finally(() => {

@@ -9,28 +9,29 @@ export interface FirstDeltaGate {
   onDelta(text: string, delivery: () => Delivery): void;
   /** Resolves once the mark committed and the waiting pieces were written (at once without a piece); rejects when it failed. */
   settled(): Promise<void>;
-  /** Whether a piece was written to the client. */
-  readonly written: boolean;
+  /** The pieces written to the client, in order: output delivered, paid for once there is one. */
+  readonly written: readonly string[];
 }
 
+/** `mark` is given who is answering and the first piece, the output known delivered should the request never settle. */
 export function firstDeltaGate(
   write: (text: string) => boolean,
-  mark: (delivery: Delivery) => Promise<void>,
+  mark: (delivery: Delivery, first: string) => Promise<void>,
   onFailure: (error: unknown) => void,
 ): FirstDeltaGate {
   const waiting: string[] = [];
+  const written: string[] = [];
   let marked: Promise<void> | undefined;
   let open = false;
-  let written = false;
   const flush = () => {
-    for (const text of waiting.splice(0)) if (write(text)) written = true;
+    for (const text of waiting.splice(0)) if (write(text)) written.push(text);
   };
   return {
     onDelta(text, delivery) {
       waiting.push(text);
       if (open) flush();
       else if (!marked) {
-        marked = mark(delivery()).then(
+        marked = mark(delivery(), text).then(
           () => {
             open = true;
             flush();
@@ -45,8 +46,6 @@ export function firstDeltaGate(
       }
     },
     settled: () => marked ?? Promise.resolve(),
-    get written() {
-      return written;
-    },
+    written,
   };
 }

@@ -17,7 +17,7 @@ import { zodValidationError } from '../domain/zod-issues';
 import { observeStreamCharged } from '../observability/observe-request';
 import { noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
-import { acceptsEventStream, doneEventResponse, eventStreamResponse } from './event-stream';
+import { acceptsEventStream, doneEventResponse, eventStreamResponse, replayedEventsResponse } from './event-stream';
 import { jsonChannel, runAndSettle } from './answer-lifecycle';
 import { streamChannel } from './stream-channel';
 import { publicOrigin } from '../auth/forwarded';
@@ -161,13 +161,18 @@ async function answer<P>(
   return eventStreamResponse(ctx.requestId, headers, async (disconnected, writeDelta) => {
     const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
     observeStreamCharged(ctx.record);
+    if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
     return settled.body;
   });
 }
 
-/** A stored answer again; a stored generation as one `done` event when the retry asks for a stream. */
+/**
+ * A stored answer again; to a retry that asks for a stream, a stored generation as one `done` event,
+ * or a call charged without `done` as the events it ended with (its deltas and `output_interrupted`).
+ */
 function replayResponse(replay: Replay, requestId: string, streamed: boolean): Response {
   const headers = { 'Idempotent-Replayed': 'true' };
+  if (streamed && replay.events !== undefined) return replayedEventsResponse(replay.events, requestId, headers);
   if (streamed && replay.status === 200) return doneEventResponse(replay.body, requestId, headers);
   return jsonText(replay.status, replay.body, requestId, headers);
 }

@@ -1,17 +1,22 @@
 import type { OpenReservation } from '../domain/billing/reserve';
-import { withEngineReport } from '../domain/generation/call-engine';
+import { ApiError } from '../domain/errors';
+import { engineFailureOf, withEngineReport, type EngineReport } from '../domain/generation/call-engine';
+import { interruptedMessage, type StreamEnding } from '../domain/generation/stream-endings';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
-import type { AnswerChannel } from './answer-lifecycle';
+import type { AnswerChannel, Ran } from './answer-lifecycle';
+import { deltaEventText, errorEventText } from './event-stream';
 import { firstDeltaGate, type FirstDeltaGate } from './first-delta-gate';
 import type { Outcome, RunContext } from './route-context';
 
 // The operation answered as an event stream (event-stream.ts): its pieces reach the client as they
-// come, and `done` only after the capture committed. Output delivered is output paid for: the hold
-// is marked delivered (one durable statement) before the first delta is written, so that even a
-// process that dies after it leaves a hold the sweeper captures; a client that goes away after the
-// first delta was written leaves the call running to its end (within the deadline), and the call is
-// charged and stored for replays as if `done` had reached it; one that goes away before any delta
-// aborts the call, which gives the units back. A failure (of the engine or of the mark) gives them back too.
+// come, and `done` only after the capture committed. Output delivered is output paid for
+// (CONTRACT.md §8): the hold is marked delivered (one durable statement) before the first delta is
+// written, so that even a process that dies after it leaves a hold the sweeper captures. Once a
+// delta was written the call is charged however it ends: a client gone leaves it running to its end
+// (within the deadline) and charged as if `done` had reached it; a provider failing, the deadline,
+// or a whole text that fails its output format end it with `output_interrupted`, charged too, the
+// deltas written and that event stored for replays. Before any delta was written nothing is charged:
+// a client gone aborts the call, and a failure (of the engine or of the mark) gives the units back.
 
 export type StreamRun<P> = (prepared: P, ctx: RunContext, onDelta: StreamDeltaSink) => Promise<Extract<Outcome, { kind: 'generation' }>>;
 
@@ -27,26 +32,57 @@ export function streamChannel<P>(
   reservation: OpenReservation,
 ): AnswerChannel {
   let gate: FirstDeltaGate | undefined;
-  const undelivered = () => disconnected.aborted && !gate?.written;
+  const delivered = () => (gate?.written.length ?? 0) > 0;
+  const undelivered = () => disconnected.aborted && !delivered();
   return {
     async run(ctx, deadline) {
-      gate = firstDeltaGate(writeDelta, (delivery) => reservation.markDelivered(delivery), deadline.abort);
+      // Should the request never settle, its key replays the first delta, ended as interrupted.
+      const mark = (delivery: Parameters<OpenReservation['markDelivered']>[0], first: string) =>
+        reservation.markDelivered(delivery, interrupted([first], 'stream_interrupted', ctx.requestId).stored);
+      const open = firstDeltaGate(writeDelta, mark, deadline.abort);
+      gate = open;
       const abortUndelivered = () => {
-        if (!gate!.written) deadline.abort(disconnected.reason);
+        if (!delivered()) deadline.abort(disconnected.reason);
       };
       disconnected.addEventListener('abort', abortUndelivered, { once: true });
       try {
-        const outcome = await stream(prepared, ctx, gate.onDelta);
-        // The mark committed before anything is captured; one that failed after the engine finished still names its engines.
-        await gate.settled().catch((error: unknown) => {
+        let outcome: Extract<Outcome, { kind: 'generation' }>;
+        try {
+          outcome = await stream(prepared, ctx, open.onDelta);
+        } catch (thrown) {
+          await open.settled().catch(() => {}); // pieces waiting for the mark are written once it commits
+          if (!delivered()) throw thrown;
+          const { engines, ending } = engineFailureOf(thrown);
+          return chargedEnding(open.written, ending ?? 'provider_failed', engines, ctx.requestId);
+        }
+        // The mark committed before anything is captured; one that failed wrote nothing, and still names the engines.
+        await open.settled().catch((error: unknown) => {
           throw withEngineReport(error, outcome.engines);
         });
-        if (undelivered()) throw disconnected.reason;
+        if (undelivered()) throw withEngineReport(disconnected.reason, outcome.engines);
         return { outcome, note: disconnected.aborted ? 'client_disconnected' : undefined };
       } finally {
         disconnected.removeEventListener('abort', abortUndelivered);
       }
     },
     failureCode: () => (undelivered() ? 'client_disconnected' : undefined),
+    delivered,
   };
+}
+
+/** A stream that ended without `done` after `written` was delivered: charged, its answer the text delivered. */
+function chargedEnding(written: readonly string[], ending: StreamEnding, engines: EngineReport | undefined, requestId: string): Ran {
+  const { error, stored } = interrupted(written, ending, requestId);
+  return {
+    outcome: { kind: 'generation', output: stored.output, engines: engines ?? { tried: [] } },
+    note: ending,
+    interrupted: { error, events: stored.events },
+  };
+}
+
+/** The `output_interrupted` error ending `written`, and the answer stored for replays: the text and the events. */
+function interrupted(written: readonly string[], ending: StreamEnding, requestId: string) {
+  const error = new ApiError('output_interrupted', { message: interruptedMessage(ending) });
+  const events = written.map(deltaEventText).join('') + errorEventText(error, requestId);
+  return { error, stored: { output: { text: written.join('') }, events } };
 }

@@ -3,6 +3,8 @@ import { deleteForgottenSignInThrottles } from '../auth/sign-in-throttle';
 import { getConfig } from '../config';
 import { getPool, getPrisma, getSqlDb } from '../db/client';
 import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
+import { expireOverduePurchases } from '../domain/sales/expire-purchases';
+import { purgeUnrevealedSecrets } from '../domain/sales/sealed-secret';
 import { deleteExpiredIdempotencyRecords } from '../domain/billing/idempotency-store';
 import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
 import { sweepExpiredHolds } from '../domain/billing/sweep-expired-holds';
@@ -33,6 +35,9 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
+  'expire purchases whose Checkout Session expired': () => expireOverduePurchases(getPrisma()),
+  'delete sold keys never shown past SOLD_SECRET_RETENTION_HOURS': () =>
+    purgeUnrevealedSecrets(getPrisma(), getConfig().SOLD_SECRET_RETENTION_HOURS),
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
   'delete sign-in throttles whose failures are forgotten': () => deleteForgottenSignInThrottles(getPool()),
 };

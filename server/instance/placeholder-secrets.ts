@@ -11,6 +11,7 @@ export const EXAMPLE_SECRET_VALUES: ReadonlySet<string> = new Set(
   [
     'CHANGE-ME',
     'CHANGE-ME-postgres-password',
+    'CHANGE-ME-redis-password',
     'CHANGE-ME-minio-password',
     'CHANGE-ME-minio-app-password',
     'CHANGE-ME-at-least-32-characters-long-secret',

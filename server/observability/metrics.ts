@@ -13,6 +13,7 @@ export interface Metrics {
   providerCost: Counter<'provider' | 'model'>;
   unpricedCalls: Counter<'provider' | 'model'>;
   webhookAttempts: Counter<'outcome'>;
+  salesAlerts: Counter<'reason'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
   videoJobs: Gauge<'state'>;
@@ -33,7 +34,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 type PromClient = typeof import('prom-client');
 type RecordedMetrics = Pick<
   Metrics,
-  'requests' | 'unitsCharged' | 'providerCalls' | 'fallbacks' | 'providerCost' | 'unpricedCalls' | 'webhookAttempts'
+  'requests' | 'unitsCharged' | 'providerCalls' | 'fallbacks' | 'providerCost' | 'unpricedCalls' | 'webhookAttempts' | 'salesAlerts'
 >;
 type ScrapedGauges = Pick<Metrics, 'holdsOpen' | 'heldUnits' | 'videoJobs' | 'videoQueueAge' | 'dbPool'>;
 
@@ -82,6 +83,12 @@ function recordedMetrics(client: PromClient, registry: Registry): RecordedMetric
       name: 'wgs_webhook_attempts_total',
       help: 'Job webhook delivery attempts by outcome (delivered, retry, failed: out of attempts or 410 Gone)',
       labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    salesAlerts: new client.Counter({
+      name: 'wgs_sales_alerts_total',
+      help: 'Payments the operator must look at, by reason (fulfilment_refused: Stripe reported another amount or currency than the purchase)',
+      labelNames: ['reason'] as const,
       registers: [registry],
     }),
   };
@@ -176,6 +183,11 @@ export function countProviderCost(engineName: string, cost: number | null, unpri
  */
 export function countFallback(operation: string, from: string, to: string): void {
   current?.fallbacks.labels(operation, from, to).inc();
+}
+
+/** A payment the operator must look at (docs/selling.md). */
+export function countSalesAlert(reason: string): void {
+  current?.salesAlerts.labels(reason).inc();
 }
 
 /** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */

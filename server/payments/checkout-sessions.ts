@@ -23,6 +23,8 @@ export interface CheckoutOutcome {
   purchaseId: string | null;
   /** Stripe's payment_status: paid, unpaid or no_payment_required. */
   paymentStatus: string;
+  /** Stripe's status: open, complete or expired. */
+  status: string | null;
   amountTotal: number | null;
   currency: string | null;
   email: string | null;
@@ -31,7 +33,14 @@ export interface CheckoutOutcome {
   receiptUrl: string | null;
 }
 
-export async function createCheckoutSession(stripe: Stripe, checkout: NewCheckout): Promise<{ id: string; url: string }> {
+export interface CreatedCheckout {
+  id: string;
+  url: string;
+  /** When Stripe expires the session unpaid (its expires_at). */
+  expiresAt: Date;
+}
+
+export async function createCheckoutSession(stripe: Stripe, checkout: NewCheckout): Promise<CreatedCheckout> {
   const metadata = { purchase_id: checkout.purchaseId, package_version_id: checkout.packageVersionId, kind: checkout.kind };
   const session = await stripe.checkout.sessions.create(
     {
@@ -58,7 +67,7 @@ export async function createCheckoutSession(stripe: Stripe, checkout: NewCheckou
     { idempotencyKey: `checkout-${checkout.purchaseId}` },
   );
   if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
-  return { id: session.id, url: session.url };
+  return { id: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000) };
 }
 
 /** The session as Stripe has it now, with its charge's receipt URL when paid. */
@@ -74,6 +83,7 @@ export function checkoutOutcome(session: Stripe.Checkout.Session): CheckoutOutco
     sessionId: session.id,
     purchaseId: session.metadata?.purchase_id ?? session.client_reference_id ?? null,
     paymentStatus: session.payment_status,
+    status: session.status,
     amountTotal: session.amount_total,
     currency: session.currency ? session.currency.toUpperCase() : null,
     email: session.customer_details?.email ?? session.customer_email ?? null,

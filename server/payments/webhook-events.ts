@@ -6,8 +6,10 @@ import type Stripe from 'stripe';
 export type SalesEvent =
   /** A Checkout Session that may be paid: the domain retrieves it and fulfils it once. */
   | { type: 'checkout'; sessionId: string }
+  /** The session expired unpaid: its purchase is closed. */
+  | { type: 'expired'; sessionId: string }
   | { type: 'refund'; paymentIntentId: string; amountRefunded: number; chargeId: string }
-  | { type: 'dispute'; paymentIntentId: string; chargeId: string; reason: string }
+  | { type: 'dispute'; paymentIntentId: string; chargeId: string; disputeId: string; reason: string }
   | { type: 'ignored'; stripeType: string };
 
 /** Throws Stripe's StripeSignatureVerificationError when the signature, secret or timestamp is wrong. */
@@ -23,6 +25,8 @@ export function salesEventOf(event: Stripe.Event): SalesEvent {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
       return { type: 'checkout', sessionId: event.data.object.id };
+    case 'checkout.session.expired':
+      return { type: 'expired', sessionId: event.data.object.id };
     case 'charge.refunded': {
       const charge = event.data.object;
       const paymentIntentId = idOf(charge.payment_intent);
@@ -33,7 +37,7 @@ export function salesEventOf(event: Stripe.Event): SalesEvent {
       const dispute = event.data.object;
       const paymentIntentId = idOf(dispute.payment_intent);
       if (!paymentIntentId) return { type: 'ignored', stripeType: event.type };
-      return { type: 'dispute', paymentIntentId, chargeId: idOf(dispute.charge) ?? '', reason: dispute.reason };
+      return { type: 'dispute', paymentIntentId, chargeId: idOf(dispute.charge) ?? '', disputeId: dispute.id, reason: dispute.reason };
     }
     default:
       return { type: 'ignored', stripeType: event.type };

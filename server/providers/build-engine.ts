@@ -4,7 +4,7 @@ import type { SdkModels } from './ai-sdk/provider-module';
 import { providerFetch } from './ai-sdk/provider-fetch';
 import { mediaFetch } from './capped-fetch';
 import { loadProviderModule, type SdkProviderType } from './ai-sdk/types';
-import { allowPrivateNetworkAt } from './outbound/outbound-door';
+import { allowProviderPrivateOrigin } from './outbound/provider-door';
 import type { Engine, ModelPrices } from './engine';
 import type { ProviderType } from '../contract/provider-types';
 
@@ -28,7 +28,7 @@ async function sdkClientOf(provider: ProviderSettings, apiKey: string | undefine
   const providerModule = await loadProviderModule(provider.type as SdkProviderType);
   // The operator named this server: it may be on a private network (Ollama on 127.0.0.1), and so
   // may the files it links to on the same origin. Nothing else a provider names may be.
-  allowPrivateNetworkAt(`provider:${provider.name}`, provider.base_url);
+  allowProviderPrivateOrigin(`provider:${provider.name}`, provider.base_url);
   const extras = provider.options ?? {};
   const fingerprint = JSON.stringify([provider.type, provider.base_url, extras, apiKey, timeoutMs, maxRetries]);
   const cached = sdkClients.get(provider.name);

@@ -1,13 +1,14 @@
 import { fetch as undiciFetch } from 'undici';
 import { postDirect } from './direct-post';
 import { metadataHostOf } from './metadata-hosts';
-import { outboundDoor, RefusedDestinationError, refusalIn } from './outbound/outbound-door';
+import { RefusedDestinationError, refusalIn, refusedHost } from './outbound/outbound-door';
+import { providerDoor } from './outbound/provider-door';
 import { limitFor, tooLarge } from './reply-limits';
 
 // The fetch every provider client is built with. Each reply is capped in size (reply-limits.ts):
 // a larger one is cut off as a provider failure.
 //
-// Every request goes through the outbound door (outbound/outbound-door.ts), which judges the
+// Every request goes through the providers' door (outbound/provider-door.ts), which judges the
 // address each connection reaches. API calls (a POST whose body is text or bytes, the hot path)
 // use undici's `dispatch` on the door (direct-post.ts). Everything else (form uploads, redirects,
 // media downloads) uses undici's fetch with the door as its dispatcher. See docs/performance.md,
@@ -15,7 +16,7 @@ import { limitFor, tooLarge } from './reply-limits';
 
 export { RefusedDestinationError };
 
-const metadataRefusal = (host: string) => new RefusedDestinationError(`refused: ${host} is a cloud metadata or link-local address`);
+const metadataRefusal = (host: string) => refusedHost(host, 'metadata');
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
@@ -39,7 +40,7 @@ async function fetchFollowing(input: string | URL | Request, init: RequestInit |
       : undefined;
   let request: RequestInit | undefined = parts ? { ...parts, ...init } : init;
   for (let hop = 0; ; hop++) {
-    const response = (await undiciFetch(url, { ...request, redirect: 'manual', dispatcher: outboundDoor } as never).catch(
+    const response = (await undiciFetch(url, { ...request, redirect: 'manual', dispatcher: providerDoor } as never).catch(
       (error: unknown) => {
         throw refusalIn(error) ?? error;
       },

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { outboundDoor, refusalIn } from './outbound/outbound-door';
+import { refusalIn } from './outbound/outbound-door';
+import { providerDoor } from './outbound/provider-door';
 import { limitFor, ReplyTooLargeError, tooLarge } from './reply-limits';
 
 // API calls (a POST whose body is text or bytes, the hot path) sent with undici's `dispatch` on
@@ -136,7 +137,7 @@ function requestDirect(url: string, init: RequestInit & { body: string | Uint8Ar
   return new Promise<Response | undefined>((resolve, reject) => {
     if (attempt.signal?.aborted) return reject(attempt.signal.reason);
     const target = new URL(url);
-    outboundDoor.dispatch(
+    providerDoor.dispatch(
       { origin: target.origin, path: target.pathname + target.search, method: 'POST', headers: headerPairs(init.headers), body: init.body },
       new DirectReply(attempt, resolve, reject),
     );

@@ -121,7 +121,9 @@ export interface Engine {
   /**
    * The same answer as generateText, handed to `onDelta` piece by piece as it is produced, and
    * whole at the end. An engine retries only before its first piece: once one was handed on, a
-   * failure ends the call (the caller's customer already has part of the answer).
+   * failure ends the call (the caller's customer already has part of the answer). An answer without
+   * a single piece fails; whether the whole text fits the output format (not only whitespace, JSON
+   * that parses) is the caller's to judge, its pieces having reached the customer already.
    */
   streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult>;
   generateCode(task: CodeTask, signal: AbortSignal): Promise<CodeResult>;

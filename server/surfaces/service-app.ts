@@ -12,7 +12,12 @@ import { v1Surface } from './v1';
 // Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and the probes' route
 // files hand it theirs. Both ways run the same routes, checks and answers.
 
-/** The surfaces served, each under its own prefix. */
+/**
+ * The surfaces served, each under its own prefix. Another surface is its table beside v1.ts, its
+ * entry here, the catch-all route file through which Next hands it requests
+ * (app/<prefix>/[[...route]]/route.ts), and its prefix left out of proxy.ts's matcher and
+ * next.config.mjs's header rules (pages' policies, which the app sets on its own answers).
+ */
 export const SURFACES: readonly Surface[] = [v1Surface, openaiSurface];
 
 /** Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`. */
@@ -39,8 +44,8 @@ function routedPath(request: Request): string {
 function mountProbes(app: Hono<ServiceEnv>): void {
   for (const [path, probe] of Object.entries(PROBES)) {
     app.get(path, async () => withApiHeaders(await probe()));
-    const refused = new ApiError('method_not_allowed', { headers: { Allow: 'GET, HEAD' } });
-    app.all(path, async () => withApiHeaders(toErrorResponse(refused, newRequestId())));
+    const refused = () => new ApiError('method_not_allowed', { headers: { Allow: 'GET, HEAD' } });
+    app.all(path, async () => withApiHeaders(toErrorResponse(refused(), newRequestId())));
   }
 }
 
@@ -63,7 +68,7 @@ export function servesTarget(target: string): boolean {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))) return true;
-  return path in PROBES || (path.endsWith('/') && path.slice(0, -1) in PROBES);
+  return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
 }
 
 /** The prefixes of the surfaces, whose every path and method the app answers (404, 405). */

@@ -24,7 +24,7 @@ export interface Surface {
 export type ServiceEnv = { Bindings: { connection?: Connection } | undefined };
 
 /** A path no route has: logged as `unmatched`. */
-export const UNMATCHED: ObservedRoute = { label: 'unmatched', operation: 'unknown' };
+const UNMATCHED: ObservedRoute = { label: 'unmatched', operation: 'unknown' };
 
 /** The frame, type and referrer policies every answer of the app carries (the pages get theirs from next.config.mjs). */
 const API_HEADERS: [string, string][] = [
@@ -40,7 +40,7 @@ export function withApiHeaders(response: Response): Response {
 }
 
 /** The connection npm start's server handed the app, or the one it serves Next's handlers in (under --v1-through-next). */
-export function connectionOf(c: Context<ServiceEnv>): Connection | undefined {
+function connectionOf(c: Context<ServiceEnv>): Connection | undefined {
   return c.env?.connection ?? acceptedConnection();
 }
 

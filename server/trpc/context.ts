@@ -12,6 +12,8 @@ export interface TrpcContext {
   portal?: PortalSession | null;
   /** The public origin of the portal's request: where a checkout returns to. */
   origin?: string;
+  /** The client address of the portal's request (top-up checkouts are counted per address). */
+  address?: string;
 }
 
 /** The context from a known session: used by tests and by the request context below. */

@@ -1,7 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
-import { getPool, getPrisma } from '@/server/db/client';
+import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
+import { holdUnits } from '@/server/domain/billing/unit-holds';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { budgetPackagesWithoutPrice } from '@/server/domain/packages/budget-prices';
 import { startWorker } from '@/server/jobs/worker';
 import { createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
@@ -116,7 +119,7 @@ describe('a package with a budget needs a price for every engine', () => {
 
   it('is refused with one line naming the engine and the missing price', async () => {
     await expect(priced()).rejects.toThrow(
-      'max_provider_cost_per_day needs a price for every engine: shop:model-x (text.generate) has none; set providers.shop.prices["model-x"].output_per_mtok',
+      'max_provider_cost_per_day needs a price for every engine: shop:model-x (text.generate) has none, so its cost can be neither known nor estimated; set providers.shop.prices["model-x"].output_per_mtok',
     );
   });
 
@@ -128,6 +131,31 @@ describe('a package with a budget needs a price for every engine', () => {
       operations: { 'text.generate': { engine: 'known:gpt-4o-mini', units: 1 } },
     });
     expect(known.id).toBeDefined();
+  });
+
+  it("a provider's prices cannot be taken from under a stored budget: packages apply and the dashboard's provider form refuse", async () => {
+    const name = `budgeted${Date.now() % 1_000_000}`;
+    const entry = { type: 'openai-compatible', base_url: 'https://llm.example.com/v1' };
+    const key = await createTestKey({
+      maxProviderCostPerDay: 1,
+      providers: { [name]: { ...entry, prices: { 'model-z': { input_per_mtok: 1, output_per_mtok: 2 } } } },
+      operations: { 'text.generate': { engine: `${name}:model-z`, units: 1 } },
+    });
+    const why = `package "${key.slug}" has max_provider_cost_per_day and sells ${name}:model-z (text.generate): without providers.${name}.prices["model-z"].output_per_mtok its cost can be neither known nor estimated`;
+    const other = { slug: `${name}-other`, name: 'Other', quota_units: 1, limits: { requests_per_minute: 1, concurrency: 1 } };
+    const file = { providers: { [name]: entry }, packages: [{ ...other, operations: { 'text.generate': { engine: 'local', units: 1 } } }] };
+    await expect(applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file))).rejects.toThrow(why);
+    await operatorCaller(); // the first operator is an owner
+    const { caller } = await operatorCaller('admin');
+    await expect(caller.providers.save({ name, mode: 'update', entry })).rejects.toThrow(why);
+    const stored = await getPrisma().provider.findUniqueOrThrow({ where: { name } });
+    expect(stored.prices).toEqual({ 'model-z': { input_per_mtok: 1, output_per_mtok: 2 } });
+    // Another price of the same model keeps it priced.
+    await caller.providers.save({
+      name,
+      mode: 'update',
+      entry: { ...entry, prices: { 'model-z': { input_per_mtok: 2, output_per_mtok: 3 } } },
+    });
   });
 
   it('a package stored before the rule is listed for the overview', async () => {
@@ -148,5 +176,53 @@ describe('a package with a budget needs a price for every engine', () => {
     await operatorCaller(); // the first operator is an owner
     const { caller } = await operatorCaller('viewer');
     expect((await caller.margin.unpricedBudgets()).find((p) => p.slug === key.slug)?.unpriced).toEqual(expected);
+  });
+});
+
+describe("the expected cost of held jobs is read under the key's row lock", () => {
+  it('a request waiting on the lock while a job is held judges the budget with that job counted', async () => {
+    const key = await createTestKey({ quota: 1000, maxProviderCostPerDay: BUDGET });
+    await getPool().query(`UPDATE api_keys SET cost_day = (now() AT TIME ZONE 'UTC')::date, cost_today = 0.3 WHERE id = $1`, [key.id]);
+    const hold = (expectedCost: string | null) =>
+      holdUnits(getSqlDb(), {
+        apiKeyId: key.id,
+        units: 10,
+        operation: expectedCost ? 'videos.generate' : 'text.generate',
+        requestId: `req_lock_${expectedCost ?? 'text'}`,
+        concurrency: 10,
+        leaseSeconds: 300,
+        budget: String(BUDGET),
+        expectedCost,
+      });
+    // Another transaction holds the key's row: the job's hold, then the request's, wait behind it, in that order.
+    const blocker = await getPool().connect();
+    const waiting = async (count: number) =>
+      pollUntil(
+        `${count} statements waiting on the key's row`,
+        async () => {
+          const { rows } = await getPool().query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0]!.n >= count ? true : undefined;
+        },
+        20_000,
+      );
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE', [key.id]);
+      const job = hold('0.3'); // 0.3 spent + 0.3 expected: the budget of 0.5 is reached once this job is held
+      await waiting(1);
+      const request = hold(null).then(
+        () => 'held',
+        (error: unknown) => (error as { details?: unknown }).details,
+      );
+      await waiting(2);
+      await blocker.query('COMMIT');
+      await expect(job).resolves.toMatchObject({ remainingUnits: 990 });
+      expect(await request).toEqual({ reason: 'budget' });
+    } finally {
+      blocker.release();
+    }
+    expect(await remainingUnits(key.id)).toBe(990);
   });
 });

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import {
   createDatabase,
   ensureBuild,
@@ -10,11 +11,16 @@ import {
   type Product,
   type TestDatabase,
 } from './support/product/product';
+import { ownAddresses } from './support/product/addresses';
 
-// MAX_CONNECTIONS: the real `npm start` holds at most that many open connections; the excess is
+// MAX_CONNECTIONS: the real `npm start` holds at most that many open connections, whoever opens
+// them (here a client at this machine's non-loopback address, as on the network); the excess is
 // closed at accept, before a byte of it is read, and the held ones are served as usual. And the
 // start's own warm-up never closes a client's connection: a load balancer's health check that
 // arrives while Next warms up keeps its keep-alive connection.
+
+/** Where the cap's clients connect from and to: this machine's address besides loopback. */
+const CLIENT_ADDRESS = ownAddresses().ipv4;
 
 const CAP = 4;
 let database: TestDatabase;
@@ -23,21 +29,21 @@ const sockets: Socket[] = [];
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_conncap');
+  database = await createDatabase('wgs_conncap');
   await useDatabaseInThisProcess(database.url);
-  product = await startProduct({ databaseUrl: database.url, env: { MAX_CONNECTIONS: String(CAP) } });
+  product = await startProduct({ databaseUrl: database.url, env: { MAX_CONNECTIONS: String(CAP), HOST: '0.0.0.0' } });
 }, 240_000);
 
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
   killAllProducts();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 
 /** Opens a keep-alive connection and asks for /healthz: 'served' when it is answered 200, 'closed' when it is closed first. */
 async function openAndAsk(): Promise<'served' | 'closed'> {
-  const socket = await openConnection(product.port);
+  const socket = await openConnection(product.port, CLIENT_ADDRESS);
   if (!socket) return 'closed';
   sockets.push(socket);
   return (await askOn(socket)) === 'HTTP/1.1 200 OK' ? 'served' : 'closed';
@@ -45,6 +51,8 @@ async function openAndAsk(): Promise<'served' | 'closed'> {
 
 describe('MAX_CONNECTIONS', () => {
   it('refuses connections past the cap at accept; a freed place is taken again', async () => {
+    // The start's own warm-up requests (a connection of its own each) are over once it says it serves.
+    while (!product.output().includes('serving on')) await new Promise((resolve) => setTimeout(resolve, 100));
     const outcomes: string[] = [];
     for (let i = 0; i < CAP + 2; i++) outcomes.push(await openAndAsk());
     const served = outcomes.filter((outcome) => outcome === 'served').length;
@@ -89,10 +97,10 @@ function askOn(socket: Socket): Promise<string> {
   });
 }
 
-/** A connection to 127.0.0.1:`port`, or undefined when none could be made. */
-function openConnection(port: number): Promise<Socket | undefined> {
+/** A connection to `host`:`port`, or undefined when none could be made. */
+function openConnection(port: number, host = '127.0.0.1'): Promise<Socket | undefined> {
   return new Promise((resolve) => {
-    const attempt = connect(port, '127.0.0.1');
+    const attempt = connect(port, host);
     attempt.once('connect', () => resolve(attempt));
     attempt.once('error', () => resolve(undefined));
   });

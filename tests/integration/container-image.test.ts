@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
 import { buildImage, type BuiltImage } from './support/container/dockerfile-steps';
 import { startDebianPostgres, startDebianRedis, type Service } from './support/container/debian-services';
@@ -16,25 +19,47 @@ import { freePort, killAllRunning, spawnNode, waitServing, type Running } from '
 // The container image without Docker: the Dockerfile's steps performed into scratch directories
 // (support/container/dockerfile-steps.ts says how each RUN is performed), then the result run the
 // way compose.yaml runs the image: its migrate command, its CMD (an app instance) and
-// its worker command, with the image's own ENV, against Debian's PostgreSQL and Redis. A paid
+// its worker command, with the image's own ENV, against Debian's PostgreSQL and Redis (started
+// with compose's redis command, its password, and reached through compose's REDIS_URL). A paid
 // call, a video job the separate worker runs (Debian's ffmpeg), and an upload.
 
 const scratch = mkdtempSync(join(tmpdir(), 'wgs-image-'));
 let image: BuiltImage;
 let postgres: Service | undefined;
-let redis: Service | undefined;
+let redis: (Service & { port: number }) | undefined;
 
 interface ComposeService {
   command?: string[];
   image?: string;
   build?: string;
 }
-const compose = parse(readFileSync(join(REPO_ROOT, 'compose.yaml'), 'utf8')) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(REPO_ROOT, 'compose.yaml'), 'utf8')) as {
+  services: Record<string, ComposeService>;
+  'x-app': { environment: Record<string, string> };
+};
+/** What .env would give compose (the one variable these services need of it). */
+const DOT_ENV: Record<string, string> = { REDIS_PASSWORD: 'image-test-redis-password-0123456789abcdef' };
+
+/** A compose value with .env's variables put in: ${NAME}, ${NAME:-default}, ${NAME:?message}. */
+function interpolated(value: string): string {
+  return value.replace(/\$\{([A-Z_0-9]+)(?::([-?])([^}]*))?\}/g, (_whole, name: string, kind?: string, text?: string) => {
+    const found = DOT_ENV[name];
+    if (found) return found;
+    if (kind === '-') return text ?? '';
+    throw new Error(`compose needs ${name}: ${text ?? 'unset'}`);
+  });
+}
+
+/** compose's REDIS_URL for the app, its host the test's redis-server. */
+const redisUrl = () => interpolated(compose['x-app'].environment.REDIS_URL!).replace('@redis:6379', `@127.0.0.1:${redis!.port}`);
 
 beforeAll(async () => {
   const began = Date.now();
   ensureBuild();
-  [postgres, redis] = await Promise.all([startDebianPostgres(), startDebianRedis()]);
+  [postgres, redis] = await Promise.all([
+    startDebianPostgres(),
+    startDebianRedis(compose.services.redis!.command!.slice(1).map(interpolated)),
+  ]);
   if (process.env.WGS_IMAGE_STEP_TIMES) process.stdout.write(`build checked, services up: ${Date.now() - began} ms\n`);
   image = buildImage(join(REPO_ROOT, 'Dockerfile'), {
     context: REPO_ROOT,
@@ -47,7 +72,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killAllRunning();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await Promise.all([postgres?.stop(), redis?.stop()]);
   // A copy of the image is a few hundred thousand files: removed in the background.
   spawn('rm', ['-rf', scratch], { detached: true, stdio: 'ignore' }).unref();
@@ -67,7 +92,7 @@ function deployedEnv(port: number): Record<string, string> {
     HOST: '127.0.0.1',
     PORT: String(port),
     DATABASE_URL: postgres!.url,
-    REDIS_URL: redis!.url,
+    REDIS_URL: redisUrl(),
     SIGNING_SECRET: 'image-test-signing-secret-0123456789abcdef',
     NEXTAUTH_SECRET: 'image-test-nextauth-secret',
     NEXTAUTH_URL: `http://127.0.0.1:${port}`,
@@ -86,7 +111,10 @@ function runInImage(argv: string[], env: Record<string, string>): Running {
 describe('the Dockerfile', () => {
   it('builds in two stages from a Node LTS slim image, runs as a non-root user, exposes its port, checks /healthz, and bakes in no secret', () => {
     expect(image.bases).toHaveLength(2);
-    for (const base of image.bases) expect(base).toMatch(/^node:(22|24)-[a-z]+-slim$/);
+    // One Node LTS image for both stages, pinned to its version and digest; its major is the one the tests run on.
+    expect(new Set(image.bases).size).toBe(1);
+    for (const base of image.bases) expect(base).toMatch(/^node:(22|24)\.\d+\.\d+-[a-z]+-slim@sha256:[0-9a-f]{64}$/);
+    expect(image.bases[0]!.split(/[:.]/)[1]).toBe(process.versions.node.split('.')[0]);
     expect(image.user).toBe('node');
     expect(image.expose).toEqual([image.env.PORT]);
     expect(image.healthcheck).toContain('/healthz');
@@ -128,6 +156,24 @@ describe('the Dockerfile', () => {
 });
 
 describe('the image, run as compose.yaml runs it', () => {
+  it("Redis asks for the password compose gives it, and the app's REDIS_URL carries it", async () => {
+    // A client without the password, in Redis's own protocol: PING is refused.
+    const anonymous = await new Promise<string>((resolve, reject) => {
+      const socket = connect(redis!.port, '127.0.0.1', () => socket.write('PING\r\n'));
+      socket.once('data', (reply) => {
+        socket.destroy();
+        resolve(reply.toString());
+      });
+      socket.once('error', reject);
+    });
+    expect(anonymous).toMatch(/^-NOAUTH /);
+    expect(new URL(redisUrl()).password).toBe(DOT_ENV.REDIS_PASSWORD);
+    const app = new Redis(redisUrl(), { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await app.connect();
+    expect(await app.ping()).toBe('PONG');
+    app.disconnect();
+  });
+
   it('migrates with the migrate command, then serves a paid call, a video job through the separate worker, and an upload', async () => {
     const port = await freePort();
     const env = deployedEnv(port);

@@ -4,7 +4,7 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { sampleWav, verifiedUpload } from './support/storage/uploads';
 
 // Cost caps of a package (docs/providers.md): max_output_tokens reaches the provider in its own

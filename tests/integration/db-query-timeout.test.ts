@@ -1,13 +1,13 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { ClosingOnTimeoutClient } from '@/server/db/client';
 
 // A query unanswered past query_timeout fails the request (503), and its connection must never
 // serve anyone again: pg leaves the query running on it, so inside a transaction the next user of
 // the connection would write into a transaction that is not its own (and is later rolled back).
 
-const url = inject('databaseUrl');
+const url = testDatabaseUrl();
 const pools: pg.Pool[] = [];
 afterAll(async () => {
   for (const pool of pools) await pool.end();

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey, type TestKey } from '../helpers/api';
 import {
   createDatabase,
@@ -43,7 +44,7 @@ async function keySet(): Promise<Record<string, TestKey>> {
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_parity');
+  database = await createDatabase('wgs_parity');
   await useDatabaseInThisProcess(database.url);
   const env = { LOG_FORMAT: 'off' };
   [servers.direct, servers.next] = await Promise.all([
@@ -57,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killAllProducts();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { Agent, request } from 'undici';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { books, createDatabase, ensureBuild, newKey, useDatabaseInThisProcess, type TestDatabase } from './support/product/product';
 import { freePort, killAllRunning, productionEnv, startProduction, waitServing } from './support/product/production';
 
@@ -23,14 +24,14 @@ beforeAll(async () => {
   [fast, hanging] = await Promise.all([startFakeOpenAi(), startFakeOpenAi()]);
   fast.setMode({ kind: 'slow', ms: 100 });
   hanging.setMode({ kind: 'hang' });
-  database = await createDatabase(inject('databaseUrl'), 'wgs_drain');
+  database = await createDatabase('wgs_drain');
   await useDatabaseInThisProcess(database.url);
 }, 300_000);
 
 afterAll(async () => {
   killAllRunning();
   await Promise.all([fast?.close(), hanging?.close()]);
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

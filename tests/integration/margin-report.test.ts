@@ -9,13 +9,16 @@ import { operatorCaller } from './trpc/helpers';
 
 // Revenue, provider cost and margin on a known data set, exact: two packages (unit prices 0.01
 // and 0.05), events on three UTC days and one outside the range, a failed call with a cost, an
-// unpriced call, and an operation that loses money.
+// unpriced call, a call whose cost is estimated, and an operation that loses money.
 
 let a: TestKey;
 let b: TestKey;
 const range = resolveTimeRange({ range: 'custom', from: '2031-01-10', to: '2031-01-12' });
 
-async function event(key: TestKey, e: { op: string; units: number; cost: string | null; day: string; failed?: boolean }) {
+async function event(
+  key: TestKey,
+  e: { op: string; units: number; cost: string | null; day: string; failed?: boolean; estimated?: boolean },
+) {
   const apiKey = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
   await getPrisma().usageEvent.create({
     data: {
@@ -30,6 +33,7 @@ async function event(key: TestKey, e: { op: string; units: number; cost: string 
       durationMs: 5,
       providerCost: e.cost,
       unpriced: e.cost === null,
+      usageEstimated: e.estimated ?? false,
       createdAt: new Date(`${e.day}T12:00:00Z`),
     },
   });
@@ -44,7 +48,7 @@ beforeAll(async () => {
   a = await createTestKey({ operations: ops, unitPrice: 0.01 });
   b = await createTestKey({ operations: ops, unitPrice: 0.05 });
   await event(a, { op: 'text.generate', units: 10, cost: '0.0312345', day: '2031-01-10' });
-  await event(a, { op: 'text.generate', units: 20, cost: '0.05', day: '2031-01-11' });
+  await event(a, { op: 'text.generate', units: 20, cost: '0.05', day: '2031-01-11', estimated: true });
   await event(a, { op: 'text.generate', units: 0, cost: '0.004', day: '2031-01-11', failed: true });
   await event(a, { op: 'images.generate', units: 5, cost: '0.09', day: '2031-01-11' });
   await event(a, { op: 'code.generate', units: 3, cost: null, day: '2031-01-12' });
@@ -64,6 +68,8 @@ describe('margin', () => {
       margin: '0.2847655',
       margin_pct: 59.33,
       unpriced: 1,
+      estimated: 1,
+      estimated_cost: '0.05',
       no_unit_price: 0,
     });
   });

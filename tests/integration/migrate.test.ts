@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { migrateDatabase, readMigrations, type MigrationFile } from '@/server/db/migrate';
 import { REPO_ROOT, waitFor } from './support/processes';
 
 // The runner must leave exactly the history `prisma migrate deploy` would, so either tool can
 // take over. Every case runs on its own scratch database of the integration server.
 
-const serverUrl = process.env.DATABASE_URL ?? inject('databaseUrl');
+const serverUrl = testDatabaseUrl();
 const MIGRATIONS_DIR = join(REPO_ROOT, 'prisma', 'migrations');
 const LOCK_ID = 72707369;
 const created: string[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import {
   books,
   createDatabase,
@@ -28,7 +28,7 @@ let fake: FakeOpenAi;
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_multi');
+  database = await createDatabase('wgs_multi');
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeOpenAi();
   // One after the other, as an operator would start them (instances that do start together
@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killAllProducts();
   await fake?.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

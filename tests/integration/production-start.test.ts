@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { resetConfigForTests } from '@/server/config';
 import { readMigrations } from '@/server/db/migrate';
 import { disconnectRedis } from '@/server/db/redis';
@@ -13,7 +14,7 @@ import { freePort, killAllRunning, productionEnv, spawnNode, startProduction, wa
 // migrations under PostgreSQL's advisory lock (two at once never race); GET /readyz answers
 // 200 only when the database answers and the schema is current, and names what fails.
 
-const serverUrl = inject('databaseUrl');
+const serverUrl = testDatabaseUrl();
 const created: string[] = [];
 const MIGRATIONS = readMigrations().map((migration) => migration.name);
 

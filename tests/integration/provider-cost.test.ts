@@ -5,7 +5,7 @@ import { clearKeyCache } from '@/server/domain/keys/authenticate-key';
 import { currentMetrics, enableMetrics } from '@/server/observability/metrics';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { api, call, createTestKey, expectEnvelope } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 
 // Provider usage and cost on every usage event, against a fake OpenAI server that reports 5
 // input and 7 output tokens per completion; and the daily provider-cost budget at its edge.

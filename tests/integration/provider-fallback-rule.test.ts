@@ -4,7 +4,7 @@ import { disconnectDb, getPool } from '@/server/db/client';
 import { testOperationOf } from '@/server/domain/providers/provider-test-call';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
 import { api, call, createTestKey, expectEnvelope, remainingUnits, type CallResult, type TestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import type { FakeProviderServer } from './support/providers/fake-protocol-server';
 import { startAnthropicFake } from './support/providers/protocols/anthropic';
 import { startDeepgramFake } from './support/providers/protocols/deepgram';

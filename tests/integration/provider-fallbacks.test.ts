@@ -5,7 +5,7 @@ import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { forgetCircuitSnapshot } from '@/server/domain/providers/provider-circuit';
 import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { REPO_ROOT, childEnv, track } from './support/processes';
 
 // Engine lists: the next engine answers when one fails in a way another provider may not

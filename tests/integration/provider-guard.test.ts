@@ -10,7 +10,7 @@ import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply
 import { setProviderKey } from '@/server/domain/providers/set-provider-key';
 import { errorText } from '@/scripts/lib/cli-error';
 import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { expectTrpcError, operatorCaller } from './trpc/helpers';
 
 // Provider settings cannot be turned against the service, through the packages file (CLI) and

@@ -11,7 +11,7 @@ import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply
 import { listProviders } from '@/server/domain/providers/list-providers';
 import { refusedProviderLines } from '@/server/domain/providers/refused-providers';
 import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { killAllSpawned, runCli } from './support/processes';
 import { expectTrpcError, operatorCaller } from './trpc/helpers';
 

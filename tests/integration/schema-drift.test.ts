@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { migrateDatabase, readMigrations } from '@/server/db/migrate';
 import { REPO_ROOT } from './support/processes';
 import { diffShapes, shapeFromDatabase, shapeFromSchema, type SchemaShape } from './support/schema-shape';
@@ -13,7 +13,7 @@ import { diffShapes, shapeFromDatabase, shapeFromSchema, type SchemaShape } from
 // database, which global setup migrated; only read here).
 
 const schemaText = readFileSync(join(REPO_ROOT, 'prisma', 'schema.prisma'), 'utf8');
-const databaseUrl = process.env.DATABASE_URL ?? inject('databaseUrl');
+const databaseUrl = testDatabaseUrl();
 
 let client: pg.Client;
 let fromDatabase: SchemaShape;
@@ -91,7 +91,7 @@ describe('the drift check notices', () => {
       'tables.api_keys.indexes.api_keys_created_at_idx(created_at)',
     ]);
     expect(edit(/email(\s+)String(\s+)@unique/, 'email$1String$2')).toEqual(['tables.operators.unique.operators_email_key(email)']);
-    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  suspended\n')).toEqual([
+    expect(edit(/enum KeyStatus \{\n\s+active\n\s+revoked\n/, 'enum KeyStatus {\n  active\n  revoked\n  paused\n')).toEqual([
       'enums.KeyStatus',
     ]);
     expect(

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
-import { api, BASE, createTestKey, newIdempotencyKey } from '../helpers/api';
+import { api, BASE, call, createTestKey, newIdempotencyKey } from '../helpers/api';
+import { streamHeaders } from '../helpers/event-stream';
 import { recordStatements } from '../helpers/sql-statements';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
@@ -70,14 +71,9 @@ function readEvents(response: Response) {
   return { next, rest };
 }
 
-async function openStream(key: string, input: string) {
-  const headers = {
-    Authorization: `Bearer ${key}`,
-    'Content-Type': 'application/json',
-    'Idempotency-Key': newIdempotencyKey(),
-    Accept: 'text/event-stream',
-  };
-  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify({ input }) }));
+async function openStream(key: string, input: string, idempotencyKey = newIdempotencyKey()) {
+  const body = JSON.stringify({ input });
+  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers: streamHeaders(key, idempotencyKey), body }));
   expect(response.status).toBe(200);
   return readEvents(response);
 }
@@ -131,9 +127,10 @@ describe('a process that dies mid-stream', () => {
     await dieAndSweep(id); // a second sweep finds nothing to settle
     expect((await books(id)).remaining_units).toBe(98);
 
-    // The request was not dead after all: it finishes, finds its hold settled and charges nothing more.
+    // The request was not dead after all: it finishes, finds its hold settled and charges nothing
+    // more; its output was delivered, so it ends output_interrupted (charged), never provider_unavailable.
     fake.resume();
-    expect((await stream.rest()).at(-1)).toBe('provider_unavailable');
+    expect((await stream.rest()).at(-1)).toBe('output_interrupted');
     expect(await books(id)).toMatchObject({ remaining_units: 98, in_flight: 0, holds: [{ status: 'captured' }] });
     expect(await usageEvents(id)).toHaveLength(1);
   });
@@ -155,24 +152,64 @@ describe('a process that dies mid-stream', () => {
   });
 });
 
+describe('the Idempotency-Key of a stream whose process died after its first delta', () => {
+  it('is never taken over: 409 while leased, then a replay of what was delivered (streamed or JSON), never run or charged again', async () => {
+    const { key, id } = await pricedKey();
+    fake.setMode({ kind: 'stall', after: 1 });
+    const idempotencyKey = newIdempotencyKey();
+    const input = 'Deliver a word, then die';
+    const stream = await openStream(key, input, idempotencyKey);
+    expect(await stream.next()).toEqual({ event: 'delta', data: { text: 'Crashes ' } });
+    const retry = (accept?: string) => call(api, TEXT, { input }, { key, idempotencyKey, headers: accept ? { Accept: accept } : {} });
+    expect((await retry()).json.error.code).toBe('idempotency_key_in_use');
+
+    // The process is gone: the key's lease runs out, then the hold's, and the sweeper captures it.
+    await getPool().query(`UPDATE idempotency_records SET locked_until = now() - interval '1 second' WHERE api_key_id = $1`, [id]);
+    await dieAndSweep(id);
+    expect((await books(id)).remaining_units).toBe(98);
+    const [event] = await usageEvents(id);
+    expect([event!.outcome, event!.units, event!.errorCode]).toEqual(['succeeded', 2, 'stream_interrupted']);
+
+    const json = await retry();
+    expect(json.status, json.text).toBe(200);
+    expect(json.headers.get('idempotent-replayed')).toBe('true');
+    expect(json.json).toMatchObject({ id: event!.id, output: { text: 'Crashes ' }, usage: { charged_units: 2, remaining_units: 98 } });
+    const streamed = await retry('text/event-stream');
+    expect(streamed.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(streamed.headers.get('idempotent-replayed')).toBe('true');
+    const replayed = readEvents(new Response(streamed.text));
+    expect(await replayed.next()).toEqual({ event: 'delta', data: { text: 'Crashes ' } });
+    expect(await replayed.next()).toMatchObject({ event: 'error', data: { error: { code: 'output_interrupted' } } });
+    expect(await replayed.next()).toBeUndefined();
+    expect(fake.callCount, 'the engine is never called again').toBe(1);
+
+    // The request that was not dead after all charges nothing more, and leaves the key's answer alone.
+    fake.resume();
+    expect((await stream.rest()).at(-1)).toBe('output_interrupted');
+    expect((await retry()).json.output.text).toBe('Crashes ');
+    expect(await books(id)).toMatchObject({ remaining_units: 98, in_flight: 0 });
+    expect(await usageEvents(id)).toHaveLength(1);
+  });
+});
+
 describe('the sweeper and holds their request settled', () => {
-  it('never settles again a delivered hold its request captured (done) or released (a provider failure mid-stream)', async () => {
+  it('never settles again a delivered hold its request captured (done, or a provider failure mid-stream)', async () => {
     const { key, id } = await pricedKey();
     expect((await (await openStream(key, 'Finish please')).rest()).at(-1)).toBe('done');
     fake.setMode({ kind: 'break', after: 2 });
-    expect(await (await openStream(key, 'Break please')).rest()).toEqual(['delta', 'delta', 'provider_unavailable']);
+    expect(await (await openStream(key, 'Break please')).rest()).toEqual(['delta', 'delta', 'output_interrupted']);
     const before = await books(id);
-    expect(before).toMatchObject({ remaining_units: 98, in_flight: 0 });
+    expect(before).toMatchObject({ remaining_units: 96, in_flight: 0 });
     expect(before.holds).toEqual([
       { status: 'captured', delivered: true },
-      { status: 'released', delivered: true },
+      { status: 'captured', delivered: true },
     ]);
     await getPool().query(`UPDATE unit_holds SET lease_until = now() - interval '1 second' WHERE api_key_id = $1`, [id]);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(id)).toEqual(before);
     expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([
       ['succeeded', 2, null],
-      ['failed', 0, 'provider_unavailable'],
+      ['succeeded', 2, 'provider_failed'],
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import {
   books,
   createDatabase,
@@ -24,7 +24,7 @@ let fake: FakeOpenAi;
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_stream');
+  database = await createDatabase('wgs_stream');
   await useDatabaseInThisProcess(database.url);
   fake = await startFakeOpenAi();
   product = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_STREAM_KEY: 'sk-fake-stream' } });
@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killAllProducts();
   await fake?.close();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

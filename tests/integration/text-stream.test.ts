@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { codeGenerateResponse, textGenerateResponse, textStreamEvent } from '@/server/contract/generation';
+import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import {
   api,
-  BASE,
   call,
   createTestKey,
   expectEnvelope,
@@ -13,15 +12,17 @@ import {
   remainingUnits,
   type CallResult,
 } from '../helpers/api';
+import { openStream } from '../helpers/event-stream';
 import { marginReport } from '@/server/domain/reports/margin';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
-import { FAKE_ERROR_TEXT, wordsOf } from '../helpers/fake-openai';
+import { FAKE_ERROR_TEXT, wordsOf } from '../../fakes/fake-openai';
 import { withFakeOpenAi } from './support/providers/fake-openai-server';
 
 // POST /v1/text/generate with Accept: text/event-stream: delta events, one done event charged
-// once after the capture, error events for a provider that breaks mid-stream, a disconnect after
-// the first delta charged in full and one before it not, the provider cost of both recorded,
-// replays and 409s with the same Idempotency-Key.
+// once after the capture, an error event charging nothing for a provider that fails before the
+// first piece, a disconnect after the first delta charged in full and one before it not, the
+// provider cost of both recorded, replays and 409s with the same Idempotency-Key. Every other way a
+// stream ends after its first delta (charged, output_interrupted): text-stream-endings.test.ts.
 
 const TEXT = '/v1/text/generate';
 const SECRET = 'sk-fake-stream-secret-0123456789';
@@ -42,70 +43,6 @@ const providerKey = (engine: string | string[] = 'fake:model-s', quota = 100) =>
     providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_STREAM_KEY' } },
     operations: { 'text.generate': { engine, units: 2, output_formats: ['text', 'json'] } },
   });
-
-interface StreamEvent {
-  event: string;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  raw: string;
-}
-
-/** Reads an event stream one event at a time; comments are collected aside. */
-class EventReader {
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-  private buffer = '';
-  readonly comments: string[] = [];
-
-  constructor(readonly response: Response) {
-    this.reader = response.body!.getReader();
-  }
-
-  async next(): Promise<StreamEvent | undefined> {
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const lines = block.split('\n');
-        if (lines.every((line) => line.startsWith(':'))) {
-          this.comments.push(...lines);
-          continue;
-        }
-        const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message';
-        const raw = lines.find((line) => line.startsWith('data: '))?.slice(6) ?? '';
-        textStreamEvent.parse({ event, data: JSON.parse(raw) }); // the OpenAPI document's shape of it
-        return { event, data: JSON.parse(raw), raw };
-      }
-      const { done, value } = await this.reader.read();
-      if (done) {
-        expect(this.buffer, 'nothing after the last event').toBe('');
-        return undefined;
-      }
-      this.buffer += this.decoder.decode(value, { stream: true });
-    }
-  }
-
-  async rest(): Promise<StreamEvent[]> {
-    const events: StreamEvent[] = [];
-    for (let event = await this.next(); event; event = await this.next()) events.push(event);
-    return events;
-  }
-
-  cancel(): Promise<void> {
-    return this.reader.cancel();
-  }
-}
-
-async function openStream(key: string, body: unknown, idempotencyKey = newIdempotencyKey()): Promise<EventReader> {
-  const headers = new Headers({
-    Authorization: `Bearer ${key}`,
-    'Content-Type': 'application/json',
-    'Idempotency-Key': idempotencyKey,
-    Accept: 'text/event-stream',
-  });
-  const response = await api(new Request(`${BASE}${TEXT}`, { method: 'POST', headers, body: JSON.stringify(body) }));
-  return new EventReader(response);
-}
 
 function expectEventStreamHeaders(response: Response) {
   expect(response.status).toBe(200);
@@ -177,20 +114,21 @@ describe('a stream read event by event', () => {
   });
 });
 
-describe('a stream that does not end in done charges nothing', () => {
-  it('a provider breaking mid-stream: event error, no retry, no fallback, the key free again', async () => {
-    const { key, id } = await providerKey(['fake:model-s', 'local']);
-    fake.setMode({ kind: 'break', after: 3 });
+describe('a stream that fails before its first delta charges nothing', () => {
+  it('a provider failing before any piece: retried, then event error provider_unavailable, the key free again', async () => {
+    const { key, id } = await providerKey();
+    fake.setMode({ kind: 'break', after: 0 });
     const idempotencyKey = newIdempotencyKey();
     const stream = await openStream(key, { input: 'Break please' }, idempotencyKey);
     const events = await stream.rest();
-    expect(events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'error']);
-    const error = events[3]!;
+    expect(events.map((e) => e.event)).toEqual(['error']);
+    const error = events[0]!;
     expect(Object.keys(error.data)).toEqual(['error']);
     expect(error.data.error.code).toBe('provider_unavailable');
+    expect(error.data.error.message).toContain('No units were charged');
     expect(error.data.error.request_id).toBe(stream.response.headers.get('x-request-id'));
     expectNothingShown(error.raw, [FAKE_ERROR_TEXT, SECRET, 'model-s'], fake.port);
-    expect(fake.callCount).toBe(1);
+    expect(fake.callCount).toBe(3); // the first attempt and PROVIDER_MAX_RETRIES more: nothing had reached the client
     expect(await remainingUnits(id)).toBe(100);
     expect((await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode])).toEqual([['failed', 0, 'provider_unavailable']]);
 
@@ -282,16 +220,28 @@ describe('output delivered is output paid for', () => {
     expect(await remainingUnits(id)).toBe(98);
   });
 
-  it('a provider failing after the client left mid-stream: nothing charged, the estimate recorded', async () => {
+  it('a provider failing after the client left mid-stream: charged once (provider_failed), the key kept with what was delivered', async () => {
     const { key, id } = await pricedKey();
     fake.setMode({ kind: 'break', after: 2 });
-    const stream = await openStream(key, { input: 'Break after I leave' });
-    expect((await stream.next())?.event).toBe('delta');
+    const idempotencyKey = newIdempotencyKey();
+    const body = { input: 'Break after I leave' };
+    const stream = await openStream(key, body, idempotencyKey);
+    const first = await stream.next();
+    expect(first?.event).toBe('delta');
     await stream.cancel();
     await expect
       .poll(async () => (await usageEvents(id)).map((e) => [e.outcome, e.units, e.errorCode, e.usageEstimated]))
-      .toEqual([['failed', 0, 'provider_unavailable', true]]);
-    expect(await remainingUnits(id)).toBe(100);
+      .toEqual([['succeeded', 2, 'provider_failed', true]]);
+    expect(await remainingUnits(id)).toBe(98);
+
+    const replay = await call(api, TEXT, body, { key, idempotencyKey });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // What reached the client before it left: at least the first delta, never more than the provider sent.
+    expect(replay.json.output.text.startsWith(first!.data.text)).toBe(true);
+    expect(wordsOf(REPLY).slice(0, 2).join('').startsWith(replay.json.output.text)).toBe(true);
+    expect(fake.callCount).toBe(1);
+    expect(await remainingUnits(id)).toBe(98);
   });
 });
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cappedFetch } from '@/server/providers/capped-fetch';
-import { allowPrivateNetworkAt } from '@/server/providers/outbound/outbound-door';
+import { allowProviderPrivateOrigin } from '@/server/providers/outbound/provider-door';
 
 // A provider's reply is capped at 16 MiB of JSON whether or not it declares its length: a
 // declared length is judged before the body is read, an undeclared one as it streams.
@@ -50,7 +50,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  allowPrivateNetworkAt('provider:capped-fetch-test', base); // as a provider's base_url on 127.0.0.1 is
+  allowProviderPrivateOrigin('provider:capped-fetch-test', base); // as a provider's base_url on 127.0.0.1 is
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -120,7 +120,7 @@ describe('cappedFetch', () => {
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const port = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
-      allowPrivateNetworkAt('provider:closed', `http://127.0.0.1:${port}`);
+      allowProviderPrivateOrigin('provider:closed', `http://127.0.0.1:${port}`);
       const refused = cappedFetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' });
       await expect(refused).rejects.toBeInstanceOf(TypeError);
       await expect(refused).rejects.toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });

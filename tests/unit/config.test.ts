@@ -37,6 +37,18 @@ describe('getConfig', () => {
   });
 
   it.each([
+    ['120', '120'],
+    ['120', '60'],
+    ['10', '5'],
+  ])('refuses IDEMPOTENCY_LEASE_SECONDS=%s with HOLD_LEASE_SECONDS=%s: a hold outlives its idempotency claim', (idempotency, hold) => {
+    process.env.IDEMPOTENCY_LEASE_SECONDS = idempotency;
+    expect(problemWith('HOLD_LEASE_SECONDS', hold)).toMatch(
+      new RegExp(`^Invalid configuration:[\\s\\S]*HOLD_LEASE_SECONDS: must be greater than IDEMPOTENCY_LEASE_SECONDS \\(${idempotency}\\)`),
+    );
+    expect(problemWith('HOLD_LEASE_SECONDS', String(Number(idempotency) + 1))).toBe('(accepted)');
+  });
+
+  it.each([
     ['DATABASE_URL', 'postgres://u:p@127.0.0.1:5432/wgs'],
     ['DATABASE_URL', 'postgresql://u:p@localhost/wgs?host=/var/run/postgresql'],
     ['NEXTAUTH_URL', 'https://ops.example.com'],

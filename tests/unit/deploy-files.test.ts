@@ -1,14 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DockerfileParser, Env, JSONInstruction } from 'dockerfile-ast';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '@/server/config/config-settings';
+import { parseProxyTrust, resolveClient } from '@/server/config/proxy-trust';
+import { METADATA_RANGES } from '@/server/providers/outbound/address-class';
 import { EXAMPLE_SECRET_VALUES, placeholderSecrets } from '@/server/instance/placeholder-secrets';
 import { startCommand } from '../../scripts/lib/start-command';
 
@@ -30,6 +33,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
 };
 
 const manifests: Manifest[] = readdirSync(K8S)
@@ -65,15 +69,17 @@ const envExample = new Map(
 );
 
 describe('deploy/kubernetes', () => {
-  it('has the Deployments, the migrate Job, the Service, the autoscaler and the Secret example, each valid against the Kubernetes API schemas', () => {
+  it('has the Deployments, the migrate Job, the Service, the Ingress, the autoscaler, the policies and the Secret example, each valid against the Kubernetes API schemas', () => {
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual(
       [
         'ConfigMap/wgs-config',
         'Deployment/wgs-app',
         'Deployment/wgs-worker',
         'HorizontalPodAutoscaler/wgs-app',
+        'Ingress/wgs-app',
         'Job/wgs-migrate',
         'NetworkPolicy/wgs-egress',
+        'NetworkPolicy/wgs-ingress',
         'Secret/wgs-secrets',
         'Service/wgs-app',
       ].sort(),
@@ -160,20 +166,108 @@ describe('deploy/kubernetes: the pods are locked down', () => {
     }
   });
 
-  it('a NetworkPolicy lets every pod of the service reach anything but link-local metadata addresses (169.254.0.0/16, fd00:ec2::/64)', () => {
+  it("an egress NetworkPolicy lets every pod reach anything but every metadata address the product refuses, each cloud's included", () => {
     const policy = find('NetworkPolicy', 'wgs-egress');
     expect(policy.spec.policyTypes).toEqual(['Egress']);
     for (const workload of workloads)
       expect(workload.spec.template.metadata.labels, workload.file).toMatchObject(policy.spec.podSelector.matchLabels);
-    const blocks = policy.spec.egress.flatMap((rule: Manifest) => rule.to.map((peer: Manifest) => peer.ipBlock).filter(Boolean));
-    expect(blocks).toEqual([
-      { cidr: '0.0.0.0/0', except: ['169.254.0.0/16'] },
-      { cidr: '::/0', except: ['fd00:ec2::/64'] },
-    ]);
+    const blocks: { cidr: string; except: string[] }[] = policy.spec.egress.flatMap((rule: Manifest) =>
+      rule.to.map((peer: Manifest) => peer.ipBlock).filter(Boolean),
+    );
+    expect(blocks.map((block) => block.cidr)).toEqual(['0.0.0.0/0', '::/0']);
+    // The excepted ranges are exactly the product's own list of metadata ranges...
+    const excepted = blocks.flatMap((block) => block.except);
+    expect(excepted.sort()).toEqual(METADATA_RANGES.map(([network, prefix]) => `${network}/${prefix}`).sort());
+    // ... which covers the addresses every big cloud's metadata and credential services answer on.
+    const refused = new BlockList();
+    for (const range of excepted) {
+      const [network, prefix] = range.split('/') as [string, string];
+      refused.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
+    }
+    const metadata = [
+      '169.254.169.254', // AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack, Hetzner
+      '169.254.170.2', // ECS task credentials
+      '169.254.170.23', // EKS Pod Identity
+      '169.254.0.23', // Tencent Cloud
+      '169.254.42.42', // Scaleway
+      '100.100.100.200', // Alibaba Cloud
+      '168.63.129.16', // Azure WireServer
+      '192.0.0.192', // Oracle Cloud Classic
+      'fd00:ec2::254', // AWS over IPv6
+      'fd00:ec2::23', // EKS Pod Identity over IPv6
+      'fd20:ce::254', // GCP over IPv6
+      'fd00:c1::a9fe:a9fe', // Oracle over IPv6
+      'fd00:42::42', // Scaleway over IPv6
+      'fd00:a9fe:a9fe::1', // Akamai (Linode) over IPv6
+      'fd00:100::100:200', // Alibaba over IPv6
+    ];
+    for (const address of metadata) expect(refused.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'), address).toBe(true);
     // the other rule reaches the cluster's pods (DNS, in-cluster stores), which metadata endpoints are not
     const others = policy.spec.egress.flatMap((rule: Manifest) => rule.to.filter((peer: Manifest) => !peer.ipBlock));
     expect(others).toEqual([{ namespaceSelector: {} }]);
     expect(policy.spec.egress.every((rule: Manifest) => rule.ports === undefined)).toBe(true);
+  });
+
+  it("an ingress NetworkPolicy admits only the ingress controller's pods, only to the app's http port; the Ingress is the way in", () => {
+    const policy = find('NetworkPolicy', 'wgs-ingress');
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    for (const workload of workloads)
+      expect(workload.spec.template.metadata.labels, workload.file).toMatchObject(policy.spec.podSelector.matchLabels);
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [rule] = policy.spec.ingress;
+    expect(rule.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx', 'app.kubernetes.io/component': 'controller' } },
+      },
+    ]);
+    const app = find('Deployment', 'wgs-app').spec.template.spec.containers[0];
+    expect(rule.ports).toEqual([{ port: app.ports[0].name, protocol: 'TCP' }]);
+    // The worker and the migrate step have no port of that name (no port at all): nothing reaches them.
+    for (const name of ['wgs-worker', 'wgs-migrate']) {
+      const workload = workloads.find((m) => m.metadata.name === name)!;
+      expect(
+        workload.spec.template.spec.containers.flatMap((c: Manifest) => c.ports ?? []),
+        name,
+      ).toEqual([]);
+    }
+    const ingress = find('Ingress', 'wgs-app');
+    expect(ingress.spec.ingressClassName).toBe('nginx');
+    const host = new URL(find('ConfigMap', 'wgs-config').data.NEXTAUTH_URL).host;
+    expect(ingress.spec.rules.map((r: Manifest) => r.host)).toEqual([host]);
+    expect(ingress.spec.tls[0].hosts).toEqual([host]);
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({
+      name: find('Service', 'wgs-app').metadata.name,
+      port: { name: find('Service', 'wgs-app').spec.ports[0].name },
+    });
+  });
+
+  it('trusts the proxies by their address ranges (TRUST_PROXY as CIDRs, never true or a count): the client behind them is the client', () => {
+    const value = find('ConfigMap', 'wgs-config').data.TRUST_PROXY as string;
+    const trust = parseProxyTrust(value);
+    if (typeof trust === 'string' || trust.kind !== 'cidrs') throw new Error(`TRUST_PROXY ${value} names no ranges`);
+    // The ingress controller's pod and the load balancer, one address in each range named.
+    const [controller, balancer] = value.split(',').map((range) => `${range.split('/')[0]!.split('.').slice(0, 3).join('.')}.10`);
+    expect(resolveClient(trust, controller, `198.51.100.99, 203.0.113.7, ${balancer}`)).toBe('203.0.113.7');
+    expect(resolveClient(trust, controller, '203.0.113.8')).toBe('203.0.113.8');
+    // A connection from outside the ranges is the client, whatever it claims.
+    expect(resolveClient(trust, '203.0.113.9', '10.244.0.1')).toBe('203.0.113.9');
+  });
+
+  it('Redis is reached with a password (REDIS_URL), which production refuses to leave at its example value', () => {
+    const url = find('Secret', 'wgs-secrets').stringData.REDIS_URL as string;
+    expect(new URL(url).password).not.toBe('');
+    expect(placeholderSecrets({ NODE_ENV: 'production', REDIS_URL: url })).toEqual([expect.stringMatching(/^REDIS_URL \(its password is/)]);
+  });
+
+  it("pins the image to a version, never latest, and no file speaks of tsx's compile cache (the image runs dist/ on plain node)", () => {
+    for (const workload of workloads)
+      for (const container of workload.spec.template.spec.containers) {
+        expect(container.image, workload.file).toMatch(/^[a-z0-9.\-/]+:\d+\.\d+\.\d+(@sha256:[0-9a-f]{64})?$/);
+        expect(container.image, workload.file).not.toMatch(/:latest\b/);
+      }
+    for (const file of readdirSync(K8S)) expect(readFileSync(join(K8S, file), 'utf8'), file).not.toMatch(/\btsx\b|compile cache/);
+    expect(readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8')).not.toMatch(/compile cache/);
   });
 });
 
@@ -252,8 +346,10 @@ describe('compose.yaml and .env.example', () => {
 
   it('reads every ${VARIABLE} from .env, and .env.example lists each one with the settings the production command requires', () => {
     const text = readFileSync(join(ROOT, 'compose.yaml'), 'utf8');
-    const referenced = new Set([...text.matchAll(/\$\{([A-Z_0-9]+)\}/g)].map((match) => match[1]!));
-    for (const name of referenced) expect(envExample.has(name), name).toBe(true);
+    const uses = [...text.matchAll(/\$\{([A-Z_0-9]+)(:[-?][^}]*)?\}/g)].map((match) => ({ name: match[1]!, fallback: match[2] ?? '' }));
+    const referenced = new Set(uses.map((use) => use.name));
+    // A variable with a default (${NAME:-default}) may be left out of .env; every other one is listed.
+    for (const { name, fallback } of uses) if (!fallback.startsWith(':-')) expect(envExample.has(name), name).toBe(true);
     for (const name of ['SIGNING_SECRET', 'NEXTAUTH_SECRET', 'NEXTAUTH_URL', 'PROVIDER_KEYS_SECRET', 'S3_BUCKET'])
       expect(envExample.has(name), name).toBe(true);
     for (const name of envExample.keys()) expect(SETTINGS.has(name) || referenced.has(name), name).toBe(true);
@@ -307,6 +403,55 @@ describe('compose.yaml keeps its secrets where they belong', () => {
     expect(services.minio.ports).toBeUndefined();
   });
 
+  it('Redis asks for REDIS_PASSWORD, which the app reaches it with (REDIS_URL); compose stops without one', () => {
+    const required = '${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}';
+    const command: string[] = services.redis.command;
+    expect(command[0]).toBe('redis-server');
+    expect(command[command.indexOf('--requirepass') + 1]).toBe(required);
+    expect(services.redis.environment.REDISCLI_AUTH).toBe(required); // the health check's redis-cli, no password in its arguments
+    expect(services.redis.healthcheck.test.join(' ')).not.toContain('REDIS_PASSWORD');
+    expect(services.redis.ports).toBeUndefined();
+    for (const app of ['app1', 'app2', 'worker']) {
+      expect(services[app].environment.REDIS_URL, app).toBe(`redis://:${required}@redis:6379`);
+      expect(services[app].environment.REDIS_PASSWORD, app).toBe(''); // in REDIS_URL only
+    }
+    expect(envExample.get('REDIS_PASSWORD')).toMatch(/^CHANGE-ME/);
+  });
+
+  it('reads TRUST_PROXY from .env, by default 1 (nginx, the one proxy), which appends the address it received each request from', () => {
+    for (const app of ['app1', 'app2', 'worker']) expect(services[app].environment.TRUST_PROXY, app).toBe('${TRUST_PROXY:-1}');
+    expect(envExample.get('TRUST_PROXY')).toBe('1');
+    const trust = parseProxyTrust('1');
+    expect(trust).toEqual({ kind: 'hops', hops: 1 });
+    const proxies = Object.entries(services).filter(([, service]) => /(^|\/)nginx:/.test(service.image ?? ''));
+    expect(proxies.map(([name]) => name)).toEqual(['proxy']);
+    const nginx = readFileSync(join(ROOT, 'deploy', 'compose', 'nginx.conf'), 'utf8');
+    expect(nginx).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+    // What a client writes itself stays in front of the address nginx appends, so it changes nothing.
+    if (typeof trust === 'string') throw new Error(trust);
+    expect(resolveClient(trust, '172.18.0.9', '10.1.2.3, 198.51.100.7')).toBe('198.51.100.7');
+  });
+
+  it("pins every image it pulls to a version and that version's digest; the one it builds has a version tag; none is latest", () => {
+    const built = new Set(
+      Object.values(services)
+        .filter((service) => service.build)
+        .map((service) => service.image as string),
+    );
+    for (const [name, service] of Object.entries(services)) {
+      const image = service.image as string;
+      expect(image, name).not.toMatch(/:latest\b/);
+      if (built.has(image)) expect(image, name).toMatch(/^[a-z0-9.\-/]+:[a-z0-9.-]+$/);
+      else expect(image, name).toMatch(/^[a-z0-9.\-/]+:[A-Za-z0-9.\-_]*\d[A-Za-z0-9.\-_]*@sha256:[0-9a-f]{64}$/);
+    }
+    const bases = dockerfile
+      .getInstructions()
+      .filter((instruction) => instruction.getKeyword() === 'FROM')
+      .map((instruction) => instruction.getArgumentsContent()!.split(/\s+/)[0]!);
+    expect(new Set(bases).size).toBe(1);
+    expect(bases[0]).toMatch(/^node:\d+\.\d+\.\d+-bookworm-slim@sha256:[0-9a-f]{64}$/);
+  });
+
   it('every secret of the example files is one production refuses, and is known as an example value', () => {
     const secretExample = parse(readFileSync(join(K8S, 'secret.example.yaml'), 'utf8')) as { stringData: Record<string, string> };
     const examples = { ...Object.fromEntries(envExample), ...secretExample.stringData };
@@ -316,5 +461,6 @@ describe('compose.yaml keeps its secrets where they belong', () => {
     const refused = placeholderSecrets({ NODE_ENV: 'production', ...examples }).map((problem) => problem.split(' ')[0]);
     for (const [name] of secrets) expect(refused, name).toContain(name);
     expect(refused).toContain('DATABASE_URL'); // its password is the example's
+    expect(refused).toContain('REDIS_URL'); // likewise
   });
 });

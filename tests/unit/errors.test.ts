@@ -21,7 +21,15 @@ describe('error catalog', () => {
       rate_limited: 429,
       internal_error: 500,
       provider_unavailable: 503,
+      output_interrupted: 200,
     });
+  });
+
+  it('output_interrupted only ends an event stream (CONTRACT.md §8), and says the units were charged', async () => {
+    const { isStreamOnly } = await import('@/server/contract/error-catalog');
+    expect(Object.keys(ERROR_CATALOG).filter((code) => isStreamOnly(code as keyof typeof ERROR_CATALOG))).toEqual(['output_interrupted']);
+    expect(ERROR_CATALOG.output_interrupted.message).toMatch(/units were charged/);
+    expect(ERROR_CATALOG.provider_unavailable.message).toMatch(/No units were charged/);
   });
 
   it('carries validation issues in details', () => {

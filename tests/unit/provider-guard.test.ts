@@ -11,7 +11,7 @@ import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/contract/provider-t
 import { providerFetch } from '@/server/providers/ai-sdk/provider-fetch';
 import { cappedFetch, mediaFetch, RefusedDestinationError } from '@/server/providers/capped-fetch';
 import { isMetadataHost, metadataHostOf } from '@/server/providers/metadata-hosts';
-import { allowPrivateNetworkAt } from '@/server/providers/outbound/outbound-door';
+import { allowProviderPrivateOrigin } from '@/server/providers/outbound/provider-door';
 
 // Provider settings cannot be turned against the service: no service variable as a key, no
 // metadata address as a server, no key sent where the operator did not point it.
@@ -158,7 +158,7 @@ beforeAll(async () => {
     response.end(path === '/landed' ? '{"landed":true}' : '{}');
   });
   // The operator named the API's server (a base_url on 127.0.0.1); `other` is nobody's.
-  allowPrivateNetworkAt('provider:guard-test', api.origin);
+  allowProviderPrivateOrigin('provider:guard-test', api.origin);
 });
 afterAll(() => {
   api.server.close();
@@ -189,14 +189,14 @@ describe('redirects and credentials', () => {
   it('a media URL is fetched without the provider credentials; a redirect to a private address nobody named is not followed', async () => {
     other.seen.length = 0;
     await expect(mediaFetch(2000)(`${api.origin}/media-moved`, { headers: AUTH } as RequestInit)).rejects.toThrow(
-      /refused: 127\.0\.0\.1 is a private address/,
+      /refused: 127\.0\.0\.1 is a private or reserved address/,
     );
     expect(other.seen).toHaveLength(0);
     expect(api.seen.at(-1)!.headers.authorization).toBeUndefined();
   });
 
   it('a media URL may be redirected to its CDN, which gets no credentials either', async () => {
-    allowPrivateNetworkAt('provider:cdn', other.origin); // stands for a public CDN
+    allowProviderPrivateOrigin('provider:cdn', other.origin); // stands for a public CDN
     try {
       other.seen.length = 0;
       const response = await mediaFetch(2000)(`${api.origin}/media-moved`, { headers: AUTH } as RequestInit);
@@ -204,13 +204,13 @@ describe('redirects and credentials', () => {
       expect(other.seen).toHaveLength(1);
       expect(other.seen[0]!.headers.authorization).toBeUndefined();
     } finally {
-      allowPrivateNetworkAt('provider:cdn', null);
+      allowProviderPrivateOrigin('provider:cdn', null);
     }
   });
 
   it("the SDK's fetch sends the key to the API origin, but not with a GET of another origin the answer names", async () => {
-    allowPrivateNetworkAt('provider:cdn', other.origin); // stands for a public file host
-    onTestFinished(() => allowPrivateNetworkAt('provider:cdn', null));
+    allowProviderPrivateOrigin('provider:cdn', other.origin); // stands for a public file host
+    onTestFinished(() => allowProviderPrivateOrigin('provider:cdn', null));
     const fetch = providerFetch({ timeoutMs: 2000, apiKey: 'sk-guard-test-secret' });
     api.seen.length = 0;
     other.seen.length = 0;
@@ -253,7 +253,7 @@ describe('the outbound door judges the address it connects to', () => {
   it('a rebinding name: the first connection reaches the address the check saw, the next one (now 169.254.169.254) is refused', async () => {
     const port = new URL(api.origin).port;
     answers['rebind.test'] = [[{ address: '127.0.0.1', family: 4 }], [{ address: '169.254.169.254', family: 4 }]];
-    allowPrivateNetworkAt('provider:rebind', `http://rebind.test:${port}`);
+    allowProviderPrivateOrigin('provider:rebind', `http://rebind.test:${port}`);
     const asked = rebindingResolver();
     api.seen.length = 0;
     // A GET (a provider's poll, a download): one lookup, made by the connection itself.
@@ -263,7 +263,7 @@ describe('the outbound door judges the address it connects to', () => {
     expect(api.seen).toHaveLength(1);
     expect(asked).toEqual(['rebind.test']);
     await expect(cappedFetch(`http://rebind.test:${port}/status`, { headers: { connection: 'close' } }, 2000)).rejects.toThrow(
-      /refused: rebind\.test \(169\.254\.169\.254\) is a cloud metadata or link-local address/,
+      /^refused: rebind\.test is a private or reserved address that is never reached \(link-local or cloud metadata\)$/,
     );
     await expect(mediaFetch(2000)(`http://rebind.test:${port}/file.png`)).rejects.toBeInstanceOf(RefusedDestinationError);
     await expect(cappedFetch(`http://rebind.test:${port}/v1/x`, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(
@@ -278,9 +278,14 @@ describe('the outbound door judges the address it connects to', () => {
     ['AWS metadata over IPv6', 'fd00:ec2::254', 6],
     ['link-local', 'fe80::1', 6],
     ['ECS task metadata', '169.254.170.2', 4],
+    ['GCP metadata over IPv6', 'fd20:ce::254', 6],
+    ['Oracle Cloud metadata over IPv6', 'fd00:c1::a9fe:a9fe', 6],
+    ['Alibaba Cloud metadata', '100.100.100.200', 4],
+    ['Azure WireServer', '168.63.129.16', 4],
+    ['Alibaba Cloud metadata, IPv4-mapped', '::ffff:100.100.100.200', 6],
   ])('a name resolving to %s (%s) is never connected to, even at an origin allowed private networks', async (_what, address, family) => {
     answers['meta.test'] = [[{ address, family }]];
-    allowPrivateNetworkAt('provider:meta', 'http://meta.test');
+    allowProviderPrivateOrigin('provider:meta', 'http://meta.test');
     rebindingResolver();
     await expect(cappedFetch('http://meta.test/v1/x', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(RefusedDestinationError);
     await expect(cappedFetch('http://meta.test/v1/x', {}, 1000)).rejects.toBeInstanceOf(RefusedDestinationError);
@@ -294,14 +299,18 @@ describe('the outbound door judges the address it connects to', () => {
         { address: '169.254.169.254', family: 4 },
       ],
     ];
-    allowPrivateNetworkAt('provider:mixed', `http://mixed.test:${new URL(api.origin).port}`);
+    allowProviderPrivateOrigin('provider:mixed', `http://mixed.test:${new URL(api.origin).port}`);
     rebindingResolver();
     await expect(cappedFetch(`http://mixed.test:${new URL(api.origin).port}/x`, {}, 1000)).rejects.toBeInstanceOf(RefusedDestinationError);
   });
 
   it("a private address is reached only at an origin allowed it: a provider's media link to another port of 127.0.0.1 is refused", async () => {
-    await expect(mediaFetch(1000)(`${other.origin}/cdn/file.mp4`)).rejects.toThrow(/is a private address/);
-    await expect(cappedFetch(`${other.origin}/v1/x`, { method: 'POST', body: '{}' })).rejects.toThrow(/is a private address/);
+    await expect(mediaFetch(1000)(`${other.origin}/cdn/file.mp4`)).rejects.toThrow(
+      /^refused: 127\.0\.0\.1 is a private or reserved address$/,
+    );
+    await expect(cappedFetch(`${other.origin}/v1/x`, { method: 'POST', body: '{}' })).rejects.toThrow(
+      /^refused: 127\.0\.0\.1 is a private or reserved address$/,
+    );
     expect(other.seen.filter((call) => call.path.startsWith('/cdn') || call.path === '/v1/x')).toHaveLength(0);
   });
 });

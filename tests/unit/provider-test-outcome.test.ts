@@ -3,6 +3,7 @@ import { formToDefinition } from '@/components/packages/version-fields';
 import { describeTestFailure, providerStatusOf } from '@/server/domain/providers/describe-test-outcome';
 import { testOperationOf } from '@/server/domain/providers/provider-test-call';
 import { ProviderUnavailableError } from '@/server/providers/engine';
+import { refusedHost } from '@/server/providers/outbound/outbound-door';
 import { PROVIDER_TYPE_INFO } from '@/server/contract/provider-types';
 
 describe('a provider test in plain words', () => {
@@ -30,6 +31,15 @@ describe('a provider test in plain words', () => {
     expect(describeTestFailure(failed(new Error('x'), { kind: 'timeout' }), 8_000, false)).toBe('No answer within 8 s.');
     expect(describeTestFailure(failed(new Error('ECONNREFUSED'), { kind: 'connection' }), 10_000, false)).toMatch(/^Could not connect/);
     expect(describeTestFailure(failed(new SyntaxError('bad json'), { kind: 'malformed' }), 10_000, false)).toMatch(/not in the shape/);
+  });
+
+  it("says a call the outbound door refused as 'private or reserved address', naming the host and never an address", () => {
+    const refused = failed(refusedHost('llm.example.com', 'private'), { kind: 'connection' });
+    expect(describeTestFailure(refused, 10_000, false)).toBe('Not sent: llm.example.com is a private or reserved address.');
+    const behindRetries = failed({ name: 'AI_RetryError', lastError: refusedHost('meta.example.com', 'metadata') });
+    expect(describeTestFailure(behindRetries, 10_000, false)).toBe(
+      'Not sent: meta.example.com is a private or reserved address that is never reached (link-local or cloud metadata).',
+    );
   });
 
   it('tests each type with its cheapest operation', () => {

@@ -41,13 +41,68 @@ describe('webhook endpoints', () => {
     expect(webhookUrlProblem('https://user:pw@hooks.example.com/')).toMatch(/user name/);
   });
 
+  it('refuses localhost in every spelling, private addresses in every notation and names outside the public DNS, saying why', () => {
+    withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+    const refusals: [url: string, reason: RegExp][] = [
+      ['https://localhost./x', /localhost\. is this machine \(localhost\)/],
+      ['https://LOCALHOST./x', /is this machine/],
+      ['https://api.localhost./x', /is this machine/],
+      ['https://localhost../x', /is this machine/],
+      ['https://2130706433/x', /127\.0\.0\.1 is a private or reserved address/], // decimal
+      ['https://017700000001/x', /127\.0\.0\.1 is a private or reserved address/], // octal
+      ['https://0x7f.1/x', /127\.0\.0\.1 is a private or reserved address/], // hex, short form
+      ['https://0300.0250.0.1/x', /192\.168\.0\.1 is a private or reserved address/],
+      ['https://127.1./x', /127\.0\.0\.1 is a private or reserved address/],
+      ['https://[::ffff:10.0.0.1]/x', /is a private or reserved address/], // IPv4-mapped IPv6
+      ['https://[::ffff:a00:1]/x', /is a private or reserved address/],
+      ['https://[64:ff9b::a00:1]/x', /is a private or reserved address/], // NAT64 of 10.0.0.1
+      ['https://intranet/x', /intranet is not a public DNS name/],
+      ['https://hooks.internal/x', /not a public DNS name/],
+      ['https://printer.local/x', /not a public DNS name/],
+      ['https://hooks.corp/x', /not a public DNS name/],
+      ['https://hooks.lan/x', /not a public DNS name/],
+      ['https://router.home.arpa/x', /not a public DNS name/],
+      ['https://x.test/x', /not a public DNS name/],
+      ['https://x.example/x', /not a public DNS name/],
+      ['https://x.invalid/x', /not a public DNS name/],
+      ['https://hidden.onion/x', /not a public DNS name/],
+      ['https://co.uk/x', /not a public DNS name/], // a public suffix, nobody's host
+    ];
+    for (const [url, reason] of refusals) {
+      const problem = webhookUrlProblem(url);
+      expect(problem, url).toMatch(/^must name a public host: /);
+      expect(problem, url).toMatch(reason);
+    }
+    for (const url of [
+      'https://hooks.example.com./wgs',
+      'https://hooks.example.co.uk/wgs',
+      'https://my-app.github.io/wgs',
+      'https://xn--80ak6aa92e.com/wgs',
+      'https://[2606:4700::1111]/wgs',
+    ]) {
+      expect(webhookUrlProblem(url), url).toBeNull();
+    }
+  });
+
   it('takes http and private addresses with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
     withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     expect(webhookUrlProblem('http://127.0.0.1:8080/hook')).toBeNull();
     expect(webhookUrlProblem('https://10.0.0.5/hook')).toBeNull();
+    expect(webhookUrlProblem('http://localhost.:8080/hook')).toBeNull();
+    expect(webhookUrlProblem('http://hooks.corp:8080/hook')).toBeNull();
     expect(webhookUrlProblem('ftp://10.0.0.5/hook')).toMatch(/https/);
     // Never link-local or metadata, whatever the setting (the IPv6 and NAT64 spellings too).
-    for (const url of ['http://169.254.169.254/', 'http://[fe80::1]/', 'http://[fd00:ec2::23]/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+    for (const url of [
+      'http://169.254.169.254/',
+      'http://2852039166/', // 169.254.169.254 in decimal
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[fe80::1]/',
+      'http://[fd00:ec2::23]/',
+      'http://[fd20:ce::254]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://100.100.100.200/',
+      'http://metadata.google.internal./',
+    ]) {
       expect(webhookUrlProblem(url), url).toMatch(/metadata or link-local/);
     }
   });

@@ -3,7 +3,7 @@ import { headers } from 'next/headers';
 import { CheckoutResult } from '@/components/sales/checkout-result';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { successPage } from '@wgs/server/next';
+import { portalEnabled, successPage } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Thank you · Workflow Generation Service', referrer: 'no-referrer' };
@@ -13,7 +13,7 @@ export default async function BuySuccessPage({ searchParams }: { searchParams: S
   return (
     <main id="main" className="content public">
       <PageHeader title="Thank you" back={{ href: '/buy', label: 'Catalogue' }} />
-      <CheckoutResult result={result} />
+      <CheckoutResult result={result} portal={portalEnabled()} />
     </main>
   );
 }

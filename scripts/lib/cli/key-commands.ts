@@ -4,6 +4,7 @@ import { CLI_ACTOR } from '../../../server/domain/actor';
 import { issueKey } from '../../../server/domain/keys/issue-key';
 import { listKeys, revokeKey, topUpKey } from '../../../server/domain/keys/manage-keys';
 import { output, positiveInt, withDb } from './context';
+import { addKeyOwnerCommands } from './key-owner-commands';
 import { addWebhookCommands } from './webhook-commands';
 
 // `cli keys`: issue, list, revoke and top up API keys; `keys webhook` is in webhook-commands.ts.
@@ -13,6 +14,7 @@ export function addKeyCommands(program: Command): void {
   addCreate(keys);
   addList(keys);
   addRevokeAndTopUp(keys);
+  addKeyOwnerCommands(keys);
   addWebhookCommands(keys);
 }
 
@@ -49,10 +51,10 @@ function addList(keys: Command): void {
     .command('list')
     .description('List API keys, newest first')
     .option('--package <slug>', 'only keys of this package')
-    .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked']))
+    .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked', 'suspended']))
     .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
     .option('--json', 'print {"keys":[...]}')
-    .action((options: { package?: string; status?: 'active' | 'revoked'; limit?: number; json?: boolean }) =>
+    .action((options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number; json?: boolean }) =>
       withDb(async () => {
         const items = await keysUpTo(options);
         output(Boolean(options.json), { keys: items }, () =>
@@ -96,7 +98,7 @@ function addRevokeAndTopUp(keys: Command): void {
 }
 
 /** Page by page (1,000 at most each), until the limit or the last key. */
-async function keysUpTo(options: { package?: string; status?: 'active' | 'revoked'; limit?: number }) {
+async function keysUpTo(options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number }) {
   const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
   let cursor: string | undefined;
   do {

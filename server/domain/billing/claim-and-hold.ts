@@ -36,8 +36,9 @@ export async function claimAndHold(
 /** The live record a statement found for the key: a replay, or throws 409 / 422; undefined when none. */
 export function judgeRow(row: ClaimOutcome, fingerprint: string): Extract<ClaimResult, { kind: 'replay' }> | undefined {
   if (row.fingerprint === null || row.existing_status === null) return undefined;
-  const { response_status, response_body } = row;
-  return judgeExisting({ fingerprint: row.fingerprint, status: row.existing_status, response_status, response_body }, fingerprint);
+  const { response_status, response_body, response_events } = row;
+  const existing = { status: row.existing_status, response_status, response_body, response_events, replayable: row.replayable === true };
+  return judgeExisting({ fingerprint: row.fingerprint, ...existing }, fingerprint);
 }
 
 /**

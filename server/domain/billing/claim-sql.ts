@@ -36,7 +36,9 @@ export function claimValuesOf(scope: IdempotencyScope, fingerprint: string): Cla
 
 /**
  * CTE `claim`: the record id when this request took the key (new, or taken over from a holder whose
- * lease ran out or whose stored response expired), no row otherwise. Only when `gate` holds.
+ * lease ran out or whose stored response expired), no row otherwise. Only when `gate` holds. A key
+ * whose holder began to deliver a streamed answer is never taken over: that call is charged, and the
+ * key stays with it (CONTRACT.md §8).
  */
 export function claimCte(claim: ClaimValues, gate: Sql = sql`true`): Sql {
   const { scope } = claim;
@@ -51,25 +53,31 @@ export function claimCte(claim: ClaimValues, gate: Sql = sql`true`): Sql {
              ON CONFLICT (api_key_id, method, path, key) DO UPDATE
                SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status = 'running',
                    locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at,
-                   response_status = NULL, response_body = NULL, created_at = now()
-               WHERE (r.status = 'running' AND r.locked_until < now()) OR r.expires_at < now()
+                   response_status = NULL, response_body = NULL, response_events = NULL, delivered_at = NULL, created_at = now()
+               WHERE (r.status = 'running' AND r.locked_until < now() AND r.delivered_at IS NULL) OR r.expires_at < now()
              RETURNING id
            )`;
 }
 
-/** CTE `existing`: the key's live record as the statement began (one a claim cannot take over), if any. */
+/**
+ * CTE `existing`: the key's live record as the statement began (one a claim cannot take over), if
+ * any; `replayable` when its stored answer is given again: a completed call's, or a delivered
+ * stream's whose request died (past its lease, the answer stored when its delivery began).
+ */
 export function existingCte(scope: IdempotencyScope): Sql {
   return sql`existing AS (
-             SELECT fingerprint, status, response_status, response_body FROM idempotency_records
+             SELECT fingerprint, status, response_status, response_body, response_events,
+                    (status = 'completed' OR (delivered_at IS NOT NULL AND locked_until < now())) AS replayable
+               FROM idempotency_records
               WHERE api_key_id = ${scope.apiKeyId}::uuid AND method = ${scope.method}::text
                 AND path = ${scope.path}::text AND key = ${scope.key}::text
-                AND NOT (status = 'running' AND locked_until < now()) AND expires_at >= now()
+                AND NOT (status = 'running' AND locked_until < now() AND delivered_at IS NULL) AND expires_at >= now()
            )`;
 }
 
 /** What a statement with `claim` and `existing` selects about them (`existing` joined as `e`). */
 export const CLAIM_OUTCOME_COLUMNS = sql`(SELECT id FROM claim) AS record_id, e.fingerprint, e.status AS existing_status,
-                  e.response_status, e.response_body`;
+                  e.response_status, e.response_body, e.response_events, e.replayable`;
 
 export interface ClaimOutcome {
   record_id: string | null;
@@ -77,4 +85,6 @@ export interface ClaimOutcome {
   existing_status: 'running' | 'completed' | null;
   response_status: number | null;
   response_body: string | null;
+  response_events: string | null;
+  replayable: boolean | null;
 }

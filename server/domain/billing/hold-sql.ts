@@ -3,7 +3,7 @@ import { UTC_TODAY } from './settlement-sql';
 
 // The unit hold as SQL fragments taking named values: one conditional UPDATE of the key's row takes
 // the units and a concurrency slot (the row lock serialises racing requests, the WHERE re-checks
-// the latest balance, slot count and budget) and writes the hold, so a crash leaves a hold the
+// the latest balance, slot count and budget, all columns of that row) and writes the hold, so a crash leaves a hold the
 // sweeper can return. Shared by the hold alone (unit-holds.ts) and the statements that claim a key
 // and hold in one (reserve-statements.ts).
 
@@ -18,7 +18,7 @@ export interface HoldValues {
   leaseSeconds: number;
   /**
    * The key's daily provider-cost budget (a decimal string; null: none): the day's cost judged on the
-   * locked row, so exact across instances, plus the expected cost of its queued or running jobs.
+   * locked row, so exact across instances, plus the expected cost of its queued or running jobs (kept on that row).
    */
   budget: string | null;
   /** This hold's expected provider cost (a decimal string; null: none known). */
@@ -29,27 +29,25 @@ export interface HoldValues {
 
 const TODAY = raw(UTC_TODAY);
 
+/** The key's provider cost counted by its budget: the UTC day's, and the expected cost of its held jobs. */
+const BUDGETED_COST = sql`(CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 END + held_expected_cost)`;
+
 /**
- * CTEs `pending` (the expected cost of the key's held jobs, under a budget), `current` (the key's
- * row as the statement began), `taken` (the balance after the units were taken, when they were)
- * and `hold`. Nothing is taken unless `gate` holds.
+ * CTEs `current` (the key's row as the statement began), `taken` (the balance after the units were
+ * taken, when they were) and `hold`. Nothing is taken unless `gate` holds. The budget is judged on
+ * the key's locked row, whose held_expected_cost the same UPDATE adds this hold's expected cost to
+ * (and its settling takes away): a request that waited on the lock sees the jobs held meanwhile.
  */
 export function unitHoldCtes(hold: HoldValues, gate: Sql = sql`true`): Sql {
   const { apiKeyId, units, budget } = hold;
-  return sql`pending AS (
-               SELECT COALESCE(sum(expected_cost), 0) AS cost FROM unit_holds
-                WHERE ${budget}::numeric IS NOT NULL AND api_key_id = ${apiKeyId}::uuid AND status = 'held'
-                  AND expected_cost IS NOT NULL
-             ), current AS (
-               SELECT status, remaining_units, in_flight,
-                      CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) AS cost_today
-                 FROM api_keys WHERE id = ${apiKeyId}::uuid
+  return sql`current AS (
+               SELECT status, remaining_units, in_flight, ${BUDGETED_COST} AS cost_today FROM api_keys WHERE id = ${apiKeyId}::uuid
              ), taken AS (
-               UPDATE api_keys SET remaining_units = remaining_units - ${units}::int, in_flight = in_flight + 1
+               UPDATE api_keys SET remaining_units = remaining_units - ${units}::int, in_flight = in_flight + 1,
+                      held_expected_cost = held_expected_cost + COALESCE(${hold.expectedCost}::numeric, 0)
                 WHERE id = ${apiKeyId}::uuid AND status = 'active' AND in_flight < ${hold.concurrency}::int
                   AND remaining_units >= ${units}::int
-                  AND (${budget}::numeric IS NULL
-                       OR CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 END + (SELECT cost FROM pending) < ${budget}::numeric)
+                  AND (${budget}::numeric IS NULL OR ${BUDGETED_COST} < ${budget}::numeric)
                   AND ${gate}
                RETURNING remaining_units
              ), hold AS (

@@ -5,12 +5,13 @@ import { claimCte, claimValuesOf, existingCte, type IdempotencyScope } from './c
 import { prepared } from './sql-statement';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
+import type { Replay } from './reservation';
 
 // Idempotency (CONTRACT.md §4) in PostgreSQL, shared by every instance. A key is claimed by
 // one atomic upsert (billing/claim-sql.ts); it is taken over only when its holder's lease ran out
 // (a crash) or its stored response expired. Only 2xx responses are kept; any error frees the key.
 
-export type ClaimResult = { kind: 'claimed'; recordId: string } | { kind: 'replay'; status: number; body: string };
+export type ClaimResult = { kind: 'claimed'; recordId: string } | Replay;
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
   return createHash('sha256')
@@ -23,13 +24,17 @@ export interface ExistingRow {
   status: 'running' | 'completed';
   response_status: number | null;
   response_body: string | null;
+  response_events: string | null;
+  /** Its stored answer is given again (claim-sql.ts existingCte). */
+  replayable: boolean;
 }
 
 /** The record that kept this request from claiming the key: a replay, or 422 / 409. */
-export function judgeExisting(existing: ExistingRow, fingerprint: string): ClaimResult & { kind: 'replay' } {
+export function judgeExisting(existing: ExistingRow, fingerprint: string): Replay {
   if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
-  if (existing.status === 'completed' && existing.response_status !== null && existing.response_body !== null) {
-    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  const { response_status: status, response_body: body, response_events: events } = existing;
+  if (existing.replayable && status !== null && body !== null) {
+    return { kind: 'replay', status, body, ...(events !== null ? { events } : {}) };
   }
   throw new ApiError('idempotency_key_in_use', { retryAfter: 1 });
 }

@@ -3,6 +3,7 @@ import sql, { raw, type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import type { JobRow } from '../jobs/job-store';
 import { jobEventCte } from '../webhooks/job-events';
+import { recentJobCostSql } from './expected-job-cost';
 import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { prepared } from './sql-statement';
 
@@ -182,7 +183,14 @@ const CANCELLED_RUN: Record<UsageEventColumn, Sql> = {
   surface: sql`h.surface`,
 };
 
-/** Cancels a key's job still `running` (its provider already at work): its hold captured. */
+/**
+ * What a job cancelled while running cost its provider, which no provider reports: its expected cost
+ * (its hold's, else its engine's recent jobs'), as an estimate; unpriced when its engine has no history yet.
+ */
+const CANCELLED_RUN_METERING = sql`(SELECT jsonb_build_object('provider_cost', c.cost, 'unpriced', c.cost IS NULL, 'usage_estimated', true)
+               FROM (SELECT COALESCE((SELECT expected_cost FROM hold), ${recentJobCostSql(sql`(SELECT engine FROM job)`)}) AS cost) c)`;
+
+/** Cancels a key's job still `running` (its provider already at work): its hold captured, its expected cost counted as the day's. */
 export async function cancelRunningJob(db: SqlDb, apiKeyId: string, jobId: string): Promise<CancelledRow | undefined> {
   const { rows } = await db.pool.query<CancelledRow>(
     prepared(
@@ -191,7 +199,8 @@ export async function cancelRunningJob(db: SqlDb, apiKeyId: string, jobId: strin
              UPDATE jobs SET status = 'cancelled', charged_on_cancel = true, updated_at = now()
               WHERE id = ${jobId}::text AND api_key_id = ${apiKeyId}::uuid AND status = 'running'
              RETURNING *
-           ), ${settleHoldCtes('captured', sql`(SELECT hold_id FROM job)`)}, ${usageEventCte(CANCELLED_RUN, sql`hold h, job j`)},
+           ), ${settleHoldCtes('captured', sql`(SELECT hold_id FROM job)`, CANCELLED_RUN_METERING)},
+           ${usageEventCte(CANCELLED_RUN, sql`hold h, job j`)},
            ${raw(jobEventCte('job', 'cancelled'))}
            SELECT job.*, ${EVENT_IDS} FROM job`,
     ),

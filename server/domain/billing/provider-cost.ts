@@ -35,8 +35,8 @@ export interface Metering {
 const CHARS_PER_TOKEN = 4;
 
 /**
- * The tokens a text call ended early is taken to have used, when its provider reported none:
- * its prompt's characters in, the characters it produced out, at CHARS_PER_TOKEN.
+ * The tokens a text call is taken to have used when its provider reported none (it ended early, or
+ * the provider reports no usage): its prompt's characters in, the characters it produced out, at CHARS_PER_TOKEN.
  */
 export function estimateTextUsage(promptChars: number, producedChars: number): ProviderUsage {
   return { inputTokens: Math.ceil(promptChars / CHARS_PER_TOKEN), outputTokens: Math.ceil(producedChars / CHARS_PER_TOKEN) };
@@ -100,6 +100,11 @@ export function tableKnowsTokens(providerType: string, model: string): boolean {
 }
 
 const isEmpty = (usage: ProviderUsage) => Object.values(usage).every((value) => value === undefined);
+
+/** Whether a priced call's provider reported nothing of what it used (a metering without any quantity). */
+export function reportsNothing(metering: Metering): boolean {
+  return isEmpty(metering.usage);
+}
 
 /** Prices one engine's call. `pricing` absent: the local engine, which costs nothing. */
 export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsage | undefined): Metering {

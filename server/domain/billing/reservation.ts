@@ -35,7 +35,22 @@ export interface BillingRequest {
   charge?: Charge;
   /** The surface the call came through, recorded on its hold and usage event; `v1` when omitted. */
   surface?: SurfaceName;
+  /** The body a surface stores for a generation's replays instead of the Generation result itself. */
+  render?: RenderGeneration;
 }
+
+/** The Generation result of interface-v1.md §2.1, as a charged call's answer. */
+export interface GenerationResult {
+  /** The usage event's id. */
+  id: string;
+  object: 'generation';
+  operation: string;
+  output: unknown;
+  usage: { charged_units: number; remaining_units: number };
+}
+
+/** The body stored for replays of a charged generation: the Generation result, or a surface's rendering of it. */
+export type RenderGeneration = (result: GenerationResult) => string;
 
 /** The reservation's state as reserve-request.ts took it. */
 export interface Reservation {
@@ -47,4 +62,8 @@ export interface Reservation {
   startedAt: number;
 }
 
-export type Replay = { kind: 'replay'; status: number; body: string };
+/**
+ * A stored answer given again; `events`, for a streamed call charged without `done`, is what a
+ * streamed replay writes (its deltas and its terminal event), `body` what a JSON one answers.
+ */
+export type Replay = { kind: 'replay'; status: number; body: string; events?: string };

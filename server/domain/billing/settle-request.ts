@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import type { EngineReport } from '../generation/call-engine';
@@ -32,43 +31,40 @@ export function usedEngines(charge: Charge, engines: EngineReport): { engine: st
   return { engine: answered ?? tried.at(-1) ?? firstEngine(charge), enginesTried: tried };
 }
 
-/** The Generation result of interface-v1.md §2.1, as a charged call's answer. */
-export interface GenerationResult {
-  /** The usage event's id. */
-  id: string;
-  object: 'generation';
-  operation: string;
-  output: unknown;
-  usage: { charged_units: number; remaining_units: number };
-}
-
-/** The body stored for replays of a charged generation: the Generation result, or a surface's rendering of it. */
-export type RenderGeneration = (result: GenerationResult) => string;
-
 /**
- * Captures a generation's units; returns the 200 body it stored (`render`ed when given). `note` is the
- * usage event's error_code of a charged call (`client_disconnected`: a stream whose client left after its first delta).
+ * The Generation result (HTTP 200) of a charged request: its usage event's id, its output and its
+ * units; as its surface renders it when the request says how (BillingRequest.render).
  */
-export async function settleGeneration(
-  db: SqlDb,
-  reservation: Reservation,
-  output: unknown,
-  engines: EngineReport,
-  note?: string,
-  render: RenderGeneration = JSON.stringify,
-): Promise<string> {
+export function generationBody(reservation: Reservation, usageEventId: string, output: unknown): string {
   const { hold, request } = reservation;
   if (!hold || !request.charge) throw new Error('a generation route must charge');
-  const usageEventId = randomUUID();
-  const body = render({
+  const render = request.render ?? JSON.stringify;
+  return render({
     id: usageEventId,
     object: 'generation',
     operation: request.charge.operation,
     output,
     usage: { charged_units: request.charge.units, remaining_units: hold.remainingUnits },
   });
-  const idempotency = { recordId: reservation.recordId, status: 200, body };
-  if (!(await captureHold(db, hold.holdId, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
+}
+
+/** A generation's capture: the usage event's id, what the engine call learned, and how it ended. */
+export interface GenerationCapture {
+  usageEventId: string;
+  output: unknown;
+  engines: EngineReport;
+  /** The usage event's error_code of a call charged without `done` reaching its client (unit-holds.ts UsageRecord.note). */
+  note?: string;
+  /** A streamed call charged without `done`: the events a streamed replay writes. */
+  events?: string;
+}
+
+/** Captures a generation's units; returns the 200 body it stored. */
+export async function settleGeneration(db: SqlDb, reservation: Reservation, capture: GenerationCapture): Promise<string> {
+  const { usageEventId, output, engines, note, events } = capture;
+  const body = generationBody(reservation, usageEventId, output);
+  const idempotency = { recordId: reservation.recordId, status: 200, body, events };
+  if (!(await captureHold(db, reservation.hold!.holdId, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
     // The hold is no longer held: it outlived its lease and the sweeper settled it (returned it, or
     // captured a delivered stream's). Nothing is charged again and this result is not given.
     throw new ApiError('provider_unavailable', { retryAfter: 1 });

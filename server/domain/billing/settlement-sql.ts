@@ -1,4 +1,4 @@
-import sql, { join, raw, type Sql } from 'sql-template-tag';
+import sql, { join, raw, Sql } from 'sql-template-tag';
 
 // The SQL that settles a unit hold, as fragments taking named values, written once and shared by
 // every statement that settles one (a request's capture or release, unit-holds.ts; a video job's
@@ -14,25 +14,29 @@ const KEY_UPDATE: Record<HoldSettlement, Sql> = {
                                    in_flight = k.in_flight - (CASE WHEN h.counts_in_flight THEN 1 ELSE 0 END)`,
 };
 
+/** A settled hold's expected cost (a job's) no longer counts against its key's budget. */
+const EXPECTED_COST_UPDATE = sql`held_expected_cost = k.held_expected_cost - COALESCE(h.expected_cost, 0)`;
+
 /** Today in UTC: the day a key's provider-cost budget counts. */
 export const UTC_TODAY = `(now() AT TIME ZONE 'UTC')::date`;
 const TODAY = raw(UTC_TODAY);
 
 /**
  * CTEs `hold` (the hold, settled when it was still held; returns id, api_key_id, units,
- * counts_in_flight, surface), `metering` (what the providers reported and what it cost: one jsonb value,
- * billing/provider-cost.ts `meteringJson`, or null) and `key` (its key's balance and slot, and its
- * provider cost of the UTC day, which the metering's cost adds to). `holdId` is a SQL expression.
+ * counts_in_flight, expected_cost, surface), `metering` (what the providers reported and what it cost: one jsonb value,
+ * billing/provider-cost.ts `meteringJson`, or null; or a SQL expression of it, which may read `hold`) and `key` (its key's balance and slot, the expected
+ * cost of its held jobs, and its provider cost of the UTC day, which the metering's cost adds to). `holdId` is a SQL expression.
  */
-export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering: string | null = null): Sql {
+export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering: string | Sql | null = null): Sql {
+  const doc = metering instanceof Sql ? metering : sql`${metering}::jsonb`;
   return sql`hold AS (
              UPDATE unit_holds SET status = ${raw(`'${settlement}'`)}, settled_at = now()
               WHERE id = ${holdId} AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight, surface
+             RETURNING id, api_key_id, units, counts_in_flight, expected_cost, surface
            ), metering AS (
-             SELECT ${metering}::jsonb AS doc
+             SELECT ${doc} AS doc
            ), key AS (
-             UPDATE api_keys k SET ${KEY_UPDATE[settlement]},
+             UPDATE api_keys k SET ${KEY_UPDATE[settlement]}, ${EXPECTED_COST_UPDATE},
                     cost_today = (CASE WHEN k.cost_day = ${TODAY} THEN k.cost_today ELSE 0 END)
                                  + COALESCE((SELECT (doc->>'provider_cost')::numeric FROM metering), 0),
                     cost_day = ${TODAY}

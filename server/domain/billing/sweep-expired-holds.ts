@@ -22,23 +22,26 @@ const SWEEP_SQL = sql`WITH expired AS (
        UPDATE unit_holds h
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
          FROM expired e WHERE h.id = e.id
-       RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.status, h.operation, h.request_id, h.created_at,
-                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.surface
+       RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.expected_cost, h.status, h.operation, h.request_id, h.created_at,
+                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id, h.surface
      ), per_key AS (
        SELECT api_key_id,
               COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
               count(*) FILTER (WHERE counts_in_flight)::int AS slots,
+              COALESCE(sum(expected_cost), 0) AS expected,
               COALESCE(sum((delivered_metering->>'provider_cost')::numeric) FILTER (WHERE status = 'captured'), 0) AS cost
          FROM hold GROUP BY api_key_id
      ), key AS (
        UPDATE api_keys k SET remaining_units = k.remaining_units + p.returned, in_flight = k.in_flight - p.slots,
+              held_expected_cost = k.held_expected_cost - p.expected,
               cost_today = (CASE WHEN k.cost_day = ${TODAY} THEN k.cost_today ELSE 0 END) + p.cost,
               cost_day = ${TODAY}
          FROM per_key p WHERE k.id = p.api_key_id
        RETURNING k.id
      ), ${usageEventCte(
        {
-         id: sql`gen_random_uuid()`,
+         // The id the answer its key replays names (mark-delivered.ts).
+         id: sql`COALESCE(h.delivered_usage_event_id, gen_random_uuid())`,
          api_key_id: sql`h.api_key_id`,
          package_version_id: sql`k.package_version_id`,
          operation: sql`h.operation`,

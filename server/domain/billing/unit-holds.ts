@@ -94,7 +94,7 @@ export interface UsageRecord {
   enginesTried?: readonly string[];
   /** What the providers reported and its cost: billing/provider-cost.ts meteringJson. */
   metering?: string | null;
-  /** A charged call's error_code: `client_disconnected` when its client left after the first delta (charged in full). */
+  /** A charged call's error_code: why a streamed call charged after its first delta ended without `done` (generation/stream-endings.ts). */
   note?: string | null;
 }
 
@@ -134,7 +134,7 @@ export async function captureHold(
   db: SqlDb,
   holdId: string,
   usage: UsageRecord,
-  idempotency?: { recordId: string; status: number; body: string },
+  idempotency?: { recordId: string; status: number; body: string; events?: string },
 ): Promise<boolean> {
   const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
   const { rows } = await db.pool.query<{ captured: number }>(
@@ -144,7 +144,7 @@ export async function captureHold(
            idem AS (
              UPDATE idempotency_records
                 SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
-                    response_body = ${idempotency?.body ?? null}::text
+                    response_body = ${idempotency?.body ?? null}::text, response_events = ${idempotency?.events ?? null}::text
               WHERE id = ${idempotency?.recordId ?? null}::uuid AND EXISTS (SELECT 1 FROM hold)
              RETURNING id
            )

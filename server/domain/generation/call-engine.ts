@@ -4,10 +4,11 @@ import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../providers/resolve-engine';
 import { countFallback, countProviderCost } from '../../observability/metrics';
 import { measureProviderCall } from '../../observability/provider-calls';
-import { addMetering, priceCall, type Metering } from '../billing/provider-cost';
+import { addMetering, priceCall, reportsNothing, type Metering } from '../billing/provider-cost';
 import { ApiError } from '../errors';
 import { engineNamesOf } from '../packages/engine-names';
 import { providerCircuitOpenMs, recordProviderFailure, recordProviderSuccess } from '../providers/provider-circuit';
+import type { StreamEnding } from './stream-endings';
 
 /** What an engine call learned, for its usage event: the engines it went to, in order, the one that answered, and what they used. */
 export interface EngineReport {
@@ -23,19 +24,32 @@ export interface EngineCall<T> {
   engines: EngineReport;
 }
 
-// A call that fails throws; what it learned travels with the error it threw (engineReportOf), so
-// the failed attempt's usage event still names its engines and counts what it incurred.
-const failedReports = new WeakMap<object, EngineReport>();
-
-/** `error` with the report of the engine call it ended (returned, to be thrown). */
-export function withEngineReport(error: unknown, engines: EngineReport): unknown {
-  if (typeof error === 'object' && error !== null && !failedReports.has(error)) failedReports.set(error, engines);
-  return error;
+/**
+ * A failed engine call: the error it ended with, and what it learned, so the failed attempt's
+ * usage event still names its engines and counts what it incurred. It travels only from the engine
+ * call to the code that settles the request, which takes `error` out (engineFailureOf) and answers with it.
+ */
+export class EngineCallFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly engines: EngineReport,
+    /** A streamed answer that failed after its first piece was handed on: how it ended (stream-endings.ts). */
+    readonly ending?: StreamEnding,
+  ) {
+    super('the engine call failed', { cause: error });
+    this.name = 'EngineCallFailure';
+  }
 }
 
-/** What the engine call that threw `error` had learned; undefined when no engine call threw it. */
-export function engineReportOf(error: unknown): EngineReport | undefined {
-  return typeof error === 'object' && error !== null ? failedReports.get(error) : undefined;
+/** `error` with the report of the engine call it ended (returned, to be thrown); one already carrying a report keeps it. */
+export function withEngineReport(error: unknown, engines: EngineReport): EngineCallFailure {
+  return error instanceof EngineCallFailure ? error : new EngineCallFailure(error, engines);
+}
+
+/** The error a failed engine call ended with, what it had learned (undefined when no engine call threw it) and, for a stream, how it ended. */
+export function engineFailureOf(thrown: unknown): { error: unknown; engines?: EngineReport; ending?: StreamEnding } {
+  if (!(thrown instanceof EngineCallFailure)) return { error: thrown };
+  return { error: thrown.error, engines: thrown.engines, ...(thrown.ending ? { ending: thrown.ending } : {}) };
 }
 
 /** The engine a `work` call runs on, by name, and every engine called so far (this one last). */
@@ -44,7 +58,7 @@ export interface EngineAttempt {
   tried: readonly string[];
 }
 
-export interface CallEngineOptions {
+export interface CallEngineOptions<T = unknown> {
   /** The request's deadline: no further engine is tried once it fired. */
   signal?: AbortSignal;
   /** The operation sold, for the fallback metric. */
@@ -56,6 +70,11 @@ export interface CallEngineOptions {
    * an estimate; undefined: nothing. Recorded with the failure, so its cost is counted.
    */
   incurred?: () => ProviderUsage | undefined;
+  /**
+   * What an answer used, estimated from what was asked and answered (tokens from text, seconds of
+   * media), for a provider that reported nothing: the call's usage and cost are then marked estimated.
+   */
+  estimate?: (answer: T) => ProviderUsage | Promise<ProviderUsage>;
 }
 
 /** Failures another provider may not share: the next engine of the list is tried. */
@@ -83,7 +102,7 @@ export async function callEngine<T>(
   db: SqlDb,
   setting: string | readonly string[],
   work: (engine: Engine, attempt: EngineAttempt) => Promise<T>,
-  options: CallEngineOptions = {},
+  options: CallEngineOptions<T> = {},
 ): Promise<EngineCall<T>> {
   const report: EngineReport = { tried: [] };
   try {
@@ -97,7 +116,7 @@ async function callInOrder<T>(
   db: SqlDb,
   names: readonly string[],
   work: (engine: Engine, attempt: EngineAttempt) => Promise<T>,
-  options: CallEngineOptions,
+  options: CallEngineOptions<T>,
   report: EngineReport,
 ): Promise<T> {
   let lastError: unknown;
@@ -115,7 +134,7 @@ async function callInOrder<T>(
       const resolved = engine;
       const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }));
       report.answered = name;
-      meter(report, name, priceCall(engine.pricing, (result as { usage?: ProviderUsage } | null)?.usage));
+      meter(report, name, await priceAnswer(engine, result, options.estimate));
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
@@ -135,6 +154,21 @@ async function callInOrder<T>(
   }
   const retryAfter = lastError instanceof ProviderUnavailableError ? lastError.retryAfterSeconds : 5;
   throw new ApiError('provider_unavailable', { retryAfter, cause: lastError });
+}
+
+/**
+ * An answer's usage and cost: as its provider reported them, else (a provider that reports none)
+ * as estimated from the answer, marked so; one that cannot be estimated either is unpriced, never nothing.
+ */
+async function priceAnswer<T>(engine: Engine, answer: T, estimate: CallEngineOptions<T>['estimate']): Promise<Metering> {
+  const priced = priceCall(engine.pricing, (answer as { usage?: ProviderUsage } | null)?.usage);
+  if (!engine.pricing || !estimate || !reportsNothing(priced)) return priced;
+  try {
+    return { ...priceCall(engine.pricing, await estimate(answer)), estimated: true };
+  } catch (error) {
+    console.error(`[engine ${engine.name}] its usage could not be estimated`, error);
+    return { ...priced, unpriced: true, estimated: true };
+  }
 }
 
 /** Adds a call's usage and cost to the request's, and to the provider-cost metric. */

@@ -219,7 +219,12 @@ export async function transcribeUpload(db: SqlDb, prepared: TranscribePrepared, 
         },
         signal,
       ),
-    { signal, operation: 'audio.transcribe' },
+    // A provider that reports no duration: the recording's own length.
+    {
+      signal,
+      operation: 'audio.transcribe',
+      estimate: async () => ({ audioSeconds: await readMediaSeconds(bytes, prepared.input.mimeType) }),
+    },
   );
   // The provider's usage went to the usage event (the call's report); the customer gets the transcript only.
   const { text, segments } = call.value;

@@ -1,11 +1,13 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
-import type { CodeTask, TextTask } from '../../providers/engine';
+import type { CodeTask, TextResult, TextTask } from '../../providers/engine';
+import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 import type { Delivery } from '../billing/mark-delivered';
 import { estimateTextUsage, priceCall } from '../billing/provider-cost';
-import { callEngine, type EngineCall } from './call-engine';
+import { callEngine, EngineCallFailure, engineFailureOf, type EngineCall } from './call-engine';
+import { unfitStreamedText, type StreamEnding } from './stream-endings';
 
 export interface Prepared<T> {
   task: T;
@@ -40,11 +42,15 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
   };
 }
 
+/** The characters of a text task's prompt, for the estimate of its tokens. */
+const promptCharsOf = (task: TextTask) => task.input.length + (task.context?.length ?? 0);
+
 export async function generateText(db: SqlDb, prepared: Prepared<TextTask>, signal: AbortSignal): Promise<EngineCall<{ text: string }>> {
   // The customer's output only; the engine's finish reason and token usage stay with the engine.
   const call = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
     operation: 'text.generate',
+    estimate: (answer) => estimateTextUsage(promptCharsOf(prepared.task), answer.text.length),
   });
   return { value: { text: call.value.text }, engines: call.engines };
 }
@@ -57,9 +63,12 @@ export type StreamDeltaSink = (text: string, delivery: () => Delivery) => void;
 
 /**
  * generateText with the answer handed to `onDelta` piece by piece. The engines of the list are
- * tried in order only until the first piece was handed on; after that a failure is the call's.
- * A stream cut short (a failure after its first piece, or the request's signal fired while the
- * provider worked) records the usage it incurred, estimated from its prompt and the text produced.
+ * tried in order only until the first piece was handed on; after that a failure is the call's, and
+ * it is thrown with how the stream ended (stream-endings.ts): the deadline, the provider, or a whole
+ * text that fails its output format (whitespace alone; JSON that does not parse), which only the
+ * whole text can tell. A stream cut short (a failure after its first piece, or the request's signal
+ * fired while the provider worked) records the usage it incurred, estimated from its prompt and the
+ * text produced.
  */
 export async function streamText(
   db: SqlDb,
@@ -68,27 +77,43 @@ export async function streamText(
   onDelta: StreamDeltaSink,
 ): Promise<EngineCall<{ text: string }>> {
   let produced = 0;
-  const promptChars = prepared.task.input.length + (prepared.task.context?.length ?? 0);
-  const call = await callEngine(
-    db,
-    prepared.engine,
-    (engine, attempt) =>
-      engine.streamText(prepared.task, signal, (piece) => {
-        produced += piece.length;
-        onDelta(piece, () => ({
-          engine: attempt.name,
-          enginesTried: [...attempt.tried],
-          metering: { ...priceCall(engine.pricing, estimateTextUsage(promptChars, produced)), estimated: true },
-        }));
-      }),
-    {
-      signal,
-      operation: 'text.generate',
-      mayFallBack: () => produced === 0,
-      incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
-    },
-  );
+  const promptChars = promptCharsOf(prepared.task);
+  let call: EngineCall<TextResult>;
+  try {
+    call = await callEngine(
+      db,
+      prepared.engine,
+      (engine, attempt) =>
+        engine.streamText(prepared.task, signal, (piece) => {
+          produced += piece.length;
+          onDelta(piece, () => ({
+            engine: attempt.name,
+            enginesTried: [...attempt.tried],
+            metering: { ...priceCall(engine.pricing, estimateTextUsage(promptChars, produced)), estimated: true },
+          }));
+        }),
+      {
+        signal,
+        operation: 'text.generate',
+        mayFallBack: () => produced === 0,
+        incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
+        estimate: (answer) => estimateTextUsage(promptChars, answer.text.length),
+      },
+    );
+  } catch (thrown) {
+    if (produced === 0) throw thrown;
+    const { error, engines } = engineFailureOf(thrown);
+    throw new EngineCallFailure(error, engines ?? { tried: [] }, cutShort(signal) ?? 'provider_failed');
+  }
+  const unfit = unfitStreamedText(call.value.text, prepared.task.outputFormat);
+  if (unfit) throw new EngineCallFailure(new ApiError('provider_unavailable', { retryAfter: 5 }), call.engines, unfit);
   return { value: { text: call.value.text }, engines: call.engines };
+}
+
+/** Why the request's signal cut a stream short, if it did: its deadline, or the instance stopping (in-flight.ts). */
+function cutShort(signal: AbortSignal): StreamEnding | undefined {
+  if (!signal.aborted) return undefined;
+  return signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError' ? 'deadline_exceeded' : 'stream_interrupted';
 }
 
 export async function generateCode(
@@ -96,9 +121,12 @@ export async function generateCode(
   prepared: Prepared<CodeTask>,
   signal: AbortSignal,
 ): Promise<EngineCall<{ code: string; explanation: string }>> {
-  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(prepared.task, signal), {
+  const { task } = prepared;
+  const promptChars = task.input.length + (task.language?.length ?? 0) + task.requirements.join('\n').length;
+  const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(task, signal), {
     signal,
     operation: 'code.generate',
+    estimate: (answer) => estimateTextUsage(promptChars, answer.code.length + answer.explanation.length),
   });
   return { value: { code: call.value.code, explanation: call.value.explanation }, engines: call.engines };
 }

@@ -1,5 +1,7 @@
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
+import sql from 'sql-template-tag';
+import { recentJobCostSql } from '../billing/expected-job-cost';
 import { UTC_TODAY } from '../billing/settlement-sql';
 
 // A provider-cost budget (limits.max_provider_cost_per_day) is judged when units are held and
@@ -23,15 +25,11 @@ export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolea
 }
 
 /**
- * What a job on `engine` is expected to cost: the mean provider cost of its last 20 charged jobs
- * in 30 days (decimal string); null when it has none yet (the start-time check still holds).
+ * What a job on `engine` is expected to cost (billing/expected-job-cost.ts; decimal string); null when
+ * its engine has no charged job yet (the start-time check still holds).
  */
 export async function expectedJobCost(db: PrismaClient, engine: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ cost: string | null }[]>`
-    SELECT avg(provider_cost)::text AS cost FROM (
-      SELECT provider_cost FROM usage_events
-       WHERE engine = ${engine} AND job_id IS NOT NULL AND outcome = 'succeeded' AND provider_cost IS NOT NULL
-         AND created_at > now() - interval '30 days'
-       ORDER BY created_at DESC LIMIT 20) recent`;
+  const query = sql`SELECT ${recentJobCostSql(sql`${engine}::text`)}::text AS cost`;
+  const rows = await db.$queryRawUnsafe<{ cost: string | null }[]>(query.text, ...query.values);
   return rows[0]?.cost ?? null;
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
-import type { VideoTask } from '../../providers/engine';
+import type { MediaResult, VideoTask } from '../../providers/engine';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { meteringJson } from '../billing/provider-cost';
-import { callEngine, engineReportOf, type EngineReport } from '../generation/call-engine';
+import { readMediaSeconds } from '../../providers/local/media-duration';
+import { callEngine, engineFailureOf, type CallEngineOptions, type EngineReport } from '../generation/call-engine';
 import { recordOutput } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
@@ -63,6 +64,13 @@ function watchCancellation(db: SqlDb, jobId: string, queueSignal: AbortSignal): 
   };
 }
 
+/** A job's engine call: under its own signal; most providers' videos say nothing of their length, so its cost is estimated from the video's own. */
+const videoCallOptions = (signal: AbortSignal): CallEngineOptions<MediaResult> => ({
+  signal,
+  operation: 'videos.generate',
+  estimate: async (video) => ({ videoSeconds: await readMediaSeconds(video.bytes, video.mimeType, 'video') }),
+});
+
 /**
  * Runs one attempt. Engine failures fail the job (units released); anything unexpected
  * (database, storage) is thrown so the queue retries the attempt.
@@ -92,18 +100,16 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   const watch = watchCancellation(db, job.id, signal);
   let call;
   try {
-    call = await callEngine(db, engines, (engine) => engine.generateVideo(task, watch.signal), {
-      signal: watch.signal,
-      operation: 'videos.generate',
-    });
-  } catch (error) {
+    call = await callEngine(db, engines, (engine) => engine.generateVideo(task, watch.signal), videoCallOptions(watch.signal));
+  } catch (thrown) {
+    const { error, engines: report } = engineFailureOf(thrown);
     // Cancelled: the cancel settled the units already (returned, or charged for a running job);
     // the engine asked the provider to cancel where its API can.
     if (watch.signal.reason instanceof JobCancelled) return 'cancelled';
     // The queue took the attempt away (it expired): another attempt owns the job now.
     if (signal.aborted) throw error;
     if (!(error instanceof ApiError)) throw error;
-    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(engineReportOf(error)) };
+    const usage = { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - started, ...used(report) };
     const failure =
       error.code === 'provider_unavailable'
         ? { code: 'provider_unavailable', message: PROVIDER_FAILURE_MESSAGE }

@@ -26,7 +26,8 @@ export interface AuthenticatedKey {
 
 interface KeyRow {
   id: string;
-  status: 'active' | 'revoked';
+  /** Only active keys pass: a revoked key, or one suspended by a disputed payment, is refused alike. */
+  status: 'active' | 'revoked' | 'suspended';
   expires_at: Date | null;
   version_id: string;
   version: number;

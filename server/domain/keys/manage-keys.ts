@@ -27,7 +27,7 @@ export async function getKey(db: PrismaClient, id: string): Promise<KeyView> {
 
 export interface ListKeysInput {
   search?: string;
-  status?: 'active' | 'revoked';
+  status?: 'active' | 'revoked' | 'suspended';
   packageSlug?: string;
   cursor?: string;
   limit?: number;

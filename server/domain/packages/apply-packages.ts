@@ -11,7 +11,7 @@ import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
 import { refuseUnlessOwner } from '../providers/owner-only-destination';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
-import { budgetPriceIssues, providerPricing } from './budget-prices';
+import { budgetPriceIssues, providerPricing, refuseUnpricingBudgets } from './budget-prices';
 import { storedSettings } from '../providers/stored-settings';
 
 export type ChangeStatus = 'created' | 'updated' | 'unchanged';
@@ -63,7 +63,11 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
     const result: ApplyResult = { providers: [], packages: [], notices: file.packages.flatMap(outputCapNotices) };
-    const retyped = await applyProviders(tx, actor, file.providers, result);
+    let retyped = new Set<string>();
+    const inFile = new Set(file.packages.map((definition) => definition.slug));
+    await refuseUnpricingBudgets(tx, async () => void (retyped = await applyProviders(tx, actor, file.providers, result)), {
+      skip: inFile,
+    });
     const providerTypes = new Map(
       (await tx.provider.findMany({ select: { name: true, type: true } })).map((p) => [p.name, p.type] as const),
     );

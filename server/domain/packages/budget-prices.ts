@@ -1,15 +1,18 @@
 import type { PrismaClient } from '../../db/generated/client';
 import type { ModelPrices } from '../../providers/engine';
 import { tableKnowsTokens } from '../billing/provider-cost';
-import type { ValidationIssue } from '../errors';
+import { ApiError, type ValidationIssue } from '../errors';
 import { engineNamesOf } from './engine-names';
 import type { PackageOperations } from '../../contract/package-schema';
 
-// A provider-cost budget (limits.max_provider_cost_per_day) can only count what it can price: a
-// call of an engine without a known price adds nothing to the day's cost, so the budget would
-// silently fail open for it. A package with a budget must name only engines with a price for
-// what their operation is billed by: the operator's (providers.<name>.prices), or the
-// genai-prices table for tokens. Judged when a package is saved; stored ones are listed on the overview.
+// A provider-cost budget (limits.max_provider_cost_per_day) can only count what it can price. What
+// a call used is always known or estimated (the provider's figures, else tokens from the text and
+// seconds from the media: docs/billing.md), but without a price for it an engine's cost can be
+// neither known nor estimated: its calls would add nothing to the day's cost, and the budget would
+// silently fail open for them. A package with a budget must name only engines with a price for
+// what their operation is billed by: the operator's (providers.<name>.prices), or the genai-prices
+// table for tokens. Judged when a package is saved (the packages file, the dashboard's form) and
+// when a provider's prices change under a stored budget; older stored ones are listed on the overview.
 
 /** The operator's price an operation's calls need, by what its providers report. */
 const NEEDED_PRICE: Record<string, keyof ModelPrices> = {
@@ -74,8 +77,37 @@ export function budgetPriceIssues(
   return unpricedEngines(definition.operations, providers).map((unpriced) => ({
     path: `packages.${index}.limits.max_provider_cost_per_day`,
     code: 'unpriced_engine',
-    message: `max_provider_cost_per_day needs a price for every engine: ${unpriced.engine} (${unpriced.operation}) has none; set ${unpriced.missing}`,
+    message: `max_provider_cost_per_day needs a price for every engine: ${unpriced.engine} (${unpriced.operation}) has none, so its cost can be neither known nor estimated; set ${unpriced.missing}`,
   }));
+}
+
+type BudgetDb = Pick<PrismaClient, 'package' | 'provider'>;
+
+/**
+ * Makes `change` (a write of providers' prices, in the caller's transaction), then refuses it when
+ * it left an engine of a stored package with a budget without a known price (that had one before).
+ * `skip`: packages the caller judges itself (those of the file being applied); `path`: the issues'
+ * field (else the packages file's `providers.<name>.prices`).
+ */
+export async function refuseUnpricingBudgets(
+  db: BudgetDb,
+  change: () => Promise<void>,
+  options: { skip?: ReadonlySet<string>; path?: string } = {},
+): Promise<void> {
+  const { skip = new Set<string>(), path } = options;
+  const key = (slug: string, engine: UnpricedEngine) => `${slug} ${engine.operation} ${engine.engine}`;
+  const before = new Set((await budgetPackagesWithoutPrice(db)).flatMap((pkg) => pkg.unpriced.map((engine) => key(pkg.slug, engine))));
+  await change();
+  const broken = (await budgetPackagesWithoutPrice(db))
+    .filter((pkg) => !skip.has(pkg.slug))
+    .flatMap((pkg) => pkg.unpriced.filter((engine) => !before.has(key(pkg.slug, engine))).map((engine) => ({ slug: pkg.slug, engine })));
+  if (broken.length === 0) return;
+  const issues = broken.map(({ slug, engine }) => ({
+    path: path ?? engine.missing.slice(0, engine.missing.indexOf('[')),
+    code: 'unpriced_engine',
+    message: `package "${slug}" has max_provider_cost_per_day and sells ${engine.engine} (${engine.operation}): without ${engine.missing} its cost can be neither known nor estimated`,
+  }));
+  throw ApiError.validation(issues, issues[0]!.message);
 }
 
 /** Every provider's type and prices, by name. */
@@ -85,7 +117,7 @@ export async function providerPricing(db: Pick<PrismaClient, 'provider'>): Promi
 }
 
 /** The latest versions of live packages with a budget and an engine without a known price (the overview's warning). */
-export async function budgetPackagesWithoutPrice(db: PrismaClient): Promise<{ slug: string; unpriced: UnpricedEngine[] }[]> {
+export async function budgetPackagesWithoutPrice(db: BudgetDb): Promise<{ slug: string; unpriced: UnpricedEngine[] }[]> {
   const [packages, providers] = await Promise.all([
     db.package.findMany({
       where: { archivedAt: null },

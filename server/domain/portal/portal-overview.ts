@@ -6,9 +6,13 @@ import { listJobs } from '../reports/jobs';
 import { usageByDay, type DailyUsage } from '../reports/overview';
 import { listUploads } from '../reports/uploads';
 import { listUsageEvents } from '../reports/usage-events';
+import { confirmationsAvailable, maskEmail, supportContact } from './portal-settings';
 
 // What the portal shows a signed-in customer: the operator's report queries, each scoped to the
 // session's key, projected to what a customer may see (never the engine, provider or its cost).
+// A leaked key must learn no more here than through /v1, which lists neither jobs nor uploads:
+// jobs and uploads are shown without their ids (a job id reads its output through /v1) or file
+// names; what they did, how they ended, what they cost and when is what the buyer needs.
 
 const RECENT = 20;
 
@@ -23,7 +27,6 @@ export interface PortalCall {
 }
 
 export interface PortalJob {
-  id: string;
   operation: string;
   status: string;
   units: number;
@@ -32,17 +35,27 @@ export interface PortalJob {
 }
 
 export interface PortalUpload {
-  id: string;
   status: string;
   purpose: string;
-  filename: string | null;
   size_bytes: number;
   created_at: string;
   expires_at: string;
 }
 
+/** Who confirms changes of the key, and whom to ask. */
+export interface PortalOwner {
+  status: 'active' | 'suspended';
+  suspended_at: string | null;
+  /** The buyer's e-mail, masked; null when the key has none. */
+  email: string | null;
+  /** Rotation and webhook changes are possible: mail is on and the key has a buyer's e-mail. */
+  can_change: boolean;
+  contact: string;
+}
+
 export interface PortalOverview {
   key: KeyDescription & { total_units: number };
+  owner: PortalOwner;
   daily: DailyUsage[];
   calls: PortalCall[];
   jobs: PortalJob[];
@@ -52,7 +65,10 @@ export interface PortalOverview {
 export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: string, days = 30): Promise<PortalOverview> {
   const [key, totals, daily, calls, jobs, uploads] = await Promise.all([
     describeKey(sql, apiKeyId),
-    db.apiKey.findUniqueOrThrow({ where: { id: apiKeyId }, select: { totalUnits: true } }),
+    db.apiKey.findUniqueOrThrow({
+      where: { id: apiKeyId },
+      select: { totalUnits: true, status: true, suspendedAt: true, buyerEmail: true },
+    }),
     usageByDay(db, { apiKeyId, days }),
     listUsageEvents(db, { apiKeyId, limit: RECENT }),
     listJobs(db, { apiKeyId, limit: RECENT }),
@@ -60,6 +76,13 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
   ]);
   return {
     key: { ...key, total_units: totals.totalUnits },
+    owner: {
+      status: totals.status === 'suspended' ? 'suspended' : 'active',
+      suspended_at: totals.status === 'suspended' ? (totals.suspendedAt?.toISOString() ?? null) : null,
+      email: totals.buyerEmail ? maskEmail(totals.buyerEmail) : null,
+      can_change: totals.status === 'active' && confirmationsAvailable(totals.buyerEmail),
+      contact: supportContact(),
+    },
     daily,
     calls: calls.items.map((call) => ({
       id: call.id,
@@ -71,7 +94,6 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       created_at: call.created_at,
     })),
     jobs: jobs.items.map((job) => ({
-      id: job.id,
       operation: job.operation,
       status: job.status,
       units: job.units,
@@ -79,10 +101,8 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       created_at: job.created_at,
     })),
     uploads: uploads.items.map((upload) => ({
-      id: upload.id,
       status: upload.status,
       purpose: upload.purpose,
-      filename: upload.filename,
       size_bytes: upload.size_bytes,
       created_at: upload.created_at,
       expires_at: upload.expires_at,

@@ -1,8 +1,11 @@
 import type Stripe from 'stripe';
+import { getConfig } from '../../config';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { toMinorUnits } from '../../contract/package-schema';
 import { checkoutPageState } from '../sales/checkout-page';
+import { takeTopUpStart } from '../sales/checkout-rate';
 import { listPurchasesForKey } from '../sales/list-purchases';
 import { saleOf } from '../sales/sale-terms';
 import { createTopUpCheckout } from '../sales/start-checkout';
@@ -16,6 +19,8 @@ export interface PortalReceipt {
   kind: 'package' | 'top_up';
   state: string;
   units: number;
+  /** A refunded top-up's units taken back from the key. */
+  units_taken_back: number;
   /** In the currency's minor unit, as Stripe counts: what was paid, else the price. */
   amount: number;
   currency: string;
@@ -47,6 +52,7 @@ export async function getPortalSales(db: PrismaClient, apiKeyId: string, selling
       kind: purchase.kind,
       state: purchase.state,
       units: purchase.units,
+      units_taken_back: purchase.units_reclaimed,
       amount: purchase.amount_paid ?? purchase.amount,
       currency: purchase.currency,
       receipt_url: purchase.receipt_url,
@@ -57,13 +63,15 @@ export async function getPortalSales(db: PrismaClient, apiKeyId: string, selling
 
 const sellingOff = () => new ApiError('not_found', { message: 'Top-ups are not on sale here.' });
 
-/** A Checkout Session for one of the package's top-up packs, returning to the portal. */
+/** A Checkout Session for one of the package's top-up packs, returning to the portal; limited per key and address. */
 export async function startPortalTopUp(
   db: PrismaClient,
+  sql: SqlDb,
   stripe: Stripe | null,
-  input: { apiKeyId: string; units: number; origin: string },
+  input: { apiKeyId: string; units: number; origin: string; address: string },
 ): Promise<{ url: string }> {
   if (!stripe) throw sellingOff();
+  await takeTopUpStart(sql, { keyId: input.apiKeyId, address: input.address, perMinute: getConfig().TOP_UP_STARTS_PER_MINUTE });
   const started = await createTopUpCheckout(db, stripe, {
     keyId: input.apiKeyId,
     units: input.units,
@@ -88,6 +96,6 @@ export async function topUpReturn(
   if (!purchase || purchase.kind !== 'top_up' || purchase.apiKeyId !== input.apiKeyId) {
     throw new ApiError('not_found', { message: 'No top-up of this key was paid in that checkout.' });
   }
-  const state = await checkoutPageState(db, stripe, { sessionId: input.sessionId });
+  const state = await checkoutPageState(db, stripe, { sessionId: input.sessionId, keyId: input.apiKeyId });
   return state.state === 'topped_up' ? { state: 'topped_up', units: state.units } : { state: 'processing' };
 }

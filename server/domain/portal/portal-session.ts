@@ -6,9 +6,10 @@ import { hashKeySecret, KEY_PATTERN } from '../keys/key-secret';
 import { noteFailedAuthentication, refuseFailingAddress } from '../rate-limit/auth-failures';
 
 // A customer signs in to the portal with their API key. The session is a random token (the cookie)
-// stored as its SHA-256, lasting an hour; it is live only while the key is active, unexpired and
-// still has the secret it was signed in with (a rotation ends it). A wrong key counts towards the
-// same per-address failed-authentication limit as /v1.
+// stored as its SHA-256, lasting an hour; it is live only while the key is active (or suspended:
+// its holder may still see why, usage and receipts, and change nothing), unexpired and still has
+// the secret it was signed in with (a rotation ends it). A wrong key counts towards the same
+// per-address failed-authentication limit as /v1.
 
 export const PORTAL_SESSION_SECONDS = 60 * 60;
 
@@ -18,10 +19,15 @@ export interface PortalSession {
   keyPrefix: string;
   /** The key's hash when the session began (a rotation changes it). */
   keyHash: string;
+  /** active, or suspended (a disputed payment): then the portal changes nothing. */
+  keyStatus: 'active' | 'suspended';
   expiresAt: Date;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const usable = (key: { status: string; expiresAt: Date | null }, now: Date) =>
+  (key.status === 'active' || key.status === 'suspended') && !(key.expiresAt && key.expiresAt <= now);
 
 /** Starts a session for an active key; throws 401 (counted) for anything else, 429 past the limit. */
 export async function signInWithKey(
@@ -35,7 +41,7 @@ export async function signInWithKey(
   const key = keyHash
     ? await db.apiKey.findUnique({ where: { hash: keyHash }, select: { id: true, status: true, expiresAt: true } })
     : null;
-  if (!keyHash || !key || key.status !== 'active' || (key.expiresAt && key.expiresAt <= now)) {
+  if (!keyHash || !key || !usable(key, now)) {
     noteFailedAuthentication(input.address, now.getTime());
     throw new ApiError('invalid_api_key');
   }
@@ -54,8 +60,9 @@ export async function findPortalSession(db: PrismaClient, token: string | undefi
   });
   if (!row || row.endedAt || row.expiresAt <= now) return null;
   const key = row.apiKey;
-  if (key.hash !== row.keyHash || key.status !== 'active' || (key.expiresAt && key.expiresAt <= now)) return null;
-  return { sessionId: row.id, apiKeyId: row.apiKeyId, keyPrefix: key.prefix, keyHash: row.keyHash, expiresAt: row.expiresAt };
+  if (key.hash !== row.keyHash || !usable(key, now)) return null;
+  const keyStatus = key.status as PortalSession['keyStatus'];
+  return { sessionId: row.id, apiKeyId: row.apiKeyId, keyPrefix: key.prefix, keyHash: row.keyHash, keyStatus, expiresAt: row.expiresAt };
 }
 
 /** Sign-out: the token no longer signs anyone in, on any instance. */

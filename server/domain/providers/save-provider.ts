@@ -5,6 +5,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
+import { refuseUnpricingBudgets } from '../packages/budget-prices';
 import { engineCapabilityIssues } from '../packages/check-engine-capabilities';
 import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../../contract/package-schema';
 import { zodValidationError } from '../zod-issues';
@@ -74,7 +75,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
     if (canonicalJson(before) === canonicalJson(data)) return { name, status: 'unchanged' as const };
     refuseUnlessOwner(actor, '', existing, data);
     if (existing.type !== data.type) await refuseTypeThatBreaksPackages(tx, name, data.type);
-    await tx.provider.update({ where: { name }, data });
+    await refuseUnpricingBudgets(tx, async () => void (await tx.provider.update({ where: { name }, data })), { path: 'entry.prices' });
     await recordAudit(tx, actor, { action: 'provider.update', targetType: 'provider', targetId: name, before, after: data });
     const cleared = await clearKeyOfMovedProvider(tx, actor, name, existing, data);
     return cleared ? { name, status: 'updated' as const, key_cleared: true as const } : { name, status: 'updated' as const };

@@ -5,7 +5,8 @@ import { bucketStarts, type TimeRange } from './time-range';
 
 // Does each package make money? Revenue (units charged × the unit price of the event's package
 // version, or, for a key sold through Stripe, what was actually paid per unit bought), provider cost (stored on each event at the time of the call), and their margin, over
-// a time range. Money is summed in SQL numeric and returned as decimal strings, never floats.
+// a time range. Money is summed in SQL numeric and returned as decimal strings, never floats. The
+// cost of calls whose provider reported no usage is an estimate, counted apart too (`estimated`).
 // See docs/billing.md "Provider cost, revenue and margin".
 
 export interface MarginFigures {
@@ -20,8 +21,12 @@ export interface MarginFigures {
   margin: string;
   /** margin / revenue × 100; null without revenue. */
   margin_pct: number | null;
-  /** Calls whose provider cost is unknown (no price for their model): not in cost. */
+  /** Calls whose provider cost is unknown (no price for their model, or usage that could not be estimated): not in cost. */
   unpriced: number;
+  /** Calls whose provider usage, so their cost, is an estimate (the provider reported none: docs/billing.md). */
+  estimated: number;
+  /** The part of cost and failed_cost that is estimated. */
+  estimated_cost: string;
   /** Calls sold at a package version with no unit_price: not in revenue. */
   no_unit_price: number;
 }
@@ -38,6 +43,8 @@ interface Row {
   cost: Prisma.Decimal | null;
   failed_cost: Prisma.Decimal | null;
   unpriced: bigint;
+  estimated: bigint;
+  estimated_cost: Prisma.Decimal | null;
   no_unit_price: bigint;
 }
 
@@ -61,6 +68,8 @@ const FIGURES = Prisma.sql`COUNT(*) AS requests,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'succeeded'), 0) AS cost,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'failed'), 0) AS failed_cost,
   COUNT(*) FILTER (WHERE e.unpriced) AS unpriced,
+  COUNT(*) FILTER (WHERE e.usage_estimated) AS estimated,
+  COALESCE(SUM(e.provider_cost) FILTER (WHERE e.usage_estimated), 0) AS estimated_cost,
   COUNT(*) FILTER (WHERE e.outcome = 'succeeded' AND e.units > 0 AND COALESCE(s.unit_price, v.unit_price) IS NULL) AS no_unit_price`;
 
 function figures(row: Row | undefined): MarginFigures {
@@ -76,6 +85,8 @@ function figures(row: Row | undefined): MarginFigures {
     margin: margin.toFixed(),
     margin_pct: revenue.isZero() ? null : margin.div(revenue).times(100).toDecimalPlaces(2).toNumber(),
     unpriced: Number(row?.unpriced ?? 0),
+    estimated: Number(row?.estimated ?? 0),
+    estimated_cost: new Prisma.Decimal(row?.estimated_cost ?? 0).toFixed(),
     no_unit_price: Number(row?.no_unit_price ?? 0),
   };
 }

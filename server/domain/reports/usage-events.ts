@@ -48,6 +48,8 @@ export function toUsageView(event: EventWithKey) {
     /** In CURRENCY, at the time of the call; null when unpriced or nothing was reported. */
     provider_cost: event.providerCost?.toFixed() ?? null,
     unpriced: event.unpriced,
+    /** The usage (and so the cost) is an estimate: the provider reported none. */
+    usage_estimated: event.usageEstimated,
   };
 }
 
@@ -136,6 +138,7 @@ export const USAGE_CSV_COLUMNS = [
   'video_seconds',
   'provider_cost',
   'unpriced',
+  'usage_estimated',
 ] as const satisfies readonly (keyof UsageView)[];
 
 /** Money columns after USAGE_CSV_COLUMNS: units × the version's unit price, and revenue − provider cost. */

@@ -1,68 +1,74 @@
 import type Stripe from 'stripe';
-import type { PrismaClient } from '../../db/generated/client';
+import type { PrismaClient, Purchase } from '../../db/generated/client';
 import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
-import { openWithConfiguredSecret } from '../../providers/provider-keys/stored-provider-keys';
 import { sha256Hex } from '../canonical-json';
-import { fulfilCheckout, sealedSecretLabel } from './fulfil-checkout';
+import { fulfilCheckout } from './fulfil-checkout';
+import { revealOnce } from './sealed-secret';
 
-// What the success page shows. When the webhook has not arrived yet, the page fulfils the
-// session itself (Stripe's word on payment_status, the same exactly-once rule). The secret is
-// revealed once, to the browser whose cookie started the checkout, and deleted as it is shown.
+// What the success page shows. When the webhook has not arrived yet, the page fulfils the session
+// itself (Stripe's word on payment_status, the same exactly-once rule), but Stripe is asked only
+// for the browser that started the checkout (or, for a top-up, the portal session of its key), and
+// at most once per session every STRIPE_CHECK_SECONDS across all instances: a stranger with the
+// link, or a reload loop, cannot spend the merchant's Stripe rate limit. The secret is revealed
+// once, to the browser whose cookie started the checkout, and deleted as it is shown.
+
+export const STRIPE_CHECK_SECONDS = 5;
 
 export type CheckoutPageState =
   | { state: 'unknown' }
-  /** Not paid (yet): an asynchronous payment method, or Stripe did not answer. */
+  /** Not paid (yet): an asynchronous payment method, Stripe not asked (yet), or it did not answer. */
   | { state: 'processing' }
+  /** The Checkout Session expired unpaid. */
+  | { state: 'expired' }
+  /** Stripe reported another amount or currency: nothing was issued, the operator was alerted. */
+  | { state: 'refused' }
   | { state: 'revealed'; key: string; prefix: string; packageName: string; units: number }
-  /** Shown already, or to another browser: the next steps, never the secret. */
-  | { state: 'key_issued'; prefix: string; packageName: string }
+  /** Shown already, to another browser, or never shown and deleted since: the next steps, never the secret. */
+  | { state: 'key_issued'; prefix: string; packageName: string; purged: boolean }
   | { state: 'topped_up'; prefix: string; units: number };
+
+/** Who is looking: the browser's checkout cookie, or the portal session's key (a top-up's return). */
+export interface CheckoutViewer {
+  browserToken?: string;
+  keyId?: string;
+}
+
+const askedBy = (purchase: Purchase, viewer: CheckoutViewer): boolean =>
+  (viewer.browserToken !== undefined && purchase.browserTokenHash === sha256Hex(viewer.browserToken)) ||
+  (viewer.keyId !== undefined && purchase.kind === 'top_up' && purchase.apiKeyId === viewer.keyId);
+
+/** Takes the session's turn to ask Stripe (one conditional UPDATE, so instances and reloads share it). */
+async function takeStripeCheck(db: PrismaClient, purchaseId: string): Promise<boolean> {
+  const taken = await db.$executeRaw`
+    UPDATE purchases SET stripe_checked_at = clock_timestamp()
+     WHERE id = ${purchaseId}::uuid AND status = 'open'
+       AND (stripe_checked_at IS NULL OR stripe_checked_at <= clock_timestamp() - make_interval(secs => ${STRIPE_CHECK_SECONDS}))`;
+  return taken > 0;
+}
+
+/** An open purchase: Stripe asked (when it may be), fulfilled when paid; the purchase as it is after. */
+async function settleOpen(db: PrismaClient, stripe: Stripe, purchase: Purchase, viewer: CheckoutViewer): Promise<Purchase | null> {
+  if (!askedBy(purchase, viewer) || !purchase.stripeSessionId || !(await takeStripeCheck(db, purchase.id))) return null;
+  const outcome = await retrieveCheckoutSession(stripe, purchase.stripeSessionId).catch(() => null);
+  if (!outcome) return null;
+  const result = await fulfilCheckout(db, outcome);
+  if (result.state === 'unpaid' || result.state === 'unknown') return null;
+  return db.purchase.findUniqueOrThrow({ where: { id: purchase.id } });
+}
 
 export async function checkoutPageState(
   db: PrismaClient,
   stripe: Stripe,
-  input: { sessionId: string; browserToken?: string },
+  input: { sessionId: string } & CheckoutViewer,
 ): Promise<CheckoutPageState> {
   let purchase = await db.purchase.findUnique({ where: { stripeSessionId: input.sessionId } });
   if (!purchase) return { state: 'unknown' };
-  if (purchase.status === 'open') {
-    const outcome = await retrieveCheckoutSession(stripe, input.sessionId).catch(() => null);
-    if (!outcome) return { state: 'processing' };
-    const result = await fulfilCheckout(db, outcome);
-    if (result.state === 'unpaid' || result.state === 'unknown') return { state: 'processing' };
-    purchase = await db.purchase.findUniqueOrThrow({ where: { id: purchase.id } });
-  }
+  if (purchase.status === 'open') purchase = await settleOpen(db, stripe, purchase, input);
+  if (!purchase || purchase.status === 'open') return { state: 'processing' };
+  if (purchase.status === 'expired' || purchase.status === 'refused') return { state: purchase.status };
   const key = await db.apiKey.findUniqueOrThrow({ where: { id: purchase.apiKeyId! }, include: { packageVersion: true } });
   if (purchase.kind === 'top_up') return { state: 'topped_up', prefix: key.prefix, units: purchase.units };
   const secret = input.browserToken ? await revealOnce(db, purchase.id, input.browserToken) : null;
   if (secret) return { state: 'revealed', key: secret, prefix: key.prefix, packageName: key.packageVersion.name, units: key.totalUnits };
-  return { state: 'key_issued', prefix: key.prefix, packageName: key.packageVersion.name };
-}
-
-interface SealedRow {
-  secret_iv: Buffer;
-  secret_ciphertext: Buffer;
-  secret_auth_tag: Buffer;
-}
-
-/** The secret, when this browser started the checkout and it was not shown yet; deleted in the same transaction. */
-async function revealOnce(db: PrismaClient, purchaseId: string, browserToken: string): Promise<string | null> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<SealedRow[]>`
-      SELECT secret_iv, secret_ciphertext, secret_auth_tag FROM purchases
-      WHERE id = ${purchaseId}::uuid AND browser_token_hash = ${sha256Hex(browserToken)} AND secret_ciphertext IS NOT NULL
-      FOR UPDATE`;
-    const row = rows[0];
-    if (!row) return null;
-    const secret = openWithConfiguredSecret(sealedSecretLabel(purchaseId), {
-      iv: row.secret_iv,
-      ciphertext: row.secret_ciphertext,
-      authTag: row.secret_auth_tag,
-    });
-    await tx.purchase.update({
-      where: { id: purchaseId },
-      data: { secretIv: null, secretCiphertext: null, secretAuthTag: null, revealedAt: new Date() },
-    });
-    return secret;
-  });
+  return { state: 'key_issued', prefix: key.prefix, packageName: key.packageVersion.name, purged: purchase.secretPurgedAt !== null };
 }

@@ -6,9 +6,9 @@ import { afterPosition, decodeCursor, encodeCursor } from '../reports/cursor';
 export interface PurchaseView {
   id: string;
   kind: 'package' | 'top_up';
-  status: 'open' | 'fulfilled';
-  /** fulfilled, refunded (in part or whole) or disputed win over open. */
-  state: 'open' | 'paid' | 'refunded' | 'partly_refunded' | 'disputed';
+  status: 'open' | 'fulfilled' | 'expired' | 'refused';
+  /** disputed, then refunded (in part or whole), win over paid; expired and refused are final. */
+  state: 'open' | 'paid' | 'refunded' | 'partly_refunded' | 'disputed' | 'expired' | 'refused';
   api_key_id: string | null;
   units: number;
   amount: number;
@@ -23,9 +23,15 @@ export interface PurchaseView {
   fulfilled_at: string | null;
   refunded_at: string | null;
   disputed_at: string | null;
+  expires_at: string | null;
+  /** Why fulfilment refused (state refused). */
+  refusal: string | null;
+  /** A refunded top-up's units taken back from its key. */
+  units_reclaimed: number;
 }
 
 export function purchaseState(purchase: Purchase): PurchaseView['state'] {
+  if (purchase.status === 'expired' || purchase.status === 'refused') return purchase.status;
   if (purchase.disputedAt) return 'disputed';
   if (purchase.amountRefunded > 0)
     return purchase.amountPaid !== null && purchase.amountRefunded < purchase.amountPaid ? 'partly_refunded' : 'refunded';
@@ -52,6 +58,9 @@ export function toPurchaseView(purchase: Purchase): PurchaseView {
     fulfilled_at: purchase.fulfilledAt?.toISOString() ?? null,
     refunded_at: purchase.refundedAt?.toISOString() ?? null,
     disputed_at: purchase.disputedAt?.toISOString() ?? null,
+    expires_at: purchase.expiresAt?.toISOString() ?? null,
+    refusal: purchase.refusal,
+    units_reclaimed: purchase.unitsReclaimed,
   };
 }
 
@@ -86,11 +95,13 @@ export async function listPurchases(db: PrismaClient, input: { limit: number; cu
   };
 }
 
-/** Keys with a refunded or disputed purchase: flagged on the key page and the overview. */
+/** Refunded, disputed and refused purchases, and keys suspended now: flagged on the overview and the Sales page. */
 export async function salesFlags(db: PrismaClient) {
-  const [refunded, disputed] = await Promise.all([
+  const [refunded, disputed, refused, suspended] = await Promise.all([
     db.purchase.count({ where: { amountRefunded: { gt: 0 } } }),
     db.purchase.count({ where: { disputedAt: { not: null } } }),
+    db.purchase.count({ where: { status: 'refused' } }),
+    db.apiKey.count({ where: { status: 'suspended' } }),
   ]);
-  return { refunded, disputed };
+  return { refunded, disputed, refused, suspended };
 }

@@ -60,7 +60,7 @@ async function openSession(
       cause: error,
     });
   });
-  await db.purchase.update({ where: { id: purchase.id }, data: { stripeSessionId: session.id } });
+  await db.purchase.update({ where: { id: purchase.id }, data: { stripeSessionId: session.id, expiresAt: session.expiresAt } });
   return { purchaseId: purchase.id, sessionId: session.id, url: session.url };
 }
 

@@ -2,16 +2,18 @@ import { Webhook } from 'standardwebhooks';
 import { getConfig } from '../../config';
 import { getPrisma, type SqlDb } from '../../db/client';
 import { countWebhookAttempt } from '../../observability/metrics';
-import { allowPrivateNetworkAt, outboundDoor, refusalIn } from '../../providers/outbound/outbound-door';
-import { privateNetworksAllowed, webhookUrlProblem } from './endpoint-address';
+import { describeConnectionFailure } from '../../providers/outbound/connection-failure';
+import { webhookUrlProblem } from './endpoint-address';
 import { jobEventBody } from './job-events';
+import { webhookDoor } from './webhook-door';
 import { queueDeliveries } from './webhook-queue';
 import { openWebhookSecret, sealLegacySecret } from './webhook-secrets';
 
 // One attempt of a job webhook (Standard Webhooks): claim the delivery, POST the signed event
-// through the outbound door with a total deadline and no redirect followed, then record the
-// answer: delivered (2xx), retried on WEBHOOK_RETRY_SCHEDULE_SECONDS with the same webhook-id,
-// or failed (attempts used up, or 410 Gone, which also disables the key's endpoint).
+// through the webhooks' door (webhook-door.ts) with a total deadline and no redirect followed,
+// then record the answer: delivered (2xx), retried on WEBHOOK_RETRY_SCHEDULE_SECONDS with the
+// same webhook-id, or failed (attempts used up, or 410 Gone, which also disables the key's
+// endpoint).
 
 /** The whole attempt (connect, send, the answer's headers and what is read of its body) ends by then. */
 export const DELIVERY_DEADLINE_MS = 15_000;
@@ -71,9 +73,10 @@ function retryAfterSeconds(value: string | string[] | undefined): number | undef
 }
 
 /**
- * POSTs the body through the outbound door; never follows a redirect (a 3xx is a failed attempt),
+ * POSTs the body through the webhooks' door; never follows a redirect (a 3xx is a failed attempt),
  * reads at most ANSWER_BYTES_READ of the answer, and gives up at `deadlineMs` whatever the
- * endpoint does (a trickle of bytes does not keep it going: a deadline, not an idle timeout).
+ * endpoint does (a trickle of bytes does not keep it going: a deadline, not an idle timeout). A
+ * failure is said without any address the endpoint's name resolved to (connection-failure.ts).
  */
 export async function postSigned(
   url: string,
@@ -82,12 +85,10 @@ export async function postSigned(
   deadlineMs = DELIVERY_DEADLINE_MS,
 ): Promise<AttemptAnswer> {
   const target = new URL(url);
-  // Private ranges only while the owner opened them for webhooks; metadata and link-local never.
-  allowPrivateNetworkAt(`webhook:${target.origin}`, privateNetworksAllowed() ? target.origin : null);
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error(`no complete answer within ${deadlineMs / 1000} s`)), deadlineMs);
   try {
-    const response = await outboundDoor.request({
+    const response = await webhookDoor.request({
       origin: target.origin,
       path: `${target.pathname}${target.search}`,
       method: 'POST',
@@ -103,7 +104,7 @@ export async function postSigned(
     return answer;
   } catch (error) {
     if (deadline.signal.aborted) return { error: (deadline.signal.reason as Error).message };
-    return { error: (refusalIn(error) ?? (error as Error)).message };
+    return { error: describeConnectionFailure(error, target.host) };
   } finally {
     clearTimeout(timer);
   }

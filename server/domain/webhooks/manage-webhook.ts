@@ -4,12 +4,15 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { isUuid } from '../uuid';
+import { getSqlDb } from '../../db/client';
 import { endpointHost, webhookUrlProblem } from './endpoint-address';
+import { takeResend } from './resend-rate';
 import { queueDeliveries } from './webhook-queue';
 import { deleteWebhookSecret, storeWebhookSecret } from './webhook-secrets';
 
 // An operator gives a key a webhook endpoint (CLI and dashboard): set (a new secret, shown
-// once), rotate the secret, clear; the key page lists its latest deliveries and resends one.
+// once), rotate the secret, clear; the key page lists its latest deliveries and resends one
+// (WEBHOOK_RESENDS_PER_MINUTE per key, the portal's resends counted with the dashboard's).
 // The secret is stored sealed (webhook-secrets.ts) and never written to the audit log; an
 // endpoint's path and query (which often carry a token) are shown to admins and owners only:
 // viewers and the audit log see its host.
@@ -124,8 +127,9 @@ export async function listKeyDeliveries(db: PrismaClient, keyId: string, limit =
   }));
 }
 
-/** Sends a delivery again now (same webhook-id, a fresh round of attempts). */
+/** Sends a delivery again now (same webhook-id, a fresh round of attempts); 429 past the key's resends per minute. */
 export async function resendDelivery(db: PrismaClient, actor: Actor, keyId: string, deliveryId: string): Promise<void> {
+  await takeResend(getSqlDb(), keyId);
   const { count } = await db.webhookDelivery.updateMany({
     where: { id: deliveryId, apiKeyId: keyId },
     data: { status: 'pending', attempts: 0, nextAttemptAt: new Date(), claimedUntil: null, updatedAt: new Date() },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getSqlDb } from '../../db/client';
 import { reserve, type OpenReservation } from '../../domain/billing/reserve';
-import type { RenderGeneration } from '../../domain/billing/settle-request';
+import type { RenderGeneration } from '../../domain/billing/reservation';
 import { ApiError, isApiError } from '../../domain/errors';
 import type { AuthenticatedKey } from '../../domain/keys/authenticate-key';
 import { consumeRequest } from '../../domain/rate-limit/request-rate';
@@ -100,14 +100,14 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       translation = await spec.translate(await spec.read(request, ctx.key), ctx);
       const prepared = await prepare(translation, ctx);
       const billing = await openAIBillingRequest(ctx, sentKey, translation.fingerprinted, translation.steps.charge?.(prepared, ctx));
-      const reserved = await traceStep('reserve', () => reserve(getSqlDb(), billing));
+      const reserved = await traceStep('reserve', () => reserve(getSqlDb(), { ...billing, render: translation!.render }));
       if (reserved.kind === 'replay') return withHeaders(await translation.respond(reserved.body, ctx), { 'Idempotent-Replayed': 'true' });
       reservation = reserved.reservation;
       const headers = rateHeadersOf(reservation.rate);
       if (translation.chunks && translation.steps.stream) {
-        return await streamAnswer(ctx, reservation, translation.steps, prepared, translation, headers);
+        return await streamAnswer(ctx, reservation, translation.steps, prepared, translation.chunks, headers);
       }
-      const settled = await runAndSettle(ctx, reservation, jsonChannel(translation.steps.run, prepared), translation.render);
+      const settled = await runAndSettle(ctx, reservation, jsonChannel(translation.steps.run, prepared));
       return withHeaders(await translation.respond(settled.body, ctx), headers);
     } catch (error) {
       await reservation?.abandon();

@@ -1,5 +1,4 @@
 import type { OpenReservation } from '../../domain/billing/reserve';
-import type { RenderGeneration } from '../../domain/billing/settle-request';
 import { observeStreamCharged } from '../../observability/observe-request';
 import { runAndSettle } from '../answer-lifecycle';
 import { KEEP_ALIVE_MS } from '../event-stream';
@@ -39,10 +38,9 @@ export function streamAnswer<P>(
   reservation: OpenReservation,
   steps: V1Steps<P>,
   prepared: P,
-  translation: { chunks?: ChunkStream; render?: RenderGeneration },
+  chunks: ChunkStream,
   headers: Record<string, string>,
 ): Promise<Response> {
-  const chunks = translation.chunks!;
   const disconnect = new AbortController();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -68,20 +66,19 @@ export function streamAnswer<P>(
   };
   const event = (data: string) => send(`data: ${data}\n\n`);
   const channel = streamChannel(steps.stream!, prepared, disconnect.signal, (text) => event(chunks.delta(text)), reservation);
-  runAndSettle(ctx, reservation, channel, translation.render)
-    .then(
-      (settled) => {
-        for (const data of chunks.finish(settled.body)) event(data);
-        event('[DONE]');
-        observeStreamCharged(ctx.record);
-      },
-      (error: unknown) => {
-        if (!opened) return answer(toOpenAIErrorResponse(error, ctx.requestId, ctx.record));
-        const apiError = toApiError(error, ctx.requestId);
-        ctx.record.errorCode = apiError.code;
-        event(JSON.stringify({ error: openAIError(apiError).body.error }));
-      },
-    )
+  const fail = (error: unknown) => {
+    if (!opened) return answer(toOpenAIErrorResponse(error, ctx.requestId, ctx.record));
+    const apiError = toApiError(error, ctx.requestId);
+    ctx.record.errorCode = apiError.code;
+    event(JSON.stringify({ error: openAIError(apiError).body.error }));
+  };
+  runAndSettle(ctx, reservation, channel)
+    .then((settled) => {
+      observeStreamCharged(ctx.record);
+      if (settled.interrupted) return fail(settled.interrupted); // charged: the stream ends with output_interrupted
+      for (const data of chunks.finish(settled.body)) event(data);
+      event('[DONE]');
+    }, fail)
     .finally(() => {
       clearInterval(keepAlive);
       if (opened && !disconnect.signal.aborted) controller.close();

@@ -11,6 +11,7 @@ import { isCrossSite } from '../same-origin';
 import { clientAddress } from '../../auth/client-address';
 import { acceptedConnection } from '../../auth/connection';
 import { portalCookieName, portalCookieOptions, portalToken } from '../../auth/portal-cookie';
+import { portalOffResponse } from './portal-off';
 
 // POST /api/portal/session signs a customer in with their API key (JSON `{ "secret": ... }`) and
 // sets the session cookie; DELETE signs out. Both refuse another site's request, as the dashboard does.
@@ -21,6 +22,8 @@ function refuseCrossSite(request: Request): void {
 }
 
 export async function signInRoute(request: NextRequest): Promise<Response> {
+  const off = portalOffResponse();
+  if (off) return off;
   const requestId = newRequestId();
   try {
     refuseCrossSite(request);
@@ -41,6 +44,8 @@ export async function signInRoute(request: NextRequest): Promise<Response> {
 }
 
 export async function signOutRoute(request: NextRequest): Promise<Response> {
+  const off = portalOffResponse();
+  if (off) return off;
   const requestId = newRequestId();
   try {
     refuseCrossSite(request);

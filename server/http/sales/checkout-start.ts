@@ -5,15 +5,18 @@ import { isApiError } from '../../domain/errors';
 import { takeCheckoutStart } from '../../domain/sales/checkout-rate';
 import { startPackageCheckout } from '../../domain/sales/start-checkout';
 import { getStripe } from '../../payments/stripe-client';
-import { cameOverHttps, publicOrigin } from '../../auth/forwarded';
+import { publicOrigin } from '../../auth/forwarded';
 import { clientAddress, forwardedHeadersTrusted } from '../../auth/client-address';
 import { acceptedConnection } from '../../auth/connection';
 import { crossSiteRefusal } from '../same-origin';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
-// The httpOnly cookie set here is what lets this browser, and only it, see the new key once.
+// The httpOnly cookie set here is what lets this browser, and only it, see the new key once. It is
+// minted fresh for every checkout (a value the request brings, which another site or a sibling
+// host may have planted, is never adopted) and is a __Host- cookie: Secure, Path=/, no Domain, so
+// no other host can set or read it. Browsers accept it over https and on http://localhost.
 
-export const CHECKOUT_COOKIE = 'wgs_checkout';
+export const CHECKOUT_COOKIE = '__Host-wgs_checkout';
 const COOKIE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export function checkoutCookieOf(cookieHeader: string | null): string | undefined {
@@ -46,11 +49,10 @@ export async function handleCheckoutStart(request: Request): Promise<Response> {
   if (!(await takeCheckoutStart(getSqlDb(), clientAddress(connection, request.headers), config.CHECKOUT_STARTS_PER_MINUTE))) {
     return redirect(new URL('/buy?error=busy', origin).href);
   }
-  const browserToken = checkoutCookieOf(request.headers.get('cookie')) ?? randomBytes(32).toString('base64url');
+  const browserToken = randomBytes(32).toString('base64url');
   try {
     const started = await startPackageCheckout(getPrisma(), stripe, { packageVersionId, origin, browserToken });
-    const secure = cameOverHttps(request.headers) || origin.startsWith('https://') ? '; Secure' : '';
-    return redirect(started.url, `${CHECKOUT_COOKIE}=${browserToken}; Path=/buy; HttpOnly; SameSite=Lax; Max-Age=86400${secure}`);
+    return redirect(started.url, `${CHECKOUT_COOKIE}=${browserToken}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=86400`);
   } catch (error) {
     if (!isApiError(error)) throw error;
     return redirect(new URL(`/buy?error=${error.code === 'not_found' ? 'unavailable' : 'stripe'}`, origin).href);

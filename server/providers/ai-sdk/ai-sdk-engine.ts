@@ -153,11 +153,8 @@ export class AiSdkEngine implements Engine {
 
   streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
     return this.call('text generation', async () => {
-      const json = task.outputFormat === 'json';
-      const format = json ? ({ type: 'json' } as const) : undefined;
-      const result = await this.complete(textPrompt(task), format, limitsOf(task), signal, onDelta);
-      if (json) parseJson(result.text);
-      return result;
+      const format = task.outputFormat === 'json' ? ({ type: 'json' } as const) : undefined;
+      return this.complete(textPrompt(task), format, limitsOf(task), signal, onDelta);
     });
   }
 

@@ -91,7 +91,9 @@ async function readToFirstText(reader: StreamReader): Promise<LanguageModelV3Str
 /**
  * One streamed text answer: the model's doStream, opened and read up to its first piece of text
  * under the gate's retry (nothing has reached the customer yet), then read to its end with every
- * piece handed on; a failure after the first piece is not retried.
+ * piece handed on; a failure after the first piece is not retried. A stream without a single piece
+ * is a failure; what the pieces add up to (whitespace, JSON that does not parse) is the caller's to
+ * judge, as they were delivered already.
  */
 export async function streamOnce(
   model: LanguageModelV3,
@@ -125,6 +127,6 @@ export async function streamOnce(
     opened.reader.cancel().catch(() => {});
     throw error;
   }
-  if (text.trim() === '') throw malformed('empty completion');
+  if (text === '') throw malformed('empty completion');
   return { text, ...meta };
 }

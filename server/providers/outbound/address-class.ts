@@ -9,11 +9,27 @@ import { BlockList, isIP } from 'node:net';
 
 export type AddressClass = 'metadata' | 'private' | 'public';
 
+/**
+ * Cloud metadata and platform services, which hand out the machine's credentials: never
+ * connected to, whatever allows private networks. deploy/kubernetes/network-policy.yaml refuses
+ * each of them too (tests/unit/deploy-files.test.ts holds the two together).
+ */
+export const METADATA_RANGES: readonly (readonly [network: string, prefix: number, family: 'ipv4' | 'ipv6'])[] = [
+  ['169.254.0.0', 16, 'ipv4'], // link-local: AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack (169.254.169.254), ECS 169.254.170.2, EKS 169.254.170.23, Tencent 169.254.0.23, Scaleway 169.254.42.42
+  ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud
+  ['168.63.129.16', 32, 'ipv4'], // Azure WireServer (the VM agent's certificates and settings)
+  ['192.0.0.192', 32, 'ipv4'], // Oracle Cloud Classic
+  ['fe80::', 10, 'ipv6'], // IPv6 link-local
+  ['fd00:ec2::', 64, 'ipv6'], // AWS: metadata fd00:ec2::254, EKS Pod Identity fd00:ec2::23
+  ['fd20:ce::254', 128, 'ipv6'], // Google Cloud, IPv6-only instances
+  ['fd00:c1::a9fe:a9fe', 128, 'ipv6'], // Oracle Cloud Infrastructure
+  ['fd00:42::42', 128, 'ipv6'], // Scaleway
+  ['fd00:a9fe:a9fe::1', 128, 'ipv6'], // Akamai (Linode)
+  ['fd00:100::100:200', 128, 'ipv6'], // Alibaba Cloud
+];
+
 const METADATA = new BlockList();
-METADATA.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local: AWS, GCP, Azure metadata, ECS 169.254.170.2, EKS 169.254.170.23
-METADATA.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
-METADATA.addSubnet('fe80::', 10, 'ipv6'); // IPv6 link-local
-METADATA.addSubnet('fd00:ec2::', 64, 'ipv6'); // AWS: metadata fd00:ec2::254, EKS Pod Identity fd00:ec2::23
+for (const [network, prefix, family] of METADATA_RANGES) METADATA.addSubnet(network, prefix, family);
 
 const PRIVATE = new BlockList();
 for (const [network, prefix] of [

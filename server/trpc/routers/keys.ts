@@ -21,7 +21,7 @@ export const keysRouter = router({
     .input(
       z.strictObject({
         search: z.string().trim().max(200).optional(),
-        status: z.enum(['active', 'revoked']).optional(),
+        status: z.enum(['active', 'revoked', 'suspended']).optional(),
         packageSlug: z.string().max(63).optional(),
         cursor,
         limit,

@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import { mailOn } from '../../mail/mailer';
+import { setBuyerEmail } from '../../domain/portal/owner-email';
+import { reinstateKey } from '../../domain/sales/key-suspension';
 import { listPurchases, listPurchasesForKey, salesFlags } from '../../domain/sales/list-purchases';
 import { stripeSettings } from '../../payments/stripe-client';
-import { viewerProcedure, router } from '../init';
+import { adminProcedure, viewerProcedure, router } from '../init';
 import { cursor, limit, uuid } from './inputs';
 
-// Sales through Stripe Checkout (docs/selling.md): every purchase and top-up, a key's own, and
-// the refunded and disputed ones the overview flags.
+// Sales through Stripe Checkout (docs/selling.md): every purchase and top-up, a key's own, the
+// refunded, disputed and refused ones the overview flags; a key's buyer (the e-mail that confirms
+// its portal changes) and the operator's decision on a key a dispute suspended.
 
 export const salesRouter = router({
   list: viewerProcedure.input(z.strictObject({ cursor, limit }).optional()).query(async ({ ctx, input }) => ({
@@ -14,4 +18,22 @@ export const salesRouter = router({
   })),
   forKey: viewerProcedure.input(z.strictObject({ id: uuid })).query(({ ctx, input }) => listPurchasesForKey(ctx.db, input.id)),
   flags: viewerProcedure.query(({ ctx }) => salesFlags(ctx.db)),
+  /** The key's buyer's e-mail and suspension, and whether e-mail (SMTP) is on. */
+  keyOwner: viewerProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => {
+    const key = await ctx.db.apiKey.findUniqueOrThrow({
+      where: { id: input.id },
+      select: { buyerEmail: true, status: true, suspendedAt: true },
+    });
+    return {
+      buyer_email: key.buyerEmail,
+      suspended: key.status === 'suspended',
+      suspended_at: key.suspendedAt?.toISOString() ?? null,
+      mail_on: mailOn(),
+    };
+  }),
+  setBuyerEmail: adminProcedure
+    .input(z.strictObject({ id: uuid, email: z.string().trim().max(254).nullable() }))
+    .mutation(({ ctx, input }) => setBuyerEmail(ctx.db, ctx.actor, input.id, input.email)),
+  /** The operator's decision that a suspended key works again (revoking is keys.revoke). */
+  reinstateKey: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => reinstateKey(ctx.db, ctx.actor, input.id)),
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect as baseExpect, test } from '@playwright/test';
-import { startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
 import { cli } from '../support/cli';
 import { signIn, stat } from '../support/dashboard';
 

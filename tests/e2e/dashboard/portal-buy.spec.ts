@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { baseURL } from '../../../playwright.config';
-import { startFakeStripe } from '../../helpers/fake-stripe';
+import { startFakeStripe } from '../../../fakes/fake-stripe';
 import { expectAccessible } from '../support/axe';
 import { cli } from '../support/cli';
 import { e2eStripePort, E2E_STRIPE_WEBHOOK_SECRET } from '../support/stripe';

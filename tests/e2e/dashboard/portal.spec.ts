@@ -3,14 +3,35 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { codeIn, startSmtpInbox, type SmtpInbox } from '../../helpers/smtp-inbox';
 import { expectAccessible } from '../support/axe';
 import { cli } from '../support/cli';
+import { e2eSmtpPort } from '../support/mail';
 
 // A customer's portal: sign in with the API key, see the package, the units left, the usage chart
 // and the call just made, set a job webhook, rotate the key (the old one refused by /v1 at once)
-// and sign in again with the new one, rotate the webhook's secret and remove it. axe on the sign-in form and the portal; a 1440x900 screenshot.
+// and sign in again with the new one, rotate the webhook's secret and remove it: each change
+// confirmed with the code e-mailed to the key's buyer, read from a real SMTP server, who is told
+// of each. axe on the sign-in form, the portal and the code form; a 1440x900 screenshot.
 
-test.describe.configure({ timeout: 150_000 });
+test.describe.configure({ timeout: 300_000 });
+
+let inbox: SmtpInbox;
+test.beforeAll(async () => {
+  inbox = await startSmtpInbox({ port: e2eSmtpPort() });
+});
+test.afterAll(async () => {
+  await inbox?.close();
+});
+
+const owner = `owner-${randomUUID().slice(0, 8)}@example.com`;
+
+/** Enters the code of the owner's `n`th e-mail (codes and change notices alternate) and confirms. */
+async function confirmWithCode(page: Page, n: number) {
+  const mail = await inbox.waitForMail(owner, n);
+  await page.getByLabel('Code from the e-mail').fill(codeIn(mail));
+  await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+}
 
 const slug = `portal-${randomUUID().slice(0, 8)}`;
 
@@ -36,7 +57,8 @@ async function portalSignIn(page: Page, secret: string) {
 
 test('a customer signs in with their key, sees their call and units, sets a webhook and rotates the key', async ({ page, request }) => {
   applyPackage();
-  const issued = cli<{ key: string; prefix: string }>('keys', 'create', '--package', slug);
+  const issued = cli<{ id: string; key: string; prefix: string }>('keys', 'create', '--package', slug);
+  cli('keys', 'email', issued.id, '--email', owner);
   expect((await generate(request, issued.key)).status()).toBe(200);
 
   await test.step('the sign-in form refuses a wrong key and is accessible', async () => {
@@ -65,16 +87,28 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     await page.screenshot({ path: 'tests/artifacts/portal-full.png', fullPage: true });
   });
 
-  await test.step('the job webhook: set with a secret shown once', async () => {
+  await test.step('the job webhook: its URL field as wide as the card, set with the e-mailed code, a secret shown once', async () => {
+    const field = await page.getByLabel('Endpoint URL').boundingBox();
+    const card = await page.locator('#webhook').boundingBox();
+    expect(field!.width).toBeGreaterThan(card!.width * 0.6);
     await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/portal');
     await page.getByRole('button', { name: 'Set webhook' }).click();
+    await expect(page.getByTestId('confirm-code')).toContainText('o•••@example.com');
+    await expectAccessible(page, 'the portal code form');
+    await page.getByLabel('Code from the e-mail').fill('AAAA-AAAA');
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expect(page.getByTestId('confirm-code').getByRole('alert')).toHaveText('That is not the code (4 tries left).');
+    await confirmWithCode(page, 1);
     await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
     await expect(page.getByText('Job events are POSTed to https://hooks.example.com/portal.')).toBeVisible();
+    expect((await inbox.waitForMail(owner, 2)).text).toContain('Endpoint: https://hooks.example.com/portal');
   });
 
-  await test.step('rotating the key: the new secret once, the old one refused, sign in again', async () => {
+  await test.step('rotating the key with the e-mailed code: the new secret once, the old one refused, sign in again', async () => {
     await page.getByRole('button', { name: 'Rotate key' }).click();
-    await page.getByRole('button', { name: 'Rotate now' }).click();
+    await page.getByRole('button', { name: 'E-mail me a code' }).click();
+    expect((await generate(request, issued.key)).status()).toBe(200); // nothing changes before the code
+    await confirmWithCode(page, 3);
     const shown = page.getByTestId('rotated-secret');
     await expect(shown).toContainText('wgs_live_');
     const secret = (await shown.locator('code').textContent())!.trim();
@@ -84,16 +118,19 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     await page.getByRole('button', { name: 'Sign in with the new key' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your customer portal' })).toBeVisible();
     await portalSignIn(page, secret);
-    await expect(page.getByTestId('portal-remaining-units')).toHaveText('94');
+    await expect(page.getByTestId('portal-remaining-units')).toHaveText('91');
     await expect(page.getByLabel('Endpoint URL')).toHaveValue('https://hooks.example.com/portal');
   });
 
   await test.step("the job webhook's secret rotated, then the webhook removed", async () => {
+    expect((await inbox.waitForMail(owner, 4)).text).toContain("Your API key's secret was replaced");
     await page.getByRole('button', { name: 'Rotate secret' }).click();
-    await expect(page.getByText('New signing secret; the old one no longer signs.')).toBeVisible();
+    await confirmWithCode(page, 5);
     await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
     await page.getByRole('button', { name: 'Remove webhook' }).click();
+    await confirmWithCode(page, 7);
     await expect(page.getByText('Webhook removed.')).toBeVisible();
+    expect((await inbox.waitForMail(owner, 8)).text).toContain("Your API key's job webhook was removed.");
     await expect(page.getByTestId('webhook-secret')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect as baseExpect, test, type Page } from '@playwright/test';
 import { baseURL } from '../../../playwright.config';
-import { startFakeStripe, type FakeStripe } from '../../helpers/fake-stripe';
+import { startFakeStripe, type FakeStripe } from '../../../fakes/fake-stripe';
 import { expectAccessible } from '../support/axe';
 import { cli } from '../support/cli';
 import { signIn } from '../support/dashboard';

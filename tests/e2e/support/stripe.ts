@@ -1,4 +1,4 @@
-// The fake Stripe of the e2e product (tests/helpers/fake-stripe.ts): the product is started with
+// The fake Stripe of the e2e product (fakes/fake-stripe.ts): the product is started with
 // STRIPE_API_BASE on this port and this webhook secret (playwright.config.ts), and the selling
 // spec starts the fake there, so the fake's "Pay" delivers signed events the product accepts.
 

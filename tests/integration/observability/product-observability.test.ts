@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { testDatabaseUrl } from '../../setup/test-database';
 import { createTestKey } from '../../helpers/api';
 import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
 import {
@@ -26,7 +26,7 @@ let metricsPort: number;
 
 beforeAll(async () => {
   ensureBuild();
-  database = await createDatabase(inject('databaseUrl'), 'wgs_observe');
+  database = await createDatabase('wgs_observe');
   await useDatabaseInThisProcess(database.url);
   metricsPort = await freePort();
   // A flush interval longer than the test: only the stop writes the counts.
@@ -38,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killAllProducts();
-  await useDatabaseInThisProcess(inject('databaseUrl'));
+  await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
 

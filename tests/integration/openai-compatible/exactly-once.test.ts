@@ -3,7 +3,7 @@ import OpenAI from 'openai-v7';
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
 import { createTestKey } from '../../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
 import { books, killAllProducts } from '../support/product/product';
 import { losingProxy, sdk, startSurface, stopSurface, surfaceKey, type Setup } from './support';
 

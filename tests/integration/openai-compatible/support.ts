@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai-v7';
-import { inject } from 'vitest';
 import { createTestKey } from '../../helpers/api';
+import { testDatabaseUrl } from '../../setup/test-database';
 import * as products from '../support/product/product';
 import type { Product, TestDatabase } from '../support/product/product';
 
@@ -17,7 +17,7 @@ export interface Setup {
 
 export async function startSurface(prefix: string, env: Record<string, string> = {}): Promise<Setup> {
   products.ensureBuild();
-  const database = await products.createDatabase(inject('databaseUrl'), prefix);
+  const database = await products.createDatabase(prefix);
   await products.useDatabaseInThisProcess(database.url);
   const product = await products.startProduct({ databaseUrl: database.url, env });
   return { database, product };
@@ -25,7 +25,7 @@ export async function startSurface(prefix: string, env: Record<string, string> =
 
 export async function stopSurface(setup: Setup | undefined): Promise<void> {
   await setup?.product.stop();
-  await products.useDatabaseInThisProcess(inject('databaseUrl'));
+  await products.useDatabaseInThisProcess(testDatabaseUrl());
   await setup?.database.drop().catch(() => {});
 }
 

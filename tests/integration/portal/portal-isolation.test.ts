@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as portalTrpcPost } from '@/app/api/portal/trpc/[trpc]/route';
 import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
@@ -8,13 +8,20 @@ import { createInnerContext } from '@/server/trpc/context';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
 import { expectTrpcError, operatorCaller, usage } from '../trpc/helpers';
-import { keyOnFreshPackage, portalSignIn } from './portal-helpers';
+import type { SmtpInbox } from '../../helpers/smtp-inbox';
+import { changeWithCode, keyOnFreshPackage, portalSignIn, turnMailOff, turnMailOn, webhookWithCode } from './portal-helpers';
 import { openWebhookSecret } from '@/server/domain/webhooks/webhook-secrets';
 
 // Nothing of another key or of the operator is reachable from a portal session, and nothing of
-// the portal from an operator's; the portal's job webhook follows the operator's rules.
+// the portal from an operator's; the portal's job webhook follows the operator's rules. A leaked
+// key learns no more here than through /v1: no job, upload or delivery's job id, no file name.
 
+let inbox: SmtpInbox;
+beforeAll(async () => {
+  inbox = await turnMailOn();
+});
 afterAll(async () => {
+  await turnMailOff(inbox);
   await stopJobQueue();
   await disconnectDb();
 });
@@ -54,10 +61,11 @@ describe('a portal session sees and changes only its own key', () => {
     const bDelivery = await delivery(b.id);
     const { caller } = await portalSignIn(a.secret);
     const loose = caller as unknown as Record<string, (input: unknown) => Promise<unknown>>;
-    for (const procedure of ['overview', 'webhook', 'rotateKey', 'rotateWebhookSecret', 'clearWebhook']) {
+    for (const procedure of ['overview', 'webhook', 'requestChange', 'confirmChange', 'sales']) {
       await expectTrpcError(loose[procedure]!({ id: b.id }), 'BAD_REQUEST');
     }
-    await expectTrpcError(loose.setWebhook!({ id: b.id, url: 'https://hooks.example.com/b' }), 'BAD_REQUEST');
+    await expectTrpcError(loose.requestChange!({ action: 'set_webhook', id: b.id, url: 'https://hooks.example.com/b' }), 'BAD_REQUEST');
+    await expectTrpcError(loose.requestChange!({ action: 'rotate_key', id: b.id }), 'BAD_REQUEST');
     await expectTrpcError(caller.resendDelivery({ deliveryId: bDelivery }), 'NOT_FOUND', 'not_found');
     expect(await getPrisma().webhookDelivery.findUniqueOrThrow({ where: { id: bDelivery } })).toMatchObject({
       status: 'failed',
@@ -84,15 +92,15 @@ describe('a portal session sees and changes only its own key', () => {
     };
     const portalAsOperator = createPortalCaller(createInnerContext(operatorSession));
     await expectTrpcError(portalAsOperator.overview(), 'UNAUTHORIZED');
-    await expectTrpcError(portalAsOperator.rotateKey(), 'UNAUTHORIZED');
+    await expectTrpcError(portalAsOperator.requestChange({ action: 'rotate_key' }), 'UNAUTHORIZED');
   });
 
   it("another site's POST to the portal's API is 403 before anything runs", async () => {
     const refused = await portalTrpcPost(
-      new Request('http://portal.example.com/api/portal/trpc/rotateKey', {
+      new Request('http://portal.example.com/api/portal/trpc/requestChange', {
         method: 'POST',
         headers: { host: 'portal.example.com', origin: 'https://evil.example', 'content-type': 'application/json' },
-        body: '{}',
+        body: '{"action":"rotate_key"}',
       }),
     );
     expect(refused.status).toBe(403);
@@ -103,11 +111,9 @@ describe('every portal procedure refuses a caller without a live portal session'
   const caller = createPortalCaller(createPortalInnerContext(null));
   const calls: [string, () => Promise<unknown>][] = [
     ['overview', () => caller.overview()],
-    ['rotateKey', () => caller.rotateKey()],
+    ['requestChange', () => caller.requestChange({ action: 'rotate_key' })],
+    ['confirmChange', () => caller.confirmChange({ code: 'ABCD-EFGH' })],
     ['webhook', () => caller.webhook()],
-    ['setWebhook', () => caller.setWebhook({ url: 'https://hooks.example.com/x' })],
-    ['rotateWebhookSecret', () => caller.rotateWebhookSecret()],
-    ['clearWebhook', () => caller.clearWebhook()],
     ['resendDelivery', () => caller.resendDelivery({ deliveryId: `msg_${'0'.repeat(32)}` })],
     ['sales', () => caller.sales()],
     ['buyTopUp', () => caller.buyTopUp({ units: 1000 })],
@@ -124,12 +130,22 @@ describe('every portal procedure refuses a caller without a live portal session'
 });
 
 describe("the portal's job webhook", () => {
-  it('sets, rotates and clears the endpoint by the operator rules, audited as the customer, and lists its deliveries', async () => {
+  it('sets, rotates and clears the endpoint by the operator rules, each confirmed by e-mail, audited as the customer', async () => {
     const a = await keyOnFreshPackage('hook');
     const { caller } = await portalSignIn(a.secret);
-    await expectTrpcError(caller.setWebhook({ url: 'http://hooks.example.com/x' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
-    await expectTrpcError(caller.setWebhook({ url: 'https://192.168.0.10/x' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
-    const set = await caller.setWebhook({ url: 'https://hooks.example.com/wgs' });
+    // A refused URL is refused before any e-mail goes out.
+    await expectTrpcError(
+      caller.requestChange({ action: 'set_webhook', url: 'http://hooks.example.com/x' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    await expectTrpcError(
+      caller.requestChange({ action: 'set_webhook', url: 'https://192.168.0.10/x' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    expect(inbox.mailTo(a.email)).toHaveLength(0);
+    const set = await webhookWithCode(caller, inbox, a.email, { action: 'set_webhook', url: 'https://hooks.example.com/wgs' });
     expect(set.secret).toMatch(/^whsec_/);
     expect(await caller.webhook()).toEqual({
       url: 'https://hooks.example.com/wgs',
@@ -137,19 +153,21 @@ describe("the portal's job webhook", () => {
       disabled_at: null,
       deliveries: [],
     });
-    const rotated = await caller.rotateWebhookSecret();
+    const rotated = await webhookWithCode(caller, inbox, a.email, { action: 'rotate_webhook_secret' });
     expect(rotated.secret).not.toBe(set.secret);
     const sealed = await getPrisma().webhookSecret.findUniqueOrThrow({ where: { apiKeyId: a.id } });
     expect(openWebhookSecret(a.id, { iv: sealed.iv, ciphertext: sealed.ciphertext, auth_tag: sealed.authTag })).toBe(rotated.secret);
 
     const own = await delivery(a.id);
-    expect((await caller.webhook()).deliveries.map((row) => row.id)).toEqual([own]);
+    const deliveries = (await caller.webhook()).deliveries;
+    expect(deliveries.map((row) => row.id)).toEqual([own]);
+    expect(deliveries[0]).not.toHaveProperty('job_id');
     await caller.resendDelivery({ deliveryId: own });
     expect(await getPrisma().webhookDelivery.findUniqueOrThrow({ where: { id: own } })).toMatchObject({ status: 'pending', attempts: 0 });
 
-    await caller.clearWebhook();
+    await changeWithCode(caller, inbox, a.email, { action: 'clear_webhook' });
     expect((await caller.webhook()).url).toBeNull();
-    await expectTrpcError(caller.rotateWebhookSecret(), 'UNPROCESSABLE_CONTENT');
+    await expectTrpcError(caller.requestChange({ action: 'rotate_webhook_secret' }), 'UNPROCESSABLE_CONTENT');
     const actions = await getPrisma().auditLog.findMany({ where: { targetId: a.id, actorType: 'customer' }, orderBy: { id: 'asc' } });
     expect(actions.map((entry) => entry.action)).toEqual([
       'key.webhook.set',

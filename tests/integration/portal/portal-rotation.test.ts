@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { authenticateKey, clearKeyCache } from '@/server/domain/keys/authenticate-key';
@@ -8,11 +8,13 @@ import { findPortalSession } from '@/server/domain/portal/portal-session';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
 import { expectTrpcError, usage } from '../trpc/helpers';
-import { keyOnFreshPackage, portalSignIn } from './portal-helpers';
+import type { SmtpInbox } from '../../helpers/smtp-inbox';
+import { codeIn } from '../../helpers/smtp-inbox';
+import { keyOnFreshPackage, portalSignIn, rotateWithCode, turnMailOff, turnMailOn } from './portal-helpers';
 
-// Rotating a key from the portal: a new secret shown once, the old one refused at once (by this
-// instance's key cache and, through LISTEN/NOTIFY, every other's), units and history kept,
-// audited, and the portal sessions of the old secret ended.
+// Rotating a key from the portal, confirmed by the code e-mailed to its buyer: a new secret shown
+// once, the old one refused at once (by this instance's key cache and, through LISTEN/NOTIFY,
+// every other's), units and history kept, audited, and the portal sessions of the old secret ended.
 
 const bearer = (secret: string) => `Bearer ${secret}`;
 const withCache = () => {
@@ -26,7 +28,14 @@ afterEach(() => {
   resetConfigForTests();
   clearKeyCache();
 });
-afterAll(() => disconnectDb());
+let inbox: SmtpInbox;
+beforeAll(async () => {
+  inbox = await turnMailOn();
+});
+afterAll(async () => {
+  await turnMailOff(inbox);
+  await disconnectDb();
+});
 
 describe('rotating the key from the portal', () => {
   it('gives a new secret once; the old one is refused at once even from a warm key cache; units and history stay', async () => {
@@ -37,7 +46,7 @@ describe('rotating the key from the portal', () => {
     const { caller, token } = await portalSignIn(key.secret);
     await authenticateKey(getSqlDb(), bearer(key.secret)); // the old secret is now in the cache
 
-    const rotated = await caller.rotateKey();
+    const rotated = await rotateWithCode(caller, inbox, key.email);
     expect(rotated.secret).toMatch(/^wgs_live_[0-9A-Za-z]{40}$/);
     expect(rotated.prefix).toBe(rotated.secret.slice(0, 13));
     await expect(authenticateKey(getSqlDb(), bearer(key.secret))).rejects.toMatchObject({ code: 'invalid_api_key' });
@@ -61,7 +70,8 @@ describe('rotating the key from the portal', () => {
       createPortalCaller(createPortalInnerContext(await findPortalSession(getPrisma(), token))).overview(),
       'UNAUTHORIZED',
     );
-    await expectTrpcError(caller.rotateKey(), 'UNAUTHORIZED', 'invalid_api_key'); // a stale session object changes nothing more
+    // A stale session object changes nothing more, even with a fresh code.
+    await expectTrpcError(rotateWithCode(caller, inbox, key.email), 'UNAUTHORIZED', 'invalid_api_key');
     // Signing in with the new secret works; with the old one it does not.
     await expect(portalSignIn(rotated.secret)).resolves.toMatchObject({ session: { apiKeyId: key.id } });
     await expect(portalSignIn(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
@@ -102,10 +112,12 @@ describe('rotating the key from the portal', () => {
     }
   });
 
-  it('two rotations racing from one session give one new secret', async () => {
+  it('one code entered three times at once gives one new secret', async () => {
     const key = await keyOnFreshPackage('rotate');
     const { caller } = await portalSignIn(key.secret);
-    const outcomes = await Promise.allSettled([caller.rotateKey(), caller.rotateKey(), caller.rotateKey()]);
+    await caller.requestChange({ action: 'rotate_key' });
+    const code = codeIn(await inbox.waitForMail(key.email));
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => caller.confirmChange({ code })));
     const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
     expect(won).toHaveLength(1);
     const secret = (won[0] as PromiseFulfilledResult<{ secret: string }>).value.secret;
@@ -117,7 +129,7 @@ describe('rotating the key from the portal', () => {
     const key = await keyOnFreshPackage('rotate');
     const { caller } = await portalSignIn(key.secret);
     await getPrisma().apiKey.update({ where: { id: key.id }, data: { status: 'revoked', revokedAt: new Date() } });
-    await expectTrpcError(caller.rotateKey(), 'UNAUTHORIZED', 'invalid_api_key');
+    await expectTrpcError(caller.requestChange({ action: 'rotate_key' }), 'FORBIDDEN', 'forbidden');
     expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } })).hash).toBe(hashKeySecret(key.secret));
   });
 });

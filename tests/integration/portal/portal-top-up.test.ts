@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
 import { packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from '../sales/support';
 import { expectTrpcError } from '../trpc/helpers';
@@ -24,9 +25,9 @@ async function boughtKey() {
   return page.key;
 }
 
-async function signedInBuyer() {
+async function signedInBuyer(address?: string) {
   const { session } = await portalSignIn(await boughtKey());
-  return { session, caller: createPortalCaller(createPortalInnerContext(session, getPrisma(), BASE)) };
+  return { session, caller: createPortalCaller(createPortalInnerContext(session, getPrisma(), BASE, address)) };
 }
 
 beforeAll(async () => {
@@ -56,6 +57,10 @@ describe('top-ups from the portal', () => {
     });
     expect(await caller.topUpReturn({ sessionId })).toEqual({ state: 'processing' });
     fake.pay(sessionId);
+    // Stripe is asked about the session at most once every few seconds, however often the portal comes back.
+    await expect
+      .poll(() => caller.topUpReturn({ sessionId }), { timeout: 15_000, interval: 500 })
+      .toEqual({ state: 'topped_up', units: 1000 });
     const returns = await Promise.all([caller.topUpReturn({ sessionId }), caller.topUpReturn({ sessionId })]);
     expect(returns).toEqual([
       { state: 'topped_up', units: 1000 },
@@ -98,6 +103,32 @@ describe('top-ups from the portal', () => {
       await expectTrpcError(buyer.caller.buyTopUp({ units: 1000 }), 'NOT_FOUND', 'not_found');
     } finally {
       fake = await turnSellingOn();
+    }
+  });
+});
+
+describe('top-up checkouts are limited per key and per client address', () => {
+  it('past TOP_UP_STARTS_PER_MINUTE for the key or the address: 429, and Stripe is not called', async () => {
+    process.env.TOP_UP_STARTS_PER_MINUTE = '2';
+    resetConfigForTests();
+    try {
+      const created = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions').length;
+      const [a, b, c] = [await signedInBuyer('198.51.100.17'), await signedInBuyer('198.51.100.17'), await signedInBuyer('198.51.100.19')];
+      await a.caller.buyTopUp({ units: 1000 });
+      await a.caller.buyTopUp({ units: 1000 });
+      const before = created();
+      await expectTrpcError(a.caller.buyTopUp({ units: 1000 }), 'TOO_MANY_REQUESTS', 'rate_limited');
+      // Another key from the same address is refused too (the address's window is full) ...
+      await expectTrpcError(b.caller.buyTopUp({ units: 1000 }), 'TOO_MANY_REQUESTS', 'rate_limited');
+      // ... and the same key from another address (its own window is full).
+      const elsewhere = createPortalCaller(createPortalInnerContext(a.session, getPrisma(), BASE, '198.51.100.18'));
+      await expectTrpcError(elsewhere.buyTopUp({ units: 1000 }), 'TOO_MANY_REQUESTS', 'rate_limited');
+      expect(created()).toBe(before);
+      // A key and an address of their own start one.
+      await expect(c.caller.buyTopUp({ units: 1000 })).resolves.toMatchObject({ url: expect.stringContaining('/checkout/') });
+    } finally {
+      delete process.env.TOP_UP_STARTS_PER_MINUTE;
+      resetConfigForTests();
     }
   });
 });

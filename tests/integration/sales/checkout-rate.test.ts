@@ -4,7 +4,7 @@ import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { resetConfigForTests } from '@/server/config';
 import { servingConnection } from '@/server/auth/connection';
 import { disconnectDb, getPrisma } from '@/server/db/client';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
 import { packageForSale, turnSellingOff, turnSellingOn } from './support';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { api, BASE, call, createTestKey } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
@@ -27,7 +27,7 @@ describe('checkout', () => {
   it('creates a payment-mode session priced from the package version, with the purchase in its metadata, and an httpOnly cookie', async () => {
     const started = await startCheckout(versionId);
     expect(started.location).toBe(`${fake.apiBase}/checkout/${started.sessionId}`);
-    expect(started.setCookie).toMatch(/^wgs_checkout=[A-Za-z0-9_-]{43}; Path=\/buy; HttpOnly; SameSite=Lax/);
+    expect(started.setCookie).toMatch(/^__Host-wgs_checkout=[A-Za-z0-9_-]{43}; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=86400$/);
     const create = fake.calls.find(
       (c) =>
         c.method === 'POST' &&
@@ -168,31 +168,37 @@ describe('the key shown once, to the buyer', () => {
   it('fulfils on the success page when no webhook came, reveals once, and never to another browser', async () => {
     const started = await startCheckout(versionId);
     fake.pay(started.sessionId);
-    expect((await visitSuccess(started.sessionId, 'wgs_checkout=' + 'x'.repeat(43))).state).toBe('key_issued');
-    expect((await visitSuccess(started.sessionId, null)).state).toBe('key_issued');
-    const sealed = await keysOfPurchase(started.sessionId);
-    expect(sealed.keys).toHaveLength(1);
-    expect(sealed.purchase.secretCiphertext).not.toBeNull();
+    // Another browser (another cookie, or none) neither asks Stripe nor sees anything but "processing".
+    const asked = () => fake.calls.filter((c) => c.method === 'GET' && c.path === `/v1/checkout/sessions/${started.sessionId}`).length;
+    expect((await visitSuccess(started.sessionId, '__Host-wgs_checkout=' + 'x'.repeat(43))).state).toBe('processing');
+    expect((await visitSuccess(started.sessionId, null)).state).toBe('processing');
+    expect(asked()).toBe(0);
 
     const first = await visitSuccess(started.sessionId, started.cookie);
     if (first.state !== 'revealed') throw new Error(`expected the key, got ${first.state}`);
-    expect(Buffer.from(sealed.purchase.secretCiphertext!).toString('utf8')).not.toContain(first.key.slice(9));
+    expect(asked()).toBe(1);
+    const sealed = await keysOfPurchase(started.sessionId);
+    expect(sealed.keys).toHaveLength(1);
+    expect(hashKeySecret(first.key)).toBe(sealed.keys[0]!.hash);
     expect(await visitSuccess(started.sessionId, started.cookie)).toEqual({
       state: 'key_issued',
       prefix: first.prefix,
       packageName: first.packageName,
+      purged: false,
     });
+    expect((await visitSuccess(started.sessionId, null)).state).toBe('key_issued');
     const after = await keysOfPurchase(started.sessionId);
     expect(after.purchase).toMatchObject({ secretCiphertext: null, secretIv: null, secretAuthTag: null });
     expect(after.purchase.revealedAt).not.toBeNull();
   });
 
-  it('one browser buying twice keeps its cookie and sees each key', async () => {
+  it('each checkout mints a fresh cookie: one a browser brings is never adopted, and it reveals only its own key', async () => {
     const first = await startCheckout(versionId);
     const second = await startCheckout(versionId, first.cookie);
-    expect(second.setCookie.split(';')[0]).toBe(first.cookie);
+    expect(second.cookie).not.toBe(first.cookie);
     for (const started of [first, second]) fake.pay(started.sessionId);
-    expect((await visitSuccess(second.sessionId, first.cookie)).state).toBe('revealed');
+    expect((await visitSuccess(second.sessionId, first.cookie)).state).toBe('processing');
+    expect((await visitSuccess(second.sessionId, second.cookie)).state).toBe('revealed');
     expect((await visitSuccess(first.sessionId, first.cookie)).state).toBe('revealed');
   });
 });

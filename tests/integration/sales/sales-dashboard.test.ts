@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { marginByKey, marginReport } from '@/server/domain/reports/margin';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { createTestKey } from '../../helpers/api';
 import { expectTrpcError, operatorCaller, anonymousCaller } from '../trpc/helpers';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn } from './support';

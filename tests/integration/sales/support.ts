@@ -7,7 +7,7 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { successPage } from '@/server/http/sales/buy-pages';
-import { startFakeStripe, type FakeStripe, type SignedDelivery } from '../../helpers/fake-stripe';
+import { startFakeStripe, type FakeStripe, type SignedDelivery } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
 
 // Selling against the fake Stripe: the product's own handlers called in-process, the SDK

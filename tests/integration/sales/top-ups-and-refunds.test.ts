@@ -6,7 +6,7 @@ import { listPurchasesForKey } from '@/server/domain/sales/list-purchases';
 import { createTopUpCheckout } from '@/server/domain/sales/start-checkout';
 import { cataloguePage, successPage } from '@/server/http/sales/buy-pages';
 import { getStripe } from '@/server/payments/stripe-client';
-import type { FakeStripe } from '../../helpers/fake-stripe';
+import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { BASE } from '../../helpers/api';
 import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
 

@@ -4,7 +4,7 @@ import { getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { TESTS_PER_MINUTE } from '@/server/domain/providers/test-provider';
-import { FAKE_ERROR_TEXT } from '../../helpers/fake-openai';
+import { FAKE_ERROR_TEXT } from '../../../fakes/fake-openai';
 import { applyOnePackage } from '../support/product/packages';
 import { anonymousCaller, expectTrpcError, operatorCaller, uniqueSlug } from './helpers';
 import { withFakeOpenAi } from '../support/providers/fake-openai-server';

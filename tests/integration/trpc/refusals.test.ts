@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { countRefusal, flushRefusals } from '@/server/observability/refusal-counter';
 import { api, call, createTestKey } from '../../helpers/api';
-import { startFakeOpenAi, type FakeOpenAi } from '../../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
 import { expectTrpcError, operatorCaller } from './helpers';
 
 // After a scripted mix of successes, failures and refusals the overview counts each class

@@ -16,6 +16,7 @@ import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-pic
 import { MarginPanel } from '@/components/margin/margin-panel';
 import { PurchasesTable } from '@/components/sales/purchases-table';
 import { SaleFlags } from '@/components/sales/sale-flags';
+import { BuyerEmailForm, ReinstateKey } from '@/components/sales/key-owner';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { orNotFound } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
@@ -27,12 +28,13 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
   const range = rangeFromParams(await props.searchParams);
   const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
-  const [activity, refusals, margin, webhook, purchases] = await Promise.all([
+  const [activity, refusals, margin, webhook, purchases, owner] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),
     caller.margin.report({ key: key.id, ...range }),
     caller.keys.webhook({ id: key.id }),
     caller.sales.forKey({ id: key.id }),
+    caller.sales.keyOwner({ id: key.id }),
   ]);
   const used = activity.daily.reduce((sum, day) => sum + day.units, 0);
   return (
@@ -46,7 +48,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         }
         back={{ href: '/keys', label: 'API keys' }}
       />
-      <SaleFlags purchases={purchases} />
+      <SaleFlags purchases={purchases} suspended={owner.suspended} />
       <div className="stats">
         <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units">
           <UnitsBar remaining={key.remaining_units} total={key.total_units} testId="units-bar" />
@@ -80,6 +82,27 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           <UnitsPerDayChart data={activity.daily} label={`Units charged per day to this key; ${formatNumber(used)} in the last 14 days.`} />
         </Card>
       </div>
+      {owner.suspended && can('admin') ? (
+        <div className="grid">
+          <Card title="Suspended: decide">
+            <p className="muted">
+              A dispute suspended this key on {formatDate(owner.suspended_at)}. Reinstate it if the payment is settled in your favour, or
+              revoke it. Both are audited.
+            </p>
+            <ReinstateKey id={key.id} prefix={key.prefix} />
+          </Card>
+          <Card title="Revoke">
+            <RevokeKey id={key.id} prefix={key.prefix} label={key.label} />
+          </Card>
+        </div>
+      ) : null}
+      <Card title="Buyer">
+        <p className="muted">
+          The buyer&apos;s e-mail confirms rotations and webhook changes in the customer portal and is told of each one
+          {owner.mail_on ? '' : ' (e-mail is off: set SMTP_URL and MAIL_FROM; until then the portal offers no such change)'}.
+        </p>
+        {can('admin') ? <BuyerEmailForm id={key.id} email={owner.buyer_email} /> : <p>{owner.buyer_email ?? 'No e-mail'}</p>}
+      </Card>
       {key.status === 'active' && can('admin') ? (
         <div className="grid">
           <Card title="Top up units">

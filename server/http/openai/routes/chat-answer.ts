@@ -1,4 +1,4 @@
-import type { GenerationResult } from '../../../domain/billing/settle-request';
+import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
 import { unitHeaders } from '../openai-headers';
 import type { ChunkStream } from '../openai-stream';

@@ -1,4 +1,4 @@
-import type { GenerationResult } from '../../../domain/billing/settle-request';
+import type { GenerationResult } from '../../../domain/billing/reservation';
 import { loadUploadBytes } from '../../../domain/uploads/resolve-input-upload';
 import { signObjectUrl, verifyObjectUrl } from '../../../storage/signed-urls';
 

@@ -3,7 +3,7 @@ import type { RouteContext } from '../../route-context';
 import { checkInlineInput } from '../../../domain/generation/inline-input';
 import { prepareInlineTranscribe } from '../../../domain/generation/media';
 import { INPUT_UPLOAD_PURPOSES } from '../../../domain/operations';
-import type { GenerationResult } from '../../../domain/billing/settle-request';
+import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
 import { refuseParam } from '../openai-errors';
 import { unitHeaders } from '../openai-headers';

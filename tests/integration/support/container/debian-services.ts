@@ -88,11 +88,12 @@ export async function startDebianPostgres(): Promise<Service> {
   };
 }
 
-export async function startDebianRedis(): Promise<Service> {
+/** Debian's redis-server with `args` (compose's redis command after `redis-server`) on 127.0.0.1 and a free port; the URL names no password. */
+export async function startDebianRedis(args: string[] = ['--save', '', '--appendonly', 'no']): Promise<Service & { port: number }> {
   const port = await freePort();
   if (spawnSync('redis-server', ['--version']).error)
     throw new Error('redis-server is needed by this test: apt-get install -y redis-server (.ci/run does)');
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const server = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -103,5 +104,5 @@ export async function startDebianRedis(): Promise<Service> {
     });
     server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
-  return { url: `redis://127.0.0.1:${port}`, stop: () => stopped(server) };
+  return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopped(server) };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
+import { getPool } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/jobs/job-queue';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { createTestKey, expectNothingShown, remainingUnits, type CallResult, type TestKey } from '../../../helpers/api';
@@ -71,6 +72,12 @@ export async function expectVideoSold(key: TestKey, job: Job): Promise<void> {
   expect(await remainingUnits(key.id)).toBe(100 - VIDEO_UNITS);
   expect(await holdsOf(key.id)).toEqual([{ status: 'captured', units: VIDEO_UNITS, counts_in_flight: false }]);
   expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: VIDEO_UNITS, job_id: job.job_id, error_code: null }]);
+  // The provider's length of the video, or (none reported) the video's own, marked estimated: never nothing.
+  const { rows } = await getPool().query<{ seconds: number | null }>(
+    'SELECT video_seconds::float8 AS seconds FROM usage_events WHERE job_id = $1',
+    [job.job_id],
+  );
+  expect(rows[0]!.seconds).toBeCloseTo(1, 1);
 }
 
 /** The job failed with provider_unavailable, nothing of the provider shown, every unit returned. */

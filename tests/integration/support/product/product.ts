@@ -4,13 +4,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
 import { freePort } from '../../../../server/db/free-port';
-import { ensureBuild as ensureCurrentBuild } from '../../../../scripts/lib/ensure-build';
-import { ensureServerBundle } from '../../../../scripts/lib/server-bundle';
+import { ensureBuilds } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';
+import { cloneTemplate } from '../../../setup/test-database';
 export { freePort };
 
 // The real product (`scripts/start.ts`) as child processes on 127.0.0.1, for the
@@ -22,33 +23,25 @@ export const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 export const SIGNING_SECRET = 'product-test-signing-secret-0123456789abcdef';
 
 /**
- * What `npm run build` makes, when there is none of the current code: the app into DIST_DIR (as
- * npm start would) and the server's entry points into dist/ (what the production commands run).
+ * What `npm run build` makes, when there is none of the current code: the server package and its
+ * entry points into dist/, then the app into DIST_DIR (as npm start would).
  */
-export const ensureBuild = (): void => {
-  ensureCurrentBuild(REPO_ROOT, DIST_DIR);
-  ensureServerBundle(REPO_ROOT);
-};
+export const ensureBuild = (): void => ensureBuilds(REPO_ROOT, DIST_DIR);
 
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database on the server of `serverUrl` (the test PostgreSQL). */
-export async function createDatabase(serverUrl: string, prefix: string): Promise<TestDatabase> {
-  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  await migrateDatabase(url.toString());
+/** A fresh, migrated database on the test server (a clone of its template), named after `prefix`. */
+export async function createDatabase(prefix: string): Promise<TestDatabase> {
+  const databases = inject('testDatabases');
+  const { name, url } = await cloneTemplate(databases, prefix);
+  await migrateDatabase(url); // the template's migrations are the current ones: this only checks
   return {
-    url: url.toString(),
+    url,
     async drop() {
-      const cleanup = new pg.Client({ connectionString: serverUrl });
+      const cleanup = new pg.Client({ connectionString: databases.serverUrl });
       await cleanup.connect();
       await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await cleanup.end();

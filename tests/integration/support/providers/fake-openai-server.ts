@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { disconnectDb } from '@/server/db/client';
-import { startFakeOpenAi, type FakeOpenAi } from '../../../helpers/fake-openai';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../../fakes/fake-openai';
 
 /**
  * The fake OpenAI server of a test file: started before its tests (then `env` is set, e.g. the

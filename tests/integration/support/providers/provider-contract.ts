@@ -136,6 +136,16 @@ export function describeProviderContract(spec: ProviderContractSpec): void {
         expect(file.headers.get('content-type')).toBe(op === 'images.generate' ? 'image/png' : 'audio/mpeg');
       }
       spec.sent?.[op]?.(fake);
+      // What the call used is on its usage event, as reported or estimated, never nothing (budgets count it).
+      const { rows } = await getPool().query(
+        `SELECT input_tokens, output_tokens, characters, audio_seconds, images, video_seconds
+           FROM usage_events WHERE api_key_id = $1 AND operation = $2 ORDER BY created_at DESC LIMIT 1`,
+        [key.id, op],
+      );
+      expect(
+        Object.values(rows[0]).some((quantity) => quantity !== null),
+        JSON.stringify(rows[0]),
+      ).toBe(true);
     });
   });
 

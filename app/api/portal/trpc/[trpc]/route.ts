@@ -1,10 +1,12 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createPortalRequestContext, crossSiteRefusal, portalRouter } from '@wgs/server/next';
+import { createPortalRequestContext, crossSiteRefusal, portalOffResponse, portalRouter } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
 
 function handler(req: Request) {
+  const off = portalOffResponse();
+  if (off) return off;
   // Mutations are POSTs: another site's is refused before anything runs, as on /api/trpc.
   const refused = crossSiteRefusal(req, true);
   if (refused) return refused;

@@ -4,7 +4,10 @@ import type { AddressInfo, Socket } from 'node:net';
 // A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
 // POST /v1/chat/completions with switchable behaviour, counts calls and records what it got. A
 // request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
-// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words.
+// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words. Usage is
+// reported as OpenAI does (a stream's only when `stream_options.include_usage` asks), or never
+// (`setReportsUsage(false)`, as some OpenAI-compatible servers). `setPlanOf` lets a caller
+// (npm run chaos) choose the mode and reply of each call itself.
 
 export type FakeMode =
   | { kind: 'ok' }
@@ -15,7 +18,17 @@ export type FakeMode =
   /** Streams `after` words, then drops the connection. */
   | { kind: 'break'; after: number }
   /** Streams `after` words, then sends nothing more until the client goes away (or `resume()`). */
-  | { kind: 'stall'; after: number };
+  | { kind: 'stall'; after: number }
+  /** Each streamed word `ms` after the one before (the first too); a JSON answer after `ms`. */
+  | { kind: 'drip'; ms: number }
+  /** The answer cut off half-way: a JSON body or a stream's words, then the connection dropped. */
+  | { kind: 'truncate' };
+
+/** What one call gets instead of the fake's mode and reply. */
+export interface CallPlan {
+  mode?: FakeMode;
+  reply?: string;
+}
 
 export interface FakeCall {
   path: string;
@@ -37,6 +50,10 @@ export interface FakeOpenAi {
   setMode(mode: FakeMode): void;
   /** The assistant message content for `ok`/`slow`; by default text, or {code, explanation} JSON when json mode is asked. */
   setReply(content: string | undefined): void;
+  /** Decides each call's mode and reply (undefined: the fake's own); `reset()` forgets it. */
+  setPlanOf(planOf: ((call: FakeCall) => CallPlan | undefined) | undefined): void;
+  /** false: no usage in any answer, whatever the request asks (reset: true). */
+  setReportsUsage(reports: boolean): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
   /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
@@ -50,14 +67,14 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string) {
+function completion(model: string, content: string, withUsage: boolean) {
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    ...(withUsage ? { usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } } : {}),
   };
 }
 
@@ -93,6 +110,8 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let mode: FakeMode = { kind: 'ok' };
   let reply: string | undefined;
+  let planOf: ((call: FakeCall) => CallPlan | undefined) | undefined;
+  let reportsUsage = true;
   let active = 0;
   let maxActive = 0;
   let streamsAbandoned = 0;
@@ -111,26 +130,31 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     });
     const body = await readBody(request);
     const path = new URL(request.url ?? '/', 'http://x').pathname;
-    calls.push({ path, authorization: request.headers.authorization, body });
+    const call: FakeCall = { path, authorization: request.headers.authorization, body };
+    calls.push(call);
+    const plan = planOf?.(call);
 
     if (request.method !== 'POST' || path !== '/v1/chat/completions') {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: `no route ${path}`, type: 'invalid_request_error' } }));
       return;
     }
-    const current = mode;
+    const current = plan?.mode ?? mode;
     const model = (body as { model?: string })?.model ?? 'unknown';
     const wantsJson = (body as { response_format?: { type?: string } })?.response_format?.type === 'json_object';
     const content =
+      plan?.reply ??
       reply ??
       (wantsJson
         ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
         : `fake answer from ${model}`);
 
     const streamed = (body as { stream?: unknown })?.stream === true;
-    if (streamed && (current.kind === 'ok' || current.kind === 'break' || current.kind === 'stall')) {
+    const cutStream = current.kind === 'break' || current.kind === 'stall' || current.kind === 'truncate';
+    if (streamed && (current.kind === 'ok' || current.kind === 'drip' || cutStream)) {
       const pieces = wordsOf(content);
-      const count = current.kind === 'ok' ? pieces.length : Math.min(current.after, pieces.length);
+      const cutAfter = current.kind === 'truncate' ? Math.floor(pieces.length / 2) : 'after' in current ? current.after : pieces.length;
+      const count = Math.min(cutAfter, pieces.length);
       let ended = false;
       response.on('close', () => {
         if (!ended) streamsAbandoned++;
@@ -138,11 +162,12 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.write(chunk(model, { role: 'assistant', content: '' }, null));
       for (const piece of pieces.slice(0, count)) {
+        if (current.kind === 'drip') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.write(chunk(model, { content: piece }, null));
         await new Promise((resolve) => setImmediate(resolve));
       }
-      if (current.kind === 'break') {
+      if (current.kind === 'break' || current.kind === 'truncate') {
         ended = true;
         response.destroy();
         return;
@@ -156,7 +181,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (response.destroyed) return;
         for (const piece of pieces.slice(count)) response.write(chunk(model, { content: piece }, null));
       }
-      response.write(chunk(model, {}, 'stop', { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length }));
+      const asked = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
+      const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
+      response.write(chunk(model, {}, 'stop', reportsUsage && asked ? usage : undefined));
       ended = true;
       streamsFinished++;
       response.end('data: [DONE]\n\n');
@@ -167,11 +194,19 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       case 'break':
       case 'stall':
       case 'ok':
+      case 'drip':
       case 'slow': {
-        if (current.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, current.ms));
+        if (current.kind === 'slow' || current.kind === 'drip') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(completion(model, content)));
+        response.end(JSON.stringify(completion(model, content, reportsUsage)));
+        return;
+      }
+      case 'truncate': {
+        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage)));
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
+        response.write(whole.subarray(0, Math.floor(whole.length / 2)));
+        response.destroy();
         return;
       }
       case 'status': {
@@ -233,10 +268,18 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     setReply(content) {
       reply = content;
     },
+    setPlanOf(next) {
+      planOf = next;
+    },
+    setReportsUsage(reports) {
+      reportsUsage = reports;
+    },
     reset() {
       calls.length = 0;
       mode = { kind: 'ok' };
       reply = undefined;
+      planOf = undefined;
+      reportsUsage = true;
       maxActive = active;
       streamsAbandoned = 0;
       streamsFinished = 0;

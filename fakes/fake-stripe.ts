@@ -16,6 +16,8 @@ export interface FakeSession {
   object: 'checkout.session';
   mode: string;
   status: 'open' | 'complete' | 'expired';
+  /** Unix seconds: a day after creation unless the create asked for another time (as Stripe). */
+  expires_at: number;
   payment_status: 'unpaid' | 'paid' | 'no_payment_required';
   amount_total: number;
   currency: string;
@@ -71,6 +73,8 @@ export interface FakeStripeOptions {
   /** Where "Pay" delivers checkout.session.completed (the product's /api/stripe/webhook); none when unset. */
   webhookUrl?: string;
   webhookSecret?: string;
+  /** How long a new session lives (its expires_at) when the create does not say; Stripe's default is a day. */
+  sessionSeconds?: number;
 }
 
 export interface SignedDelivery {
@@ -101,6 +105,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       object: 'checkout.session',
       mode: at(body, 'mode') ?? 'payment',
       status: 'open',
+      expires_at: Number(at(body, 'expires_at') ?? Math.floor(Date.now() / 1000) + (options.sessionSeconds ?? 86_400)),
       payment_status: 'unpaid',
       amount_total: Number(at(item, 'price_data', 'unit_amount') ?? 0) * Number(at(item, 'quantity') ?? 1),
       currency: at(item, 'price_data', 'currency') ?? 'usd',
@@ -197,6 +202,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     asyncSucceeded: (sessionId: string) => {
       settle(sessions.get(sessionId)!);
       return signed('checkout.session.async_payment_succeeded', sessions.get(sessionId));
+    },
+    /** The session expired unpaid (checkout.session.expired). */
+    expired: (sessionId: string) => {
+      const session = sessions.get(sessionId)!;
+      session.status = 'expired';
+      return signed('checkout.session.expired', { ...session, line_items: undefined });
     },
     /** Refunds `amount` (default: all that is left) of the session's charge. */
     refunded: (sessionId: string, amount?: number) => {

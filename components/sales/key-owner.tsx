@@ -1,0 +1,53 @@
+'use client';
+import { useFormAction } from '../forms/use-form-action';
+import { trpc } from '../trpc/client';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+
+/** The key's buyer's e-mail (the address that confirms its portal changes): set, change or remove; audited as key.email. */
+export function BuyerEmailForm(props: { id: string; email: string | null }) {
+  const { busy, message, run } = useFormAction();
+  return (
+    <form
+      className="filters"
+      aria-label="Buyer's e-mail"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const email = String(new FormData(event.currentTarget).get('email') ?? '').trim();
+        void run(async () => {
+          await trpc.sales.setBuyerEmail.mutate({ id: props.id, email: email || null });
+          return { tone: 'ok', text: email ? `Changes in the portal are now confirmed by e-mail to ${email}.` : 'E-mail removed.' };
+        });
+      }}
+    >
+      <div className="field wide">
+        <label htmlFor="buyer-email">Buyer&apos;s e-mail</label>
+        <input id="buyer-email" name="email" type="email" defaultValue={props.email ?? ''} placeholder="buyer@example.com" />
+      </div>
+      <button className="button" type="submit" disabled={busy}>
+        Save e-mail
+      </button>
+      {message ? (
+        <span className={message.tone === 'error' ? 'error' : 'muted'} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </span>
+      ) : null}
+    </form>
+  );
+}
+
+/** The operator's decision for a key a dispute suspended: it works again (revoking is the Revoke card's). */
+export function ReinstateKey(props: { id: string; prefix: string }) {
+  return (
+    <ConfirmDialog
+      openLabel="Reinstate key"
+      openTone="secondary"
+      question={`Reinstate ${props.prefix}…?`}
+      consequence="The API accepts the key again at once, on every instance. The dispute stays on its purchase."
+      confirmLabel={`Reinstate ${props.prefix}…`}
+      busyLabel="Reinstating…"
+      action={() => trpc.sales.reinstateKey.mutate({ id: props.id })}
+      keepOpen
+    />
+  );
+}

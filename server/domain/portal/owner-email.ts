@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { PrismaClient } from '../../db/generated/client';
+import type { Actor } from '../actor';
+import { recordAudit } from '../audit/record-audit';
+import { ApiError } from '../errors';
+import { isUuid } from '../uuid';
+import { mailChangeNotice } from './owner-mail';
+import { confirmationsAvailable, supportContact } from './portal-settings';
+
+// The key's buyer's e-mail confirms what changes who controls the key (confirm-change.ts). Stripe
+// gives it for a key sold through Checkout; an operator sets or changes it (dashboard, CLI), and
+// the address it had is told, so a changed address cannot pass unnoticed.
+
+const email = z.email().max(254);
+
+export async function setBuyerEmail(
+  db: PrismaClient,
+  actor: Actor,
+  keyId: string,
+  value: string | null,
+): Promise<{ id: string; buyer_email: string | null }> {
+  const next = value?.trim() || null;
+  if (next !== null && !email.safeParse(next).success) {
+    throw ApiError.validation([{ path: 'email', code: 'invalid_email', message: 'must be an e-mail address such as buyer@example.com' }]);
+  }
+  const before = isUuid(keyId) ? await db.apiKey.findUnique({ where: { id: keyId } }) : null;
+  if (!before) throw new ApiError('not_found', { message: `No API key with id "${keyId}".` });
+  if (before.buyerEmail === next) return { id: keyId, buyer_email: next };
+  await db.$transaction(async (tx) => {
+    await tx.apiKey.update({ where: { id: keyId }, data: { buyerEmail: next } });
+    await recordAudit(tx, actor, {
+      action: 'key.email',
+      targetType: 'api_key',
+      targetId: keyId,
+      before: { buyer_email: before.buyerEmail },
+      after: { buyer_email: next },
+    });
+  });
+  const notices = [
+    {
+      to: before.buyerEmail,
+      text: next
+        ? `The e-mail that confirms changes to your API key is now ${next}, set by the operator.`
+        : 'Your API key no longer has an e-mail that confirms its changes: the operator removed it.',
+    },
+    { to: next, text: 'This address now confirms changes to the API key below (its secret and its job webhook), set by the operator.' },
+  ];
+  for (const notice of notices) {
+    if (notice.to && confirmationsAvailable(notice.to)) {
+      await mailChangeNotice({ to: notice.to, keyPrefix: before.prefix, text: notice.text, contact: supportContact() });
+    }
+  }
+  return { id: keyId, buyer_email: next };
+}
