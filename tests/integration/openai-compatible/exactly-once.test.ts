@@ -4,6 +4,7 @@ import OpenAI from 'openai-v7';
 type APIError = InstanceType<typeof OpenAI.APIError>;
 import { createTestKey } from '../../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
+import pg from 'pg';
 import { books, killAllProducts } from '../support/product/product';
 import { losingProxy, sdk, startSurface, stopSurface, surfaceKey, type Setup } from './support';
 
@@ -15,6 +16,17 @@ import { losingProxy, sdk, startSurface, stopSurface, surfaceKey, type Setup } f
 let setup: Setup;
 let fake: FakeOpenAi;
 const messages = [{ role: 'user' as const, content: 'Summarise the plot of Hamlet in one line.' }];
+
+async function usageEvents(apiKeyId: string): Promise<{ surface: string; error_code: string | null }[]> {
+  const client = new pg.Client({ connectionString: setup.database.url });
+  await client.connect();
+  try {
+    const sql = 'SELECT surface, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at';
+    return (await client.query(sql, [apiKeyId])).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 beforeAll(async () => {
   fake = await startFakeOpenAi();
@@ -105,6 +117,40 @@ describe('an Idempotency-Key on /openai/v1', () => {
     expect(sent).toHaveLength(1);
     const keyed = await strictClient.chat.completions.create({ model: 'gpt-4o-mini', messages }, options);
     expect(keyed.object).toBe('chat.completion');
+  });
+});
+
+describe('a stream that fails after its first chunk', () => {
+  it('ends with data: {"error"} the SDK raises, charged once, and its key answers what was delivered without running again', async () => {
+    const { key, id } = await createTestKey({
+      quota: 10,
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
+      operations: { 'text.generate': { engine: 'fake:model-once', units: 2 } },
+    });
+    fake.reset();
+    fake.setReply('One two three four five.');
+    fake.setMode({ kind: 'break', after: 2 });
+    const { client, sent } = sdk(setup.product.base, key);
+    const options = { headers: { 'Idempotency-Key': 'stream-cut-1' } };
+    const stream = await client.chat.completions.create({ model: 'text.generate', messages, stream: true }, options);
+    const pieces: string[] = [];
+    const failure = await (async () => {
+      for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as APIError).code).toBe('output_interrupted');
+    expect((failure as APIError).message).toContain('The units were charged');
+    expect(pieces.join('')).not.toBe('');
+    expect(sent, 'an error inside a stream is not retried').toHaveLength(1);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1, held: 0, inFlight: 0 });
+
+    const again = await client.chat.completions.create({ model: 'text.generate', messages }, options).withResponse();
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data.choices[0]!.message.content).toBe(pieces.join(''));
+    expect(fake.callCount, 'the engine is never called again').toBe(1);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
+    const events = await usageEvents(id);
+    expect(events).toEqual([{ surface: 'openai', error_code: 'provider_failed' }]);
   });
 });
 

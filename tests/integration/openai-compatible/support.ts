@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai-v7';
 import { createTestKey } from '../../helpers/api';
 import { testDatabaseUrl } from '../../setup/test-database';
+import { originAt, ownAddresses } from '../support/product/addresses';
 import * as products from '../support/product/product';
 import type { Product, TestDatabase } from '../support/product/product';
 
@@ -19,8 +20,9 @@ export async function startSurface(prefix: string, env: Record<string, string> =
   products.ensureBuild();
   const database = await products.createDatabase(prefix);
   await products.useDatabaseInThisProcess(database.url);
-  const product = await products.startProduct({ databaseUrl: database.url, env });
-  return { database, product };
+  const product = await products.startProduct({ databaseUrl: database.url, env: { HOST: '0.0.0.0', ...env } });
+  // Reached as a customer's client reaches it: from this machine's non-loopback address (192.0.2.2).
+  return { database, product: { ...product, base: originAt(ownAddresses().ipv4, product.port) } };
 }
 
 export async function stopSurface(setup: Setup | undefined): Promise<void> {
