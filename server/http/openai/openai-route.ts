@@ -16,7 +16,7 @@ import { jsonResponse } from '../responses';
 import { toOpenAIErrorResponse } from './openai-errors';
 import { rateHeadersOf } from './openai-headers';
 import { openAIBillingRequest, sentIdempotencyKey } from './openai-idempotency';
-import { streamAnswer, type ChunkStream } from './openai-stream';
+import { endingOf, streamAnswer, type ChunkStream } from './openai-stream';
 
 // A route of the OpenAI-compatible surface translates, it does not duplicate: its request becomes
 // the body of the /v1 route that sells the same operation, checked by that route's schema and
@@ -44,8 +44,8 @@ export interface Translation<P> {
   render?: RenderGeneration;
   /** Answered as chat.completion.chunk events: the stream's pieces (a route with the /v1 stream step streams live). */
   chunks?: ChunkStream;
-  /** The answer from the stored body, the first time and on every replay. */
-  respond(stored: string, ctx: RouteContext): Promise<Response> | Response;
+  /** The answer from the stored body, the first time and on every replay (`ended`: the error a charged stream ended with). */
+  respond(stored: string, ctx: RouteContext, ended?: ApiError): Promise<Response> | Response;
 }
 
 /** A route's translation, its prepared type known to it alone (the route runs its own steps on it). */
@@ -101,7 +101,10 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       const prepared = await prepare(translation, ctx);
       const billing = await openAIBillingRequest(ctx, sentKey, translation.fingerprinted, translation.steps.charge?.(prepared, ctx));
       const reserved = await traceStep('reserve', () => reserve(getSqlDb(), { ...billing, render: translation!.render }));
-      if (reserved.kind === 'replay') return withHeaders(await translation.respond(reserved.body, ctx), { 'Idempotent-Replayed': 'true' });
+      if (reserved.kind === 'replay') {
+        const replayed = await translation.respond(reserved.body, ctx, endingOf(reserved.events));
+        return withHeaders(replayed, { 'Idempotent-Replayed': 'true' });
+      }
       reservation = reserved.reservation;
       const headers = rateHeadersOf(reservation.rate);
       if (translation.chunks && translation.steps.stream) {

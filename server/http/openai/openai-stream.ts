@@ -1,4 +1,5 @@
 import type { OpenReservation } from '../../domain/billing/reserve';
+import { ApiError, type ErrorCode } from '../../domain/errors';
 import { observeStreamCharged } from '../../observability/observe-request';
 import { runAndSettle } from '../answer-lifecycle';
 import { KEEP_ALIVE_MS } from '../event-stream';
@@ -14,6 +15,20 @@ import { openAIError, toOpenAIErrorResponse } from './openai-errors';
 // paid for. The answer's status and headers leave with its first piece: a failure before any piece
 // is an ordinary error answer (503, nothing charged), which the SDKs retry; after it, a failure
 // arrives as `data: {"error": …}`, which the SDKs raise, and the call stays charged once.
+
+/** The error a charged stream ended with, from the events stored for its replays (their last `error` event). */
+export function endingOf(events: string | undefined): ApiError | undefined {
+  const last = events
+    ?.trimEnd()
+    .split('\n')
+    .findLast((line) => line.startsWith('data: '));
+  if (!last) return undefined;
+  const { error } = JSON.parse(last.slice('data: '.length)) as { error?: { code: ErrorCode; message: string } };
+  return error ? new ApiError(error.code, { message: error.message }) : undefined;
+}
+
+/** The `data:` of an error ending a stream, in OpenAI's shape (the SDKs raise it). */
+export const errorChunk = (error: ApiError) => JSON.stringify({ error: openAIError(error).body.error });
 
 /** The pieces of one streamed answer, each one event's data. */
 export interface ChunkStream {
@@ -70,7 +85,7 @@ export function streamAnswer<P>(
     if (!opened) return answer(toOpenAIErrorResponse(error, ctx.requestId, ctx.record));
     const apiError = toApiError(error, ctx.requestId);
     ctx.record.errorCode = apiError.code;
-    event(JSON.stringify({ error: openAIError(apiError).body.error }));
+    event(errorChunk(apiError));
   };
   runAndSettle(ctx, reservation, channel)
     .then((settled) => {

@@ -132,21 +132,29 @@ describe('a stream that fails after its first chunk', () => {
     fake.setMode({ kind: 'break', after: 2 });
     const { client, sent } = sdk(setup.product.base, key);
     const options = { headers: { 'Idempotency-Key': 'stream-cut-1' } };
-    const stream = await client.chat.completions.create({ model: 'text.generate', messages, stream: true }, options);
-    const pieces: string[] = [];
-    const failure = await (async () => {
-      for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
-    })().catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(OpenAI.APIError);
-    expect((failure as APIError).code).toBe('output_interrupted');
-    expect((failure as APIError).message).toContain('The units were charged');
-    expect(pieces.join('')).not.toBe('');
+    const read = async () => {
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'text.generate', messages, stream: true }, options)
+        .withResponse();
+      const pieces: string[] = [];
+      const failure = await (async () => {
+        for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+      })().catch((error: unknown) => error);
+      return { text: pieces.join(''), failure: failure as APIError, replayed: response.headers.get('idempotent-replayed') };
+    };
+    const first = await read();
+    expect(first.failure).toBeInstanceOf(OpenAI.APIError);
+    expect(first.failure.code).toBe('output_interrupted');
+    expect(first.failure.message).toContain('The units were charged');
+    expect(first.text).not.toBe('');
     expect(sent, 'an error inside a stream is not retried').toHaveLength(1);
     expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1, held: 0, inFlight: 0 });
 
-    const again = await client.chat.completions.create({ model: 'text.generate', messages }, options).withResponse();
-    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.data.choices[0]!.message.content).toBe(pieces.join(''));
+    const again = await read();
+    expect(again.replayed).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.failure).toBeInstanceOf(OpenAI.APIError);
+    expect(again.failure.code).toBe('output_interrupted');
     expect(fake.callCount, 'the engine is never called again').toBe(1);
     expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
     const events = await usageEvents(id);

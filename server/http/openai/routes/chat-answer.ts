@@ -1,7 +1,8 @@
 import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
 import { unitHeaders } from '../openai-headers';
-import type { ChunkStream } from '../openai-stream';
+import type { ApiError } from '../../../domain/errors';
+import { errorChunk, type ChunkStream } from '../openai-stream';
 import type { ChatUsage } from './chat-tokens';
 
 // A chat completion as OpenAI answers it: the `chat.completion` object, or the same as
@@ -60,12 +61,15 @@ export function chatAnswer(call: { id: string; model: string; includeUsage: bool
       };
       return JSON.stringify({ completion, units: result.usage } satisfies StoredChat);
     },
-    /** The stored completion as JSON, or as events when the request asked for a stream. */
-    respond(stored: string, requestId: string, streamed: boolean): Response {
+    /**
+     * The stored completion as JSON, or as events when the request asked for a stream: what a charged
+     * stream delivered ends again with the error it `ended` with.
+     */
+    respond(stored: string, requestId: string, streamed: boolean, ended?: ApiError): Response {
       const { completion, units } = JSON.parse(stored) as StoredChat;
       if (!streamed) return jsonResponse(200, completion, requestId, unitHeaders(units));
-      const replay: ChunkStream = { ...chunks, finish: chunks.finish };
-      const pieces = [replay.delta(completion.choices[0]!.message.content), ...replay.finish(stored), '[DONE]'];
+      const text = chunks.delta(completion.choices[0]!.message.content);
+      const pieces = ended ? [text, errorChunk(ended)] : [text, ...chunks.finish(stored), '[DONE]'];
       const headers = baseHeaders(requestId, unitHeaders(units));
       headers.set('Content-Type', 'text/event-stream; charset=utf-8');
       return new Response(pieces.map((data) => `data: ${data}\n\n`).join(''), { status: 200, headers });

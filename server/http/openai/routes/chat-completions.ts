@@ -3,6 +3,7 @@ import type { EngineReport } from '../../../domain/generation/call-engine';
 import type { CodeTask, TextTask } from '../../../providers/engine';
 import type { Outcome, RouteContext } from '../../route-context';
 import { codeGenerateRoute, textGenerateRoute } from '../../routes/text-and-code';
+import type { ApiError } from '../../../domain/errors';
 import { refuseParam } from '../openai-errors';
 import { resolveModel } from '../openai-models';
 import { OpenAIParams } from '../openai-params';
@@ -96,7 +97,7 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
     fingerprinted: body,
     params: { input: 'messages', context: 'messages', output_format: 'response_format' },
     render: answer.render(() => chatUsageOf(seen.engines)),
-    respond: (stored: string) => answer.respond(stored, ctx.requestId, chat.stream),
+    respond: (stored: string, _ctx: RouteContext, ended?: ApiError) => answer.respond(stored, ctx.requestId, chat.stream, ended),
   };
   if (chat.model.operation === 'text.generate') {
     const steps = textGenerateRoute.steps;
