@@ -41,6 +41,7 @@ test('a call made with the OpenAI SDK shows on the key page and in the portal, n
 
   await test.step("the operator sees the call on the key's page, through /openai/v1", async () => {
     await signIn(page);
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
     await page.goto(`/keys/${issued.id}`);
     const recent = page.getByRole('region', { name: 'Recent requests with this key' });
     await expect(recent.getByRole('row')).toHaveCount(2);
