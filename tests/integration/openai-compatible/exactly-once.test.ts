@@ -28,6 +28,14 @@ async function usageEvents(apiKeyId: string): Promise<{ surface: string; error_c
   }
 }
 
+/** A key whose text.generate runs on the fake provider (its replies and failures set by each test), 2 units a call. */
+const fakeEngineKey = () =>
+  createTestKey({
+    quota: 10,
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
+    operations: { 'text.generate': { engine: 'fake:model-once', units: 2 } },
+  });
+
 beforeAll(async () => {
   fake = await startFakeOpenAi();
   setup = await startSurface('wgs_openai_once', { WGS_PROVIDER_KEY_FAKE_ONCE: 'sk-fake-once' });
@@ -65,11 +73,7 @@ describe('SDK retries without an Idempotency-Key', () => {
   });
 
   it('answers a retry of a call still running with 409 and x-should-retry: true, then with its answer', async () => {
-    const { key, id } = await createTestKey({
-      quota: 10,
-      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
-      operations: { 'text.generate': { engine: 'fake:model-once', units: 2 } },
-    });
+    const { key, id } = await fakeEngineKey();
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 3_000 });
     const call = (retry: string) =>
@@ -122,11 +126,7 @@ describe('an Idempotency-Key on /openai/v1', () => {
 
 describe('a stream that fails after its first chunk', () => {
   it('ends with data: {"error"} the SDK raises, charged once, and its key answers what was delivered without running again', async () => {
-    const { key, id } = await createTestKey({
-      quota: 10,
-      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
-      operations: { 'text.generate': { engine: 'fake:model-once', units: 2 } },
-    });
+    const { key, id } = await fakeEngineKey();
     fake.reset();
     fake.setReply('One two three four five.');
     fake.setMode({ kind: 'break', after: 2 });
