@@ -100,6 +100,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       leaseSeconds: 300,
       budget: null,
       expectedCost: null,
+      surface: 'v1',
     },
   });
   const row = await writeBatched<RateClaimHoldRow>(provisionalPool, RESERVE_PAID, { apiKeyId: key.id, statement });

@@ -24,6 +24,7 @@ export { dashboardPolicy, hashedPolicy, newNonce, STRICT_TRANSPORT_SECURITY } fr
 export { portalOffResponse } from '../http/portal/portal-off';
 export { signInRoute, signOutRoute } from '../http/portal/portal-session-route';
 export { routeMethods } from '../http/route-methods';
+export { apiBaseUrls, type ApiBaseUrls } from '../http/api-base-urls';
 export { cataloguePage, successPage } from '../http/sales/buy-pages';
 export { handleCheckoutStart } from '../http/sales/checkout-start';
 export { handleStripeWebhook } from '../http/sales/stripe-webhook';

@@ -26,6 +26,8 @@ export const reserveSample = () =>
       leaseSeconds: 300,
       budget: null,
       expectedCost: null,
+      engines: ['local'],
+      surface: 'v1',
     },
   });
 

@@ -46,9 +46,10 @@ BEGIN
                   AND EXISTS (SELECT 1 FROM claim)
                RETURNING remaining_units
              ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost, engines, surface)
                SELECT wgs_call[24]::uuid, wgs_call[25]::uuid, wgs_call[26]::int, wgs_call[27]::text, wgs_call[28]::text,
-                      now() + make_interval(secs => wgs_call[29]::int), wgs_call[30]::numeric FROM taken
+                      now() + make_interval(secs => wgs_call[29]::int), wgs_call[30]::numeric,
+                      wgs_call[31]::text[], wgs_call[32]::text FROM taken
                RETURNING id
              )
         SELECT (SELECT id FROM claim) AS record_id, e.fingerprint, e.status AS existing_status,
@@ -75,7 +76,7 @@ BEGIN
     WITH hold AS (
              UPDATE unit_holds SET status = 'captured', settled_at = now()
               WHERE id = wgs_call[1]::uuid AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight, expected_cost
+             RETURNING id, api_key_id, units, counts_in_flight, expected_cost, surface
            ), metering AS (
              SELECT wgs_call[2]::jsonb AS doc
            ), key AS (
@@ -86,8 +87,8 @@ BEGIN
                FROM hold h WHERE k.id = h.api_key_id
              RETURNING k.id
            ), usage AS (
-             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, error_code, request_id, hold_id, job_id, input_upload_id, duration_ms, engines_tried, input_tokens, output_tokens, cached_input_tokens, characters, audio_seconds, images, image_size, video_seconds, provider_cost, unpriced, usage_estimated)
-             SELECT wgs_call[3]::uuid, api_key_id, wgs_call[4]::uuid, wgs_call[5]::text, wgs_call[6]::text, 'succeeded', units, wgs_call[7]::text, wgs_call[8]::text, id, wgs_call[9]::text, wgs_call[10]::text, wgs_call[11]::int, COALESCE(wgs_call[12]::text[], ARRAY[]::text[]), (m.doc->>'input_tokens')::int, (m.doc->>'output_tokens')::int, (m.doc->>'cached_input_tokens')::int, (m.doc->>'characters')::int, (m.doc->>'audio_seconds')::numeric, (m.doc->>'images')::int, (m.doc->>'image_size')::text, (m.doc->>'video_seconds')::numeric, (m.doc->>'provider_cost')::numeric, COALESCE((m.doc->>'unpriced')::boolean, false), COALESCE((m.doc->>'usage_estimated')::boolean, false)
+             INSERT INTO usage_events (id, api_key_id, package_version_id, operation, engine, outcome, units, error_code, request_id, hold_id, job_id, input_upload_id, duration_ms, engines_tried, surface, input_tokens, output_tokens, cached_input_tokens, characters, audio_seconds, images, image_size, video_seconds, provider_cost, unpriced, usage_estimated)
+             SELECT wgs_call[3]::uuid, api_key_id, wgs_call[4]::uuid, wgs_call[5]::text, wgs_call[6]::text, 'succeeded', units, wgs_call[7]::text, wgs_call[8]::text, id, wgs_call[9]::text, wgs_call[10]::text, wgs_call[11]::int, COALESCE(wgs_call[12]::text[], ARRAY[]::text[]), surface, (m.doc->>'input_tokens')::int, (m.doc->>'output_tokens')::int, (m.doc->>'cached_input_tokens')::int, (m.doc->>'characters')::int, (m.doc->>'audio_seconds')::numeric, (m.doc->>'images')::int, (m.doc->>'image_size')::text, (m.doc->>'video_seconds')::numeric, (m.doc->>'provider_cost')::numeric, COALESCE((m.doc->>'unpriced')::boolean, false), COALESCE((m.doc->>'usage_estimated')::boolean, false)
                FROM hold, metering m
               WHERE true
              RETURNING id

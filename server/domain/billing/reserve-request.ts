@@ -158,5 +158,6 @@ function holdRequestOf(request: BillingRequest): Omit<HoldRequest, 'apiKeyId'> |
     budget: key.maxProviderCostPerDay ?? null,
     expectedCost: charge.expectedCost ?? null,
     engines: engineNamesOf(charge.engine),
+    surface: request.surface,
   };
 }

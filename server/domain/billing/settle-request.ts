@@ -31,11 +31,15 @@ export function usedEngines(charge: Charge, engines: EngineReport): { engine: st
   return { engine: answered ?? tried.at(-1) ?? firstEngine(charge), enginesTried: tried };
 }
 
-/** The Generation result (HTTP 200) of a charged request: its usage event's id, its output and its units. */
+/**
+ * The Generation result (HTTP 200) of a charged request: its usage event's id, its output and its
+ * units; as its surface renders it when the request says how (BillingRequest.render).
+ */
 export function generationBody(reservation: Reservation, usageEventId: string, output: unknown): string {
   const { hold, request } = reservation;
   if (!hold || !request.charge) throw new Error('a generation route must charge');
-  return JSON.stringify({
+  const render = request.render ?? JSON.stringify;
+  return render({
     id: usageEventId,
     object: 'generation',
     operation: request.charge.operation,

@@ -30,7 +30,7 @@ const SWEEP_SQL = sql`WITH expired AS (
          FROM expired e WHERE h.id = e.id
        RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.expected_cost, h.status, h.operation, h.request_id, h.created_at,
                  h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id,
-                 h.engines
+                 h.engines, h.surface
      ), per_key AS (
        SELECT api_key_id,
               COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
@@ -63,6 +63,7 @@ const SWEEP_SQL = sql`WITH expired AS (
          // How long the call is known to have run: until its first delta (its end was never seen); a lost one, unknown.
          duration_ms: sql`CASE WHEN ${CAPTURED} THEN (extract(epoch FROM h.delivered_at - h.created_at) * 1000)::int ELSE 0 END`,
          engines_tried: sql`CASE WHEN ${CAPTURED} THEN h.delivered_engines_tried ELSE h.engines END`,
+         surface: sql`h.surface`,
        },
        sql`hold h JOIN api_keys k ON k.id = h.api_key_id`,
        // A returned hold that names no engine (it calls none) is no call to record.

@@ -8,6 +8,7 @@ import { budgetRefusal } from './budget-refusal';
 import { CAPTURE_HOLD, writeBatched } from './batched-writes';
 import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
 import { prepared } from './sql-statement';
+import type { SurfaceName } from '../../contract/values';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row
 // (hold-sql.ts); a CHECK constraint keeps the balance >= 0 whatever happens. The same statement
@@ -33,6 +34,8 @@ export interface HoldRequest {
   expectedCost?: string | null;
   /** The engines the request may call, in order (none: a hold that calls no engine). */
   engines?: readonly string[];
+  /** The surface the call came through; `v1` when omitted. */
+  surface?: SurfaceName;
 }
 
 /**
@@ -58,7 +61,13 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
 
 /** A hold request's values for hold-sql.ts, under a new hold id. */
 export function holdValuesOf(request: HoldRequest): HoldValues {
-  return { ...request, holdId: randomUUID(), budget: request.budget ?? null, expectedCost: request.expectedCost ?? null };
+  return {
+    ...request,
+    holdId: randomUUID(),
+    budget: request.budget ?? null,
+    expectedCost: request.expectedCost ?? null,
+    surface: request.surface ?? 'v1',
+  };
 }
 
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
@@ -113,6 +122,7 @@ function usageValues(
     input_upload_id: sql`${usage.inputUploadId ?? null}::text`,
     duration_ms: sql`${usage.durationMs ?? null}::int`,
     engines_tried: sql`COALESCE(${usage.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+    surface: sql`surface`,
   };
 }
 
