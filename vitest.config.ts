@@ -21,6 +21,8 @@ export const PRODUCT_FILES = [
   'tests/integration/faults.test.ts',
   'tests/integration/multi-instance.test.ts',
   'tests/integration/observability/product-observability.test.ts',
+  'tests/integration/openai-compatible/exactly-once.test.ts',
+  'tests/integration/openai-compatible/sdk-endpoints.test.ts',
   'tests/integration/production-start.test.ts',
   'tests/integration/restart.test.ts',
   'tests/integration/sales/selling-product.test.ts',

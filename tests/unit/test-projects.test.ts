@@ -11,12 +11,19 @@ const root = path.resolve(__dirname, '../..');
 // Started through the product helpers, or spawned as `npm start` runs (startCommand) after the build (ensureBuilds).
 const startsTheProduct = /\b(ensureBuilds?|startProduct|startProduction|startCommand)\(/;
 
+/** A test file's text and that of the files beside it that it imports (its own support modules). */
+function textWithLocalImports(file: string): string {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  const local = [...text.matchAll(/from '(\.\/[^'/]+)'/g)].map((match) => path.join(root, path.dirname(file), `${match[1]}.ts`));
+  return [text, ...local.map((imported) => readFileSync(imported, 'utf8'))].join('\n');
+}
+
 describe('test projects', () => {
   it('the product project lists exactly the integration files that start the built product', () => {
     const files = readdirSync(path.join(root, 'tests/integration'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.test.ts'))
       .map((file) => `tests/integration/${file}`);
-    const starting = files.filter((file) => startsTheProduct.test(readFileSync(path.join(root, file), 'utf8')));
+    const starting = files.filter((file) => startsTheProduct.test(textWithLocalImports(file)));
     expect(starting.sort()).toEqual([...PRODUCT_FILES].sort());
   });
 });
