@@ -17,6 +17,7 @@ const NOT_SETTINGS = new Set([
   'NEXT_PUBLIC_VERCEL_BLOB_API_URL', // an alias of VERCEL_BLOB_API_URL, documented with it
   'INIT_CWD',
   'PRISMA_SCHEMA_ENGINE_BINARY',
+  'WGS_API_KEY', // the buyer's variable in the examples /buy, the success page and the portal show (components/sales/api-examples.tsx)
 ]);
 
 function sourceFiles(dir: string): string[] {
