@@ -44,7 +44,7 @@ const nextConfig = {
   async headers() {
     return [
       {
-        source: '/((?!v1(?:/|$)|healthz/?$|readyz/?$).*)',
+        source: '/((?!(?:openai/)?v1(?:/|$)|healthz/?$|readyz/?$).*)',
         headers: [
           { key: 'X-Frame-Options', value: 'DENY' },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
@@ -52,13 +52,13 @@ const nextConfig = {
       },
       {
         // The API reference sends its own whole policy (app/docs/route.ts), which this would replace.
-        source: '/((?!docs$|v1(?:/|$)|healthz/?$|readyz/?$).*)',
+        source: '/((?!docs$|(?:openai/)?v1(?:/|$)|healthz/?$|readyz/?$).*)',
         headers: [{ key: 'Content-Security-Policy', value: "frame-ancestors 'none'" }],
       },
       {
         // Other sites learn at most this origin from a link; a signed URL's answer (/files,
         // /uploads) sends no Referer at all (server/http/responses.ts).
-        source: '/((?!files/|uploads/|v1(?:/|$)|healthz/?$|readyz/?$).*)',
+        source: '/((?!files/|uploads/|(?:openai/)?v1(?:/|$)|healthz/?$|readyz/?$).*)',
         headers: [{ key: 'Referrer-Policy', value: 'strict-origin' }],
       },
     ];

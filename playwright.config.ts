@@ -14,14 +14,22 @@ const port = Number(process.env.WGS_E2E_PORT);
 export const baseURL = `http://127.0.0.1:${port}`;
 export const E2E_METRICS_TOKEN = 'e2e-metrics-token-0123456789';
 const start = startCommand(import.meta.dirname);
+const dashboardView = { viewport: { width: 1440, height: 900 } };
+/** Dashboard specs that must have the product to themselves (see `workers`). */
+const ALONE = ['**/refusals.spec.ts', '**/selling.spec.ts', '**/portal-buy.spec.ts'];
 
 export default defineConfig({
   testDir: 'tests/e2e',
   outputDir: 'test-results',
+  // Two spec files at a time against the one product (a file's tests stay in order): each test
+  // waits on pages and the server far more than it computes. The specs that count what every
+  // test adds (refusals) or start the fake Stripe on its one port (selling, portal-buy) run
+  // after the others, one at a time ('dashboard-alone').
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
-  timeout: 60_000,
+  // Two browsers at once on a shared machine: an axe-core pass alone may take tens of seconds.
+  timeout: 120_000,
   // The machines that run this are often shared: a page may take more than the default 5 s.
   expect: { timeout: 15_000 },
   reporter: [['list']],
@@ -46,7 +54,15 @@ export default defineConfig({
   projects: [
     { name: 'api', testDir: 'tests/e2e/api' },
     // The dashboard is looked at (and screenshotted) at 1440x900, a common laptop screen.
-    { name: 'dashboard', testDir: 'tests/e2e/dashboard', use: { viewport: { width: 1440, height: 900 } } },
+    { name: 'dashboard', testDir: 'tests/e2e/dashboard', testIgnore: ALONE, use: dashboardView },
+    {
+      name: 'dashboard-alone',
+      testDir: 'tests/e2e/dashboard',
+      testMatch: ALONE,
+      dependencies: ['api', 'dashboard'],
+      workers: 1,
+      use: dashboardView,
+    },
   ],
   webServer: {
     command: ['node', ...start.args].join(' '), // exactly `npm start`

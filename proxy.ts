@@ -21,6 +21,6 @@ export const config = {
   // Pages only: not the API (/v1, signed URLs, the probes, metrics), nor the API reference (its own
   // policy, app/docs), nor tRPC and next-auth (JSON), nor static files.
   matcher: [
-    '/((?!v1(?:/|$)|files/|uploads/|healthz|readyz|metrics|docs(?:/|$)|api/|_next/static/|_next/image|favicon\\.ico|icon\\.svg).*)',
+    '/((?!(?:openai/)?v1(?:/|$)|files/|uploads/|healthz|readyz|metrics|docs(?:/|$)|api/|_next/static/|_next/image|favicon\\.ico|icon\\.svg).*)',
   ],
 };

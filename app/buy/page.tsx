@@ -1,9 +1,11 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
+import { ApiExamples } from '@/components/sales/api-examples';
 import { Catalogue } from '@/components/sales/catalogue';
 import { Alert } from '@/components/ui/card';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { cataloguePage } from '@wgs/server/next';
+import { apiBaseUrls, cataloguePage } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Buy API access · Workflow Generation Service' };
@@ -26,7 +28,10 @@ export default async function BuyPage({ searchParams }: { searchParams: SearchPa
       <div className="stack">
         {error ? <Alert tone="error">{error}</Alert> : null}
         {page.selling ? (
-          <Catalogue packages={page.packages} />
+          <>
+            <Catalogue packages={page.packages} />
+            <ApiExamples urls={apiBaseUrls(await headers())} />
+          </>
         ) : (
           <Alert tone="warn">Selling is off on this service: ask its operator for an API key.</Alert>
         )}

@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { ApiExamples } from '@/components/sales/api-examples';
 import { PortalStats, PortalPackage, PortalUsageChart } from '@/components/portal/portal-key';
 import { RecentCalls, RecentJobs, RecentUploads } from '@/components/portal/portal-activity';
 import { PortalShell } from '@/components/portal/portal-shell';
@@ -10,7 +12,7 @@ import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { Alert, Card } from '@/components/ui/card';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { portalCaller, portalEnabled } from '@wgs/server/next';
+import { apiBaseUrls, portalCaller, portalEnabled } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 
@@ -64,6 +66,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
           <PortalPackage overview={overview} />
           <PortalUsageChart overview={overview} />
         </div>
+        <ApiExamples urls={apiBaseUrls(await headers())} model={Object.keys(overview.key.operations)[0]} />
         <RecentCalls calls={overview.calls} />
         <RecentJobs jobs={overview.jobs} />
         <RecentUploads uploads={overview.uploads} />

@@ -13,7 +13,8 @@ import { NumberSetting } from './number-setting';
 import { SaleFields } from './sale-fields';
 import { SizeInput } from './size-input';
 import { outputCapNotice, type OUTPUT_CAPPED_OPERATIONS } from '@/server/contract/output-cap-notices';
-import { fieldName, formToDefinition, issueField, LIST_FIELDS, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
+import { OpenAIFields } from './openai-fields';
+import { fieldName, formToDefinition, issueField, LIST_FIELDS, listHint, NUMBER_FIELDS, OPERATIONS, TAKES_UPLOADS } from './version-fields';
 
 type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];
 
@@ -171,6 +172,7 @@ export function PackageVersionForm(props: {
         </div>
       </fieldset>
       <SaleFields initial={initial?.sale} errors={errors} />
+      <OpenAIFields requireKey={Boolean(initial?.openai_compatible?.require_idempotency_key)} />
       {OPERATIONS.map((operation) => {
         const settings = ops[operation];
         const list = (key: string) => (Array.isArray(settings?.[key]) ? (settings[key] as string[]) : []);
@@ -204,15 +206,7 @@ export function PackageVersionForm(props: {
                 {(a11y) => <input type="number" min={0} {...a11y} defaultValue={String(settings?.units ?? 1)} />}
               </Field>
               {LIST_FIELDS[operation].map((field) => (
-                <Field
-                  key={field.key}
-                  name={fieldName(operation, field.key)}
-                  label={field.label}
-                  errors={errors}
-                  hint={
-                    field.allowed ? 'the first is the default; none allows all' : `${field.hint}; the first is the default; none allows all`
-                  }
-                >
+                <Field key={field.key} name={fieldName(operation, field.key)} label={field.label} errors={errors} hint={listHint(field)}>
                   {(a11y) => (
                     <TagInput
                       id={(a11y as { id: string }).id}

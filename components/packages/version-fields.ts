@@ -16,9 +16,19 @@ export interface ListField {
   hint: string;
   /** The interface's allowed values, offered as choices; absent for open lists (styles, voices). */
   allowed?: readonly string[];
+  /** A list without a default (its hint says all there is to say). */
+  unordered?: true;
 }
 
-export const LIST_FIELDS: Record<Operation, ListField[]> = {
+/** Other model ids /openai/v1 accepts for the operation (docs/openai-compatible.md#models). */
+const MODEL_ALIASES: ListField = {
+  key: 'model_aliases',
+  label: 'Model aliases (/openai/v1)',
+  hint: 'model ids an OpenAI client may send for this operation, for example gpt-4o-mini; its own name always works',
+  unordered: true,
+};
+
+const OPERATION_LISTS: Record<Operation, ListField[]> = {
   'text.generate': [{ key: 'output_formats', label: 'Output formats', hint: 'text, markdown, json', allowed: TEXT_OUTPUT_FORMATS }],
   'code.generate': [],
   'images.generate': [
@@ -36,6 +46,16 @@ export const LIST_FIELDS: Record<Operation, ListField[]> = {
     { key: 'timestamps', label: 'Timestamps', hint: 'none, segment', allowed: TIMESTAMP_MODES },
   ],
 };
+
+export const LIST_FIELDS = Object.fromEntries(
+  Object.entries(OPERATION_LISTS).map(([operation, fields]) => [operation, [...fields, MODEL_ALIASES]]),
+) as Record<Operation, ListField[]>;
+
+/** A list field's hint: an ordered list's first entry is its default, and an empty one allows all. */
+export function listHint(field: ListField): string {
+  if (field.unordered) return field.hint;
+  return field.allowed ? 'the first is the default; none allows all' : `${field.hint}; the first is the default; none allows all`;
+}
 
 export interface NumberField {
   key: string;
@@ -159,6 +179,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
     },
     unit_price: numberOrRaw(form.get('unit_price')),
     sale: saleFromForm(form),
+    openai_compatible: form.get('openai_require_idempotency_key') === 'on' ? { require_idempotency_key: true } : undefined,
     operations,
   };
 }

@@ -1,7 +1,7 @@
 import { StatusBadge } from '../ui/badge';
 import { Card } from '../ui/card';
 import { DataTable } from '../ui/data-table';
-import { formatBytes, formatDate, formatNumber } from '../ui/format';
+import { formatBytes, formatDate, formatNumber, surfacePath } from '../ui/format';
 import { MonoId } from '../ui/mono-id';
 import type { PortalCall, PortalJob, PortalUpload } from '@/server/trpc/outputs';
 
@@ -19,6 +19,7 @@ export function RecentCalls({ calls }: { calls: PortalCall[] }) {
         columns={[
           { header: 'Time', cell: (row) => when(row.created_at) },
           { header: 'Operation', cell: (row) => <code>{row.operation}</code> },
+          { header: 'Through', cell: (row) => <code>{surfacePath(row.surface)}</code> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.outcome} /> },
           { header: 'Units charged', cell: (row) => formatNumber(row.units), numeric: true },
           { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },

@@ -1,7 +1,7 @@
 import { UnitsPerDayChart } from '../charts/usage-charts';
 import { UnitsBar } from '../keys/units-bar';
 import { Card, DetailList, Stat } from '../ui/card';
-import { formatBytes, formatDate, formatNumber } from '../ui/format';
+import { formatBytes, formatDate, formatNumber, operationName } from '../ui/format';
 import type { PortalOverview } from '@/server/trpc/outputs';
 
 /** Remaining units and the last 30 days at a glance. */
@@ -23,7 +23,9 @@ export function PortalStats({ overview }: { overview: PortalOverview }) {
 /** The package the key is locked to: what each operation costs and the limits that apply. */
 export function PortalPackage({ overview }: { overview: PortalOverview }) {
   const { key } = overview;
-  const operations = Object.entries(key.operations).map(([name, settings]) => `${name} (${formatNumber(settings?.units ?? 0)} units)`);
+  const operations = Object.entries(key.operations).map(
+    ([name, settings]) => `${operationName(name)} (${name}, ${formatNumber(settings?.units ?? 0)} units)`,
+  );
   return (
     <Card title="Your package" id="package">
       <DetailList

@@ -1,5 +1,5 @@
 import { Card, DetailList, EmptyState } from '@/components/ui/card';
-import { formatBytes, formatNumber } from '@/components/ui/format';
+import { formatBytes, formatNumber, operationName } from '@/components/ui/format';
 import type { CatalogueEntry } from '@/server/contract/sales-pages';
 import { formatPrice } from './money';
 
@@ -22,7 +22,8 @@ function PackageOffer({ entry }: { entry: CatalogueEntry }) {
       <ul className="offer-list">
         {entry.operations.map((operation) => (
           <li key={operation.name}>
-            <code>{operation.name}</code> · {formatNumber(operation.units)} {operation.units === 1 ? 'unit' : 'units'} a call
+            {operationName(operation.name)} (<code>{operation.name}</code>) · {formatNumber(operation.units)}{' '}
+            {operation.units === 1 ? 'unit' : 'units'} a call
           </li>
         ))}
       </ul>

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { CopyButton } from '@/components/keys/copy-button';
 import { Alert, Card } from '@/components/ui/card';
 import { formatNumber } from '@/components/ui/format';
+import { ApiExamples, type BaseUrls } from './api-examples';
 import type { CheckoutPageState } from '@/server/contract/sales-pages';
 
 /** Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost. */
@@ -19,7 +20,8 @@ function NextSteps({ portal }: { portal: boolean }) {
   );
 }
 
-export function CheckoutResult({ result, portal }: { result: CheckoutPageState | { state: 'off' }; portal: boolean }) {
+export function CheckoutResult(props: { result: CheckoutPageState | { state: 'off' }; portal: boolean; urls: BaseUrls }) {
+  const { result, portal } = props;
   switch (result.state) {
     case 'revealed':
       return (
@@ -31,11 +33,12 @@ export function CheckoutResult({ result, portal }: { result: CheckoutPageState |
               <CopyButton value={result.key} label="Copy key" />
             </div>
             <p>
-              {result.packageName}: {formatNumber(result.units)} units. Send it as <code>Authorization: Bearer …</code> to{' '}
-              <Link href="/docs">the API</Link>.
+              {result.packageName}: {formatNumber(result.units)} units. Send it as <code>Authorization: Bearer …</code> to the
+              service&apos;s API or to its OpenAI-compatible API, as below.
             </p>
             <NextSteps portal={portal} />
           </div>
+          <ApiExamples urls={props.urls} />
         </Card>
       );
     case 'key_issued':

@@ -1,6 +1,14 @@
 // Formatting shared by server and client components. Deterministic (UTC, en-US) so the server's
 // HTML and the browser's hydration always agree.
+import { OPERATION_NAMES, SURFACE_PATHS, type Operation, type SurfaceName } from '@/server/contract/values';
+
 const numberFormat = new Intl.NumberFormat('en-US');
+
+/** The path a call came through (`/v1`, `/openai/v1`) from its surface's name. */
+export const surfacePath = (surface: string) => SURFACE_PATHS[surface as SurfaceName] ?? surface;
+
+/** An operation in words ("Text generation"); its id where it has none. */
+export const operationName = (operation: string) => OPERATION_NAMES[operation as Operation] ?? operation;
 
 export const formatNumber = (value: number) => numberFormat.format(value);
 

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
-import { formatDate, formatNumber } from '@/components/ui/format';
+import { formatDate, formatNumber, surfacePath } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import type { UsageTotals, UsageView } from '@/server/trpc/outputs';
 
@@ -42,6 +42,7 @@ export function UsageTable(props: {
         },
         { header: 'Request id', cell: (row) => <MonoId value={row.request_id} what="request id" head={8} tail={4} /> },
         { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
+        { header: 'Through', cell: (row) => <code>{surfacePath(row.surface)}</code> },
         {
           header: 'Engine',
           cell: (row) => (

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import pg from 'pg';
 import { rateClaimHoldStatement, type RateClaimHoldRow } from '../../server/domain/billing/reserve-statements';
 import { captureHold } from '../../server/domain/billing/unit-holds';
+import { RESERVE_PAID, writeBatched } from '../../server/domain/billing/batched-writes';
 import { releaseIdempotencyKey } from '../../server/domain/billing/idempotency-store';
 
 interface KeyRow {
@@ -81,28 +82,28 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const fingerprint = createHash('sha256').update(`POST\n/v1/text/generate\n${text}`).digest('hex');
 
   // 1. the rate point, the idempotency claim and the unit hold: the product's one statement,
-  // committed without waiting for the WAL flush (as the product's provisional writes are)
+  // committed without waiting for the WAL flush (as the product's provisional writes are), written
+  // with the calls in flight as the product writes it (billing/batched-writes.ts)
   const holdId = randomUUID();
   const requestId = `floor_${holdId}`;
   const scope = { apiKeyId: key.id, method: 'POST', path: '/v1/text/generate', key: idempotencyKey };
-  const { rows } = await provisionalPool.query<RateClaimHoldRow>(
-    rateClaimHoldStatement({
-      rate: { key: `rpm:${key.id}`, limit: key.rpm, windowSeconds: 60 },
-      claim: { recordId: randomUUID(), scope, fingerprint, leaseSeconds: 120, retentionHours: 24 },
-      hold: {
-        apiKeyId: key.id,
-        holdId,
-        units: key.units,
-        operation: 'text.generate',
-        requestId,
-        concurrency: key.concurrency,
-        leaseSeconds: 300,
-        budget: null,
-        expectedCost: null,
-      },
-    }),
-  );
-  const row = rows[0]!;
+  const statement = rateClaimHoldStatement({
+    rate: { key: `rpm:${key.id}`, limit: key.rpm, windowSeconds: 60 },
+    claim: { recordId: randomUUID(), scope, fingerprint, leaseSeconds: 120, retentionHours: 24 },
+    hold: {
+      apiKeyId: key.id,
+      holdId,
+      units: key.units,
+      operation: 'text.generate',
+      requestId,
+      concurrency: key.concurrency,
+      leaseSeconds: 300,
+      budget: null,
+      expectedCost: null,
+      surface: 'v1',
+    },
+  });
+  const row = await writeBatched<RateClaimHoldRow>(provisionalPool, RESERVE_PAID, { apiKeyId: key.id, statement });
   if (row.allowed === false) return send(res, 429, '{"error":{"code":"rate_limited"}}');
   if (!row.record_id) return send(res, 409, '{"error":{"code":"idempotency_key_in_use"}}');
   if (row.remaining === null) {
@@ -120,7 +121,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     usage: { charged_units: key.units, remaining_units: row.remaining },
   });
   const usage = { usageEventId, packageVersionId: key.version_id, operation: 'text.generate', engine: 'local', requestId, durationMs: 0 };
-  await captureHold(db, holdId, usage, { recordId: row.record_id, status: 200, body: response });
+  await captureHold(db, { holdId, apiKeyId: key.id }, usage, { recordId: row.record_id, status: 200, body: response });
   send(res, 200, response);
 }
 

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { batchSizesNote, readBatchCounts } from './batch-sizes';
 import { drain, settle, writeSnapshot } from './books';
 import { measureHandlerInProcess } from './in-process';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
@@ -118,13 +119,22 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   const load = loadOf(run, scenario, target.url);
   if (scenario.idempotency === 'stored') await storeReplay(load);
   const name = load.overallRate ? `${scenario.name} @ ${load.overallRate}/s` : scenario.name;
-  if (scenario.assert !== 'no-db-write') return { ...(await measure(name, load, target.pid, postmasterPid)), note: scenario.note };
+  if (scenario.assert !== 'no-db-write') return measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid));
   await settle();
   const before = await writeSnapshot(stats);
   const row = await measure(name, load, target.pid, postmasterPid);
   await settle();
   const after = await writeSnapshot(stats, before.second);
   return { ...row, note: before.text === after.text ? 'no db write' : `DB CHANGED: ${before.text} -> ${after.text}` };
+}
+
+/** A row of the product that pays, noted with the sizes of the batches its statements wrote meanwhile. */
+async function measureWithBatches(run: Run, scenario: Scenario, work: () => Promise<Measured>): Promise<Measured> {
+  const pays = scenario.instance === 'app' && scenario.idempotency === 'fresh';
+  const before = pays ? await readBatchCounts(run.stack.appUrl) : undefined;
+  const row = await work();
+  const batches = pays ? batchSizesNote(before, await readBatchCounts(run.stack.appUrl)) : undefined;
+  return { ...row, note: [scenario.note, batches].filter(Boolean).join('; ') || undefined };
 }
 
 /** Runs `scenarios` in order, adding a row each to `results`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  OPERATIONS,
   IMAGE_OUTPUT_FORMATS,
   LANGUAGE_PATTERN,
   MAX_UPLOAD_BYTES,
@@ -37,7 +38,21 @@ const uniqueList = <T extends z.ZodType<string>>(item: T) =>
     .max(100)
     .refine((list) => new Set(list).size === list.length, 'entries must be unique');
 
-const base = { engine, units };
+/** A model id of the OpenAI-compatible surface: letters, digits and `. _ : / -`, as OpenAI's own ids are. */
+export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+/**
+ * More model ids the OpenAI-compatible surface (/openai/v1) answers with this operation, beside its
+ * own name (`text.generate`), so an application keeps its model string (`gpt-4o-mini`).
+ */
+const modelAliases = uniqueList(
+  z
+    .string()
+    .regex(MODEL_ID_PATTERN, 'a model alias is 1 to 128 characters: letters, digits and . _ : / -, starting with a letter or digit'),
+)
+  .max(20)
+  .optional();
+
+const base = { engine, units, model_aliases: modelAliases };
 /** An amount of CURRENCY: at most 10 decimals are kept. */
 const money = z.number().min(0).max(1_000_000_000);
 /** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
@@ -82,7 +97,19 @@ export const operationsSchema = z
     'audio.speech': operationSettingsSchemas['audio.speech'].optional(),
     'audio.transcribe': operationSettingsSchemas['audio.transcribe'].optional(),
   })
-  .refine((ops) => Object.values(ops).some(Boolean), 'a package must sell at least one operation');
+  .refine((ops) => Object.values(ops).some(Boolean), 'a package must sell at least one operation')
+  .superRefine((ops, ctx) => {
+    // Each model id names one operation: an alias is no operation's name and no other alias.
+    const named = new Set<string>(OPERATIONS);
+    for (const [operation, settings] of Object.entries(ops)) {
+      (settings?.model_aliases ?? []).forEach((alias, index) => {
+        if (named.has(alias)) {
+          ctx.addIssue({ code: 'custom', path: [operation, 'model_aliases', index], message: `model alias "${alias}" is taken` });
+        }
+        named.add(alias);
+      });
+    }
+  });
 
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
@@ -151,6 +178,8 @@ export const packageDefinitionSchema = z.strictObject({
   unit_price: money.optional(),
   /** For sale through Stripe Checkout: a key's price and optional top-up packs; omitted, not sold. */
   sale: saleSchema.optional(),
+  /** The OpenAI-compatible surface (/openai/v1): whether it requires an Idempotency-Key as /v1 does. */
+  openai_compatible: z.strictObject({ require_idempotency_key: z.boolean().default(false) }).optional(),
   operations: operationsSchema,
 });
 

@@ -13,6 +13,23 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** The public surfaces a call can come through: `/v1`, and the OpenAI-compatible `/openai/v1`. */
+export const SURFACES = ['v1', 'openai'] as const;
+export type SurfaceName = (typeof SURFACES)[number];
+
+/** Each surface's path, as the dashboard and the portal name the way a call came in. */
+export const SURFACE_PATHS: Record<SurfaceName, string> = { v1: '/v1', openai: '/openai/v1' };
+
+/** Each operation in words, shown beside its id to buyers and customers. */
+export const OPERATION_NAMES: Record<Operation, string> = {
+  'text.generate': 'Text generation',
+  'code.generate': 'Code generation',
+  'images.generate': 'Image generation',
+  'videos.generate': 'Video generation',
+  'audio.speech': 'Speech (text to audio)',
+  'audio.transcribe': 'Transcription (audio to text)',
+};
+
 export const TEXT_OUTPUT_FORMATS = ['text', 'markdown', 'json'] as const;
 export const IMAGE_OUTPUT_FORMATS = ['png', 'jpeg', 'webp'] as const;
 export const SPEECH_OUTPUT_FORMATS = ['mp3', 'wav'] as const;

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { getConfig } from '../config';
+import { listenForErrors } from './pg-errors';
 import { disconnectRedis } from './redis';
 import { PrismaClient } from './generated/client';
 
@@ -73,7 +74,10 @@ function connect(): DbHandles {
   }
   const pool = new pg.Pool({ connectionString: url, max: 20, ...liveness });
   // A dropped connection (database restart) must not crash the process; the next query reconnects.
+  // The pool listens on idle clients only: a client checked out (a transaction waiting on other
+  // work) that loses its connection would throw an uncaught 'error'. Its query fails instead.
   pool.on('error', () => {});
+  pool.on('connect', listenForErrors);
   // Writes a crash may lose without harm (see getProvisionalPool) commit without waiting for
   // the WAL flush. Each commit's flush costs more CPU than the statement itself.
   const provisionalPool = new pg.Pool({
@@ -83,6 +87,7 @@ function connect(): DbHandles {
     ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? { options: '-c synchronous_commit=off' } : {}),
   });
   provisionalPool.on('error', () => {});
+  provisionalPool.on('connect', listenForErrors);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
 }

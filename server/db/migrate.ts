@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import sql from 'sql-template-tag';
 import { prepared } from './named-statement';
+import { listenForErrors } from './pg-errors';
 
 // Applies prisma/migrations the way `prisma migrate deploy` does, writing the same
 // `_prisma_migrations` history, so either tool can take over the same database. Prisma's
@@ -52,6 +53,7 @@ export async function migrateDatabase(
   { log = () => {}, migrations = readMigrations() }: { log?: (line: string) => void; migrations?: MigrationFile[] } = {},
 ): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  listenForErrors(client);
   await client.connect();
   const applied: string[] = [];
   try {

@@ -2,6 +2,7 @@ import { getConfig, settleConfig } from '../config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
+import { listenForErrors } from './pg-errors';
 import { pendingMigrations, schemaBehindLine } from './schema-status';
 
 export interface ProvidedDatabase {
@@ -45,6 +46,7 @@ export async function provideDatabase({
 /** Throws the one line naming the first missing migration when the database is behind. */
 async function refuseSchemaBehind(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  listenForErrors(client);
   await client.connect();
   try {
     const pending = await pendingMigrations(client);

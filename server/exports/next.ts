@@ -22,6 +22,7 @@ export { dashboardPolicy, hashedPolicy, newNonce, STRICT_TRANSPORT_SECURITY } fr
 export { portalOffResponse } from '../http/portal/portal-off';
 export { signInRoute, signOutRoute } from '../http/portal/portal-session-route';
 export { routeMethods } from '../http/route-methods';
+export { apiBaseUrls, type ApiBaseUrls } from '../http/api-base-urls';
 export { cataloguePage, successPage } from '../http/sales/buy-pages';
 export { handleCheckoutStart } from '../http/sales/checkout-start';
 export { handleStripeWebhook } from '../http/sales/stripe-webhook';
@@ -37,3 +38,4 @@ export { portalCaller } from '../trpc/portal/portal-caller';
 export { createPortalRequestContext } from '../trpc/portal/portal-context';
 export { portalRouter } from '../trpc/portal/portal-router';
 export { dashboardCallerOf, orNotFound } from '../trpc/server-caller';
+export { trpcResponseMeta } from '../trpc/response-meta';

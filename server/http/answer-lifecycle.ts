@@ -8,6 +8,7 @@ import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import type { Outcome, RouteContext, RunContext } from './route-context';
 import { requestDeadline, type RequestDeadline } from './request-deadline';
+import { answeredCode } from './responses';
 
 // Step 11 and what ends it, one lifecycle for every POST that got past step 10: the operation
 // runs under the lease's deadline, then the reservation is settled, or abandoned when it failed.
@@ -49,7 +50,7 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
  * Runs the operation and settles its reservation: reserve → run → settle. An operation that fails
  * gives its units back at once (a release the database refused answers instead); anything failing
  * after it (the settling itself) leaves the reservation abandoned too, so it never outlives the
- * request, unless output was delivered: that call is charged (its hold marked delivered, the sweeper
+ * request, with the engine call that answered recorded as a failed attempt, unless output was delivered: that call is charged (its hold marked delivered, the sweeper
  * captures it) and its key keeps the answer stored with the mark, so the stream ends `output_interrupted`.
  */
 export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
@@ -71,7 +72,11 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
     return ran.interrupted ? { ...settled, interrupted: ran.interrupted.error } : settled;
   } catch (error) {
     if (channel.delivered?.()) throw new ApiError('output_interrupted', { message: interruptedMessage('stream_interrupted') });
-    await reservation.abandon(); // nothing when the failure above abandoned it already
+    // Nothing when the failure above abandoned it already. An engine that answered before the
+    // settling failed (the database away) is recorded as a failed attempt: no engine call is missing
+    // from the books. A release the database cannot take now is queued (pending-releases.ts).
+    const failure = engines && { error, code: answeredCode(error), engines };
+    await reservation.abandon(failure).catch(() => undefined);
     throw error;
   } finally {
     deadline.clear();

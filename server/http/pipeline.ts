@@ -68,7 +68,8 @@ async function authenticate(request: Request, connection: Connection | undefined
   }
 }
 
-async function routeContext(request: Request, requestId: string, call: RouteCall): Promise<RouteContext> {
+/** Step 1 and what every later step is given: the key, the request's id, its parameters and public origin. */
+export async function routeContext(request: Request, requestId: string, call: RouteCall): Promise<RouteContext> {
   const key = await authenticate(request, call.connection);
   const secret = request.headers.get('authorization')?.slice(7).trim() ?? '';
   noteKey(call.record, { keyId: key.id, keyPrefix: displayPrefix(secret), packageSlug: key.packageSlug });
@@ -80,7 +81,10 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
   return typeof scope === 'function' ? scope(key) : Boolean(key.operations[scope]);
 }
 
-export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>): RouteSpec {
+/** A POST route with its own steps, which a surface translating its requests runs too (server/http/openai). */
+export type PostRoute<S extends z.ZodType, P> = RouteSpec & { steps: PostRouteSpec<S, P> };
+
+export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>): PostRoute<S, P> {
   const { path, operationId, summary, pathParams, response, eventStream, schema, scope } = spec;
   const operation = spec.operation ?? (typeof scope === 'string' ? scope : undefined);
   if (operation === undefined) throw new Error(`${path}: a route whose scope is a rule names its operation`);
@@ -114,7 +118,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return toErrorResponse(error, requestId, call.record);
     }
   }
-  return { doc: route, handle };
+  return { doc: route, handle, steps: spec };
 }
 
 /** Steps 2 to 7: scope 403, content type 415, Idempotency-Key 400, size 413, JSON 400, schema 422. */

@@ -1,5 +1,5 @@
-import { isRedisUnavailable } from '../db/redis';
-import { ApiError, ERROR_CATALOG, isApiError } from '../domain/errors';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
+import { ApiError, ERROR_CATALOG, isApiError, type ErrorCode } from '../domain/errors';
 import type { RequestRecord } from '../observability/request-record';
 import { errorEnvelope } from './error-envelope';
 
@@ -32,21 +32,6 @@ export function jsonResponse(status: number, body: unknown, requestId: string, e
   return jsonText(status, JSON.stringify(body), requestId, extra);
 }
 
-const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
-
-const SOCKET_FAILURES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
-  if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || SOCKET_FAILURES.includes(code))) return true;
-  // A Unix-socket DATABASE_URL whose server is down (no socket file); a missing stored file is not this.
-  if (code === 'ENOENT' && syscall === 'connect') return true;
-  const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
-    message,
-  );
-}
-
 /**
  * Maps any thrown value to the error envelope. Unknown errors become a generic 500. The code is
  * noted in the request's `record` (a /v1 request's), for its log line and metrics.
@@ -67,17 +52,23 @@ export function errorBody(apiError: ApiError, requestId: string): ReturnType<typ
   return errorEnvelope(apiError.code, message, requestId, apiError.details);
 }
 
+/** The code a thrown value is answered with (toApiError's), without logging it. */
+export function answeredCode(error: unknown): ErrorCode {
+  if (isApiError(error)) return error.code;
+  return isStoreUnavailable(error) ? 'provider_unavailable' : 'internal_error';
+}
+
 /** Any thrown value as the ApiError it is answered with; an unknown one is logged and becomes internal_error. */
 export function toApiError(error: unknown, requestId: string): ApiError {
   let apiError: ApiError;
   if (isApiError(error)) {
     apiError = error;
-  } else if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
+  } else if (isStoreUnavailable(error)) {
     // Fail closed and retryable: nothing was charged, the same Idempotency-Key may be reused.
     apiError = new ApiError('provider_unavailable', {
       message:
         'The service is temporarily unavailable. Retry later (a POST with the same Idempotency-Key): a request that did not complete is not charged, and one that did is replayed.',
-      retryAfter: 2,
+      retryAfter: STORE_RETRY_AFTER_SECONDS,
     });
   } else {
     console.error(`[${requestId}] unexpected error`, error);

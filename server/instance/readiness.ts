@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { getConfig } from '../config';
+import { listenForErrors } from '../db/pg-errors';
 import { getRedis } from '../db/redis';
 import { pendingMigrations } from '../db/schema-status';
 import { isStopping, onShutdown } from '../lifecycle/shutdown-hooks';
@@ -36,6 +37,7 @@ function readinessPool(url: string, timeoutMs: number): pg.Pool {
     application_name: 'wgs-readiness',
   });
   pool.on('error', () => {}); // a dropped idle connection: the next check reconnects
+  pool.on('connect', listenForErrors);
   own = { url, pool };
   if (!current) {
     onShutdown(async () => {

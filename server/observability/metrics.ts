@@ -14,6 +14,7 @@ export interface Metrics {
   unpricedCalls: Counter<'provider' | 'model'>;
   webhookAttempts: Counter<'outcome'>;
   salesAlerts: Counter<'reason'>;
+  batchSizes: Histogram<'statement'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
   videoJobs: Gauge<'state'>;
@@ -30,6 +31,7 @@ export function currentMetrics(): Metrics | undefined {
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64];
 
 type PromClient = typeof import('prom-client');
 type RecordedMetrics = Pick<
@@ -94,6 +96,17 @@ function recordedMetrics(client: PromClient, registry: Registry): RecordedMetric
   };
 }
 
+/** How many calls each statement of the paid path wrote (billing/batched-writes.ts). */
+function batchSizes(client: PromClient, registry: Registry): Histogram<'statement'> {
+  return new client.Histogram({
+    name: 'wgs_db_batch_size',
+    help: 'Calls written together by one statement of the paid path (billing/batched-writes.ts), by batch function',
+    labelNames: ['statement'] as const,
+    buckets: BATCH_BUCKETS,
+    registers: [registry],
+  });
+}
+
 /** Gauges set when scraped: the database-wide holds and video jobs, and this instance's pools. */
 function scrapedGauges(client: PromClient, registry: Registry): ScrapedGauges {
   return {
@@ -125,7 +138,12 @@ export function enableMetrics(): Promise<Metrics> {
     const client = await import('prom-client');
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry }); // process, heap, GC, event-loop lag
-    current = { registry, ...recordedMetrics(client, registry), ...scrapedGauges(client, registry) };
+    current = {
+      registry,
+      ...recordedMetrics(client, registry),
+      batchSizes: batchSizes(client, registry),
+      ...scrapedGauges(client, registry),
+    };
     return current;
   })();
   return enabling;
@@ -193,4 +211,9 @@ export function countSalesAlert(reason: string): void {
 /** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */
 export function countWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void {
   current?.webhookAttempts.labels(outcome).inc();
+}
+
+/** How many calls one statement of the paid path wrote together. */
+export function observeBatchSize(statement: string, size: number): void {
+  current?.batchSizes.labels(statement).observe(size);
 }

@@ -8,6 +8,8 @@ export interface TextTask {
   outputFormat: 'text' | 'markdown' | 'json';
   /** The package's cap on the answer's length, in the provider's tokens; unset: the provider's default. */
   maxOutputTokens?: number;
+  /** Sampling temperature (0 to 2) the caller asked for (the OpenAI-compatible surface); unset: the provider's default. */
+  temperature?: number;
 }
 
 export interface CodeTask {

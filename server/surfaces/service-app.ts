@@ -4,6 +4,7 @@ import { newRequestId } from '../http/request-id';
 import { toErrorResponse } from '../http/responses';
 import { serveReadiness } from '../instance/readiness';
 import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
+import { openaiSurface } from './openai';
 import { v1Surface } from './v1';
 
 // The one app that serves the public surfaces and the load balancers' probes: `npm start`'s
@@ -17,7 +18,7 @@ import { v1Surface } from './v1';
  * (app/<prefix>/[[...route]]/route.ts), and its prefix left out of proxy.ts's matcher and
  * next.config.mjs's header rules (pages' policies, which the app sets on its own answers).
  */
-export const SURFACES: readonly Surface[] = [v1Surface];
+export const SURFACES: readonly Surface[] = [v1Surface, openaiSurface];
 
 /** Liveness for load balancers and tests; also the "trivial route handler" of `npm run bench`. */
 async function liveness(): Promise<Response> {

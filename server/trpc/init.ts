@@ -5,16 +5,20 @@ import type { OperatorSession } from '../auth/session';
 import { ROLE_DESCRIPTIONS, roleAllows, type OperatorRole } from '../contract/dashboard/roles';
 import type { TrpcContext } from './context';
 import { apiErrorData, toTRPCError } from './error-map';
+import { isUnavailableError } from './response-meta';
+import { STORE_UNAVAILABLE_MESSAGE } from '../db/store-unavailable';
 
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
-    // Unexpected failures say nothing about their insides (SQL, stack) to the browser.
+    // Unexpected failures say nothing about their insides (SQL, stack) to the browser; the database
+    // away says so (answered 503 with Retry-After: response-meta.ts).
     const hidden = error.code === 'INTERNAL_SERVER_ERROR';
     const { stack: _stack, ...data } = shape.data;
+    const unavailable = isUnavailableError(error);
     return {
       ...shape,
-      message: hidden ? ERROR_CATALOG.internal_error.message : shape.message,
-      data: { ...data, ...apiErrorData(error.cause) },
+      message: unavailable ? STORE_UNAVAILABLE_MESSAGE : hidden ? ERROR_CATALOG.internal_error.message : shape.message,
+      data: { ...data, ...(unavailable ? { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } : {}), ...apiErrorData(error.cause) },
     };
   },
 });

@@ -88,6 +88,8 @@ export async function createTestKey(
     providers?: Record<string, unknown>;
     unitPrice?: number;
     maxProviderCostPerDay?: number;
+    /** The package's settings of the OpenAI-compatible surface. */
+    openaiCompatible?: { require_idempotency_key: boolean };
   } = {},
 ): Promise<TestKey> {
   const slug = `t-${randomBytes(6).toString('hex')}`;
@@ -106,6 +108,7 @@ export async function createTestKey(
           ...(options.maxStoredBytes ? { max_stored_bytes: options.maxStoredBytes } : {}),
         },
         ...(options.unitPrice !== undefined ? { unit_price: options.unitPrice } : {}),
+        ...(options.openaiCompatible ? { openai_compatible: options.openaiCompatible } : {}),
         operations: options.operations ?? {
           'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown', 'json'] },
           'code.generate': { engine: 'local', units: 2 },

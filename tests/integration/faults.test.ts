@@ -1,5 +1,6 @@
 import { getSqlDb } from '@/server/db/client';
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
+import { startFakeStripe, type FakeStripe } from '../../fakes/fake-stripe';
+import { ownAddresses, originAt } from './support/product/addresses';
 import { restartOnPort } from './support/postgres/restart-on-port';
 import {
   books,
@@ -69,6 +72,29 @@ async function retryUntilOk(base: string, apiKey: string, body: unknown, idem: s
     await sleep(Math.min(retryAfter, 3) * 1000);
   }
   throw new Error(`no 200 for ${idem} after 60 attempts: last ${seen.at(-1)?.status} ${seen.at(-1)?.text}`);
+}
+
+interface UsageRow {
+  outcome: string;
+  units: number;
+  error_code: string | null;
+  engine: string;
+  engines_tried: string[];
+}
+
+/** A key's usage events, oldest first. */
+async function usageOf(url: string, apiKeyId: string): Promise<UsageRow[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<UsageRow>(
+      `SELECT outcome, units, error_code, engine, engines_tried FROM usage_events WHERE api_key_id = $1 ORDER BY created_at`,
+      [apiKeyId],
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
 }
 
 describe('PostgreSQL restarted under load', () => {
@@ -152,6 +178,125 @@ describe('PostgreSQL restarted under load', () => {
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
   }, 180_000);
+});
+
+describe('PostgreSQL away between the engine answering and the capture', () => {
+  const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-away-'));
+  let back: EmbeddedPostgres | undefined;
+  afterAll(async () => {
+    await back?.stop().catch(() => {});
+    await stopEmbeddedPostgres(awayDir).catch(() => {});
+    rmSync(awayDir, { recursive: true, force: true });
+  });
+
+  it('answers 503, charges nothing, and records the engine call as a failed attempt once the database is back', async () => {
+    const { url } = await startEmbeddedPostgres({ dataDir: awayDir });
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const key = await createTestKey({
+      quota: 10,
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
+      operations: { 'text.generate': { engine: 'fake:model-away', units: 2, output_formats: ['text'] } },
+    });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { IDEMPOTENCY_LEASE_SECONDS: '20', HOLD_LEASE_SECONDS: '21', WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake-away' },
+    });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 2_500 });
+    const idem = newKey('away');
+    const body = { input: 'answered while the database is away' };
+    const pending = post(app.base, TEXT, key.key, body, idem, 60_000);
+    for (let i = 0; i < 400 && fake.callCount === 0; i++) await sleep(25);
+    expect(fake.callCount).toBe(1); // the engine is working: the hold is written
+    await stopEmbeddedPostgres(awayDir); // gone before the engine answers
+    const reply = await pending;
+    expect(reply.status, reply.text).toBe(503);
+    expect(reply.json.error.code).toBe('provider_unavailable');
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+
+    back = await restartOnPort(awayDir, Number(new URL(url).port));
+    // The release the app could not write is written once the database answers (its retry timer).
+    await expect.poll(async () => (await books(url, key.id)).failed, { timeout: 30_000, interval: 250 }).toBe(1);
+    expect(await books(url, key.id)).toMatchObject({ remaining: 10, held: 0, released: 1, captured: 0, succeeded: 0, inFlight: 0 });
+    expect(await usageOf(url, key.id)).toEqual([
+      { outcome: 'failed', units: 0, error_code: 'provider_unavailable', engine: 'fake:model-away', engines_tried: ['fake:model-away'] },
+    ]);
+    fake.setMode({ kind: 'ok' });
+    const retried = await retryUntilOk(app.base, key.key, body, idem);
+    expect(retried.json.usage.charged_units).toBe(2);
+    expect(fake.callCount).toBe(2);
+    expect(await books(url, key.id)).toMatchObject({ remaining: 8, captured: 1, succeeded: 1, failed: 1, held: 0 });
+    expect(app.child.exitCode).toBeNull(); // the outage killed nothing
+    await app.stop();
+    await useDatabaseInThisProcess(testDatabaseUrl());
+  }, 120_000);
+});
+
+describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () => {
+  const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-pages-'));
+  let stripe: FakeStripe | undefined;
+  let back: EmbeddedPostgres | undefined;
+  afterAll(async () => {
+    await stripe?.close();
+    await back?.stop().catch(() => {});
+    await stopEmbeddedPostgres(awayDir).catch(() => {});
+    rmSync(awayDir, { recursive: true, force: true });
+  });
+
+  it('never 500, and the process logs no uncaught pg error', async () => {
+    const { url } = await startEmbeddedPostgres({ dataDir: awayDir });
+    await migrateDatabase(url);
+    await useDatabaseInThisProcess(url);
+    const key = await createTestKey({ quota: 10 });
+    stripe = await startFakeStripe({ webhookSecret: 'whsec_faults' });
+    const app = await startProduct({
+      databaseUrl: url,
+      env: { HOST: '0.0.0.0', STRIPE_SECRET_KEY: 'sk_test_faults', STRIPE_WEBHOOK_SECRET: 'whsec_faults', STRIPE_API_BASE: stripe.apiBase },
+    });
+    // From this machine's non-loopback address, as a customer's browser on the network.
+    const origin = originAt(ownAddresses().ipv4, app.port);
+    const browse = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+      const response = await fetch(`${origin}${path}`, { ...init, redirect: 'manual', headers: { origin, ...init.headers } });
+      return { status: response.status, retryAfter: Number(response.headers.get('retry-after')), text: await response.text() };
+    };
+    const json = { 'content-type': 'application/json' };
+    const signIn = () => browse('/api/portal/session', { method: 'POST', headers: json, body: JSON.stringify({ secret: key.key }) });
+    const signedIn = await fetch(`${origin}/api/portal/session`, {
+      method: 'POST',
+      headers: { origin, ...json },
+      body: JSON.stringify({ secret: key.key }),
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+
+    await stopEmbeddedPostgres(awayDir);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const answers = {
+      checkout: await browse('/buy/checkout', { method: 'POST', headers: form, body: `package_version_id=${randomUUID()}` }),
+      success: await browse('/buy/success?session_id=cs_test_faults', { headers: { cookie } }),
+      catalogue: await browse('/buy'),
+      signIn: await signIn(),
+      topUp: await browse('/api/portal/trpc/buyTopUp', {
+        method: 'POST',
+        headers: { ...json, cookie },
+        body: JSON.stringify({ units: 10 }),
+      }),
+      overview: await browse('/api/portal/trpc/overview', { headers: { cookie } }),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      expect([name, answer.status], answer.text).toEqual([name, 503]);
+      expect([name, answer.retryAfter]).toEqual([name, 2]);
+    }
+    expect(answers.overview.text).toContain('temporarily unavailable');
+
+    back = await restartOnPort(awayDir, Number(new URL(url).port));
+    await expect.poll(async () => (await signIn()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+    expect(app.output()).not.toMatch(/uncaughtException|unhandledRejection/);
+    expect(app.child.exitCode).toBeNull();
+    await app.stop();
+    await useDatabaseInThisProcess(testDatabaseUrl());
+  }, 120_000);
 });
 
 describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
@@ -291,9 +436,14 @@ describe('app process killed and provider faults', () => {
       captured: 1,
       capturedUnits: units,
       succeeded: 1,
+      failed: 1,
       inFlight: 0,
       remaining: quota - units,
     });
+    // The killed attempt's engine call is on the books: a lost call, charged nothing, naming its engine.
+    expect((await usageOf(database!.url, key.id)).filter((event) => event.outcome === 'failed')).toEqual([
+      { outcome: 'failed', units: 0, error_code: 'request_lost', engine: 'fake:model-k', engines_tried: ['fake:model-k'] },
+    ]);
   }, 120_000);
 
   it('provider hangs: timeout, 503 with Retry-After, units released, the key free for a retry', async () => {

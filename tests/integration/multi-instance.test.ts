@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
+import { parsePrometheusText } from '../helpers/prometheus-text';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import {
   books,
@@ -33,8 +34,9 @@ beforeAll(async () => {
   fake = await startFakeOpenAi();
   // One after the other, as an operator would start them (instances that do start together
   // seed packages.example.json once: server/domain/packages/seed-example-packages.ts).
-  a = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
-  b = await startProduct({ databaseUrl: database.url, env: { WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0' } });
+  const env = { WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY: 'sk-fake', PROVIDER_MAX_RETRIES: '0', METRICS_TOKEN };
+  a = await startProduct({ databaseUrl: database.url, env });
+  b = await startProduct({ databaseUrl: database.url, env });
 }, 240_000);
 
 afterAll(async () => {
@@ -43,6 +45,19 @@ afterAll(async () => {
   await useDatabaseInThisProcess(testDatabaseUrl());
   await database?.drop().catch(() => {});
 });
+
+const METRICS_TOKEN = 'multi-instance-metrics-token';
+
+/** How many of an instance's paid-path statements wrote more than one call (billing/batched-writes.ts). */
+async function batchesOfSeveral(product: Product): Promise<number> {
+  const response = await fetch(`${product.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const { samples } = parsePrometheusText(await response.text());
+  const sum = (name: string, le?: string) =>
+    samples
+      .filter((sample) => sample.name === name && (le === undefined || sample.labels.le === le))
+      .reduce((total, sample) => total + sample.value, 0);
+  return sum('wgs_db_batch_size_count') - sum('wgs_db_batch_size_bucket', '1');
+}
 
 /** Request i goes to instance A when even, B when odd. */
 const instance = (i: number) => (i % 2 === 0 ? a : b);
@@ -74,6 +89,8 @@ describe('two instances on one database', () => {
       .map((r) => r.json.usage.remaining_units as number)
       .sort((x, y) => x - y);
     expect(remaining).toEqual(Array.from({ length: quota }, (_, i) => i)); // every balance 0..39 handed out once
+    // The calls met in batches (one statement, one commit for several), on each instance.
+    for (const product of [a, b]) expect(await batchesOfSeveral(product)).toBeGreaterThan(0);
     expect(await books(database.url, key.id)).toMatchObject({
       remaining: 0,
       inFlight: 0,

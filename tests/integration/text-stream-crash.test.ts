@@ -135,7 +135,7 @@ describe('a process that dies mid-stream', () => {
     expect(await usageEvents(id)).toHaveLength(1);
   });
 
-  it('before any delta: the sweeper returns the units, and the mark then refused writes no delta', async () => {
+  it('before any delta: the sweeper returns the units and records the lost call, and the mark then refused writes no delta', async () => {
     const { key, id } = await pricedKey();
     fake.setMode({ kind: 'stall', after: 0 });
     const stream = await openStream(key, 'Crash before the first word');
@@ -144,11 +144,14 @@ describe('a process that dies mid-stream', () => {
 
     expect(await dieAndSweep(id)).toBeGreaterThanOrEqual(1);
     expect(await books(id)).toMatchObject({ remaining_units: 100, in_flight: 0, holds: [{ status: 'released', delivered: false }] });
-    expect(await usageEvents(id)).toEqual([]);
+    // The engine was called: the books say so, charging nothing, with the cause.
+    const lost = { outcome: 'failed', units: 0, errorCode: 'request_lost', engine: `crash${providers}:model-s` };
+    expect(await usageEvents(id)).toMatchObject([{ ...lost, enginesTried: [`crash${providers}:model-s`] }]);
 
     fake.resume(); // the provider's words come, but the hold is gone: none reaches the client
     expect(await stream.rest()).toEqual(['provider_unavailable']);
     expect(await books(id)).toMatchObject({ remaining_units: 100, in_flight: 0, holds: [{ status: 'released', delivered: false }] });
+    expect(await usageEvents(id)).toMatchObject([lost]); // still one: the late abandon finds nothing to settle
   });
 });
 

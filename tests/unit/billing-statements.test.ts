@@ -27,6 +27,7 @@ const hold = (budget: string | null): HoldValues => ({
   leaseSeconds: 300,
   budget,
   expectedCost: budget ? '0.5' : null,
+  surface: budget ? 'openai' : 'v1',
 });
 const rate = (limit: number) => ({ key: `rpm:${limit}`, limit, windowSeconds: 60 });
 

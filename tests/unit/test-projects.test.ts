@@ -8,7 +8,8 @@ import { PRODUCT_FILES } from '../../vitest.config';
 // would build the app itself in the middle of the parallel run, or race the build.
 
 const root = path.resolve(__dirname, '../..');
-const startsTheProduct = /\b(ensureBuild|startProduct|startProduction)\(/;
+// Started through the product helpers, or spawned as `npm start` runs (startCommand) after the build (ensureBuilds).
+const startsTheProduct = /\b(ensureBuilds?|startProduct|startProduction|startCommand)\(/;
 
 describe('test projects', () => {
   it('the product project lists exactly the integration files that start the built product', () => {

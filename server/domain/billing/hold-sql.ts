@@ -23,6 +23,10 @@ export interface HoldValues {
   budget: string | null;
   /** This hold's expected provider cost (a decimal string; null: none known). */
   expectedCost: string | null;
+  /** The engines the request may call, in order (none: it calls none): what the sweeper's usage event names should it die. */
+  engines?: readonly string[];
+  /** The surface the call came through (`v1`, `openai`): its usage event names it. */
+  surface: string;
 }
 
 const TODAY = raw(UTC_TODAY);
@@ -49,9 +53,10 @@ export function unitHoldCtes(hold: HoldValues, gate: Sql = sql`true`): Sql {
                   AND ${gate}
                RETURNING remaining_units
              ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost)
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost, engines, surface)
                SELECT ${hold.holdId}::uuid, ${apiKeyId}::uuid, ${units}::int, ${hold.operation}::text, ${hold.requestId}::text,
-                      now() + make_interval(secs => ${hold.leaseSeconds}::int), ${hold.expectedCost}::numeric FROM taken
+                      now() + make_interval(secs => ${hold.leaseSeconds}::int), ${hold.expectedCost}::numeric,
+                      ${hold.engines ?? []}::text[], ${hold.surface}::text FROM taken
                RETURNING id
              )`;
 }

@@ -75,6 +75,7 @@ export async function captureJobHold(
     input_upload_id: sql`(SELECT input_upload_id FROM job)`,
     duration_ms: sql`${usage.durationMs}::int`,
     engines_tried: sql`COALESCE(${usage.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+    surface: sql`surface`,
   };
   const { rows } = await db.pool.query(
     prepared(
@@ -125,6 +126,7 @@ export async function releaseJobHold(db: SqlDb, jobId: string, failure: JobFailu
     input_upload_id: sql`j.input_upload_id`,
     duration_ms: sql`${usage?.durationMs ?? null}::int`,
     engines_tried: sql`COALESCE(${usage?.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+    surface: sql`h.surface`,
   };
   const recorded = sql`${usage?.usageEventId ?? null}::uuid IS NOT NULL`;
   const { rows } = await db.pool.query(
@@ -178,6 +180,7 @@ const CANCELLED_RUN: Record<UsageEventColumn, Sql> = {
   input_upload_id: sql`j.${JOB_INPUT_UPLOAD}`,
   duration_ms: sql`(extract(epoch FROM now() - j.created_at) * 1000)::int`,
   engines_tried: sql`CASE WHEN cardinality(j.engines) > 0 THEN j.engines ELSE ARRAY[j.engine] END`,
+  surface: sql`h.surface`,
 };
 
 /**

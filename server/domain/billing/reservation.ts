@@ -1,3 +1,4 @@
+import type { SurfaceName } from '../../contract/values';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { Operation } from '../operations';
 import { engineNamesOf } from '../engine-names';
@@ -32,7 +33,24 @@ export interface BillingRequest {
   fingerprint: string;
   /** The units to hold; requests that charge nothing omit it. */
   charge?: Charge;
+  /** The surface the call came through, recorded on its hold and usage event; `v1` when omitted. */
+  surface?: SurfaceName;
+  /** The body a surface stores for a generation's replays instead of the Generation result itself. */
+  render?: RenderGeneration;
 }
+
+/** The Generation result of interface-v1.md §2.1, as a charged call's answer. */
+export interface GenerationResult {
+  /** The usage event's id. */
+  id: string;
+  object: 'generation';
+  operation: string;
+  output: unknown;
+  usage: { charged_units: number; remaining_units: number };
+}
+
+/** The body stored for replays of a charged generation: the Generation result, or a surface's rendering of it. */
+export type RenderGeneration = (result: GenerationResult) => string;
 
 /** The reservation's state as reserve-request.ts took it. */
 export interface Reservation {

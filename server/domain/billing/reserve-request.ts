@@ -1,9 +1,11 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError, isApiError } from '../errors';
+import { engineNamesOf } from '../engine-names';
 import { claimIdempotencyKey, findExisting, judgeExisting } from './idempotency-store';
 import { consumeRequest, rateLimitHeaders, rateStateOf, rateWindowOf, refundRequest, type RateState } from '../rate-limit/request-rate';
 import { windowsInDatabase } from '../rate-limit/sliding-window';
+import { RESERVE_PAID, writeBatched } from './batched-writes';
 import { afterRefusedHold, claimAndHold, judgeRow } from './claim-and-hold';
 import { claimValuesOf } from './claim-sql';
 import { drainBeforeClaim } from './pending-releases';
@@ -47,7 +49,9 @@ async function reserveInOneStatement(db: SqlDb, request: BillingRequest): Promis
     claim: claimValuesOf(scope, fingerprint),
     hold,
   });
-  const row = (await db.provisional.query<RateClaimHoldRow>(statement)).rows[0]!;
+  const row = hold
+    ? rowOfBatch(await writeBatched<RateClaimHoldRow>(db.provisional, RESERVE_PAID, { apiKeyId: key.id, statement }))
+    : (await db.provisional.query<RateClaimHoldRow>(statement)).rows[0]!;
   if (row.allowed === null) return judgeRow(row, fingerprint) ?? inUse(); // step 8; no point was taken
   if (!row.allowed) return refusedPoint(db, request, row);
   const rate = rateStateOf({ allowed: true, used: row.used!, waitMs: Number(row.wait_ms) }, key.requestsPerMinute);
@@ -64,6 +68,16 @@ async function reserveInOneStatement(db: SqlDb, request: BillingRequest): Promis
   } catch (error) {
     throw withRateHeaders(error, rate);
   }
+}
+
+/** A row as a batch returns it (jsonb: its bigint and numeric as numbers) in the statement's own types. */
+function rowOfBatch(row: RateClaimHoldRow): RateClaimHoldRow {
+  const { wait_ms, current_cost_today } = row as { wait_ms: unknown; current_cost_today: unknown };
+  return {
+    ...row,
+    wait_ms: wait_ms == null ? null : String(wait_ms),
+    current_cost_today: current_cost_today == null ? null : String(current_cost_today),
+  };
 }
 
 /** A refused point: step 8 still answers for a record written meanwhile; otherwise the 429. */
@@ -143,5 +157,7 @@ function holdRequestOf(request: BillingRequest): Omit<HoldRequest, 'apiKeyId'> |
     leaseSeconds: getConfig().HOLD_LEASE_SECONDS,
     budget: key.maxProviderCostPerDay ?? null,
     expectedCost: charge.expectedCost ?? null,
+    engines: engineNamesOf(charge.engine),
+    surface: request.surface,
   };
 }

@@ -31,11 +31,15 @@ export function usedEngines(charge: Charge, engines: EngineReport): { engine: st
   return { engine: answered ?? tried.at(-1) ?? firstEngine(charge), enginesTried: tried };
 }
 
-/** The Generation result (HTTP 200) of a charged request: its usage event's id, its output and its units. */
+/**
+ * The Generation result (HTTP 200) of a charged request: its usage event's id, its output and its
+ * units; as its surface renders it when the request says how (BillingRequest.render).
+ */
 export function generationBody(reservation: Reservation, usageEventId: string, output: unknown): string {
   const { hold, request } = reservation;
   if (!hold || !request.charge) throw new Error('a generation route must charge');
-  return JSON.stringify({
+  const render = request.render ?? JSON.stringify;
+  return render({
     id: usageEventId,
     object: 'generation',
     operation: request.charge.operation,
@@ -60,7 +64,8 @@ export async function settleGeneration(db: SqlDb, reservation: Reservation, capt
   const { usageEventId, output, engines, note, events } = capture;
   const body = generationBody(reservation, usageEventId, output);
   const idempotency = { recordId: reservation.recordId, status: 200, body, events };
-  if (!(await captureHold(db, reservation.hold!.holdId, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
+  const hold = { holdId: reservation.hold!.holdId, apiKeyId: reservation.request.key.id };
+  if (!(await captureHold(db, hold, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
     // The hold is no longer held: it outlived its lease and the sweeper settled it (returned it, or
     // captured a delivered stream's). Nothing is charged again and this result is not given.
     throw new ApiError('provider_unavailable', { retryAfter: 1 });

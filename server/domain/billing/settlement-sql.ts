@@ -23,7 +23,7 @@ const TODAY = raw(UTC_TODAY);
 
 /**
  * CTEs `hold` (the hold, settled when it was still held; returns id, api_key_id, units,
- * counts_in_flight, expected_cost), `metering` (what the providers reported and what it cost: one jsonb value,
+ * counts_in_flight, expected_cost, surface), `metering` (what the providers reported and what it cost: one jsonb value,
  * billing/provider-cost.ts `meteringJson`, or null; or a SQL expression of it, which may read `hold`) and `key` (its key's balance and slot, the expected
  * cost of its held jobs, and its provider cost of the UTC day, which the metering's cost adds to). `holdId` is a SQL expression.
  */
@@ -32,7 +32,7 @@ export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering
   return sql`hold AS (
              UPDATE unit_holds SET status = ${raw(`'${settlement}'`)}, settled_at = now()
               WHERE id = ${holdId} AND status = 'held'
-             RETURNING id, api_key_id, units, counts_in_flight, expected_cost
+             RETURNING id, api_key_id, units, counts_in_flight, expected_cost, surface
            ), metering AS (
              SELECT ${doc} AS doc
            ), key AS (
@@ -60,6 +60,7 @@ const USAGE_EVENT_COLUMNS = [
   'input_upload_id',
   'duration_ms',
   'engines_tried',
+  'surface',
 ] as const;
 
 export type UsageEventColumn = (typeof USAGE_EVENT_COLUMNS)[number];

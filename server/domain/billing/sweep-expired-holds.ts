@@ -6,14 +6,20 @@ import { prepared } from './sql-statement';
 // The crash side of a hold: a request that died (its process gone) leaves its hold until its
 // lease runs out; the background sweeper then settles it here, on any instance. A hold whose
 // output reached the client (a streamed answer marked delivered before its first delta,
-// mark-delivered.ts) is captured: output delivered is output paid for. Every other is returned.
-// Only holds still `held` are touched, so one the request itself captured or released is never
-// settled twice, and a request that settles late finds nothing left to settle.
+// mark-delivered.ts) is captured: output delivered is output paid for. Every other is returned,
+// and recorded as a lost call (0 units, `request_lost`) naming the engines its request may have
+// called (the hold names them before any is called): which of them it reached died with its
+// process, and an engine call is never missing from the books. Only holds still `held` are
+// touched, so one the request itself captured or released is never settled twice, and a request
+// that settles late finds nothing left to settle.
 
 /** The usage event of a captured interrupted stream says why it was charged without a `done`. */
 export const STREAM_INTERRUPTED = 'stream_interrupted';
+/** The usage event of a returned hold: its request died before it settled (0 units). */
+export const REQUEST_LOST = 'request_lost';
 
 const TODAY = raw(UTC_TODAY);
+const CAPTURED = sql`h.status = 'captured'`;
 
 const SWEEP_SQL = sql`WITH expired AS (
        SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now()
@@ -23,7 +29,8 @@ const SWEEP_SQL = sql`WITH expired AS (
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
          FROM expired e WHERE h.id = e.id
        RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.expected_cost, h.status, h.operation, h.request_id, h.created_at,
-                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id
+                 h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id,
+                 h.engines, h.surface
      ), per_key AS (
        SELECT api_key_id,
               COALESCE(sum(units) FILTER (WHERE status = 'released'), 0)::int AS returned,
@@ -41,33 +48,35 @@ const SWEEP_SQL = sql`WITH expired AS (
      ), ${usageEventCte(
        {
          // The id the answer its key replays names (mark-delivered.ts).
-         id: sql`COALESCE(h.delivered_usage_event_id, gen_random_uuid())`,
+         id: sql`CASE WHEN ${CAPTURED} THEN COALESCE(h.delivered_usage_event_id, gen_random_uuid()) ELSE gen_random_uuid() END`,
          api_key_id: sql`h.api_key_id`,
          package_version_id: sql`k.package_version_id`,
          operation: sql`h.operation`,
-         engine: sql`h.delivered_engine`,
-         outcome: sql`'succeeded'`,
-         units: sql`h.units`,
-         error_code: sql`${STREAM_INTERRUPTED}::text`,
+         engine: sql`CASE WHEN ${CAPTURED} THEN h.delivered_engine ELSE h.engines[1] END`,
+         outcome: sql`(CASE WHEN ${CAPTURED} THEN 'succeeded' ELSE 'failed' END)::"UsageOutcome"`,
+         units: sql`CASE WHEN ${CAPTURED} THEN h.units ELSE 0 END`,
+         error_code: sql`CASE WHEN ${CAPTURED} THEN ${STREAM_INTERRUPTED}::text ELSE ${REQUEST_LOST}::text END`,
          request_id: sql`h.request_id`,
          hold_id: sql`h.id`,
          job_id: sql`NULL`,
          input_upload_id: sql`NULL`,
-         // How long the call is known to have run: until its first delta (its end was never seen).
-         duration_ms: sql`(extract(epoch FROM h.delivered_at - h.created_at) * 1000)::int`,
-         engines_tried: sql`h.delivered_engines_tried`,
+         // How long the call is known to have run: until its first delta (its end was never seen); a lost one, unknown.
+         duration_ms: sql`CASE WHEN ${CAPTURED} THEN (extract(epoch FROM h.delivered_at - h.created_at) * 1000)::int ELSE 0 END`,
+         engines_tried: sql`CASE WHEN ${CAPTURED} THEN h.delivered_engines_tried ELSE h.engines END`,
+         surface: sql`h.surface`,
        },
        sql`hold h JOIN api_keys k ON k.id = h.api_key_id`,
-       sql`h.status = 'captured'`,
-       sql`LATERAL (SELECT h.delivered_metering AS doc) m`,
+       // A returned hold that names no engine (it calls none) is no call to record.
+       sql`${CAPTURED} OR cardinality(h.engines) > 0`,
+       sql`LATERAL (SELECT CASE WHEN ${CAPTURED} THEN h.delivered_metering END AS doc) m`,
      )}
      SELECT (SELECT count(*) FROM hold)::int AS settled, (SELECT count(*) FROM key)::int AS keys,
             (SELECT count(*) FROM usage)::int AS usage`;
 
 /**
  * Settles holds whose lease ran out (their request died): a delivered one is captured with a
- * usage event `succeeded` / `stream_interrupted`, any other returned to its key; both free the
- * key's concurrency slot. Returns how many holds it settled. Safe on many instances at once.
+ * usage event `succeeded` / `stream_interrupted`, any other returned to its key with one `failed` /
+ * `request_lost` (0 units); both free the key's concurrency slot. Returns how many holds it settled. Safe on many instances at once.
  */
 export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
   const { rows } = await db.pool.query<{ settled: number }>(prepared('wgs-sweep-expired-holds', SWEEP_SQL));

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { QueryConfig } from 'pg';
 import type { SqlDb } from '../../db/client';
 import sql, { type Sql } from 'sql-template-tag';
 import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
+import { CAPTURE_HOLD, writeBatched } from './batched-writes';
 import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
 import { prepared } from './sql-statement';
+import type { SurfaceName } from '../../contract/values';
 
 // Units are reserved before any engine runs, by one conditional UPDATE on the key's row
 // (hold-sql.ts); a CHECK constraint keeps the balance >= 0 whatever happens. The same statement
@@ -29,6 +32,10 @@ export interface HoldRequest {
   budget?: string | null;
   /** A job's expected provider cost (a decimal string), counted by the budget while its units are held. */
   expectedCost?: string | null;
+  /** The engines the request may call, in order (none: a hold that calls no engine). */
+  engines?: readonly string[];
+  /** The surface the call came through; `v1` when omitted. */
+  surface?: SurfaceName;
 }
 
 /**
@@ -54,7 +61,13 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
 
 /** A hold request's values for hold-sql.ts, under a new hold id. */
 export function holdValuesOf(request: HoldRequest): HoldValues {
-  return { ...request, holdId: randomUUID(), budget: request.budget ?? null, expectedCost: request.expectedCost ?? null };
+  return {
+    ...request,
+    holdId: randomUUID(),
+    budget: request.budget ?? null,
+    expectedCost: request.expectedCost ?? null,
+    surface: request.surface ?? 'v1',
+  };
 }
 
 export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
@@ -109,6 +122,7 @@ function usageValues(
     input_upload_id: sql`${usage.inputUploadId ?? null}::text`,
     duration_ms: sql`${usage.durationMs ?? null}::int`,
     engines_tried: sql`COALESCE(${usage.enginesTried ?? null}::text[], ARRAY[]::text[])`,
+    surface: sql`surface`,
   };
 }
 
@@ -117,20 +131,31 @@ const SETTLED_COUNTS = sql`(SELECT count(*) FROM key)::int AS keys, (SELECT coun
 
 /**
  * Success: captures the hold, records the usage event and stores the idempotent response,
- * all in one statement. Returns false when the hold was no longer open (the sweeper already
- * returned it), in which case nothing was charged and nothing stored.
+ * all in one statement (written with the captures of other requests in flight: batched-writes.ts).
+ * Returns false when the hold was no longer open (the sweeper already returned it), in which case
+ * nothing was charged and nothing stored.
  */
 export async function captureHold(
   db: SqlDb,
-  holdId: string,
+  hold: { holdId: string; apiKeyId: string },
   usage: UsageRecord,
   idempotency?: { recordId: string; status: number; body: string; events?: string },
 ): Promise<boolean> {
+  const statement = captureStatement(hold.holdId, usage, idempotency);
+  const row = await writeBatched<{ captured: number }>(db.pool, CAPTURE_HOLD, { apiKeyId: hold.apiKeyId, statement });
+  return row.captured === 1;
+}
+
+/** The capture of one hold (captureHold), as pg receives it. */
+export function captureStatement(
+  holdId: string,
+  usage: UsageRecord,
+  idempotency?: { recordId: string; status: number; body: string; events?: string },
+): QueryConfig {
   const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
-  const { rows } = await db.pool.query<{ captured: number }>(
-    prepared(
-      'wgs-capture-hold',
-      sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
+  return prepared(
+    CAPTURE_HOLD.statementName,
+    sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
            idem AS (
              UPDATE idempotency_records
                 SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
@@ -139,9 +164,7 @@ export async function captureHold(
              RETURNING id
            )
            SELECT (SELECT count(*) FROM hold)::int AS captured, ${SETTLED_COUNTS}`,
-    ),
   );
-  return rows[0]!.captured === 1;
 }
 
 /**

@@ -14,6 +14,7 @@ import { recordOutput } from '../retention/retention';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine, withEngineReport, type EngineCall } from './call-engine';
+import type { InlineInput } from './inline-input';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
 
 // images.generate, audio.speech and audio.transcribe: package settings and referenced uploads
@@ -139,23 +140,43 @@ export interface TranscribeSettings {
   timestamps: 'none' | 'segment';
 }
 
-/** The upload's bytes come along when they were read to judge its length already. */
-export type TranscribePrepared = MediaPrepared<TranscribeSettings> & { input: InputUpload; bytes?: Buffer };
+/** The input: an upload (its bytes come along when they were read to judge its length already), or a file sent inline. */
+export type TranscribePrepared = Omit<MediaPrepared<TranscribeSettings>, 'input'> & {
+  input: Pick<InputUpload, 'mimeType' | 'filename' | 'sizeBytes'> & Partial<Pick<InputUpload, 'id' | 'storageKey'>>;
+  bytes?: Buffer;
+};
 
 export async function prepareAudioTranscribe(
   db: PrismaClient,
   body: AudioTranscribeRequest,
   key: AuthenticatedKey,
 ): Promise<TranscribePrepared> {
+  const { task, settings } = transcribeSettings(body, key);
+  const input = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
+  const bytes = settings.max_input_seconds === undefined ? undefined : await loadUploadBytes(input.storageKey);
+  if (bytes) await refuseLongerInput(bytes, input.mimeType, settings.max_input_seconds!);
+  return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
+}
+
+function transcribeSettings(body: Pick<AudioTranscribeRequest, 'language' | 'timestamps'>, key: AuthenticatedKey) {
   const settings = operationSettings(key, 'audio.transcribe');
   const check = new PackageSettingsCheck();
   const language = check.language('language', body.language, settings.languages);
   const timestamps = check.value('timestamps', body.timestamps, settings.timestamps, 'segment');
   check.done();
-  const input = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
-  const bytes = settings.max_input_seconds === undefined ? undefined : await loadUploadBytes(input.storageKey);
-  if (bytes) await refuseLongerInput(bytes, input.mimeType, settings.max_input_seconds!);
-  return { task: { language, timestamps }, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
+  return { task: { language, timestamps }, settings };
+}
+
+/** audio.transcribe of a file sent with the call (checked by checkInlineInput), with the package's settings and length limit. */
+export async function prepareInlineTranscribe(
+  body: Pick<AudioTranscribeRequest, 'language' | 'timestamps'>,
+  key: AuthenticatedKey,
+  file: InlineInput,
+): Promise<TranscribePrepared> {
+  const { task, settings } = transcribeSettings(body, key);
+  if (settings.max_input_seconds !== undefined) await refuseLongerInput(file.bytes, file.mimeType, settings.max_input_seconds);
+  const { bytes, ...input } = file;
+  return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
 }
 
 /**
@@ -184,7 +205,7 @@ async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: nu
 }
 
 export async function transcribeUpload(db: SqlDb, prepared: TranscribePrepared, signal: AbortSignal): Promise<EngineCall<Transcript>> {
-  const bytes = prepared.bytes ?? (await loadUploadBytes(prepared.input.storageKey));
+  const bytes = prepared.bytes ?? (await loadUploadBytes(prepared.input.storageKey!)); // an inline file's bytes always come along
   const call = await callEngine(
     db,
     prepared.engine,

@@ -23,6 +23,8 @@ export interface AuthenticatedKey {
   maxProviderCostPerDay: string | null;
   /** What the key may hold in storage at once: the version's max_stored_bytes, else 10 x max_upload_bytes. */
   maxStoredBytes: number;
+  /** The OpenAI-compatible surface requires an Idempotency-Key on POST (the package's openai_compatible setting). */
+  openaiRequiresIdempotencyKey: boolean;
 }
 
 interface KeyRow {
@@ -39,6 +41,7 @@ interface KeyRow {
   max_upload_bytes: number;
   max_provider_cost_per_day: string | null;
   max_stored_bytes: string;
+  openai_require_idempotency_key: boolean;
 }
 
 const MAX_CACHED = 10_000;
@@ -56,7 +59,8 @@ async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Prom
       'wgs-authenticate-key',
       sql`SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
                   v.requests_per_minute, v.concurrency, v.max_upload_bytes, v.max_provider_cost_per_day,
-                  coalesce(v.max_stored_bytes, 10 * v.max_upload_bytes::bigint) AS max_stored_bytes
+                  coalesce(v.max_stored_bytes, 10 * v.max_upload_bytes::bigint) AS max_stored_bytes,
+                  v.openai_require_idempotency_key
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
              JOIN packages p ON p.id = v.package_id
@@ -114,6 +118,7 @@ export async function authenticateKey(db: SqlDb, authorization: string | null): 
     maxUploadBytes: row.max_upload_bytes,
     maxProviderCostPerDay: row.max_provider_cost_per_day,
     maxStoredBytes: Number(row.max_stored_bytes),
+    openaiRequiresIdempotencyKey: row.openai_require_idempotency_key,
   };
 }
 

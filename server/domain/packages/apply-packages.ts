@@ -205,6 +205,7 @@ async function applyPackage(
       maxStoredBytes: definition.limits.max_stored_bytes ?? null,
       operations: definition.operations as Prisma.InputJsonValue,
       sale: definition.sale ? (definition.sale as Prisma.InputJsonValue) : Prisma.DbNull,
+      openaiRequireIdempotencyKey: definition.openai_compatible?.require_idempotency_key ?? false,
     },
   });
   await recordAudit(tx, actor, {

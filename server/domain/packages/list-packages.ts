@@ -18,6 +18,7 @@ export function toVersionView(version: PackageVersion, keyCount = 0) {
     ...(version.unitPrice !== null ? { unit_price: version.unitPrice.toNumber() } : {}),
     operations: version.operations as PackageOperations,
     ...(version.sale !== null ? { sale: version.sale as Sale } : {}),
+    ...(version.openaiRequireIdempotencyKey ? { openai_compatible: { require_idempotency_key: true } } : {}),
     created_at: version.createdAt.toISOString(),
     key_count: keyCount,
   };
@@ -72,5 +73,6 @@ export function versionToDefinition(slug: string, version: PackageVersionView): 
     operations: version.operations,
     ...(version.unit_price !== undefined ? { unit_price: version.unit_price } : {}),
     ...(version.sale !== undefined ? { sale: version.sale } : {}),
+    ...(version.openai_compatible !== undefined ? { openai_compatible: version.openai_compatible } : {}),
   };
 }

@@ -19,6 +19,8 @@ const RECENT = 20;
 export interface PortalCall {
   id: string;
   operation: string;
+  /** The surface the call came through: `v1` or `openai` (/openai/v1). */
+  surface: string;
   outcome: string;
   units: number;
   error_code: string | null;
@@ -87,6 +89,7 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
     calls: calls.items.map((call) => ({
       id: call.id,
       operation: call.operation,
+      surface: call.surface,
       outcome: call.outcome,
       units: call.units,
       error_code: call.error_code,

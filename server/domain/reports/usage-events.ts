@@ -26,6 +26,8 @@ export function toUsageView(event: EventWithKey) {
     key_prefix: event.apiKey.prefix,
     key_label: event.apiKey.label,
     operation: event.operation,
+    /** The surface the call came through: `v1` or `openai` (/openai/v1). */
+    surface: event.surface,
     engine: event.engine,
     /** Every engine called, in order, when the package names fallbacks. */
     engines_tried: event.enginesTried,

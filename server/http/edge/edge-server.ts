@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { servingConnection } from '../../auth/connection';
+import { answeringPage } from '../page-answer';
 import { newRequestId } from '../request-id';
 import { isStopping } from '../../lifecycle/shutdown-hooks';
 import {
@@ -136,7 +137,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   if (cookie !== undefined) req.headers.cookie = cookie;
   Object.assign(req.headers, repeated);
   if (served) served(req, res);
-  else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => handle(req, res));
+  else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
 }
 
 /**

@@ -9,6 +9,7 @@ import { publicOrigin } from '../../auth/forwarded';
 import { clientAddress, forwardedHeadersTrusted } from '../../auth/client-address';
 import { acceptedConnection } from '../../auth/connection';
 import { crossSiteRefusal } from '../same-origin';
+import { orUnavailable } from '../store-unavailable-answer';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
 // The httpOnly cookie set here is what lets this browser, and only it, see the new key once. It is
@@ -33,7 +34,10 @@ function redirect(location: string, cookie?: string): Response {
   return new Response(null, { status: 303, headers });
 }
 
-export async function handleCheckoutStart(request: Request): Promise<Response> {
+/** POST /buy/checkout; the database away is 503 with Retry-After (the buyer's browser may send the form again). */
+export const handleCheckoutStart = orUnavailable(startCheckout);
+
+async function startCheckout(request: Request): Promise<Response> {
   const refused = crossSiteRefusal(request, false);
   if (refused) return refused;
   const config = getConfig();

@@ -81,6 +81,9 @@ export function transcriptOf(
   return { text: result.text, segments: segments.data };
 }
 
+/** What a text task asks of the model's sampling and length. */
+const limitsOf = (task: TextTask) => ({ maxOutputTokens: task.maxOutputTokens, temperature: task.temperature });
+
 export class AiSdkEngine implements Engine {
   readonly name: string;
   readonly pricing?: EnginePricing;
@@ -129,20 +132,20 @@ export class AiSdkEngine implements Engine {
   private complete(
     prompt: Prompt,
     responseFormat: LanguageCall['responseFormat'],
-    maxOutputTokens: number | undefined,
+    limits: Pick<LanguageCall, 'maxOutputTokens' | 'temperature'>,
     signal: AbortSignal,
     onDelta?: TextDeltaSink,
   ): Promise<{ text: string } & GenerationMeta> {
     const model: LanguageModelV3 = this.model_('languageModel');
     const { maxRetries, module } = this.config;
-    const call: LanguageCall = { prompt, responseFormat, maxOutputTokens, providerOptions: module.languageOptions, signal, maxRetries };
+    const call: LanguageCall = { prompt, responseFormat, ...limits, providerOptions: module.languageOptions, signal, maxRetries };
     return onDelta ? streamOnce(model, call, onDelta) : generateOnce(model, call);
   }
 
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult> {
     return this.call('text generation', async () => {
       const json = task.outputFormat === 'json';
-      const result = await this.complete(textPrompt(task), json ? { type: 'json' } : undefined, task.maxOutputTokens, signal);
+      const result = await this.complete(textPrompt(task), json ? { type: 'json' } : undefined, limitsOf(task), signal);
       if (json) parseJson(result.text);
       return result;
     });
@@ -151,7 +154,7 @@ export class AiSdkEngine implements Engine {
   streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
     return this.call('text generation', async () => {
       const format = task.outputFormat === 'json' ? ({ type: 'json' } as const) : undefined;
-      return this.complete(textPrompt(task), format, task.maxOutputTokens, signal, onDelta);
+      return this.complete(textPrompt(task), format, limitsOf(task), signal, onDelta);
     });
   }
 
@@ -162,7 +165,7 @@ export class AiSdkEngine implements Engine {
         this.config.module.codeOutput === 'json-mode'
           ? { type: 'json' }
           : { type: 'json', schema: await codeSchema(), name: 'code_answer' };
-      const { text, ...meta } = await this.complete(codePrompt(task), responseFormat, task.maxOutputTokens, signal);
+      const { text, ...meta } = await this.complete(codePrompt(task), responseFormat, { maxOutputTokens: task.maxOutputTokens }, signal);
       const parsed = parseJson(text);
       const answer = CODE_OUTPUT.safeParse(parsed);
       if (!answer.success) throw malformed('the provider reply lacks code or explanation');

@@ -28,6 +28,7 @@ export interface LanguageCall {
   prompt: Prompt;
   responseFormat?: LanguageModelV3CallOptions['responseFormat'];
   maxOutputTokens?: number;
+  temperature?: number;
   /** The provider module's own options (ProviderModule.languageOptions). */
   providerOptions?: unknown;
   signal: AbortSignal;
@@ -43,6 +44,7 @@ function callOptions(call: LanguageCall): LanguageModelV3CallOptions {
     ],
     ...(call.responseFormat ? { responseFormat: call.responseFormat } : {}),
     ...(call.maxOutputTokens !== undefined ? { maxOutputTokens: call.maxOutputTokens } : {}),
+    ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
     ...(call.providerOptions ? { providerOptions: call.providerOptions as never } : {}),
     abortSignal: call.signal,
   };

@@ -13,8 +13,8 @@ import { keepScreenshot, signIn, stat } from '../support/dashboard';
 
 const tag = () => randomUUID().slice(0, 6);
 
-// axe runs on many pages here, on a machine shared with other work.
-test.describe.configure({ timeout: 150_000 });
+// axe runs on many pages here, on a machine shared with other work (and beside another spec file).
+test.describe.configure({ timeout: 300_000 });
 
 function generate(request: APIRequestContext, key: string) {
   return request.post('/v1/text/generate', {
@@ -79,7 +79,7 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
 
   await page.getByRole('button', { name: 'Edit label' }).click();
   await page.getByRole('textbox', { name: 'Label' }).fill(`${label}-renamed`);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: `${label}-renamed` })).toBeVisible();
 
   await page.goto('/keys');

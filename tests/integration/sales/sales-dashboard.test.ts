@@ -82,7 +82,13 @@ describe('the Sales page', () => {
     const disputed = await boughtKey('dispute@example.com');
     await deliver(fake.events.refunded(refunded.sessionId));
     await deliver(fake.events.disputeCreated(disputed.sessionId));
-    expect(await caller.sales.flags()).toEqual({ refunded: before.refunded + 1, disputed: before.disputed + 1 });
+    // A dispute also suspends its key (docs/selling.md); nothing here was refused.
+    expect(await caller.sales.flags()).toEqual({
+      refunded: before.refunded + 1,
+      disputed: before.disputed + 1,
+      refused: before.refused,
+      suspended: before.suspended + 1,
+    });
     expect((await caller.sales.forKey({ id: refunded.keyId }))[0]).toMatchObject({ state: 'refunded', amount_refunded: 4900 });
     expect((await caller.sales.forKey({ id: disputed.keyId }))[0]).toMatchObject({ state: 'disputed' });
   });

@@ -9,7 +9,7 @@ import { ResendDelivery, WebhookSettings } from '@/components/keys/webhook-setti
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatBytes, formatDate, formatNumber, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber, surfacePath, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
@@ -183,6 +183,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
           columns={[
             { header: 'When', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
             { header: 'Operation', cell: (row) => row.operation },
+            { header: 'Through', cell: (row) => <code>{surfacePath(row.surface)}</code> },
             { header: 'Outcome', cell: (row) => <StatusBadge status={row.outcome} /> },
             { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
             { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter, createRequestContext, crossSiteRefusal } from '@wgs/server/next';
+import { appRouter, createRequestContext, crossSiteRefusal, trpcResponseMeta } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
@@ -14,7 +14,7 @@ function handler(req: Request) {
     router: appRouter,
     createContext: createRequestContext,
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
-    responseMeta: () => ({ headers: new Headers({ 'Cache-Control': 'no-store' }) }),
+    responseMeta: trpcResponseMeta,
   });
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -136,19 +137,37 @@ export async function startProduct(options: {
   const deadline = Date.now() + 150_000;
   for (;;) {
     if (gone) throw new Error(`the product exited before it served:\n${output}`);
-    try {
-      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return product;
-    } catch {
-      // not listening yet
-    }
+    if ((await healthStatus(port, deadline - Date.now())) === 200) return product;
     if (Date.now() > deadline) {
       await product.kill();
       throw new Error(`the product did not answer /healthz on ${port}:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * GET /healthz on a connection of its own, which the product closes once it answered
+ * (`Connection: close`); undefined when nothing listens or no answer came in `timeoutMs`. A
+ * connected poll waits for its answer however slow the start is, so the product never has more than
+ * one poll's connection, and none once it answered. A keep-alive poll (fetch) left its connection
+ * open in the test's pool, and one that gave up on a loaded machine left a dead one the server
+ * closed whenever it got to it: places of MAX_CONNECTIONS that freed up at a moment nobody chose.
+ */
+function healthStatus(port: number, timeoutMs: number): Promise<number | undefined> {
+  return new Promise((resolveStatus) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.once('error', () => {}); // not listening yet: 'close' follows
+    socket.once('close', () => {
+      clearTimeout(timer);
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1];
+      resolveStatus(status === undefined ? undefined : Number(status));
+    });
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+  });
 }
 
 export interface Reply {

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createPortalRequestContext, crossSiteRefusal, portalOffResponse, portalRouter } from '@wgs/server/next';
+import { createPortalRequestContext, crossSiteRefusal, portalOffResponse, portalRouter, trpcResponseMeta } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
@@ -16,7 +16,7 @@ function handler(req: Request) {
     router: portalRouter,
     createContext: ({ req: request }) => createPortalRequestContext(request),
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
-    responseMeta: () => ({ headers: new Headers({ 'Cache-Control': 'no-store' }) }),
+    responseMeta: trpcResponseMeta,
   });
 }
 

@@ -1,0 +1,64 @@
+import pg, { type QueryConfig } from 'pg';
+import { observeBatchSize } from '../../observability/metrics';
+import { batchCall, type BatchedStatement } from './batch-function';
+import { GroupCommit } from './group-commit';
+
+// The paid path's two statements, written in batches across concurrent calls (group-commit.ts):
+// the rate point, claim and hold on the provisional pool, the capture on the durable one. A batch
+// is one statement and one commit; a call alone is the statement itself, as before. Each batch
+// runs its calls ordered by API key (arrival order within a key), so two instances' batches lock
+// keys in the same order and cannot deadlock on them; a batch refused as a whole is written again
+// call by call (group-commit.ts).
+
+export const RESERVE_PAID: BatchedStatement = { statementName: 'wgs-reserve-paid', functionName: 'wgs_batch_reserve_paid' };
+export const CAPTURE_HOLD: BatchedStatement = { statementName: 'wgs-capture-hold', functionName: 'wgs_batch_capture_hold' };
+
+/** The most calls one batch writes. */
+const MAX_BATCH = 64;
+
+export interface BatchedCall {
+  /** Orders the batch: every call's locks are its key's rows (and rows of its own). */
+  apiKeyId: string;
+  statement: QueryConfig;
+}
+
+type Row = Record<string, unknown>;
+
+const batchers = new WeakMap<pg.Pool, Map<string, GroupCommit<BatchedCall, Row>>>();
+
+/** Writes `call` (a statement of `batched`) with the calls of other requests in flight; its row. */
+export function writeBatched<T>(pool: pg.Pool, batched: BatchedStatement, call: BatchedCall): Promise<T> {
+  let byStatement = batchers.get(pool);
+  if (!byStatement) batchers.set(pool, (byStatement = new Map()));
+  let batcher = byStatement.get(batched.statementName);
+  if (!batcher) byStatement.set(batched.statementName, (batcher = groupCommit(pool, batched)));
+  return batcher.submit(call) as Promise<T>;
+}
+
+function groupCommit(pool: pg.Pool, batched: BatchedStatement): GroupCommit<BatchedCall, Row> {
+  return new GroupCommit<BatchedCall, Row>({
+    maxBatch: MAX_BATCH,
+    async writeOne(call) {
+      return (await pool.query<Row>(call.statement)).rows[0]!;
+    },
+    async writeBatch(calls) {
+      const order = calls.map((_, index) => index).sort((a, b) => compareKeys(calls[a]!.apiKeyId, calls[b]!.apiKeyId) || a - b);
+      const { rows } = await pool.query<{ row: Row }>(
+        batchCall(
+          batched,
+          order.map((index) => calls[index]!.statement),
+        ),
+      );
+      const answers = new Array<Row>(calls.length);
+      order.forEach((callIndex, rowIndex) => (answers[callIndex] = rows[rowIndex]!.row));
+      return answers;
+    },
+    // The database answered with an error: the batch's transaction was rolled back.
+    rolledBack: (error) => error instanceof pg.DatabaseError,
+    onBatch: (size) => observeBatchSize(batched.functionName, size),
+  });
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

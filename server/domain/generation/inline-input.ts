@@ -1,0 +1,49 @@
+import { ACCEPTED_MIME_TYPES, mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
+import { ApiError } from '../errors';
+import type { AuthenticatedKey } from '../keys/authenticate-key';
+
+// A file sent with the call itself (the OpenAI-compatible surface's multipart transcription)
+// instead of as an upload: checked as an upload is checked when it completes (CONTRACT.md §5) —
+// its size against the package's limit (413), its declared type against what the operation takes,
+// and its magic bytes against that type — before anything is held or charged.
+
+export interface InlineInput {
+  bytes: Buffer;
+  mimeType: string;
+  filename: string;
+  sizeBytes: number;
+}
+
+const UNTYPED = new Set(['', 'application/octet-stream']);
+
+const refused = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
+
+export async function checkInlineInput(
+  key: AuthenticatedKey,
+  file: { bytes: Buffer; mimeType: string; filename: string },
+  path: string,
+  mimePrefixes: readonly string[],
+): Promise<InlineInput> {
+  if (file.bytes.length > key.maxUploadBytes) {
+    throw new ApiError('payload_too_large', {
+      message: `${path}: ${file.bytes.length} bytes exceed this key's package upload limit of ${key.maxUploadBytes} bytes.`,
+      details: { max_upload_bytes: key.maxUploadBytes },
+    });
+  }
+  if (file.bytes.length === 0) throw refused(path, 'empty_file', `${path}: the file is empty.`);
+  const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
+  // A part that names no type of its own (a client's generic octet-stream) is taken for what its bytes are.
+  const mimeType = UNTYPED.has(file.mimeType) ? (sniffed ?? file.mimeType) : file.mimeType;
+  const accepted = ACCEPTED_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));
+  if (!(accepted as readonly string[]).includes(mimeType)) {
+    throw refused(path, 'unsupported_media_type', `${path}: the file's type ${mimeType || '(none)'} is not one of ${accepted.join(', ')}.`);
+  }
+  if (!mimeMatchesDeclared(mimeType, sniffed)) {
+    throw refused(
+      path,
+      'content_mismatch',
+      `${path}: the content is ${sniffed ?? 'not a recognised format'}, not the declared ${mimeType}.`,
+    );
+  }
+  return { ...file, mimeType, sizeBytes: file.bytes.length };
+}

@@ -1,0 +1,92 @@
+import { ApiError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors';
+import type { RequestRecord } from '../../observability/request-record';
+import { jsonResponse, toApiError } from '../responses';
+import { openAIRateHeaders } from './openai-headers';
+
+// The OpenAI-compatible surface's one error format, OpenAI's: `{"error":{"message","type","param","code"}}`
+// with OpenAI's statuses, types and codes where it has them, `retry-after` and `x-ratelimit-*` on a 429,
+// and `x-should-retry`, which the official SDKs obey: `false` wherever a retry cannot succeed (spent
+// units, validation, a key conflict), so they stop at once; `true` where one may (409 while the call
+// runs, 429, 5xx). The domain's ApiError is mapped here once, as server/http/responses.ts maps it for /v1.
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+interface Mapped {
+  status: number;
+  type: string;
+  code: string;
+  retry: boolean;
+}
+
+const INVALID = 'invalid_request_error';
+
+/** How each code of the catalog answers on this surface; a code not listed keeps its status. */
+const MAPPED: Partial<Record<ErrorCode, Mapped>> = {
+  invalid_request: { status: 400, type: INVALID, code: 'invalid_request', retry: false },
+  missing_idempotency_key: { status: 400, type: INVALID, code: 'idempotency_key_required', retry: false },
+  invalid_idempotency_key: { status: 400, type: INVALID, code: 'invalid_idempotency_key', retry: false },
+  invalid_api_key: { status: 401, type: INVALID, code: 'invalid_api_key', retry: false },
+  quota_exhausted: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', retry: false },
+  forbidden: { status: 403, type: 'permission_error', code: 'forbidden', retry: false },
+  not_found: { status: 404, type: INVALID, code: 'not_found', retry: false },
+  method_not_allowed: { status: 405, type: INVALID, code: 'method_not_allowed', retry: false },
+  idempotency_key_in_use: { status: 409, type: INVALID, code: 'idempotency_key_in_use', retry: true },
+  payload_too_large: { status: 413, type: INVALID, code: 'payload_too_large', retry: false },
+  unsupported_media_type: { status: 400, type: INVALID, code: 'unsupported_media_type', retry: false },
+  validation_error: { status: 400, type: INVALID, code: 'invalid_value', retry: false },
+  idempotency_key_reused: { status: 422, type: INVALID, code: 'idempotency_key_reused', retry: false },
+  rate_limited: { status: 429, type: 'requests', code: 'rate_limit_exceeded', retry: true },
+  internal_error: { status: 500, type: 'server_error', code: 'server_error', retry: true },
+  provider_unavailable: { status: 503, type: 'server_error', code: 'service_unavailable', retry: true },
+};
+
+/** A parameter the surface cannot honour or that is malformed: 400 naming it in `param`. */
+export function refuseParam(param: string, message: string, code = 'unsupported_parameter'): ApiError {
+  return new ApiError('invalid_request', { message, details: { param, code } });
+}
+
+/** The model is not one the key's package sells under this path: 404 `model_not_found`. */
+export function modelNotFound(model: string): ApiError {
+  return new ApiError('not_found', {
+    message: `The model \`${model}\` does not exist or this key's package does not sell it.`,
+    details: { param: 'model', code: 'model_not_found' },
+  });
+}
+
+function detail(error: ApiError, name: 'param' | 'code'): string | undefined {
+  const value = error.details?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A spent budget resets at midnight UTC: no retry within the SDK's patience succeeds. */
+const isBudget = (error: ApiError) => error.code === 'rate_limited' && error.details?.reason === 'budget';
+
+function mappedOf(error: ApiError): Mapped {
+  const mapped = MAPPED[error.code] ?? { status: error.status, type: 'server_error', code: error.code, retry: error.status >= 500 };
+  return isBudget(error) ? { ...mapped, retry: false } : mapped;
+}
+
+/** The status, body and headers of an error on this surface. */
+export function openAIError(error: ApiError): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
+  const mapped = mappedOf(error);
+  const message = error.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : error.message;
+  const issue =
+    error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
+  const param = detail(error, 'param') ?? issue?.path ?? null;
+  const code = detail(error, 'code') ?? issue?.code ?? mapped.code;
+  const headers: Record<string, string> = { ...openAIRateHeaders(error.headers ?? {}), 'x-should-retry': String(mapped.retry) };
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
+  const body = { error: { message: message.toWellFormed(), type: mapped.type, param, code } };
+  return { status: mapped.status, body, headers };
+}
+
+/** Any thrown value as this surface's error answer; its code is noted in `record` for logs and metrics. */
+export function toOpenAIErrorResponse(error: unknown, requestId: string, record?: RequestRecord): Response {
+  const apiError = toApiError(error, requestId);
+  if (record) record.errorCode = apiError.code;
+  const { status, body, headers } = openAIError(apiError);
+  return jsonResponse(status, body, requestId, headers);
+}

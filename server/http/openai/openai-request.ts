@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { ApiError, isApiError } from '../../domain/errors';
+import { requireJsonContentType } from '../headers';
+import { parseJsonObject, readBodyBytes } from '../read-json-body';
+import { refuseParam } from './openai-errors';
+
+// The bodies the OpenAI-compatible surface reads: strict JSON as on /v1 (1 MiB, valid UTF-8, no
+// repeated member), or multipart/form-data for the routes that take a file (transcriptions,
+// videos), read up to the key's package upload limit and refused past it as soon as it shows.
+
+/** A multipart body: its fields (a repeated field, `timestamp_granularities[]`, as a list) and its files. */
+export interface MultipartBody {
+  fields: Record<string, string | string[]>;
+  files: Record<string, InlineFile>;
+}
+
+/** A file sent inline: its bytes, the type and name its part declared. */
+export interface InlineFile {
+  bytes: Buffer;
+  mimeType: string;
+  filename: string;
+}
+
+export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+  requireJsonContentType(request);
+  return parseJsonObject(await readBodyBytes(request));
+}
+
+/** Room for the form's other fields beside a file of the package's largest upload. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+export async function readMultipartBody(request: Request, maxFileBytes: number): Promise<MultipartBody> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw new ApiError('unsupported_media_type', { message: 'Content-Type must be multipart/form-data with the file as a part.' });
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyBytes(request, maxFileBytes + FORM_OVERHEAD_BYTES);
+  } catch (error) {
+    if (!isApiError(error) || error.code !== 'payload_too_large') throw error;
+    throw new ApiError('payload_too_large', {
+      message: `The file exceeds this key's package upload limit of ${maxFileBytes} bytes.`,
+      details: { param: 'file', code: 'payload_too_large' },
+    });
+  }
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
+  } catch {
+    throw new ApiError('invalid_request', { message: 'The request body is not a valid multipart/form-data body.' });
+  }
+  return collectParts(form, maxFileBytes);
+}
+
+async function collectParts(form: FormData, maxFileBytes: number): Promise<MultipartBody> {
+  const body: MultipartBody = { fields: {}, files: {} };
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') {
+      const field = name.endsWith('[]') ? name.slice(0, -2) : name;
+      const previous = body.fields[field];
+      body.fields[field] = name.endsWith('[]') ? [...((previous as string[] | undefined) ?? []), value] : value;
+      continue;
+    }
+    if (body.files[name]) throw refuseParam(name, `${name}: send one file.`, 'invalid_value');
+    if (value.size > maxFileBytes) {
+      throw new ApiError('payload_too_large', {
+        message: `${name}: ${value.size} bytes exceed this key's package upload limit of ${maxFileBytes} bytes.`,
+        details: { param: name, code: 'payload_too_large' },
+      });
+    }
+    const mimeType = value.type.split(';')[0]!.trim().toLowerCase();
+    body.files[name] = { bytes: Buffer.from(await value.arrayBuffer()), mimeType, filename: value.name || name };
+  }
+  return body;
+}
+
+/** What a multipart body's fingerprint hashes: its fields, and each file by its digest, type and name. */
+export function multipartFingerprintBody(body: MultipartBody): Record<string, unknown> {
+  const files = Object.fromEntries(
+    Object.entries(body.files).map(([name, file]) => [
+      name,
+      { sha256: createHash('sha256').update(file.bytes).digest('hex'), mime_type: file.mimeType, filename: file.filename },
+    ]),
+  );
+  return { fields: body.fields, files };
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { getSqlDb } from '../../db/client';
+import { reserve, type OpenReservation } from '../../domain/billing/reserve';
+import type { RenderGeneration } from '../../domain/billing/reservation';
+import { ApiError, isApiError } from '../../domain/errors';
+import type { AuthenticatedKey } from '../../domain/keys/authenticate-key';
+import { consumeRequest } from '../../domain/rate-limit/request-rate';
+import { zodValidationError } from '../../domain/zod-issues';
+import { traceStep } from '../../observability/tracing';
+import { jsonChannel, runAndSettle } from '../answer-lifecycle';
+import { routeContext, type PostRouteSpec } from '../pipeline';
+import type { RouteCall, RouteDoc, RouteSpec } from '../route-doc';
+import type { RouteContext } from '../route-context';
+import { newRequestId } from '../request-id';
+import { jsonResponse } from '../responses';
+import { toOpenAIErrorResponse } from './openai-errors';
+import { rateHeadersOf } from './openai-headers';
+import { openAIBillingRequest, sentIdempotencyKey } from './openai-idempotency';
+import { endingOf, streamAnswer, type ChunkStream } from './openai-stream';
+
+// A route of the OpenAI-compatible surface translates, it does not duplicate: its request becomes
+// the body of the /v1 route that sells the same operation, checked by that route's schema and
+// prepared by its steps (package settings, 422 here a 400 naming the OpenAI parameter), then
+// reserved, run and settled by the same lifecycle as /v1 (the claim, the hold, the engine, the
+// capture with its usage event, or the release), with the surface named on the hold and usage
+// event. Only the answer is OpenAI's: built from what the call stored, so a replay answers the same.
+
+/** What a route makes of one OpenAI request. */
+/** The steps of a /v1 route, whatever its body's type (each is given the body its own schema parsed). */
+export type V1Steps<P> = Omit<PostRouteSpec<z.ZodType, P>, 'prepare'> & { prepare(body: never, ctx: RouteContext): P | Promise<P> };
+
+export interface Translation<P> {
+  /** The steps of the /v1 route that runs it. */
+  steps: V1Steps<P>;
+  /** The /v1 body, checked by the route's schema and prepared by its steps... */
+  v1Body?: Record<string, unknown>;
+  /** ...or a preparation of its own, where the /v1 body cannot say it (a file sent inline). */
+  prepare?: (ctx: RouteContext) => Promise<P>;
+  /** /v1 field names and the OpenAI parameters they came from, for the 400 of a refused setting. */
+  params: Record<string, string>;
+  /** What the request's fingerprint hashes (the OpenAI body as sent). */
+  fingerprinted: unknown;
+  /** A charged generation's stored answer (its replays answer it again). */
+  render?: RenderGeneration;
+  /** Answered as chat.completion.chunk events: the stream's pieces (a route with the /v1 stream step streams live). */
+  chunks?: ChunkStream;
+  /** The answer from the stored body, the first time and on every replay (`ended`: the error a charged stream ended with). */
+  respond(stored: string, ctx: RouteContext, ended?: ApiError): Promise<Response> | Response;
+}
+
+/** A route's translation, its prepared type known to it alone (the route runs its own steps on it). */
+export const translated = <P>(translation: Translation<P>): Translation<unknown> => translation as unknown as Translation<unknown>;
+
+export interface OpenAIPostSpec<B> {
+  path: string;
+  operationId: string;
+  operation: string;
+  summary: string;
+  read(request: Request, key: AuthenticatedKey): Promise<B>;
+  /** The model resolved (404 `model_not_found`), the parameters checked (400 naming them), the /v1 request built. */
+  translate(body: B, ctx: RouteContext): Promise<Translation<unknown>> | Translation<unknown>;
+}
+
+/** A /v1 field's 422 as the OpenAI parameter it came from. */
+function renamed(error: unknown, params: Record<string, string> | undefined): unknown {
+  if (!isApiError(error) || error.code !== 'validation_error' || !params) return error;
+  const issue = (error.details?.issues as { path: string; code: string }[] | undefined)?.[0];
+  if (!issue) return error;
+  const param = params[issue.path.split('.')[0]!] ?? issue.path;
+  return new ApiError('invalid_request', { message: error.message, details: { param, code: issue.code } });
+}
+
+/** A /v1 body checked by its route's schema: 422 (a 400 here, naming the parameter) when it fails. */
+export function parseV1Body<S extends z.ZodType>(schema: S, body: Record<string, unknown>): z.infer<S> {
+  const defined = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  const parsed = schema.safeParse(defined);
+  if (!parsed.success) throw zodValidationError(parsed.error, defined);
+  return parsed.data;
+}
+
+async function prepare<P>(translation: Translation<P>, ctx: RouteContext): Promise<P> {
+  if (translation.prepare) return translation.prepare(ctx);
+  return translation.steps.prepare(parseV1Body(translation.steps.schema, translation.v1Body ?? {}) as never, ctx);
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
+  const doc: RouteDoc = { ...routeDoc(spec, 'POST'), errors: [400, 401, 403, 404, 409, 413, 422, 429, 500, 503] };
+  async function handle(request: Request, call: RouteCall): Promise<Response> {
+    const requestId = newRequestId();
+    let reservation: OpenReservation | undefined;
+    let translation: Translation<unknown> | undefined;
+    try {
+      const ctx = await routeContext(request, requestId, call);
+      const sentKey = sentIdempotencyKey(ctx);
+      translation = await spec.translate(await spec.read(request, ctx.key), ctx);
+      const prepared = await prepare(translation, ctx);
+      const billing = await openAIBillingRequest(ctx, sentKey, translation.fingerprinted, translation.steps.charge?.(prepared, ctx));
+      const reserved = await traceStep('reserve', () => reserve(getSqlDb(), { ...billing, render: translation!.render }));
+      if (reserved.kind === 'replay') {
+        const replayed = await translation.respond(reserved.body, ctx, endingOf(reserved.events));
+        return withHeaders(replayed, { 'Idempotent-Replayed': 'true' });
+      }
+      reservation = reserved.reservation;
+      const headers = rateHeadersOf(reservation.rate);
+      if (translation.chunks && translation.steps.stream) {
+        return await streamAnswer(ctx, reservation, translation.steps, prepared, translation.chunks, headers);
+      }
+      const settled = await runAndSettle(ctx, reservation, jsonChannel(translation.steps.run, prepared));
+      return withHeaders(await translation.respond(settled.body, ctx), headers);
+    } catch (error) {
+      await reservation?.abandon();
+      return toOpenAIErrorResponse(renamed(error, translation?.params), requestId, call.record);
+    }
+  }
+  return { doc, handle };
+}
+
+/** Its answers are OpenAI's objects (docs/openai-compatible.md), not schemas of this contract. */
+const OPENAI_OBJECT = z.looseObject({});
+
+function routeDoc(spec: { path: string; operationId: string; operation: string; summary: string }, method: 'GET' | 'POST') {
+  const { path, operationId, operation, summary } = spec;
+  return { method, path, operationId, operation, summary, response: { status: 200 as const, schema: OPENAI_OBJECT, description: summary } };
+}
+
+export interface OpenAIGetSpec {
+  path: string;
+  operationId: string;
+  operation: string;
+  summary: string;
+  /** The answer; counts against the key's requests per minute. */
+  handle(ctx: RouteContext): Promise<Response | unknown>;
+}
+
+export function defineOpenAIGetRoute(spec: OpenAIGetSpec): RouteSpec {
+  const doc: RouteDoc = { ...routeDoc(spec, 'GET'), errors: [401, 404, 429, 500, 503], rateLimited: true };
+  async function handle(request: Request, call: RouteCall): Promise<Response> {
+    const requestId = newRequestId();
+    try {
+      const ctx = await routeContext(request, requestId, call);
+      const rate = await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute);
+      const answer = await spec.handle(ctx);
+      const response = answer instanceof Response ? answer : jsonResponse(200, answer, requestId);
+      response.headers.set('X-Request-Id', requestId);
+      return withHeaders(response, rateHeadersOf(rate));
+    } catch (error) {
+      return toOpenAIErrorResponse(error, requestId, call.record);
+    }
+  }
+  return { doc, handle };
+}

@@ -1,0 +1,102 @@
+import type { OpenReservation } from '../../domain/billing/reserve';
+import { ApiError, type ErrorCode } from '../../domain/errors';
+import { observeStreamCharged } from '../../observability/observe-request';
+import { runAndSettle } from '../answer-lifecycle';
+import { KEEP_ALIVE_MS } from '../event-stream';
+import type { V1Steps } from './openai-route';
+import type { RouteContext } from '../route-context';
+import { baseHeaders, toApiError } from '../responses';
+import { streamChannel } from '../stream-channel';
+import { openAIError, toOpenAIErrorResponse } from './openai-errors';
+
+// A chat completion streamed as OpenAI streams it: `data: {chat.completion.chunk}` events, then
+// `data: [DONE]`. It is the /v1 stream's lifecycle (stream-channel.ts, CONTRACT.md §8): the first
+// piece is written only once the hold is durably marked delivered, and output delivered is output
+// paid for. The answer's status and headers leave with its first piece: a failure before any piece
+// is an ordinary error answer (503, nothing charged), which the SDKs retry; after it, a failure
+// arrives as `data: {"error": …}`, which the SDKs raise, and the call stays charged once.
+
+/** The error a charged stream ended with, from the events stored for its replays (their last `error` event). */
+export function endingOf(events: string | undefined): ApiError | undefined {
+  const last = events
+    ?.trimEnd()
+    .split('\n')
+    .findLast((line) => line.startsWith('data: '));
+  if (!last) return undefined;
+  const { error } = JSON.parse(last.slice('data: '.length)) as { error?: { code: ErrorCode; message: string } };
+  return error ? new ApiError(error.code, { message: error.message }) : undefined;
+}
+
+/** The `data:` of an error ending a stream, in OpenAI's shape (the SDKs raise it). */
+export const errorChunk = (error: ApiError) => JSON.stringify({ error: openAIError(error).body.error });
+
+/** The pieces of one streamed answer, each one event's data. */
+export interface ChunkStream {
+  /** A piece of the answer's text. */
+  delta(text: string): string;
+  /** What follows the last piece once the call is settled: the finish chunk, the usage chunk when asked. */
+  finish(stored: string): string[];
+}
+
+const encoder = new TextEncoder();
+
+function streamHeaders(requestId: string, extra: Record<string, string>): Headers {
+  const headers = baseHeaders(requestId, extra);
+  headers.set('Content-Type', 'text/event-stream; charset=utf-8');
+  headers.set('Cache-Control', 'no-cache');
+  headers.set('X-Accel-Buffering', 'no');
+  return headers;
+}
+
+export function streamAnswer<P>(
+  ctx: RouteContext,
+  reservation: OpenReservation,
+  steps: V1Steps<P>,
+  prepared: P,
+  chunks: ChunkStream,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const disconnect = new AbortController();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => void (controller = c),
+    cancel() {
+      clearInterval(keepAlive);
+      disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
+    },
+  });
+  let answer!: (response: Response) => void;
+  const answered = new Promise<Response>((resolve) => (answer = resolve));
+  let opened = false;
+  const send = (text: string): boolean => {
+    if (disconnect.signal.aborted) return false;
+    controller.enqueue(encoder.encode(text));
+    if (!opened) {
+      opened = true;
+      keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      answer(new Response(body, { status: 200, headers: streamHeaders(ctx.requestId, headers) }));
+    }
+    return true;
+  };
+  const event = (data: string) => send(`data: ${data}\n\n`);
+  const channel = streamChannel(steps.stream!, prepared, disconnect.signal, (text) => event(chunks.delta(text)), reservation);
+  const fail = (error: unknown) => {
+    if (!opened) return answer(toOpenAIErrorResponse(error, ctx.requestId, ctx.record));
+    const apiError = toApiError(error, ctx.requestId);
+    ctx.record.errorCode = apiError.code;
+    event(errorChunk(apiError));
+  };
+  runAndSettle(ctx, reservation, channel)
+    .then((settled) => {
+      observeStreamCharged(ctx.record);
+      if (settled.interrupted) return fail(settled.interrupted); // charged: the stream ends with output_interrupted
+      for (const data of chunks.finish(settled.body)) event(data);
+      event('[DONE]');
+    }, fail)
+    .finally(() => {
+      clearInterval(keepAlive);
+      if (opened && !disconnect.signal.aborted) controller.close();
+    });
+  return answered;
+}

@@ -1,0 +1,98 @@
+import { audioTranscribeRoute } from '../../routes/media';
+import type { RouteContext } from '../../route-context';
+import { checkInlineInput } from '../../../domain/generation/inline-input';
+import { prepareInlineTranscribe } from '../../../domain/generation/media';
+import { INPUT_UPLOAD_PURPOSES } from '../../../domain/operations';
+import type { GenerationResult } from '../../../domain/billing/reservation';
+import { baseHeaders, jsonResponse } from '../../responses';
+import { refuseParam } from '../openai-errors';
+import { unitHeaders } from '../openai-headers';
+import { resolveModel } from '../openai-models';
+import { multipartFingerprintBody, readMultipartBody, type MultipartBody } from '../openai-request';
+import { defineOpenAIPostRoute, translated, type Translation } from '../openai-route';
+
+// POST /openai/v1/audio/transcriptions: audio.transcribe of the file sent inline (multipart), checked
+// as an upload is (size against the package's limit, type, magic bytes) and run by the /v1 route's steps.
+
+const FORMATS = ['json', 'text', 'verbose_json'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface StoredTranscript {
+  output: { text: string; segments: { start: number; end: number; text: string }[] };
+  units: GenerationResult['usage'];
+}
+
+function field(body: MultipartBody, name: string): string | undefined {
+  const value = body.fields[name];
+  if (Array.isArray(value)) throw refuseParam(name, `${name} must be sent once.`, 'invalid_value');
+  return value;
+}
+
+function readFields(body: MultipartBody) {
+  const known = new Set(['model', 'language', 'response_format', 'timestamp_granularities', 'temperature']);
+  const unknown = Object.keys(body.fields).find((name) => !known.has(name)) ?? Object.keys(body.files).find((name) => name !== 'file');
+  if (unknown) throw refuseParam(unknown, `${unknown} is not supported by this service (docs/openai-compatible.md lists what is).`);
+  const format = (field(body, 'response_format') ?? 'json') as Format;
+  if (!FORMATS.includes(format))
+    throw refuseParam('response_format', `response_format must be one of ${FORMATS.join(', ')} here.`, 'unsupported_value');
+  const temperature = field(body, 'temperature');
+  if (temperature !== undefined && Number(temperature) !== 0)
+    throw refuseParam('temperature', 'temperature: only 0 is supported by this service.');
+  const granularities = [body.fields.timestamp_granularities ?? []].flat();
+  if (granularities.some((value) => value !== 'segment')) {
+    throw refuseParam('timestamp_granularities', 'timestamp_granularities: only "segment" is supported.', 'unsupported_value');
+  }
+  if (granularities.length > 0 && format !== 'verbose_json') {
+    throw refuseParam('timestamp_granularities', 'timestamp_granularities needs response_format verbose_json.', 'invalid_value');
+  }
+  const file = body.files.file;
+  if (!file) throw refuseParam('file', 'file is required: the audio, as a multipart part.', 'missing_required_parameter');
+  return { format, language: field(body, 'language'), file, segments: format === 'verbose_json' };
+}
+
+function answer(stored: string, ctx: RouteContext, format: Format, language: string | undefined): Response {
+  const { output, units } = JSON.parse(stored) as StoredTranscript;
+  const headers = unitHeaders(units);
+  if (format === 'text') {
+    const plain = baseHeaders(ctx.requestId, headers);
+    plain.set('Content-Type', 'text/plain; charset=utf-8');
+    return new Response(output.text, { status: 200, headers: plain });
+  }
+  if (format === 'json') return jsonResponse(200, { text: output.text }, ctx.requestId, headers);
+  const segments = output.segments.map((segment, id) => ({ id, ...segment }));
+  const duration = output.segments.at(-1)?.end ?? 0;
+  return jsonResponse(
+    200,
+    { task: 'transcribe', language: language ?? null, duration, text: output.text, segments },
+    ctx.requestId,
+    headers,
+  );
+}
+
+function translateTranscription(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
+  resolveModel(ctx.key, field(body, 'model'), ['audio.transcribe']);
+  const request = readFields(body);
+  return translated({
+    steps: audioTranscribeRoute.steps,
+    prepare: async () => {
+      const file = await checkInlineInput(ctx.key, request.file, 'file', INPUT_UPLOAD_PURPOSES['audio.transcribe'].map(prefixOf));
+      return prepareInlineTranscribe({ language: request.language, timestamps: request.segments ? 'segment' : undefined }, ctx.key, file);
+    },
+    params: { language: 'language', timestamps: 'timestamp_granularities', file: 'file', input_upload_id: 'file' },
+    fingerprinted: multipartFingerprintBody(body),
+    render: (result) => JSON.stringify({ output: result.output, units: result.usage } as StoredTranscript),
+    respond: (stored) => answer(stored, ctx, request.format, request.language),
+  });
+}
+
+/** The type prefix of an upload purpose: `audio_input` takes `audio/`. */
+const prefixOf = (purpose: string) => `${purpose.slice(0, purpose.indexOf('_'))}/`;
+
+export const audioTranscriptionsRoute = defineOpenAIPostRoute({
+  path: '/openai/v1/audio/transcriptions',
+  operationId: 'createTranscription',
+  operation: 'audio.transcribe',
+  summary: 'Transcribe audio sent inline (audio.transcribe)',
+  read: (request, key) => readMultipartBody(request, key.maxUploadBytes),
+  translate: translateTranscription,
+});

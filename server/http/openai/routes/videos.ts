@@ -1,0 +1,105 @@
+import { getSqlDb } from '../../../db/client';
+import type { JobView } from '../../../contract/jobs-and-uploads';
+import { readOwnJob } from '../../../domain/jobs/job-view';
+import { loadUploadBytes } from '../../../domain/uploads/resolve-input-upload';
+import { ApiError } from '../../../domain/errors';
+import { verifyObjectUrl } from '../../../storage/signed-urls';
+import { baseHeaders, jsonResponse } from '../../responses';
+import { videosGenerateRoute } from '../../routes/jobs';
+import type { RouteContext } from '../../route-context';
+import { refuseParam } from '../openai-errors';
+import { resolveModel } from '../openai-models';
+import { multipartFingerprintBody, readMultipartBody, readJsonBody, type MultipartBody } from '../openai-request';
+import { defineOpenAIGetRoute, defineOpenAIPostRoute, translated, type Translation } from '../openai-route';
+
+// POST /openai/v1/videos, GET /openai/v1/videos/{video_id} and GET /openai/v1/videos/{video_id}/content:
+// video jobs (videos.generate, run by the /v1 route's steps and the job worker) in the shape of
+// OpenAI's videos resource. The video's id is the job's.
+
+const STATUS: Record<JobView['status'], string> = {
+  submitted: 'queued',
+  running: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
+  cancelled: 'failed',
+};
+
+const unix = (timestamp: string) => Math.floor(Date.parse(timestamp) / 1000);
+
+/** A job as OpenAI's video object; `model` is the operation's own model id. */
+function videoOf(job: JobView) {
+  const done = job.status === 'succeeded';
+  const error = job.status === 'cancelled' ? { code: 'cancelled', message: 'The job was cancelled.' } : job.error;
+  return {
+    id: job.job_id,
+    object: 'video',
+    created_at: unix(job.created_at),
+    status: STATUS[job.status],
+    model: 'videos.generate',
+    progress: done ? 100 : 0,
+    completed_at: done ? unix(job.updated_at) : null,
+    expires_at: job.result ? unix(job.result.expires_at) : null,
+    error,
+    usage: job.usage,
+  };
+}
+
+/** The form as the SDK's videos.create sends it (multipart), or the same fields as JSON. */
+async function readVideoBody(request: Request, maxBytes: number): Promise<MultipartBody> {
+  if (/^application\/json/i.test(request.headers.get('content-type') ?? '')) {
+    const json = await readJsonBody(request);
+    return { fields: json as Record<string, string>, files: {} };
+  }
+  return readMultipartBody(request, maxBytes);
+}
+
+function translateVideo(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
+  resolveModel(ctx.key, body.fields.model, ['videos.generate']);
+  const unknown =
+    Object.keys(body.fields).find((name) => !['model', 'prompt', 'seconds', 'size'].includes(name)) ?? Object.keys(body.files)[0];
+  if (unknown) throw refuseParam(unknown, `${unknown} is not supported by this service (docs/openai-compatible.md lists what is).`);
+  for (const name of ['seconds', 'size']) {
+    if (body.fields[name] !== undefined) throw refuseParam(name, `${name}: the package fixes the video's length and size; leave it out.`);
+  }
+  return translated({
+    steps: videosGenerateRoute.steps,
+    v1Body: { prompt: body.fields.prompt },
+    params: { prompt: 'prompt' },
+    fingerprinted: multipartFingerprintBody(body),
+    respond: (stored) => jsonResponse(200, videoOf(JSON.parse(stored) as JobView), ctx.requestId),
+  });
+}
+
+export const createVideoRoute = defineOpenAIPostRoute({
+  path: '/openai/v1/videos',
+  operationId: 'createVideo',
+  operation: 'videos.generate',
+  summary: 'Create a video job (videos.generate)',
+  read: (request, key) => readVideoBody(request, key.maxUploadBytes),
+  translate: translateVideo,
+});
+
+export const getVideoRoute = defineOpenAIGetRoute({
+  path: '/openai/v1/videos/{video_id}',
+  operationId: 'retrieveVideo',
+  operation: 'videos.get',
+  summary: 'Retrieve an owned video job',
+  handle: async (ctx) => videoOf(await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin)),
+});
+
+export const getVideoContentRoute = defineOpenAIGetRoute({
+  path: '/openai/v1/videos/{video_id}/content',
+  operationId: 'downloadVideoContent',
+  operation: 'videos.content',
+  summary: "Download a completed video job's video",
+  handle: async (ctx) => {
+    const variant = new URL(ctx.request.url).searchParams.get('variant') ?? 'video';
+    if (variant !== 'video') throw refuseParam('variant', 'variant: only "video" is served.', 'unsupported_value');
+    const job = await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin);
+    const verified = job.result ? verifyObjectUrl(new URL(job.result.url)) : undefined;
+    if (!verified?.ok) throw new ApiError('not_found', { message: `The video ${job.job_id} is ${STATUS[job.status]}: it has no content.` });
+    const headers = baseHeaders(ctx.requestId);
+    headers.set('Content-Type', verified.contentType);
+    return new Response(new Uint8Array(await loadUploadBytes(verified.key)), { status: 200, headers });
+  },
+});

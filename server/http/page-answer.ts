@@ -1,0 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ServerResponse } from 'node:http';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
+
+// A page cannot choose its status: one that throws is Next's 500. A page that met the database (or
+// Redis) away notes it here, and `npm start`'s server (edge/edge-server.ts), which runs Next's
+// handler inside `answeringPage`, answers that 500 as 503 with Retry-After, as /v1 does.
+
+const pages = new AsyncLocalStorage<{ storeUnavailable: boolean }>();
+
+/** Runs Next's handling of one request; its 500 becomes 503 with Retry-After if the page noted the store away. */
+export function answeringPage<T>(res: ServerResponse, handle: () => T): T {
+  const state = { storeUnavailable: false };
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (state.storeUnavailable && args[0] === 500) {
+      args[0] = 503;
+      this.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    }
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+  return pages.run(state, handle);
+}
+
+/** A page's data, read with the database away noted (see above); any failure is rethrown. */
+export async function pageData<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    const state = pages.getStore();
+    if (state && isStoreUnavailable(error)) state.storeUnavailable = true;
+    throw error;
+  }
+}

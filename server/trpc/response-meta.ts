@@ -1,0 +1,19 @@
+import type { TRPCError } from '@trpc/server';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
+
+// What every tRPC answer (the dashboard's, the portal's) carries besides its body: never cached,
+// and a database or Redis away (a restart) answered 503 with Retry-After, as /v1 answers it, never
+// 500, whether a procedure or the context (the session's lookup) met it.
+
+/** Whether a tRPC error is the database or Redis being away. */
+export function isUnavailableError(error: TRPCError): boolean {
+  return error.code === 'SERVICE_UNAVAILABLE' || isStoreUnavailable(error.cause);
+}
+
+/** fetchRequestHandler's responseMeta. */
+export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { status?: number; headers: Headers } {
+  const headers = new Headers({ 'Cache-Control': 'no-store' });
+  if (!errors.some(isUnavailableError)) return { headers };
+  headers.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+  return { status: 503, headers };
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai-v7';
+
+type APIError = InstanceType<typeof OpenAI.APIError>;
+import { createTestKey } from '../../helpers/api';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
+import pg from 'pg';
+import { books, killAllProducts } from '../support/product/product';
+import { losingProxy, sdk, startSurface, stopSurface, surfaceKey, type Setup } from './support';
+
+// Exactly once on /openai/v1 with the SDKs' own retries: a lost answer is answered again by the call
+// that produced it (charged once), a retry of a running call is 409 (x-should-retry: true), two calls
+// with the same body are two calls, an Idempotency-Key works as on /v1, and a spent key stops the SDK
+// at once. Errors arrive as the SDK's classes with OpenAI's codes.
+
+let setup: Setup;
+let fake: FakeOpenAi;
+const messages = [{ role: 'user' as const, content: 'Summarise the plot of Hamlet in one line.' }];
+
+async function usageEvents(apiKeyId: string): Promise<{ surface: string; error_code: string | null }[]> {
+  const client = new pg.Client({ connectionString: setup.database.url });
+  await client.connect();
+  try {
+    const sql = 'SELECT surface, error_code FROM usage_events WHERE api_key_id = $1 ORDER BY created_at';
+    return (await client.query(sql, [apiKeyId])).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A key whose text.generate runs on the fake provider (its replies and failures set by each test), 2 units a call. */
+const fakeEngineKey = () =>
+  createTestKey({
+    quota: 10,
+    providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
+    operations: { 'text.generate': { engine: 'fake:model-once', units: 2 } },
+  });
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  setup = await startSurface('wgs_openai_once', { WGS_PROVIDER_KEY_FAKE_ONCE: 'sk-fake-once' });
+}, 300_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await fake?.close();
+  await stopSurface(setup);
+});
+
+describe('SDK retries without an Idempotency-Key', () => {
+  it('answers a retry after a lost answer from the call that produced it: same id, charged once', async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const proxy = await losingProxy(setup.product.base, 1);
+    try {
+      const { client, sent } = sdk(proxy.base, key);
+      const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+      expect(sent.map((request) => request.retry)).toEqual(['0', '1']);
+      expect(data.id).toBe(JSON.parse(proxy.lost[0]!).id);
+      expect(response.headers.get('idempotent-replayed')).toBe('true');
+      expect(await books(setup.database.url, id)).toMatchObject({ remaining: 9, captured: 1, succeeded: 1 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('runs two calls with the same body as two calls, both charged', async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const { client } = sdk(setup.product.base, key);
+    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    const second = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    expect(second.id).not.toBe(first.id);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 2 });
+  });
+
+  it('answers a retry of a call still running with 409 and x-should-retry: true, then with its answer', async () => {
+    const { key, id } = await fakeEngineKey();
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 3_000 });
+    const call = (retry: string) =>
+      fetch(`${setup.product.base}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-stainless-retry-count': retry },
+        body: JSON.stringify({ model: 'text.generate', messages }),
+      });
+    const running = call('0');
+    await expect.poll(() => fake.callCount, { timeout: 20_000 }).toBe(1);
+    const early = await call('1');
+    expect(early.status).toBe(409);
+    expect(early.headers.get('x-should-retry')).toBe('true');
+    expect((await early.json()).error.code).toBe('idempotency_key_in_use');
+    const answered = await (await running).json();
+    const late = await call('2');
+    expect(late.status).toBe(200);
+    expect((await late.json()).id).toBe(answered.id);
+    expect(fake.callCount).toBe(1);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
+  });
+});
+
+describe('an Idempotency-Key on /openai/v1', () => {
+  it('replays the same call, refuses the key with another body, and is required where the package says so', async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const { client } = sdk(setup.product.base, key);
+    const options = { headers: { 'Idempotency-Key': 'order-4711-summary' } };
+    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }, options);
+    const again = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }, options);
+    expect(again.id).toBe(first.id);
+    const reused = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Something else' }] }, options)
+      .catch((error: unknown) => error);
+    expect(reused).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect((reused as APIError).code).toBe('idempotency_key_reused');
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 9, captured: 1 });
+
+    const strict = await surfaceKey({ requireKey: true });
+    const { client: strictClient, sent } = sdk(setup.product.base, strict.key);
+    const refused = await strictClient.chat.completions.create({ model: 'gpt-4o-mini', messages }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as APIError).code).toBe('idempotency_key_required');
+    expect((refused as APIError).headers?.get('x-should-retry')).toBe('false');
+    expect(sent).toHaveLength(1);
+    const keyed = await strictClient.chat.completions.create({ model: 'gpt-4o-mini', messages }, options);
+    expect(keyed.object).toBe('chat.completion');
+  });
+});
+
+describe('a stream that fails after its first chunk', () => {
+  it('ends with data: {"error"} the SDK raises, charged once, and its key answers what was delivered without running again', async () => {
+    const { key, id } = await fakeEngineKey();
+    fake.reset();
+    fake.setReply('One two three four five.');
+    fake.setMode({ kind: 'break', after: 2 });
+    const { client, sent } = sdk(setup.product.base, key);
+    const options = { headers: { 'Idempotency-Key': 'stream-cut-1' } };
+    const read = async () => {
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'text.generate', messages, stream: true }, options)
+        .withResponse();
+      const pieces: string[] = [];
+      const failure = await (async () => {
+        for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+      })().catch((error: unknown) => error);
+      return { text: pieces.join(''), failure: failure as APIError, replayed: response.headers.get('idempotent-replayed') };
+    };
+    const first = await read();
+    expect(first.failure).toBeInstanceOf(OpenAI.APIError);
+    expect(first.failure.code).toBe('output_interrupted');
+    expect(first.failure.message).toContain('The units were charged');
+    expect(first.text).not.toBe('');
+    expect(sent, 'an error inside a stream is not retried').toHaveLength(1);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1, held: 0, inFlight: 0 });
+
+    const again = await read();
+    expect(again.replayed).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.failure).toBeInstanceOf(OpenAI.APIError);
+    expect(again.failure.code).toBe('output_interrupted');
+    expect(fake.callCount, 'the engine is never called again').toBe(1);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
+    const events = await usageEvents(id);
+    expect(events).toEqual([{ surface: 'openai', error_code: 'provider_failed' }]);
+  });
+});
+
+describe('errors as the SDK raises them', () => {
+  it('stops at once on spent units: 429 insufficient_quota, x-should-retry: false, one request', async () => {
+    const { key, id } = await surfaceKey({ quota: 1 });
+    const { client, sent } = sdk(setup.product.base, key);
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    const spent = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }).catch((error: unknown) => error);
+    expect(spent).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((spent as APIError).code).toBe('insufficient_quota');
+    expect((spent as APIError).type).toBe('insufficient_quota');
+    expect(sent).toHaveLength(2);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 0, captured: 1 });
+  });
+
+  it('names the key, the model and each parameter it cannot honour', async () => {
+    const { key } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
+    const wrongKey = await sdk(setup.product.base, 'wgs_live_' + 'x'.repeat(40))
+      .client.models.list()
+      .catch((error: unknown) => error);
+    expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((wrongKey as APIError).code).toBe('invalid_api_key');
+    const unknownModel = await client.chat.completions.create({ model: 'gpt-5', messages }).catch((error: unknown) => error);
+    expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknownModel as APIError).code).toBe('model_not_found');
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }, 'tools'],
+      [{ n: 2 }, 'n'],
+      [{ logprobs: true }, 'logprobs'],
+      [{ frobnicate: 1 }, 'frobnicate'],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format'],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] },
+        'messages[0].content[0]',
+      ],
+    ];
+    for (const [extra, param] of refusals) {
+      const body = { model: 'gpt-4o-mini', messages, ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const refused = await client.chat.completions.create(body).catch((error: unknown) => error);
+      expect(refused, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as APIError).param, param).toBe(param);
+      expect((refused as APIError).headers?.get('x-should-retry')).toBe('false');
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI, { toFile } from 'openai-v7';
+import { generateText, streamText } from 'ai-v7';
+import { createOpenAI } from 'ai-sdk-openai-v4';
+import { ChatOpenAI } from '@langchain/openai';
+import { books, killAllProducts } from '../support/product/product';
+import { sdk, startSurface, stopSurface, surfaceKey, type Setup } from './support';
+
+// Each endpoint of /openai/v1 through npm start's server, as the official `openai` SDK, the AI SDK and
+// LangChain call it: the answers in OpenAI's shapes, the units in headers, each call charged once.
+
+let setup: Setup;
+
+beforeAll(async () => {
+  setup = await startSurface('wgs_openai_sdk', { RUN_WORKER: 'true' });
+}, 300_000);
+
+afterAll(async () => {
+  killAllProducts();
+  await stopSurface(setup);
+});
+
+describe('the OpenAI SDK on /openai/v1', () => {
+  it("lists only the key's package's models, each naming its operation", async () => {
+    const { key } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key);
+    const models = await client.models.list();
+    const ids = models.data.map((model) => [model.id, (model as unknown as { operation: string }).operation]);
+    expect(ids).toContainEqual(['text.generate', 'text.generate']);
+    expect(ids).toContainEqual(['gpt-4o-mini', 'text.generate']);
+    expect(ids).toContainEqual(['whisper-1', 'audio.transcribe']);
+    expect(JSON.stringify(models.data)).not.toContain('local');
+    expect((await client.models.retrieve('gpt-image-1')).id).toBe('gpt-image-1');
+    const missing = await client.models.retrieve('gpt-5').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  });
+
+  it('answers a chat completion under an alias, with tokens and the units charged and remaining', async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const { client } = sdk(setup.product.base, key);
+    const { data, response } = await client.chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Say hello' },
+        ],
+      })
+      .withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.model).toBe('gpt-4o-mini');
+    expect(data.id).toMatch(/^chatcmpl-/);
+    expect(data.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(data.choices[0]!.finish_reason).toBe('stop');
+    expect(data.usage!.total_tokens).toBe(data.usage!.prompt_tokens + data.usage!.completion_tokens);
+    expect(response.headers.get('x-wgs-units-charged')).toBe('1');
+    expect(response.headers.get('x-wgs-units-remaining')).toBe('9');
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('10000');
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 9, captured: 1, succeeded: 1 });
+  });
+
+  it('streams chat.completion.chunk events with a final usage chunk, charged once', async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const { client } = sdk(setup.product.base, key);
+    const stream = await client.chat.completions.create({
+      model: 'text.generate',
+      messages: [{ role: 'user', content: 'Tell me a short story about a lighthouse keeper.' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      usage = chunk.usage ?? usage;
+    }
+    expect(text.length).toBeGreaterThan(0);
+    expect(finish).toBe('stop');
+    expect(usage!.completion_tokens).toBeGreaterThan(0);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 9, captured: 1 });
+  });
+
+  it('answers a code model through chat completions', async () => {
+    const { key } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key);
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4.1-code',
+      messages: [{ role: 'user', content: 'Write a function that adds two numbers.' }],
+    });
+    expect(completion.choices[0]!.message.content).toContain('```');
+  });
+
+  it('generates an image as b64_json and as a URL, speech as audio bytes, and transcribes a file sent inline', async () => {
+    const { key } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key);
+    const b64 = await client.images.generate({ model: 'gpt-image-1', prompt: 'A lighthouse at dawn', response_format: 'b64_json' });
+    expect(Buffer.from(b64.data![0]!.b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    const url = await client.images.generate({ model: 'gpt-image-1', prompt: 'A lighthouse at dusk' });
+    const image = await fetch(url.data![0]!.url!);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    const speech = await client.audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: 'Your order has shipped.',
+      response_format: 'wav',
+    });
+    const wav = Buffer.from(await speech.arrayBuffer());
+    expect(speech.headers.get('content-type')).toBe('audio/wav');
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    const transcript = await client.audio.transcriptions.create({
+      model: 'whisper-1',
+      file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }),
+      response_format: 'verbose_json',
+      timestamp_granularities: ['segment'],
+    });
+    expect(typeof transcript.text).toBe('string');
+    expect(Array.isArray(transcript.segments)).toBe(true);
+  });
+
+  it('runs a video job and serves its content', async () => {
+    const { key } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key);
+    const video = await client.videos.create({ model: 'sora-2', prompt: 'Waves on a beach' });
+    expect(video.object).toBe('video');
+    expect(video.status).toBe('queued');
+    await expect.poll(async () => (await client.videos.retrieve(video.id)).status, { timeout: 60_000, interval: 500 }).toBe('completed');
+    const content = await client.videos.downloadContent(video.id);
+    expect(content.headers.get('content-type')).toMatch(/^video\//);
+    expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  });
+});
+
+describe('the AI SDK and LangChain on /openai/v1', () => {
+  it("runs the AI SDK's generateText and streamText, and LangChain's ChatOpenAI", async () => {
+    const { key, id } = await surfaceKey({ quota: 10 });
+    const provider = createOpenAI({ baseURL: `${setup.product.base}/openai/v1`, apiKey: key });
+    const generated = await generateText({ model: provider.chat('gpt-4o-mini'), prompt: 'Say hello', maxRetries: 0 });
+    expect(generated.text.length).toBeGreaterThan(0);
+    expect(generated.usage.outputTokens).toBeGreaterThan(0);
+    const streamed = streamText({ model: provider.chat('gpt-4o-mini'), prompt: 'Count to three', maxRetries: 0 });
+    let text = '';
+    for await (const piece of streamed.textStream) text += piece;
+    expect(text.length).toBeGreaterThan(0);
+    const chat = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: key, configuration: { baseURL: `${setup.product.base}/openai/v1` } });
+    const message = await chat.invoke('Say hello');
+    expect(String(message.content).length).toBeGreaterThan(0);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 7, captured: 3 });
+  });
+});
