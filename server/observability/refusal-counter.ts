@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import sql from 'sql-template-tag';
+import { prepared } from '../db/named-statement';
 
 // Answers that did not reach an engine (400-429, 503, and 500s of the service itself) are
 // counted here, in memory, per minute, key, operation, status and code, and written by one
@@ -39,21 +41,18 @@ export function pendingRefusals(): number {
   return total;
 }
 
-const UPSERT = `
-  INSERT INTO refused_requests (minute, api_key_id, operation, status, code, count)
-  SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::int[])
-  ON CONFLICT (minute, api_key_id, operation, status, code)
-  DO UPDATE SET count = refused_requests.count + EXCLUDED.count`;
-
 async function writeBuckets(pool: pg.Pool, buckets: Bucket[]): Promise<void> {
-  await pool.query(UPSERT, [
-    buckets.map((b) => b.minute),
-    buckets.map((b) => b.keyId),
-    buckets.map((b) => b.operation),
-    buckets.map((b) => b.status),
-    buckets.map((b) => b.code),
-    buckets.map((b) => b.count),
-  ]);
+  const column = <K extends keyof Bucket>(name: K) => buckets.map((bucket) => bucket[name]);
+  await pool.query(
+    prepared(
+      'wgs-refusals-flush',
+      sql`INSERT INTO refused_requests (minute, api_key_id, operation, status, code, count)
+          SELECT * FROM unnest(${column('minute')}::timestamptz[], ${column('keyId')}::uuid[], ${column('operation')}::text[],
+                               ${column('status')}::int[], ${column('code')}::text[], ${column('count')}::int[])
+          ON CONFLICT (minute, api_key_id, operation, status, code)
+          DO UPDATE SET count = refused_requests.count + EXCLUDED.count`,
+    ),
+  );
 }
 
 /**

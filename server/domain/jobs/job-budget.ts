@@ -1,6 +1,7 @@
 import type { SqlDb } from '../../db/client';
 import { Prisma, type PrismaClient } from '../../db/generated/client';
-import sql from 'sql-template-tag';
+import sql, { raw } from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { recentJobCostSql } from '../billing/expected-job-cost';
 import { UTC_TODAY } from '../billing/settlement-sql';
 
@@ -14,13 +15,14 @@ export const BUDGET_JOB_MESSAGE =
 
 /** Whether the key of this open job has spent its package's provider-cost budget for the UTC day. */
 export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolean> {
-  const { rows } = await db.pool.query<{ over: boolean }>({
-    name: 'wgs-job-budget',
-    text: `SELECT (k.cost_day = ${UTC_TODAY} AND k.cost_today >= v.max_provider_cost_per_day) AS over
+  const { rows } = await db.pool.query<{ over: boolean }>(
+    prepared(
+      'wgs-job-budget',
+      sql`SELECT (k.cost_day = ${raw(UTC_TODAY)} AND k.cost_today >= v.max_provider_cost_per_day) AS over
              FROM jobs j JOIN api_keys k ON k.id = j.api_key_id JOIN package_versions v ON v.id = k.package_version_id
-            WHERE j.id = $1 AND j.status IN ('submitted', 'running') AND v.max_provider_cost_per_day IS NOT NULL`,
-    values: [jobId],
-  });
+            WHERE j.id = ${jobId} AND j.status IN ('submitted', 'running') AND v.max_provider_cost_per_day IS NOT NULL`,
+    ),
+  );
   return rows[0]?.over === true;
 }
 

@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { SqlDb } from '../../db/client';
@@ -27,53 +29,39 @@ export interface NewJob {
 
 /** Inserts the row of a submitted job on the caller's transaction. */
 export async function insertJob(client: pg.PoolClient, job: NewJob): Promise<void> {
-  await client.query({
-    name: 'wgs-job-insert',
-    text: `INSERT INTO jobs (id, api_key_id, operation, status, input, engine, engines, units, hold_id, request_id, attempts, created_at, updated_at)
-           VALUES ($1, $2, $3, 'submitted', $4, $5, $10::text[], $6, $7, $8, 0, $9, $9)`,
-    values: [
-      job.id,
-      job.apiKeyId,
-      job.operation,
-      JSON.stringify(job.input),
-      engineNamesOf(job.engine)[0],
-      job.units,
-      job.holdId,
-      job.requestId,
-      job.createdAt,
-      engineNamesOf(job.engine),
-    ],
-  });
+  const engines = engineNamesOf(job.engine);
+  await client.query(
+    prepared(
+      'wgs-job-insert',
+      sql`INSERT INTO jobs (id, api_key_id, operation, status, input, engine, engines, units, hold_id, request_id, attempts, created_at, updated_at)
+           VALUES (${job.id}, ${job.apiKeyId}, ${job.operation}, 'submitted', ${JSON.stringify(job.input)}, ${engines[0]}, ${engines}::text[], ${job.units}, ${job.holdId}, ${job.requestId}, 0, ${job.createdAt}, ${job.createdAt})`,
+    ),
+  );
 }
 
 export async function findJob(db: SqlDb, jobId: string): Promise<JobRow | null> {
-  const { rows } = await db.pool.query<JobRow>({
-    name: 'wgs-job-find',
-    text: 'SELECT * FROM jobs WHERE id = $1',
-    values: [jobId],
-  });
+  const { rows } = await db.pool.query<JobRow>(prepared('wgs-job-find', sql`SELECT * FROM jobs WHERE id = ${jobId}`));
   return rows[0] ?? null;
 }
 
 /** Marks a job running for a new attempt; null when it already finished (nothing left to do). */
 export async function startJobAttempt(db: SqlDb, jobId: string): Promise<JobRow | null> {
-  const { rows } = await db.pool.query<JobRow>({
-    name: 'wgs-job-start',
-    text: `UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
-            WHERE id = $1 AND status IN ('submitted', 'running')
+  const { rows } = await db.pool.query<JobRow>(
+    prepared(
+      'wgs-job-start',
+      sql`UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
+            WHERE id = ${jobId} AND status IN ('submitted', 'running')
            RETURNING *`,
-    values: [jobId],
-  });
+    ),
+  );
   return rows[0] ?? null;
 }
 
 /** The package version a job's key is locked to (for its usage events). */
 export async function packageVersionOfKey(db: SqlDb, apiKeyId: string): Promise<string> {
-  const { rows } = await db.pool.query<{ package_version_id: string }>({
-    name: 'wgs-job-key-version',
-    text: 'SELECT package_version_id FROM api_keys WHERE id = $1',
-    values: [apiKeyId],
-  });
+  const { rows } = await db.pool.query<{ package_version_id: string }>(
+    prepared('wgs-job-key-version', sql`SELECT package_version_id FROM api_keys WHERE id = ${apiKeyId}`),
+  );
   if (!rows[0]) throw new Error(`api key ${apiKeyId} not found`);
   return rows[0].package_version_id;
 }

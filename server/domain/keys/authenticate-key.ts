@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
@@ -52,18 +54,19 @@ let evictions = 0;
 
 async function queryKey(db: SqlDb, hash: string, ttl: number, now: number): Promise<KeyRow | null> {
   const evictionsBefore = evictions;
-  const { rows } = await db.pool.query<KeyRow>({
-    name: 'wgs-authenticate-key',
-    text: `SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
+  const { rows } = await db.pool.query<KeyRow>(
+    prepared(
+      'wgs-authenticate-key',
+      sql`SELECT k.id, k.status, k.expires_at, v.id AS version_id, v.version, p.slug, v.operations,
                   v.requests_per_minute, v.concurrency, v.max_upload_bytes, v.max_provider_cost_per_day,
                   coalesce(v.max_stored_bytes, 10 * v.max_upload_bytes::bigint) AS max_stored_bytes,
                   v.openai_require_idempotency_key
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
              JOIN packages p ON p.id = v.package_id
-            WHERE k.hash = $1`,
-    values: [hash],
-  });
+            WHERE k.hash = ${hash}`,
+    ),
+  );
   const row = rows[0] ?? null;
   if (ttl > 0 && evictions === evictionsBefore) {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);

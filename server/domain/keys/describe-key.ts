@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import type { KeyDescription } from '../../contract/key';
 import type { SqlDb } from '../../db/client';
 import type { PackageOperations } from '../../contract/package-schema';
@@ -29,16 +31,17 @@ function publicSettings(operations: PackageOperations): KeyDescription['operatio
 }
 
 export async function describeKey(db: SqlDb, apiKeyId: string): Promise<KeyDescription> {
-  const { rows } = await db.pool.query<DescribedRow>({
-    name: 'wgs-describe-key',
-    text: `SELECT k.prefix, k.remaining_units, k.expires_at, p.slug, v.name, v.version, v.operations,
+  const { rows } = await db.pool.query<DescribedRow>(
+    prepared(
+      'wgs-describe-key',
+      sql`SELECT k.prefix, k.remaining_units, k.expires_at, p.slug, v.name, v.version, v.operations,
                   v.requests_per_minute, v.concurrency, v.max_upload_bytes
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
              JOIN packages p ON p.id = v.package_id
-            WHERE k.id = $1`,
-    values: [apiKeyId],
-  });
+            WHERE k.id = ${apiKeyId}`,
+    ),
+  );
   const row = rows[0];
   if (!row) throw new Error(`api key ${apiKeyId} not found`);
   return {

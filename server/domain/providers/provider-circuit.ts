@@ -1,3 +1,5 @@
+import sql, { raw } from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 
@@ -28,17 +30,19 @@ interface CircuitRow {
   open_ms: number | null;
 }
 
-const OPEN_MS_SQL = `(extract(epoch FROM open_until - now()) * 1000)::float8 AS open_ms`;
+const OPEN_MS_SQL = raw(`(extract(epoch FROM open_until - now()) * 1000)::float8 AS open_ms`);
 
 function stateOf(row: CircuitRow): CircuitState {
   return { failures: row.consecutive_failures, openUntil: row.open_ms && row.open_ms > 0 ? Date.now() + row.open_ms : 0 };
 }
 
 async function loadStates(db: SqlDb): Promise<Map<string, CircuitState>> {
-  const { rows } = await db.pool.query<CircuitRow>({
-    name: 'wgs-provider-circuits',
-    text: `SELECT provider, consecutive_failures, ${OPEN_MS_SQL} FROM provider_circuits WHERE consecutive_failures > 0`,
-  });
+  const { rows } = await db.pool.query<CircuitRow>(
+    prepared(
+      'wgs-provider-circuits',
+      sql`SELECT provider, consecutive_failures, ${OPEN_MS_SQL} FROM provider_circuits WHERE consecutive_failures > 0`,
+    ),
+  );
   const states = new Map(rows.map((row) => [row.provider, stateOf(row)]));
   snapshot = { at: Date.now(), states };
   return states;
@@ -72,17 +76,18 @@ export async function providerCircuitOpenMs(db: SqlDb, provider: string): Promis
 export async function recordProviderFailure(db: SqlDb, provider: string): Promise<void> {
   if (!enabled()) return;
   const config = getConfig();
-  const { rows } = await db.pool.query<CircuitRow>({
-    name: 'wgs-provider-circuit-failure',
-    text: `INSERT INTO provider_circuits AS c (provider, consecutive_failures, open_until, updated_at)
-           VALUES ($1, 1, CASE WHEN 1 >= $2::int THEN now() + make_interval(secs => $3::int) END, now())
+  const { rows } = await db.pool.query<CircuitRow>(
+    prepared(
+      'wgs-provider-circuit-failure',
+      sql`INSERT INTO provider_circuits AS c (provider, consecutive_failures, open_until, updated_at)
+           VALUES (${provider}, 1, CASE WHEN 1 >= ${config.PROVIDER_CIRCUIT_FAILURES}::int THEN now() + make_interval(secs => ${config.PROVIDER_CIRCUIT_OPEN_SECONDS}::int) END, now())
            ON CONFLICT (provider) DO UPDATE
               SET consecutive_failures = c.consecutive_failures + 1, updated_at = now(),
-                  open_until = CASE WHEN c.consecutive_failures + 1 >= $2::int
-                                    THEN now() + make_interval(secs => $3::int) ELSE c.open_until END
+                  open_until = CASE WHEN c.consecutive_failures + 1 >= ${config.PROVIDER_CIRCUIT_FAILURES}::int
+                                    THEN now() + make_interval(secs => ${config.PROVIDER_CIRCUIT_OPEN_SECONDS}::int) ELSE c.open_until END
            RETURNING provider, consecutive_failures, ${OPEN_MS_SQL}`,
-    values: [provider, config.PROVIDER_CIRCUIT_FAILURES, config.PROVIDER_CIRCUIT_OPEN_SECONDS],
-  });
+    ),
+  );
   const state = stateOf(rows[0]!);
   snapshot?.states.set(provider, state);
   if (state.openUntil > 0 && rows[0]!.consecutive_failures === config.PROVIDER_CIRCUIT_FAILURES) {
@@ -106,12 +111,13 @@ export async function recordProviderSuccess(db: SqlDb, provider: string): Promis
     return; // nothing known to clear; the next success tries again
   }
   if (!states.delete(provider)) return;
-  await db.pool.query({
-    name: 'wgs-provider-circuit-success',
-    text: `UPDATE provider_circuits SET consecutive_failures = 0, open_until = NULL, updated_at = now()
-            WHERE provider = $1 AND consecutive_failures > 0`,
-    values: [provider],
-  });
+  await db.pool.query(
+    prepared(
+      'wgs-provider-circuit-success',
+      sql`UPDATE provider_circuits SET consecutive_failures = 0, open_until = NULL, updated_at = now()
+            WHERE provider = ${provider} AND consecutive_failures > 0`,
+    ),
+  );
 }
 
 /** Tests: forget this process's snapshot, as a fresh instance would have none. */

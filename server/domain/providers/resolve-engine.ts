@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { getPool } from '../../db/client';
 import { buildEngine, type ProviderSettings } from '../../providers/build-engine';
 import { ProviderUnavailableError, type Engine } from '../../providers/engine';
@@ -27,11 +29,12 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
   const separator = engineName.indexOf(':');
   const providerName = engineName.slice(0, separator);
   const model = engineName.slice(separator + 1);
-  const { rows } = await getPool().query<Omit<ProviderRow, 'type'> & { type: string }>({
-    name: 'wgs-provider-by-name',
-    text: 'SELECT name, type, base_url, api_key_env, options, prices FROM providers WHERE name = $1',
-    values: [providerName],
-  });
+  const { rows } = await getPool().query<Omit<ProviderRow, 'type'> & { type: string }>(
+    prepared(
+      'wgs-provider-by-name',
+      sql`SELECT name, type, base_url, api_key_env, options, prices FROM providers WHERE name = ${providerName}`,
+    ),
+  );
   const row = rows[0];
   if (!row || !isProviderType(row.type)) {
     console.error(`[engine ${engineName}] provider "${providerName}" is not configured`);
@@ -45,11 +48,9 @@ export async function resolveEngine(engineName: string): Promise<Engine> {
 
 /** The operator-set key of a provider, decrypted; undefined when none is stored. Throws SecretDecryptError. */
 async function readStoredProviderKey(provider: string): Promise<string | undefined> {
-  const { rows } = await getPool().query<{ iv: Buffer; ciphertext: Buffer; auth_tag: Buffer }>({
-    name: 'wgs-provider-key',
-    text: 'SELECT iv, ciphertext, auth_tag FROM provider_keys WHERE provider = $1',
-    values: [provider],
-  });
+  const { rows } = await getPool().query<{ iv: Buffer; ciphertext: Buffer; auth_tag: Buffer }>(
+    prepared('wgs-provider-key', sql`SELECT iv, ciphertext, auth_tag FROM provider_keys WHERE provider = ${provider}`),
+  );
   const row = rows[0];
   if (!row) return undefined;
   return openWithConfiguredSecret(provider, { iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag });

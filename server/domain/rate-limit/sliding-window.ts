@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { SqlDb } from '../../db/client';
@@ -32,16 +34,17 @@ export interface WindowStore {
 export function postgresWindowStore(pool: pg.Pool): WindowStore {
   return {
     async take(key, limit, windowSeconds, nowMs) {
-      const { rows } = await pool.query<{ allowed: boolean; used: number; wait_ms: string }>({
-        name: 'wgs-rate-take',
-        text: 'SELECT allowed, used, wait_ms FROM wgs_rate_take($1, $2, $3, $4)',
-        values: [key, limit, windowSeconds, nowMs ?? null],
-      });
+      const { rows } = await pool.query<{ allowed: boolean; used: number; wait_ms: string }>(
+        prepared(
+          'wgs-rate-take',
+          sql`SELECT allowed, used, wait_ms FROM wgs_rate_take(${key}, ${limit}, ${windowSeconds}, ${nowMs ?? null})`,
+        ),
+      );
       const row = rows[0]!;
       return { allowed: row.allowed, used: row.used, waitMs: Number(row.wait_ms) };
     },
     async giveBack(key) {
-      await pool.query({ name: 'wgs-rate-give-back', text: 'SELECT wgs_rate_give_back($1)', values: [key] });
+      await pool.query(prepared('wgs-rate-give-back', sql`SELECT wgs_rate_give_back(${key})`));
     },
   };
 }
@@ -156,10 +159,12 @@ export function windowStore(db: SqlDb): WindowStore {
 /** Deletes PostgreSQL windows whose every hit has left (keys not seen for a minute), a batch at a time. */
 export async function deleteIdleRateWindows(db: SqlDb, batch = 1000): Promise<number> {
   const { rowCount } = await db.pool.query(
-    `DELETE FROM rate_windows WHERE key IN (
-       SELECT key FROM rate_windows WHERE expire_second < floor(extract(epoch FROM clock_timestamp()))
-        LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-    [batch],
+    prepared(
+      'wgs-rate-windows-idle',
+      sql`DELETE FROM rate_windows WHERE key IN (
+            SELECT key FROM rate_windows WHERE expire_second < floor(extract(epoch FROM clock_timestamp()))
+             LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    ),
   );
   return rowCount ?? 0;
 }

@@ -1,4 +1,6 @@
+import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
+import { prepared } from '../../db/named-statement';
 import { sweepBatches } from './sweep-batches';
 
 // Storage expires (UPLOAD_RETENTION_HOURS, OUTPUT_RETENTION_HOURS): past its time an upload or an
@@ -9,11 +11,13 @@ import { sweepBatches } from './sweep-batches';
 /** Adds a generated output to what its key holds (once per object: a retried job reuses its key). */
 export async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: string, sizeBytes: number): Promise<void> {
   await db.pool.query(
-    `WITH added AS (
-       INSERT INTO stored_outputs (storage_key, api_key_id, size_bytes) VALUES ($1, $2, $3)
-       ON CONFLICT (storage_key) DO NOTHING RETURNING api_key_id, size_bytes)
-     UPDATE api_keys k SET stored_bytes = k.stored_bytes + a.size_bytes FROM added a WHERE k.id = a.api_key_id`,
-    [storageKey, apiKeyId, sizeBytes],
+    prepared(
+      'wgs-output-record',
+      sql`WITH added AS (
+            INSERT INTO stored_outputs (storage_key, api_key_id, size_bytes) VALUES (${storageKey}, ${apiKeyId}, ${sizeBytes})
+            ON CONFLICT (storage_key) DO NOTHING RETURNING api_key_id, size_bytes)
+          UPDATE api_keys k SET stored_bytes = k.stored_bytes + a.size_bytes FROM added a WHERE k.id = a.api_key_id`,
+    ),
   );
 }
 
@@ -25,12 +29,18 @@ export async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: stri
 export function deleteExpiredUploads(db: SqlDb, hours: number): Promise<number> {
   return sweepBatches(
     db,
-    `SELECT id, status, storage_key FROM uploads
-      WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => $2)
-      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [hours],
+    (batch) =>
+      prepared(
+        'wgs-upload-retention-claim',
+        sql`SELECT id, status, storage_key FROM uploads
+             WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => ${hours})
+             ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+      ),
     (row) => row.storage_key,
-    `WITH before AS (SELECT id, status AS was FROM uploads WHERE id = ANY($1::text[])),
+    (ids) =>
+      prepared(
+        'wgs-upload-retention-mark',
+        sql`WITH before AS (SELECT id, status AS was FROM uploads WHERE id = ANY(${ids}::text[])),
           marked AS (
             UPDATE uploads u SET deleted_at = now(),
                    status = CASE WHEN u.status = 'pending' THEN 'expired'::"UploadStatus" ELSE u.status END
@@ -39,6 +49,7 @@ export function deleteExpiredUploads(db: SqlDb, hours: number): Promise<number> 
      UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
        FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked WHERE was <> 'expired' GROUP BY api_key_id) m
       WHERE k.id = m.api_key_id`,
+      ),
   );
 }
 
@@ -46,14 +57,21 @@ export function deleteExpiredUploads(db: SqlDb, hours: number): Promise<number> 
 export function deleteExpiredOutputs(db: SqlDb, hours: number): Promise<number> {
   return sweepBatches(
     db,
-    `SELECT storage_key AS id, 'stored' AS status, storage_key FROM stored_outputs
-      WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => $2)
-      ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [hours],
+    (batch) =>
+      prepared(
+        'wgs-output-retention-claim',
+        sql`SELECT storage_key AS id, 'stored' AS status, storage_key FROM stored_outputs
+             WHERE deleted_at IS NULL AND created_at <= now() - make_interval(hours => ${hours})
+             ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+      ),
     (row) => row.storage_key,
-    `WITH marked AS (UPDATE stored_outputs SET deleted_at = now() WHERE storage_key = ANY($1::text[]) RETURNING api_key_id, size_bytes)
-     UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
-       FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
-      WHERE k.id = m.api_key_id`,
+    (ids) =>
+      prepared(
+        'wgs-output-retention-mark',
+        sql`WITH marked AS (UPDATE stored_outputs SET deleted_at = now() WHERE storage_key = ANY(${ids}::text[]) RETURNING api_key_id, size_bytes)
+            UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
+              FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
+             WHERE k.id = m.api_key_id`,
+      ),
   );
 }

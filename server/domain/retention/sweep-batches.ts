@@ -1,3 +1,4 @@
+import type { QueryConfig } from 'pg';
 import type { SqlDb } from '../../db/client';
 import { getObjectStore } from '../../storage/get-object-store';
 
@@ -16,16 +17,15 @@ export interface SweepRow {
 }
 
 /**
- * Claims up to SWEEP_BATCH rows with `claim` ($1 the batch size, then `params`), deletes the
- * objects `objectKey` names, marks the rows with `mark` ($1 their ids), until a batch comes back
- * short; returns how many rows were swept.
+ * Claims up to SWEEP_BATCH rows with the statement `claim` makes for that batch size, deletes the
+ * objects `objectKey` names, marks the rows with the statement `mark` makes for their ids, until a
+ * batch comes back short; returns how many rows were swept.
  */
 export async function sweepBatches(
   db: SqlDb,
-  claim: string,
-  params: unknown[],
+  claim: (batch: number) => QueryConfig,
   objectKey: (row: SweepRow) => string | undefined,
-  mark: string,
+  mark: (ids: string[]) => QueryConfig,
 ): Promise<number> {
   let total = 0;
   for (;;) {
@@ -33,10 +33,10 @@ export async function sweepBatches(
     let count = 0;
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<SweepRow>(claim, [SWEEP_BATCH, ...params]);
+      const { rows } = await client.query<SweepRow>(claim(SWEEP_BATCH));
       const keys = rows.map(objectKey).filter((key): key is string => key !== undefined);
       await getObjectStore().deleteMany([...new Set(keys)]);
-      if (rows.length) await client.query(mark, [rows.map((row) => row.id)]);
+      if (rows.length) await client.query(mark(rows.map((row) => row.id)));
       await client.query('COMMIT');
       count = rows.length;
     } catch (error) {

@@ -1,4 +1,6 @@
+import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
+import { prepared } from '../../db/named-statement';
 import { sweepBatches } from '../retention/sweep-batches';
 import { uploadKeyOf } from './upload-keys';
 
@@ -15,15 +17,22 @@ export const LATE_PUT_GRACE_SECONDS = 3600;
 export function expireStaleUploads(db: SqlDb): Promise<number> {
   return sweepBatches(
     db,
-    `SELECT id, status, storage_key FROM uploads
-      WHERE status = 'pending' AND expires_at <= now()
-      ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [],
+    (batch) =>
+      prepared(
+        'wgs-upload-expire-claim',
+        sql`SELECT id, status, storage_key FROM uploads
+             WHERE status = 'pending' AND expires_at <= now()
+             ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+      ),
     (row) => row.storage_key,
-    `WITH marked AS (UPDATE uploads SET status = 'expired' WHERE id = ANY($1::text[]) RETURNING api_key_id, size_bytes)
-     UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
-       FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
-      WHERE k.id = m.api_key_id`,
+    (ids) =>
+      prepared(
+        'wgs-upload-expire-mark',
+        sql`WITH marked AS (UPDATE uploads SET status = 'expired' WHERE id = ANY(${ids}::text[]) RETURNING api_key_id, size_bytes)
+            UPDATE api_keys k SET stored_bytes = k.stored_bytes - m.total
+              FROM (SELECT api_key_id, sum(size_bytes) AS total FROM marked GROUP BY api_key_id) m
+             WHERE k.id = m.api_key_id`,
+      ),
   );
 }
 
@@ -35,16 +44,19 @@ export function expireStaleUploads(db: SqlDb): Promise<number> {
 export function clearClosedUploadKeys(db: SqlDb, graceSeconds = LATE_PUT_GRACE_SECONDS): Promise<number> {
   return sweepBatches(
     db,
-    `SELECT id, status, storage_key FROM uploads
-      WHERE upload_key_cleared_at IS NULL AND expires_at <= now() - make_interval(secs => $2)
-        AND status <> 'pending'
-      ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [graceSeconds],
+    (batch) =>
+      prepared(
+        'wgs-upload-key-clear-claim',
+        sql`SELECT id, status, storage_key FROM uploads
+             WHERE upload_key_cleared_at IS NULL AND expires_at <= now() - make_interval(secs => ${graceSeconds})
+               AND status <> 'pending'
+             ORDER BY expires_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+      ),
     (row) => {
       const uploadKey = uploadKeyOf(row.storage_key);
       // A verified row names its sealed copy, never the upload key: that copy is never deleted here.
       return row.status === 'verified' && uploadKey === row.storage_key ? undefined : uploadKey;
     },
-    `UPDATE uploads SET upload_key_cleared_at = now() WHERE id = ANY($1::text[])`,
+    (ids) => prepared('wgs-upload-key-clear-mark', sql`UPDATE uploads SET upload_key_cleared_at = now() WHERE id = ANY(${ids}::text[])`),
   );
 }

@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { Webhook } from 'standardwebhooks';
 import { getConfig } from '../../config';
 import { getPrisma, type SqlDb } from '../../db/client';
@@ -50,17 +52,18 @@ export interface AttemptAnswer {
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped' | 'not_due';
 
 async function claim(db: SqlDb, deliveryId: string): Promise<ClaimedDelivery | null> {
-  const { rows } = await db.pool.query<ClaimedDelivery>({
-    name: 'wgs-webhook-claim',
-    text: `UPDATE webhook_deliveries d SET claimed_until = now() + make_interval(secs => $2), updated_at = now()
+  const { rows } = await db.pool.query<ClaimedDelivery>(
+    prepared(
+      'wgs-webhook-claim',
+      sql`UPDATE webhook_deliveries d SET claimed_until = now() + make_interval(secs => ${CLAIM_SECONDS}), updated_at = now()
              FROM api_keys k LEFT JOIN webhook_secrets s ON s.api_key_id = k.id
-            WHERE d.id = $1 AND k.id = d.api_key_id AND d.status = 'pending'
+            WHERE d.id = ${deliveryId} AND k.id = d.api_key_id AND d.status = 'pending'
               AND d.next_attempt_at <= now() + interval '2 seconds'
               AND (d.claimed_until IS NULL OR d.claimed_until < now())
            RETURNING d.id, d.api_key_id, d.job_id, d.event_type, d.attempts, d.created_at,
                      k.webhook_url, k.webhook_secret AS legacy_secret, k.webhook_disabled_at, s.iv, s.ciphertext, s.auth_tag`,
-    values: [deliveryId, CLAIM_SECONDS],
-  });
+    ),
+  );
   return rows[0] ?? null;
 }
 
@@ -134,22 +137,25 @@ async function settle(db: SqlDb, delivery: ClaimedDelivery, answer: AttemptAnswe
   const delay = ok || gone ? null : retryDelaySeconds(attempts, answer.retryAfterSeconds);
   const outcome: DeliveryOutcome = ok ? 'delivered' : delay === null ? 'failed' : 'retry';
   const error = answer.error ?? (ok ? null : `HTTP ${answer.status}`);
-  await db.pool.query({
-    name: 'wgs-webhook-settle',
-    text: `UPDATE webhook_deliveries SET status = $2, attempts = $3, last_status = $4, last_error = $5,
-                  next_attempt_at = CASE WHEN $6::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $6::float8) END,
-                  delivered_at = CASE WHEN $2 = 'delivered' THEN now() ELSE delivered_at END,
+  const status = outcome === 'retry' ? 'pending' : outcome;
+  await db.pool.query(
+    prepared(
+      'wgs-webhook-settle',
+      sql`UPDATE webhook_deliveries SET status = ${status}, attempts = ${attempts}, last_status = ${answer.status ?? null}, last_error = ${error?.slice(0, 500) ?? null},
+                  next_attempt_at = CASE WHEN ${delay}::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => ${delay}::float8) END,
+                  delivered_at = CASE WHEN ${status} = 'delivered' THEN now() ELSE delivered_at END,
                   claimed_until = NULL, updated_at = now()
-            WHERE id = $1`,
-    values: [delivery.id, outcome === 'retry' ? 'pending' : outcome, attempts, answer.status ?? null, error?.slice(0, 500) ?? null, delay],
-  });
+            WHERE id = ${delivery.id}`,
+    ),
+  );
   if (gone) {
     // The endpoint said it is gone for good: nothing more is sent to it until it is set again.
-    await db.pool.query({
-      name: 'wgs-webhook-disable',
-      text: 'UPDATE api_keys SET webhook_disabled_at = now() WHERE id = $1 AND webhook_url = $2 AND webhook_disabled_at IS NULL',
-      values: [delivery.api_key_id, delivery.webhook_url],
-    });
+    await db.pool.query(
+      prepared(
+        'wgs-webhook-disable',
+        sql`UPDATE api_keys SET webhook_disabled_at = now() WHERE id = ${delivery.api_key_id} AND webhook_url = ${delivery.webhook_url} AND webhook_disabled_at IS NULL`,
+      ),
+    );
   }
   countWebhookAttempt(outcome === 'delivered' ? 'delivered' : outcome === 'retry' ? 'retry' : 'failed');
   if (delay !== null) await queueDeliveries([delivery.id], delay);
@@ -166,11 +172,12 @@ export async function deliverWebhook(db: SqlDb, deliveryId: string): Promise<Del
   });
   if (secret === undefined) return settle(db, delivery, { error: 'the signing secret cannot be decrypted with this PROVIDER_KEYS_SECRET' });
   if (!delivery.webhook_url || !secret || delivery.webhook_disabled_at) {
-    await db.pool.query({
-      name: 'wgs-webhook-skip',
-      text: `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, claimed_until = NULL, updated_at = now() WHERE id = $1`,
-      values: [delivery.id],
-    });
+    await db.pool.query(
+      prepared(
+        'wgs-webhook-skip',
+        sql`UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, claimed_until = NULL, updated_at = now() WHERE id = ${delivery.id}`,
+      ),
+    );
     return 'skipped';
   }
   const body = jobEventBody(delivery);

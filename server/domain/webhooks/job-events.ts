@@ -1,3 +1,5 @@
+import sql from 'sql-template-tag';
+import { prepared } from '../../db/named-statement';
 import { JOB_EVENT_TYPES, type JobEvent, type JobEventType } from '../../contract/webhooks';
 import type { SqlDb } from '../../db/client';
 
@@ -40,13 +42,14 @@ export function jobEventBody(delivery: { event_type: string; created_at: Date; j
 
 /** Pending deliveries overdue by 30 s: their queue message was lost (e.g. the process died right after the job ended). */
 export async function overdueDeliveries(db: SqlDb, limit = 200): Promise<string[]> {
-  const { rows } = await db.pool.query<{ id: string }>({
-    name: 'wgs-webhook-overdue',
-    text: `SELECT id FROM webhook_deliveries
+  const { rows } = await db.pool.query<{ id: string }>(
+    prepared(
+      'wgs-webhook-overdue',
+      sql`SELECT id FROM webhook_deliveries
             WHERE status = 'pending' AND next_attempt_at < now() - interval '30 seconds'
               AND (claimed_until IS NULL OR claimed_until < now())
-            ORDER BY next_attempt_at LIMIT $1`,
-    values: [limit],
-  });
+            ORDER BY next_attempt_at LIMIT ${limit}`,
+    ),
+  );
   return rows.map((row) => row.id);
 }

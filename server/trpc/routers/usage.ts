@@ -1,5 +1,5 @@
 import { usageFilters, usageRange } from '../../contract/dashboard/usage-filters';
-import { listUsageEvents, usageTotals } from '../../domain/reports/usage-events';
+import { listUsageEvents, usageCsvLines, usageTotals } from '../../domain/reports/usage-events';
 import { viewerProcedure, router } from '../init';
 import { page } from './inputs';
 
@@ -9,4 +9,6 @@ export const usageRouter = router({
     .query(({ ctx, input }) => listUsageEvents(ctx.db, { ...input, ...usageRange(input) })),
   /** Totals of everything the filters select, for the table's totals row. */
   totals: viewerProcedure.input(usageFilters).query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
+  /** The same events as CSV lines (header first), read page by page: the export streams them as they come. */
+  csv: viewerProcedure.input(usageFilters).query(({ ctx, input }) => usageCsvLines(ctx.db, { ...input, ...usageRange(input) })),
 });

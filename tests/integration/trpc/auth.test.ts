@@ -183,6 +183,7 @@ describe('every procedure refuses an unauthenticated caller', () => {
     ['keys.resendDelivery', () => caller.keys.resendDelivery({ id, deliveryId: `msg_${'0'.repeat(32)}` })],
     ['usage.list', () => caller.usage.list({})],
     ['usage.totals', () => caller.usage.totals({})],
+    ['usage.csv', () => caller.usage.csv({})],
     ['jobs.list', () => caller.jobs.list({})],
     ['jobs.get', () => caller.jobs.get({ id: 'job_x' })],
     ['jobs.resultLink', () => caller.jobs.resultLink({ id: 'job_x' })],

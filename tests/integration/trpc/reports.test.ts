@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
-import { usageCsvLines } from '@/server/domain/reports/usage-events';
 import { expectTrpcError, operatorCaller, operatorWithPackage, seedPackage, uniqueSlug, usage } from './helpers';
 
 afterAll(() => disconnectDb());
@@ -72,13 +71,13 @@ describe('usage events', () => {
     expect((await caller.usage.list({ from: '1970-01-01', to: '9999-12-30' })).items).toBeDefined();
   });
 
-  it('exports CSV with a header, one line per event, and defused formula cells', async () => {
+  it("exports CSV through the export's procedure: a header, one line per event, and defused formula cells", async () => {
     const { caller } = await operatorCaller();
     const key = await keyWithPackage(caller);
     await usage(key.id, 'succeeded', 7);
     await getPrisma().usageEvent.updateMany({ where: { apiKeyId: key.id }, data: { errorCode: '=HYPERLINK("x")' } });
     const lines: string[] = [];
-    for await (const line of usageCsvLines(getPrisma(), { apiKeyId: key.id })) lines.push(line);
+    for await (const line of await caller.usage.csv({ key: key.id })) lines.push(line);
     expect(lines[0]).toBe(
       'id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms,' +
         'input_tokens,output_tokens,cached_input_tokens,characters,audio_seconds,images,image_size,video_seconds,provider_cost,unpriced,usage_estimated,' +
