@@ -159,7 +159,9 @@ describe('cli --help', () => {
   });
 });
 
-describe('cli on its own embedded PostgreSQL', () => {
+// Each command here is a process that starts and stops PostgreSQL (seconds of CPU): a test of a
+// dozen commands needs minutes of a machine that runs the other lanes of npm test beside it.
+describe('cli on its own embedded PostgreSQL', { timeout: 400_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = freshDataDir();
@@ -389,7 +391,7 @@ describe('cli on its own embedded PostgreSQL', () => {
     expect(newest.keys.map((k) => k.label)).toEqual(['third', 'second']);
   });
 
-  it('operators create stores a password hash, not the password; the first operator is an owner', { timeout: 400_000 }, async () => {
+  it('operators create stores a password hash, not the password; the first operator is an owner', async () => {
     const password = 'correct horse battery staple';
     const first = ok(
       await runCli(['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'], dataDir),

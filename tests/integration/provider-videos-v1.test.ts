@@ -12,7 +12,9 @@ import { startOpenAiStyleFake } from './support/providers/protocols/openai-style
 // own client: jobs.test.ts), each against a fake of its own protocol: submit, poll the job,
 // read the MP4; a provider error, a malformed answer and a timeout fail the job, nothing charged.
 
-process.env.PROVIDER_TIMEOUT_MS = '3000'; // a hang is cut here; room for a loaded machine's real calls
+// A hang is cut here; each request of a real job (submit, poll, download) may wait for
+// seconds on a machine that runs the other lanes of npm test beside it.
+process.env.PROVIDER_TIMEOUT_MS = '8000';
 process.env.PROVIDER_MAX_RETRIES = '0';
 setQuickJobQueue();
 resetConfigForTests();
