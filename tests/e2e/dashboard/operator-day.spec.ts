@@ -13,8 +13,10 @@ import { keepScreenshot, signIn, stat } from '../support/dashboard';
 
 const tag = () => randomUUID().slice(0, 6);
 
-// axe runs on many pages here, on a machine shared with other work (and beside another spec file).
-test.describe.configure({ timeout: 300_000 });
+// Each test works on its own package and keys, so the file's tests may run in both workers at
+// once (this file alone is the longest of the suite). axe runs on many pages here, on a machine
+// shared with other work.
+test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
 function generate(request: APIRequestContext, key: string) {
   return request.post('/v1/text/generate', {
