@@ -45,8 +45,10 @@ async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
       resolve();
     });
   });
-  // Next prepares the app (instrumentation.ts) on its first request: make that request now (to a
-  // path Next serves), so Next is ready too before anyone is told the instance is.
+  // /healthz proves the server answers (the service's app serves it, or Next when it routes the
+  // API). Next prepares itself (instrumentation.ts) on its first request: /favicon.ico, a path
+  // only Next serves, makes that request now, so Next is ready before anyone is told the
+  // instance is.
   const origin = `http://${loopbackFor(config.HOST)}:${config.PORT}`;
   const ready = await requestOnItsOwnConnection(`${origin}/healthz`);
   if (ready !== 200) throw new Error(`the app answered its first request with ${ready}`);
