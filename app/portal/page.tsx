@@ -12,6 +12,7 @@ import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { Alert, Card } from '@/components/ui/card';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
+import { CentredPage } from '@/components/ui/page-shell';
 import { apiBaseUrls, portalCaller, portalEnabled } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
@@ -22,13 +23,13 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
   const portal = await portalCaller();
   if (!portal) {
     return (
-      <main className="signin">
+      <CentredPage>
         <div className="card">
           <h1>Sign in to your customer portal</h1>
           <p className="muted">Use the API key you bought. You are signed in for an hour, until you sign out or the key changes.</p>
           <PortalSignInForm />
         </div>
-      </main>
+      </CentredPage>
     );
   }
   // Back from a top-up checkout: its units first, so the figures below include them.

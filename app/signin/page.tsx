@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { param, type SearchParams } from '@/components/ui/format';
+import { CentredPage } from '@/components/ui/page-shell';
 import { getOperatorSession, oauthProviders, safeCallbackPath } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Sign in · Workflow Generation Service' };
@@ -12,11 +13,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   if (await getOperatorSession()) redirect(callbackUrl);
   const oauth = oauthProviders().map((provider) => ({ id: provider.id, name: provider.name }));
   return (
-    <main className="signin">
+    <CentredPage>
       <div className="card">
         <h1>Sign in to the operator dashboard</h1>
         <SignInForm callbackUrl={callbackUrl} initialError={param(params, 'error')} oauth={oauth} />
       </div>
-    </main>
+    </CentredPage>
   );
 }

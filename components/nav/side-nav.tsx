@@ -1,6 +1,6 @@
 'use client';
-import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { ShellNav } from '../ui/page-shell';
 
 const LINKS = [
   { href: '/', label: 'Overview' },
@@ -14,22 +14,10 @@ const LINKS = [
   { href: '/audit', label: 'Audit log' },
 ];
 
-/** The dashboard's links; Operators only for an owner (no other role may see or change them). */
+/** The dashboard's links, the current page's marked; Operators only for an owner (no other role may see or change them). */
 export function SideNav(props: { owner: boolean }) {
   const links = props.owner ? [...LINKS, { href: '/operators', label: 'Operators' }] : LINKS;
   const pathname = usePathname();
   const current = (href: string) => (href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`));
-  return (
-    <nav aria-label="Dashboard">
-      <ul>
-        {links.map((link) => (
-          <li key={link.href}>
-            <Link href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
-              {link.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
+  return <ShellNav label="Dashboard" links={links.map((link) => ({ ...link, current: current(link.href) }))} />;
 }

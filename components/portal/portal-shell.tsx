@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
+import { PageShell, ShellNav, type ShellLink } from '../ui/page-shell';
 import { PortalSignOutButton } from './portal-sign-in-form';
 
-const SECTIONS = [
+const SECTIONS: ShellLink[] = [
   { href: '#usage', label: 'Usage' },
   { href: '#calls', label: 'Recent calls' },
   { href: '#jobs', label: 'Jobs' },
@@ -11,37 +12,23 @@ const SECTIONS = [
   { href: '#key', label: 'Key' },
 ];
 
-/** The portal's frame, in the dashboard's: the sections of the one page, the key signed in, sign-out. */
-export function PortalShell(props: { keyPrefix: string; sections?: { href: string; label: string }[]; children: ReactNode }) {
+/** The portal's frame, the dashboard's shell: the sections of the one page, the key signed in, sign-out. */
+export function PortalShell(props: { keyPrefix: string; children: ReactNode }) {
   return (
-    <div className="shell">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <aside className="sidebar">
-        <span className="brand">Customer portal</span>
-        <nav aria-label="Portal">
-          <ul>
-            {[...SECTIONS, ...(props.sections ?? [])].map((section) => (
-              <li key={section.href}>
-                <a href={section.href}>{section.label}</a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="who">
-          <span>
-            Signed in with
-            <strong className="email" data-testid="portal-key-prefix">
-              {props.keyPrefix}…
-            </strong>
-          </span>
-          <PortalSignOutButton />
-        </div>
-      </aside>
-      <main id="main" className="content">
-        {props.children}
-      </main>
-    </div>
+    <PageShell
+      name="Customer portal"
+      nav={<ShellNav label="Portal" links={SECTIONS} />}
+      account={
+        <>
+          Signed in with
+          <strong className="email" data-testid="portal-key-prefix">
+            {props.keyPrefix}…
+          </strong>
+        </>
+      }
+      signOut={<PortalSignOutButton />}
+    >
+      {props.children}
+    </PageShell>
   );
 }

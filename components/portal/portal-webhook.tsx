@@ -1,7 +1,7 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
-import { CopyButton } from '../keys/copy-button';
+import { useState } from 'react';
+import { WebhookEndpointForm, type WebhookOutcome } from '../webhooks/webhook-endpoint-form';
 import { ResendButton } from '../webhooks/webhook-panel';
 import type { ConfirmedChange } from '@/server/trpc/outputs';
 import { ConfirmCode, useChangeRequest } from './confirm-code';
@@ -13,26 +13,24 @@ const WHAT = {
   clear_webhook: 'remove the webhook',
 } as const;
 
+/** A webhook change the portal asks a code for (the key's rotation is rotate-key.tsx's). */
+type ChangeRequest = Extract<Parameters<typeof portalTrpc.requestChange.mutate>[0], { action: keyof typeof WHAT }>;
+
 /**
  * The customer's job webhook: each change is asked for here and made once the code e-mailed to
- * the key's buyer is entered; a new signing secret is shown once.
+ * the key's buyer is entered; a new signing secret is shown once. The operator's, whose changes
+ * are made at once, is components/webhooks/webhook-panel.tsx, the same form.
  */
 export function PortalWebhookSettings(props: { url: string | null; disabledAt: string | null }) {
   const router = useRouter();
   const change = useChangeRequest();
   const [asked, setAsked] = useState<keyof typeof WHAT>('set_webhook');
-  const [done, setDone] = useState<{ text: string; secret?: string } | null>(null);
+  const [done, setDone] = useState<WebhookOutcome | null>(null);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setAsked('set_webhook');
+  const ask = (request: ChangeRequest) => {
+    setAsked(request.action);
     setDone(null);
-    await change.request({ action: 'set_webhook', url: String(new FormData(event.currentTarget).get('url') ?? '') });
-  }
-  const ask = (action: 'rotate_webhook_secret' | 'clear_webhook') => {
-    setAsked(action);
-    setDone(null);
-    void change.request({ action });
+    void change.request(request);
   };
   function confirmed(result: ConfirmedChange) {
     change.reset();
@@ -42,60 +40,23 @@ export function PortalWebhookSettings(props: { url: string | null; disabledAt: s
   }
 
   return (
-    <div className="stack">
-      <p className="muted">
-        When one of your video jobs ends, <code>job.succeeded</code>, <code>job.failed</code> or <code>job.cancelled</code> is POSTed to
-        this https endpoint, signed the Standard Webhooks way. Changes are confirmed by a code e-mailed to the key&apos;s buyer.
-        {props.disabledAt ? ' The endpoint answered 410 Gone and is disabled: set it again to resume.' : ''}
-      </p>
-      {change.sentTo ? (
-        <ConfirmCode sentTo={change.sentTo} what={WHAT[asked]} onConfirmed={confirmed} onCancel={change.reset} />
-      ) : (
-        <>
-          <form className="filters" onSubmit={submit} aria-label="Webhook endpoint" noValidate>
-            <div className="field wide">
-              <label htmlFor="webhook-url">Endpoint URL</label>
-              <input
-                id="webhook-url"
-                name="url"
-                type="url"
-                defaultValue={props.url ?? ''}
-                placeholder="https://example.com/hooks/wgs"
-                required
-              />
-            </div>
-            <button className="button" type="submit" disabled={change.busy}>
-              {props.url ? 'Save (new secret)' : 'Set webhook'}
-            </button>
-          </form>
-          {props.url ? (
-            <div className="filters">
-              <button type="button" className="button button-secondary" disabled={change.busy} onClick={() => ask('rotate_webhook_secret')}>
-                Rotate secret
-              </button>
-              <button type="button" className="button button-secondary" disabled={change.busy} onClick={() => ask('clear_webhook')}>
-                Remove webhook
-              </button>
-            </div>
-          ) : null}
-        </>
-      )}
-      {done?.secret ? (
-        <div className="alert alert-ok" data-testid="webhook-secret">
-          <p>{done.text} Signing secret, shown only now:</p>
-          <code>{done.secret}</code> <CopyButton value={done.secret} label="Copy secret" />
-        </div>
-      ) : done ? (
-        <div className="alert alert-ok" role="status">
-          {done.text}
-        </div>
-      ) : null}
-      {change.error ? (
-        <div className="alert alert-error" role="alert">
-          {change.error}
-        </div>
-      ) : null}
-    </div>
+    <WebhookEndpointForm
+      jobs="one of your video jobs"
+      note="Changes are confirmed by a code e-mailed to the key's buyer."
+      url={props.url}
+      disabledAt={props.disabledAt}
+      busy={change.busy}
+      onSet={(url) => ask({ action: 'set_webhook', url })}
+      onRotate={() => ask({ action: 'rotate_webhook_secret' })}
+      onClear={() => ask({ action: 'clear_webhook' })}
+      outcome={done}
+      error={change.error}
+      awaiting={
+        change.sentTo ? (
+          <ConfirmCode sentTo={change.sentTo} what={WHAT[asked]} onConfirmed={confirmed} onCancel={change.reset} />
+        ) : undefined
+      }
+    />
   );
 }
 

@@ -1,0 +1,94 @@
+'use client';
+import type { FormEvent, ReactNode } from 'react';
+import { CopyButton } from '../keys/copy-button';
+
+/** What a change of the endpoint did: its sentence and, once, the new signing secret. */
+export interface WebhookOutcome {
+  text: string;
+  secret?: string;
+}
+
+/**
+ * A key's job webhook endpoint: what is POSTed to it, its URL (set, saved with a new secret),
+ * rotating the secret, removing it, and what the last change did (a new signing secret shown here
+ * once) or why it failed. The operator's key page and the customer's portal render it, each
+ * calling its own procedures: `onSet`, `onRotate` and `onClear` start a change, `busy`, `outcome`
+ * and `error` are its state; `awaiting` (the portal's e-mailed code) replaces the controls while
+ * a change waits for it. `jobs` names whose video jobs are meant, `note` what else to know.
+ */
+export function WebhookEndpointForm(props: {
+  jobs: string;
+  note?: string;
+  url: string | null;
+  disabledAt: string | null;
+  busy: boolean;
+  onSet: (url: string) => void;
+  onRotate: () => void;
+  onClear: () => void;
+  outcome: WebhookOutcome | null;
+  error: string | null;
+  awaiting?: ReactNode;
+}) {
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    props.onSet(String(new FormData(event.currentTarget).get('url') ?? ''));
+  }
+  const { outcome } = props;
+
+  return (
+    <div className="stack">
+      <p className="muted">
+        {`When ${props.jobs} ends, `}
+        <code>job.succeeded</code>, <code>job.failed</code> or <code>job.cancelled</code> is POSTed to this https endpoint, signed the
+        Standard Webhooks way.
+        {props.note ? ` ${props.note}` : ''}
+        {props.disabledAt ? ' The endpoint answered 410 Gone and is disabled: set it again to resume.' : ''}
+      </p>
+      {props.awaiting ?? (
+        <>
+          <form className="filters" onSubmit={submit} aria-label="Webhook endpoint" noValidate>
+            <div className="field wide">
+              <label htmlFor="webhook-url">Endpoint URL</label>
+              <input
+                id="webhook-url"
+                name="url"
+                type="url"
+                defaultValue={props.url ?? ''}
+                placeholder="https://example.com/hooks/wgs"
+                required
+              />
+            </div>
+            <button className="button" type="submit" disabled={props.busy}>
+              {props.url ? 'Save (new secret)' : 'Set webhook'}
+            </button>
+          </form>
+          {props.url ? (
+            <div className="filters">
+              <button type="button" className="button button-secondary" disabled={props.busy} onClick={props.onRotate}>
+                Rotate secret
+              </button>
+              <button type="button" className="button button-secondary" disabled={props.busy} onClick={props.onClear}>
+                Remove webhook
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+      {outcome?.secret ? (
+        <div className="alert alert-ok" role="status" data-testid="webhook-secret">
+          <p>{outcome.text} Signing secret, shown only now:</p>
+          <code>{outcome.secret}</code> <CopyButton value={outcome.secret} label="Copy secret" />
+        </div>
+      ) : outcome ? (
+        <div className="alert alert-ok" role="status">
+          {outcome.text}
+        </div>
+      ) : null}
+      {props.error ? (
+        <div className="alert alert-error" role="alert">
+          {props.error}
+        </div>
+      ) : null}
+    </div>
+  );
+}
