@@ -51,8 +51,9 @@ export default defineConfig({
       {
         resolve: { alias },
         // Unit files run two at a time beside the lint and the build (npm test): a test that encodes
-        // media (tests/unit/local-engine) can take more than vitest's default 5 s of a shared core.
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
+        // and decodes media through several ffmpeg processes (tests/unit/local-engine) took over 30 s
+        // of a machine loaded that way.
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', testTimeout: 90_000 },
       },
       {
         resolve: { alias },
