@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getSqlDb } from '../../db/client';
 import { issueKey } from '../../domain/keys/issue-key';
 import { topUpKey } from '../../domain/billing/top-up-key';
 import { editKeyLabel, getKey, listKeys, revokeKey } from '../../domain/keys/manage-keys';
@@ -35,7 +36,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => {
       const key = await getKey(ctx.db, input.id);
       const [daily, recent] = await Promise.all([
-        usageByDay(ctx.db, { apiKeyId: key.id, days: input.days ?? 14 }),
+        usageByDay(getSqlDb(), { apiKeyId: key.id, days: input.days ?? 14 }),
         listUsageEvents(ctx.db, { apiKeyId: key.id, limit: 20 }),
       ]);
       return { daily, recent: recent.items };
