@@ -65,7 +65,7 @@ export const portalRouter = router({
   /** Back from the checkout: the units of this key's paid top-up, added now if the webhook has not yet. */
   topUpReturn: portalProcedure
     .input(portalTopUpReturnInput)
-    .mutation(({ ctx, input }) => topUpReturn(ctx.db, getStripe(), { apiKeyId: ctx.portal.apiKeyId, sessionId: input.sessionId })),
+    .mutation(({ ctx, input }) => topUpReturn(ctx.db, getSqlDb(), getStripe(), { apiKeyId: ctx.portal.apiKeyId, sessionId: input.sessionId })),
 });
 
 export type PortalRouter = typeof portalRouter;
