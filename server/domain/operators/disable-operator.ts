@@ -27,7 +27,10 @@ export async function setOperatorDisabled(db: SqlDb, actor: Actor, email: string
     if (disabled !== Boolean(operator.disabledAt)) {
       if (disabled) await refuseLosingLastOwner(client, operator.id, 'email');
       await client.query(
-        prepared('wgs-operator-set-disabled', sql`UPDATE operators SET disabled_at = ${disabled ? now : null} WHERE id = ${operator.id}::uuid`),
+        prepared(
+          'wgs-operator-set-disabled',
+          sql`UPDATE operators SET disabled_at = ${disabled ? now : null} WHERE id = ${operator.id}::uuid`,
+        ),
       );
       await recordAuditOn(client, actor, {
         action: disabled ? 'operator.disable' : 'operator.enable',
