@@ -50,8 +50,8 @@ export const keysRouter = router({
   }),
   updateLabel: adminProcedure
     .input(keyLabelInput.extend({ id: uuid }))
-    .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
-  revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => editKeyLabel(getSqlDb(), ctx.actor, input.id, input.label ?? null)),
+  revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(getSqlDb(), ctx.actor, input.id)),
   /** The key's webhook endpoint and its latest deliveries. */
   // A viewer sees the endpoint's host only: its path and query often carry a token.
   webhook: viewerProcedure
