@@ -35,7 +35,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
-  'expire purchases whose Checkout Session expired': () => expireOverduePurchases(getPrisma()),
+  'expire purchases whose Checkout Session expired': () => expireOverduePurchases(getSqlDb()),
   'delete sold keys never shown past SOLD_SECRET_RETENTION_HOURS': () =>
     purgeUnrevealedSecrets(getPrisma(), getConfig().SOLD_SECRET_RETENTION_HOURS),
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
 import { clearAuthFailures } from '@/server/domain/rate-limit/auth-failures';
@@ -195,7 +195,7 @@ describe('uploads and outputs', () => {
     const png = await samplePng();
     const created = await createUpload(key, { purpose: 'image_input', mime_type: 'image/png', filename: 'in.png' }, png);
     expect(created.status).toBe(201);
-    await revokeKey(getPrisma(), CLI_ACTOR, id);
+    await revokeKey(getSqlDb(), CLI_ACTOR, id);
     expectEnvelope(await putBytes(created.json.upload_url, png, 'image/png'), 403, 'forbidden');
     const row = await getPrisma().upload.findUniqueOrThrow({ where: { id: created.json.upload_id } });
     expect(row.receivedBytes).toBeNull();

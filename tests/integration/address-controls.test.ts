@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
-import { getPrisma } from '@/server/db/client';
+import { getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import { startFakeStripe, type FakeStripe } from '../../fakes/fake-stripe';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   });
   ({ versionId: saleVersion } = await packageForSale());
   operator = `operator-${randomBytes(4).toString('hex')}@example.com`;
-  await createOperator(getPrisma(), CLI_ACTOR, { email: operator, password: PASSWORD, role: 'owner' });
+  await createOperator(getSqlDb(), CLI_ACTOR, { email: operator, password: PASSWORD, role: 'owner' });
 }, 300_000);
 
 afterAll(async () => {

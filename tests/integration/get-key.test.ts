@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keySchema } from '@/server/contract/key';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
@@ -83,7 +83,7 @@ describe('GET /v1/key', () => {
     expectEnvelope(await getKey(null), 401, 'invalid_api_key');
     expectEnvelope(await getKey('wgs_live_notarealkeynotarealkeynotarealkey12'), 401, 'invalid_api_key');
     const revoked = await createTestKey();
-    await revokeKey(getPrisma(), CLI_ACTOR, revoked.id);
+    await revokeKey(getSqlDb(), CLI_ACTOR, revoked.id);
     expectEnvelope(await getKey(revoked.key), 401, 'invalid_api_key');
 
     const limited = await createTestKey({ rpm: 2 });

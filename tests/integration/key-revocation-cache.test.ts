@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { getConfig, resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
+import { disconnectDb, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { authenticateKey, clearKeyCache } from '@/server/domain/keys/authenticate-key';
 import { KEY_CACHE_CHANNEL } from '@/server/domain/keys/key-cache-invalidation';
@@ -34,7 +34,7 @@ describe('revoking a key', () => {
     try {
       const { key, id } = await createTestKey();
       await authenticateKey(getSqlDb(), bearer(key)); // now cached for a second
-      await revokeKey(getPrisma(), CLI_ACTOR, id);
+      await revokeKey(getSqlDb(), CLI_ACTOR, id);
       await expect(authenticateKey(getSqlDb(), bearer(key))).rejects.toMatchObject({ code: 'invalid_api_key' });
       await expect.poll(() => heard, { timeout: 2000, interval: 20 }).toContain(hashKeySecret(key));
     } finally {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { marginByKey, marginByPackage, marginReport } from '@/server/domain/reports/margin';
 import { usageCsvLines } from '@/server/domain/reports/usage-events';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
@@ -59,7 +59,7 @@ afterAll(disconnectDb);
 
 describe('margin', () => {
   it('in total: revenue = units × unit price, cost and failed cost apart, margin and margin %', async () => {
-    const report = await marginReport(getPrisma(), { range });
+    const report = await marginReport(getSqlDb(), { range });
     expect(report.totals).toEqual({
       requests: 6,
       revenue: '0.48',
@@ -75,7 +75,7 @@ describe('margin', () => {
   });
 
   it('of a package, by operation (the loss marked) and by day', async () => {
-    const report = await marginReport(getPrisma(), { range, packageSlug: a.slug });
+    const report = await marginReport(getSqlDb(), { range, packageSlug: a.slug });
     expect(report.totals).toMatchObject({ revenue: '0.38', cost: '0.1712345', failed_cost: '0.004', margin: '0.2047655' });
     expect(report.by_operation.map((o) => [o.operation, o.revenue, o.cost, o.failed_cost, o.margin, o.unpriced, o.loss])).toEqual([
       ['code.generate', '0.03', '0', '0', '0.03', 1, false],
@@ -90,14 +90,14 @@ describe('margin', () => {
   });
 
   it('of a key; packages and keys sorted by margin', async () => {
-    const report = await marginReport(getPrisma(), { range, apiKeyId: b.id });
+    const report = await marginReport(getSqlDb(), { range, apiKeyId: b.id });
     expect(report.totals).toMatchObject({ requests: 1, revenue: '0.1', cost: '0.02', margin: '0.08', margin_pct: 80 });
-    const packages = (await marginByPackage(getPrisma(), { range }, 'margin_asc')).filter((p) => [a.slug, b.slug].includes(p.slug));
+    const packages = (await marginByPackage(getSqlDb(), { range }, 'margin_asc')).filter((p) => [a.slug, b.slug].includes(p.slug));
     expect(packages.map((p) => [p.slug, p.margin])).toEqual([
       [b.slug, '0.08'],
       [a.slug, '0.2047655'],
     ]);
-    const keys = (await marginByKey(getPrisma(), { range }, 'margin_desc')).filter((k) => [a.id, b.id].includes(k.id));
+    const keys = (await marginByKey(getSqlDb(), { range }, 'margin_desc')).filter((k) => [a.id, b.id].includes(k.id));
     expect(keys.map((k) => k.id)).toEqual([a.id, b.id]);
   });
 

@@ -4,7 +4,7 @@ import type { JWT } from 'next-auth/jwt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authOptions } from '@/server/auth/auth-options';
 import { isVerifiedOAuthEmail } from '@/server/auth/verified-email';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 
@@ -25,7 +25,7 @@ const signIn = (email: string | null, verified = true) =>
 
 async function newOperator() {
   const email = `oauth-${randomUUID().slice(0, 8)}@example.com`;
-  const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'a long enough password' });
+  const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'a long enough password' });
   return { ...operator, email };
 }
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readIdempotencyKey } from '@/server/http/headers';
 import { resetConfigForTests } from '@/server/config';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPool, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type CallResult } from '../helpers/api';
@@ -60,7 +60,7 @@ describe('step 1: 401 invalid_api_key comes before everything else', () => {
     const { key, id } = await createTestKey();
     const ok = await call(api, TEXT, { input: 'hello' }, { key });
     expect(ok.status).toBe(200);
-    await revokeKey(getPrisma(), CLI_ACTOR, id);
+    await revokeKey(getSqlDb(), CLI_ACTOR, id);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const refused = await call(api, TEXT, { input: 'hello' }, { key });
     expectEnvelope(refused, 401, 'invalid_api_key');

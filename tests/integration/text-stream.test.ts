@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import {
   api,
   call,
@@ -159,7 +159,7 @@ describe('output delivered is output paid for', () => {
       },
       operations: { 'text.generate': { engine: `priced${priced}:model-s`, units: 2 } },
     });
-  const todaysMargin = (apiKeyId: string) => marginReport(getPrisma(), { range: resolveTimeRange({ range: '24h' }), apiKeyId });
+  const todaysMargin = (apiKeyId: string) => marginReport(getSqlDb(), { range: resolveTimeRange({ range: '24h' }), apiKeyId });
 
   it('a client gone after the first delta: the call runs to its end, charged once, and a replay answers the finished call', async () => {
     const { key, id } = await pricedKey();

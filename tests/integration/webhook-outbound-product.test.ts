@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
 import { Agent, fetch } from 'undici';
-import { getPool, getPrisma } from '@/server/db/client';
+import { getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import { keyOnFreshPackage } from './portal/portal-helpers';
@@ -90,7 +90,7 @@ async function send(base: string, path: string, init: { method?: string; body?: 
 /** Signs an operator in through next-auth's credentials form, as the sign-in page does. */
 async function operatorSession(base: string): Promise<string> {
   const email = `hooks-${Date.now()}@example.com`;
-  await createOperator(getPrisma(), CLI_ACTOR, { email, password: PASSWORD, role: 'owner' });
+  await createOperator(getSqlDb(), CLI_ACTOR, { email, password: PASSWORD, role: 'owner' });
   const csrf = await send(base, '/api/auth/csrf');
   const form = new URLSearchParams({ csrfToken: csrf.json.csrfToken, email, password: PASSWORD, json: 'true' });
   const signIn = await send(base, '/api/auth/callback/credentials', {

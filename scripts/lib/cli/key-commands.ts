@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { getPrisma } from '../../../server/db/client';
+import { getPrisma, getSqlDb } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
 import { issueKey } from '../../../server/domain/keys/issue-key';
 import { topUpKey } from '../../../server/domain/billing/top-up-key';
@@ -80,7 +80,7 @@ function addRevokeAndTopUp(keys: Command): void {
     .option('--json', 'print the key')
     .action((id: string, options: { json?: boolean }) =>
       withDb(async () => {
-        const key = await revokeKey(getPrisma(), CLI_ACTOR, id);
+        const key = await revokeKey(getSqlDb(), CLI_ACTOR, id);
         output(Boolean(options.json), key, () => `revoked ${key.id} (${key.prefix}…)`);
       }),
     );

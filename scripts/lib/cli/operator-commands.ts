@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { getPrisma } from '../../../server/db/client';
+import { getSqlDb } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
 import { createOperator } from '../../../server/domain/operators/create-operator';
 import { setOperatorDisabled } from '../../../server/domain/operators/disable-operator';
@@ -36,7 +36,7 @@ function addCreate(operators: Command): void {
       }
       const password = options.password ?? (await readSecretFromStdin(`Password for ${options.email} (not shown): `));
       await withDb(async () => {
-        const operator = await createOperator(getPrisma(), CLI_ACTOR, { ...options, password });
+        const operator = await createOperator(getSqlDb(), CLI_ACTOR, { ...options, password });
         output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id}), role ${operator.role}`);
       });
     });
@@ -51,7 +51,7 @@ function addSetRole(operators: Command): void {
     .option('--json', 'print {"id","email","role"}')
     .action((options: { email: string; role: OperatorRole; json?: boolean }) =>
       withDb(async () => {
-        const operator = await setOperatorRole(getPrisma(), CLI_ACTOR, options);
+        const operator = await setOperatorRole(getSqlDb(), CLI_ACTOR, options);
         output(Boolean(options.json), operator, () => `operator ${operator.email}: role ${operator.role}`);
       }),
     );
@@ -73,7 +73,7 @@ function addDisableAndEnable(operators: Command): void {
       .option('--json', 'print {"id","email","disabled","sessions_ended"}')
       .action((options: { email: string; json?: boolean }) =>
         withDb(async () => {
-          const access = await setOperatorDisabled(getPrisma(), CLI_ACTOR, options.email, disabled);
+          const access = await setOperatorDisabled(getSqlDb(), CLI_ACTOR, options.email, disabled);
           output(
             Boolean(options.json),
             access,

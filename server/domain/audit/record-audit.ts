@@ -1,4 +1,7 @@
+import type pg from 'pg';
+import sql from 'sql-template-tag';
 import type { Prisma } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 import type { Actor } from '../actor';
 
 type AuditWriter = { auditLog: { create: (args: { data: Prisma.AuditLogCreateInput }) => Promise<unknown> } };
@@ -27,4 +30,20 @@ export async function recordAudit(db: AuditWriter, actor: Actor, entry: AuditEnt
       after: asJson(entry.after),
     },
   });
+}
+
+/**
+ * The same row, written on the connection of a pg transaction (a change that also takes a lock the
+ * ORM cannot say runs whole in one: server/db/pg-transaction.ts), so it commits with the change.
+ */
+export async function recordAuditOn(client: pg.PoolClient, actor: Actor, entry: AuditEntry): Promise<void> {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  await client.query(
+    prepared(
+      'wgs-audit-record',
+      sql`INSERT INTO audit_log (actor_type, actor_id, actor_label, action, target_type, target_id, before, after, created_at)
+          VALUES (${actor.type}, ${actor.id ?? null}, ${actor.label}, ${entry.action}, ${entry.targetType}, ${entry.targetId ?? null},
+                  ${json(entry.before)}::jsonb, ${json(entry.after)}::jsonb, ${new Date()})`,
+    ),
+  );
 }

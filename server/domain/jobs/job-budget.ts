@@ -1,5 +1,4 @@
 import type { SqlDb } from '../../db/client';
-import { Prisma, type PrismaClient } from '../../db/generated/client';
 import sql, { raw } from 'sql-template-tag';
 import { prepared } from '../../db/named-statement';
 import { recentJobCostSql } from '../billing/expected-job-cost';
@@ -30,8 +29,9 @@ export async function jobKeyOverBudget(db: SqlDb, jobId: string): Promise<boolea
  * What a job on `engine` is expected to cost (billing/expected-job-cost.ts; decimal string); null when
  * its engine has no charged job yet (the start-time check still holds).
  */
-export async function expectedJobCost(db: PrismaClient, engine: string): Promise<string | null> {
-  const query = sql`SELECT ${recentJobCostSql(sql`${engine}::text`)}::text AS cost`;
-  const rows = await db.$queryRaw<{ cost: string | null }[]>(new Prisma.Sql(query.strings, query.values));
+export async function expectedJobCost(db: SqlDb, engine: string): Promise<string | null> {
+  const { rows } = await db.pool.query<{ cost: string | null }>(
+    prepared('wgs-job-expected-cost', sql`SELECT ${recentJobCostSql(sql`${engine}::text`)}::text AS cost`),
+  );
   return rows[0]?.cost ?? null;
 }

@@ -32,6 +32,7 @@ export interface PreparedVideoJob {
 
 export async function prepareVideosGenerate(
   db: PrismaClient,
+  sqlDb: SqlDb,
   body: VideosGenerateRequest,
   key: AuthenticatedKey,
 ): Promise<PreparedVideoJob> {
@@ -50,7 +51,7 @@ export async function prepareVideosGenerate(
     const upload = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
     inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
-  const expectedCost = key.maxProviderCostPerDay !== null ? await expectedJobCost(db, engineNamesOf(settings.engine)[0]!) : null;
+  const expectedCost = key.maxProviderCostPerDay !== null ? await expectedJobCost(sqlDb, engineNamesOf(settings.engine)[0]!) : null;
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units, expectedCost };
 }
 

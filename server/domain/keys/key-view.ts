@@ -4,8 +4,25 @@ export type KeyWithPackage = ApiKey & { packageVersion: PackageVersion & { packa
 
 export const KEY_INCLUDE = { packageVersion: { include: { package: true } } } as const;
 
+/** What the view reads of a key: a KeyWithPackage, or the same fields read by a named statement. */
+export type KeyViewSource = Pick<
+  ApiKey,
+  | 'id'
+  | 'prefix'
+  | 'label'
+  | 'status'
+  | 'remainingUnits'
+  | 'totalUnits'
+  | 'inFlight'
+  | 'storedBytes'
+  | 'createdAt'
+  | 'revokedAt'
+  | 'expiresAt'
+  | 'lastUsedAt'
+> & { packageVersion: Pick<PackageVersion, 'version'> & { package: Pick<Package, 'slug'> } };
+
 /** The operator-facing shape of a key (CLI --json and dashboard); never contains the secret. */
-export function toKeyView(key: KeyWithPackage) {
+export function toKeyView(key: KeyViewSource) {
   return {
     id: key.id,
     prefix: key.prefix,

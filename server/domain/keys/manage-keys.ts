@@ -1,24 +1,84 @@
-import type { Prisma, PrismaClient } from '../../db/generated/client';
+import type pg from 'pg';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import type { KeyStatus, Prisma, PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
+import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
-import { recordAudit } from '../audit/record-audit';
+import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { likeLiteral } from '../like-literal';
 import { keysetPageQuery, toPage } from '../pagination';
 import { isUuid } from '../uuid';
 import { forgetKeyHash } from './authenticate-key';
-import { announceKeyHashChange } from './key-cache-invalidation';
+import { announceKeyHashChangeOn } from './key-cache-invalidation';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
-/** With `lock`, the key's row stays locked until the transaction ends: a revoke and a top-up (billing/key-balance.ts) cannot interleave. */
-async function findKey(db: Prisma.TransactionClient, id: string, lock = false) {
-  if (lock && isUuid(id)) await db.$executeRaw`SELECT 1 FROM api_keys WHERE id = ${id}::uuid FOR UPDATE`;
-  const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
-  if (!key) throw new ApiError('not_found', { message: `No API key with id "${id}".` });
-  return key;
-}
+const notFound = (id: string) => new ApiError('not_found', { message: `No API key with id "${id}".` });
 
 export async function getKey(db: PrismaClient, id: string): Promise<KeyView> {
-  return toKeyView(await findKey(db, id));
+  const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
+  if (!key) throw notFound(id);
+  return toKeyView(key);
+}
+
+interface LockedKeyRow {
+  id: string;
+  hash: string;
+  prefix: string;
+  label: string | null;
+  status: KeyStatus;
+  slug: string;
+  version: number;
+  remaining_units: number;
+  total_units: number;
+  in_flight: number;
+  /** A PostgreSQL bigint: a decimal string from pg. */
+  stored_bytes: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+}
+
+/**
+ * The key with its view, its row locked until the pg transaction ends: a revoke and a top-up
+ * (billing/key-balance.ts) cannot interleave. A row lock the ORM cannot say, so a change that takes
+ * it runs whole on that transaction's connection.
+ */
+async function lockKey(
+  client: pg.PoolClient,
+  id: string,
+): Promise<{ hash: string; label: string | null; status: KeyStatus; view: KeyView }> {
+  if (!isUuid(id)) throw notFound(id);
+  const { rows } = await client.query<LockedKeyRow>(
+    prepared(
+      'wgs-key-lock-for-change',
+      sql`SELECT k.id, k.hash, k.prefix, k.label, k.status::text AS status, p.slug, v.version, k.remaining_units, k.total_units,
+                 k.in_flight, k.stored_bytes, k.created_at, k.revoked_at, k.expires_at, k.last_used_at
+            FROM api_keys k JOIN package_versions v ON v.id = k.package_version_id JOIN packages p ON p.id = v.package_id
+           WHERE k.id = ${id}::uuid
+             FOR UPDATE OF k`,
+    ),
+  );
+  const row = rows[0];
+  if (!row) throw notFound(id);
+  const view = toKeyView({
+    id: row.id,
+    prefix: row.prefix,
+    label: row.label,
+    status: row.status,
+    remainingUnits: row.remaining_units,
+    totalUnits: row.total_units,
+    inFlight: row.in_flight,
+    storedBytes: BigInt(row.stored_bytes),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    packageVersion: { version: row.version, package: { slug: row.slug } },
+  });
+  return { hash: row.hash, label: row.label, status: row.status, view };
 }
 
 export interface ListKeysInput {
@@ -59,46 +119,46 @@ export async function listKeys(
  * Revokes at once: every listening instance forgets the key's cached lookup when the revocation
  * commits (LISTEN/NOTIFY, as a rotation does), one that does not listen within the cache's lifetime.
  */
-export async function revokeKey(db: PrismaClient, actor: Actor, id: string): Promise<KeyView> {
-  const { view, hash } = await db.$transaction(async (tx) => {
-    const before = await findKey(tx, id, true);
-    if (before.status === 'revoked') return { view: toKeyView(before), hash: before.hash };
-    const after = await tx.apiKey.update({
-      where: { id: before.id },
-      data: { status: 'revoked', revokedAt: new Date() },
-      include: KEY_INCLUDE,
-    });
-    await announceKeyHashChange(tx, before.hash);
-    await recordAudit(tx, actor, {
+export async function revokeKey(db: SqlDb, actor: Actor, id: string): Promise<KeyView> {
+  const { view, hash } = await inPgTransaction(db.pool, async (client) => {
+    const before = await lockKey(client, id);
+    if (before.status === 'revoked') return { view: before.view, hash: before.hash };
+    await client.query(
+      prepared('wgs-key-revoke', sql`UPDATE api_keys SET status = 'revoked', revoked_at = ${new Date()} WHERE id = ${id}::uuid`),
+    );
+    const after = await lockKey(client, id);
+    await announceKeyHashChangeOn(client, before.hash);
+    await recordAuditOn(client, actor, {
       action: 'key.revoke',
       targetType: 'api_key',
       targetId: id,
       before: { status: before.status },
       after: { status: 'revoked' },
     });
-    return { view: toKeyView(after), hash: before.hash };
+    return { view: after.view, hash: before.hash };
   });
   forgetKeyHash(hash); // this process too, when it does not listen (the CLI, tests)
   return view;
 }
 
 /** Renames a key (the label operators search by); audited with the old and new label. */
-export async function editKeyLabel(db: PrismaClient, actor: Actor, id: string, label: string | null): Promise<KeyView> {
+export async function editKeyLabel(db: SqlDb, actor: Actor, id: string, label: string | null): Promise<KeyView> {
   const next = label?.trim() || null;
   if (next !== null && next.length > 200) {
     throw ApiError.validation([{ path: 'label', code: 'too_long', message: 'label must be at most 200 characters' }]);
   }
-  return db.$transaction(async (tx) => {
-    const before = await findKey(tx, id, true);
-    if (before.label === next) return toKeyView(before);
-    const after = await tx.apiKey.update({ where: { id: before.id }, data: { label: next }, include: KEY_INCLUDE });
-    await recordAudit(tx, actor, {
+  return inPgTransaction(db.pool, async (client) => {
+    const before = await lockKey(client, id);
+    if (before.label === next) return before.view;
+    await client.query(prepared('wgs-key-label', sql`UPDATE api_keys SET label = ${next} WHERE id = ${id}::uuid`));
+    const after = await lockKey(client, id);
+    await recordAuditOn(client, actor, {
       action: 'key.label',
       targetType: 'api_key',
-      targetId: before.id,
+      targetId: before.view.id,
       before: { label: before.label },
       after: { label: next },
     });
-    return toKeyView(after);
+    return after.view;
   });
 }

@@ -1,8 +1,13 @@
 import { hash } from '@node-rs/argon2';
-import type { PrismaClient } from '../../db/generated/client';
+import { randomUUID } from 'node:crypto';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import { prepared } from '../../db/named-statement';
+import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
-import { recordAudit } from '../audit/record-audit';
+import { recordAuditOn } from '../audit/record-audit';
 import { ApiError, type ValidationIssue } from '../errors';
+import { findOperatorByEmail } from './manage-operators';
 import { lockOwners } from './owner-lock';
 import { isOperatorRole, OPERATOR_ROLES, type OperatorRole } from '../../contract/dashboard/roles';
 
@@ -13,7 +18,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * others); after that the role is the one given, viewer (read only) when none is.
  */
 export async function createOperator(
-  db: PrismaClient,
+  db: SqlDb,
   actor: Actor,
   input: { email: string; password: string; name?: string; role?: string },
 ): Promise<{ id: string; email: string; role: OperatorRole }> {
@@ -29,19 +34,29 @@ export async function createOperator(
   ];
   if (issues.length > 0) throw ApiError.validation(issues);
   const passwordHash = await hash(input.password); // argon2id with the library's defaults
-  return db.$transaction(async (tx) => {
-    if (await tx.operator.findUnique({ where: { email } })) {
+  return inPgTransaction(db.pool, async (client) => {
+    if (await findOperatorByEmail(client, email)) {
       throw ApiError.validation([{ path: 'email', code: 'already_exists', message: `an operator with e-mail ${email} exists` }]);
     }
-    await lockOwners(tx);
-    const first = (await tx.operator.count()) === 0;
+    await lockOwners(client);
+    const { rows } = await client.query<{ operators: number }>(
+      prepared('wgs-operators-count', sql`SELECT COUNT(*)::int AS operators FROM operators`),
+    );
+    const first = rows[0]?.operators === 0;
     const asked = input.role as OperatorRole | undefined;
     if (first && asked && asked !== 'owner') {
       throw ApiError.validation([{ path: 'role', code: 'first_operator_owner', message: 'the first operator must be an owner' }]);
     }
     const role: OperatorRole = first ? 'owner' : (asked ?? 'viewer');
-    const operator = await tx.operator.create({ data: { email, name: input.name ?? null, passwordHash, role } });
-    await recordAudit(tx, actor, { action: 'operator.create', targetType: 'operator', targetId: operator.id, after: { email, role } });
-    return { id: operator.id, email: operator.email, role };
+    const id = randomUUID();
+    await client.query(
+      prepared(
+        'wgs-operator-insert',
+        sql`INSERT INTO operators (id, email, name, password_hash, role, created_at)
+            VALUES (${id}::uuid, ${email}, ${input.name ?? null}, ${passwordHash}, ${role}::"OperatorRole", ${new Date()})`,
+      ),
+    );
+    await recordAuditOn(client, actor, { action: 'operator.create', targetType: 'operator', targetId: id, after: { email, role } });
+    return { id, email, role };
   });
 }

@@ -1,6 +1,9 @@
-import type { PrismaClient } from '../../db/generated/client';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import { prepared } from '../../db/named-statement';
+import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
-import { recordAudit } from '../audit/record-audit';
+import { recordAuditOn } from '../audit/record-audit';
 import { findOperatorForChange, refuseLosingLastOwner } from './manage-operators';
 
 export interface OperatorAccess {
@@ -16,15 +19,20 @@ export interface OperatorAccess {
  * theirs on the server, so an open browser is refused at its next request; audited either way.
  * The last enabled owner cannot be disabled.
  */
-export async function setOperatorDisabled(db: PrismaClient, actor: Actor, email: string, disabled: boolean): Promise<OperatorAccess> {
+export async function setOperatorDisabled(db: SqlDb, actor: Actor, email: string, disabled: boolean): Promise<OperatorAccess> {
   const normalized = email.trim().toLowerCase();
-  return db.$transaction(async (tx) => {
-    const operator = await findOperatorForChange(tx, normalized);
+  return inPgTransaction(db.pool, async (client) => {
+    const operator = await findOperatorForChange(client, normalized);
     const now = new Date();
     if (disabled !== Boolean(operator.disabledAt)) {
-      if (disabled) await refuseLosingLastOwner(tx, operator.id, 'email');
-      await tx.operator.update({ where: { id: operator.id }, data: { disabledAt: disabled ? now : null } });
-      await recordAudit(tx, actor, {
+      if (disabled) await refuseLosingLastOwner(client, operator.id, 'email');
+      await client.query(
+        prepared(
+          'wgs-operator-set-disabled',
+          sql`UPDATE operators SET disabled_at = ${disabled ? now : null} WHERE id = ${operator.id}::uuid`,
+        ),
+      );
+      await recordAuditOn(client, actor, {
         action: disabled ? 'operator.disable' : 'operator.enable',
         targetType: 'operator',
         targetId: operator.id,
@@ -32,7 +40,14 @@ export async function setOperatorDisabled(db: PrismaClient, actor: Actor, email:
       });
     }
     const ended = disabled
-      ? (await tx.operatorSession.updateMany({ where: { operatorId: operator.id, endedAt: null }, data: { endedAt: now } })).count
+      ? ((
+          await client.query(
+            prepared(
+              'wgs-operator-end-sessions',
+              sql`UPDATE operator_sessions SET ended_at = ${now} WHERE operator_id = ${operator.id}::uuid AND ended_at IS NULL`,
+            ),
+          )
+        ).rowCount ?? 0)
       : 0;
     return { id: operator.id, email: operator.email, disabled, sessions_ended: ended };
   });

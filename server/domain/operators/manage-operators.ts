@@ -1,6 +1,11 @@
-import type { Prisma, PrismaClient } from '../../db/generated/client';
+import type pg from 'pg';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
+import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
-import { recordAudit } from '../audit/record-audit';
+import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { lockOwners } from './owner-lock';
 import type { OperatorRole } from '../../contract/dashboard/roles';
@@ -32,9 +37,34 @@ export async function listOperators(db: PrismaClient): Promise<OperatorSummary[]
     .sort((a, b) => rank[a.role] - rank[b.role]);
 }
 
-export async function findOperatorForChange(tx: Prisma.TransactionClient, email: string) {
+/** What a change of an operator reads of them. */
+export interface OperatorForChange {
+  id: string;
+  email: string;
+  role: OperatorRole;
+  disabledAt: Date | null;
+}
+
+interface OperatorRow {
+  id: string;
+  email: string;
+  role: OperatorRole;
+  disabled_at: Date | null;
+}
+
+const forChange = (row: OperatorRow): OperatorForChange => ({ id: row.id, email: row.email, role: row.role, disabledAt: row.disabled_at });
+
+/** The operator with this e-mail (already trimmed and lower-cased), or undefined; on the caller's pg transaction. */
+export async function findOperatorByEmail(client: pg.PoolClient, email: string): Promise<OperatorForChange | undefined> {
+  const { rows } = await client.query<OperatorRow>(
+    prepared('wgs-operator-by-email', sql`SELECT id, email, role::text AS role, disabled_at FROM operators WHERE email = ${email}`),
+  );
+  return rows[0] && forChange(rows[0]);
+}
+
+export async function findOperatorForChange(client: pg.PoolClient, email: string): Promise<OperatorForChange> {
   const normalized = email.trim().toLowerCase();
-  const operator = await tx.operator.findUnique({ where: { email: normalized } });
+  const operator = await findOperatorByEmail(client, normalized);
   if (!operator) throw new ApiError('not_found', { message: `No operator with e-mail ${normalized}.` });
   return operator;
 }
@@ -43,27 +73,33 @@ export async function findOperatorForChange(tx: Prisma.TransactionClient, email:
  * Refuses a change that would leave no enabled owner: nobody could then manage operators or
  * provider keys from the dashboard. Call inside the transaction, before the change.
  */
-export async function refuseLosingLastOwner(tx: Prisma.TransactionClient, operatorId: string, path: string): Promise<void> {
-  const owners = await lockOwners(tx);
+export async function refuseLosingLastOwner(client: pg.PoolClient, operatorId: string, path: string): Promise<void> {
+  const owners = await lockOwners(client);
   // Read again under the lock: the row read before it may have changed since.
-  const operator = await tx.operator.findUniqueOrThrow({ where: { id: operatorId } });
-  if (operator.role === 'owner' && !operator.disabledAt && owners <= 1) {
+  const { rows } = await client.query<OperatorRow>(
+    prepared('wgs-operator-by-id', sql`SELECT id, email, role::text AS role, disabled_at FROM operators WHERE id = ${operatorId}::uuid`),
+  );
+  const operator = rows[0];
+  if (!operator) throw new Error(`operator ${operatorId} is gone`);
+  if (operator.role === 'owner' && !operator.disabled_at && owners <= 1) {
     throw ApiError.validation([{ path, code: 'last_owner', message: 'this is the last owner: make another operator an owner first' }]);
   }
 }
 
 /** Gives an operator another role (audited); the last enabled owner keeps theirs. */
 export async function setOperatorRole(
-  db: PrismaClient,
+  db: SqlDb,
   actor: Actor,
   input: { email: string; role: OperatorRole },
 ): Promise<{ id: string; email: string; role: OperatorRole }> {
-  return db.$transaction(async (tx) => {
-    const operator = await findOperatorForChange(tx, input.email);
+  return inPgTransaction(db.pool, async (client) => {
+    const operator = await findOperatorForChange(client, input.email);
     if (operator.role !== input.role) {
-      if (input.role !== 'owner') await refuseLosingLastOwner(tx, operator.id, 'role');
-      await tx.operator.update({ where: { id: operator.id }, data: { role: input.role } });
-      await recordAudit(tx, actor, {
+      if (input.role !== 'owner') await refuseLosingLastOwner(client, operator.id, 'role');
+      await client.query(
+        prepared('wgs-operator-set-role', sql`UPDATE operators SET role = ${input.role}::"OperatorRole" WHERE id = ${operator.id}::uuid`),
+      );
+      await recordAuditOn(client, actor, {
         action: 'operator.role',
         targetType: 'operator',
         targetId: operator.id,

@@ -130,13 +130,13 @@ async function consumeCode(db: PrismaClient, session: PortalSession, typed: stri
   return pending;
 }
 
-export async function confirmChange(db: PrismaClient, session: PortalSession, typed: string): Promise<ConfirmedChange> {
+export async function confirmChange(db: PrismaClient, sqlDb: SqlDb, session: PortalSession, typed: string): Promise<ConfirmedChange> {
   const key = await changeableKey(db, session);
   const pending = await consumeCode(db, session, typed);
   const actor = customerActor(session.apiKeyId, session.keyPrefix);
   const change = pending.action as OwnershipChange;
   let result: ConfirmedChange;
-  if (change === 'rotate_key') result = { action: change, ...(await rotateKeySecret(db, actor, key.id, session.keyHash)) };
+  if (change === 'rotate_key') result = { action: change, ...(await rotateKeySecret(sqlDb, actor, key.id, session.keyHash)) };
   else if (change === 'set_webhook') result = { action: change, ...(await setKeyWebhook(db, actor, key.id, pending.webhookUrl!)) };
   else if (change === 'rotate_webhook_secret') result = { action: change, ...(await rotateKeyWebhookSecret(db, actor, key.id)) };
   else {

@@ -71,7 +71,7 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       where: { id: apiKeyId },
       select: { totalUnits: true, status: true, suspendedAt: true, buyerEmail: true },
     }),
-    usageByDay(db, { apiKeyId, days }),
+    usageByDay(sql, { apiKeyId, days }),
     listUsageEvents(db, { apiKeyId, limit: RECENT }),
     listJobs(db, { apiKeyId, limit: RECENT }),
     listUploads(db, { apiKeyId, limit: RECENT }),

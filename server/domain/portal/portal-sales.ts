@@ -88,6 +88,7 @@ export async function startPortalTopUp(
  */
 export async function topUpReturn(
   db: PrismaClient,
+  sql: SqlDb,
   stripe: Stripe | null,
   input: { apiKeyId: string; sessionId: string },
 ): Promise<{ state: 'topped_up'; units: number } | { state: 'processing' }> {
@@ -96,6 +97,6 @@ export async function topUpReturn(
   if (!purchase || purchase.kind !== 'top_up' || purchase.apiKeyId !== input.apiKeyId) {
     throw new ApiError('not_found', { message: 'No top-up of this key was paid in that checkout.' });
   }
-  const state = await checkoutPageState(db, stripe, { sessionId: input.sessionId, keyId: input.apiKeyId });
+  const state = await checkoutPageState(db, sql, stripe, { sessionId: input.sessionId, keyId: input.apiKeyId });
   return state.state === 'topped_up' ? { state: 'topped_up', units: state.units } : { state: 'processing' };
 }

@@ -1,3 +1,4 @@
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { isProviderType, operationsOf, PROVIDER_TYPE_INFO } from '../../contract/provider-types';
 import { ApiError } from '../errors';
@@ -20,12 +21,12 @@ export interface ProviderSummary extends ProviderView {
   health: ProviderHealth;
 }
 
-export async function providerOverview(db: PrismaClient): Promise<ProviderSummary[]> {
+export async function providerOverview(db: PrismaClient, sqlDb: SqlDb): Promise<ProviderSummary[]> {
   const [providers, rows, models, health] = await Promise.all([
     listProviders(db),
     db.provider.findMany({ select: { name: true, options: true } }),
-    modelsInUse(db),
-    providerHealth(db),
+    modelsInUse(sqlDb),
+    providerHealth(sqlDb),
   ]);
   const options = new Map(rows.map((row) => [row.name, (row.options ?? {}) as Record<string, string>]));
   return providers.map((provider) => ({
@@ -42,8 +43,8 @@ export async function providerOverview(db: PrismaClient): Promise<ProviderSummar
   }));
 }
 
-export async function getProviderSummary(db: PrismaClient, name: string): Promise<ProviderSummary> {
-  const found = (await providerOverview(db)).find((provider) => provider.name === name);
+export async function getProviderSummary(db: PrismaClient, sqlDb: SqlDb, name: string): Promise<ProviderSummary> {
+  const found = (await providerOverview(db, sqlDb)).find((provider) => provider.name === name);
   if (!found) throw new ApiError('not_found', { message: `No provider named ${name}.` });
   return found;
 }
@@ -56,10 +57,10 @@ export interface EngineChoice {
   models: string[];
 }
 
-export async function engineChoices(db: PrismaClient): Promise<EngineChoice[]> {
+export async function engineChoices(db: PrismaClient, sqlDb: SqlDb): Promise<EngineChoice[]> {
   const [providers, models] = await Promise.all([
     db.provider.findMany({ select: { name: true, type: true }, orderBy: { name: 'asc' } }),
-    modelsInUse(db),
+    modelsInUse(sqlDb),
   ]);
   return providers.map((provider) => ({
     provider: provider.name,

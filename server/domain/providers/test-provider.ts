@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { resolveEngine } from './resolve-engine';
 import { operationsOf } from '../../contract/provider-types';
@@ -40,7 +41,7 @@ export interface ProviderTestResult {
   message: string;
 }
 
-export async function testProvider(db: PrismaClient, actor: Actor, input: unknown): Promise<ProviderTestResult> {
+export async function testProvider(db: PrismaClient, sqlDb: SqlDb, actor: Actor, input: unknown): Promise<ProviderTestResult> {
   const parsed = testProviderInput.safeParse(input);
   if (!parsed.success) throw zodValidationError(parsed.error, input);
   const { provider: name } = parsed.data;
@@ -53,7 +54,7 @@ export async function testProvider(db: PrismaClient, actor: Actor, input: unknow
       { path: 'provider', code: 'unsupported_type', message: `provider: type "${provider.type}" is not one this version can call` },
     ]);
   }
-  const model = parsed.data.model ?? (await modelsInUse(db)).get(name)?.[0];
+  const model = parsed.data.model ?? (await modelsInUse(sqlDb)).get(name)?.[0];
   if (!model) {
     throw ApiError.validation([
       { path: 'model', code: 'required', message: 'model: type the model id to test with (no package names one for this provider yet)' },

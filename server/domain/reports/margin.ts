@@ -1,4 +1,7 @@
-import { Prisma, type PrismaClient } from '../../db/generated/client';
+import sql, { raw, type Sql } from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import { Prisma } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 import { getConfig } from '../../config';
 import { currencyDecimals } from '../../contract/package-schema';
 import { bucketStarts, type TimeRange } from './time-range';
@@ -37,25 +40,26 @@ export interface MarginScope {
   apiKeyId?: string;
 }
 
+/** COUNTs (bigint) and numeric sums, as pg hands them over: decimal strings. */
 interface Row {
-  requests: bigint;
-  revenue: Prisma.Decimal | null;
-  cost: Prisma.Decimal | null;
-  failed_cost: Prisma.Decimal | null;
-  unpriced: bigint;
-  estimated: bigint;
-  estimated_cost: Prisma.Decimal | null;
-  no_unit_price: bigint;
+  requests: string;
+  revenue: string | null;
+  cost: string | null;
+  failed_cost: string | null;
+  unpriced: string;
+  estimated: string;
+  estimated_cost: string | null;
+  no_unit_price: string;
 }
 
 /**
  * What a unit of a key sold through Stripe Checkout actually brought in: what was paid for it
  * (package and top-ups, less refunds) over the units bought, in CURRENCY; joined as `s`.
  */
-function soldUnitPrices(): Prisma.Sql {
+function soldUnitPrices(): Sql {
   const currency = getConfig().CURRENCY;
   const scale = 10 ** currencyDecimals(currency);
-  return Prisma.sql`LEFT JOIN (
+  return sql`LEFT JOIN (
     SELECT api_key_id, SUM(COALESCE(amount_paid, 0) - amount_refunded)::numeric / ${scale}::numeric / NULLIF(SUM(units), 0) AS unit_price
       FROM purchases WHERE status = 'fulfilled' AND api_key_id IS NOT NULL AND currency = ${currency}
      GROUP BY api_key_id
@@ -63,7 +67,7 @@ function soldUnitPrices(): Prisma.Sql {
 }
 
 /** The aggregates every grouping selects; `e` is usage_events, `v` its package version, `s` its key's paid unit price. */
-const FIGURES = Prisma.sql`COUNT(*) AS requests,
+const FIGURES = sql`COUNT(*) AS requests,
   COALESCE(SUM(e.units * COALESCE(s.unit_price, v.unit_price)) FILTER (WHERE e.outcome = 'succeeded'), 0) AS revenue,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'succeeded'), 0) AS cost,
   COALESCE(SUM(e.provider_cost) FILTER (WHERE e.outcome = 'failed'), 0) AS failed_cost,
@@ -91,10 +95,10 @@ function figures(row: Row | undefined): MarginFigures {
   };
 }
 
-function where(scope: MarginScope): Prisma.Sql {
+function where(scope: MarginScope): Sql {
   const pkg = scope.packageSlug ?? null;
   const key = scope.apiKeyId ?? null;
-  return Prisma.sql`e.created_at >= ${scope.range.from} AND e.created_at < ${scope.range.to}
+  return sql`e.created_at >= ${scope.range.from} AND e.created_at < ${scope.range.to}
     AND (${key}::uuid IS NULL OR e.api_key_id = ${key}::uuid)
     AND (${pkg}::text IS NULL OR v.package_id = (SELECT id FROM packages WHERE slug = ${pkg}::text))`;
 }
@@ -110,15 +114,20 @@ export interface MarginReport {
 const isLoss = (f: MarginFigures) => new Prisma.Decimal(f.margin).isNegative();
 
 /** Revenue, cost and margin of the range: in total, by operation and by day, for everything, a package or a key. */
-export async function marginReport(db: PrismaClient, scope: MarginScope): Promise<MarginReport> {
+export async function marginReport(db: SqlDb, scope: MarginScope): Promise<MarginReport> {
   // The bucket's unit is one of two fixed words, written into the SQL (not a parameter) so the
-  // grouping expressions are the same text in SELECT, GROUPING and GROUP BY.
-  const bucket = Prisma.raw(`date_trunc('${scope.range.bucket === 'hour' ? 'hour' : 'day'}', e.created_at AT TIME ZONE 'UTC')`);
-  const rows = await db.$queryRaw<(Row & { operation: string | null; at: Date | null; grouping: number })[]>`
-    SELECT e.operation, ${bucket} AT TIME ZONE 'UTC' AS at, GROUPING(e.operation, ${bucket})::int AS grouping, ${FIGURES}
-      FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id ${soldUnitPrices()}
-     WHERE ${where(scope)}
-     GROUP BY GROUPING SETS ((e.operation), (${bucket}), ())`;
+  // grouping expressions are the same text in SELECT, GROUPING and GROUP BY: two statements, one name each.
+  const unit = scope.range.bucket === 'hour' ? 'hour' : 'day';
+  const bucket = raw(`date_trunc('${unit}', e.created_at AT TIME ZONE 'UTC')`);
+  const { rows } = await db.pool.query<Row & { operation: string | null; at: Date | null; grouping: number }>(
+    prepared(
+      `wgs-margin-report-by-${unit}`,
+      sql`SELECT e.operation, ${bucket} AT TIME ZONE 'UTC' AS at, GROUPING(e.operation, ${bucket})::int AS grouping, ${FIGURES}
+            FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id ${soldUnitPrices()}
+           WHERE ${where(scope)}
+           GROUP BY GROUPING SETS ((e.operation), (${bucket}), ())`,
+    ),
+  );
   // GROUPING bits: 1 = the bucket is rolled up (a per-operation row), 2 = the operation is (a per-bucket row), 3 = total.
   const total = rows.find((row) => row.grouping === 3);
   const byBucket = new Map(rows.filter((row) => row.grouping === 2).map((row) => [row.at!.toISOString(), row]));
@@ -137,16 +146,20 @@ export type MarginSort = 'margin_desc' | 'margin_asc';
 
 /** Each package's figures in the range (packages with traffic), sorted by margin. */
 export async function marginByPackage(
-  db: PrismaClient,
+  db: SqlDb,
   scope: MarginScope,
   sort: MarginSort = 'margin_asc',
 ): Promise<(MarginFigures & { slug: string; name: string; loss: boolean })[]> {
-  const rows = await db.$queryRaw<(Row & { slug: string; name: string })[]>`
-    SELECT p.slug, p.name, ${FIGURES}
-      FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id JOIN packages p ON p.id = v.package_id
-      ${soldUnitPrices()}
-     WHERE ${where(scope)}
-     GROUP BY p.slug, p.name`;
+  const { rows } = await db.pool.query<Row & { slug: string; name: string }>(
+    prepared(
+      'wgs-margin-by-package',
+      sql`SELECT p.slug, p.name, ${FIGURES}
+            FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id JOIN packages p ON p.id = v.package_id
+            ${soldUnitPrices()}
+           WHERE ${where(scope)}
+           GROUP BY p.slug, p.name`,
+    ),
+  );
   return sortByMargin(
     rows.map((row) => ({ slug: row.slug, name: row.name, ...figures(row) })),
     sort,
@@ -155,16 +168,20 @@ export async function marginByPackage(
 
 /** Each key's figures in the range (keys with traffic), sorted by margin. */
 export async function marginByKey(
-  db: PrismaClient,
+  db: SqlDb,
   scope: MarginScope,
   sort: MarginSort = 'margin_asc',
 ): Promise<(MarginFigures & { id: string; prefix: string; label: string | null; package_slug: string; loss: boolean })[]> {
-  const rows = await db.$queryRaw<(Row & { id: string; prefix: string; label: string | null; package_slug: string })[]>`
-    SELECT k.id, k.prefix, k.label, p.slug AS package_slug, ${FIGURES}
-      FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id
-      JOIN api_keys k ON k.id = e.api_key_id JOIN packages p ON p.id = v.package_id ${soldUnitPrices()}
-     WHERE ${where(scope)}
-     GROUP BY k.id, k.prefix, k.label, p.slug`;
+  const { rows } = await db.pool.query<Row & { id: string; prefix: string; label: string | null; package_slug: string }>(
+    prepared(
+      'wgs-margin-by-key',
+      sql`SELECT k.id, k.prefix, k.label, p.slug AS package_slug, ${FIGURES}
+            FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id
+            JOIN api_keys k ON k.id = e.api_key_id JOIN packages p ON p.id = v.package_id ${soldUnitPrices()}
+           WHERE ${where(scope)}
+           GROUP BY k.id, k.prefix, k.label, p.slug`,
+    ),
+  );
   return sortByMargin(
     rows.map(({ id, prefix, label, package_slug, ...row }) => ({ id, prefix, label, package_slug, ...figures(row) })),
     sort,

@@ -1,4 +1,7 @@
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 import { listUsageEvents, type UsageView } from './usage-events';
 
 // Aggregates for the dashboard's charts. Each is one grouped scan over the created_at range
@@ -19,17 +22,18 @@ export interface OperationUsage {
   error_rate: number;
 }
 
+// COUNT and SUM of integers are PostgreSQL bigints, which pg hands over as decimal strings.
 interface DailyRow {
   day: string;
-  units: bigint | null;
-  requests: bigint;
-  failed: bigint;
+  units: string | null;
+  requests: string;
+  failed: string;
 }
 interface OperationRow {
   operation: string;
-  requests: bigint;
-  failed: bigint;
-  units: bigint | null;
+  requests: string;
+  failed: string;
+  units: string | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -40,19 +44,23 @@ function windowStart(days: number, now: Date): Date {
 }
 
 /** Units charged, requests and failures per UTC day; days without traffic are zeros, not gaps. */
-export async function usageByDay(db: PrismaClient, input: { days?: number; apiKeyId?: string; now?: Date } = {}): Promise<DailyUsage[]> {
+export async function usageByDay(db: SqlDb, input: { days?: number; apiKeyId?: string; now?: Date } = {}): Promise<DailyUsage[]> {
   const days = Math.min(Math.max(input.days ?? 14, 1), 366);
   const since = windowStart(days, input.now ?? new Date());
   const keyId = input.apiKeyId ?? null;
-  const rows = await db.$queryRaw<DailyRow[]>`
-    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-           SUM(units) FILTER (WHERE outcome = 'succeeded') AS units,
-           COUNT(*) AS requests,
-           COUNT(*) FILTER (WHERE outcome = 'failed') AS failed
-      FROM usage_events
-     WHERE created_at >= ${since}
-       AND (${keyId}::uuid IS NULL OR api_key_id = ${keyId}::uuid)
-     GROUP BY 1`;
+  const { rows } = await db.pool.query<DailyRow>(
+    prepared(
+      'wgs-report-usage-by-day',
+      sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+                 SUM(units) FILTER (WHERE outcome = 'succeeded') AS units,
+                 COUNT(*) AS requests,
+                 COUNT(*) FILTER (WHERE outcome = 'failed') AS failed
+            FROM usage_events
+           WHERE created_at >= ${since}
+             AND (${keyId}::uuid IS NULL OR api_key_id = ${keyId}::uuid)
+           GROUP BY 1`,
+    ),
+  );
   const byDay = new Map(rows.map((row) => [row.day, row]));
   return Array.from({ length: days }, (_, index) => {
     const day = new Date(since.getTime() + index * DAY_MS).toISOString().slice(0, 10);
@@ -61,17 +69,21 @@ export async function usageByDay(db: PrismaClient, input: { days?: number; apiKe
   });
 }
 
-export async function usageByOperation(db: PrismaClient, input: { days?: number; now?: Date } = {}): Promise<OperationUsage[]> {
+export async function usageByOperation(db: SqlDb, input: { days?: number; now?: Date } = {}): Promise<OperationUsage[]> {
   const since = windowStart(Math.min(Math.max(input.days ?? 14, 1), 366), input.now ?? new Date());
-  const rows = await db.$queryRaw<OperationRow[]>`
-    SELECT operation,
-           COUNT(*) AS requests,
-           COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
-           SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
-      FROM usage_events
-     WHERE created_at >= ${since}
-     GROUP BY operation
-     ORDER BY operation`;
+  const { rows } = await db.pool.query<OperationRow>(
+    prepared(
+      'wgs-report-usage-by-operation',
+      sql`SELECT operation,
+                 COUNT(*) AS requests,
+                 COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
+                 SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
+            FROM usage_events
+           WHERE created_at >= ${since}
+           GROUP BY operation
+           ORDER BY operation`,
+    ),
+  );
   return rows.map((row) => {
     const requests = Number(row.requests);
     const failed = Number(row.failed);
@@ -87,11 +99,11 @@ export interface Overview {
   recent_failures: UsageView[];
 }
 
-export async function getOverview(db: PrismaClient, input: { days?: number; now?: Date } = {}): Promise<Overview> {
+export async function getOverview(db: PrismaClient, sqlDb: SqlDb, input: { days?: number; now?: Date } = {}): Promise<Overview> {
   const days = Math.min(Math.max(input.days ?? 14, 1), 366);
   const [daily, operations, activeKeys, failures] = await Promise.all([
-    usageByDay(db, { days, now: input.now }),
-    usageByOperation(db, { days, now: input.now }),
+    usageByDay(sqlDb, { days, now: input.now }),
+    usageByOperation(sqlDb, { days, now: input.now }),
     db.apiKey.count({ where: { status: 'active' } }),
     listUsageEvents(db, { outcome: 'failed', limit: 10 }),
   ]);

@@ -1,4 +1,6 @@
-import type { PrismaClient } from '../../db/generated/client';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import { prepared } from '../../db/named-statement';
 
 // Each provider's last 24 hours, from usage_events: every engine a request called is one call
 // to its provider (fallbacks included); a call failed unless its engine answered a request that
@@ -14,25 +16,30 @@ export interface ProviderHealth {
 
 interface HealthRow {
   provider: string;
-  calls: bigint;
-  failures: bigint;
+  /** COUNTs: PostgreSQL bigints, decimal strings from pg. */
+  calls: string;
+  failures: string;
   p95_ms: number | null;
 }
 
 export const HEALTH_WINDOW_HOURS = 24;
 
-export async function providerHealth(db: PrismaClient, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
+export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
   const since = new Date((input.now ?? new Date()).getTime() - HEALTH_WINDOW_HOURS * 3_600_000);
-  const rows = await db.$queryRaw<HealthRow[]>`
-    SELECT split_part(t.name, ':', 1) AS provider,
-           COUNT(*) AS calls,
-           COUNT(*) FILTER (WHERE t.name <> e.engine OR e.outcome <> 'succeeded') AS failures,
-           (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms)
-              FILTER (WHERE t.name = e.engine AND e.outcome = 'succeeded'))::float8 AS p95_ms
-      FROM usage_events e
-      CROSS JOIN LATERAL unnest(e.engines_tried) AS t(name)
-     WHERE e.created_at >= ${since} AND t.name <> 'local'
-     GROUP BY 1`;
+  const { rows } = await db.pool.query<HealthRow>(
+    prepared(
+      'wgs-report-provider-health',
+      sql`SELECT split_part(t.name, ':', 1) AS provider,
+                 COUNT(*) AS calls,
+                 COUNT(*) FILTER (WHERE t.name <> e.engine OR e.outcome <> 'succeeded') AS failures,
+                 (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms)
+                    FILTER (WHERE t.name = e.engine AND e.outcome = 'succeeded'))::float8 AS p95_ms
+            FROM usage_events e
+            CROSS JOIN LATERAL unnest(e.engines_tried) AS t(name)
+           WHERE e.created_at >= ${since} AND t.name <> 'local'
+           GROUP BY 1`,
+    ),
+  );
   return new Map(
     rows.map((row) => [
       row.provider,

@@ -1,4 +1,7 @@
-import { Prisma, type PrismaClient } from '../../db/generated/client';
+import sql, { raw } from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
+import type { PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 import { bucketStarts, type TimeRange } from './time-range';
 import { listUsageEvents, type UsageView } from './usage-events';
 
@@ -9,7 +12,7 @@ import { listUsageEvents, type UsageView } from './usage-events';
 // turned away, nothing was charged, and a retry may succeed.
 
 /** The rollup's server failures; everything else in it is a refusal. */
-const serverFailure = Prisma.raw('status >= 500 AND status <> 503');
+const serverFailure = raw('status >= 500 AND status <> 503');
 
 export interface TrafficBucket {
   at: string;
@@ -37,67 +40,84 @@ export interface TrafficOverview {
 
 const stepSeconds = (range: TimeRange) => (range.bucket === 'hour' ? 3600 : 86_400);
 
+// COUNTs and SUMs of integers are PostgreSQL bigints (SUMs of bigints numerics): decimal strings from pg.
 interface UsageBucketRow {
-  at: bigint;
-  succeeded: bigint;
-  failed: bigint;
-  units: bigint | null;
+  at: string;
+  succeeded: string;
+  failed: string;
+  units: string | null;
 }
 interface RefusedBucketRow {
-  at: bigint;
-  refused: bigint | null;
-  server: bigint | null;
+  at: string;
+  refused: string | null;
+  server: string | null;
 }
 
-async function bucketCounts(db: PrismaClient, range: TimeRange) {
+async function bucketCounts(db: SqlDb, range: TimeRange) {
   const step = stepSeconds(range);
   const [usage, refused] = await Promise.all([
-    db.$queryRaw<UsageBucketRow[]>`
-      SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
-             COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
-             COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
-             SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
-        FROM usage_events
-       WHERE created_at >= ${range.from} AND created_at < ${range.to}
-       GROUP BY 1`,
-    db.$queryRaw<RefusedBucketRow[]>`
-      SELECT (floor(extract(epoch FROM minute) / ${step}) * ${step})::bigint AS at,
-             SUM(count) FILTER (WHERE NOT (${serverFailure})) AS refused,
-             SUM(count) FILTER (WHERE ${serverFailure}) AS server
-        FROM refused_requests
-       WHERE minute >= ${range.from} AND minute < ${range.to}
-       GROUP BY 1`,
+    db.pool.query<UsageBucketRow>(
+      prepared(
+        'wgs-report-traffic-usage-buckets',
+        sql`SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
+                   COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
+                   COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
+                   SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
+              FROM usage_events
+             WHERE created_at >= ${range.from} AND created_at < ${range.to}
+             GROUP BY 1`,
+      ),
+    ),
+    db.pool.query<RefusedBucketRow>(
+      prepared(
+        'wgs-report-traffic-refused-buckets',
+        sql`SELECT (floor(extract(epoch FROM minute) / ${step}) * ${step})::bigint AS at,
+                   SUM(count) FILTER (WHERE NOT (${serverFailure})) AS refused,
+                   SUM(count) FILTER (WHERE ${serverFailure}) AS server
+              FROM refused_requests
+             WHERE minute >= ${range.from} AND minute < ${range.to}
+             GROUP BY 1`,
+      ),
+    ),
   ]);
-  return { usage, refused };
+  return { usage: usage.rows, refused: refused.rows };
 }
 
-export async function refusedByCode(db: PrismaClient, range: TimeRange, apiKeyId?: string) {
+export async function refusedByCode(db: SqlDb, range: TimeRange, apiKeyId?: string) {
   const key = apiKeyId ?? null;
-  const rows = await db.$queryRaw<{ status: number; code: string; count: bigint }[]>`
-    SELECT status, code, SUM(count) AS count FROM refused_requests
-     WHERE minute >= ${range.from} AND minute < ${range.to} AND NOT (${serverFailure})
-       AND (${key}::uuid IS NULL OR api_key_id = ${key}::uuid)
-     GROUP BY status, code ORDER BY 3 DESC, status, code`;
+  const { rows } = await db.pool.query<{ status: number; code: string; count: string }>(
+    prepared(
+      'wgs-report-refused-by-code',
+      sql`SELECT status, code, SUM(count) AS count FROM refused_requests
+           WHERE minute >= ${range.from} AND minute < ${range.to} AND NOT (${serverFailure})
+             AND (${key}::uuid IS NULL OR api_key_id = ${key}::uuid)
+           GROUP BY status, code ORDER BY 3 DESC, status, code`,
+    ),
+  );
   return rows.map((row) => ({ status: row.status, code: row.code, count: Number(row.count) }));
 }
 
-async function failedByOperation(db: PrismaClient, range: TimeRange) {
-  const rows = await db.$queryRaw<{ operation: string; provider: bigint; server: bigint }[]>`
-    SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
-      SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
-       WHERE created_at >= ${range.from} AND created_at < ${range.to} AND outcome = 'failed' GROUP BY operation
-      UNION ALL
-      SELECT operation, 0, SUM(count) FROM refused_requests
-       WHERE minute >= ${range.from} AND minute < ${range.to} AND ${serverFailure} GROUP BY operation
-    ) f GROUP BY operation ORDER BY operation`;
+async function failedByOperation(db: SqlDb, range: TimeRange) {
+  const { rows } = await db.pool.query<{ operation: string; provider: string; server: string }>(
+    prepared(
+      'wgs-report-failed-by-operation',
+      sql`SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
+            SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
+             WHERE created_at >= ${range.from} AND created_at < ${range.to} AND outcome = 'failed' GROUP BY operation
+            UNION ALL
+            SELECT operation, 0, SUM(count) FROM refused_requests
+             WHERE minute >= ${range.from} AND minute < ${range.to} AND ${serverFailure} GROUP BY operation
+          ) f GROUP BY operation ORDER BY operation`,
+    ),
+  );
   return rows.map((row) => ({ operation: row.operation, provider: Number(row.provider), server: Number(row.server) }));
 }
 
-export async function getTrafficOverview(db: PrismaClient, range: TimeRange): Promise<TrafficOverview> {
+export async function getTrafficOverview(db: PrismaClient, sqlDb: SqlDb, range: TimeRange): Promise<TrafficOverview> {
   const [counts, byCode, byOperation, activeKeys, failures] = await Promise.all([
-    bucketCounts(db, range),
-    refusedByCode(db, range),
-    failedByOperation(db, range),
+    bucketCounts(sqlDb, range),
+    refusedByCode(sqlDb, range),
+    failedByOperation(sqlDb, range),
     db.apiKey.count({ where: { status: 'active' } }),
     listUsageEvents(db, { outcome: 'failed', from: range.from, to: range.to, limit: 10 }),
   ]);

@@ -1,5 +1,8 @@
 import type Stripe from 'stripe';
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient, Purchase } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
 import { sha256Hex } from '../canonical-json';
 import { fulfilCheckout } from './fulfil-checkout';
@@ -26,17 +29,27 @@ const askedBy = (purchase: Purchase, viewer: CheckoutViewer): boolean =>
   (viewer.keyId !== undefined && purchase.kind === 'top_up' && purchase.apiKeyId === viewer.keyId);
 
 /** Takes the session's turn to ask Stripe (one conditional UPDATE, so instances and reloads share it). */
-async function takeStripeCheck(db: PrismaClient, purchaseId: string): Promise<boolean> {
-  const taken = await db.$executeRaw`
-    UPDATE purchases SET stripe_checked_at = clock_timestamp()
-     WHERE id = ${purchaseId}::uuid AND status = 'open'
-       AND (stripe_checked_at IS NULL OR stripe_checked_at <= clock_timestamp() - make_interval(secs => ${STRIPE_CHECK_SECONDS}))`;
-  return taken > 0;
+async function takeStripeCheck(db: SqlDb, purchaseId: string): Promise<boolean> {
+  const { rowCount } = await db.pool.query(
+    prepared(
+      'wgs-purchase-take-stripe-check',
+      sql`UPDATE purchases SET stripe_checked_at = clock_timestamp()
+           WHERE id = ${purchaseId}::uuid AND status = 'open'
+             AND (stripe_checked_at IS NULL OR stripe_checked_at <= clock_timestamp() - make_interval(secs => ${STRIPE_CHECK_SECONDS}))`,
+    ),
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** An open purchase: Stripe asked (when it may be), fulfilled when paid; the purchase as it is after. */
-async function settleOpen(db: PrismaClient, stripe: Stripe, purchase: Purchase, viewer: CheckoutViewer): Promise<Purchase | null> {
-  if (!askedBy(purchase, viewer) || !purchase.stripeSessionId || !(await takeStripeCheck(db, purchase.id))) return null;
+async function settleOpen(
+  db: PrismaClient,
+  sqlDb: SqlDb,
+  stripe: Stripe,
+  purchase: Purchase,
+  viewer: CheckoutViewer,
+): Promise<Purchase | null> {
+  if (!askedBy(purchase, viewer) || !purchase.stripeSessionId || !(await takeStripeCheck(sqlDb, purchase.id))) return null;
   const outcome = await retrieveCheckoutSession(stripe, purchase.stripeSessionId).catch(() => null);
   if (!outcome) return null;
   const result = await fulfilCheckout(db, outcome);
@@ -46,17 +59,18 @@ async function settleOpen(db: PrismaClient, stripe: Stripe, purchase: Purchase, 
 
 export async function checkoutPageState(
   db: PrismaClient,
+  sqlDb: SqlDb,
   stripe: Stripe,
   input: { sessionId: string } & CheckoutViewer,
 ): Promise<CheckoutPageState> {
   let purchase = await db.purchase.findUnique({ where: { stripeSessionId: input.sessionId } });
   if (!purchase) return { state: 'unknown' };
-  if (purchase.status === 'open') purchase = await settleOpen(db, stripe, purchase, input);
+  if (purchase.status === 'open') purchase = await settleOpen(db, sqlDb, stripe, purchase, input);
   if (!purchase || purchase.status === 'open') return { state: 'processing' };
   if (purchase.status === 'expired' || purchase.status === 'refused') return { state: purchase.status };
   const key = await db.apiKey.findUniqueOrThrow({ where: { id: purchase.apiKeyId! }, include: { packageVersion: true } });
   if (purchase.kind === 'top_up') return { state: 'topped_up', prefix: key.prefix, units: purchase.units };
-  const secret = input.browserToken ? await revealOnce(db, purchase.id, input.browserToken) : null;
+  const secret = input.browserToken ? await revealOnce(sqlDb, purchase.id, input.browserToken) : null;
   if (secret) return { state: 'revealed', key: secret, prefix: key.prefix, packageName: key.packageVersion.name, units: key.totalUnits };
   return { state: 'key_issued', prefix: key.prefix, packageName: key.packageVersion.name, purged: purchase.secretPurgedAt !== null };
 }

@@ -1,4 +1,7 @@
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
 
 // A purchase lives as long as its Checkout Session: Stripe's checkout.session.expired closes it,
 // and the housekeeping sweep closes any still open after the session's expires_at (a lost event).
@@ -22,12 +25,17 @@ export async function expirePurchase(
 }
 
 /** Housekeeping: open purchases whose session's expires_at has passed, a batch at a time. */
-export async function expireOverduePurchases(db: PrismaClient, now = new Date(), batch = 500): Promise<number> {
+export async function expireOverduePurchases(db: SqlDb, now = new Date(), batch = 500): Promise<number> {
   const legacyCutoff = new Date(now.getTime() - DEFAULT_SESSION_HOURS * 3_600_000);
-  return db.$executeRaw`
-    UPDATE purchases SET status = 'expired', expired_at = ${now}
-     WHERE id IN (
-       SELECT id FROM purchases
-        WHERE status = 'open' AND (expires_at < ${now} OR (expires_at IS NULL AND created_at < ${legacyCutoff}))
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`;
+  const { rowCount } = await db.pool.query(
+    prepared(
+      'wgs-purchases-expire-overdue',
+      sql`UPDATE purchases SET status = 'expired', expired_at = ${now}
+           WHERE id IN (
+             SELECT id FROM purchases
+              WHERE status = 'open' AND (expires_at < ${now} OR (expires_at IS NULL AND created_at < ${legacyCutoff}))
+              LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    ),
+  );
+  return rowCount ?? 0;
 }

@@ -1,4 +1,8 @@
+import sql from 'sql-template-tag';
+import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
+import { prepared } from '../../db/named-statement';
+import { inPgTransaction } from '../../db/pg-transaction';
 import { openWithConfiguredSecret, sealWithConfiguredSecret, type SealedSecret } from '../../secrets/sealed-secrets';
 import { sha256Hex } from '../canonical-json';
 
@@ -20,12 +24,16 @@ interface SealedRow {
 }
 
 /** The secret, when this browser started the checkout and it was not shown yet; deleted in the same transaction. */
-export async function revealOnce(db: PrismaClient, purchaseId: string, browserToken: string): Promise<string | null> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<SealedRow[]>`
-      SELECT secret_iv, secret_ciphertext, secret_auth_tag FROM purchases
-      WHERE id = ${purchaseId}::uuid AND browser_token_hash = ${sha256Hex(browserToken)} AND secret_ciphertext IS NOT NULL
-      FOR UPDATE`;
+export async function revealOnce(db: SqlDb, purchaseId: string, browserToken: string): Promise<string | null> {
+  return inPgTransaction(db.pool, async (client) => {
+    const { rows } = await client.query<SealedRow>(
+      prepared(
+        'wgs-sold-secret-lock',
+        sql`SELECT secret_iv, secret_ciphertext, secret_auth_tag FROM purchases
+             WHERE id = ${purchaseId}::uuid AND browser_token_hash = ${sha256Hex(browserToken)} AND secret_ciphertext IS NOT NULL
+               FOR UPDATE`,
+      ),
+    );
     const row = rows[0];
     if (!row) return null;
     const secret = openWithConfiguredSecret(sealedSecretLabel(purchaseId), {
@@ -33,10 +41,13 @@ export async function revealOnce(db: PrismaClient, purchaseId: string, browserTo
       ciphertext: row.secret_ciphertext,
       authTag: row.secret_auth_tag,
     });
-    await tx.purchase.update({
-      where: { id: purchaseId },
-      data: { secretIv: null, secretCiphertext: null, secretAuthTag: null, revealedAt: new Date() },
-    });
+    await client.query(
+      prepared(
+        'wgs-sold-secret-revealed',
+        sql`UPDATE purchases SET secret_iv = NULL, secret_ciphertext = NULL, secret_auth_tag = NULL, revealed_at = ${new Date()}
+             WHERE id = ${purchaseId}::uuid`,
+      ),
+    );
     return secret;
   });
 }
@@ -44,7 +55,9 @@ export async function revealOnce(db: PrismaClient, purchaseId: string, browserTo
 /** Housekeeping: deletes the sealed secrets no browser showed within `hours` of fulfilment. */
 export async function purgeUnrevealedSecrets(db: PrismaClient, hours: number, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - hours * 3_600_000);
-  return db.$executeRaw`
-    UPDATE purchases SET secret_iv = NULL, secret_ciphertext = NULL, secret_auth_tag = NULL, secret_purged_at = ${now}
-     WHERE secret_ciphertext IS NOT NULL AND fulfilled_at < ${cutoff}`;
+  const purged = await db.purchase.updateMany({
+    where: { secretCiphertext: { not: null }, fulfilledAt: { lt: cutoff } },
+    data: { secretIv: null, secretCiphertext: null, secretAuthTag: null, secretPurgedAt: now },
+  });
+  return purged.count;
 }

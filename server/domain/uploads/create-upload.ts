@@ -90,11 +90,14 @@ export async function createUpload(
     ? await store.createDirectUpload(storageKey, { contentType: body.mime_type, sizeBytes: body.size_bytes, expiresAt })
     : { url: signUploadUrl(origin, id, expiresAt), method: 'PUT' as const, headers: { 'Content-Type': body.mime_type } };
   // The size counts against what the key holds from now until the upload expires or is deleted;
-  // one conditional UPDATE, so racing creates never take the key past its cap together.
+  // one conditional UPDATE (stored_bytes + size <= cap, said as stored_bytes <= cap - size), so
+  // racing creates never take the key past its cap together.
   const upload = await db.$transaction(async (tx) => {
-    const taken = await tx.$executeRaw`UPDATE api_keys SET stored_bytes = stored_bytes + ${body.size_bytes}
-                                        WHERE id = ${key.id}::uuid AND stored_bytes + ${body.size_bytes} <= ${key.maxStoredBytes}`;
-    if (taken === 0) throw await storageFull(tx, key, body.size_bytes);
+    const taken = await tx.apiKey.updateMany({
+      where: { id: key.id, storedBytes: { lte: key.maxStoredBytes - body.size_bytes } },
+      data: { storedBytes: { increment: body.size_bytes } },
+    });
+    if (taken.count === 0) throw await storageFull(tx, key, body.size_bytes);
     return tx.upload.create({
       data: {
         id,

@@ -16,7 +16,7 @@ export const videosGenerateRoute = definePostRoute({
   response: { status: 202, schema: submittedJobSchema, description: 'The job, status `submitted`; poll GET /v1/jobs/{jobId}.' },
   scope: 'videos.generate',
   schema: videosGenerateRequest,
-  prepare: (body, ctx) => prepareVideosGenerate(getPrisma(), body, ctx.key),
+  prepare: (body, ctx) => prepareVideosGenerate(getPrisma(), getSqlDb(), body, ctx.key),
   charge: (prepared) => ({
     operation: 'videos.generate',
     units: prepared.units,

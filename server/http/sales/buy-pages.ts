@@ -1,4 +1,4 @@
-import { getPrisma } from '../../db/client';
+import { getPrisma, getSqlDb } from '../../db/client';
 import type { CatalogueEntry, CheckoutPageState } from '../../contract/sales-pages';
 import { checkoutPageState } from '../../domain/sales/checkout-page';
 import { listCatalogue } from '../../domain/sales/sale-terms';
@@ -21,5 +21,5 @@ export async function successPage(
   const stripe = getStripe();
   if (!stripe) return { state: 'off' };
   if (!sessionId || !/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) return { state: 'unknown' };
-  return pageData(() => checkoutPageState(getPrisma(), stripe, { sessionId, browserToken: checkoutCookieOf(cookieHeader) }));
+  return pageData(() => checkoutPageState(getPrisma(), getSqlDb(), stripe, { sessionId, browserToken: checkoutCookieOf(cookieHeader) }));
 }

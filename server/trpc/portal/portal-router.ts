@@ -36,7 +36,9 @@ export const portalRouter = router({
     .input(portalChangeInput)
     .mutation(({ ctx, input }) => requestChange(ctx.db, getSqlDb(), ctx.portal, input)),
   /** The code from the e-mail: the change is made; a new secret (key or webhook) is shown once. */
-  confirmChange: portalProcedure.input(portalConfirmInput).mutation(({ ctx, input }) => confirmChange(ctx.db, ctx.portal, input.code)),
+  confirmChange: portalProcedure
+    .input(portalConfirmInput)
+    .mutation(({ ctx, input }) => confirmChange(ctx.db, getSqlDb(), ctx.portal, input.code)),
   /** The key page's webhook panel (keys.webhook), without the deliveries' job ids. */
   webhook: portalProcedure.input(portalNoInput).query(async ({ ctx }) => {
     const { deliveries, ...webhook } = await keyWebhookPanel(ctx.db, ctx.portal.apiKeyId, true);
@@ -65,7 +67,9 @@ export const portalRouter = router({
   /** Back from the checkout: the units of this key's paid top-up, added now if the webhook has not yet. */
   topUpReturn: portalProcedure
     .input(portalTopUpReturnInput)
-    .mutation(({ ctx, input }) => topUpReturn(ctx.db, getStripe(), { apiKeyId: ctx.portal.apiKeyId, sessionId: input.sessionId })),
+    .mutation(({ ctx, input }) =>
+      topUpReturn(ctx.db, getSqlDb(), getStripe(), { apiKeyId: ctx.portal.apiKeyId, sessionId: input.sessionId }),
+    ),
 });
 
 export type PortalRouter = typeof portalRouter;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getSqlDb } from '../../db/client';
 import { issueKey } from '../../domain/keys/issue-key';
 import { topUpKey } from '../../domain/billing/top-up-key';
 import { editKeyLabel, getKey, listKeys, revokeKey } from '../../domain/keys/manage-keys';
@@ -35,7 +36,7 @@ export const keysRouter = router({
     .query(async ({ ctx, input }) => {
       const key = await getKey(ctx.db, input.id);
       const [daily, recent] = await Promise.all([
-        usageByDay(ctx.db, { apiKeyId: key.id, days: input.days ?? 14 }),
+        usageByDay(getSqlDb(), { apiKeyId: key.id, days: input.days ?? 14 }),
         listUsageEvents(ctx.db, { apiKeyId: key.id, limit: 20 }),
       ]);
       return { daily, recent: recent.items };
@@ -49,8 +50,8 @@ export const keysRouter = router({
   }),
   updateLabel: adminProcedure
     .input(keyLabelInput.extend({ id: uuid }))
-    .mutation(({ ctx, input }) => editKeyLabel(ctx.db, ctx.actor, input.id, input.label ?? null)),
-  revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(ctx.db, ctx.actor, input.id)),
+    .mutation(({ ctx, input }) => editKeyLabel(getSqlDb(), ctx.actor, input.id, input.label ?? null)),
+  revoke: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => revokeKey(getSqlDb(), ctx.actor, input.id)),
   /** The key's webhook endpoint and its latest deliveries. */
   // A viewer sees the endpoint's host only: its path and query often carry a token.
   webhook: viewerProcedure

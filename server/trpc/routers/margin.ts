@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getConfig } from '../../config';
+import { getSqlDb } from '../../db/client';
 import { usageDay as day } from '../../contract/dashboard/usage-filters';
 import { budgetPackagesWithoutPrice } from '../../domain/providers/budget-prices';
 import { marginByKey, marginByPackage, marginReport } from '../../domain/reports/margin';
@@ -23,20 +24,20 @@ const slug = z.string().min(1).max(63);
 export const marginRouter = router({
   report: viewerProcedure
     .input(z.strictObject({ ...range, package: slug.optional(), key: uuid.optional() }).optional())
-    .query(async ({ ctx, input }) => {
+    .query(async ({ input }) => {
       const timeRange = resolveTimeRange(input);
-      const report = await marginReport(ctx.db, { range: timeRange, packageSlug: input?.package, apiKeyId: input?.key });
+      const report = await marginReport(getSqlDb(), { range: timeRange, packageSlug: input?.package, apiKeyId: input?.key });
       return { currency: getConfig().CURRENCY, range: { label: timeRange.label, bucket: timeRange.bucket }, ...report };
     }),
   packages: viewerProcedure
     .input(z.strictObject({ ...range, sort, limit }).optional())
-    .query(async ({ ctx, input }) =>
-      (await marginByPackage(ctx.db, { range: resolveTimeRange(input) }, input?.sort)).slice(0, input?.limit ?? 50),
+    .query(async ({ input }) =>
+      (await marginByPackage(getSqlDb(), { range: resolveTimeRange(input) }, input?.sort)).slice(0, input?.limit ?? 50),
     ),
   unpricedBudgets: viewerProcedure.query(({ ctx }) => budgetPackagesWithoutPrice(ctx.db)),
   keys: viewerProcedure
     .input(z.strictObject({ ...range, sort, limit }).optional())
-    .query(async ({ ctx, input }) =>
-      (await marginByKey(ctx.db, { range: resolveTimeRange(input) }, input?.sort)).slice(0, input?.limit ?? 50),
+    .query(async ({ input }) =>
+      (await marginByKey(getSqlDb(), { range: resolveTimeRange(input) }, input?.sort)).slice(0, input?.limit ?? 50),
     ),
 });

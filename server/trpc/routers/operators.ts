@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getSqlDb } from '../../db/client';
 import { setOperatorDisabled } from '../../domain/operators/disable-operator';
 import { listOperators, setOperatorRole } from '../../domain/operators/manage-operators';
 import { OPERATOR_ROLES } from '../../contract/dashboard/roles';
@@ -12,8 +13,8 @@ export const operatorsRouter = router({
   list: ownerProcedure.query(({ ctx }) => listOperators(ctx.db)),
   setRole: ownerProcedure
     .input(z.strictObject({ email, role: z.enum(OPERATOR_ROLES) }))
-    .mutation(({ ctx, input }) => setOperatorRole(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => setOperatorRole(getSqlDb(), ctx.actor, input)),
   setDisabled: ownerProcedure
     .input(z.strictObject({ email, disabled: z.boolean() }))
-    .mutation(({ ctx, input }) => setOperatorDisabled(ctx.db, ctx.actor, input.email, input.disabled)),
+    .mutation(({ ctx, input }) => setOperatorDisabled(getSqlDb(), ctx.actor, input.email, input.disabled)),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getSqlDb } from '../../db/client';
 import { getKey } from '../../domain/keys/manage-keys';
 import { listKeysByRefusals } from '../../domain/reports/key-refusals';
 import { RANGE_PRESETS } from '../../contract/dashboard/time-range';
@@ -20,14 +21,14 @@ const range = {
 export const refusalsRouter = router({
   overview: viewerProcedure
     .input(z.strictObject(range).optional())
-    .query(({ ctx, input }) => getTrafficOverview(ctx.db, resolveTimeRange(input))),
+    .query(({ ctx, input }) => getTrafficOverview(ctx.db, getSqlDb(), resolveTimeRange(input))),
   byKey: viewerProcedure.input(z.strictObject({ id: uuid, ...range })).query(async ({ ctx, input }) => {
     const key = await getKey(ctx.db, input.id);
     const timeRange = resolveTimeRange(input);
-    const byCode = await refusedByCode(ctx.db, timeRange, key.id);
+    const byCode = await refusedByCode(getSqlDb(), timeRange, key.id);
     return { label: timeRange.label, total: byCode.reduce((sum, row) => sum + row.count, 0), by_code: byCode };
   }),
   keys: viewerProcedure
     .input(z.strictObject({ ...range, limit }).optional())
-    .query(({ ctx, input }) => listKeysByRefusals(ctx.db, resolveTimeRange(input), input?.limit)),
+    .query(({ ctx, input }) => listKeysByRefusals(ctx.db, getSqlDb(), resolveTimeRange(input), input?.limit)),
 });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DELETE as signOutPost, POST as signInRoute } from '@/app/api/portal/session/route';
 import { servingConnection } from '@/server/auth/connection';
 import { getConfig, resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { revokeKey } from '@/server/domain/keys/manage-keys';
 import { findPortalSession, PORTAL_SESSION_SECONDS, signInWithKey } from '@/server/domain/portal/portal-session';
@@ -72,7 +72,7 @@ describe('portal sign-in', () => {
 
   it('a wrong, malformed, revoked or expired key is 401 and starts nothing; bad input is 422', async () => {
     const revoked = await keyOnFreshPackage();
-    await revokeKey(getPrisma(), CLI_ACTOR, revoked.id);
+    await revokeKey(getSqlDb(), CLI_ACTOR, revoked.id);
     const expired = await keyOnFreshPackage();
     await getPrisma().apiKey.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     for (const secret of [`wgs_live_${'x'.repeat(40)}`, 'not a key', revoked.secret, expired.secret]) {
@@ -118,7 +118,7 @@ describe('the end of a portal session', () => {
   it('ends when the operator revokes the key, or when the key expires', async () => {
     const key = await keyOnFreshPackage();
     const { token } = await portalSignIn(key.secret);
-    await revokeKey(getPrisma(), CLI_ACTOR, key.id);
+    await revokeKey(getSqlDb(), CLI_ACTOR, key.id);
     expect(await findPortalSession(getPrisma(), token)).toBeNull();
 
     const expiring = await keyOnFreshPackage();

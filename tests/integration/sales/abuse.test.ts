@@ -78,7 +78,7 @@ describe('purchases expire with their session', () => {
     const session = fake.sessions.get(started.sessionId)!;
     expect((await purchaseOf(started.sessionId)).expiresAt?.getTime()).toBe(session.expires_at * 1000);
     const past = new Date(session.expires_at * 1000 + 1000);
-    expect(await expireOverduePurchases(getPrisma(), past)).toBeGreaterThanOrEqual(2);
+    expect(await expireOverduePurchases(getSqlDb(), past)).toBeGreaterThanOrEqual(2);
     expect(await purchaseOf(started.sessionId)).toMatchObject({ status: 'expired' });
     // Paid at the last moment, its event late: fulfilled all the same.
     fake.pay(late.sessionId);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { marginByKey, marginReport } from '@/server/domain/reports/margin';
 import { resolveTimeRange } from '@/server/domain/reports/time-range';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
@@ -120,12 +120,12 @@ describe('margin with sales', () => {
     const listed = await createTestKey({ unitPrice: 0.01 });
     await usage(sold.keyId, 100);
     await usage(listed.id, 100);
-    expect((await marginReport(getPrisma(), { range, apiKeyId: sold.keyId })).totals.revenue).toBe('9.8');
-    expect((await marginReport(getPrisma(), { range, apiKeyId: listed.id })).totals.revenue).toBe('1');
+    expect((await marginReport(getSqlDb(), { range, apiKeyId: sold.keyId })).totals.revenue).toBe('9.8');
+    expect((await marginReport(getSqlDb(), { range, apiKeyId: listed.id })).totals.revenue).toBe('1');
 
     await deliver(fake.events.refunded(sold.sessionId, 900)); // 40.00 kept: 0.08 a unit
-    expect((await marginReport(getPrisma(), { range, apiKeyId: sold.keyId })).totals.revenue).toBe('8');
-    const byKey = await marginByKey(getPrisma(), { range });
+    expect((await marginReport(getSqlDb(), { range, apiKeyId: sold.keyId })).totals.revenue).toBe('8');
+    const byKey = await marginByKey(getSqlDb(), { range });
     expect(byKey.find((row) => row.id === sold.keyId)?.revenue).toBe('8');
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { POST as stripeWebhook } from '@/app/api/stripe/webhook/route';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { topUpReturn } from '@/server/domain/portal/portal-sales';
 import { listPurchasesForKey } from '@/server/domain/sales/list-purchases';
 import { createTopUpCheckout } from '@/server/domain/sales/start-checkout';
@@ -48,7 +48,7 @@ describe('top-ups', () => {
     const completed = fake.events.completed(started.sessionId);
     // The buyer comes back to the portal (successPath), signed in with the key: its return asks
     // Stripe for that key's top-up, racing the deliveries.
-    const back = topUpReturn(getPrisma(), getStripe(), { apiKeyId: keyId, sessionId: started.sessionId });
+    const back = topUpReturn(getPrisma(), getSqlDb(), getStripe(), { apiKeyId: keyId, sessionId: started.sessionId });
     const results = await Promise.all([...Array.from({ length: 10 }, () => deliver(completed)), back]);
     expect(results.at(-1)).toMatchObject({ state: 'topped_up', units: 1000 });
     const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: keyId } });

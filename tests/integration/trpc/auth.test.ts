@@ -4,7 +4,7 @@ import { authorizeOperator, SignInRateLimited } from '@/server/auth/authorize-op
 import { clientAddress } from '@/server/auth/client-address';
 import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, delaySeconds, throttleKeys, type ThrottlePolicy } from '@/server/auth/sign-in-throttle';
 import { resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import { anonymousCaller, expectTrpcError } from './helpers';
@@ -14,7 +14,7 @@ afterAll(() => disconnectDb());
 describe('operator sign-in', () => {
   it('accepts the right password and refuses a wrong one or an unknown e-mail', async () => {
     const email = `signin-${randomUUID().slice(0, 8)}@example.com`;
-    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const ok = await authorizeOperator({ email: email.toUpperCase(), password: 'the right password' }, '10.0.0.1');
     expect(ok).toMatchObject({ email });
     expect(await authorizeOperator({ email, password: 'the wrong password' }, '10.0.0.1')).toBeNull();
@@ -26,14 +26,14 @@ describe('operator sign-in', () => {
 
   it('refuses a disabled operator', async () => {
     const email = `disabled-${randomUUID().slice(0, 8)}@example.com`;
-    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     await getPrisma().operator.update({ where: { email }, data: { disabledAt: new Date() } });
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.0.0.2')).toBeNull();
   });
 
   it('a stranger cannot keep an operator out: failures slow the guessing address, the operator signs in at once from their own', async () => {
     const email = `aimed-${randomUUID().slice(0, 8)}@example.com`;
-    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const stranger = `10.1.${Math.floor(Math.random() * 250)}.7`;
     let refused = 0;
     for (let attempt = 0; attempt < 12; attempt++) {
@@ -88,7 +88,7 @@ describe('operator sign-in', () => {
 
   it('a successful sign-in gives its attempts back: only failures slow an account at an address', async () => {
     const email = `recovers-${randomUUID().slice(0, 8)}@example.com`;
-    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     for (let attempt = 0; attempt < 4; attempt++)
       expect(await authorizeOperator({ email, password: `wrong ${attempt}` }, '10.2.0.1')).toBeNull();
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.2.0.1')).toMatchObject({ email });
@@ -100,7 +100,7 @@ describe('operator sign-in', () => {
   it('slows failures per client address (50 free), whatever the e-mails; the operator elsewhere is not slowed', async () => {
     const address = `10.3.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}-${randomUUID().slice(0, 4)}`;
     const email = `office-${randomUUID().slice(0, 8)}@example.com`;
-    await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     for (let attempt = 0; attempt < 49; attempt++) {
       expect(await authorizeOperator({ email: `guess-${attempt}@example.com`, password: 'a guess' }, address)).toBeNull();
     }
@@ -222,7 +222,7 @@ describe('sessions', () => {
     const { authOptions, SESSION_MAX_AGE_SECONDS } = await import('@/server/auth/auth-options');
     const { startOperatorSession } = await import('@/server/auth/operator-sessions');
     const email = `session-${randomUUID().slice(0, 8)}@example.com`;
-    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const sessionId = await startOperatorSession(operator.id, SESSION_MAX_AGE_SECONDS);
     const withToken = async (signedInAt: number) =>
       (await authOptions.callbacks!.session!({
@@ -268,7 +268,7 @@ describe('sessions', () => {
     const { authOptions } = await import('@/server/auth/auth-options');
     const { isLiveOperatorSession } = await import('@/server/auth/operator-sessions');
     const email = `session-${randomUUID().slice(0, 8)}@example.com`;
-    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const token = await authOptions.callbacks!.jwt!({
       token: {},
       user: { id: operator.id, email },
@@ -293,11 +293,11 @@ describe('sessions', () => {
     const { isLiveOperatorSession, startOperatorSession } = await import('@/server/auth/operator-sessions');
     const { setOperatorDisabled } = await import('@/server/domain/operators/disable-operator');
     const email = `disable-${randomUUID().slice(0, 8)}@example.com`;
-    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const sessions = [await startOperatorSession(operator.id, 3600), await startOperatorSession(operator.id, 3600)];
-    expect(await setOperatorDisabled(getPrisma(), CLI_ACTOR, email, true)).toMatchObject({ disabled: true, sessions_ended: 2 });
+    expect(await setOperatorDisabled(getSqlDb(), CLI_ACTOR, email, true)).toMatchObject({ disabled: true, sessions_ended: 2 });
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.9.0.1')).toBeNull();
-    expect(await setOperatorDisabled(getPrisma(), CLI_ACTOR, email, false)).toMatchObject({ disabled: false, sessions_ended: 0 });
+    expect(await setOperatorDisabled(getSqlDb(), CLI_ACTOR, email, false)).toMatchObject({ disabled: false, sessions_ended: 0 });
     for (const id of sessions) expect(await isLiveOperatorSession(id, operator.id)).toBe(false); // ended for good
     expect(await authorizeOperator({ email, password: 'the right password' }, '10.9.0.1')).toMatchObject({ email });
     const audit = await getPrisma().auditLog.findMany({
@@ -306,13 +306,13 @@ describe('sessions', () => {
       select: { action: true },
     });
     expect(audit.map((row) => row.action)).toEqual(['operator.create', 'operator.disable', 'operator.enable']);
-    await expect(setOperatorDisabled(getPrisma(), CLI_ACTOR, 'nobody@example.com', true)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(setOperatorDisabled(getSqlDb(), CLI_ACTOR, 'nobody@example.com', true)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('a session ends when its operator is disabled or its time is up, and housekeeping deletes old rows', async () => {
     const { deleteFinishedOperatorSessions, isLiveOperatorSession, startOperatorSession } = await import('@/server/auth/operator-sessions');
     const email = `session-${randomUUID().slice(0, 8)}@example.com`;
-    const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'the right password' });
+    const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
     const live = await startOperatorSession(operator.id, 3600);
     const expired = await startOperatorSession(operator.id, 3600);
     const longGone = await startOperatorSession(operator.id, 3600);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { expect } from 'vitest';
-import { getPrisma } from '@/server/db/client';
+import { getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import type { OperatorRole } from '@/server/contract/dashboard/roles';
@@ -12,7 +12,7 @@ import { createInnerContext } from '@/server/trpc/context';
 /** A caller signed in as a real operator (created in the database, an owner unless told), as the dashboard would be. */
 export async function operatorCaller(role: OperatorRole = 'owner') {
   const email = `op-${randomUUID().slice(0, 8)}@example.com`;
-  const operator = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'a long enough password', role });
+  const operator = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'a long enough password', role });
   const session = { operatorId: operator.id, email, role: operator.role, expires: new Date(Date.now() + 3_600_000).toISOString() };
   return { caller: createCaller(createInnerContext(session)), operator };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { liveSessionRole, startOperatorSession } from '@/server/auth/operator-sessions';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { createOperator } from '@/server/domain/operators/create-operator';
 import type { OperatorRole } from '@/server/contract/dashboard/roles';
@@ -102,7 +102,7 @@ describe('operator roles in the dashboard API', () => {
     const { caller, operator: owner } = await operatorCaller('owner');
     await caller.providers.setKey({ provider, apiKey: 'sk-by-the-owner' });
     const email = `promoted-${randomUUID().slice(0, 8)}@example.com`;
-    const other = await createOperator(getPrisma(), CLI_ACTOR, { email, password: 'a long enough password' });
+    const other = await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'a long enough password' });
     expect(other.role).toBe('viewer');
     const session = await startOperatorSession(other.id, 600);
     expect(await liveSessionRole(session, other.id)).toBe('viewer');
@@ -135,7 +135,7 @@ describe('operator roles in the dashboard API', () => {
     expect(refused.message).toContain('last owner');
     expect(await getPrisma().operator.findUniqueOrThrow({ where: { id: operator.id } })).toMatchObject({ role: 'owner', disabledAt: null });
     // With a second owner, the first may step down.
-    const second = await createOperator(getPrisma(), CLI_ACTOR, {
+    const second = await createOperator(getSqlDb(), CLI_ACTOR, {
       email: `owner-${randomUUID().slice(0, 8)}@example.com`,
       password: 'a long enough password',
       role: 'owner',
