@@ -1,11 +1,11 @@
 // The operator CLI (CONTRACT.md §7): `npm run cli -- <command>` (from the production build:
 // `node dist/cli.js`). It works on the same database as the app, whether the app is running (it
 // shares its embedded PostgreSQL) or not. The commands are in scripts/lib/cli/; this file runs
-// them and reports what they refuse.
+// them and reports what they refuse. Each command imports its domain code when it runs, so
+// `--help` (and docs/cli.md's generator) loads no database or domain module.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { disconnectDb } from '../server/db/client';
 import { isApiError } from '../server/domain/errors';
 import { errorText, type CliIssue } from './lib/cli-error';
 import { closeDatabase } from './lib/cli/context';
@@ -48,7 +48,6 @@ async function main(): Promise<number> {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    await disconnectDb().catch(() => {});
     await closeDatabase().catch(() => {});
   }
 }

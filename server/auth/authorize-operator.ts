@@ -1,4 +1,3 @@
-import { verify } from '@node-rs/argon2';
 import { getConfig } from '../config';
 import { getPool, getPrisma } from '../db/client';
 import { isApiError } from '../domain/errors';
@@ -47,6 +46,8 @@ export async function authorizeOperator(
 
   const db = getPrisma();
   const operator = await db.operator.findUnique({ where: { email } });
+  // The native argon2 package is loaded by the first sign-in, not by every process importing this.
+  const { verify } = await import('@node-rs/argon2');
   const valid = await verify(operator?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
   if (!operator || !valid || operator.disabledAt) {
     noteFailedAuthentication(clientAddress);

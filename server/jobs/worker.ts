@@ -18,7 +18,7 @@ export interface RunningWorker {
 export async function startWorker(options: { concurrency?: number } = {}): Promise<RunningWorker> {
   const config = getConfig();
   const concurrency = options.concurrency ?? config.WORKER_CONCURRENCY;
-  const boss: PgBoss = createBoss({ supervise: true, max: concurrency + 4 });
+  const boss: PgBoss = await createBoss({ supervise: true, max: concurrency + 4 });
   await boss.start();
   await ensureQueues(boss);
   const polling = { pollingIntervalSeconds: config.JOB_POLL_INTERVAL_SECONDS };

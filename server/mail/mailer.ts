@@ -1,8 +1,9 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { getConfig, type Config } from '../config';
 
 // E-mail to buyers through the SMTP server of SMTP_URL (nodemailer). Mail is on only when both
 // SMTP_URL and MAIL_FROM are set; the portal's ownership changes need it (docs/selling.md).
+// nodemailer is loaded with the first mail sent: most processes never send one.
 
 export interface OutgoingMail {
   to: string;
@@ -25,7 +26,8 @@ export const mailOn = (): boolean => mailSettings() !== null;
 
 let cached: { url: string; transport: Transporter } | undefined;
 
-function transportFor(url: string): Transporter {
+async function transportFor(url: string): Promise<Transporter> {
+  const { createTransport } = await import('nodemailer');
   if (cached?.url !== url) {
     // A slow or silent server fails the send within seconds instead of holding the request.
     cached = { url, transport: createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }) };
@@ -37,5 +39,5 @@ function transportFor(url: string): Transporter {
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const settings = mailSettings();
   if (!settings) throw new Error('mail is off: SMTP_URL and MAIL_FROM are not both set');
-  await transportFor(settings.url).sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
+  await (await transportFor(settings.url)).sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
 }

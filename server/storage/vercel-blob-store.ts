@@ -1,5 +1,3 @@
-import { BlobNotFoundError, del, head, put } from '@vercel/blob';
-import { generateClientTokenFromReadWriteToken } from '@vercel/blob/client';
 import { Readable } from 'node:stream';
 import { getConfig } from '../config';
 import { environmentVariable } from '../config/environment';
@@ -9,6 +7,17 @@ import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject }
 // direct uploads use a client token bound to one pathname, one content type and the declared size.
 
 const DEFAULT_API_URL = 'https://vercel.com/api/blob';
+
+// @vercel/blob (and its client half) is loaded when the Vercel Blob driver is first used, not by
+// every process that imports the object stores and stores on local disk.
+type BlobSdk = typeof import('@vercel/blob');
+type BlobClientSdk = typeof import('@vercel/blob/client');
+let sdkLoading: Promise<{ blob: BlobSdk; client: BlobClientSdk }> | undefined;
+
+function loadSdk(): Promise<{ blob: BlobSdk; client: BlobClientSdk }> {
+  sdkLoading ??= Promise.all([import('@vercel/blob'), import('@vercel/blob/client')]).then(([blob, client]) => ({ blob, client }));
+  return sdkLoading;
+}
 const BLOB_API_VERSION = '12'; // what @vercel/blob 2.8 sends; the PUT API refuses requests without it
 
 export function blobApiUrl(): string {
@@ -22,6 +31,7 @@ export class VercelBlobStore implements ObjectStore {
 
   async createDirectUpload(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload> {
     assertSafeKey(key);
+    const { generateClientTokenFromReadWriteToken } = (await loadSdk()).client;
     const clientToken = await generateClientTokenFromReadWriteToken({
       token: this.token,
       pathname: key,
@@ -48,12 +58,14 @@ export class VercelBlobStore implements ObjectStore {
 
   async put(key: string, body: Buffer | Readable, contentType: string): Promise<void> {
     assertSafeKey(key);
+    const { put } = (await loadSdk()).blob;
     await put(key, body, { access: 'private', token: this.token, contentType, addRandomSuffix: false, allowOverwrite: true });
   }
 
   async get(key: string): Promise<StoredObject | null> {
     assertSafeKey(key);
-    let meta: Awaited<ReturnType<typeof head>>;
+    const { head, BlobNotFoundError } = (await loadSdk()).blob;
+    let meta: Awaited<ReturnType<BlobSdk['head']>>;
     try {
       meta = await head(key, { token: this.token });
     } catch (error) {
@@ -73,6 +85,7 @@ export class VercelBlobStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
+    const { del } = (await loadSdk()).blob;
     await del(key, { token: this.token });
   }
 
@@ -80,6 +93,7 @@ export class VercelBlobStore implements ObjectStore {
   async deleteMany(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     keys.forEach(assertSafeKey);
+    const { del } = (await loadSdk()).blob;
     await del(keys, { token: this.token });
   }
 }

@@ -1,15 +1,24 @@
 import { InvalidArgumentError } from 'commander';
-import { provideDatabase, type ProvidedDatabase } from '../../../server/db/provide-database';
+import type { ProvidedDatabase } from '../../../server/db/provide-database';
+import type { SqlDb } from '../../../server/db/client';
+import type { PrismaClient } from '../../../server/db/generated/client';
 
 // What every CLI command shares: the database it opens on first use (and the entry point closes),
 // and how it prints a result: one JSON object with --json, else a line for a person.
+// The database code, like each command's domain module, is imported only when a command runs:
+// `--help`, and every command, load no more than they use.
 
 let database: ProvidedDatabase | undefined;
+let connected = false;
 
-export async function withDb<T>(work: () => Promise<T>): Promise<T> {
+/** Runs `work` on the database: the ORM's client, and the pg pool for named statements. */
+export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Promise<T>): Promise<T> {
+  const { provideDatabase } = await import('../../../server/db/provide-database');
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
   database = await provideDatabase({ log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
-  return work();
+  const { getPrisma, getSqlDb } = await import('../../../server/db/client');
+  connected = true;
+  return work(getPrisma(), getSqlDb());
 }
 
 export function output(json: boolean, value: unknown, human: () => string): void {
@@ -23,7 +32,11 @@ export const positiveInt = (value: string) => {
   return n;
 };
 
-/** Stops the embedded database the command started, if any. */
+/** Closes the command's connections, then stops the embedded database it started, if any. */
 export async function closeDatabase(): Promise<void> {
+  if (connected) {
+    const { disconnectDb } = await import('../../../server/db/client');
+    await disconnectDb().catch(() => {});
+  }
   await database?.stop();
 }

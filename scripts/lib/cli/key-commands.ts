@@ -1,9 +1,6 @@
 import { Option, type Command } from 'commander';
-import { getPrisma, getSqlDb } from '../../../server/db/client';
+import type { PrismaClient } from '../../../server/db/generated/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
-import { issueKey } from '../../../server/domain/keys/issue-key';
-import { topUpKey } from '../../../server/domain/billing/top-up-key';
-import { listKeys, revokeKey } from '../../../server/domain/keys/manage-keys';
 import { output, positiveInt, withDb } from './context';
 import { addKeyOwnerCommands } from './key-owner-commands';
 import { addWebhookCommands } from './webhook-commands';
@@ -28,8 +25,9 @@ function addCreate(keys: Command): void {
     .option('--label <text>', 'label shown to operators')
     .option('--json', 'print {"id","key","prefix","package","package_version","remaining_units"}')
     .action((options: { package: string; version?: number; label?: string; json?: boolean }) =>
-      withDb(async () => {
-        const issued = await issueKey(getPrisma(), CLI_ACTOR, {
+      withDb(async (prisma) => {
+        const { issueKey } = await import('../../../server/domain/keys/issue-key');
+        const issued = await issueKey(prisma, CLI_ACTOR, {
           packageSlug: options.package,
           version: options.version,
           label: options.label,
@@ -56,8 +54,8 @@ function addList(keys: Command): void {
     .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
     .option('--json', 'print {"keys":[...]}')
     .action((options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number; json?: boolean }) =>
-      withDb(async () => {
-        const items = await keysUpTo(options);
+      withDb(async (prisma) => {
+        const items = await keysUpTo(prisma, options);
         output(Boolean(options.json), { keys: items }, () =>
           items.length === 0
             ? 'No keys.'
@@ -79,8 +77,9 @@ function addRevokeAndTopUp(keys: Command): void {
     .argument('<id>', 'key id')
     .option('--json', 'print the key')
     .action((id: string, options: { json?: boolean }) =>
-      withDb(async () => {
-        const key = await revokeKey(getSqlDb(), CLI_ACTOR, id);
+      withDb(async (_prisma, sqlDb) => {
+        const { revokeKey } = await import('../../../server/domain/keys/manage-keys');
+        const key = await revokeKey(sqlDb, CLI_ACTOR, id);
         output(Boolean(options.json), key, () => `revoked ${key.id} (${key.prefix}…)`);
       }),
     );
@@ -91,20 +90,22 @@ function addRevokeAndTopUp(keys: Command): void {
     .requiredOption('--units <n>', 'units to add', positiveInt)
     .option('--json', 'print the key')
     .action((id: string, options: { units: number; json?: boolean }) =>
-      withDb(async () => {
-        const key = await topUpKey(getPrisma(), CLI_ACTOR, id, options.units);
+      withDb(async (prisma) => {
+        const { topUpKey } = await import('../../../server/domain/billing/top-up-key');
+        const key = await topUpKey(prisma, CLI_ACTOR, id, options.units);
         output(Boolean(options.json), key, () => `${key.id}: ${key.remaining_units} units remaining`);
       }),
     );
 }
 
 /** Page by page (1,000 at most each), until the limit or the last key. */
-async function keysUpTo(options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number }) {
+async function keysUpTo(prisma: PrismaClient, options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number }) {
+  const { listKeys } = await import('../../../server/domain/keys/manage-keys');
   const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
   let cursor: string | undefined;
   do {
     const wanted = Math.min(1000, (options.limit ?? Infinity) - items.length);
-    const page = await listKeys(getPrisma(), { packageSlug: options.package, status: options.status, limit: wanted, cursor });
+    const page = await listKeys(prisma, { packageSlug: options.package, status: options.status, limit: wanted, cursor });
     items.push(...page.items);
     cursor = page.nextCursor ?? undefined;
   } while (cursor && items.length < (options.limit ?? Infinity));

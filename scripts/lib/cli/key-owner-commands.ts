@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { getPrisma } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
 import { ApiError } from '../../../server/domain/errors';
-import { setBuyerEmail } from '../../../server/domain/portal/owner-email';
-import { reinstateKey } from '../../../server/domain/sales/key-suspension';
 import { output, withDb } from './context';
 
 // `cli keys email` and `cli keys reinstate`: the key's buyer's e-mail (it confirms rotations and
@@ -18,11 +15,12 @@ export function addKeyOwnerCommands(keys: Command): void {
     .option('--clear', 'remove the e-mail: the portal then offers no rotation or webhook change')
     .option('--json', 'print {"id","buyer_email"}')
     .action((id: string, options: { email?: string; clear?: boolean; json?: boolean }) =>
-      withDb(async () => {
+      withDb(async (prisma) => {
         if (Boolean(options.email) === Boolean(options.clear)) {
           throw ApiError.validation([{ path: 'email', code: 'email_or_clear', message: 'give either --email <address> or --clear' }]);
         }
-        const key = await setBuyerEmail(getPrisma(), CLI_ACTOR, id, options.clear ? null : options.email!);
+        const { setBuyerEmail } = await import('../../../server/domain/portal/owner-email');
+        const key = await setBuyerEmail(prisma, CLI_ACTOR, id, options.clear ? null : options.email!);
         output(Boolean(options.json), key, () => (key.buyer_email ? `${key.id}: buyer ${key.buyer_email}` : `${key.id}: no buyer e-mail`));
       }),
     );
@@ -32,8 +30,9 @@ export function addKeyOwnerCommands(keys: Command): void {
     .argument('<id>', 'key id')
     .option('--json', 'print {"id","status"}')
     .action((id: string, options: { json?: boolean }) =>
-      withDb(async () => {
-        const key = await reinstateKey(getPrisma(), CLI_ACTOR, id);
+      withDb(async (prisma) => {
+        const { reinstateKey } = await import('../../../server/domain/sales/key-suspension');
+        const key = await reinstateKey(prisma, CLI_ACTOR, id);
         output(Boolean(options.json), key, () => `reinstated ${key.id}`);
       }),
     );

@@ -1,9 +1,5 @@
 import { Option, type Command } from 'commander';
-import { getSqlDb } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
-import { createOperator } from '../../../server/domain/operators/create-operator';
-import { setOperatorDisabled } from '../../../server/domain/operators/disable-operator';
-import { setOperatorRole } from '../../../server/domain/operators/manage-operators';
 import { OPERATOR_ROLES, type OperatorRole } from '../../../server/contract/dashboard/roles';
 import { readSecretFromStdin } from '../read-secret';
 import { output, withDb } from './context';
@@ -35,8 +31,9 @@ function addCreate(operators: Command): void {
         process.stderr.write('warning: --password shows the password in the process list; pipe it on standard input instead\n');
       }
       const password = options.password ?? (await readSecretFromStdin(`Password for ${options.email} (not shown): `));
-      await withDb(async () => {
-        const operator = await createOperator(getSqlDb(), CLI_ACTOR, { ...options, password });
+      await withDb(async (_prisma, sqlDb) => {
+        const { createOperator } = await import('../../../server/domain/operators/create-operator');
+        const operator = await createOperator(sqlDb, CLI_ACTOR, { ...options, password });
         output(Boolean(options.json), operator, () => `operator ${operator.email} created (${operator.id}), role ${operator.role}`);
       });
     });
@@ -50,8 +47,9 @@ function addSetRole(operators: Command): void {
     .addOption(new Option('--role <role>', 'owner, admin or viewer').choices(OPERATOR_ROLES).makeOptionMandatory())
     .option('--json', 'print {"id","email","role"}')
     .action((options: { email: string; role: OperatorRole; json?: boolean }) =>
-      withDb(async () => {
-        const operator = await setOperatorRole(getSqlDb(), CLI_ACTOR, options);
+      withDb(async (_prisma, sqlDb) => {
+        const { setOperatorRole } = await import('../../../server/domain/operators/manage-operators');
+        const operator = await setOperatorRole(sqlDb, CLI_ACTOR, options);
         output(Boolean(options.json), operator, () => `operator ${operator.email}: role ${operator.role}`);
       }),
     );
@@ -72,8 +70,9 @@ function addDisableAndEnable(operators: Command): void {
       .requiredOption('--email <email>', "the operator's e-mail address")
       .option('--json', 'print {"id","email","disabled","sessions_ended"}')
       .action((options: { email: string; json?: boolean }) =>
-        withDb(async () => {
-          const access = await setOperatorDisabled(getSqlDb(), CLI_ACTOR, options.email, disabled);
+        withDb(async (_prisma, sqlDb) => {
+          const { setOperatorDisabled } = await import('../../../server/domain/operators/disable-operator');
+          const access = await setOperatorDisabled(sqlDb, CLI_ACTOR, options.email, disabled);
           output(
             Boolean(options.json),
             access,

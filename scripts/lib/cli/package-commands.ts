@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
-import { getPrisma } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
-import { setPackageArchived } from '../../../server/domain/packages/archive-package';
-import { applyPackages, parsePackagesFile } from '../../../server/domain/packages/apply-packages';
 import { findDuplicateMember } from '../../../server/http/duplicate-keys';
 import { output, withDb } from './context';
 
@@ -19,8 +15,9 @@ export function addPackageCommands(program: Command): void {
     .argument('<file>', 'packages file (see packages.example.json)')
     .option('--json', 'print the result as JSON')
     .action((file: string, options: { json?: boolean }) =>
-      withDb(async () => {
-        const result = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(readPackagesFile(file)));
+      withDb(async (prisma) => {
+        const { applyPackages, parsePackagesFile } = await import('../../../server/domain/packages/apply-packages');
+        const result = await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(await readPackagesFile(file)));
         // Notices are not the result: on stderr, so stdout lists what changed (--json carries them in `notices`).
         if (!options.json) for (const notice of result.notices) process.stderr.write(`notice: ${notice}\n`);
         output(Boolean(options.json), result, () =>
@@ -46,8 +43,9 @@ export function addPackageCommands(program: Command): void {
       .argument('<slug>', 'package slug')
       .option('--json', 'print {"slug","archived_at"}')
       .action((slug: string, options: { json?: boolean }) =>
-        withDb(async () => {
-          const result = await setPackageArchived(getPrisma(), CLI_ACTOR, slug, archived);
+        withDb(async (prisma) => {
+          const { setPackageArchived } = await import('../../../server/domain/packages/archive-package');
+          const result = await setPackageArchived(prisma, CLI_ACTOR, slug, archived);
           output(Boolean(options.json), result, () =>
             result.archived_at ? `package ${slug}: archived (${result.archived_at})` : `package ${slug}: not archived`,
           );
@@ -56,7 +54,7 @@ export function addPackageCommands(program: Command): void {
   }
 }
 
-function readPackagesFile(file: string): unknown {
+async function readPackagesFile(file: string): Promise<unknown> {
   // npm run starts scripts in the project root; a relative path means the operator's directory.
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
   let text: string;
@@ -66,9 +64,10 @@ function readPackagesFile(file: string): unknown {
     throw new Error(`Cannot read ${file}`);
   }
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
+  const parseYaml = yaml ? (await import('yaml')).parse : undefined;
   let parsed: unknown;
   try {
-    parsed = yaml ? parseYaml(text) : JSON.parse(text);
+    parsed = parseYaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     throw new Error(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
   }

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { getPrisma } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
-import { listProviders } from '../../../server/domain/providers/list-providers';
-import { setProviderKey } from '../../../server/domain/providers/set-provider-key';
 import { readSecretFromStdin } from '../read-secret';
 import { output, withDb } from './context';
 
@@ -15,8 +12,9 @@ export function addProviderCommands(program: Command): void {
     .description('List providers: type, base URL, and whether a key is set and where from (stored, env)')
     .option('--json', 'print {"providers":[...]}')
     .action((options: { json?: boolean }) =>
-      withDb(async () => {
-        const items = await listProviders(getPrisma());
+      withDb(async (prisma) => {
+        const { listProviders } = await import('../../../server/domain/providers/list-providers');
+        const items = await listProviders(prisma);
         output(Boolean(options.json), { providers: items }, () =>
           items.length === 0
             ? 'No providers.'
@@ -36,8 +34,9 @@ export function addProviderCommands(program: Command): void {
     .option('--json', 'print {"provider","key_source","replaced","updated_at"}')
     .action(async (name: string, options: { json?: boolean }) => {
       const apiKey = await readSecretFromStdin(`API key for ${name} (not shown): `);
-      await withDb(async () => {
-        const result = await setProviderKey(getPrisma(), CLI_ACTOR, { provider: name, apiKey });
+      await withDb(async (prisma) => {
+        const { setProviderKey } = await import('../../../server/domain/providers/set-provider-key');
+        const result = await setProviderKey(prisma, CLI_ACTOR, { provider: name, apiKey });
         output(
           Boolean(options.json),
           result,

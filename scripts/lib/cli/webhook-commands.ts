@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { getPrisma } from '../../../server/db/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
-import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../../../server/domain/webhooks/manage-webhook';
 import { output, withDb } from './context';
 
 // `cli keys webhook`: set, rotate and clear a key's job webhook endpoint and its signing secret.
@@ -15,8 +13,9 @@ export function addWebhookCommands(keys: Command): void {
     .requiredOption('--url <url>', 'https URL of the endpoint (public addresses only unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)')
     .option('--json', 'print {"id","url","secret"}')
     .action((id: string, options: { url: string; json?: boolean }) =>
-      withDb(async () => {
-        const set = await setKeyWebhook(getPrisma(), CLI_ACTOR, id, options.url);
+      withDb(async (prisma) => {
+        const { setKeyWebhook } = await import('../../../server/domain/webhooks/manage-webhook');
+        const set = await setKeyWebhook(prisma, CLI_ACTOR, id, options.url);
         output(Boolean(options.json), { id, ...set }, () => `${id}: webhook ${set.url}\nsigning secret (shown once): ${set.secret}`);
       }),
     );
@@ -26,8 +25,9 @@ export function addWebhookCommands(keys: Command): void {
     .argument('<id>', 'key id')
     .option('--json', 'print {"id","url","secret"}')
     .action((id: string, options: { json?: boolean }) =>
-      withDb(async () => {
-        const rotated = await rotateKeyWebhookSecret(getPrisma(), CLI_ACTOR, id);
+      withDb(async (prisma) => {
+        const { rotateKeyWebhookSecret } = await import('../../../server/domain/webhooks/manage-webhook');
+        const rotated = await rotateKeyWebhookSecret(prisma, CLI_ACTOR, id);
         output(Boolean(options.json), { id, ...rotated }, () => `${id}: new signing secret (shown once): ${rotated.secret}`);
       }),
     );
@@ -37,8 +37,9 @@ export function addWebhookCommands(keys: Command): void {
     .argument('<id>', 'key id')
     .option('--json', 'print {"id","url":null}')
     .action((id: string, options: { json?: boolean }) =>
-      withDb(async () => {
-        await clearKeyWebhook(getPrisma(), CLI_ACTOR, id);
+      withDb(async (prisma) => {
+        const { clearKeyWebhook } = await import('../../../server/domain/webhooks/manage-webhook');
+        await clearKeyWebhook(prisma, CLI_ACTOR, id);
         output(Boolean(options.json), { id, url: null }, () => `${id}: webhook removed`);
       }),
     );

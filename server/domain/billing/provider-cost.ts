@@ -1,4 +1,5 @@
-import { calcPrice } from '@pydantic/genai-prices';
+import { createRequire } from 'node:module';
+import type * as GenaiPrices from '@pydantic/genai-prices';
 import type { EnginePricing, ModelPrices, ProviderUsage } from '../../providers/engine';
 
 // What a call cost at its provider, in the deployment's CURRENCY, at the time of the call: the
@@ -6,6 +7,17 @@ import type { EnginePricing, ModelPrices, ProviderUsage } from '../../providers/
 // genai-prices table shipped in @pydantic/genai-prices (read offline, never updated at run time)
 // for the token counts of the provider types it knows. Anything else is "unpriced": counted,
 // never guessed. The table's prices are in USD; an override is in CURRENCY. See docs/billing.md.
+
+/**
+ * The table's calcPrice, the package loaded on the first call (its CommonJS build, synchronously):
+ * most processes that import this module never price a call by the table.
+ */
+const loadPackage = createRequire(import.meta.url);
+let tableCalcPrice: typeof GenaiPrices.calcPrice | undefined;
+function calcPrice(...args: Parameters<typeof GenaiPrices.calcPrice>): ReturnType<typeof GenaiPrices.calcPrice> {
+  tableCalcPrice ??= (loadPackage('@pydantic/genai-prices') as typeof GenaiPrices).calcPrice;
+  return tableCalcPrice(...args);
+}
 
 /** Provider types whose token prices genai-prices knows, by its provider id. */
 const GENAI_PRICES_PROVIDER: Record<string, string> = {

@@ -1,4 +1,3 @@
-import { hash } from '@node-rs/argon2';
 import { randomUUID } from 'node:crypto';
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
@@ -33,7 +32,9 @@ export async function createOperator(
       : [{ path: 'role', code: 'invalid_role', message: `role must be one of ${OPERATOR_ROLES.join(', ')}` }]),
   ];
   if (issues.length > 0) throw ApiError.validation(issues);
-  const passwordHash = await hash(input.password); // argon2id with the library's defaults
+  // argon2id with the library's defaults; the native package is loaded by the first operator created.
+  const { hash } = await import('@node-rs/argon2');
+  const passwordHash = await hash(input.password);
   return inPgTransaction(db.pool, async (client) => {
     if (await findOperatorByEmail(client, email)) {
       throw ApiError.validation([{ path: 'email', code: 'already_exists', message: `an operator with e-mail ${email} exists` }]);

@@ -1,4 +1,4 @@
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type pg from 'pg';
 import { getConfig } from '../../config';
 import { isStopping } from '../../lifecycle/shutdown-hooks';
@@ -31,10 +31,14 @@ export function queueSettings() {
   };
 }
 
-/** A pg-boss instance on DATABASE_URL. `supervise` only where workers run (it expires and retries jobs). */
-export function createBoss(options: { supervise: boolean; max?: number }): PgBoss {
+/**
+ * A pg-boss instance on DATABASE_URL. `supervise` only where workers run (it expires and retries jobs).
+ * pg-boss is loaded here, on the first queue a process starts: most processes never start one.
+ */
+export async function createBoss(options: { supervise: boolean; max?: number }): Promise<PgBoss> {
   const config = getConfig();
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set: the job queue needs the database.');
+  const { PgBoss } = await import('pg-boss');
   const boss = new PgBoss({
     connectionString: config.DATABASE_URL,
     max: options.max ?? 4,
@@ -94,7 +98,7 @@ let sending: Promise<PgBoss> | undefined;
 /** The sending side of the queue (API processes): started once per process, no supervisor. */
 export function getJobQueue(): Promise<PgBoss> {
   sending ??= (async () => {
-    const boss = createBoss({ supervise: false, max: 4 });
+    const boss = await createBoss({ supervise: false, max: 4 });
     await boss.start();
     await ensureQueues(boss);
     return boss;
