@@ -196,7 +196,7 @@ describe('a budget sees every call, through the running product', () => {
     fake.setReportsUsage(false);
     fake.setReply('An answer of exactly forty-four characters..'); // 11 tokens out; 'spend' is 2 in: 0.024 a call
     const first = await streamed(key, { input: 'spend' }, newKey('budget'));
-    expect(first.events.at(-1)!.event).toBe('done');
+    expect(first.events.at(-1)!.event, JSON.stringify(first.events.at(-1))).toBe('done');
     const second = await send(key, { input: 'spend' }, newKey('budget'), false);
     expect(second.status).toBe(200);
     await second.arrayBuffer();
