@@ -25,8 +25,11 @@ import {
 // a budget counts the calls of a provider that reports no usage (their cost estimated).
 
 const CLIENT_ADDRESS = '192.0.2.2';
-const LEASE_SECONDS = 8;
-const HOLD_LEASE_SECONDS = 9;
+// Short leases, so the killed process's key and hold are taken up within the test; long enough that
+// a call on a loaded machine (the first after a restart loads the provider's modules) ends well
+// inside them, before the sweeper could take its hold as abandoned.
+const LEASE_SECONDS = 20;
+const HOLD_LEASE_SECONDS = 21;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let database: TestDatabase;
