@@ -3,6 +3,7 @@ import { CopyButton } from '@/components/keys/copy-button';
 import { Alert, Card } from '@/components/ui/card';
 import { formatNumber } from '@/components/ui/format';
 import { ApiExamples, type BaseUrls } from './api-examples';
+import { RefreshWhileProcessing } from './refresh-while-processing';
 import type { CheckoutPageState } from '@/server/contract/sales-pages';
 
 /** Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost. */
@@ -64,7 +65,10 @@ export function CheckoutResult(props: { result: CheckoutPageState | { state: 'of
       );
     case 'processing':
       return (
-        <Alert tone="warn">Your payment is still being confirmed. This page shows your key as soon as it is: reload it in a minute.</Alert>
+        <Alert tone="warn">
+          Your payment is still being confirmed. This page shows your key as soon as it is; it checks again every few seconds.
+          <RefreshWhileProcessing />
+        </Alert>
       );
     case 'expired':
       return (
