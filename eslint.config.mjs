@@ -19,18 +19,12 @@ export default defineConfig([
     'playwright-report/**',
     'tests/artifacts/**',
     'next-env.d.ts',
-    // A deliberate import cycle that tests/unit/layer-rules.test.ts lints on its own.
+    // A deliberate import cycle that tests/unit/layer-rules.test.ts lints on its own (oxlint).
     'tests/unit/fixtures/layer-cycle/**',
   ]),
   js.configs.recommended,
   ...nextVitals,
   ...nextTypescript,
-  {
-    // eslint-plugin-import reads each imported module to know its imports; import/no-cycle
-    // (eslint.layers.mjs) ignores packages, so reading node_modules only cost time (over half of
-    // the lint's).
-    settings: { 'import/ignore': ['node_modules'] },
-  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
