@@ -306,11 +306,7 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   await expectAccessible(page, 'uploads');
 });
 
-test('layout: a styled 404 everywhere, a long e-mail truncates, controls are reachable by keyboard', async ({
-  page,
-  browser,
-  baseURL,
-}) => {
+test('layout: a styled 404 everywhere, a long e-mail truncates, controls are reachable by keyboard', async ({ page, browser, baseURL }) => {
   const anonymous = await browser.newContext({ baseURL });
   const outside = await anonymous.newPage();
   const missing = await outside.goto('/no-such-page-anywhere');
