@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(__dirname, '../..');
 const eslint = new ESLint({ cwd: root, ignore: false });
-const oxlintBin = createRequire(import.meta.url).resolve('oxlint/bin/oxlint');
+const oxlintBin = path.join(root, 'node_modules/oxlint/bin/oxlint');
 
 async function layerErrors(filePath: string, source: string): Promise<string[]> {
   const [result] = await eslint.lintText(source, { filePath: path.join(root, filePath) });
@@ -112,7 +111,7 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['app/layer-probe.ts', 'const { env } = process;\nexport const probe = env.PORT;'],
     ['components/layer-probe.tsx', "export const probe = () => { process.env.PORT = '1'; };"],
   ])('%s may not read or write process.env: `%s`', async (filePath, source) => {
-    const [result] = await probeLint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
+    const [result] = await eslint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
     expect(result?.messages.map((message) => message.ruleId)).toContain('no-restricted-properties');
   });
 
@@ -121,7 +120,7 @@ describe('layer rules (npm run lint)', { timeout: 60_000 }, () => {
     ['scripts/layer-probe.ts', 'export const probe = process.env.DATABASE_URL;'],
     ['tests/unit/layer-probe.test.ts', 'export const probe = process.env.DATABASE_URL;'],
   ])('%s may use process.env', async (filePath, source) => {
-    const [result] = await probeLint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
+    const [result] = await eslint.lintText(`${source}\n`, { filePath: path.join(root, filePath) });
     expect(result?.messages.map((message) => message.ruleId)).not.toContain('no-restricted-properties');
   });
 
