@@ -180,6 +180,8 @@ describe('PostgreSQL restarted under load', () => {
   }, 180_000);
 });
 
+// The next three tests each make and start a PostgreSQL of their own (initdb) beside the product:
+// 102 s of the 120 they had in a clean-clone run of npm test, so 240.
 describe('PostgreSQL away between the engine answering and the capture', () => {
   const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-away-'));
   let back: EmbeddedPostgres | undefined;
@@ -230,7 +232,7 @@ describe('PostgreSQL away between the engine answering and the capture', () => {
     expect(app.child.exitCode).toBeNull(); // the outage killed nothing
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () => {
@@ -296,7 +298,7 @@ describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () 
     expect(app.child.exitCode).toBeNull();
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
@@ -352,7 +354,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();
     await useDatabaseInThisProcess(testDatabaseUrl());
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('app process killed and provider faults', () => {
