@@ -176,10 +176,20 @@ function countPromotion(pid: number, file: string): () => Promise<number> {
   };
 }
 
-/** Warms up with `load` for WARMUP_S, then measures it: one row, `pid` being the server's. */
-export async function measure(name: string, load: Load, pid: number | undefined, postmasterPid: number): Promise<Measured> {
+/**
+ * Warms up with `load` for WARMUP_S, then measures it: one row, `pid` being the server's.
+ * `afterWarmUp` runs between the two (the runner brings the database's statistics up to date there).
+ */
+export async function measure(
+  name: string,
+  load: Load,
+  pid: number | undefined,
+  postmasterPid: number,
+  afterWarmUp?: () => Promise<unknown>,
+): Promise<Measured> {
   log(`${name}: warm-up ${WARMUP_S}s`);
   await drive({ ...load, duration: WARMUP_S });
+  await afterWarmUp?.();
   log(`${name}: measuring ${load.duration ?? DURATION_S}s`);
   const stopCounting = pid && load.promotionFile ? countPromotion(pid, load.promotionFile) : undefined;
   const stop = sample(pid, postmasterPid);

@@ -72,7 +72,7 @@ function printConditions(report: Report): void {
     `observability: ${OBSERVABILITY_OFF ? 'request log and metrics off (BENCH_OBSERVABILITY=off)' : 'request log (json) and Prometheus metrics on, as in production'}; refused-request counts on`,
   );
   out(
-    `load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario; fixed-rate runs ${rate} req/s open loop (half the local path's closed-loop ${fmt(report.rows.get('product')!.rps)} req/s; loadtest: one request every ${fmt(1000 / rate, 1)} ms, whatever the answers)`,
+    `load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario (the database ANALYZEd after each warm-up); fixed-rate runs ${rate} req/s open loop (half the local path's closed-loop ${fmt(report.rows.get('product')!.rps)} req/s; loadtest: one request every ${fmt(1000 / rate, 1)} ms, whatever the answers)`,
   );
 }
 
