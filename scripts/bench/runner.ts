@@ -123,7 +123,7 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   // minute or more), PostgreSQL plans the paid path's statements for empty tables, and spent 2.5x
   // the CPU per call on the first paying rows that it spent on the same rows run again later. A
   // database in use has its statistics: ANALYZE after each warm-up measures that one.
-  const analyze = () => run.stack.stats.query('ANALYZE');
+  const analyze = () => stats.query('ANALYZE');
   if (scenario.assert !== 'no-db-write')
     return measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid, analyze));
   await settle();
