@@ -7,7 +7,8 @@ import Stripe from 'stripe';
 // through the official SDK (pointed here by STRIPE_API_BASE: its host, port and protocol):
 // POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id (expand payment_intent.latest_charge),
 // GET /v1/payment_intents/:id and /v1/charges/:id. It also serves what a buyer's browser sees:
-// a hosted checkout page whose "Pay" marks the session paid, optionally delivers the signed
+// a hosted checkout page whose "Pay" marks the session paid (or, "confirmed later", complete and
+// unpaid, as an asynchronous method leaves it), optionally delivers the signed
 // checkout.session.completed to the product, and redirects to success_url as Stripe does; and
 // the charge's receipt page. Events are signed with stripe.webhooks.generateTestHeaderString.
 
@@ -256,6 +257,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     return `<!doctype html><html lang="en"><head><title>Fake Stripe Checkout</title></head><body>
 <main><h1>Pay ${escapeHtml(name)}</h1><p data-testid="amount">${amount} ${session.currency.toUpperCase()}</p>
 <form method="post" action="/checkout/${session.id}/pay"><label>Email <input name="email" type="email" value="buyer@example.com"></label>
+<label><input name="later" type="checkbox"> Pay by a method confirmed later</label>
 <button type="submit">Pay</button></form></main></body></html>`;
   }
 
@@ -267,7 +269,10 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       return response.end(checkoutPage(session));
     }
     if (kind === 'checkout' && session && action === 'pay' && request.method === 'POST') {
-      pay(session.id, { email: new URLSearchParams(body).get('email') ?? undefined });
+      const form = new URLSearchParams(body);
+      // "Confirmed later" is an asynchronous method (a bank debit): completed but unpaid until
+      // the test delivers events.asyncSucceeded.
+      pay(session.id, { email: form.get('email') ?? undefined, async: form.has('later') });
       // As Stripe: the event is delivered on its own, not before the redirect.
       if (options.webhookUrl) void deliver(events.completed(session.id)).catch(() => undefined);
       response.writeHead(303, { Location: session.success_url.replace('{CHECKOUT_SESSION_ID}', session.id) });

@@ -9,11 +9,12 @@ import { PortalSignInForm } from '@/components/portal/portal-sign-in-form';
 import { noChangeReason, PortalWebhookCard } from '@/components/portal/portal-webhook-card';
 import { RotateKey } from '@/components/portal/rotate-key';
 import { PortalPurchases } from '@/components/portal/portal-receipts';
+import { RefreshWhileProcessing } from '@/components/sales/refresh-while-processing';
 import { Alert, Card } from '@/components/ui/card';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { CentredPage } from '@/components/ui/page-shell';
-import { apiBaseUrls, portalCaller, portalEnabled } from '@wgs/server/next';
+import { apiBaseUrls, portalCaller, portalEnabled, topUpReturnOf } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 
@@ -33,7 +34,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
     );
   }
   // Back from a top-up checkout: its units first, so the figures below include them.
-  const returned = sessionId ? await portal.caller.topUpReturn({ sessionId }).catch(() => null) : null;
+  const returned = sessionId ? await topUpReturnOf(portal.caller, sessionId) : null;
   const [overview, webhook, sales] = await Promise.all([portal.caller.overview(), portal.caller.webhook(), portal.caller.sales()]);
   const { owner } = overview;
   return (
@@ -60,7 +61,10 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
           <Alert tone="ok">Thank you: {formatNumber(returned.units)} units were added to your key.</Alert>
         ) : null}
         {returned?.state === 'processing' ? (
-          <Alert tone="warn">Your payment is being processed: the units are added when it completes.</Alert>
+          <Alert tone="warn">
+            Your payment is being processed: the units are added when it completes, and this page shows them then.
+            <RefreshWhileProcessing />
+          </Alert>
         ) : null}
         <PortalStats overview={overview} />
         <div className="grid">

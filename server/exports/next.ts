@@ -34,7 +34,7 @@ export { serveMetrics } from '../observability/metrics-endpoint';
 export { startTracing } from '../observability/tracing';
 export { appRouter } from '../trpc/app-router';
 export { createRequestContext } from '../trpc/context';
-export { portalCaller } from '../trpc/portal/portal-caller';
+export { portalCaller, topUpReturnOf } from '../trpc/portal/portal-caller';
 export { createPortalRequestContext } from '../trpc/portal/portal-context';
 export { portalRouter } from '../trpc/portal/portal-router';
 export { dashboardCallerOf, orNotFound } from '../trpc/server-caller';

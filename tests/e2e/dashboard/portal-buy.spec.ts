@@ -11,7 +11,8 @@ import { e2eStripePort, E2E_STRIPE_WEBHOOK_SECRET } from '../support/stripe';
 
 // A stranger buys a package (the fake Stripe's checkout page pays and redirects back as Stripe's
 // does), sees the key once, calls /v1 with it, signs in to the portal, sees that call, buys a
-// top-up from the portal and, back from the checkout, sees the units and both receipts.
+// top-up from the portal and, back from the checkout, sees the units and both receipts; a second
+// top-up, paid by a method confirmed later, shows its units once confirmed, without a reload.
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -95,5 +96,18 @@ test('a stranger buys a key, uses it, sees the call in the portal, tops up and s
     // The page reloaded with the same session_id adds nothing more.
     await page.reload();
     await expect(page.getByTestId('portal-remaining-units')).toHaveText('1,498');
+  });
+
+  await test.step('a top-up paid by a method confirmed later: its units appear without a reload', async () => {
+    await page.getByRole('button', { name: 'Buy 1,000 units for $10.00' }).click();
+    await page.getByLabel('Pay by a method confirmed later').check();
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await expect(page).toHaveURL(/\/portal\?session_id=cs_/);
+    await expect(page.getByText('Your payment is being processed')).toBeVisible();
+    await expect(page.getByTestId('portal-remaining-units')).toHaveText('1,498');
+    const sessionId = new URL(page.url()).searchParams.get('session_id')!;
+    expect(await fake.deliver(fake.events.asyncSucceeded(sessionId))).toBe(200);
+    await expect(page.getByText('Thank you: 1,000 units were added to your key.')).toBeVisible();
+    await expect(page.getByTestId('portal-remaining-units')).toHaveText('2,498');
   });
 });
