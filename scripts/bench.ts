@@ -8,7 +8,8 @@
 //                   scripts/bench/instant-provider.ts, and that instant provider called directly
 // plus the rejection paths (401, 422: no database write allowed), the idempotent replay, the
 // paid path and rejections once more on a second instance with the request log and metrics off,
-// and the latency at a fixed offered rate: half what the local path did closed loop in this run.
+// and the latency at a fixed offered rate R (half what the slower paid path did closed loop in this
+// run) and at a tenth of it.
 // The scenarios are a table (scripts/bench/scenarios.ts); scripts/bench/runner.ts runs them.
 // Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
 // The figures are printed, never asserted; the books and the rejections' lack of writes are
@@ -18,7 +19,7 @@ import { memoryOf } from './bench/proc-stats';
 import { shutdown } from './bench/processes';
 import { printReport, startLoadAverage } from './bench/report';
 import { runScenarios } from './bench/runner';
-import { lowerRateScenarios, MEDIA_SCENARIOS, ROW_ORDER, SCENARIOS } from './bench/scenarios';
+import { lowerRateScenarios, MEDIA_SCENARIOS, ROW_ORDER, SCENARIOS, tenthOf } from './bench/scenarios';
 import { LOWER_RATES } from './bench/settings';
 import { startStack } from './bench/stack';
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const stack = await startStack();
   const results = await runScenarios(stack, SCENARIOS);
   const fixedRate = results.fixedRate!;
-  const lowerRates = LOWER_RATES.filter((rate) => rate < fixedRate);
+  const lowerRates = [...new Set([tenthOf(fixedRate), ...LOWER_RATES.filter((rate) => rate < fixedRate)])];
   const lower = lowerRateScenarios(lowerRates);
   await runScenarios(stack, lower, results);
   await runScenarios(stack, MEDIA_SCENARIOS, results);

@@ -53,7 +53,8 @@ async function instanceFor(run: Run, scenario: Scenario): Promise<{ pid?: number
 function rateOf(run: Run, scenario: Scenario): number | undefined {
   if (scenario.load.kind !== 'open') return undefined;
   if (scenario.load.rate !== 'fixed') return scenario.load.rate;
-  run.results.fixedRate ??= fixedRate(run.results.rows.get('product')!.rps);
+  const { rows } = run.results;
+  run.results.fixedRate ??= fixedRate(Math.min(rows.get('product')!.rps, rows.get('viaProvider')!.rps));
   return run.results.fixedRate;
 }
 

@@ -119,13 +119,17 @@ export const ROW_ORDER = [
 ];
 
 /**
- * The offered rate of the fixed-rate rows: half of what the local path did closed loop in the
- * same run, a load this machine can carry at that moment (a fixed figure overloads a slow phase of
- * a shared machine and measures its backlog, not the gate). At least 1 req/s.
+ * The offered rate of the fixed-rate rows, R: half of what the slower of the two paid paths (local,
+ * provider) did closed loop in the same run, a load both carry at that moment at about half their
+ * capacity (a fixed figure overloads a slow phase of a shared machine and measures its backlog,
+ * not the gate; half the faster path's would load the slower one to 80-90 %). At least 1 req/s.
  */
-export function fixedRate(localClosedLoopRps: number): number {
-  return Math.max(1, Math.round(localClosedLoopRps / 2));
+export function fixedRate(slowerPaidPathRps: number): number {
+  return Math.max(1, Math.round(slowerPaidPathRps / 2));
 }
+
+/** The lower rate every run measures both paths at: a tenth of R (the latency of a lightly loaded gate). */
+export const tenthOf = (rate: number): number => Math.max(1, Math.round(rate / 10));
 
 /** BENCH_LOWER_RATES: the local and the provider path at each rate (after waiting out any backlog). */
 export function lowerRateScenarios(rates: number[]): Scenario[] {

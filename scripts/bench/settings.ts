@@ -12,9 +12,9 @@ export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 /** Connections of every closed-loop scenario (and the in-process handler's concurrency). */
 export const CONNECTIONS = 50;
 /**
- * Optional lower offered rates (BENCH_LOWER_RATES=100,150,200): the local and the provider path
- * open loop at each (only those below the run's fixed rate), to tell the cost of a request from
- * the backlog of an overloaded server.
+ * More lower offered rates (BENCH_LOWER_RATES=100,150,200; a tenth of R is always run): the local
+ * and the provider path open loop at each (only those below the run's fixed rate), to tell the
+ * cost of a request from the backlog of an overloaded server.
  */
 export const LOWER_RATES = (process.env.BENCH_LOWER_RATES ?? '')
   .split(',')
