@@ -6,8 +6,9 @@ import { isUuid } from '../uuid';
 
 // The statements that move a key's units outside a request's hold: units added (the operator's
 // top-up and a paid Stripe top-up, one function for both) and units taken back (a refunded top-up).
-// Each runs on the caller's transaction with the key's row locked, so nothing changes the balance
-// between the checks and the update, and the caller's audit and purchase rows commit with it.
+// Each runs on the caller's Prisma transaction with the key's row locked, so nothing changes the
+// balance between the checks and the update, and the caller's audit and purchase rows commit with
+// it. The ORM has no FOR UPDATE: the lock is taken by an update that changes nothing (lockKeyRow).
 
 /** remaining_units is a PostgreSQL integer. */
 export const MAX_REMAINING_UNITS = PG_INTEGER_MAX;
@@ -19,11 +20,20 @@ export interface KeyBalance {
 
 export type AddedUnits = { before: KeyBalance; after: KeyBalance } | { refused: ValidationIssue } | { missing: true };
 
-interface LockedKey {
-  status: string;
-  expires_at: Date | null;
-  remaining_units: number;
-  total_units: number;
+const LOCKED_KEY = { status: true, expiresAt: true, remainingUnits: true, totalUnits: true } as const;
+
+/**
+ * Locks the key's row until the caller's transaction ends and reads it (null: no such key): an
+ * UPDATE that adds nothing takes the same row lock as SELECT … FOR UPDATE.
+ */
+export async function lockKeyRow(tx: Prisma.TransactionClient, keyId: string) {
+  if (!isUuid(keyId)) return null;
+  const [key] = await tx.apiKey.updateManyAndReturn({
+    where: { id: keyId },
+    data: { remainingUnits: { increment: 0 } },
+    select: { ...LOCKED_KEY, hash: true },
+  });
+  return key ?? null;
 }
 
 /**
@@ -31,17 +41,15 @@ interface LockedKey {
  * issue naming why) for an inactive key or a balance past it. `missing` when there is no such key.
  */
 export async function addUnits(tx: Prisma.TransactionClient, keyId: string, units: number): Promise<AddedUnits> {
-  if (!isUuid(keyId)) return { missing: true };
-  const [key] = await tx.$queryRaw<LockedKey[]>`
-    SELECT status, expires_at, remaining_units, total_units FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+  const key = await lockKeyRow(tx, keyId);
   if (!key) return { missing: true };
-  const inactive = keyInactivity({ status: key.status, expiresAt: key.expires_at });
+  const inactive = keyInactivity(key);
   if (inactive) {
     return {
       refused: { path: 'id', code: `key_${inactive}`, message: `API key ${keyId} is ${inactive}; an inactive key cannot be topped up.` },
     };
   }
-  if (key.remaining_units + units > MAX_REMAINING_UNITS) {
+  if (key.remainingUnits + units > MAX_REMAINING_UNITS) {
     const largest = MAX_REMAINING_UNITS.toLocaleString('en-US');
     const message = `adding ${units} units would take the key past the largest balance, ${largest} units`;
     return { refused: { path: 'units', code: 'balance_too_large', message } };
@@ -49,10 +57,10 @@ export async function addUnits(tx: Prisma.TransactionClient, keyId: string, unit
   const after = await tx.apiKey.update({
     where: { id: keyId },
     // The total counts what was ever granted; it stops at the integer's top rather than overflow.
-    data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - key.total_units) } },
+    data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - key.totalUnits) } },
     select: { remainingUnits: true, totalUnits: true },
   });
-  return { before: { remainingUnits: key.remaining_units, totalUnits: key.total_units }, after };
+  return { before: { remainingUnits: key.remainingUnits, totalUnits: key.totalUnits }, after };
 }
 
 /** Takes back up to `owed` units: units already spent stay spent, only what the key still has goes back. */
@@ -61,10 +69,14 @@ export async function takeBackUnits(
   keyId: string,
   owed: number,
 ): Promise<{ taken: number; remaining: number }> {
-  const [row] = await tx.$queryRaw<{ taken: number; remaining: number }[]>`
-    WITH before AS (SELECT remaining_units FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE)
-    UPDATE api_keys k SET remaining_units = k.remaining_units - LEAST(${owed}::int, b.remaining_units)
-      FROM before b WHERE k.id = ${keyId}::uuid
-    RETURNING LEAST(${owed}::int, b.remaining_units) AS taken, k.remaining_units AS remaining`;
-  return { taken: row?.taken ?? 0, remaining: row?.remaining ?? 0 };
+  const key = await lockKeyRow(tx, keyId);
+  if (!key) return { taken: 0, remaining: 0 };
+  const taken = Math.max(0, Math.min(owed, key.remainingUnits));
+  if (taken === 0) return { taken, remaining: key.remainingUnits };
+  const after = await tx.apiKey.update({
+    where: { id: keyId },
+    data: { remainingUnits: { decrement: taken } },
+    select: { remainingUnits: true },
+  });
+  return { taken, remaining: after.remainingUnits };
 }

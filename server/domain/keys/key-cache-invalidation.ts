@@ -3,6 +3,7 @@ import sql from 'sql-template-tag';
 import { getConfig } from '../../config';
 import type { Prisma } from '../../db/generated/client';
 import { prepared } from '../../db/named-statement';
+import { notifyOnCommit } from '../../db/transaction-locks';
 import { clearKeyCache, forgetKeyHash } from './authenticate-key';
 
 // Every instance caches key lookups by hash for KEY_CACHE_TTL_MS. A rotated secret must be refused
@@ -15,7 +16,7 @@ const RECONNECT_MS = 1_000;
 
 /** Inside the transaction that changes a key's hash: every listening instance forgets it on commit. */
 export async function announceKeyHashChange(tx: Prisma.TransactionClient, oldHash: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${KEY_CACHE_CHANNEL}, ${oldHash})`;
+  await notifyOnCommit(tx, KEY_CACHE_CHANNEL, oldHash);
 }
 
 /** The same notice inside a pg transaction (a change that runs whole in one: server/db/pg-transaction.ts). */

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../../db/generated/client';
+import { advisoryXactLock, CATALOGUE_LOCK } from '../../db/transaction-locks';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
@@ -45,9 +46,6 @@ function referencedProviders(definition: PackageDefinition): { provider: string;
   });
 }
 
-/** Held for the whole transaction: applies (CLI, dashboard, seeding, any instance) run one at a time. */
-const APPLY_LOCK_ID = 72707371;
-
 export interface ApplyOptions {
   /** true: every package must exist already (404 otherwise); false: none may (422 `already_exists`). */
   expectExisting?: boolean;
@@ -61,7 +59,8 @@ export interface ApplyOptions {
 export async function applyPackages(db: PrismaClient, actor: Actor, file: PackagesFile, options: ApplyOptions = {}): Promise<ApplyResult> {
   refuseUnsafeProviders(file.providers, (name) => `providers.${name}`);
   return db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
+    // Applies (CLI, dashboard, seeding, any instance) run one at a time, never beside a provider's save.
+    await advisoryXactLock(tx, CATALOGUE_LOCK);
     const result: ApplyResult = { providers: [], packages: [], notices: file.packages.flatMap(outputCapNotices) };
     let retyped = new Set<string>();
     const inFile = new Set(file.packages.map((definition) => definition.slug));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Prisma, PrismaClient } from '../../db/generated/client';
+import { advisoryXactLock, CATALOGUE_LOCK } from '../../db/transaction-locks';
 import { forgetProviderEngines } from './resolve-engine';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
@@ -37,9 +38,6 @@ export interface SavedProvider {
   key_cleared?: true;
 }
 
-/** Same advisory lock as applyPackages: a provider edit and a packages apply never interleave. */
-const APPLY_LOCK_ID = 72707371;
-
 export async function saveProvider(db: PrismaClient, actor: Actor, input: unknown): Promise<SavedProvider> {
   const request = saveProviderInput.safeParse(input);
   if (!request.success) throw zodValidationError(request.error, input);
@@ -60,7 +58,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
   };
 
   const result = await db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${APPLY_LOCK_ID})`;
+    await advisoryXactLock(tx, CATALOGUE_LOCK);
     const existing = await tx.provider.findUnique({ where: { name } });
     if (mode === 'create') {
       if (existing)
@@ -89,12 +87,13 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
  * stay locked to their version): otherwise the edit is refused, naming the first package.
  */
 async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: string, type: string): Promise<void> {
-  const versions = await tx.$queryRaw<{ slug: string; version: number; operations: unknown }[]>`
-    SELECT p.slug, v.version, v.operations
-      FROM package_versions v JOIN packages p ON p.id = v.package_id
-     WHERE strpos(v.operations::text, ${`"${name}:`}) > 0
-     ORDER BY p.slug, v.version`;
-  for (const version of versions) {
+  const versions = await tx.packageVersion.findMany({
+    select: { version: true, operations: true, package: { select: { slug: true } } },
+    orderBy: [{ package: { slug: 'asc' } }, { version: 'asc' }],
+  });
+  // An engine of this provider is a string "NAME:MODEL" somewhere in the operations.
+  const sellsThrough = (operations: unknown) => JSON.stringify(operations).includes(`"${name}:`);
+  for (const version of versions.filter((v) => sellsThrough(v.operations))) {
     const definition = { operations: version.operations } as PackageDefinition;
     const issue = engineCapabilityIssues(definition, 0, new Map([[name, type]]))[0];
     if (!issue) continue;
@@ -103,7 +102,7 @@ async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: 
       {
         path: 'entry.type',
         code: 'breaks_packages',
-        message: `type: package "${version.slug}" version ${version.version} sells through this provider, and ${why}`,
+        message: `type: package "${version.package.slug}" version ${version.version} sells through this provider, and ${why}`,
       },
     ]);
   }

@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
+import { lockKeyRow } from '../billing/key-balance';
 import { ApiError } from '../errors';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChange } from '../keys/key-cache-invalidation';
@@ -17,8 +18,7 @@ export async function suspendKeyInTx(
   keyId: string,
   cause: { purchase_id: string; dispute_id: string | null; reason: string | null },
 ): Promise<string | null> {
-  const [key] = await tx.$queryRaw<{ hash: string; status: string }[]>`
-    SELECT hash, status::text AS status FROM api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+  const key = await lockKeyRow(tx, keyId);
   if (!key || key.status !== 'active') return null;
   await tx.apiKey.update({ where: { id: keyId }, data: { status: 'suspended', suspendedAt: new Date() } });
   await announceKeyHashChange(tx, key.hash);

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../../db/generated/client';
+import { advisoryXactLock } from '../../db/transaction-locks';
 import { recordAudit } from '../audit/record-audit';
 import { takeBackUnits } from '../billing/key-balance';
 import { forgetKeyHash } from '../keys/authenticate-key';
@@ -18,7 +19,7 @@ export type ReversalResult = 'refund_recorded' | 'dispute_recorded' | 'unchanged
 
 /** Serialises everything done for one payment intent, until the transaction ends. */
 export async function lockPaymentIntent(tx: Prisma.TransactionClient, paymentIntentId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`wgs:payment:${paymentIntentId}`}, 0))`;
+  await advisoryXactLock(tx, `wgs:payment:${paymentIntentId}`);
 }
 
 /** Keeps what Stripe reported and applies it when the purchase is fulfilled; kept for later otherwise. */
@@ -36,26 +37,21 @@ export async function recordReversal(db: PrismaClient, event: ReversalEvent): Pr
   return result;
 }
 
+/** Inside the payment intent's lock: what Stripe reported, kept (refunds only grow; a dispute is kept once). */
 async function keepReversal(tx: Prisma.TransactionClient, event: ReversalEvent): Promise<void> {
   const now = new Date();
+  const paymentIntentId = event.paymentIntentId;
+  const kept = await tx.paymentReversal.findUnique({ where: { paymentIntentId } });
   if (event.kind === 'refund') {
-    // Refunds only grow: an older event delivered late changes nothing.
-    await tx.$executeRaw`
-      INSERT INTO payment_reversals (payment_intent_id, amount_refunded, refunded_at)
-      VALUES (${event.paymentIntentId}, ${event.amountRefunded}::int, ${now})
-      ON CONFLICT (payment_intent_id) DO UPDATE
-        SET amount_refunded = GREATEST(payment_reversals.amount_refunded, EXCLUDED.amount_refunded),
-            refunded_at = CASE WHEN EXCLUDED.amount_refunded > payment_reversals.amount_refunded
-                               THEN EXCLUDED.refunded_at ELSE payment_reversals.refunded_at END`;
+    // An older event delivered late changes nothing.
+    const refund = { amountRefunded: event.amountRefunded, refundedAt: now };
+    if (!kept) await tx.paymentReversal.create({ data: { paymentIntentId, ...refund } });
+    else if (event.amountRefunded > kept.amountRefunded) await tx.paymentReversal.update({ where: { paymentIntentId }, data: refund });
     return;
   }
-  await tx.$executeRaw`
-    INSERT INTO payment_reversals (payment_intent_id, dispute_id, dispute_reason, disputed_at)
-    VALUES (${event.paymentIntentId}, ${event.disputeId}, ${event.reason}, ${now})
-    ON CONFLICT (payment_intent_id) DO UPDATE
-      SET dispute_id = COALESCE(payment_reversals.dispute_id, EXCLUDED.dispute_id),
-          dispute_reason = COALESCE(payment_reversals.dispute_reason, EXCLUDED.dispute_reason),
-          disputed_at = COALESCE(payment_reversals.disputed_at, EXCLUDED.disputed_at)`;
+  const dispute = { disputeId: event.disputeId, disputeReason: event.reason, disputedAt: now };
+  if (!kept) await tx.paymentReversal.create({ data: { paymentIntentId, ...dispute } });
+  else if (!kept.disputedAt) await tx.paymentReversal.update({ where: { paymentIntentId }, data: dispute });
 }
 
 /** The top-up units a refund of `refunded` (of `paid`) stands for: all of them for a full refund. */
