@@ -20,18 +20,17 @@ export interface KeyBalance {
 
 export type AddedUnits = { before: KeyBalance; after: KeyBalance } | { refused: ValidationIssue } | { missing: true };
 
-const LOCKED_KEY = { status: true, expiresAt: true, remainingUnits: true, totalUnits: true } as const;
-
 /**
  * Locks the key's row until the caller's transaction ends and reads it (null: no such key): an
- * UPDATE that adds nothing takes the same row lock as SELECT … FOR UPDATE.
+ * UPDATE that adds nothing takes the row's update lock (as SELECT … FOR NO KEY UPDATE), so every
+ * other change of the key (a hold, a capture, a rotation) waits for the transaction.
  */
 export async function lockKeyRow(tx: Prisma.TransactionClient, keyId: string) {
   if (!isUuid(keyId)) return null;
   const [key] = await tx.apiKey.updateManyAndReturn({
     where: { id: keyId },
     data: { remainingUnits: { increment: 0 } },
-    select: { ...LOCKED_KEY, hash: true },
+    select: { status: true, expiresAt: true, remainingUnits: true, totalUnits: true, hash: true },
   });
   return key ?? null;
 }
