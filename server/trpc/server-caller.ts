@@ -19,12 +19,16 @@ export async function dashboardCallerOf(session: OperatorSession | null, callbac
   return { caller: createCaller(ctx), session: ctx.session, can: (minimum: OperatorRole) => roleAllows(role, minimum) };
 }
 
+/** A procedure's refusal that means "no such record" for a page: not found, or an id that cannot be one. */
+export const isMissingRecord = (error: unknown): boolean =>
+  error instanceof TRPCError && (error.code === 'NOT_FOUND' || error.code === 'BAD_REQUEST');
+
 /** A detail page's read: a missing record renders the 404 page instead of an error. */
 export async function orNotFound<T>(read: Promise<T>): Promise<T> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof TRPCError && (error.code === 'NOT_FOUND' || error.code === 'BAD_REQUEST')) notFound();
+    if (isMissingRecord(error)) notFound();
     throw error;
   }
 }

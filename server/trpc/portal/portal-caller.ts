@@ -1,6 +1,6 @@
-import { TRPCError } from '@trpc/server';
 import { createPortalCaller } from './portal-router';
 import { createPortalRequestContext } from './portal-context';
+import { isMissingRecord } from '../server-caller';
 
 type PortalCaller = ReturnType<typeof createPortalCaller>;
 
@@ -20,7 +20,6 @@ export async function topUpReturnOf(caller: PortalCaller, sessionId: string) {
   try {
     return await caller.topUpReturn({ sessionId });
   } catch (error) {
-    if (error instanceof TRPCError && (error.code === 'NOT_FOUND' || error.code === 'BAD_REQUEST')) return null;
-    return { state: 'processing' as const };
+    return isMissingRecord(error) ? null : { state: 'processing' as const };
   }
 }
