@@ -33,7 +33,8 @@ export default defineConfig({
   timeout: 180_000,
   // The machines that run this are often shared: a page may take more than the default 5 s.
   expect: { timeout: 15_000 },
-  reporter: [['list']],
+  // The JSON report is for the recap of failures that ends a failed npm test (scripts/test-recap.ts).
+  reporter: [['list'], ['json', { outputFile: '.data/test-reports/playwright.json' }]],
   globalSetup: './tests/e2e/global-setup.ts',
   use: {
     baseURL,

@@ -1,0 +1,104 @@
+// `npm test` runs its lanes side by side, so a failure is printed far above the run's last lines
+// (and a CI log often keeps only those). When the run fails, this prints, last, what failed: every
+// failed test of the vitest projects and Playwright and every chaos violation, read from the JSON
+// reports the run wrote to .data/test-reports/ (package.json's test scripts name them).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+
+const REPORTS = '.data/test-reports';
+const MESSAGE_LINES = 12;
+// Stack frames of the test runner and of Node itself say nothing about the failure.
+const RUNNER_FRAME = /^\s*at .*(node_modules\/|node:internal|<anonymous>)/;
+
+type VitestReport = {
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults: { fullName: string; status: string; failureMessages: string[] }[];
+  }[];
+};
+type PlaywrightResult = { status: string; error?: { message?: string } };
+type PlaywrightSpec = { title: string; line: number; tests: { projectName: string; status: string; results: PlaywrightResult[] }[] };
+type PlaywrightSuite = { file: string; title: string; specs?: PlaywrightSpec[]; suites?: PlaywrightSuite[] };
+type PlaywrightReport = { suites: PlaywrightSuite[]; errors: { message?: string }[] };
+type ChaosReport = { invariants: { name: string; violations: { subject: string; message: string }[] }[] };
+
+const relative = (path: string) => path.replace(`${process.cwd()}/`, '');
+
+function excerpt(message: string | undefined): string[] {
+  const lines = stripVTControlCharacters(message ?? '(no message)')
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !RUNNER_FRAME.test(line));
+  const shown = lines.slice(0, MESSAGE_LINES).map((line) => `      ${line}`);
+  if (lines.length > MESSAGE_LINES) shown.push(`      … ${lines.length - MESSAGE_LINES} more lines above in the lane's output`);
+  return shown;
+}
+
+function vitestFailures(report: VitestReport): string[] {
+  const lines: string[] = [];
+  for (const file of report.testResults) {
+    const failed = file.assertionResults.filter((test) => test.status === 'failed');
+    for (const test of failed) lines.push(`  ✗ ${relative(file.name)} > ${test.fullName}`, ...excerpt(test.failureMessages[0]));
+    // A file can fail with no failed test: a hook, an import, an unhandled error.
+    if (file.status === 'failed' && failed.length === 0) lines.push(`  ✗ ${relative(file.name)}`, ...excerpt(file.message));
+  }
+  return lines;
+}
+
+function playwrightFailures(report: PlaywrightReport): string[] {
+  const lines: string[] = [];
+  const walk = (suite: PlaywrightSuite, titles: string[]) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests.filter((t) => t.status === 'unexpected' || t.status === 'flaky')) {
+        const failure = test.results.find((result) => result.status !== 'passed' && result.status !== 'skipped');
+        const flaky = test.status === 'flaky' ? ' (passed on a retry)' : '';
+        const title = [...titles, spec.title].join(' > ');
+        lines.push(`  ✗ [${test.projectName}] ${suite.file}:${spec.line} ${title}${flaky}`, ...excerpt(failure?.error?.message));
+      }
+    for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
+  };
+  for (const suite of report.suites) walk(suite, []);
+  for (const error of report.errors) lines.push('  ✗ outside any test', ...excerpt(error.message));
+  return lines;
+}
+
+function chaosViolations(report: ChaosReport): string[] {
+  return report.invariants.flatMap((invariant) =>
+    invariant.violations.slice(0, 5).map((violation) => `  ✗ ${invariant.name}: ${violation.subject}: ${violation.message}`),
+  );
+}
+
+function recap(file: string): string[] {
+  const report: unknown = JSON.parse(readFileSync(join(REPORTS, file), 'utf8'));
+  if (file.startsWith('vitest-')) return vitestFailures(report as VitestReport);
+  if (file === 'playwright.json') return playwrightFailures(report as PlaywrightReport);
+  if (file === 'chaos.json') return chaosViolations(report as ChaosReport);
+  return [];
+}
+
+const files = existsSync(REPORTS)
+  ? readdirSync(REPORTS)
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+  : [];
+const out = ['', '--> What failed (from the reports in .data/test-reports/):'];
+let failures = 0;
+for (const file of files) {
+  try {
+    const lines = recap(file);
+    if (lines.length) out.push(`${file.replace(/\.json$/, '')}:`, ...lines);
+    failures += lines.filter((line) => line.startsWith('  ✗')).length;
+  } catch (error) {
+    out.push(`${file}: unreadable (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+const written = files.map((file) => file.replace(/\.json$/, '')).join(', ') || 'none';
+if (failures === 0)
+  out.push(
+    `  no report names a failure (reports written: ${written}): the step that failed wrote none (lint, format,`,
+    '  typecheck, the build, or a run that ended before its report); its lane ended with a non-zero exit code above.',
+  );
+process.stdout.write(`${out.join('\n')}\n`);
