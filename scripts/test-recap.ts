@@ -1,13 +1,17 @@
 // `npm test` runs its lanes side by side, so a failure is printed far above the run's last lines
-// (and a CI log often keeps only those). When the run fails, this prints, last, what failed: every
-// failed test of the vitest projects and Playwright and every chaos violation, read from the JSON
-// reports the run wrote to .data/test-reports/ (package.json's test scripts name them).
+// (and a CI log often keeps only those). This runs last (`tsx scripts/test-recap.ts <exit status>`)
+// and prints what failed: every failed test of the vitest projects and Playwright and every chaos
+// violation, read from the JSON reports the run wrote to .data/test-reports/ (package.json's test
+// scripts name them). Tests that passed only on Playwright's retry (CI only) are listed even when
+// the run passed, so that a flaky test or a race the retry hid is seen.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 
 const REPORTS = '.data/test-reports';
 const MESSAGE_LINES = 12;
+const FAILED = '  ✗ ';
+const FLAKY = '  ~ passed on a retry: ';
 // Stack frames of the test runner and of Node itself say nothing about the failure.
 const RUNNER_FRAME = /^\s*at .*(node_modules\/|node:internal|<anonymous>)/;
 
@@ -41,9 +45,9 @@ function vitestFailures(report: VitestReport): string[] {
   const lines: string[] = [];
   for (const file of report.testResults) {
     const failed = file.assertionResults.filter((test) => test.status === 'failed');
-    for (const test of failed) lines.push(`  ✗ ${relative(file.name)} > ${test.fullName}`, ...excerpt(test.failureMessages[0]));
+    for (const test of failed) lines.push(`${FAILED}${relative(file.name)} > ${test.fullName}`, ...excerpt(test.failureMessages[0]));
     // A file can fail with no failed test: a hook, an import, an unhandled error.
-    if (file.status === 'failed' && failed.length === 0) lines.push(`  ✗ ${relative(file.name)}`, ...excerpt(file.message));
+    if (file.status === 'failed' && failed.length === 0) lines.push(`${FAILED}${relative(file.name)}`, ...excerpt(file.message));
   }
   return lines;
 }
@@ -54,20 +58,20 @@ function playwrightFailures(report: PlaywrightReport): string[] {
     for (const spec of suite.specs ?? [])
       for (const test of spec.tests.filter((t) => t.status === 'unexpected' || t.status === 'flaky')) {
         const failure = test.results.find((result) => result.status !== 'passed' && result.status !== 'skipped');
-        const flaky = test.status === 'flaky' ? ' (passed on a retry)' : '';
+        const mark = test.status === 'flaky' ? FLAKY : FAILED;
         const title = [...titles, spec.title].join(' > ');
-        lines.push(`  ✗ [${test.projectName}] ${suite.file}:${spec.line} ${title}${flaky}`, ...excerpt(failure?.error?.message));
+        lines.push(`${mark}[${test.projectName}] ${suite.file}:${spec.line} ${title}`, ...excerpt(failure?.error?.message));
       }
     for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
   };
   for (const suite of report.suites) walk(suite, []);
-  for (const error of report.errors) lines.push('  ✗ outside any test', ...excerpt(error.message));
+  for (const error of report.errors) lines.push(`${FAILED}outside any test`, ...excerpt(error.message));
   return lines;
 }
 
 function chaosViolations(report: ChaosReport): string[] {
   return report.invariants.flatMap((invariant) =>
-    invariant.violations.slice(0, 5).map((violation) => `  ✗ ${invariant.name}: ${violation.subject}: ${violation.message}`),
+    invariant.violations.slice(0, 5).map((violation) => `${FAILED}${invariant.name}: ${violation.subject}: ${violation.message}`),
   );
 }
 
@@ -79,26 +83,31 @@ function recap(file: string): string[] {
   return [];
 }
 
-const files = existsSync(REPORTS)
-  ? readdirSync(REPORTS)
-      .filter((file) => file.endsWith('.json'))
-      .sort()
-  : [];
-const out = ['', '--> What failed (from the reports in .data/test-reports/):'];
+const runFailed = process.argv[2] !== '0';
+const files = existsSync(REPORTS) ? readdirSync(REPORTS).filter((file) => file.endsWith('.json')) : [];
+const found: string[] = [];
 let failures = 0;
-for (const file of files) {
+let flakes = 0;
+for (const file of files.sort()) {
   try {
     const lines = recap(file);
-    if (lines.length) out.push(`${file.replace(/\.json$/, '')}:`, ...lines);
-    failures += lines.filter((line) => line.startsWith('  ✗')).length;
+    if (lines.length) found.push(`${file.replace(/\.json$/, '')}:`, ...lines);
+    failures += lines.filter((line) => line.startsWith(FAILED)).length;
+    flakes += lines.filter((line) => line.startsWith(FLAKY)).length;
   } catch (error) {
-    out.push(`${file}: unreadable (${error instanceof Error ? error.message : String(error)})`);
+    found.push(`${file}: unreadable (${error instanceof Error ? error.message : String(error)})`);
   }
 }
-const written = files.map((file) => file.replace(/\.json$/, '')).join(', ') || 'none';
-if (failures === 0)
+const out: string[] = [];
+if (runFailed || failures || flakes) {
+  const what = runFailed ? 'What failed' : `Passed, but ${flakes} test(s) only on a retry`;
+  out.push('', `--> ${what} (from the reports in .data/test-reports/):`, ...found);
+}
+if (runFailed && failures === 0) {
+  const written = files.map((file) => file.replace(/\.json$/, '')).join(', ') || 'none';
   out.push(
     `  no report names a failure (reports written: ${written}): the step that failed wrote none (lint, format,`,
     '  typecheck, the build, or a run that ended before its report); its lane ended with a non-zero exit code above.',
   );
-process.stdout.write(`${out.join('\n')}\n`);
+}
+if (out.length) process.stdout.write(`${out.join('\n')}\n`);
