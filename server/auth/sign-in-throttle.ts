@@ -58,14 +58,15 @@ export async function countAttempt(pool: pg.Pool, keys: [string, ThrottlePolicy]
       nowMs ??
       Number((await client.query<{ now: string }>('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000) AS now')).rows[0]!.now);
     const names = keys.map(([key]) => key);
-    await client.query(
+    // Each row created or locked in one statement, in key order. Not an insert that skips existing
+    // rows and then a locking read: a success deleting the account's row in between (`succeeded`,
+    // the same operator signing in from the same address at once) left that read without it.
+    const { rows } = await client.query<Row>(
       prepared(
         'wgs-sign-in-throttle-rows',
-        sql`INSERT INTO sign_in_throttles (key) SELECT unnest(${names}::varchar[]) ORDER BY 1 ON CONFLICT (key) DO NOTHING`,
+        sql`INSERT INTO sign_in_throttles (key) SELECT unnest(${names}::varchar[]) ORDER BY 1
+            ON CONFLICT (key) DO UPDATE SET key = excluded.key RETURNING *`,
       ),
-    );
-    const { rows } = await client.query<Row>(
-      prepared('wgs-sign-in-throttle-lock', sql`SELECT * FROM sign_in_throttles WHERE key = ANY(${names}) ORDER BY key FOR UPDATE`),
     );
     const waitMs = Math.max(...rows.map((row) => Number(row.next_attempt_ms) - now));
     if (waitMs > 0) {

@@ -86,6 +86,37 @@ describe('operator sign-in', () => {
     expect(results.filter((result) => result.allowed)).toHaveLength(6);
   });
 
+  it('an attempt counted while a success from the same operator and address forgets the account row still counts (two tabs signing in at once)', async () => {
+    const keys = throttleKeys(`twice-${randomUUID().slice(0, 8)}@example.com`, '198.51.100.22');
+    const both: [string, ThrottlePolicy][] = [
+      [keys.pair, ACCOUNT_AT_ADDRESS],
+      [keys.address, ADDRESS],
+    ];
+    expect(await countAttempt(getPool(), both)).toEqual({ allowed: true }); // the first tab's attempt: both rows exist
+    // The first tab's success (`succeeded`) deletes the account's row while the second tab's attempt waits for it.
+    const success = await getPool().connect();
+    try {
+      await success.query('BEGIN');
+      await success.query('SELECT 1 FROM sign_in_throttles WHERE key = $1 FOR UPDATE', [keys.pair]);
+      const second = countAttempt(getPool(), both);
+      await expect
+        .poll(async () => {
+          const { rows } = await getPool().query<{ waiting: number }>(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%sign_in_throttles%'",
+          );
+          return rows[0]!.waiting;
+        })
+        .toBe(1);
+      await success.query('DELETE FROM sign_in_throttles WHERE key = $1', [keys.pair]);
+      await success.query('COMMIT');
+      expect(await second).toEqual({ allowed: true });
+    } finally {
+      success.release();
+    }
+    const { rows } = await getPool().query<{ failures: number }>('SELECT failures FROM sign_in_throttles WHERE key = $1', [keys.pair]);
+    expect(rows).toEqual([{ failures: 1 }]);
+  });
+
   it('a successful sign-in gives its attempts back: only failures slow an account at an address', async () => {
     const email = `recovers-${randomUUID().slice(0, 8)}@example.com`;
     await createOperator(getSqlDb(), CLI_ACTOR, { email, password: 'the right password' });
