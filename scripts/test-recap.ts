@@ -5,8 +5,9 @@
 // scripts name them). Tests that passed only on Playwright's retry (CI only) are listed even when
 // the run passed, so that a flaky test or a race the retry hid is seen.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { renderViolations, violationCount, type RunReport } from './chaos/report';
 
 const REPORTS = '.data/test-reports';
 const MESSAGE_LINES = 12;
@@ -27,9 +28,6 @@ type PlaywrightResult = { status: string; error?: { message?: string } };
 type PlaywrightSpec = { title: string; line: number; tests: { projectName: string; status: string; results: PlaywrightResult[] }[] };
 type PlaywrightSuite = { file: string; title: string; specs?: PlaywrightSpec[]; suites?: PlaywrightSuite[] };
 type PlaywrightReport = { suites: PlaywrightSuite[]; errors: { message?: string }[] };
-type ChaosReport = { invariants: { name: string; violations: { subject: string; message: string }[] }[] };
-
-const relative = (path: string) => path.replace(`${process.cwd()}/`, '');
 
 function excerpt(message: string | undefined): string[] {
   const lines = stripVTControlCharacters(message ?? '(no message)')
@@ -45,9 +43,11 @@ function vitestFailures(report: VitestReport): string[] {
   const lines: string[] = [];
   for (const file of report.testResults) {
     const failed = file.assertionResults.filter((test) => test.status === 'failed');
-    for (const test of failed) lines.push(`${FAILED}${relative(file.name)} > ${test.fullName}`, ...excerpt(test.failureMessages[0]));
+    for (const test of failed)
+      lines.push(`${FAILED}${relative(process.cwd(), file.name)} > ${test.fullName}`, ...excerpt(test.failureMessages[0]));
     // A file can fail with no failed test: a hook, an import, an unhandled error.
-    if (file.status === 'failed' && failed.length === 0) lines.push(`${FAILED}${relative(file.name)}`, ...excerpt(file.message));
+    if (file.status === 'failed' && failed.length === 0)
+      lines.push(`${FAILED}${relative(process.cwd(), file.name)}`, ...excerpt(file.message));
   }
   return lines;
 }
@@ -69,17 +69,19 @@ function playwrightFailures(report: PlaywrightReport): string[] {
   return lines;
 }
 
-function chaosViolations(report: ChaosReport): string[] {
-  return report.invariants.flatMap((invariant) =>
-    invariant.violations.slice(0, 5).map((violation) => `${FAILED}${invariant.name}: ${violation.subject}: ${violation.message}`),
-  );
+/** The chaos run's own rendering of its violations, each line marked as a failure. */
+function chaosViolations(report: RunReport): string[] {
+  if (violationCount(report.invariants) === 0) return [];
+  return renderViolations(report, 5)
+    .filter((line) => line !== '')
+    .map((line) => (line.startsWith('  ') && !line.startsWith('  ...') ? `${FAILED}${line.trim()}` : `  ${line}`));
 }
 
 function recap(file: string): string[] {
   const report: unknown = JSON.parse(readFileSync(join(REPORTS, file), 'utf8'));
   if (file.startsWith('vitest-')) return vitestFailures(report as VitestReport);
   if (file === 'playwright.json') return playwrightFailures(report as PlaywrightReport);
-  if (file === 'chaos.json') return chaosViolations(report as ChaosReport);
+  if (file === 'chaos.json') return chaosViolations(report as RunReport);
   return [];
 }
 
