@@ -1,7 +1,40 @@
-// The /v1 text.generate pipeline called in-process (no Next.js, no HTTP), sequentially, against a
-// throwaway embedded PostgreSQL: its own CPU per call, next to a bare `SELECT 1` and the cost of
-// building a Request. Run: npx tsx scripts/bench/pipeline-probe.ts
+// The /v1 text.generate pipeline called in-process (no Next.js, no HTTP) against a throwaway
+// embedded PostgreSQL: its own CPU per call and PostgreSQL's, with 1, 4 and 20 calls in flight
+// at once (PROBE_IN_FLIGHT=1,2,8 for others), next to a 422, a bare `SELECT 1` and the cost of
+// building a Request. Open loop at the bench's R, calls arrive nearly one at a time; closed loop
+// with 50 connections, many at once: this shows what each costs per call.
+// Run: npx tsx scripts/bench/pipeline-probe.ts
+import { readFileSync } from 'node:fs';
 import { startProbeDatabase } from './probe-database';
+import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
+
+const CALLS = 3000;
+const IN_FLIGHT = (process.env.PROBE_IN_FLIGHT ?? '1,4,20').split(',').map(Number);
+
+/** The postmaster of the server a pool is connected to: the parent of one of its backends. */
+async function postmasterOf(pool: { query<R>(text: string): Promise<{ rows: R[] }> }): Promise<number> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Runs `round` (which makes `perRound` calls) until `calls` calls are made, after a warm-up; prints CPU per call. */
+async function measure(label: string, postmaster: number, round: () => Promise<unknown>, perRound = 1, calls = CALLS) {
+  for (let i = 0; i < 300; i++) await round();
+  const postgresBefore = cpuByPid(postgresPids(postmaster));
+  const before = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < calls / perRound; i++) await round();
+  const used = process.cpuUsage(before);
+  const postgresMs = cpuSpent(postgresBefore, cpuByPid(postgresPids(postmaster)));
+  const perCall = (us: number) => (us / calls).toFixed(0).padStart(5);
+  console.log(
+    label.padEnd(44),
+    `${perCall(used.user + used.system)} us CPU/call,`,
+    `postgres ${perCall(postgresMs * 1000)} us/call,`,
+    `wall ${perCall((performance.now() - started) * 1000)} us/call`,
+  );
+}
 
 async function main() {
   process.env.SIGNING_SECRET = 'x'.repeat(40);
@@ -15,34 +48,23 @@ async function main() {
       headers: { authorization: `Bearer ${probe.key}`, 'content-type': 'application/json', 'idempotency-key': `pp-probe-${++n}` },
       body,
     });
-  const pool = getPool();
-  const run = async (label: string, N: number, f: () => Promise<unknown>) => {
-    for (let i = 0; i < 300; i++) await f();
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    for (let i = 0; i < N; i++) await f();
-    const c = process.cpuUsage(c0);
-    console.log(
-      label.padEnd(40),
-      ((c.user + c.system) / N).toFixed(0),
-      'us CPU/call',
-      (((performance.now() - t0) / N) * 1000).toFixed(0),
-      'us wall',
-    );
+  const call = async (body?: string, status = 200) => {
+    const response = await textGenerateRoute.handle(req(body), { params: {}, connection: undefined, record: {} });
+    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
+    await response.text();
   };
-  await run('pipeline text.generate (in-process)', 3000, async () => {
-    const r = await textGenerateRoute.handle(req(), { params: {}, connection: undefined, record: {} });
-    if (r.status !== 200) throw new Error(String(r.status) + (await r.text()));
-    await r.text();
-  });
-  await run('pipeline 422', 3000, async () => {
-    const r = await textGenerateRoute.handle(req('{"input":""}'), { params: {}, connection: undefined, record: {} });
-    await r.text();
-  });
-  await run('pg SELECT 1 (pool.query)', 3000, () => pool.query('SELECT 1'));
-  await run('new Request + read body only', 3000, async () => {
-    await req().text();
-  });
+  const pool = getPool();
+  const postmaster = await postmasterOf(pool);
+  // Planned for empty tables, the paid statements cost PostgreSQL more and more as the tables grow.
+  for (let i = 0; i < 300; i++) await call();
+  await pool.query('ANALYZE');
+  for (const inFlight of IN_FLIGHT) {
+    const round = () => Promise.all(Array.from({ length: inFlight }, () => call()));
+    await measure(`text.generate, ${inFlight} in flight`, postmaster, round, inFlight);
+  }
+  await measure('pipeline 422', postmaster, () => call('{"input":""}', 422));
+  await measure('pg SELECT 1 (pool.query)', postmaster, () => pool.query('SELECT 1'));
+  await measure('new Request + read body only', postmaster, () => req().text());
   await probe.close();
 }
 main().then(
