@@ -205,4 +205,37 @@ describe('errors as the SDK raises them', () => {
       expect((refused as APIError).headers?.get('x-should-retry')).toBe('false');
     }
   });
+
+  it("refuses what /v1's schema or the package refuses in this surface's words: the parameter as sent, a documented code", async () => {
+    const { key, id } = await surfaceKey();
+    const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
+    const speech = (body: Record<string, unknown>) =>
+      client.audio.speech.create({ model: 'tts-1', voice: 'alloy', ...body } as unknown as OpenAI.Audio.SpeechCreateParams);
+    const refusals: [string, () => Promise<unknown>, string, string, RegExp][] = [
+      ['no input', () => speech({}), 'input', 'missing_required_parameter', /^input: required/],
+      ['input too long', () => speech({ input: 'a'.repeat(24_001) }), 'input', 'invalid_value', /^input: must be at most 24,000/],
+      ['a voice the package does not sell', () => speech({ input: 'hi', voice: 'verse' }), 'voice', 'unsupported_value', /^voice: "verse"/],
+      [
+        'an image format the package does not sell',
+        () => client.images.generate({ model: 'gpt-image-1', prompt: 'a cat', output_format: 'jpeg' }),
+        'output_format',
+        'unsupported_value',
+        /^output_format: "jpeg"/,
+      ],
+      [
+        'a chat past the input limit',
+        () => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a'.repeat(64_001) }] }),
+        'messages',
+        'invalid_value',
+        /^messages: must be at most 64,000/,
+      ],
+    ];
+    for (const [what, send, param, code, message] of refusals) {
+      const refused = (await send().catch((error: unknown) => error)) as APIError;
+      expect(refused, what).toBeInstanceOf(OpenAI.BadRequestError);
+      expect({ param: refused.param, code: refused.code }, what).toEqual({ param, code });
+      expect((refused.error as { message: string }).message, what).toMatch(message);
+    }
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 1000, captured: 0 });
+  });
 });
