@@ -291,6 +291,20 @@ describe('unknown paths and wrong methods', () => {
       expect(head.headers.get('allow')).toBe('POST');
     }
   });
+
+  it('and on /openai/v1, in its error format, with Allow too', async () => {
+    const { key } = await createTestKey();
+    const paths = [
+      ['/openai/v1/chat/completions', 'POST'],
+      ['/openai/v1/models', 'GET, HEAD'],
+    ] as const;
+    for (const [path, allow] of paths) {
+      const response = await api(new Request(`http://127.0.0.1${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } }));
+      expect(response.status, path).toBe(405);
+      expect(response.headers.get('allow'), path).toBe(allow);
+      expect(await response.json(), path).toMatchObject({ error: { type: 'invalid_request_error', code: 'method_not_allowed' } });
+    }
+  });
 });
 
 describe('every /v1 response carries X-Request-Id and Cache-Control: no-store', () => {

@@ -77,6 +77,8 @@ export function openAIError(error: ApiError): { status: number; body: OpenAIErro
   const param = detail(error, 'param') ?? issue?.path ?? null;
   const code = detail(error, 'code') ?? issue?.code ?? mapped.code;
   const headers: Record<string, string> = { ...openAIRateHeaders(error.headers ?? {}), 'x-should-retry': String(mapped.retry) };
+  // A 405 names the methods the path takes (RFC 9110 §15.5.6), on this surface as on /v1.
+  if (error.headers?.Allow) headers.allow = error.headers.Allow;
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
   if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
   const body = { error: { message: message.toWellFormed(), type: mapped.type, param, code } };
