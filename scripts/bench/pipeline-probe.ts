@@ -4,19 +4,11 @@
 // building a Request. Open loop at the bench's R, calls arrive nearly one at a time; closed loop
 // with 50 connections, many at once: this shows what each costs per call.
 // Run: npx tsx scripts/bench/pipeline-probe.ts
-import { readFileSync } from 'node:fs';
 import { startProbeDatabase } from './probe-database';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 
 const CALLS = 3000;
 const IN_FLIGHT = (process.env.PROBE_IN_FLIGHT ?? '1,4,20').split(',').map(Number);
-
-/** The postmaster of the server a pool is connected to: the parent of one of its backends. */
-async function postmasterOf(pool: { query<R>(text: string): Promise<{ rows: R[] }> }): Promise<number> {
-  const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 /** Runs `round` (which makes `perRound` calls) until `calls` calls are made, after a warm-up; prints CPU per call. */
 async function measure(label: string, postmaster: number, round: () => Promise<unknown>, perRound = 1, calls = CALLS) {
@@ -54,7 +46,7 @@ async function main() {
     await response.text();
   };
   const pool = getPool();
-  const postmaster = await postmasterOf(pool);
+  const postmaster = probe.postmasterPid;
   // Planned for empty tables, the paid statements cost PostgreSQL more and more as the tables grow.
   for (let i = 0; i < 300; i++) await call();
   await pool.query('ANALYZE');

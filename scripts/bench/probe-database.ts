@@ -9,6 +9,8 @@ export interface ProbeDatabase {
   /** The key's secret and id. */
   key: string;
   keyId: string;
+  /** The embedded server's postmaster, for PostgreSQL's CPU (proc-stats.ts' postgresPids). */
+  postmasterPid: number;
   /** Closes the pools, stops the server and deletes its files. */
   close(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function startProbeDatabase(slug: string): Promise<ProbeDatabase> {
     const { applyPackages, parsePackagesFile } = await import('../../server/domain/packages/apply-packages');
     const { issueKey } = await import('../../server/domain/keys/issue-key');
     const { CLI_ACTOR } = await import('../../server/domain/actor');
+    const { readPostmaster } = await import('../../server/db/postmaster');
     const operations = { 'text.generate': { engine: 'local', units: 1 } };
     const limits = { requests_per_minute: 1_000_000, concurrency: 1000 };
     const file = parsePackagesFile({ providers: {}, packages: [{ slug, name: slug, quota_units: 10_000_000, limits, operations }] });
@@ -37,6 +40,7 @@ export async function startProbeDatabase(slug: string): Promise<ProbeDatabase> {
     return {
       key: issued.key,
       keyId: issued.id,
+      postmasterPid: readPostmaster(join(dataDir, 'pg'))?.pid ?? 0,
       close: async () => {
         await disconnectDb();
         await stop();

@@ -42,6 +42,20 @@ const MAPPED: Partial<Record<ErrorCode, Mapped>> = {
   provider_unavailable: { status: 503, type: 'server_error', code: 'service_unavailable', retry: true },
 };
 
+/**
+ * /v1's schema and package issue codes in this surface's words; the surface's own codes, and those
+ * of a file the upload checks refuse (`mime_type_mismatch`, `input_too_long`, ...), are kept.
+ */
+const ISSUE_CODES: Record<string, string> = {
+  required: 'missing_required_parameter',
+  unknown_field: 'unsupported_parameter',
+  not_allowed_by_package: 'unsupported_value',
+  too_small: 'invalid_value',
+  too_big: 'invalid_value',
+  invalid_format: 'invalid_value',
+  invalid_string: 'invalid_value',
+};
+
 /** A parameter the surface cannot honour or that is malformed: 400 naming it in `param`. */
 export function refuseParam(param: string, message: string, code = 'unsupported_parameter'): ApiError {
   return new ApiError('invalid_request', { message, details: { param, code } });
@@ -75,7 +89,8 @@ export function openAIError(error: ApiError): { status: number; body: OpenAIErro
   const issue =
     error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
   const param = detail(error, 'param') ?? issue?.path ?? null;
-  const code = detail(error, 'code') ?? issue?.code ?? mapped.code;
+  const issueCode = detail(error, 'code') ?? issue?.code;
+  const code = issueCode === undefined ? mapped.code : (ISSUE_CODES[issueCode] ?? issueCode);
   const headers: Record<string, string> = { ...openAIRateHeaders(error.headers ?? {}), 'x-should-retry': String(mapped.retry) };
   // A 405 names the methods the path takes (RFC 9110 §15.5.6), on this surface as on /v1.
   if (error.headers?.Allow) headers.allow = error.headers.Allow;

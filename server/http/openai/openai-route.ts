@@ -61,21 +61,7 @@ export interface OpenAIPostSpec<B> {
   translate(body: B, ctx: RouteContext): Promise<Translation<unknown>> | Translation<unknown>;
 }
 
-/**
- * /v1's schema and package issue codes in this surface's words (docs/openai-compatible.md); the
- * codes of a file the upload checks refuse (`mime_type_mismatch`, `input_too_long`, ...) are kept.
- */
-const ISSUE_CODES: Record<string, string> = {
-  required: 'missing_required_parameter',
-  unknown_field: 'unsupported_parameter',
-  not_allowed_by_package: 'unsupported_value',
-  too_small: 'invalid_value',
-  too_big: 'invalid_value',
-  invalid_format: 'invalid_value',
-  invalid_string: 'invalid_value',
-};
-
-/** A /v1 field's 422 as the OpenAI parameter it came from: named in `param` and in the message, with this surface's code. */
+/** A /v1 field's 422 as the OpenAI parameter it came from, named in `param` and in the message (its code mapped by openAIError). */
 function renamed(error: unknown, params: Record<string, string> | undefined): unknown {
   if (!isApiError(error) || error.code !== 'validation_error' || !params) return error;
   const issue = (error.details?.issues as { path: string; code: string }[] | undefined)?.[0];
@@ -83,7 +69,7 @@ function renamed(error: unknown, params: Record<string, string> | undefined): un
   const param = params[issue.path.split('.')[0]!] ?? issue.path;
   const prefix = `${issue.path}:`;
   const message = issue.path && error.message.startsWith(prefix) ? `${param}:${error.message.slice(prefix.length)}` : error.message;
-  return new ApiError('invalid_request', { message, details: { param, code: ISSUE_CODES[issue.code] ?? issue.code } });
+  return new ApiError('invalid_request', { message, details: { param, code: issue.code } });
 }
 
 /** A /v1 body checked by its route's schema: 422 (a 400 here, naming the parameter) when it fails. */
