@@ -1,4 +1,4 @@
-// `npm start`'s server (run from dist/serve.js by scripts/start.ts): the whole product in one
+// `npm start`'s server (run from dist/serve.js by scripts/start.mjs, and in production by dist/start.js): the whole product in one
 // process. Provides the database (embedded unless DATABASE_URL is set), migrates it, seeds the
 // example packages into an empty database, then serves API and dashboard on PORT. With
 // --production (`npm run start:production`, the container's CMD): no embedded database, no

@@ -18,7 +18,7 @@ import {
   type TestDatabase,
 } from './support/product/product';
 
-// Two real app processes (`scripts/start.ts`) on one database: quota, idempotency, rate and
+// Two real app processes (`npm start`'s scripts/start.mjs) on one database: quota, idempotency, rate and
 // concurrency limits are kept in PostgreSQL, so they hold across instances with exact counts.
 
 const TEXT = '/v1/text/generate';

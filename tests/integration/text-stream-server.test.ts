@@ -14,7 +14,7 @@ import {
   type TestDatabase,
 } from './support/product/product';
 
-// A streamed answer through the real server (scripts/start.ts, Next, its compression): each event
+// A streamed answer through the real server (npm start's scripts/start.mjs, Next, its compression): each event
 // reaches the client while the provider is still generating (nothing buffers it, gzip asked or
 // not), and a client that hangs up after a delta is charged once, the provider read to its end.
 

@@ -4,21 +4,16 @@ import { startCommand } from '../../scripts/lib/start-command';
 
 const shipped = {
   env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
-  args: ['--max-old-space-size=160', '--no-allocation-site-pretenuring', '--import', 'tsx', 'scripts/start.ts'],
+  args: ['--max-old-space-size=160', '--no-allocation-site-pretenuring', 'scripts/start.mjs'],
 };
 
 describe('BENCH_WITHOUT: the start settings a bench run can leave out', () => {
   it('leaves each named setting out and keeps the rest', () => {
     expect(withoutSettings(shipped, ['malloc'])).toEqual({ env: {}, args: shipped.args });
-    expect(withoutSettings(shipped, ['heap-cap']).args).toEqual([
-      '--no-allocation-site-pretenuring',
-      '--import',
-      'tsx',
-      'scripts/start.ts',
-    ]);
+    expect(withoutSettings(shipped, ['heap-cap']).args).toEqual(['--no-allocation-site-pretenuring', 'scripts/start.mjs']);
     expect(withoutSettings(shipped, ['pretenuring', 'heap-cap'])).toEqual({
       env: shipped.env,
-      args: ['--import', 'tsx', 'scripts/start.ts'],
+      args: ['scripts/start.mjs'],
     });
     expect(withoutSettings(shipped, [])).toEqual(shipped);
   });
@@ -27,12 +22,12 @@ describe('BENCH_WITHOUT: the start settings a bench run can leave out', () => {
     expect(parseWithout(' malloc, heap-cap ')).toEqual(['malloc', 'heap-cap']);
     expect(parseWithout(undefined)).toEqual([]);
     expect(() => parseWithout('malloc,heapcap')).toThrow(/unknown setting "heapcap"/);
-    expect(() => withoutSettings({ env: {}, args: ['--import', 'tsx', 'scripts/start.ts'] }, ['heap-cap'])).toThrow(/no such setting/);
+    expect(() => withoutSettings({ env: {}, args: ['scripts/start.mjs'] }, ['heap-cap'])).toThrow(/no such setting/);
   });
 
   it("knows every setting package.json's start script has today", () => {
     const start = startCommand(process.cwd());
     const bare = withoutSettings(start, ['malloc', 'heap-cap', 'pretenuring']);
-    expect(bare).toEqual({ env: {}, args: ['--import', 'tsx', 'scripts/start.ts'] });
+    expect(bare).toEqual({ env: {}, args: ['scripts/start.mjs'] });
   });
 });

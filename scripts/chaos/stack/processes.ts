@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { startCommand } from '../../lib/start-command';
 
 // The product's processes of a run: app instances started exactly as `npm start` starts
-// scripts/start.ts, and the video worker as `npm run worker` runs scripts/worker.ts. Each writes to
+// scripts/start.mjs, and the video worker as `npm run worker` runs scripts/worker.ts. Each writes to
 // a log file of its own in the run's folder, can be SIGKILLed and started again on the same port,
 // and is killed whatever way the run ends.
 

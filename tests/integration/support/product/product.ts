@@ -15,7 +15,7 @@ import { startCommand } from '../../../../scripts/lib/start-command';
 import { cloneTemplate } from '../../../setup/test-database';
 export { freePort };
 
-// The real product (`scripts/start.ts`) as child processes on 127.0.0.1, for the
+// The real product (`npm start`'s command, scripts/start.mjs) as child processes on 127.0.0.1, for the
 // multi-instance and fault tests: a database of their own on the test server, a prebuilt
 // Next app (the build `npm test` makes first, or NEXT_DIST_DIR's), distinct ports, every process killed in afterAll.
 
@@ -83,7 +83,7 @@ export async function startProduct(options: {
   databaseUrl: string;
   port?: number;
   env?: Record<string, string>;
-  /** More arguments for scripts/start.ts (`--v1-through-next`). */
+  /** More arguments for `npm start`'s scripts/start.mjs (`--v1-through-next`). */
   args?: string[];
 }): Promise<Product> {
   const port = options.port ?? (await freePort());
