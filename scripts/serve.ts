@@ -1,6 +1,7 @@
-// `npm start`'s server (run from dist/serve.js by scripts/start.mjs, and in production by dist/start.js): the whole product in one
-// process. Provides the database (embedded unless DATABASE_URL is set), migrates it, seeds the
-// example packages into an empty database, then serves API and dashboard on PORT. With
+// `npm start`'s server (run from dist/serve.js by scripts/start.mjs, and in production by
+// dist/start.js): the whole product in one process. Provides the database (embedded unless
+// DATABASE_URL is set), migrates it, seeds the example packages into an empty database, then
+// serves API and dashboard on PORT. With
 // --production (`npm run start:production`, the container's CMD): no embedded database, no
 // generated secrets, no migration unless MIGRATE_ON_START=true (server/instance/production-mode.ts).
 // SIGTERM drains (server/instance/drain.ts). The API's surfaces (/v1) and the probes are served
