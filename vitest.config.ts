@@ -66,6 +66,7 @@ export default defineConfig({
           include: ['tests/integration/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...PRODUCT_FILES],
           ...againstDatabase,
+          globalSetup: [...againstDatabase.globalSetup, 'tests/setup/global-server-bundle.ts'],
         },
       },
       {

@@ -108,9 +108,19 @@ export function buildServerBundle(root: string): void {
   renameSync(fresh, target);
 }
 
+const serverBundleLock = (root: string) => join(root, `${SERVER_DIST_DIR}.building`);
+
+/**
+ * `npm run build`'s bundle: always built, under the same lock as ensureServerBundle, so a test run
+ * or `npm start` that checks dist/ meanwhile waits for it rather than bundling into dist.new too.
+ */
+export function rebuildServerBundle(root: string): void {
+  ensureCurrent(serverBundleLock(root), { stale: () => 'npm run build', build: () => buildServerBundle(root) });
+}
+
 /** Bundles when dist/ is missing or older than the code, one process at a time (npm start, the tests). */
 export function ensureServerBundle(root: string, log?: (line: string) => void): void {
-  ensureCurrent(join(root, `${SERVER_DIST_DIR}.building`), {
+  ensureCurrent(serverBundleLock(root), {
     stale: () => staleServerBundle(root),
     build: (reason) => {
       log?.(`${reason}: bundling the server's entry points into ${SERVER_DIST_DIR}/`);

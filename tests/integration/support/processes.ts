@@ -52,6 +52,7 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The operator CLI from the build that ships, `node dist/cli.js` (tests/setup/global-server-bundle.ts). */
 export function runCli(
   args: string[],
   dataDir: string,
@@ -61,7 +62,7 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = track(
-      spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
+      spawn(process.execPath, ['dist/cli.js', ...args], {
         cwd: REPO_ROOT,
         env: childEnv({ WGS_DATA_DIR: dataDir, ...extraEnv }),
         stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
