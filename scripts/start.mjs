@@ -3,13 +3,12 @@
 // dist/ (scripts/serve.ts, compiled), never from source: Next loads the same compiled server
 // package, so both share every module of the server in this one process. Plain JavaScript, so
 // the process that serves runs on plain node as production does: only the build check is loaded
-// through tsx, whose hooks are then removed (tsImport leaves its require hook in place, and source
-// maps on, for every module Next and the server load after it: 0.1-0.2 CPU-s per start here), where
-// `node --import tsx` put tsx's loader in front of all of them (about 1 CPU-s more per start).
+// through tsx, whose loader is then unregistered (tsImport keeps it, and source maps on, for every
+// module Next and the server load after it: 0.1-0.2 CPU-s per start here), where `node --import
+// tsx` put tsx's loader in front of all of them (about 1 CPU-s more per start).
 const { register } = await import('tsx/esm/api');
 const tsx = register({ namespace: 'wgs-build-check' });
 const { ensureBuilds } = await tsx.import('./lib/server-bundle.ts', import.meta.url);
 await tsx.unregister();
-process.setSourceMapsEnabled(false);
 ensureBuilds(process.cwd(), process.env.NEXT_DIST_DIR || '.next', (line) => process.stdout.write(`[wgs] ${line}\n`));
 await import(new URL('../dist/serve.js', import.meta.url).href);
