@@ -12,6 +12,8 @@ export default defineConfig([
     '.next/**',
     'dist/**',
     'dist.new/**',
+    'dist.building/**',
+    '.next.building/**',
     '.next-*/**',
     '.data/**',
     'server/db/generated/**',
