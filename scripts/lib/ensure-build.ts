@@ -84,7 +84,7 @@ function acquireLock(lock: string, log?: (line: string) => void): void {
       rmSync(lock, { recursive: true, force: true });
       continue;
     }
-    if (!told) log?.(`waiting for another process's next build (${lock})`);
+    if (!told) log?.(`waiting for another process's build (${lock})`);
     told = true;
     sleep(500);
   }
@@ -104,10 +104,21 @@ export interface Buildable {
  */
 export function ensureCurrent(lock: string, target: Buildable): void {
   if (!target.stale()) return;
-  acquireLock(lock, target.log);
+  withBuildLock(
+    lock,
+    () => {
+      const reason = target.stale();
+      if (reason) target.build(reason);
+    },
+    target.log,
+  );
+}
+
+/** Runs `work` holding the build lock: no other process builds the same output meanwhile. */
+export function withBuildLock(lock: string, work: () => void, log?: (line: string) => void): void {
+  acquireLock(lock, log);
   try {
-    const reason = target.stale();
-    if (reason) target.build(reason);
+    work();
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync, type BuildOptions } from 'esbuild';
-import { ensureBuild, ensureCurrent, newestChange } from './ensure-build';
+import { ensureBuild, ensureCurrent, newestChange, withBuildLock } from './ensure-build';
 
 // The server compiled once, for `npm start` and production alike: `npm run build` (and `npm start`
 // when the code changed) bundles its entry points with esbuild into dist/: the server package
@@ -115,7 +115,7 @@ const serverBundleLock = (root: string) => join(root, `${SERVER_DIST_DIR}.buildi
  * or `npm start` that checks dist/ meanwhile waits for it rather than bundling into dist.new too.
  */
 export function rebuildServerBundle(root: string): void {
-  ensureCurrent(serverBundleLock(root), { stale: () => 'npm run build', build: () => buildServerBundle(root) });
+  withBuildLock(serverBundleLock(root), () => buildServerBundle(root));
 }
 
 /** Bundles when dist/ is missing or older than the code, one process at a time (npm start, the tests). */
