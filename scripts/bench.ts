@@ -9,7 +9,9 @@
 // plus the rejection paths (401, 422: no database write allowed), the idempotent replay, the
 // paid path and rejections once more on a second instance with the request log and metrics off,
 // and the latency at a fixed offered rate R (half what the slower paid path did closed loop in this
-// run) and at a tenth of it.
+// run) and at a tenth of it. The rows compared with each other (the two paid paths, the bare floor,
+// and Portkey's gateway as the peer) are measured in alternating windows, so the machine's drift
+// during the run falls on them alike.
 // The scenarios are a table (scripts/bench/scenarios.ts); scripts/bench/runner.ts runs them.
 // Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
 // The figures are printed, never asserted; the books and the rejections' lack of writes are

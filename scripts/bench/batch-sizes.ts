@@ -35,3 +35,13 @@ export function batchSizesNote(before: BatchCounts | undefined, after: BatchCoun
   }
   return parts.length ? `calls per statement: ${parts.join(', ')}` : undefined;
 }
+
+/** Adds what was written between `before` and `after` to `total` (a row measured in several windows). */
+export function addBatchCounts(total: BatchCounts, before: BatchCounts | undefined, after: BatchCounts | undefined): void {
+  if (!before || !after) return;
+  for (const [name, { statements, calls }] of after) {
+    const earlier = before.get(name) ?? { statements: 0, calls: 0 };
+    const sum = total.get(name) ?? { statements: 0, calls: 0 };
+    total.set(name, { statements: sum.statements + statements - earlier.statements, calls: sum.calls + calls - earlier.calls });
+  }
+}

@@ -176,6 +176,59 @@ function countPromotion(pid: number, file: string): () => Promise<number> {
   };
 }
 
+/** One measured window of a load: its totals, so that windows of the same load can be added up. */
+export interface Window {
+  seconds: number;
+  run: Run;
+  spent: ReturnType<ReturnType<typeof sample>>;
+  promoted?: number;
+}
+
+/** Runs `load` for WARMUP_S without measuring it. */
+export async function warmUp(name: string, load: Load): Promise<void> {
+  log(`${name}: warm-up ${WARMUP_S}s`);
+  await drive({ ...load, duration: WARMUP_S });
+}
+
+/** Measures `load` for `seconds` (DURATION_S by default), `pid` being the server's. */
+export async function measureWindow(name: string, load: Load, pid: number | undefined, postmasterPid: number, label = ''): Promise<Window> {
+  const seconds = load.duration ?? DURATION_S;
+  log(`${name}: measuring ${seconds}s${label}`);
+  const stopCounting = pid && load.promotionFile ? countPromotion(pid, load.promotionFile) : undefined;
+  const stop = sample(pid, postmasterPid);
+  const run = await drive({ ...load, duration: seconds });
+  const spent = stop();
+  const promoted = await stopCounting?.();
+  return { seconds, run, spent, promoted };
+}
+
+/**
+ * One row from the windows of one load: requests, CPU, statuses and promoted bytes added up, the
+ * rate over their total time, the peak RSS of any, and p50 and p99 as the windows' means weighted
+ * by their requests (the load generators report percentiles, not their histograms).
+ */
+export function rowOf(name: string, windows: Window[], pid: number | undefined): Measured {
+  const total = windows.reduce((sum, w) => sum + w.run.total, 0);
+  const add = (of: (w: Window) => number) => windows.reduce((sum, w) => sum + of(w), 0);
+  const weighted = (of: (w: Window) => number) => (total ? add((w) => of(w) * w.run.total) / total : Number.NaN);
+  const statuses: Record<string, number> = {};
+  for (const w of windows) for (const [code, count] of Object.entries(w.run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  const promoted = windows.some((w) => w.promoted !== undefined) ? add((w) => w.promoted ?? 0) : undefined;
+  return {
+    name,
+    rps: add((w) => w.run.rps * w.seconds) / add((w) => w.seconds),
+    p50: windows.length === 1 ? windows[0]!.run.p50 : weighted((w) => w.run.p50),
+    p99: windows.length === 1 ? windows[0]!.run.p99 : weighted((w) => w.run.p99),
+    rssMb: pid ? Math.max(...windows.map((w) => w.spent.rssMb)) : undefined,
+    statuses,
+    errors: add((w) => w.run.errors),
+    cpuServer: pid && total ? add((w) => w.spent.server) / total : undefined,
+    cpuServerMain: pid && total ? add((w) => w.spent.main) / total : undefined,
+    cpuPg: total ? add((w) => w.spent.database) / total : undefined,
+    promotedPerRequest: promoted !== undefined && total ? promoted / total : undefined,
+  };
+}
+
 /**
  * Warms up with `load` for WARMUP_S, then measures it: one row, `pid` being the server's.
  * `afterWarmUp` runs between the two (the runner brings the database's statistics up to date there).
@@ -187,26 +240,7 @@ export async function measure(
   postmasterPid: number,
   afterWarmUp?: () => Promise<unknown>,
 ): Promise<Measured> {
-  log(`${name}: warm-up ${WARMUP_S}s`);
-  await drive({ ...load, duration: WARMUP_S });
+  await warmUp(name, load);
   await afterWarmUp?.();
-  log(`${name}: measuring ${load.duration ?? DURATION_S}s`);
-  const stopCounting = pid && load.promotionFile ? countPromotion(pid, load.promotionFile) : undefined;
-  const stop = sample(pid, postmasterPid);
-  const result = await drive(load);
-  const spent = stop();
-  const promoted = await stopCounting?.();
-  return {
-    name,
-    rps: result.rps,
-    p50: result.p50,
-    p99: result.p99,
-    rssMb: pid ? spent.rssMb : undefined,
-    statuses: result.statuses,
-    errors: result.errors,
-    cpuServer: pid && result.total ? spent.server / result.total : undefined,
-    cpuServerMain: pid && result.total ? spent.main / result.total : undefined,
-    cpuPg: result.total ? spent.database / result.total : undefined,
-    promotedPerRequest: promoted !== undefined && result.total ? promoted / result.total : undefined,
-  };
+  return rowOf(name, [await measureWindow(name, load, pid, postmasterPid)], pid);
 }

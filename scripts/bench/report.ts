@@ -1,7 +1,7 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { booksBalance, type Books } from './books';
 import type { Measured } from './load';
-import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, WARMUP_S, WITHOUT } from './settings';
+import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, ROUNDS, WARMUP_S, WITHOUT } from './settings';
 
 // The printed result of a run: the machine and conditions, the table, the comparisons, the books,
 // the targets and, last, one line of a fixed form for comparing runs:
@@ -72,7 +72,7 @@ function printConditions(report: Report): void {
     `observability: ${OBSERVABILITY_OFF ? 'request log and metrics off (BENCH_OBSERVABILITY=off)' : 'request log (json) and Prometheus metrics on, as in production'}; refused-request counts on`,
   );
   out(
-    `load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario (the database ANALYZEd after each warm-up); fixed-rate runs ${rate} req/s open loop (half the slower paid path's closed loop: local ${fmt(report.rows.get('product')!.rps)}, provider ${fmt(report.rows.get('viaProvider')!.rps)} req/s; loadtest: one request every ${fmt(1000 / rate, 1)} ms, whatever the answers)`,
+    `load: autocannon, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up + ${DURATION_S}s per scenario (the database ANALYZEd after each warm-up; the paid paths, the bare floor and the peer in ${ROUNDS} alternating windows of ${fmt(DURATION_S / ROUNDS, 1)}s, in order then reversed); fixed-rate runs ${rate} req/s open loop (half the slower paid path's closed loop: local ${fmt(report.rows.get('product')!.rps)}, provider ${fmt(report.rows.get('viaProvider')!.rps)} req/s; loadtest: one request every ${fmt(1000 / rate, 1)} ms, whatever the answers)`,
   );
 }
 

@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { batchSizesNote, readBatchCounts } from './batch-sizes';
+import { addBatchCounts, batchSizesNote, readBatchCounts, type BatchCounts } from './batch-sizes';
 import { drain, settle, writeSnapshot } from './books';
 import { measureHandlerInProcess } from './in-process';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 import { stopChild } from './processes';
 import { fixedRate, type Scenario } from './scenarios';
-import { CONNECTIONS, DURATION_S, log, runId } from './settings';
+import { CONNECTIONS, DURATION_S, log, ROUNDS, runId } from './settings';
 import { startProduct, type Stack } from './stack';
-import { measure, type Load, type Measured } from './load';
+import { measure, measureWindow, rowOf, warmUp, type Load, type Measured, type Window } from './load';
 
 // Runs scenarios one after another against a stack, each to one row, keyed by the scenario's id.
 
@@ -135,19 +135,61 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   return { ...row, note: before.text === after.text ? 'no db write' : `DB CHANGED: ${before.text} -> ${after.text}` };
 }
 
+/** Whether a scenario's requests pay on the product (its rows note the batch sizes). */
+const paysOnApp = (scenario: Scenario) => scenario.instance === 'app' && scenario.idempotency === 'fresh';
+
 /** A row of the product that pays, noted with the sizes of the batches its statements wrote meanwhile. */
 async function measureWithBatches(run: Run, scenario: Scenario, work: () => Promise<Measured>): Promise<Measured> {
-  const pays = scenario.instance === 'app' && scenario.idempotency === 'fresh';
+  const pays = paysOnApp(scenario);
   const before = pays ? await readBatchCounts(run.stack.appUrl) : undefined;
   const row = await work();
   const batches = pays ? batchSizesNote(before, await readBatchCounts(run.stack.appUrl)) : undefined;
   return { ...row, note: [scenario.note, batches].filter(Boolean).join('; ') || undefined };
 }
 
-/** Runs `scenarios` in order, adding a row each to `results`. */
+/**
+ * Scenarios compared with each other (`alternate`): each warmed up in turn, the database analyzed
+ * once, then ROUNDS windows each, in order and in reverse, so the machine's drift falls on all alike.
+ */
+async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
+  const { stack } = run;
+  const entries: { scenario: Scenario; pid?: number; load: Load; windows: Window[]; batches?: BatchCounts }[] = [];
+  for (const scenario of group) {
+    if (scenario.before || scenario.assert || scenario.load.kind !== 'closed') throw new Error(`${scenario.id} cannot alternate`);
+    const target = await instanceFor(run, scenario);
+    const load = { ...loadOf(run, scenario, target.url), duration: DURATION_S / ROUNDS };
+    await warmUp(scenario.name, load);
+    entries.push({ scenario, pid: target.pid, load, windows: [], batches: paysOnApp(scenario) ? new Map() : undefined });
+  }
+  await stack.stats.query('ANALYZE'); // as after each warm-up of runScenario
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const entry of round % 2 === 0 ? entries : [...entries].reverse()) {
+      const before = entry.batches ? await readBatchCounts(stack.appUrl) : undefined;
+      const label = ` (window ${round + 1} of ${ROUNDS})`;
+      entry.windows.push(await measureWindow(entry.scenario.name, entry.load, entry.pid, stack.postmasterPid, label));
+      if (entry.batches) addBatchCounts(entry.batches, before, await readBatchCounts(stack.appUrl));
+    }
+  }
+  for (const { scenario, pid, windows, batches } of entries) {
+    const note = [scenario.note, batches && batchSizesNote(new Map(), batches)].filter(Boolean).join('; ') || undefined;
+    run.results.rows.set(scenario.id, { ...rowOf(scenario.name, windows, pid), note });
+  }
+}
+
+/** Runs `scenarios` in order, adding a row each to `results`; neighbouring `alternate` ones together. */
 export async function runScenarios(stack: Stack, scenarios: Scenario[], results: Results = { rows: new Map() }): Promise<Results> {
   const run: Run = { stack, results };
-  for (const scenario of scenarios) results.rows.set(scenario.id, await runScenario(run, scenario));
+  for (let index = 0; index < scenarios.length;) {
+    let end = index;
+    while (scenarios[end]?.alternate) end++;
+    if (end > index) {
+      await runAlternating(run, scenarios.slice(index, end));
+      index = end;
+    } else {
+      results.rows.set(scenarios[index]!.id, await runScenario(run, scenarios[index]!));
+      index++;
+    }
+  }
   if (run.quiet) await stopChild(run.quiet.child);
   return results;
 }

@@ -45,6 +45,12 @@ export interface Scenario {
   assert?: 'no-db-write';
   /** Count the bytes the server promotes to V8's old generation while measuring (per request in the row). */
   promotion?: boolean;
+  /**
+   * Measured alternating with the `alternate` scenarios next to it: each warmed up in turn, then
+   * ROUNDS windows each, in order and in reverse (A B C D D C B A), so a drift of the shared
+   * machine's speed during the run falls on the rows compared with each other alike.
+   */
+  alternate?: boolean;
   note?: string;
 }
 
@@ -55,15 +61,32 @@ const paid = { route: TEXT, body: 'summary', idempotency: 'fresh' } as const;
 
 export const SCENARIOS: Scenario[] = [
   { id: 'trivial', name: 'trivial route  GET /healthz', instance: 'app', route: '/healthz', body: 'none', load: CLOSED },
-  { id: 'product', name: 'text.generate  (product)', instance: 'app', ...paid, key: 'product', load: CLOSED, promotion: true },
-  // The provider path right after the local one: the two are compared, so nothing (the bare
-  // floor's database load, its autovacuum) may run between them.
-  { id: 'viaProvider', name: 'text.generate  (provider path)', instance: 'app', ...paid, key: 'provider', load: CLOSED },
-  { id: 'bare', name: 'bare floor     (node:http+pg)', instance: 'floor', ...paid, key: 'floor', load: CLOSED },
+  // The rows the report compares with each other, measured in alternating windows: the local and
+  // the provider path, the bare floor (the same statements without the product) and the peer,
+  // Portkey's gateway proxying the same completion to the same instant provider (no keys, quota,
+  // idempotency or books: what a bare proxy costs on this machine).
+  {
+    id: 'product',
+    name: 'text.generate  (product)',
+    instance: 'app',
+    ...paid,
+    key: 'product',
+    load: CLOSED,
+    promotion: true,
+    alternate: true,
+  },
+  { id: 'viaProvider', name: 'text.generate  (provider path)', instance: 'app', ...paid, key: 'provider', load: CLOSED, alternate: true },
+  { id: 'bare', name: 'bare floor     (node:http+pg)', instance: 'floor', ...paid, key: 'floor', load: CLOSED, alternate: true },
+  {
+    id: 'peer',
+    name: 'peer gateway   (Portkey)',
+    instance: 'peer',
+    route: '/v1/chat/completions',
+    body: 'completion',
+    load: CLOSED,
+    alternate: true,
+  },
   { id: 'direct', name: 'instant provider (direct)', instance: 'provider', route: '/chat/completions', body: 'completion', load: CLOSED },
-  // The peer: Portkey's gateway proxying the same completion to the same instant provider (no
-  // keys, quota, idempotency or books: what a bare proxy costs on this machine).
-  { id: 'peer', name: 'peer gateway   (Portkey)', instance: 'peer', route: '/v1/chat/completions', body: 'completion', load: CLOSED },
   // Rejections: a well-formed but unknown key (401) and a schema failure (422).
   { id: 'r401', name: '401 unknown key', instance: 'app', ...paid, key: 'unknown', load: CLOSED, assert: 'no-db-write' },
   { id: 'r422', name: '422 schema', instance: 'app', ...paid, body: 'empty-input', key: 'product', load: CLOSED, assert: 'no-db-write' },

@@ -9,6 +9,11 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const DIST_DIR = '.next-bench';
 export const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 4);
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+/**
+ * The rows compared with each other (the paid paths, the bare floor, the peer) are measured in this
+ * many windows of DURATION_S / ROUNDS, alternating: in order, then in reverse (scenarios.ts, `alternate`).
+ */
+export const ROUNDS = 2;
 /** Connections of every closed-loop scenario (and the in-process handler's concurrency). */
 export const CONNECTIONS = 50;
 /**

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { addBatchCounts, batchSizesNote, type BatchCounts } from '../../scripts/bench/batch-sizes';
+import { rowOf, type Window } from '../../scripts/bench/load';
+
+function window(seconds: number, rps: number, p99: number, cpuMs: number, rssMb: number, promoted?: number): Window {
+  const total = rps * seconds;
+  return {
+    seconds,
+    run: { rps, p50: p99 / 2, p99, total, statuses: { '200': total }, errors: 0 },
+    spent: { rssMb, server: cpuMs, main: cpuMs / 2, database: cpuMs * 2 },
+    promoted,
+  };
+}
+
+describe('a bench row measured in alternating windows', () => {
+  it('adds up requests, CPU and promoted bytes, and weighs the percentiles by requests', () => {
+    const row = rowOf('paid', [window(5, 1000, 40, 2000, 250, 10_000), window(5, 600, 80, 1800, 270, 5_000)], 42);
+    expect(row.rps).toBe(800);
+    expect(row.statuses).toEqual({ '200': 8000 });
+    expect(row.cpuServer).toBeCloseTo(3800 / 8000);
+    expect(row.cpuServerMain).toBeCloseTo(1900 / 8000);
+    expect(row.cpuPg).toBeCloseTo(7600 / 8000);
+    expect(row.p99).toBeCloseTo((40 * 5000 + 80 * 3000) / 8000);
+    expect(row.p50).toBeCloseTo((20 * 5000 + 40 * 3000) / 8000);
+    expect(row.rssMb).toBe(270);
+    expect(row.promotedPerRequest).toBeCloseTo(15_000 / 8000);
+  });
+
+  it('is the window itself when there is one, with no server figures without its pid', () => {
+    const row = rowOf('peer', [window(10, 1500, 30, 900, 200)], undefined);
+    expect(row).toMatchObject({ rps: 1500, p50: 15, p99: 30, errors: 0 });
+    expect(row.cpuServer).toBeUndefined();
+    expect(row.rssMb).toBeUndefined();
+    expect(row.promotedPerRequest).toBeUndefined();
+  });
+
+  it('notes the batch sizes of all its windows together, not of the rows between them', () => {
+    const total: BatchCounts = new Map();
+    const at = (statements: number, calls: number): BatchCounts => new Map([['wgs_batch_reserve_paid', { statements, calls }]]);
+    addBatchCounts(total, at(10, 100), at(20, 300)); // first window: 10 statements, 200 calls
+    addBatchCounts(total, at(50, 900), at(80, 1000)); // second: 30 statements, 100 calls (another row wrote in between)
+    addBatchCounts(total, undefined, at(90, 2000)); // metrics off: nothing known
+    expect(batchSizesNote(new Map(), total)).toBe('calls per statement: reserve 7.5');
+  });
+});
