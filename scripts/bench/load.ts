@@ -199,6 +199,8 @@ export async function measureWindow(name: string, load: Load, pid: number | unde
   const run = await drive({ ...load, duration: seconds });
   const spent = stop();
   const promoted = await stopCounting?.();
+  const perRequest = (ms: number) => (run.total ? (ms / run.total).toFixed(2) : '-');
+  log(`${name}: ${run.rps.toFixed(0)} req/s, CPU ms per request ${perRequest(spent.server)} + ${perRequest(spent.database)}${label}`);
   return { seconds, run, spent, promoted };
 }
 
