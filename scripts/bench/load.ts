@@ -212,15 +212,15 @@ export async function measureWindow(name: string, load: Load, pid: number | unde
 export function rowOf(name: string, windows: Window[], pid: number | undefined): Measured {
   const total = windows.reduce((sum, w) => sum + w.run.total, 0);
   const add = (of: (w: Window) => number) => windows.reduce((sum, w) => sum + of(w), 0);
-  const weighted = (of: (w: Window) => number) => (total ? add((w) => of(w) * w.run.total) / total : Number.NaN);
+  const weighted = (of: (w: Window) => number) => (total ? add((w) => of(w) * w.run.total) / total : of(windows[0]!));
   const statuses: Record<string, number> = {};
   for (const w of windows) for (const [code, count] of Object.entries(w.run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
   const promoted = windows.some((w) => w.promoted !== undefined) ? add((w) => w.promoted ?? 0) : undefined;
   return {
     name,
     rps: add((w) => w.run.rps * w.seconds) / add((w) => w.seconds),
-    p50: windows.length === 1 ? windows[0]!.run.p50 : weighted((w) => w.run.p50),
-    p99: windows.length === 1 ? windows[0]!.run.p99 : weighted((w) => w.run.p99),
+    p50: weighted((w) => w.run.p50),
+    p99: weighted((w) => w.run.p99),
     rssMb: pid ? Math.max(...windows.map((w) => w.spent.rssMb)) : undefined,
     statuses,
     errors: add((w) => w.run.errors),

@@ -138,13 +138,16 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
 /** Whether a scenario's requests pay on the product (its rows note the batch sizes). */
 const paysOnApp = (scenario: Scenario) => scenario.instance === 'app' && scenario.idempotency === 'fresh';
 
+/** A row's note: the scenario's own, and the batch sizes its paid calls' statements wrote. */
+const noteOf = (scenario: Scenario, batches: string | undefined) => [scenario.note, batches].filter(Boolean).join('; ') || undefined;
+
 /** A row of the product that pays, noted with the sizes of the batches its statements wrote meanwhile. */
 async function measureWithBatches(run: Run, scenario: Scenario, work: () => Promise<Measured>): Promise<Measured> {
   const pays = paysOnApp(scenario);
   const before = pays ? await readBatchCounts(run.stack.appUrl) : undefined;
   const row = await work();
   const batches = pays ? batchSizesNote(before, await readBatchCounts(run.stack.appUrl)) : undefined;
-  return { ...row, note: [scenario.note, batches].filter(Boolean).join('; ') || undefined };
+  return { ...row, note: noteOf(scenario, batches) };
 }
 
 /**
@@ -171,7 +174,7 @@ async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
     }
   }
   for (const { scenario, pid, windows, batches } of entries) {
-    const note = [scenario.note, batches && batchSizesNote(new Map(), batches)].filter(Boolean).join('; ') || undefined;
+    const note = noteOf(scenario, batches && batchSizesNote(new Map(), batches));
     run.results.rows.set(scenario.id, { ...rowOf(scenario.name, windows, pid), note });
   }
 }
