@@ -2,15 +2,20 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { killAllSpawned, parseJsonOutput, runCli } from './support/processes';
 
 // `providers set-key NAME` (key on standard input) and `providers list --json`, run as an
-// operator runs them: a child process on the data dir's own embedded PostgreSQL.
+// operator runs them: child processes on the data dir's embedded PostgreSQL, running as while
+// `npm start` serves (a command starting and stopping it itself is cli.test.ts's).
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wgs-cli-providers-'));
 const KEY = 'sk-cli-provider-key-0123456789';
+
+beforeAll(async () => {
+  await startEmbeddedPostgres({ dataDir });
+}, 120_000);
 
 afterAll(async () => {
   killAllSpawned();

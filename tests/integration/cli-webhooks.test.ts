@@ -2,14 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
 import { REPO_ROOT, killAllSpawned, parseJsonOutput, runCli } from './support/processes';
 
 // `keys webhook set|rotate|clear`, run as an operator runs them (a child process on the data
-// dir's own embedded PostgreSQL): the secret is printed once and never stored in the audit log.
+// dir's embedded PostgreSQL, running as while `npm start` serves: a command starting and stopping it
+// itself is cli.test.ts's): the secret is printed once and never stored in the audit log.
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wgs-cli-webhooks-'));
+
+beforeAll(async () => {
+  await startEmbeddedPostgres({ dataDir });
+}, 120_000);
 
 afterAll(async () => {
   killAllSpawned();

@@ -159,13 +159,17 @@ describe('cli --help', () => {
   });
 });
 
-// Each command here is a process that starts and stops PostgreSQL (seconds of CPU): a test of a
-// dozen commands needs minutes of a machine that runs the other lanes of npm test beside it.
-describe('cli on its own embedded PostgreSQL', { timeout: 400_000 }, () => {
+// A command on a stopped data dir starts its PostgreSQL and stops it again (seconds of CPU each):
+// that is proven once, below. The commands here share the data dir's server, running as while
+// `npm start` serves, and what they do is the same either way.
+describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () => {
   let dataDir: string;
-  beforeAll(() => {
+  let server: EmbeddedDatabase;
+  beforeAll(async () => {
     dataDir = freshDataDir();
+    server = await startEmbeddedPostgres({ dataDir });
   });
+  afterAll(() => server?.stop());
 
   it('rejects a malformed packages file naming every wrong field, and writes nothing', async () => {
     const bad = join(dataDir, 'bad.json');
@@ -519,8 +523,15 @@ describe('cli on its own embedded PostgreSQL', { timeout: 400_000 }, () => {
     );
     expect(applied.stdout.trim().split('\n')).toEqual(['provider main: created', 'package guarded: created (version 1)']);
   });
+});
 
-  it('leaves no PostgreSQL running after the commands that started it', () => {
+describe('cli on a stopped data dir', () => {
+  it('starts its PostgreSQL (creating and migrating it the first time), and stops it when done', async () => {
+    const dataDir = freshDataDir();
+    ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    expect(postgresProcessesOf(dataDir)).toEqual([]);
+    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'text-only', '--json'], dataDir)));
+    expect(issued).toMatchObject({ package: 'text-only', package_version: 1 });
     expect(postgresProcessesOf(dataDir)).toEqual([]);
     expect(postmasterPid(dataDir)).toBeUndefined();
   });
