@@ -40,6 +40,13 @@ export const PRODUCT_FILES = [
  */
 export const MOCKING_UNIT_FILES = ['tests/unit/openapi-examples.test.ts'];
 
+/**
+ * The product files that start and stop it as a whole (the production command, a restart on the
+ * same data dir): a project of their own (`npm run test:product:start`) that npm test runs after
+ * the browser tests and the chaos run, so that the two halves of its `built` lane take about as long.
+ */
+export const PRODUCT_START_FILES = ['tests/integration/production-start.test.ts', 'tests/integration/restart.test.ts'];
+
 // Integration and product files run side by side (each file in a process of its own, on a
 // database of its own: tests/setup/test-database.ts), up to maxWorkers at once; the package.json
 // scripts set how many.
@@ -90,7 +97,11 @@ export default defineConfig({
       },
       {
         resolve: { alias },
-        test: { name: 'product', include: PRODUCT_FILES, ...againstDatabase },
+        test: { name: 'product', include: PRODUCT_FILES, exclude: PRODUCT_START_FILES, ...againstDatabase },
+      },
+      {
+        resolve: { alias },
+        test: { name: 'product-start', include: PRODUCT_START_FILES, ...againstDatabase },
       },
     ],
   },
