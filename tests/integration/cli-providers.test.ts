@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import { startEmbeddedPostgres, stopEmbeddedPostgres, type EmbeddedDatabase } from '@/server/db/embedded-postgres';
 import { killAllSpawned, parseJsonOutput, runCli } from './support/processes';
 
 // `providers set-key NAME` (key on standard input) and `providers list --json`, run as an
@@ -13,8 +13,9 @@ import { killAllSpawned, parseJsonOutput, runCli } from './support/processes';
 const dataDir = mkdtempSync(join(tmpdir(), 'wgs-cli-providers-'));
 const KEY = 'sk-cli-provider-key-0123456789';
 
+let database: EmbeddedDatabase;
 beforeAll(async () => {
-  await startEmbeddedPostgres({ dataDir });
+  database = await startEmbeddedPostgres({ dataDir });
 }, 120_000);
 
 afterAll(async () => {
@@ -71,7 +72,6 @@ describe('cli providers', () => {
     ]);
     expect(listed.stdout).not.toContain('sk-');
 
-    const database = await startEmbeddedPostgres({ dataDir });
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
@@ -89,7 +89,6 @@ describe('cli providers', () => {
       expect(JSON.stringify(audit.rows)).not.toContain('sk-');
     } finally {
       await client.end();
-      if (database.owned) await database.stop();
     }
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedded-postgres';
+import { startEmbeddedPostgres, stopEmbeddedPostgres, type EmbeddedDatabase } from '@/server/db/embedded-postgres';
 import { REPO_ROOT, killAllSpawned, parseJsonOutput, runCli } from './support/processes';
 
 // `keys webhook set|rotate|clear`, run as an operator runs them (a child process on the data
@@ -12,8 +12,9 @@ import { REPO_ROOT, killAllSpawned, parseJsonOutput, runCli } from './support/pr
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wgs-cli-webhooks-'));
 
+let database: EmbeddedDatabase;
 beforeAll(async () => {
-  await startEmbeddedPostgres({ dataDir });
+  database = await startEmbeddedPostgres({ dataDir });
 }, 120_000);
 
 afterAll(async () => {
@@ -47,7 +48,6 @@ describe('cli keys webhook', () => {
     const listed = await runCli(['keys', 'list', '--json'], dataDir);
     expect(listed.stdout).not.toContain('whsec_');
 
-    const database = await startEmbeddedPostgres({ dataDir });
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
@@ -62,7 +62,6 @@ describe('cli keys webhook', () => {
       expect(JSON.stringify(audit.rows)).not.toContain('whsec_');
     } finally {
       await client.end();
-      if (database.owned) await database.stop();
     }
 
     const cleared = parseJsonOutput(await runCli(['keys', 'webhook', 'clear', created.id, '--json'], dataDir));

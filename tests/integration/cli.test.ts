@@ -27,16 +27,14 @@ function freshDataDir(): string {
   return dir;
 }
 
-/** Runs `work` against the data dir's database: starts it when stopped, stops it again after. */
-async function inDatabase<T>(dataDir: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const database = await startEmbeddedPostgres({ dataDir });
-  const client = new pg.Client({ connectionString: database.url });
+/** Runs `work` on a connection of its own to the running server at `url`. */
+async function inDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
   } finally {
     await client.end();
-    if (database.owned) await database.stop();
   }
 }
 
@@ -261,7 +259,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);
 
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       expect(await counts(client)).toEqual({ providers: 0, packages: 0, package_versions: 0, audit_log: 0, api_keys: 0 });
     });
   });
@@ -269,7 +267,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
   it('applies a valid file, and a second apply changes nothing', async () => {
     const first = ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
     expect(first.stdout.trim().split('\n')).toEqual(['package starter: created (version 1)', 'package text-only: created (version 1)']);
-    const before = await inDatabase(dataDir, counts);
+    const before = await inDatabase(server.url, counts);
     expect(before).toMatchObject({ packages: 2, package_versions: 2 });
 
     const second = ok(await runCli(['packages', 'apply', EXAMPLE, '--json'], dataDir));
@@ -282,7 +280,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       // The shipped example caps every text and code operation's output: nothing to say.
       notices: [],
     });
-    expect(await inDatabase(dataDir, counts)).toEqual(before);
+    expect(await inDatabase(server.url, counts)).toEqual(before);
 
     // And a malformed edit of a package that exists leaves it as it was.
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
@@ -292,7 +290,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     const rejected = await runCli(['packages', 'apply', broken], dataDir);
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('packages.0.quota_units');
-    expect(await inDatabase(dataDir, counts)).toEqual(before);
+    expect(await inDatabase(server.url, counts)).toEqual(before);
   });
 
   let issued: Record<string, unknown>;
@@ -313,7 +311,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(key.startsWith(issued.prefix as string)).toBe(true);
     expect((issued.prefix as string).length).toBeLessThan(key.length - 16);
 
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       const { rows: columns } = await client.query<{ column_name: string }>(
         `SELECT column_name FROM information_schema.columns
           WHERE table_schema = 'public' AND table_name = 'api_keys' AND data_type IN ('text', 'character varying', 'character')`,
@@ -377,7 +375,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(unknownKey.code).toBe(1);
     expect(unknownKey.stderr).toMatch(/No API key/);
 
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       const { rows } = await client.query(`SELECT status, remaining_units FROM api_keys WHERE id = $1`, [issued.id]);
       expect(rows).toEqual([{ status: 'revoked', remaining_units: 1030 }]);
       const { rows: audit } = await client.query(`SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id`, [issued.id]);
@@ -404,7 +402,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(first.stderr).toContain('warning: --password shows the password in the process list');
     const created = parseJsonOutput(first);
     expect(created).toMatchObject({ id: expect.any(String), email: 'ops@example.com', role: 'owner' });
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       const { rows } = await client.query(`SELECT email, name, password_hash, role FROM operators`);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ email: 'ops@example.com', name: 'Ops', role: 'owner' });
@@ -423,7 +421,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     );
     expect(piped.stderr).not.toContain('warning');
     expect(parseJsonOutput(piped)).toMatchObject({ email: 'helper@example.com', role: 'admin' });
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       const { rows } = await client.query(`SELECT role FROM operators WHERE email = 'helper@example.com'`);
       expect(rows[0].role).toBe('admin');
     });
@@ -447,14 +445,14 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(
       parseJsonOutput(ok(await runCli(['operators', 'set-role', '--email', 'helper@example.com', '--role', 'owner', '--json'], dataDir))),
     ).toMatchObject({ email: 'helper@example.com', role: 'owner' });
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       const { rows } = await client.query(`SELECT action, before, after FROM audit_log WHERE action = 'operator.role'`);
       expect(rows).toEqual([{ action: 'operator.role', before: { role: 'admin' }, after: { email: 'helper@example.com', role: 'owner' } }]);
     });
 
     const disabled = parseJsonOutput(ok(await runCli(['operators', 'disable', '--email', 'OPS@example.com', '--json'], dataDir)));
     expect(disabled).toEqual({ id: (created as { id: string }).id, email: 'ops@example.com', disabled: true, sessions_ended: 0 });
-    await inDatabase(dataDir, async (client) => {
+    await inDatabase(server.url, async (client) => {
       expect((await client.query(`SELECT disabled_at FROM operators WHERE email = 'ops@example.com'`)).rows[0].disabled_at).not.toBeNull();
     });
     expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({
@@ -475,7 +473,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
   });
 
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {
-    await inDatabase(dataDir, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
+    await inDatabase(server.url, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
     const result = ok(await runCli(['keys', 'list', '--json'], dataDir));
     expect((parseJsonOutput(result) as { keys: { id: string }[] }).keys.map((key) => key.id)).toContain(issued.id);
     expect(result.stderr).toMatch(/warning: migration \d+_\w+ was edited after it was applied/);
@@ -501,7 +499,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       );
     // The test above left an edited migration behind: its warning lines are not the answer.
     const answer = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '));
-    const before = await inDatabase(dataDir, counts);
+    const before = await inDatabase(server.url, counts);
     write({ api_key_env: 'DATABASE_URL' }, { max_output_tokens: 100 });
     const secret = await runCli(['packages', 'apply', file], dataDir);
     expect(secret.code).toBe(1);
@@ -514,7 +512,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(answer(metadata.stderr)).toEqual([
       expect.stringMatching(/^error: providers\.main\.base_url: 169\.254\.169\.254 is a cloud metadata/),
     ]);
-    expect(await inDatabase(dataDir, counts)).toEqual(before);
+    expect(await inDatabase(server.url, counts)).toEqual(before);
 
     write({ api_key_env: 'WGS_PROVIDER_KEY_MAIN_API_KEY' }, {});
     const applied = ok(await runCli(['packages', 'apply', file], dataDir));
