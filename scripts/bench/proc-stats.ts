@@ -61,3 +61,42 @@ export function postgresPids(postmasterPid: number): number[] {
   }
   return pids;
 }
+
+/** Time on a CPU and time waiting on a run queue, in µs (/proc/<pid>/task/<tid>/schedstat). */
+export interface SchedTime {
+  runUs: number;
+  waitUs: number;
+}
+
+/** Scheduler times per thread of `pids` (every thread of each, or only its main thread), keyed by thread id. */
+export function schedByThread(pids: number[], mainThreadOnly = false): Map<string, SchedTime> {
+  const times = new Map<string, SchedTime>();
+  for (const pid of pids) {
+    let threads: string[];
+    try {
+      threads = mainThreadOnly ? [String(pid)] : readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of threads) {
+      try {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+        times.set(tid, { runUs: run! / 1000, waitUs: wait! / 1000 });
+      } catch {
+        // gone
+      }
+    }
+  }
+  return times;
+}
+
+/** Scheduler time spent between two samples, as cpuSpent counts CPU: new threads from 0, exited ones lost. */
+export function schedSpent(before: Map<string, SchedTime>, after: Map<string, SchedTime>): SchedTime {
+  const total = { runUs: 0, waitUs: 0 };
+  for (const [tid, time] of after) {
+    const was = before.get(tid) ?? { runUs: 0, waitUs: 0 };
+    total.runUs += Math.max(0, time.runUs - was.runUs);
+    total.waitUs += Math.max(0, time.waitUs - was.waitUs);
+  }
+  return total;
+}

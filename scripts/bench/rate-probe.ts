@@ -1,0 +1,86 @@
+// The paid paths at a fixed offered rate for many rounds on one stack (the bench's own, started
+// as `npm run bench` starts it): how the latency at R moves from round to round, and with what.
+// Per round: loadtest's p50 and p99; the share of the server's own request durations over 25 ms;
+// per call (over the round's warm-up and measurement), the time the server's main thread spent on
+// a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
+// process; the batch sizes; the checkpoints, full-page images and dead tuples PostgreSQL had.
+// Run: RATE=450 ROUNDS=12 PATHS=provider npx tsx scripts/bench/rate-probe.ts   (PATHS=local,provider for both)
+import { postgresPids, schedByThread, schedSpent } from './proc-stats';
+import { shutdown } from './processes';
+import { runScenarios } from './runner';
+import { lowerRateScenarios } from './scenarios';
+import { runId } from './settings';
+import { startStack, type Stack } from './stack';
+
+const RATE = Number(process.env.RATE ?? 450);
+const ROUNDS = Number(process.env.ROUNDS ?? 12);
+const PATHS = (process.env.PATHS ?? 'provider').split(',');
+
+/** Requests of the paid route answered 200 so far, and those within 25 ms (the server's histogram). */
+async function serverDurations(appUrl: string): Promise<{ all: number; within25ms: number }> {
+  const text = await (await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer bench-metrics-token-${runId}` } })).text();
+  const counts = { all: 0, within25ms: 0 };
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('wgs_http_request_duration_seconds_bucket{') || !line.includes('status="200"')) continue;
+    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.includes('le="+Inf"')) counts.all += count;
+    if (line.includes('le="0.025"')) counts.within25ms += count;
+  }
+  return counts;
+}
+
+/** PostgreSQL's checkpoints started, full-page images written, and dead tuples of the paid tables. */
+async function databaseState(stack: Stack) {
+  const { rows } = await stack.stats.query<{ checkpoints: number; fpi: number; dead: string }>(
+    `SELECT (SELECT (num_timed + num_requested)::int FROM pg_stat_checkpointer) AS checkpoints,
+            (SELECT wal_fpi::int FROM pg_stat_wal) AS fpi,
+            (SELECT string_agg(relname || ' ' || n_dead_tup, ', ' ORDER BY relname) FROM pg_stat_user_tables
+              WHERE relname IN ('api_keys', 'rate_windows', 'idempotency_records', 'unit_holds')) AS dead`,
+  );
+  return rows[0]!;
+}
+
+/** Every thread's scheduler times, by the groups printed. */
+function schedSample(stack: Stack) {
+  return {
+    serverMain: schedByThread([stack.app.pid!], true),
+    postgres: schedByThread(postgresPids(stack.postmasterPid)),
+    bench: schedByThread([process.pid]),
+  };
+}
+
+/** What a round is measured by, before and after it. */
+async function snapshot(stack: Stack) {
+  return { durations: await serverDurations(stack.appUrl), sched: schedSample(stack), database: await databaseState(stack) };
+}
+
+async function main() {
+  const stack = await startStack();
+  const scenarios = lowerRateScenarios([RATE]).filter((scenario) => PATHS.some((path) => scenario.id.startsWith(`${path}@`)));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const scenario of scenarios) {
+      const before = await snapshot(stack);
+      const row = [...(await runScenarios(stack, [{ ...scenario, before: undefined }])).rows.values()][0]!;
+      const after = await snapshot(stack);
+      const calls = after.durations.all - before.durations.all;
+      const over25 = calls - (after.durations.within25ms - before.durations.within25ms);
+      const perCall = (group: keyof ReturnType<typeof schedSample>) => {
+        const spent = schedSpent(before.sched[group], after.sched[group]);
+        return `${group} ${Math.round(spent.runUs / calls)}+${Math.round(spent.waitUs / calls)}`;
+      };
+      console.log(
+        `round ${round} ${row.name}: p50 ${row.p50} ms, p99 ${row.p99} ms; server over 25 ms ${((100 * over25) / calls).toFixed(1)}%;`,
+        `µs per call on a CPU + waiting: ${perCall('serverMain')}, ${perCall('postgres')}, ${perCall('bench')};`,
+        `${row.note ?? ''}; checkpoints ${after.database.checkpoints - before.database.checkpoints}, full pages ${after.database.fpi - before.database.fpi}; dead tuples ${after.database.dead}`,
+      );
+    }
+  }
+  await stack.stats.end();
+  await shutdown();
+}
+
+main().catch(async (error) => {
+  console.error(error);
+  await shutdown();
+  process.exit(1);
+});
