@@ -16,7 +16,7 @@ const RATE = Number(process.env.RATE ?? 450);
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const PATHS = (process.env.PATHS ?? 'provider').split(',');
 
-/** Requests of the paid route answered 200 so far, and those within 25 ms (the server's histogram). */
+/** `/v1` requests answered 200 so far, and those within 25 ms (the server's request-duration histogram). */
 async function serverDurations(appUrl: string): Promise<{ all: number; within25ms: number }> {
   const text = await (await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer bench-metrics-token-${runId}` } })).text();
   const counts = { all: 0, within25ms: 0 };
