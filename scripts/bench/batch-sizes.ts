@@ -1,4 +1,4 @@
-import { runId } from './settings';
+import { METRICS_TOKEN } from './settings';
 
 // The batch sizes the product's paid path wrote during a row (server/domain/billing/batched-writes.ts):
 // the `wgs_db_batch_size` histogram of its /metrics, read before and after the row.
@@ -8,12 +8,18 @@ export type BatchCounts = Map<string, { statements: number; calls: number }>;
 
 const SHORT_NAMES: Record<string, string> = { wgs_batch_reserve_paid: 'reserve', wgs_batch_capture_hold: 'capture' };
 
+/** The product's /metrics exposition now; undefined when its metrics are off. */
+export async function productMetrics(appUrl: string): Promise<string | undefined> {
+  const response = await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  return response.status === 200 ? response.text() : undefined;
+}
+
 /** The product's counts now; undefined when its metrics are off. */
 export async function readBatchCounts(appUrl: string): Promise<BatchCounts | undefined> {
-  const response = await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer bench-metrics-token-${runId}` } });
-  if (response.status !== 200) return undefined;
+  const metrics = await productMetrics(appUrl);
+  if (metrics === undefined) return undefined;
   const counts: BatchCounts = new Map();
-  for (const line of (await response.text()).split('\n')) {
+  for (const line of metrics.split('\n')) {
     const match = /^wgs_db_batch_size_(sum|count)\{statement="([^"]+)"\} (\S+)$/.exec(line);
     if (!match) continue;
     const entry = counts.get(match[2]!) ?? { statements: 0, calls: 0 };

@@ -5,11 +5,11 @@
 // a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
 // process; the batch sizes; the checkpoints, full-page images and dead tuples PostgreSQL had.
 // Run: RATE=450 ROUNDS=12 PATHS=provider npx tsx scripts/bench/rate-probe.ts   (PATHS=local,provider for both)
+import { productMetrics } from './batch-sizes';
 import { postgresPids, schedByThread, schedSpent } from './proc-stats';
 import { shutdown } from './processes';
 import { runScenarios } from './runner';
 import { lowerRateScenarios } from './scenarios';
-import { runId } from './settings';
 import { startStack, type Stack } from './stack';
 
 const RATE = Number(process.env.RATE ?? 450);
@@ -18,9 +18,8 @@ const PATHS = (process.env.PATHS ?? 'provider').split(',');
 
 /** `/v1` requests answered 200 so far, and those within 25 ms (the server's request-duration histogram). */
 async function serverDurations(appUrl: string): Promise<{ all: number; within25ms: number }> {
-  const text = await (await fetch(`${appUrl}/metrics`, { headers: { authorization: `Bearer bench-metrics-token-${runId}` } })).text();
   const counts = { all: 0, within25ms: 0 };
-  for (const line of text.split('\n')) {
+  for (const line of ((await productMetrics(appUrl)) ?? '').split('\n')) {
     if (!line.startsWith('wgs_http_request_duration_seconds_bucket{') || !line.includes('status="200"')) continue;
     const count = Number(line.slice(line.lastIndexOf(' ') + 1));
     if (line.includes('le="+Inf"')) counts.all += count;

@@ -43,4 +43,7 @@ export const WITHOUT = parseWithout(process.env.BENCH_WITHOUT);
 /** Tells this run's Idempotency-Keys from any other's. */
 export const runId = Date.now().toString(36);
 
+/** The product's METRICS_TOKEN in this run: what reading its /metrics takes. */
+export const METRICS_TOKEN = `bench-metrics-token-${runId}`;
+
 export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

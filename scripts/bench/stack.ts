@@ -9,7 +9,7 @@ import { startCommand } from '../lib/start-command';
 import { BENCH_QUOTA } from './books';
 import { memoryOf } from './proc-stats';
 import { removeOnShutdown, runCli, spawnNode } from './processes';
-import { DIST_DIR, log, NODE_ARGS, NODE_OPTIONS, OBSERVABILITY_OFF, ROOT, runId, WITHOUT } from './settings';
+import { DIST_DIR, log, METRICS_TOKEN, NODE_ARGS, NODE_OPTIONS, OBSERVABILITY_OFF, ROOT, WITHOUT } from './settings';
 import { withoutSettings } from './start-settings';
 
 // What the scenarios run against, all on 127.0.0.1 and a temporary data dir: the product as
@@ -80,9 +80,7 @@ async function startHelper(script: string, env: NodeJS.ProcessEnv) {
 
 /** The product as production runs it: a request log line per /v1 request, Prometheus metrics recorded. */
 function productEnv(): Record<string, string> {
-  const observability: Record<string, string> = OBSERVABILITY_OFF
-    ? { LOG_FORMAT: 'off' }
-    : { LOG_FORMAT: 'json', METRICS_TOKEN: `bench-metrics-token-${runId}` };
+  const observability: Record<string, string> = OBSERVABILITY_OFF ? { LOG_FORMAT: 'off' } : { LOG_FORMAT: 'json', METRICS_TOKEN };
   return { ...observability, ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
 }
 
