@@ -75,6 +75,10 @@ export const settings = {
     z.enum(['true', 'false'], 'must be true or false').default('true'),
     'Provisional writes of the paid hot path (claim, rate point, hold) commit without waiting for the WAL flush, set per connection with the startup option synchronous_commit=off. Set false behind a pooler that refuses startup options (PgBouncer without ignore_startup_parameters).',
   ),
+  PLAN_LOOKUPS_BY_INDEX: doc(
+    z.enum(['true', 'false'], 'must be true or false').default('true'),
+    "The app's connections plan with the startup option enable_seqscan=off, so the rows every paid call reads and writes by key (its API key's, its rate window's) are found through their index even when the table has few rows and many dead row versions; planned for a table of one page, a sequential scan reads every page of it, hundreds, on every call. Set false behind a pooler that refuses startup options; `ALTER ROLE <role> SET enable_seqscan = off` does the same there.",
+  ),
   REDIS_URL: doc(
     z.string().url('must be a URL such as redis://127.0.0.1:6379').optional(),
     'Keep the requests-per-minute counts in this Redis instead of PostgreSQL (every instance must use the same one); a Redis that does not answer within a second refuses paid requests with 503, charging nothing. GET /readyz checks it when set.',

@@ -68,11 +68,15 @@ function connect(): DbHandles {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   };
+  // Point lookups by index whatever the statistics say: the paid statements' plans are cached,
+  // and a plan made while api_keys or rate_windows held one page (few keys, just vacuumed) scans
+  // the whole table on every call once it has grown hundreds of pages of dead row versions.
+  const planOptions = config.PLAN_LOOKUPS_BY_INDEX === 'true' ? ['enable_seqscan=off'] : [];
   const url = config.DATABASE_URL;
   if (!url) {
     throw new Error('DATABASE_URL is not set: start the product with `npm start`, which provides a database.');
   }
-  const pool = new pg.Pool({ connectionString: url, max: 20, ...liveness });
+  const pool = new pg.Pool({ connectionString: url, max: 20, ...liveness, ...startupOptions(planOptions) });
   // A dropped connection (database restart) must not crash the process; the next query reconnects.
   // The pool listens on idle clients only: a client checked out (a transaction waiting on other
   // work) that loses its connection would throw an uncaught 'error'. Its query fails instead.
@@ -84,12 +88,17 @@ function connect(): DbHandles {
     connectionString: url,
     max: 10,
     ...liveness,
-    ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? { options: '-c synchronous_commit=off' } : {}),
+    ...startupOptions([...planOptions, ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? ['synchronous_commit=off'] : [])]),
   });
   provisionalPool.on('error', () => {});
   provisionalPool.on('connect', listenForErrors);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
+}
+
+/** PostgreSQL settings a connection asks for at startup (`-c name=value`), if any. */
+function startupOptions(settings: string[]): { options?: string } {
+  return settings.length > 0 ? { options: settings.map((setting) => `-c ${setting}`).join(' ') } : {};
 }
 
 function handles(): DbHandles {
