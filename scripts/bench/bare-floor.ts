@@ -14,6 +14,7 @@ import { rateClaimHoldStatement, type RateClaimHoldRow } from '../../server/doma
 import { captureHold } from '../../server/domain/billing/unit-holds';
 import { RESERVE_PAID, writeBatched } from '../../server/domain/billing/batched-writes';
 import { releaseIdempotencyKey } from '../../server/domain/billing/idempotency-store';
+import { ASYNC_COMMIT, PLAN_BY_INDEX, startupOptions } from '../../server/db/startup-options';
 
 interface KeyRow {
   id: string;
@@ -23,13 +24,19 @@ interface KeyRow {
   units: number;
 }
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20, idleTimeoutMillis: 30_000 });
+// The product's pools, with the settings they ask for at startup (its defaults).
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: 20,
+  idleTimeoutMillis: 30_000,
+  ...startupOptions([PLAN_BY_INDEX]),
+});
 pool.on('error', () => {});
 const provisionalPool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: 10,
   idleTimeoutMillis: 30_000,
-  options: '-c synchronous_commit=off',
+  ...startupOptions([PLAN_BY_INDEX, ASYNC_COMMIT]),
 });
 provisionalPool.on('error', () => {});
 const db = { pool, provisional: provisionalPool };

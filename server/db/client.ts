@@ -3,6 +3,7 @@ import pg from 'pg';
 import { getConfig } from '../config';
 import { listenForErrors } from './pg-errors';
 import { disconnectRedis } from './redis';
+import { ASYNC_COMMIT, PLAN_BY_INDEX, startupOptions } from './startup-options';
 import { PrismaClient } from './generated/client';
 
 // One pool per process shared by Prisma (dashboard, CLI) and the raw SQL of the paid hot
@@ -71,7 +72,7 @@ function connect(): DbHandles {
   // Point lookups by index whatever the statistics say: the paid statements' plans are cached,
   // and a plan made while api_keys or rate_windows held one page (few keys, just vacuumed) scans
   // the whole table on every call once it has grown hundreds of pages of dead row versions.
-  const planOptions = config.PLAN_LOOKUPS_BY_INDEX === 'true' ? ['enable_seqscan=off'] : [];
+  const planOptions = config.PLAN_LOOKUPS_BY_INDEX === 'true' ? [PLAN_BY_INDEX] : [];
   const url = config.DATABASE_URL;
   if (!url) {
     throw new Error('DATABASE_URL is not set: start the product with `npm start`, which provides a database.');
@@ -88,17 +89,12 @@ function connect(): DbHandles {
     connectionString: url,
     max: 10,
     ...liveness,
-    ...startupOptions([...planOptions, ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? ['synchronous_commit=off'] : [])]),
+    ...startupOptions([...planOptions, ...(config.ASYNC_PROVISIONAL_COMMITS === 'true' ? [ASYNC_COMMIT] : [])]),
   });
   provisionalPool.on('error', () => {});
   provisionalPool.on('connect', listenForErrors);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
-}
-
-/** PostgreSQL settings a connection asks for at startup (`-c name=value`), if any. */
-function startupOptions(settings: string[]): { options?: string } {
-  return settings.length > 0 ? { options: settings.map((setting) => `-c ${setting}`).join(' ') } : {};
 }
 
 function handles(): DbHandles {
