@@ -3,9 +3,10 @@
 // Per round: loadtest's p50 and p99; the share of the server's own request durations over 25 ms;
 // per call (over the round's warm-up and measurement), the time the server's main thread spent on
 // a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
-// process; the batch sizes; the checkpoints, full-page images and dead tuples PostgreSQL had.
+// process; the batch sizes; what PostgreSQL did meanwhile (database-activity.ts) and its dead tuples.
 // Run: RATE=450 ROUNDS=12 PATHS=provider npx tsx scripts/bench/rate-probe.ts   (PATHS=local,provider for both)
 import { productMetrics } from './batch-sizes';
+import { activityNote, databaseActivity } from './database-activity';
 import { postgresPids, schedByThread, schedSpent } from './proc-stats';
 import { shutdown } from './processes';
 import { runScenarios } from './runner';
@@ -28,15 +29,13 @@ async function serverDurations(appUrl: string): Promise<{ all: number; within25m
   return counts;
 }
 
-/** PostgreSQL's checkpoints started, full-page images written, and dead tuples of the paid tables. */
-async function databaseState(stack: Stack) {
-  const { rows } = await stack.stats.query<{ checkpoints: number; fpi: number; dead: string }>(
-    `SELECT (SELECT (num_timed + num_requested)::int FROM pg_stat_checkpointer) AS checkpoints,
-            (SELECT wal_fpi::int FROM pg_stat_wal) AS fpi,
-            (SELECT string_agg(relname || ' ' || n_dead_tup, ', ' ORDER BY relname) FROM pg_stat_user_tables
-              WHERE relname IN ('api_keys', 'rate_windows', 'idempotency_records', 'unit_holds')) AS dead`,
+/** Dead tuples of the paid tables. */
+async function deadTuples(stack: Stack): Promise<string> {
+  const { rows } = await stack.stats.query<{ dead: string }>(
+    `SELECT string_agg(relname || ' ' || n_dead_tup, ', ' ORDER BY relname) AS dead FROM pg_stat_user_tables
+      WHERE relname IN ('api_keys', 'rate_windows', 'idempotency_records', 'unit_holds')`,
   );
-  return rows[0]!;
+  return rows[0]!.dead;
 }
 
 /** Every thread's scheduler times, by the groups printed. */
@@ -50,7 +49,12 @@ function schedSample(stack: Stack) {
 
 /** What a round is measured by, before and after it. */
 async function snapshot(stack: Stack) {
-  return { durations: await serverDurations(stack.appUrl), sched: schedSample(stack), database: await databaseState(stack) };
+  return {
+    durations: await serverDurations(stack.appUrl),
+    sched: schedSample(stack),
+    database: await databaseActivity(stack.stats),
+    dead: await deadTuples(stack),
+  };
 }
 
 async function main() {
@@ -70,7 +74,7 @@ async function main() {
       console.log(
         `round ${round} ${row.name}: p50 ${row.p50} ms, p99 ${row.p99} ms; server over 25 ms ${((100 * over25) / calls).toFixed(1)}%;`,
         `µs per call on a CPU + waiting: ${perCall('serverMain')}, ${perCall('postgres')}, ${perCall('bench')};`,
-        `${row.note ?? ''}; checkpoints ${after.database.checkpoints - before.database.checkpoints}, full pages ${after.database.fpi - before.database.fpi}; dead tuples ${after.database.dead}`,
+        `${row.note ?? ''}; ${activityNote(before.database, after.database)}; dead tuples ${after.dead}`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { addBatchCounts, batchSizesNote, readBatchCounts, type BatchCounts } from './batch-sizes';
 import { drain, settle, writeSnapshot } from './books';
+import { activityNote, databaseActivity } from './database-activity';
 import { measureHandlerInProcess } from './in-process';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 import { stopChild } from './processes';
@@ -169,7 +170,9 @@ async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
     for (const entry of round % 2 === 0 ? entries : [...entries].reverse()) {
       const before = entry.batches ? await readBatchCounts(stack.appUrl) : undefined;
       const label = ` (window ${round + 1} of ${ROUNDS})`;
+      const activity = await databaseActivity(stack.stats);
       entry.windows.push(await measureWindow(entry.scenario.name, entry.load, entry.pid, stack.postmasterPid, label));
+      log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stack.stats))}`);
       if (entry.batches) addBatchCounts(entry.batches, before, await readBatchCounts(stack.appUrl));
     }
   }
