@@ -52,7 +52,7 @@ async function snapshot(stack: Stack) {
   return {
     durations: await serverDurations(stack.appUrl),
     sched: schedSample(stack),
-    database: await databaseActivity(stack.stats),
+    database: await databaseActivity(stack.stats, stack.postmasterPid),
     dead: await deadTuples(stack),
   };
 }

@@ -170,9 +170,9 @@ async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
     for (const entry of round % 2 === 0 ? entries : [...entries].reverse()) {
       const before = entry.batches ? await readBatchCounts(stack.appUrl) : undefined;
       const label = ` (window ${round + 1} of ${ROUNDS})`;
-      const activity = await databaseActivity(stack.stats);
+      const activity = await databaseActivity(stack.stats, stack.postmasterPid);
       entry.windows.push(await measureWindow(entry.scenario.name, entry.load, entry.pid, stack.postmasterPid, label));
-      log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stack.stats))}`);
+      log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stack.stats, stack.postmasterPid))}`);
       if (entry.batches) addBatchCounts(entry.batches, before, await readBatchCounts(stack.appUrl));
     }
   }
