@@ -1,6 +1,9 @@
 import type pg from 'pg';
+import sql from 'sql-template-tag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
+import { existingCte } from '@/server/domain/billing/claim-sql';
+import { settleHoldCtes } from '@/server/domain/billing/settlement-sql';
 
 // The paid statements find a key's row (and its rate window's) by its index even when statistics
 // call the table tiny (PLAN_LOOKUPS_BY_INDEX, db/client.ts). A cached plan made for one page goes
@@ -40,5 +43,43 @@ describe('point lookups by index', () => {
 
   it("PostgreSQL's own choice for that table is a sequential scan (what the setting prevents)", async () => {
     expect(await planOfPointUpdate(getPool(), 'on')).toMatch(/Seq Scan on point_lookup/);
+  });
+});
+
+/**
+ * The generic plan of a statement run against an empty copy of `table` (its columns and indexes, as
+ * migrated) that statistics call empty: what a fresh deployment's connections plan until autovacuum
+ * analyzes the table again, while every call adds rows to it.
+ */
+async function planOnEmptyCopy(table: string, statement: string): Promise<string> {
+  const client = await getPool().connect();
+  try {
+    await client.query('BEGIN');
+    // A temporary table of the same name is the one the statement's unqualified name reads.
+    await client.query(`CREATE TEMP TABLE ${table} (LIKE public.${table} INCLUDING ALL) ON COMMIT DROP`);
+    await client.query(`ANALYZE ${table}`);
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (GENERIC_PLAN) ${statement}`);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+describe('the idempotency record of a call', () => {
+  it("is found by its key's unique index, not among all of its API key's records, even when statistics call the table empty", async () => {
+    const scope = { apiKeyId: '00000000-0000-4000-8000-000000000001', method: 'POST', path: '/v1/text/generate', key: 'k' };
+    const lookup = sql`WITH ${existingCte(scope)} SELECT * FROM existing`;
+    const plan = await planOnEmptyCopy('idempotency_records', lookup.text);
+    // The unique index of (api_key_id, method, path, key): all four are its condition, none a filter.
+    expect(plan).toMatch(/Index Cond: \(\(api_key_id = \$1\) AND \(method = \$2\) AND \(path = \$3\) AND \(key = \$4\)\)/);
+  });
+});
+
+describe('the hold a call settles', () => {
+  it('is found by its id, not among every held hold, even when statistics call the table empty', async () => {
+    const settle = sql`WITH ${settleHoldCtes('captured', sql`${'00000000-0000-4000-8000-000000000001'}::uuid`)} SELECT * FROM hold`;
+    const plan = await planOnEmptyCopy('unit_holds', settle.text);
+    expect(plan).toMatch(/Index Scan using unit_holds_pkey on unit_holds\s+\(.*\)\s+Index Cond: \(id = \$1\)/);
   });
 });

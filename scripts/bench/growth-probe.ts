@@ -1,0 +1,56 @@
+// PostgreSQL's CPU per paid call as the tables grow: the /v1 text.generate pipeline in-process, 20
+// calls in flight, chunk after chunk of 5,000 calls, against statistics taken early (after 300
+// calls, or PROBE_ANALYZE_EMPTY=1: on empty tables, as a fresh deployment's first autovacuum takes
+// them). A statement planned on such statistics may read more and more rows per call until
+// autovacuum analyzes again; then the chunks' cost rises. Ends with the indexes' reads per scan.
+// Run: npx tsx scripts/bench/growth-probe.ts   (PROBE_CHUNKS=12 for more)
+import { startProbeDatabase } from './probe-database';
+import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
+
+const CHUNK = 5000;
+const CHUNKS = Number(process.env.PROBE_CHUNKS ?? 4);
+
+async function main() {
+  process.env.SIGNING_SECRET = 'x'.repeat(40);
+  const probe = await startProbeDatabase('gp');
+  const { getPool } = await import('../../server/db/client');
+  const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
+  let n = 0;
+  const call = async () => {
+    const request = new Request('http://127.0.0.1:1/v1/text/generate', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${probe.key}`, 'content-type': 'application/json', 'idempotency-key': `growth-probe-${++n}` },
+      body: JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' }),
+    });
+    const response = await textGenerateRoute.handle(request, { params: {}, connection: undefined, record: {} });
+    if (response.status !== 200) throw new Error(`${response.status} ${await response.text()}`);
+    await response.text();
+  };
+  const twentyAtOnce = () => Promise.all(Array.from({ length: 20 }, call));
+  if (!process.env.PROBE_ANALYZE_EMPTY) for (let i = 0; i < 15; i++) await twentyAtOnce();
+  await getPool().query('ANALYZE');
+  for (let chunk = 1; chunk <= CHUNKS; chunk++) {
+    const before = cpuByPid(postgresPids(probe.postmasterPid));
+    const started = performance.now();
+    for (let i = 0; i < CHUNK / 20; i++) await twentyAtOnce();
+    const postgresMs = cpuSpent(before, cpuByPid(postgresPids(probe.postmasterPid)));
+    const perCall = (ms: number) => ((ms * 1000) / CHUNK).toFixed(0).padStart(5);
+    console.log(
+      `calls ${String(chunk * CHUNK).padStart(6)}: postgres ${perCall(postgresMs)} us/call, wall ${perCall(performance.now() - started)} us/call`,
+    );
+  }
+  const { rows } = await getPool().query(
+    `SELECT indexrelname AS index, idx_scan AS scans, round(idx_tup_read::numeric / nullif(idx_scan, 0), 1) AS read_per_scan,
+            round(idx_tup_fetch::numeric / nullif(idx_scan, 0), 1) AS fetched_per_scan
+       FROM pg_stat_user_indexes WHERE idx_scan >= 1000 ORDER BY idx_tup_read DESC`,
+  );
+  console.table(rows);
+  await probe.close();
+}
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
