@@ -4,7 +4,7 @@ import type { SqlDb } from '../../db/client';
 import type { JobRow } from '../job-row';
 import { jobEventCte } from '../webhooks/job-events';
 import { recentJobCostSql } from './expected-job-cost';
-import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
+import { settleHoldCtes, STILL_HELD, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { prepared } from './sql-statement';
 
 // The settlement of a video job's unit hold, each a statement that also moves the job and writes
@@ -34,7 +34,7 @@ export async function handHoldToJob(client: pg.PoolClient, holdId: string, lease
       'wgs-job-detach-hold',
       sql`WITH hold AS (
              UPDATE unit_holds SET counts_in_flight = false, lease_until = now() + make_interval(secs => ${leaseSeconds}::int)
-              WHERE id = ${holdId}::uuid AND status = 'held' AND counts_in_flight
+              WHERE id = ${holdId}::uuid AND ${STILL_HELD} AND counts_in_flight
              RETURNING api_key_id
            ), key AS (
              UPDATE api_keys k SET in_flight = k.in_flight - 1 FROM hold h WHERE k.id = h.api_key_id RETURNING k.id

@@ -17,6 +17,13 @@ const KEY_UPDATE: Record<HoldSettlement, Sql> = {
 /** A settled hold's expected cost (a job's) no longer counts against its key's budget. */
 const EXPECTED_COST_UPDATE = sql`held_expected_cost = k.held_expected_cost - COALESCE(h.expected_cost, 0)`;
 
+/**
+ * The condition of a statement that finds a hold by its id and acts only while it is held. The status is
+ * compared as text, which no index serves, so the hold is found by its id alone: planned on statistics
+ * that saw no held hold, `status = 'held'` made the (status, lease_until) index read every held hold.
+ */
+export const STILL_HELD = raw(`status::text = 'held'`);
+
 /** Today in UTC: the day a key's provider-cost budget counts. */
 export const UTC_TODAY = `(now() AT TIME ZONE 'UTC')::date`;
 const TODAY = raw(UTC_TODAY);
@@ -29,11 +36,9 @@ const TODAY = raw(UTC_TODAY);
  */
 export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering: string | Sql | null = null): Sql {
   const doc = metering instanceof Sql ? metering : sql`${metering}::jsonb`;
-  // status compared as text, which no index serves: the hold is found by its id alone. Planned on
-  // statistics that saw no held hold, the (status, lease_until) index read every held one instead.
   return sql`hold AS (
              UPDATE unit_holds SET status = ${raw(`'${settlement}'`)}, settled_at = now()
-              WHERE id = ${holdId} AND status::text = 'held'
+              WHERE id = ${holdId} AND ${STILL_HELD}
              RETURNING id, api_key_id, units, counts_in_flight, expected_cost, surface
            ), metering AS (
              SELECT ${doc} AS doc
