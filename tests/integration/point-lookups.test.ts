@@ -3,6 +3,7 @@ import sql from 'sql-template-tag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPool, getProvisionalPool } from '@/server/db/client';
 import { existingCte } from '@/server/domain/billing/claim-sql';
+import { retriedCallLookup } from '@/server/domain/billing/implicit-keys';
 import { settleHoldCtes } from '@/server/domain/billing/settlement-sql';
 
 // The paid statements find a key's row (and its rate window's) by its index even when statistics
@@ -73,6 +74,13 @@ describe('the idempotency record of a call', () => {
     const plan = await planOnEmptyCopy('idempotency_records', lookup.text);
     // The unique index of (api_key_id, method, path, key): all four are its condition, none a filter.
     expect(plan).toMatch(/Index Cond: \(\(api_key_id = \$1\) AND \(method = \$2\) AND \(path = \$3\) AND \(key = \$4\)\)/);
+  });
+
+  it("an SDK's retry finds the call it repeats among its fingerprint's newest records, through that index", async () => {
+    const lookup = retriedCallLookup('00000000-0000-4000-8000-000000000001', 'f'.repeat(64), 60);
+    const plan = await planOnEmptyCopy('idempotency_records', lookup.text);
+    expect(plan).toMatch(/Index Scan Backward using idempotency_records_fingerprint_created_at_idx/);
+    expect(plan).toMatch(/Index Cond: \(\(fingerprint = \$2\) AND \(created_at >= /);
   });
 });
 

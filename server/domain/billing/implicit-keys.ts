@@ -1,4 +1,4 @@
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { prepared } from './sql-statement';
 
@@ -22,14 +22,16 @@ export function implicitKey(requestId: string): string {
  */
 export async function findRetriedCall(db: SqlDb, apiKeyId: string, fingerprint: string, leaseSeconds: number): Promise<string | undefined> {
   const { rows } = await db.pool.query<{ key: string }>(
-    prepared(
-      'wgs-idempotency-retried-call',
-      sql`SELECT key FROM idempotency_records
-           WHERE api_key_id = ${apiKeyId}::uuid AND fingerprint = ${fingerprint}::text
-             AND starts_with(key, ${IMPLICIT_PREFIX}::text)
-             AND created_at >= now() - make_interval(secs => ${leaseSeconds}::int) AND expires_at >= now()
-           ORDER BY created_at DESC LIMIT 1`,
-    ),
+    prepared('wgs-idempotency-retried-call', retriedCallLookup(apiKeyId, fingerprint, leaseSeconds)),
   );
   return rows[0]?.key;
+}
+
+/** The statement of findRetriedCall: the fingerprint's newest records first (its index), the key's first. */
+export function retriedCallLookup(apiKeyId: string, fingerprint: string, leaseSeconds: number): Sql {
+  return sql`SELECT key FROM idempotency_records
+              WHERE api_key_id = ${apiKeyId}::uuid AND fingerprint = ${fingerprint}::text
+                AND starts_with(key, ${IMPLICIT_PREFIX}::text)
+                AND created_at >= now() - make_interval(secs => ${leaseSeconds}::int) AND expires_at >= now()
+              ORDER BY created_at DESC LIMIT 1`;
 }
