@@ -4,6 +4,7 @@
 // them). A statement planned on such statistics may read more and more rows per call until
 // autovacuum analyzes again; then the chunks' cost rises. Ends with the indexes' reads per scan.
 // Run: npx tsx scripts/bench/growth-probe.ts   (PROBE_CHUNKS=12 for more)
+import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 
@@ -14,18 +15,8 @@ async function main() {
   process.env.SIGNING_SECRET = 'x'.repeat(40);
   const probe = await startProbeDatabase('gp');
   const { getPool } = await import('../../server/db/client');
-  const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
-  let n = 0;
-  const call = async () => {
-    const request = new Request('http://127.0.0.1:1/v1/text/generate', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${probe.key}`, 'content-type': 'application/json', 'idempotency-key': `growth-probe-${++n}` },
-      body: JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' }),
-    });
-    const response = await textGenerateRoute.handle(request, { params: {}, connection: undefined, record: {} });
-    if (response.status !== 200) throw new Error(`${response.status} ${await response.text()}`);
-    await response.text();
-  };
+  const paid = await textGenerateCalls('growth-probe');
+  const call = () => paid.call(probe.key);
   const twentyAtOnce = () => Promise.all(Array.from({ length: 20 }, call));
   if (!process.env.PROBE_ANALYZE_EMPTY) for (let i = 0; i < 15; i++) await twentyAtOnce();
   await getPool().query('ANALYZE');

@@ -4,6 +4,7 @@
 // building a Request. Open loop at the bench's R, calls arrive nearly one at a time; closed loop
 // with 50 connections, many at once: this shows what each costs per call.
 // Run: npx tsx scripts/bench/pipeline-probe.ts
+import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 
@@ -32,19 +33,9 @@ async function main() {
   process.env.SIGNING_SECRET = 'x'.repeat(40);
   const probe = await startProbeDatabase('pp');
   const { getPool } = await import('../../server/db/client');
-  const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
-  let n = 0;
-  const req = (body = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' })) =>
-    new Request('http://127.0.0.1:1/v1/text/generate', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${probe.key}`, 'content-type': 'application/json', 'idempotency-key': `pp-probe-${++n}` },
-      body,
-    });
-  const call = async (body?: string, status = 200) => {
-    const response = await textGenerateRoute.handle(req(body), { params: {}, connection: undefined, record: {} });
-    if (response.status !== status) throw new Error(`${response.status} ${await response.text()}`);
-    await response.text();
-  };
+  const paid = await textGenerateCalls('pp-probe');
+  const req = () => paid.request(probe.key);
+  const call = (body?: string, status = 200) => paid.call(probe.key, body, status);
   const pool = getPool();
   const postmaster = probe.postmasterPid;
   // Planned for empty tables, the paid statements cost PostgreSQL more and more as the tables grow.

@@ -4,6 +4,7 @@
 // Run: npx tsx scripts/bench/provider-probe.ts   (PROBE_ONLY=provider to profile that path alone,
 // PROBE_PARALLEL=1 for the sequential calls alone)
 import { spawn } from 'node:child_process';
+import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
 
 async function startInstantProvider(): Promise<{ url: string; stop: () => void }> {
@@ -40,9 +41,7 @@ async function main() {
   });
   await applyPackages(getPrisma(), CLI_ACTOR, file);
   const providerKey = (await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'provider-path' })).key;
-  const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
-  let n = 0;
-  const body = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
+  const paid = await textGenerateCalls('provider-probe');
   // PROBE_ALS=1: each call inside AsyncLocalStorage contexts, as Next.js runs a route handler
   // (with a store active, every promise pays Node's promise hooks).
   const { AsyncLocalStorage } = await import('node:async_hooks');
@@ -50,18 +49,7 @@ async function main() {
   const withStores = <T>(work: () => Promise<T>): Promise<T> =>
     stores.reduce<() => Promise<T>>((inner, store) => () => store.run({}, inner), work)();
   const call = (key: string) => withStores(() => callOnce(key));
-  const callOnce = async (key: string) => {
-    const response = await textGenerateRoute.handle(
-      new Request('http://127.0.0.1:1/v1/text/generate', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `provider-probe-${++n}` },
-        body,
-      }),
-      { params: {}, connection: undefined, record: {} },
-    );
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${response.status} ${text}`);
-  };
+  const callOnce = (key: string) => paid.call(key);
   const run = async (label: string, calls: number, parallel: number, key: string) => {
     const batch = () => Promise.all(Array.from({ length: parallel }, () => call(key)));
     for (let i = 0; i < 200 / parallel; i++) await batch();

@@ -6,30 +6,37 @@ import { existingCte } from '@/server/domain/billing/claim-sql';
 import { retriedCallLookup } from '@/server/domain/billing/implicit-keys';
 import { settleHoldCtes } from '@/server/domain/billing/settlement-sql';
 
-// The paid statements find a key's row (and its rate window's) by its index even when statistics
-// call the table tiny (PLAN_LOOKUPS_BY_INDEX, db/client.ts). A cached plan made for one page goes
-// on scanning every page once the table fills with dead row versions, which at a few keys and
-// hundreds of calls a second it does.
+// The paid statements find each row by that row's own index even when statistics call the table
+// tiny or empty. A connection keeps the plan it made on such statistics until the next analyze:
+// a scan of every page once the table fills with dead row versions (the key's and the rate
+// window's rows: PLAN_LOOKUPS_BY_INDEX, db/client.ts), or a read of every record of the key, or of
+// every held hold, through an index that also fits (the idempotency record, the captured hold).
 
 afterAll(() => disconnectDb());
 
-/** The generic plan of a one-row update by primary key on an analyzed table of one row, on a connection of `pool`. */
-async function planOfPointUpdate(pool: pg.Pool, setting?: 'on'): Promise<string> {
+/** The generic plan of `statement` on a connection of `pool`, after `setup`, in a transaction rolled back after. */
+async function planAfter(pool: pg.Pool, setup: string[], statement: string): Promise<string> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    if (setting) await client.query(`SET LOCAL enable_seqscan = ${setting}`);
-    await client.query('CREATE TEMP TABLE point_lookup (id uuid PRIMARY KEY, n int NOT NULL) ON COMMIT DROP');
-    await client.query(`INSERT INTO point_lookup VALUES ('00000000-0000-4000-8000-000000000001', 0)`);
-    await client.query('ANALYZE point_lookup');
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-      'EXPLAIN (GENERIC_PLAN) UPDATE point_lookup SET n = n + 1 WHERE id = $1::uuid',
-    );
+    for (const step of setup) await client.query(step);
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (GENERIC_PLAN) ${statement}`);
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   } finally {
     await client.query('ROLLBACK');
     client.release();
   }
+}
+
+/** The generic plan of a one-row update by primary key on an analyzed table of one row, on a connection of `pool`. */
+function planOfPointUpdate(pool: pg.Pool, setting?: 'on'): Promise<string> {
+  const setup = [
+    ...(setting ? [`SET LOCAL enable_seqscan = ${setting}`] : []),
+    'CREATE TEMP TABLE point_lookup (id uuid PRIMARY KEY, n int NOT NULL) ON COMMIT DROP',
+    `INSERT INTO point_lookup VALUES ('00000000-0000-4000-8000-000000000001', 0)`,
+    'ANALYZE point_lookup',
+  ];
+  return planAfter(pool, setup, 'UPDATE point_lookup SET n = n + 1 WHERE id = $1::uuid');
 }
 
 describe('point lookups by index', () => {
@@ -52,19 +59,10 @@ describe('point lookups by index', () => {
  * migrated) that statistics call empty: what a fresh deployment's connections plan until autovacuum
  * analyzes the table again, while every call adds rows to it.
  */
-async function planOnEmptyCopy(table: string, statement: string): Promise<string> {
-  const client = await getPool().connect();
-  try {
-    await client.query('BEGIN');
-    // A temporary table of the same name is the one the statement's unqualified name reads.
-    await client.query(`CREATE TEMP TABLE ${table} (LIKE public.${table} INCLUDING ALL) ON COMMIT DROP`);
-    await client.query(`ANALYZE ${table}`);
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (GENERIC_PLAN) ${statement}`);
-    return rows.map((row) => row['QUERY PLAN']).join('\n');
-  } finally {
-    await client.query('ROLLBACK');
-    client.release();
-  }
+function planOnEmptyCopy(table: string, statement: string): Promise<string> {
+  // A temporary table of the same name is the one the statement's unqualified name reads.
+  const setup = [`CREATE TEMP TABLE ${table} (LIKE public.${table} INCLUDING ALL) ON COMMIT DROP`, `ANALYZE ${table}`];
+  return planAfter(getPool(), setup, statement);
 }
 
 describe('the idempotency record of a call', () => {

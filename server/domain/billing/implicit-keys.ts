@@ -27,7 +27,7 @@ export async function findRetriedCall(db: SqlDb, apiKeyId: string, fingerprint: 
   return rows[0]?.key;
 }
 
-/** The statement of findRetriedCall: the fingerprint's newest records first (its index), the key's first. */
+/** findRetriedCall's statement: the newest of the key's records with this fingerprint, read through the (fingerprint, created_at) index. */
 export function retriedCallLookup(apiKeyId: string, fingerprint: string, leaseSeconds: number): Sql {
   return sql`SELECT key FROM idempotency_records
               WHERE api_key_id = ${apiKeyId}::uuid AND fingerprint = ${fingerprint}::text
