@@ -58,4 +58,31 @@ describe('sliding-window rate limit in PostgreSQL', () => {
     const { rows } = await poolA.query<{ key: string }>("SELECT key FROM rate_windows WHERE key LIKE 'idle:%' ORDER BY key");
     expect(rows.map((row) => row.key)).toEqual(['idle:recent']);
   });
+
+  it("a taken point writes its window's row once, a refused one writes none", async () => {
+    const key = `writes:${Date.now()}`;
+    const t0 = 1_800_000_500_000;
+    const client = await poolA.connect();
+    try {
+      const updates = async () =>
+        Number((await client.query<{ n: string }>("SELECT pg_stat_get_xact_tuples_updated('rate_windows'::regclass) AS n")).rows[0]!.n);
+      /** Row versions of rate_windows the take wrote (this backend's counts, in its transaction), and the row's xmin after it. */
+      const take = async (nowMs: number) => {
+        await client.query('BEGIN');
+        const before = await updates();
+        const { rows } = await client.query<{ allowed: boolean }>('SELECT allowed FROM wgs_rate_take($1, 2, 60, $2)', [key, nowMs]);
+        const updated = (await updates()) - before;
+        await client.query('COMMIT');
+        const version = await client.query<{ xmin: string }>('SELECT xmin::text FROM rate_windows WHERE key = $1', [key]);
+        return { allowed: rows[0]!.allowed, updated, xmin: version.rows[0]!.xmin };
+      };
+      await take(t0);
+      expect(await take(t0 + 100)).toMatchObject({ allowed: true, updated: 1 });
+      const full = await take(t0 + 200);
+      expect(full).toMatchObject({ allowed: false, updated: 0 });
+      expect(await take(t0 + 300)).toEqual(full);
+    } finally {
+      client.release();
+    }
+  });
 });
