@@ -3,7 +3,8 @@
 // Per round: loadtest's p50 and p99; the share of the server's own request durations over 25 ms;
 // per call (over the round's warm-up and measurement), the time the server's main thread spent on
 // a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
-// process; the batch sizes; what PostgreSQL did meanwhile (database-activity.ts) and its dead tuples.
+// process; the batch sizes; what PostgreSQL did meanwhile (database-activity.ts), its dead tuples
+// and the shared buffers each table and index was read through per call.
 // Run: RATE=450 ROUNDS=12 PATHS=provider npx tsx scripts/bench/rate-probe.ts   (PATHS=local,provider for both)
 import { productMetrics } from './batch-sizes';
 import { activityNote, databaseActivity } from './database-activity';
@@ -38,6 +39,23 @@ async function deadTuples(stack: Stack): Promise<string> {
   return rows[0]!.dead;
 }
 
+/** Buffers read (hit or not) so far, by table and index of the paid path. */
+async function buffersRead(stack: Stack): Promise<Map<string, number>> {
+  const { rows } = await stack.stats.query<{ name: string; blocks: string }>(
+    `SELECT relname AS name, heap_blks_hit + heap_blks_read AS blocks FROM pg_statio_user_tables
+      UNION ALL SELECT indexrelname, idx_blks_hit + idx_blks_read FROM pg_statio_user_indexes`,
+  );
+  return new Map(rows.map((row) => [row.name, Number(row.blocks)]));
+}
+
+/** The relations that read the most buffers per call between two samples, most first. */
+function buffersPerCall(before: Map<string, number>, after: Map<string, number>, calls: number): string {
+  const perCall = [...after].map(([name, blocks]) => [name, (blocks - (before.get(name) ?? 0)) / calls] as const);
+  const total = perCall.reduce((sum, [, blocks]) => sum + blocks, 0);
+  const top = perCall.filter(([, blocks]) => blocks >= 0.5).sort((a, b) => b[1] - a[1]);
+  return `${total.toFixed(1)} (${top.map(([name, blocks]) => `${name} ${blocks.toFixed(1)}`).join(', ')})`;
+}
+
 /** Every thread's scheduler times, by the groups printed. */
 function schedSample(stack: Stack) {
   return {
@@ -54,6 +72,7 @@ async function snapshot(stack: Stack) {
     sched: schedSample(stack),
     database: await databaseActivity(stack.stats, stack.postmasterPid),
     dead: await deadTuples(stack),
+    buffers: await buffersRead(stack),
   };
 }
 
@@ -74,7 +93,8 @@ async function main() {
       console.log(
         `round ${round} ${row.name}: p50 ${row.p50} ms, p99 ${row.p99} ms; server over 25 ms ${((100 * over25) / calls).toFixed(1)}%;`,
         `µs per call on a CPU + waiting: ${perCall('serverMain')}, ${perCall('postgres')}, ${perCall('bench')};`,
-        `${row.note ?? ''}; ${activityNote(before.database, after.database)}; dead tuples ${after.dead}`,
+        `${row.note ?? ''}; ${activityNote(before.database, after.database)}; dead tuples ${after.dead};`,
+        `buffers per call ${buffersPerCall(before.buffers, after.buffers, calls)}`,
       );
     }
   }
