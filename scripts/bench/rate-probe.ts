@@ -39,7 +39,7 @@ async function deadTuples(stack: Stack): Promise<string> {
   return rows[0]!.dead;
 }
 
-/** Buffers read (hit or not) so far, by table and index of the paid path. */
+/** Shared buffers read (hit or not) so far, by table and by index. */
 async function buffersRead(stack: Stack): Promise<Map<string, number>> {
   const { rows } = await stack.stats.query<{ name: string; blocks: string }>(
     `SELECT relname AS name, heap_blks_hit + heap_blks_read AS blocks FROM pg_statio_user_tables
