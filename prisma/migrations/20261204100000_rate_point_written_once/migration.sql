@@ -1,8 +1,8 @@
 -- A rate point writes its window's row once, and a refused one writes none. Before, every take
 -- wrote the row twice (INSERT ... ON CONFLICT DO UPDATE to lock and read it, then the UPDATE of its
 -- buckets), so each paid call left two versions of a row of up to window + 1 buckets, and a flood
--- of refused requests (429s, failed authentications past their limit) wrote as much as an admitted
--- one. Now the row is locked and read with SELECT ... FOR UPDATE (inserted only when the key has
+-- of refused requests (a key's 429s past its requests per minute, checkout starts, webhook resends
+-- and portal confirmations past theirs) wrote as much as admitted ones. Now the row is locked and read with SELECT ... FOR UPDATE (inserted only when the key has
 -- none), and its buckets are written only when the hit is taken: a refusal changes nothing (its
 -- stale buckets are left out again on the next read, as before). Same rules, same results.
 CREATE OR REPLACE FUNCTION wgs_rate_take(p_key VARCHAR, p_limit INTEGER, p_window INTEGER, p_now_ms BIGINT DEFAULT NULL)
