@@ -7,6 +7,7 @@
 import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
+import { runProbe } from './run-probe';
 
 const CHUNK = 5000;
 const CHUNKS = Number(process.env.PROBE_CHUNKS ?? 4);
@@ -38,10 +39,4 @@ async function main() {
   console.table(rows);
   await probe.close();
 }
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runProbe(main);

@@ -5,6 +5,7 @@
 // Run: npx tsx scripts/bench/hot-path-probe.ts
 import { randomUUID } from 'node:crypto';
 import { startProbeDatabase } from './probe-database';
+import { runProbe } from './run-probe';
 
 /** 1. How many key lookups N concurrent requests of one key cause once its cache entry has expired (counted at the pool). */
 async function probeStampede(key: string): Promise<void> {
@@ -106,10 +107,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runProbe(main);

@@ -5,6 +5,7 @@
 // production). Run: npx tsx scripts/bench/observe-probe.ts (target: at most 50 µs CPU per request)
 import { openSync } from 'node:fs';
 import pino from 'pino';
+import { runProbe } from './run-probe';
 
 const N = 100_000;
 
@@ -44,10 +45,4 @@ async function main() {
   devNull.flushSync();
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runProbe(main);

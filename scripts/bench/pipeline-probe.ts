@@ -7,6 +7,7 @@
 import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
+import { runProbe } from './run-probe';
 
 const CALLS = 3000;
 const IN_FLIGHT = (process.env.PROBE_IN_FLIGHT ?? '1,4,20').split(',').map(Number);
@@ -50,10 +51,4 @@ async function main() {
   await measure('new Request + read body only', postmaster, () => req().text());
   await probe.close();
 }
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(1);
-  },
-);
+runProbe(main);

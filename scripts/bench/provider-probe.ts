@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
+import { runProbe } from './run-probe';
 
 async function startInstantProvider(): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/instant-provider.ts'], {
@@ -72,10 +73,4 @@ async function main() {
   instant.stop();
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runProbe(main);

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
+import { runProbe } from './run-probe';
 
 const ROWS = Number(process.env.ROWS ?? 400_000);
 const SPREAD_S = Number(process.env.SPREAD_DAYS ?? 365) * 86_400;
@@ -81,10 +82,4 @@ async function main() {
   await probe.close();
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runProbe(main);

@@ -8,6 +8,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText } from 'ai';
+import { runProbe } from './run-probe';
 
 const reply = JSON.stringify({
   id: 'chatcmpl-probe',
@@ -65,10 +66,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runProbe(main);
