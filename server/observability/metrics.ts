@@ -15,6 +15,7 @@ export interface Metrics {
   webhookAttempts: Counter<'outcome'>;
   salesAlerts: Counter<'reason'>;
   batchSizes: Histogram<'statement'>;
+  writeSeconds: Histogram<'statement'>;
   holdsOpen: Gauge;
   heldUnits: Gauge;
   videoJobs: Gauge<'state'>;
@@ -32,6 +33,8 @@ export function currentMetrics(): Metrics | undefined {
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64];
+/** A paid call's write: ~1 ms alone on an idle database; tens of ms behind a slow statement of its kind. */
+const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 type PromClient = typeof import('prom-client');
 type RecordedMetrics = Pick<
@@ -107,6 +110,17 @@ function batchSizes(client: PromClient, registry: Registry): Histogram<'statemen
   });
 }
 
+/** How long each call of the paid path waited for its statement's answer (billing/batched-writes.ts). */
+function writeSeconds(client: PromClient, registry: Registry): Histogram<'statement'> {
+  return new client.Histogram({
+    name: 'wgs_db_write_seconds',
+    help: "Seconds from a paid call's write to its answer: the wait for the statement of its kind in flight, then its own (batched or alone), by batch function",
+    labelNames: ['statement'] as const,
+    buckets: WRITE_BUCKETS,
+    registers: [registry],
+  });
+}
+
 /** Gauges set when scraped: the database-wide holds and video jobs, and this instance's pools. */
 function scrapedGauges(client: PromClient, registry: Registry): ScrapedGauges {
   return {
@@ -142,6 +156,7 @@ export function enableMetrics(): Promise<Metrics> {
       registry,
       ...recordedMetrics(client, registry),
       batchSizes: batchSizes(client, registry),
+      writeSeconds: writeSeconds(client, registry),
       ...scrapedGauges(client, registry),
     };
     return current;
@@ -154,7 +169,7 @@ export interface RequestMeter {
   observe(method: string, status: number, code: string, seconds: number): void;
 }
 
-type Series = { observe(seconds: number): void };
+export type Series = { observe(seconds: number): void };
 
 export function requestMeter(route: string): RequestMeter {
   let registry: Metrics | undefined;
@@ -211,6 +226,25 @@ export function countSalesAlert(reason: string): void {
 /** One attempt to deliver a job webhook: `retry` and `failed` are the failures. */
 export function countWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void {
   current?.webhookAttempts.labels(outcome).inc();
+}
+
+/** Whether metrics are recorded: a caller skips what it would measure only for them. */
+export function metricsOn(): boolean {
+  return current !== undefined;
+}
+
+/** How long the calls of one statement of the paid path waited for its answer, its label set looked up once. */
+export function writeMeter(statement: string): Series {
+  let registry: Metrics | undefined;
+  let series: Series | undefined;
+  return {
+    observe(seconds) {
+      const metrics = current;
+      if (!metrics) return;
+      if (registry !== metrics) [registry, series] = [metrics, metrics.writeSeconds.labels(statement)];
+      series!.observe(seconds);
+    },
+  };
 }
 
 /** How many calls one statement of the paid path wrote together. */

@@ -1,5 +1,5 @@
 import pg, { type QueryConfig } from 'pg';
-import { observeBatchSize } from '../../observability/metrics';
+import { metricsOn, observeBatchSize, writeMeter, type Series } from '../../observability/metrics';
 import { batchCall, type BatchedStatement } from './batch-function';
 import { GroupCommit } from './group-commit';
 
@@ -25,6 +25,7 @@ export interface BatchedCall {
 type Row = Record<string, unknown>;
 
 const batchers = new WeakMap<pg.Pool, Map<string, GroupCommit<BatchedCall, Row>>>();
+const writeMeters = new Map<string, Series>();
 
 /** Writes `call` (a statement of `batched`) with the calls of other requests in flight; its row. */
 export function writeBatched<T>(pool: pg.Pool, batched: BatchedStatement, call: BatchedCall): Promise<T> {
@@ -32,7 +33,15 @@ export function writeBatched<T>(pool: pg.Pool, batched: BatchedStatement, call: 
   if (!byStatement) batchers.set(pool, (byStatement = new Map()));
   let batcher = byStatement.get(batched.statementName);
   if (!batcher) byStatement.set(batched.statementName, (batcher = groupCommit(pool, batched)));
-  return batcher.submit(call) as Promise<T>;
+  if (!metricsOn()) return batcher.submit(call) as Promise<T>;
+  let meter = writeMeters.get(batched.functionName);
+  if (!meter) writeMeters.set(batched.functionName, (meter = writeMeter(batched.functionName)));
+  // Timed from here: a call that waits behind a slow statement of its kind shows its wait.
+  const submitted = performance.now();
+  return batcher.submit(call).then((row) => {
+    meter.observe((performance.now() - submitted) / 1000);
+    return row as T;
+  });
 }
 
 function groupCommit(pool: pg.Pool, batched: BatchedStatement): GroupCommit<BatchedCall, Row> {

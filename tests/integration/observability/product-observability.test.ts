@@ -55,6 +55,11 @@ describe('observability of a running instance', () => {
     );
     expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...route, status: '200', code: '' })).toBe(1);
     expect(sampleValue(exposition, 'wgs_units_charged_total', { package: key.slug, operation: 'text.generate' })).toBe(1);
+    // The paid call's two writes, each timed once; the refused calls wrote nothing.
+    for (const statement of ['wgs_batch_reserve_paid', 'wgs_batch_capture_hold']) {
+      expect(sampleValue(exposition, 'wgs_db_write_seconds_count', { statement })).toBe(1);
+      expect(sampleValue(exposition, 'wgs_db_write_seconds_sum', { statement })).toBeGreaterThan(0);
+    }
     // Without METRICS_TOKEN the app's own port has no /metrics.
     expect((await fetch(`${product.base}/metrics`)).status).toBe(404);
 
