@@ -1,6 +1,7 @@
 // The paid paths at a fixed offered rate for many rounds on one stack (the bench's own, started
 // as `npm run bench` starts it): how the latency at R moves from round to round, and with what.
-// Per round: loadtest's p50 and p99; the share of the server's own request durations over 25 ms;
+// Per round: loadtest's p50 and p99; the share of the server's own request durations over 25 ms, and of
+// the paid calls' writes answered after 10 and 25 ms (wgs_db_write_seconds: a statement's wait included);
 // per call (over the round's warm-up and measurement), the time the server's main thread spent on
 // a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
 // process; the batch sizes; what PostgreSQL did meanwhile (database-activity.ts), its dead tuples
@@ -28,6 +29,34 @@ async function serverDurations(appUrl: string): Promise<{ all: number; within25m
     if (line.includes('le="0.025"')) counts.within25ms += count;
   }
   return counts;
+}
+
+/** Paid calls' writes timed so far by statement, and those answered within 10 and 25 ms (wgs_db_write_seconds). */
+async function writeWaits(appUrl: string): Promise<Map<string, { all: number; within10ms: number; within25ms: number }>> {
+  const counts = new Map<string, { all: number; within10ms: number; within25ms: number }>();
+  for (const line of ((await productMetrics(appUrl)) ?? '').split('\n')) {
+    if (!line.startsWith('wgs_db_write_seconds_bucket{')) continue;
+    const statement = /statement="([^"]+)"/.exec(line)![1]!;
+    const entry = counts.get(statement) ?? { all: 0, within10ms: 0, within25ms: 0 };
+    counts.set(statement, entry);
+    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.includes('le="+Inf"')) entry.all = count;
+    if (line.includes('le="0.01"')) entry.within10ms = count;
+    if (line.includes('le="0.025"')) entry.within25ms = count;
+  }
+  return counts;
+}
+
+/** The share of each statement's writes answered after 10 and after 25 ms between two samples. */
+function slowWrites(before: Awaited<ReturnType<typeof writeWaits>>, after: Awaited<ReturnType<typeof writeWaits>>): string {
+  return [...after]
+    .map(([statement, a]) => {
+      const b = before.get(statement) ?? { all: 0, within10ms: 0, within25ms: 0 };
+      const all = a.all - b.all;
+      const over = (within: number) => (all ? ((100 * (all - within)) / all).toFixed(1) : '-');
+      return `${statement.replace('wgs_batch_', '')} ${over(a.within10ms - b.within10ms)}% / ${over(a.within25ms - b.within25ms)}%`;
+    })
+    .join(', ');
 }
 
 /** Dead tuples of the paid tables. */
@@ -69,6 +98,7 @@ function schedSample(stack: Stack) {
 async function snapshot(stack: Stack) {
   return {
     durations: await serverDurations(stack.appUrl),
+    writes: await writeWaits(stack.appUrl),
     sched: schedSample(stack),
     database: await databaseActivity(stack.stats, stack.postmasterPid),
     dead: await deadTuples(stack),
@@ -92,6 +122,7 @@ async function main() {
       };
       console.log(
         `round ${round} ${row.name}: p50 ${row.p50} ms, p99 ${row.p99} ms; server over 25 ms ${((100 * over25) / calls).toFixed(1)}%;`,
+        `writes answered after 10 / 25 ms: ${slowWrites(before.writes, after.writes)};`,
         `µs per call on a CPU + waiting: ${perCall('serverMain')}, ${perCall('postgres')}, ${perCall('bench')};`,
         `${row.note ?? ''}; ${activityNote(before.database, after.database)}; dead tuples ${after.dead};`,
         `buffers per call ${buffersPerCall(before.buffers, after.buffers, calls)}`,
