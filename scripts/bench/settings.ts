@@ -14,8 +14,11 @@ export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
  * many windows of DURATION_S / ROUNDS, alternating: in order, then in reverse (scenarios.ts, `alternate`).
  */
 export const ROUNDS = 2;
-/** Connections of every closed-loop scenario (and the in-process handler's concurrency). */
-export const CONNECTIONS = 50;
+/**
+ * Connections of every closed-loop scenario (and the in-process handler's concurrency); BENCH_CONNECTIONS=10
+ * compares the paths where fewer calls are in flight at once (fewer to batch together).
+ */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /**
  * More lower offered rates (BENCH_LOWER_RATES=100,150,200; a tenth of R is always run): the local
  * and the provider path open loop at each (only those below the run's fixed rate), to tell the
