@@ -99,26 +99,22 @@ function recordedMetrics(client: PromClient, registry: Registry): RecordedMetric
   };
 }
 
-/** How many calls each statement of the paid path wrote (billing/batched-writes.ts). */
-function batchSizes(client: PromClient, registry: Registry): Histogram<'statement'> {
-  return new client.Histogram({
-    name: 'wgs_db_batch_size',
-    help: 'Calls written together by one statement of the paid path (billing/batched-writes.ts), by batch function',
-    labelNames: ['statement'] as const,
-    buckets: BATCH_BUCKETS,
-    registers: [registry],
-  });
-}
-
-/** How long each call of the paid path waited for its statement's answer (billing/batched-writes.ts). */
-function writeSeconds(client: PromClient, registry: Registry): Histogram<'statement'> {
-  return new client.Histogram({
-    name: 'wgs_db_write_seconds',
-    help: "Seconds from a paid call's write to its answer: the wait for the statement of its kind in flight, then its own (batched or alone), by batch function",
-    labelNames: ['statement'] as const,
-    buckets: WRITE_BUCKETS,
-    registers: [registry],
-  });
+/** The paid path's statements (billing/batched-writes.ts), by batch function: their batch sizes and each call's wait. */
+function statementHistograms(client: PromClient, registry: Registry): Pick<Metrics, 'batchSizes' | 'writeSeconds'> {
+  const histogram = (name: string, help: string, buckets: number[]) =>
+    new client.Histogram({ name, help, labelNames: ['statement'] as const, buckets, registers: [registry] });
+  return {
+    batchSizes: histogram(
+      'wgs_db_batch_size',
+      'Calls written together by one statement of the paid path (billing/batched-writes.ts), by batch function',
+      BATCH_BUCKETS,
+    ),
+    writeSeconds: histogram(
+      'wgs_db_write_seconds',
+      "Seconds from a paid call's write to its answer: the wait for the statement of its kind in flight, then its own (batched or alone), by batch function",
+      WRITE_BUCKETS,
+    ),
+  };
 }
 
 /** Gauges set when scraped: the database-wide holds and video jobs, and this instance's pools. */
@@ -155,8 +151,7 @@ export function enableMetrics(): Promise<Metrics> {
     current = {
       registry,
       ...recordedMetrics(client, registry),
-      batchSizes: batchSizes(client, registry),
-      writeSeconds: writeSeconds(client, registry),
+      ...statementHistograms(client, registry),
       ...scrapedGauges(client, registry),
     };
     return current;
