@@ -35,10 +35,11 @@ export const PRODUCT_FILES = [
  * `npm run test:unit` runs with --no-isolate: a worker runs unit file after unit file on the modules
  * it has loaded. Loading the server's modules again for each of sixty short files cost more CPU
  * than their tests (85 s against 34 on this machine). Vitest gives each project fresh workers, so
- * a file that replaces a module (vi.mock) is a project of its own ('unit:<file>'), and its mock
- * reaches no other file. tests/unit/test-projects.test.ts fails when such a file is not listed here.
+ * a file that replaces a module (vi.mock) or loads one afresh (vi.resetModules, e.g. to leave a stop's
+ * cut behind) is a project of its own ('unit:<file>'), and what it did reaches no other file.
+ * tests/unit/test-projects.test.ts fails when such a file is not listed here.
  */
-export const MOCKING_UNIT_FILES = ['tests/unit/openapi-examples.test.ts'];
+export const MOCKING_UNIT_FILES = ['tests/unit/openapi-examples.test.ts', 'tests/unit/in-flight.test.ts'];
 
 /**
  * The product files that start and stop it as a whole (the production command, a restart on the

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 // The engine calls a stop can cut short (server/lifecycle/in-flight.ts): a call forgotten when its
 // request ends is not cut, however often it is forgotten and whoever took its place since.
 
-/** The module fresh: a cut is for good, and unit files share their modules. */
+/** The module fresh: a cut is for good (this file runs in a process of its own, vitest.config.ts). */
 async function freshInFlight() {
   vi.resetModules();
   return import('@/server/lifecycle/in-flight');
