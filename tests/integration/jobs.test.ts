@@ -291,10 +291,11 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     it('an attempt that keeps failing unexpectedly is retried a bounded number of times, then failed with its units returned', async () => {
       const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });
       const upload = await storeUpload(key.id, 'verified');
+      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure). Deleted
+      // before the submit: after it, a worker that polled at once could read the input first, and the job succeed.
+      await getObjectStore().delete(`uploads/${upload}`);
       const submitted = await submit(key.key, { prompt: 'the square fades', input_upload_id: upload });
       expect(submitted.status, submitted.text).toBe(202);
-      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure).
-      await getObjectStore().delete(`uploads/${upload}`);
 
       const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
       expect(done.status).toBe('failed');
