@@ -19,32 +19,38 @@ const RATE = Number(process.env.RATE ?? 450);
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const PATHS = (process.env.PATHS ?? 'provider').split(',');
 
-/** `/v1` requests answered 200 so far, and those within 25 ms (the server's request-duration histogram). */
-async function serverDurations(appUrl: string): Promise<{ all: number; within25ms: number }> {
-  const counts = { all: 0, within25ms: 0 };
+/** Counts of a histogram of the product's metrics so far, by `keyOf` (lines it returns undefined for are skipped): all, and within each bound. */
+async function histogramCounts(
+  appUrl: string,
+  name: string,
+  keyOf: (line: string) => string | undefined,
+): Promise<Map<string, { all: number; within10ms: number; within25ms: number }>> {
+  const counts = new Map<string, { all: number; within10ms: number; within25ms: number }>();
   for (const line of ((await productMetrics(appUrl)) ?? '').split('\n')) {
-    if (!line.startsWith('wgs_http_request_duration_seconds_bucket{') || !line.includes('status="200"')) continue;
+    if (!line.startsWith(`${name}_bucket{`)) continue;
+    const key = keyOf(line);
+    if (key === undefined) continue;
+    const entry = counts.get(key) ?? { all: 0, within10ms: 0, within25ms: 0 };
+    counts.set(key, entry);
     const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.includes('le="+Inf"')) counts.all += count;
-    if (line.includes('le="0.025"')) counts.within25ms += count;
+    if (line.includes('le="+Inf"')) entry.all += count;
+    if (line.includes('le="0.01"')) entry.within10ms += count;
+    if (line.includes('le="0.025"')) entry.within25ms += count;
   }
   return counts;
 }
 
+/** `/v1` requests answered 200 so far, and those within 25 ms (the server's request-duration histogram). */
+async function serverDurations(appUrl: string): Promise<{ all: number; within25ms: number }> {
+  const counts = await histogramCounts(appUrl, 'wgs_http_request_duration_seconds', (line) =>
+    line.includes('status="200"') ? '200' : undefined,
+  );
+  return counts.get('200') ?? { all: 0, within25ms: 0 };
+}
+
 /** Paid calls' writes timed so far by statement, and those answered within 10 and 25 ms (wgs_db_write_seconds). */
-async function writeWaits(appUrl: string): Promise<Map<string, { all: number; within10ms: number; within25ms: number }>> {
-  const counts = new Map<string, { all: number; within10ms: number; within25ms: number }>();
-  for (const line of ((await productMetrics(appUrl)) ?? '').split('\n')) {
-    if (!line.startsWith('wgs_db_write_seconds_bucket{')) continue;
-    const statement = /statement="([^"]+)"/.exec(line)![1]!;
-    const entry = counts.get(statement) ?? { all: 0, within10ms: 0, within25ms: 0 };
-    counts.set(statement, entry);
-    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.includes('le="+Inf"')) entry.all = count;
-    if (line.includes('le="0.01"')) entry.within10ms = count;
-    if (line.includes('le="0.025"')) entry.within25ms = count;
-  }
-  return counts;
+function writeWaits(appUrl: string) {
+  return histogramCounts(appUrl, 'wgs_db_write_seconds', (line) => /statement="([^"]+)"/.exec(line)?.[1]);
 }
 
 /** The share of each statement's writes answered after 10 and after 25 ms between two samples. */

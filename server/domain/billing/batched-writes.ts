@@ -24,18 +24,20 @@ export interface BatchedCall {
 
 type Row = Record<string, unknown>;
 
-const batchers = new WeakMap<pg.Pool, Map<string, GroupCommit<BatchedCall, Row>>>();
-const writeMeters = new Map<string, Series>();
+/** Each pool's writer of each statement, and the histogram series its calls' waits go to. */
+const writers = new WeakMap<pg.Pool, Map<string, { batcher: GroupCommit<BatchedCall, Row>; meter: Series }>>();
 
 /** Writes `call` (a statement of `batched`) with the calls of other requests in flight; its row. */
 export function writeBatched<T>(pool: pg.Pool, batched: BatchedStatement, call: BatchedCall): Promise<T> {
-  let byStatement = batchers.get(pool);
-  if (!byStatement) batchers.set(pool, (byStatement = new Map()));
-  let batcher = byStatement.get(batched.statementName);
-  if (!batcher) byStatement.set(batched.statementName, (batcher = groupCommit(pool, batched)));
+  let byStatement = writers.get(pool);
+  if (!byStatement) writers.set(pool, (byStatement = new Map()));
+  let writer = byStatement.get(batched.statementName);
+  if (!writer) {
+    writer = { batcher: groupCommit(pool, batched), meter: writeMeter(batched.functionName) };
+    byStatement.set(batched.statementName, writer);
+  }
+  const { batcher, meter } = writer;
   if (!metricsOn()) return batcher.submit(call) as Promise<T>;
-  let meter = writeMeters.get(batched.functionName);
-  if (!meter) writeMeters.set(batched.functionName, (meter = writeMeter(batched.functionName)));
   // Timed from here: a call that waits behind a slow statement of its kind shows its wait.
   const submitted = performance.now();
   return batcher.submit(call).then((row) => {
