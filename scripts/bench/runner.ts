@@ -13,7 +13,8 @@ import { measure, measureWindow, rowOf, warmUp, type Load, type Measured, type W
 // Runs scenarios one after another against a stack, each to one row, keyed by the scenario's id.
 
 const UNKNOWN_KEY = `wgs_live_${'x'.repeat(40)}`;
-const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
+/** The paid rows' body. */
+export const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
 /** About 30 s of the local engine's speech: a WAV of ~1 MB, larger than glibc's mmap threshold. */
 const SPEECH = JSON.stringify({ text: 'Idempotent requests make retries safe. '.repeat(11).trim(), output_format: 'wav' });
 const COMPLETION = JSON.stringify({

@@ -1,0 +1,65 @@
+// A node setting's worth, measured in pairs: two instances of the product on one database, A as
+// `npm start` runs it and B with PAIR_NODE_OPTIONS added (NODE_OPTIONS, so only the flags it
+// allows), loaded in turn in 5 s windows (A B, B A, ...), closed loop with 50 connections. The
+// machine's speed drifts by 2-3 x between runs and within one, so two full bench runs rarely
+// settle a 10% question; a ratio taken pair by pair does. Prints each window's server CPU per
+// request and the A/B ratios. Each instance first answers one /healthz, as any served page makes
+// it do (AsyncLocalStorage in use from then on).
+// Run: PAIR_NODE_OPTIONS=--no-experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
+//      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
+import { measureWindow, warmUp, type Load } from './load';
+import { shutdown } from './processes';
+import { SUMMARY } from './runner';
+import { startProduct, startStack } from './stack';
+
+const PATH = process.env.PAIR_PATH ?? 'local';
+const ROUNDS = Number(process.env.PAIR_ROUNDS ?? 6);
+const WINDOW_S = 5;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+
+async function main(): Promise<void> {
+  const B_OPTIONS = process.env.PAIR_NODE_OPTIONS;
+  if (!B_OPTIONS) throw new Error('PAIR_NODE_OPTIONS: the node flags instance B runs with');
+  if (!['local', 'provider', 'healthz'].includes(PATH)) throw new Error(`PAIR_PATH: local, provider or healthz, not "${PATH}"`);
+  const stack = await startStack();
+  const b = await startProduct(stack.baseEnv, { DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: B_OPTIONS });
+  const instances = { A: { pid: stack.app.pid!, url: stack.appUrl }, B: { pid: b.child.pid!, url: b.url } };
+  const key = stack.keys[PATH === 'provider' ? 'provider' : 'product'];
+  const load = (url: string): Load =>
+    PATH === 'healthz'
+      ? { url: `${url}/healthz`, method: 'GET', connections: 50, duration: WINDOW_S }
+      : {
+          url: `${url}/v1/text/generate`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: SUMMARY,
+          freshKey: true,
+          connections: 50,
+          duration: WINDOW_S,
+        };
+  for (const { url } of Object.values(instances)) await (await fetch(`${url}/healthz`)).arrayBuffer();
+  for (const [name, { url }] of Object.entries(instances)) await warmUp(name, load(url));
+  const perRequest: Record<'A' | 'B', number[]> = { A: [], B: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 ? (['B', 'A'] as const) : (['A', 'B'] as const)) {
+      const { pid, url } = instances[name];
+      const window = await measureWindow(name, load(url), pid, stack.postmasterPid);
+      perRequest[name].push(window.spent.server / window.run.total);
+    }
+  }
+  const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
+  console.log(`${PATH}: A as npm start runs it, B with NODE_OPTIONS=${B_OPTIONS}; server CPU ms per request, window by window`);
+  for (const name of ['A', 'B'] as const) {
+    console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
+  }
+  console.log(`  A/B, pair by pair: ${ratios.map((r) => r.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)})`);
+  await stack.stats.end();
+  await shutdown();
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error);
+  await shutdown();
+  process.exit(1);
+});
