@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { batchCall, batchFunctionSql } from '@/server/domain/billing/batch-function';
+import { prepareValue } from 'pg/lib/utils.js';
+import { batchCall, batchFunctionSql, textArrayLiteral } from '@/server/domain/billing/batch-function';
 import { CAPTURE_HOLD, RESERVE_PAID } from '@/server/domain/billing/batched-writes';
 import { captureSample, reserveSample } from '../helpers/batched-statement-samples';
 
@@ -31,13 +32,20 @@ describe('batch functions', () => {
     expect(latestDefinition(batched.functionName)).toBe(batchFunctionSql(batched, statement.text));
   });
 
-  it("passes every call's values, in order, as text", () => {
+  it("passes every call's values, in order, as one text[] literal", () => {
     const statement = captureSample();
     const call = batchCall(CAPTURE_HOLD, [statement, statement]);
-    const [values, width] = call.values as [(string | null)[], number];
+    const [values, width] = call.values as [string, number];
     expect(width).toBe(statement.values!.length);
-    expect(values).toHaveLength(2 * width);
-    expect(values).toContain('{"local","a \\"quoted\\", {braced} \\\\ engine"}');
+    const once = statement.values!.map((value) => prepareValue(value) as string | null);
+    expect(values).toBe(prepareValue([...once, ...once]));
+    expect(values).toContain('"{\\"local\\",\\"a \\\\\\"quoted\\\\\\", {braced} \\\\\\\\ engine\\"}"');
     expect(() => batchCall(RESERVE_PAID, [statement])).toThrow();
+  });
+
+  it("writes a text[] literal exactly as pg's own array conversion does", () => {
+    const elements = ['', 'plain', 'a "quote"', 'back\\slash', '\\"', '{braces}, commas', 'NULL', 'null', ' spaced ', 'émoji 🚀', '\n'];
+    const cases: (string | null)[][] = [[], [null], elements, [...elements, null, ...elements]];
+    for (const values of cases) expect(textArrayLiteral(values)).toBe(prepareValue(values));
   });
 });
