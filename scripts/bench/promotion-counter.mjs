@@ -4,7 +4,7 @@
 // the sum, over the minor collections, of the old space's growth across each ({ promotedBytes,
 // minorGcs }). Idle (no signal), it does nothing. scripts/bench/promotion-sampler.mjs says who
 // allocates what is promoted; this says how much.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { GCProfiler } from 'node:v8';
 
@@ -25,6 +25,8 @@ if (file) {
     profiler = undefined;
     const minor = statistics.filter((gc) => MINOR.has(gc.gcType));
     const promotedBytes = minor.reduce((sum, gc) => sum + Math.max(0, oldSpace(gc.afterGC) - oldSpace(gc.beforeGC)), 0);
-    writeFileSync(file, JSON.stringify({ promotedBytes, minorGcs: minor.length }));
+    // Written aside, then renamed: the bench waits for the file to exist and must not read it half written.
+    writeFileSync(`${file}.partial`, JSON.stringify({ promotedBytes, minorGcs: minor.length }));
+    renameSync(`${file}.partial`, file);
   });
 }
