@@ -5,7 +5,7 @@
 // settle a 10% question; a ratio taken pair by pair does. Prints each window's server CPU per
 // request and the A/B ratios. Each instance first answers one /healthz, as any served page makes
 // it do (AsyncLocalStorage in use from then on).
-// Run: PAIR_NODE_OPTIONS=--no-experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
+// Run: PAIR_NODE_OPTIONS=--experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';
 import { shutdown } from './processes';
@@ -19,11 +19,11 @@ const WINDOW_S = 5;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
-  const B_OPTIONS = process.env.PAIR_NODE_OPTIONS;
-  if (!B_OPTIONS) throw new Error('PAIR_NODE_OPTIONS: the node flags instance B runs with');
+  const bOptions = process.env.PAIR_NODE_OPTIONS;
+  if (!bOptions) throw new Error('PAIR_NODE_OPTIONS: the node flags instance B runs with');
   if (!['local', 'provider', 'healthz'].includes(PATH)) throw new Error(`PAIR_PATH: local, provider or healthz, not "${PATH}"`);
   const stack = await startStack();
-  const b = await startProduct(stack.baseEnv, { DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: B_OPTIONS });
+  const b = await startProduct(stack.baseEnv, { DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: bOptions });
   const instances = { A: { pid: stack.app.pid!, url: stack.appUrl }, B: { pid: b.child.pid!, url: b.url } };
   const key = stack.keys[PATH === 'provider' ? 'provider' : 'product'];
   const load = (url: string): Load =>
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     }
   }
   const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
-  console.log(`${PATH}: A as npm start runs it, B with NODE_OPTIONS=${B_OPTIONS}; server CPU ms per request, window by window`);
+  console.log(`${PATH}: A as npm start runs it, B with NODE_OPTIONS=${bOptions}; server CPU ms per request, window by window`);
   for (const name of ['A', 'B'] as const) {
     console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
   }
