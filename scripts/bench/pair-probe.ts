@@ -3,8 +3,8 @@
 // allows), loaded in turn in 5 s windows (A B, B A, ...), closed loop with 50 connections. The
 // machine's speed drifts by 2-3 x between runs and within one, so two full bench runs rarely
 // settle a 10% question; a ratio taken pair by pair does. Prints each window's server CPU per
-// request and the A/B ratios. Each instance first answers one /healthz, as any served page makes
-// it do (AsyncLocalStorage in use from then on).
+// request and the A/B ratios. Both run with AsyncLocalStorage in use, as in production: the
+// start's own warm-up request is served by Next.
 // Run: PAIR_NODE_OPTIONS=--experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';
@@ -38,7 +38,6 @@ async function main(): Promise<void> {
           connections: 50,
           duration: WINDOW_S,
         };
-  for (const { url } of Object.values(instances)) await (await fetch(`${url}/healthz`)).arrayBuffer();
   for (const [name, { url }] of Object.entries(instances)) await warmUp(name, load(url));
   const perRequest: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let round = 0; round < ROUNDS; round++) {
