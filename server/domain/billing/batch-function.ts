@@ -38,8 +38,9 @@ END
 $wgs$;`;
 }
 
-/** An element of an array literal that must be escaped (pg's own conversion escapes every element). */
+/** What an element of an array literal must escape (pg's own conversion escapes every element). */
 const ESCAPED = /["\\]/;
+const EACH_ESCAPED = new RegExp(ESCAPED.source, 'g');
 
 /**
  * `values` as PostgreSQL's text[] literal, exactly as pg would write the array: each element
@@ -52,7 +53,7 @@ export function textArrayLiteral(values: readonly (string | null)[]): string {
   for (let i = 0; i < values.length; i++) {
     const value = values[i]!;
     if (i > 0) literal += ',';
-    literal += value === null ? 'NULL' : `"${ESCAPED.test(value) ? value.replace(/["\\]/g, '\\$&') : value}"`;
+    literal += value === null ? 'NULL' : `"${ESCAPED.test(value) ? value.replace(EACH_ESCAPED, '\\$&') : value}"`;
   }
   return `${literal}}`;
 }
