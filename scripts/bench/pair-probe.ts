@@ -1,16 +1,18 @@
-// A node setting's worth, measured in pairs: two instances of the product on one database, A as
-// `npm start` runs it and B with PAIR_NODE_OPTIONS added (NODE_OPTIONS, so only the flags it
-// allows), loaded in turn in 5 s windows (A B, B A, ...), closed loop with 50 connections. The
-// machine's speed drifts by 2-3 x between runs and within one, so two full bench runs rarely
-// settle a 10% question; a ratio taken pair by pair does. Prints each window's server CPU per
-// request and the A/B ratios. Both run with AsyncLocalStorage in use, as in production: the
-// start's own warm-up request is served by Next.
+// A setting's worth, measured in pairs: two instances of the product on one database, A as
+// `npm start` runs it (request log and metrics on, as in production and in the bench) and B the
+// same with PAIR_NODE_OPTIONS added (NODE_OPTIONS, so only the flags it allows) and PAIR_ENV's
+// variables set (NAME=value, space-separated; NAME= unsets one), loaded in turn in 5 s windows
+// (A B, B A, ...), closed loop with 50 connections. The machine's speed drifts by 2-3 x between
+// runs and within one, so two full bench runs rarely settle a 10% question; a ratio taken pair by
+// pair does. Prints each window's server CPU per request and the A/B ratios. Both run with
+// AsyncLocalStorage in use, as in production: the start's own warm-up request is served by Next.
 // Run: PAIR_NODE_OPTIONS=--experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
+//      PAIR_ENV="LOG_FORMAT=off METRICS_TOKEN=" npx tsx scripts/bench/pair-probe.ts   (what observing costs)
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';
 import { shutdown } from './processes';
 import { SUMMARY } from './runner';
-import { startProduct, startStack } from './stack';
+import { productEnv, startProduct, startStack } from './stack';
 
 const PATH = process.env.PAIR_PATH ?? 'local';
 const ROUNDS = Number(process.env.PAIR_ROUNDS ?? 6);
@@ -19,11 +21,25 @@ const WINDOW_S = 5;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
-  const bOptions = process.env.PAIR_NODE_OPTIONS;
-  if (!bOptions) throw new Error('PAIR_NODE_OPTIONS: the node flags instance B runs with');
+  const bOptions = process.env.PAIR_NODE_OPTIONS ?? '';
+  const bEnv = (process.env.PAIR_ENV ?? '').split(' ').filter(Boolean);
+  if (!bOptions && bEnv.length === 0) throw new Error('PAIR_NODE_OPTIONS or PAIR_ENV: what instance B runs with');
+  if (bEnv.some((pair) => !/^[A-Z_][A-Z0-9_]*=/.test(pair))) throw new Error(`PAIR_ENV: NAME=value pairs, not "${process.env.PAIR_ENV}"`);
   if (!['local', 'provider', 'healthz'].includes(PATH)) throw new Error(`PAIR_PATH: local, provider or healthz, not "${PATH}"`);
   const stack = await startStack();
-  const b = await startProduct(stack.baseEnv, { DATABASE_URL: stack.databaseUrl, NODE_OPTIONS: bOptions });
+  const env: Record<string, string> = { ...productEnv(), DATABASE_URL: stack.databaseUrl };
+  if (bOptions) env.NODE_OPTIONS = [env.NODE_OPTIONS, bOptions].filter(Boolean).join(' ');
+  const baseEnv = { ...stack.baseEnv };
+  for (const pair of bEnv) {
+    const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+    if (value) {
+      env[name] = value;
+    } else {
+      delete env[name];
+      delete baseEnv[name];
+    }
+  }
+  const b = await startProduct(baseEnv, env);
   const instances = { A: { pid: stack.app.pid!, url: stack.appUrl }, B: { pid: b.child.pid!, url: b.url } };
   const key = stack.keys[PATH === 'provider' ? 'provider' : 'product'];
   const load = (url: string): Load =>
@@ -48,7 +64,9 @@ async function main(): Promise<void> {
     }
   }
   const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
-  console.log(`${PATH}: A as npm start runs it, B with NODE_OPTIONS=${bOptions}; server CPU ms per request, window by window`);
+  console.log(
+    `${PATH}: A as npm start runs it, B with${bOptions ? ` NODE_OPTIONS=${bOptions}` : ''}${bEnv.length ? ` ${bEnv.join(' ')}` : ''}; server CPU ms per request, window by window`,
+  );
   for (const name of ['A', 'B'] as const) {
     console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
   }

@@ -79,7 +79,7 @@ async function startHelper(script: string, env: NodeJS.ProcessEnv) {
 }
 
 /** The product as production runs it: a request log line per /v1 request, Prometheus metrics recorded. */
-function productEnv(): Record<string, string> {
+export function productEnv(): Record<string, string> {
   const observability: Record<string, string> = OBSERVABILITY_OFF ? { LOG_FORMAT: 'off' } : { LOG_FORMAT: 'json', METRICS_TOKEN };
   return { ...observability, ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}) };
 }
