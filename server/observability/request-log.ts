@@ -29,8 +29,11 @@ export function createRequestLogger(format: 'json' | 'pretty' | 'off', destinati
   if (format === 'pretty') {
     return pino(options, pretty({ destination: destination ?? 1, sync: true }));
   }
-  // Asynchronous, buffered writes: a request never waits on stdout (flushed at shutdown).
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  // Lines gather up to 4 KB and go out in one write(2) from the main thread, as pino writes by
+  // default: handing each write to libuv's thread pool instead (sync: false) cost a paid call about
+  // 6% more server CPU, measured in pairs (scripts/bench/pair-probe.ts, docs/performance.md).
+  // What is still gathered is written within a second, and at shutdown.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 1000 }));
 }
 
 function logger(): Logger | null {

@@ -18,7 +18,7 @@ import {
 
 // The real product (`npm start`): the counts the routes record are those METRICS_PORT serves
 // (one registry per process, whichever bundle records), each /v1 request is one JSON line on
-// stdout, and a clean stop writes the refused counts still in memory.
+// stdout within a second of its request, and a clean stop writes the refused counts still in memory.
 
 let database: TestDatabase;
 let product: Product;
@@ -63,6 +63,19 @@ describe('observability of a running instance', () => {
     // Without METRICS_TOKEN the app's own port has no /metrics.
     expect((await fetch(`${product.base}/metrics`)).status).toBe(404);
 
+    // Each line reaches stdout within a second of its request (the log gathers lines into larger
+    // writes), before any stop.
+    const mine = () =>
+      product
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.key_prefix === key.key.slice(0, 13));
+    const logged = Date.now() + 5_000;
+    while (mine().length < 4 && Date.now() < logged) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(mine()).toHaveLength(4);
+
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
@@ -79,19 +92,14 @@ describe('observability of a running instance', () => {
       await client.end();
     }
 
-    const lines = product
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line));
-    const mine = lines.filter((line) => line.key_prefix === key.key.slice(0, 13));
-    expect(mine.map((line) => [line.status, line.code ?? null])).toEqual([
+    const lines = mine();
+    expect(lines.map((line) => [line.status, line.code ?? null])).toEqual([
       [422, 'validation_error'],
       [422, 'validation_error'],
       [422, 'validation_error'],
       [200, null],
     ]);
-    expect(mine[3]).toMatchObject({
+    expect(lines[3]).toMatchObject({
       msg: 'request',
       route: '/v1/text/generate',
       operation: 'text.generate',
