@@ -1,5 +1,5 @@
-// A setting's worth, measured in pairs: two instances of the product on one database, A as
-// `npm start` runs it (request log and metrics on, as in production and in the bench) and B the
+// A setting's worth, measured in pairs: two instances of the product on one database, A as the
+// bench runs it (`npm start`'s, request log and metrics on, as in production) and B the
 // same with PAIR_NODE_OPTIONS added (NODE_OPTIONS, so only the flags it allows) and PAIR_ENV's
 // variables set (NAME=value, space-separated; NAME= unsets one), loaded in turn in 5 s windows
 // (A B, B A, ...), closed loop with 50 connections. The machine's speed drifts by 2-3 x between
@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   if (bOptions) env.NODE_OPTIONS = [env.NODE_OPTIONS, bOptions].filter(Boolean).join(' ');
   const baseEnv = { ...stack.baseEnv };
   for (const pair of bEnv) {
-    const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+    const at = pair.indexOf('=');
+    const [name, value] = [pair.slice(0, at), pair.slice(at + 1)];
     if (value) {
       env[name] = value;
     } else {
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   }
   const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
   console.log(
-    `${PATH}: A as npm start runs it, B with${bOptions ? ` NODE_OPTIONS=${bOptions}` : ''}${bEnv.length ? ` ${bEnv.join(' ')}` : ''}; server CPU ms per request, window by window`,
+    `${PATH}: A as the bench runs it, B with${bOptions ? ` NODE_OPTIONS=${bOptions}` : ''}${bEnv.length ? ` ${bEnv.join(' ')}` : ''}; server CPU ms per request, window by window`,
   );
   for (const name of ['A', 'B'] as const) {
     console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
