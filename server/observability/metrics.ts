@@ -14,6 +14,7 @@ export interface Metrics {
   unpricedCalls: Counter<'provider' | 'model'>;
   webhookAttempts: Counter<'outcome'>;
   salesAlerts: Counter<'reason'>;
+  logLinesDropped: Counter;
   batchSizes: Histogram<'statement'>;
   writeSeconds: Histogram<'statement'>;
   holdsOpen: Gauge;
@@ -39,7 +40,15 @@ const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 type PromClient = typeof import('prom-client');
 type RecordedMetrics = Pick<
   Metrics,
-  'requests' | 'unitsCharged' | 'providerCalls' | 'fallbacks' | 'providerCost' | 'unpricedCalls' | 'webhookAttempts' | 'salesAlerts'
+  | 'requests'
+  | 'unitsCharged'
+  | 'providerCalls'
+  | 'fallbacks'
+  | 'providerCost'
+  | 'unpricedCalls'
+  | 'webhookAttempts'
+  | 'salesAlerts'
+  | 'logLinesDropped'
 >;
 type ScrapedGauges = Pick<Metrics, 'holdsOpen' | 'heldUnits' | 'videoJobs' | 'videoQueueAge' | 'dbPool'>;
 
@@ -94,6 +103,11 @@ function recordedMetrics(client: PromClient, registry: Registry): RecordedMetric
       name: 'wgs_sales_alerts_total',
       help: 'Payments the operator must look at, by reason (fulfilment_refused: Stripe reported another amount or currency than the purchase)',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    logLinesDropped: new client.Counter({
+      name: 'wgs_log_lines_dropped_total',
+      help: "Request log lines dropped because stdout's reader was more than 16 MB behind (request-log.ts)",
       registers: [registry],
     }),
   };

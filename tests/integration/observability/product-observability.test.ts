@@ -18,7 +18,8 @@ import {
 
 // The real product (`npm start`): the counts the routes record are those METRICS_PORT serves
 // (one registry per process, whichever bundle records), each /v1 request is one JSON line on
-// stdout within a second of its request, and a clean stop writes the refused counts still in memory.
+// stdout within a second of its request, a clean stop writes the refused counts still in memory, and
+// a stdout nobody reads (or nobody at all) holds no request up.
 
 let database: TestDatabase;
 let product: Product;
@@ -110,4 +111,44 @@ describe('observability of a running instance', () => {
     expect(product.output()).not.toContain(key.key);
     expect(product.output()).not.toContain('hello');
   });
+
+  it('keeps answering while nobody reads its stdout, writes the lines gathered meanwhile once someone does, and serves on without them once stdout is closed', async () => {
+    const quiet = await startProduct({ databaseUrl: database.url, env: { LOG_FORMAT: 'json' } });
+    try {
+      const key = await createTestKey();
+      const lines = () =>
+        quiet
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(`"key_prefix":"${key.key.slice(0, 13)}"`)).length;
+      // The reader stops: the pipe (64 KB) and the reader's buffer fill after a few hundred lines;
+      // from then on each write of the log finds the pipe full (EAGAIN).
+      quiet.child.stdout!.pause();
+      const calls = 3_000;
+      const statuses: number[] = [];
+      for (let sent = 0; sent < calls; sent += 50) {
+        const replies = await Promise.all(
+          Array.from({ length: 50 }, () => post(quiet.base, '/v1/text/generate', key.key, { input: '' }, newKey(), 10_000)),
+        );
+        statuses.push(...replies.map((reply) => reply.status));
+      }
+      expect(statuses.filter((status) => status === 422)).toHaveLength(calls);
+      expect(lines()).toBeLessThan(calls);
+
+      quiet.child.stdout!.resume();
+      const logged = Date.now() + 10_000;
+      while (lines() < calls && Date.now() < logged) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(lines()).toBe(calls);
+
+      // The reader goes away: the calls are answered all the same, and stderr says once that the log stopped.
+      quiet.child.stdout!.destroy();
+      for (let i = 0; i < 20; i++)
+        expect((await post(quiet.base, '/v1/text/generate', key.key, { input: '' }, newKey(), 10_000)).status).toBe(422);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect((await post(quiet.base, '/v1/text/generate', key.key, { input: '' }, newKey(), 10_000)).status).toBe(422);
+      expect(quiet.output().match(/request log stopped: /g)).toHaveLength(1);
+    } finally {
+      await quiet.stop();
+    }
+  }, 120_000);
 });
