@@ -6,6 +6,9 @@
 // through tsx, whose loader is then unregistered (tsImport keeps it, and source maps on, for every
 // module Next and the server load after it: 0.1-0.2 CPU-s per start here), where `node --import
 // tsx` put tsx's loader in front of all of them (about 1 CPU-s more per start).
+import { restartWithAsyncContextFrame } from './lib/async-context-frame.mjs';
+
+restartWithAsyncContextFrame();
 const { register } = await import('tsx/esm/api');
 const tsx = register({ namespace: 'wgs-build-check' });
 const { ensureBuilds } = await tsx.import('./lib/server-bundle.ts', import.meta.url);
