@@ -1,5 +1,5 @@
 // Node 22's AsyncLocalStorage, once any store is in use (Next's are, from the first page it
-// serves), runs a hook on every promise the process makes, for every store: 13-17% of a paid
+// serves), runs a hook on every promise the process makes, for every store: 12-20% of a paid
 // call's server CPU, measured in pairs (docs/performance.md). AsyncContextFrame carries the stores
 // without hooks. It is Node 24's default, and Node 22's behind --experimental-async-context-frame,
 // a flag Node 24 refuses; so on Node 22 the start replaces itself with the flag added (execve:
