@@ -41,7 +41,7 @@ function stdoutDestination(minLength: number): SonicBoom {
     fd: 1,
     sync: true,
     minLength,
-    periodicFlush: 1000,
+    periodicFlush: minLength > 0 ? 1000 : 0,
     maxLength: MAX_GATHERED_BYTES,
     // A pipe whose reader is behind answers EAGAIN. sonic-boom would sleep 100 ms on the main thread
     // and try again, holding every request up (for good when nobody reads); the lines stay gathered
@@ -65,7 +65,7 @@ export function createRequestLogger(format: 'json' | 'pretty' | 'off', destinati
   if (format === 'off') return null;
   const options = { base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
-    return pino(options, pretty({ destination: destination ?? stdoutDestination(0), sync: true }));
+    return pino(options, pretty({ destination: destination ?? stdoutDestination(0) }));
   }
   return pino(options, destination ?? stdoutDestination(4096));
 }
