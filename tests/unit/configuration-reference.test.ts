@@ -9,13 +9,14 @@ import { renderConfigurationReference } from '../../scripts/lib/configuration-re
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Variables the code reads that are no operator's setting: set by Next, npm, or the developer tools. */
+/** Variables the code reads that are no operator's setting: set by Node, Next, npm, or the developer tools. */
 const NOT_SETTINGS = new Set([
   'NEXT_RUNTIME',
   'NEXT_PHASE',
   'NEXT_TELEMETRY_DISABLED',
   'NEXT_PUBLIC_VERCEL_BLOB_API_URL', // an alias of VERCEL_BLOB_API_URL, documented with it
   'INIT_CWD',
+  'NODE_OPTIONS', // Node's own: the start reads it to see whether AsyncContextFrame was chosen (scripts/lib/async-context-frame.mjs)
   'PRISMA_SCHEMA_ENGINE_BINARY',
   'WGS_API_KEY', // the buyer's variable in the examples /buy, the success page and the portal show (components/sales/api-examples.tsx)
 ]);
