@@ -6,7 +6,7 @@
 // runs and within one, so two full bench runs rarely settle a 10% question; a ratio taken pair by
 // pair does. Prints each window's server CPU per request and the A/B ratios. Both run with
 // AsyncLocalStorage in use, as in production: the start's own warm-up request is served by Next.
-// Run: PAIR_NODE_OPTIONS=--experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts
+// Run: PAIR_NODE_OPTIONS=--no-experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts   (the start's AsyncContextFrame)
 //      PAIR_ENV="LOG_FORMAT=off METRICS_TOKEN=" npx tsx scripts/bench/pair-probe.ts   (what observing costs)
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../setup/test-database';
 import { createTestKey } from '../../helpers/api';
 import { parsePrometheusText, sampleValue } from '../../helpers/prometheus-text';
+import { waitFor } from '../support/processes';
 import {
   createDatabase,
   ensureBuild,
@@ -73,8 +74,7 @@ describe('observability of a running instance', () => {
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line))
         .filter((line) => line.key_prefix === key.key.slice(0, 13));
-    const logged = Date.now() + 5_000;
-    while (mine().length < 4 && Date.now() < logged) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor('the four lines', () => (mine().length >= 4 ? true : undefined), 5_000);
     expect(mine()).toHaveLength(4);
 
     const client = new pg.Client({ connectionString: database.url });
@@ -136,8 +136,7 @@ describe('observability of a running instance', () => {
       expect(lines()).toBeLessThan(calls);
 
       quiet.child.stdout!.resume();
-      const logged = Date.now() + 10_000;
-      while (lines() < calls && Date.now() < logged) await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor('the gathered lines', () => (lines() >= calls ? true : undefined), 10_000);
       expect(lines()).toBe(calls);
 
       // The reader goes away: the calls are answered all the same, and stderr says once that the log stopped.
