@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { disconnectDb, getPool, getSqlDb } from '@/server/db/client';
-import { CAPTURE_HOLD, RESERVE_PAID, writeBatched } from '@/server/domain/billing/batched-writes';
+import { RESERVE_PAID, writeBatched } from '@/server/domain/billing/batched-writes';
 import { claimValuesOf } from '@/server/domain/billing/claim-sql';
 import { rateClaimHoldStatement, type RateClaimHoldRow } from '@/server/domain/billing/reserve-statements';
 import { captureHold, holdUnits, holdValuesOf } from '@/server/domain/billing/unit-holds';
@@ -120,19 +120,5 @@ describe('batched reservations and captures', () => {
     expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value.remaining] : [])).sort()).toEqual([97, 98, 99]);
     await getPool().query("UPDATE unit_holds SET status = 'released' WHERE api_key_id = $1", [id]);
-  });
-
-  it('each batch function plans its statements once per connection, whatever plan_cache_mode the connection has', async () => {
-    // A connection left to choose (auto) may end up planning every call afresh: 4 ms of
-    // PostgreSQL's CPU per call against 0.55 (docs/performance.md).
-    const { rows } = await getPool().query<{ name: string; config: string[] | null }>(
-      `SELECT proname AS name, proconfig AS config FROM pg_proc
-        WHERE proname IN ($1, $2) ORDER BY proname`,
-      [CAPTURE_HOLD.functionName, RESERVE_PAID.functionName],
-    );
-    expect(rows).toEqual([
-      { name: CAPTURE_HOLD.functionName, config: ['plan_cache_mode=force_generic_plan'] },
-      { name: RESERVE_PAID.functionName, config: ['plan_cache_mode=force_generic_plan'] },
-    ]);
   });
 });

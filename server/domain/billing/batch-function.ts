@@ -17,18 +17,12 @@ export interface BatchedStatement {
 
 /**
  * The function's definition: the statement's `$n` become `wgs_call[n]`, the call's values as text
- * (every value in billing's statements is cast where it is used). Its statements always run on
- * their cached generic plan, the plan of a point read or write by key: under the default
- * plan_cache_mode (auto) each connection compares the generic plan's estimated cost, on the
- * statistics of now, with the custom plans it made so far (the first five on empty tables), and
- * where the generic one looks dearer it plans every call afresh: 4 ms of PostgreSQL's CPU per
- * call instead of 0.55 (docs/performance.md).
+ * (every value in billing's statements is cast where it is used).
  */
 export function batchFunctionSql(batched: BatchedStatement, statementText: string): string {
   const body = statementText.replace(/\$(\d+)/g, (_, position: string) => `wgs_call[${position}]`);
   return `CREATE OR REPLACE FUNCTION ${batched.functionName}(wgs_values TEXT[], wgs_width INTEGER)
 RETURNS SETOF JSONB
-SET plan_cache_mode = force_generic_plan
 LANGUAGE plpgsql AS $wgs$
 DECLARE
   wgs_call TEXT[];
