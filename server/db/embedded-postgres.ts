@@ -8,6 +8,7 @@ import sql from 'sql-template-tag';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
+import { withoutNodeMallocSettings } from './node-malloc-settings';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
 
@@ -239,10 +240,10 @@ async function startServer({ dataDir, pgDir, password }: ServerPlace, port: numb
   });
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     rmSync(pgDir, { recursive: true, force: true }); // a half-made dir from an interrupted init
-    await server.initialise();
+    await withoutNodeMallocSettings(() => server.initialise());
   }
   try {
-    await server.start();
+    await withoutNodeMallocSettings(() => server.start());
   } catch (error) {
     throw new Error(
       `Embedded PostgreSQL did not start in ${pgDir} (${error instanceof Error ? error.message : 'see its log'}). ` +

@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withoutNodeMallocSettings } from '@/server/db/node-malloc-settings';
+
+// The embedded PostgreSQL is spawned inside withoutNodeMallocSettings: a child started there must
+// not inherit the start script's malloc settings for Node, and this process keeps them after.
+
+const run = promisify(execFile);
+const childSees = async () =>
+  (await run(process.execPath, ['-e', 'console.log([process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_].join())'])).stdout.trim();
+
+describe('withoutNodeMallocSettings', () => {
+  const before = { arena: process.env.MALLOC_ARENA_MAX, threshold: process.env.MALLOC_MMAP_THRESHOLD_ };
+  afterEach(() => {
+    for (const [name, value] of [['MALLOC_ARENA_MAX', before.arena], ['MALLOC_MMAP_THRESHOLD_', before.threshold]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('spawns the child without them and puts them back', async () => {
+    process.env.MALLOC_ARENA_MAX = '2';
+    process.env.MALLOC_MMAP_THRESHOLD_ = '131072';
+    expect(await childSees()).toBe('2,131072');
+    expect(await withoutNodeMallocSettings(childSees)).toBe(',');
+    expect([process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_]).toEqual(['2', '131072']);
+  });
+
+  it('puts them back when the start fails, and leaves unset ones unset', async () => {
+    process.env.MALLOC_ARENA_MAX = '2';
+    delete process.env.MALLOC_MMAP_THRESHOLD_;
+    await expect(withoutNodeMallocSettings(() => Promise.reject(new Error('no start')))).rejects.toThrow('no start');
+    expect(process.env.MALLOC_ARENA_MAX).toBe('2');
+    expect('MALLOC_MMAP_THRESHOLD_' in process.env).toBe(false);
+  });
+});
