@@ -8,12 +8,17 @@ import { withoutNodeMallocSettings } from '@/server/db/node-malloc-settings';
 
 const run = promisify(execFile);
 const childSees = async () =>
-  (await run(process.execPath, ['-e', 'console.log([process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_].join())'])).stdout.trim();
+  (
+    await run(process.execPath, ['-e', 'console.log([process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_].join())'])
+  ).stdout.trim();
 
 describe('withoutNodeMallocSettings', () => {
   const before = { arena: process.env.MALLOC_ARENA_MAX, threshold: process.env.MALLOC_MMAP_THRESHOLD_ };
   afterEach(() => {
-    for (const [name, value] of [['MALLOC_ARENA_MAX', before.arena], ['MALLOC_MMAP_THRESHOLD_', before.threshold]] as const) {
+    for (const [name, value] of [
+      ['MALLOC_ARENA_MAX', before.arena],
+      ['MALLOC_MMAP_THRESHOLD_', before.threshold],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
