@@ -8,7 +8,7 @@ import sql from 'sql-template-tag';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
-import { withoutNodeMallocSettings } from './node-malloc-settings';
+import { withoutNodeMallocSettings } from '../config/node-malloc-settings';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
 

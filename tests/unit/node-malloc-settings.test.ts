@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withoutNodeMallocSettings } from '@/server/db/node-malloc-settings';
+import { withoutNodeMallocSettings } from '@/server/config/node-malloc-settings';
 
 // The embedded PostgreSQL is spawned inside withoutNodeMallocSettings: a child started there must
 // not inherit the start script's malloc settings for Node, and this process keeps them after.
