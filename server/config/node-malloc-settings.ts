@@ -2,8 +2,8 @@
 // MALLOC_MMAP_THRESHOLD_), and a child process inherits the environment. PostgreSQL's backends must
 // not: a fixed mmap threshold also fixes glibc's trim threshold at its default, so a long-lived
 // backend can come to give its heap back and take it again around every statement. In the bench's
-// late windows such a backend took 20–26 page faults per paid call (against 0–3) and PostgreSQL's
-// CPU per call doubled.
+// late windows PostgreSQL then took 20–26 page faults per paid call (against 0–3), and its CPU per
+// call doubled.
 
 const NODE_MALLOC_SETTINGS = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'] as const;
 
