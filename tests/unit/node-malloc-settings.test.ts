@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withoutNodeMallocSettings } from '@/server/config/node-malloc-settings';
 
 // The embedded PostgreSQL is spawned inside withoutNodeMallocSettings: a child started there must
@@ -13,28 +13,19 @@ const childSees = async () =>
   ).stdout.trim();
 
 describe('withoutNodeMallocSettings', () => {
-  const before = { arena: process.env.MALLOC_ARENA_MAX, threshold: process.env.MALLOC_MMAP_THRESHOLD_ };
-  afterEach(() => {
-    for (const [name, value] of [
-      ['MALLOC_ARENA_MAX', before.arena],
-      ['MALLOC_MMAP_THRESHOLD_', before.threshold],
-    ] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
+  afterEach(() => vi.unstubAllEnvs());
 
   it('spawns the child without them and puts them back', async () => {
-    process.env.MALLOC_ARENA_MAX = '2';
-    process.env.MALLOC_MMAP_THRESHOLD_ = '131072';
+    vi.stubEnv('MALLOC_ARENA_MAX', '2');
+    vi.stubEnv('MALLOC_MMAP_THRESHOLD_', '131072');
     expect(await childSees()).toBe('2,131072');
     expect(await withoutNodeMallocSettings(childSees)).toBe(',');
     expect([process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_]).toEqual(['2', '131072']);
   });
 
   it('puts them back when the start fails, and leaves unset ones unset', async () => {
-    process.env.MALLOC_ARENA_MAX = '2';
-    delete process.env.MALLOC_MMAP_THRESHOLD_;
+    vi.stubEnv('MALLOC_ARENA_MAX', '2');
+    vi.stubEnv('MALLOC_MMAP_THRESHOLD_', undefined);
     await expect(withoutNodeMallocSettings(() => Promise.reject(new Error('no start')))).rejects.toThrow('no start');
     expect(process.env.MALLOC_ARENA_MAX).toBe('2');
     expect('MALLOC_MMAP_THRESHOLD_' in process.env).toBe(false);
