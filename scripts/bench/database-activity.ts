@@ -2,13 +2,16 @@ import type pg from 'pg';
 import { cpuByPid, postgresPids } from './proc-stats';
 
 // What PostgreSQL did besides answering while a window was measured: the autovacuums and
-// autoanalyzes that finished (by table) or were still running at its end, the checkpoints begun
-// and the full-page images written, and PostgreSQL's CPU by kind of process (client backends,
+// autoanalyzes that finished (by table) or were still running at its end, the checkpoints begun,
+// the full-page images written, the WAL segments it created (zero-filled with the WAL write lock
+// held: every commit waits meanwhile), and PostgreSQL's CPU by kind of process (client backends,
 // WAL writer, ...). Each costs CPU that the bench counts as PostgreSQL's, per request.
 
 export interface DatabaseActivity {
   checkpoints: number;
   fullPages: number;
+  /** WAL segments created (not recycled) so far: pg_stat_io's WAL writes in the init context, one per segment. */
+  walSegmentsCreated: number;
   /** table -> autovacuums + autoanalyzes finished so far */
   maintained: Map<string, number>;
   /** tables autovacuum was working on when read */
@@ -23,12 +26,14 @@ export async function databaseActivity(stats: pg.Client, postmasterPid: number):
   const { rows } = await stats.query<{
     checkpoints: number;
     full_pages: string;
+    wal_init: string;
     maintained: Record<string, number>;
     vacuuming: string[];
     kinds: Record<string, string>;
   }>(
     `SELECT (SELECT (num_timed + num_requested)::int FROM pg_stat_checkpointer) AS checkpoints,
             (SELECT wal_fpi FROM pg_stat_wal) AS full_pages,
+            (SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE object = 'wal' AND context = 'init') AS wal_init,
             (SELECT jsonb_object_agg(relname, autovacuum_count + autoanalyze_count) FROM pg_stat_user_tables) AS maintained,
             ARRAY(SELECT relid::regclass::text FROM pg_stat_progress_vacuum ORDER BY 1) AS vacuuming,
             (SELECT jsonb_object_agg(pid, backend_type) FROM pg_stat_activity) AS kinds`,
@@ -37,6 +42,7 @@ export async function databaseActivity(stats: pg.Client, postmasterPid: number):
   return {
     checkpoints: row.checkpoints,
     fullPages: Number(row.full_pages),
+    walSegmentsCreated: Number(row.wal_init),
     maintained: new Map(Object.entries(row.maintained ?? {})),
     vacuuming: row.vacuuming,
     cpu,
@@ -52,6 +58,9 @@ export function activityNote(before: DatabaseActivity, after: DatabaseActivity):
     after.vacuuming.length > 0 ? `autovacuum running on ${after.vacuuming.join(', ')}` : '',
     after.checkpoints > before.checkpoints ? `${after.checkpoints - before.checkpoints} checkpoint(s)` : '',
     `${after.fullPages - before.fullPages} full-page images`,
+    after.walSegmentsCreated > before.walSegmentsCreated
+      ? `${after.walSegmentsCreated - before.walSegmentsCreated} WAL segment(s) created`
+      : '',
     `CPU ms ${cpuByKind(before, after)}`,
   ];
   return parts.filter(Boolean).join('; ');

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type pg from 'pg';
 import { addBatchCounts, batchSizesNote, readBatchCounts, type BatchCounts } from './batch-sizes';
 import { drain, settle, writeSnapshot } from './books';
 import { activityNote, databaseActivity } from './database-activity';
@@ -117,6 +118,7 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   const { stats, postmasterPid } = run.stack;
   if (scenario.before === 'settle') await settle();
   if (scenario.before === 'drain') await drain(stats);
+  if (scenario.before === 'checkpoint') await checkpoint(stats);
   const target = await instanceFor(run, scenario);
   if (scenario.load.kind === 'in-process') return { ...(await inProcessRow(run, scenario)), note: scenario.note };
   const load = loadOf(run, scenario, target.url);
@@ -127,14 +129,32 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   // the CPU per call on the first paying rows that it spent on the same rows run again later. A
   // database in use has its statistics: ANALYZE after each warm-up measures that one.
   const analyze = () => stats.query('ANALYZE');
-  if (scenario.assert !== 'no-db-write')
-    return measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid, analyze));
+  if (scenario.assert !== 'no-db-write') {
+    const activity = await databaseActivity(stats, postmasterPid);
+    const row = await measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid, analyze));
+    log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stats, postmasterPid))}`);
+    return row;
+  }
   await settle();
   const before = await writeSnapshot(stats);
   const row = await measure(name, load, target.pid, postmasterPid);
   await settle();
   const after = await writeSnapshot(stats, before.second);
   return { ...row, note: before.text === after.text ? 'no db write' : `DB CHANGED: ${before.text} -> ${after.text}` };
+}
+
+/**
+ * A database in use recycles its WAL segments at each checkpoint. The bench's, a few minutes old,
+ * has none to recycle yet and creates each new 16 MB segment, zero-filled and flushed with the WAL
+ * write lock held: every commit waited for it (37 ms on this machine's disk), every 8 to 12 s at R.
+ * A checkpoint before the fixed-rate rows leaves the WAL written so far to be recycled, as a
+ * running database's is; each row's log line counts the segments it still created.
+ */
+async function checkpoint(stats: pg.Client): Promise<void> {
+  await settle();
+  await stats.query('CHECKPOINT');
+  const { rows } = await stats.query<{ segments: number }>('SELECT count(*)::int AS segments FROM pg_ls_waldir()');
+  log(`checkpoint: ${rows[0]!.segments} WAL segments on disk`);
 }
 
 /** Whether a scenario's requests pay on the product (its rows note the batch sizes). */

@@ -39,8 +39,11 @@ export interface Scenario {
   load: LoadShape;
   /** Connections of a closed load (CONNECTIONS when unset). */
   connections?: number;
-  /** settle: wait a second (requests in flight finish); drain: until no request holds units. */
-  before?: 'settle' | 'drain';
+  /**
+   * settle: wait a second (requests in flight finish); drain: until no request holds units;
+   * checkpoint: settle, then a CHECKPOINT (the WAL written so far is recycled, runner.ts).
+   */
+  before?: 'settle' | 'drain' | 'checkpoint';
   /** no-db-write: nothing a request could write changed between before and after the scenario. */
   assert?: 'no-db-write';
   /** Count the bytes the server promotes to V8's old generation while measuring (per request in the row). */
@@ -108,7 +111,7 @@ export const SCENARIOS: Scenario[] = [
   },
   // Latency at the fixed offered load. The product runs last: should it fall behind the rate,
   // its backlog must not spill into another scenario's figures.
-  { id: 'fixedTrivial', name: 'trivial route', instance: 'app', route: '/healthz', body: 'none', load: FIXED },
+  { id: 'fixedTrivial', name: 'trivial route', instance: 'app', route: '/healthz', body: 'none', load: FIXED, before: 'checkpoint' },
   { id: 'fixedBare', name: 'bare floor', instance: 'floor', ...paid, key: 'floor', load: FIXED },
   { id: 'fixedProduct', name: 'text.generate', instance: 'app', ...paid, key: 'product', load: FIXED, before: 'settle' },
   { id: 'fixedDirect', name: 'instant provider', instance: 'provider', route: '/chat/completions', body: 'completion', load: FIXED },
