@@ -129,12 +129,10 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   // the CPU per call on the first paying rows that it spent on the same rows run again later. A
   // database in use has its statistics: ANALYZE after each warm-up measures that one.
   const analyze = () => stats.query('ANALYZE');
-  if (scenario.assert !== 'no-db-write') {
-    const activity = await databaseActivity(stats, postmasterPid);
-    const row = await measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid, analyze));
-    log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stats, postmasterPid))}`);
-    return row;
-  }
+  if (scenario.assert !== 'no-db-write')
+    return withDatabaseActivity(run.stack, ' (warm-up included)', () =>
+      measureWithBatches(run, scenario, () => measure(name, load, target.pid, postmasterPid, analyze)),
+    );
   await settle();
   const before = await writeSnapshot(stats);
   const row = await measure(name, load, target.pid, postmasterPid);
@@ -155,6 +153,14 @@ async function checkpoint(stats: pg.Client): Promise<void> {
   await stats.query('CHECKPOINT');
   const { rows } = await stats.query<{ segments: number }>('SELECT count(*)::int AS segments FROM pg_ls_waldir()');
   log(`checkpoint: ${rows[0]!.segments} WAL segments on disk`);
+}
+
+/** Runs `work` and logs what PostgreSQL did meanwhile (database-activity.ts). */
+async function withDatabaseActivity<T>(stack: Stack, label: string, work: () => Promise<T>): Promise<T> {
+  const before = await databaseActivity(stack.stats, stack.postmasterPid);
+  const result = await work();
+  log(`  PostgreSQL meanwhile${label}: ${activityNote(before, await databaseActivity(stack.stats, stack.postmasterPid))}`);
+  return result;
 }
 
 /** Whether a scenario's requests pay on the product (its rows note the batch sizes). */
@@ -191,9 +197,9 @@ async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
     for (const entry of round % 2 === 0 ? entries : [...entries].reverse()) {
       const before = entry.batches ? await readBatchCounts(stack.appUrl) : undefined;
       const label = ` (window ${round + 1} of ${ROUNDS})`;
-      const activity = await databaseActivity(stack.stats, stack.postmasterPid);
-      entry.windows.push(await measureWindow(entry.scenario.name, entry.load, entry.pid, stack.postmasterPid, label));
-      log(`  PostgreSQL meanwhile: ${activityNote(activity, await databaseActivity(stack.stats, stack.postmasterPid))}`);
+      entry.windows.push(
+        await withDatabaseActivity(stack, '', () => measureWindow(entry.scenario.name, entry.load, entry.pid, stack.postmasterPid, label)),
+      );
       if (entry.batches) addBatchCounts(entry.batches, before, await readBatchCounts(stack.appUrl));
     }
   }
