@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getSqlDb } from '@/server/db/client';
 import { consumeRequest } from '@/server/domain/rate-limit/request-rate';
 import { deleteIdleRateWindows, postgresWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
+import { REPO_ROOT } from './support/processes';
 
 // The sliding window in PostgreSQL (no REDIS_URL), seen by two instances: each its own pool
 // on the one database. The Redis store runs the same checks in rate-limits-redis.test.ts.
@@ -83,6 +86,40 @@ describe('sliding-window rate limit in PostgreSQL', () => {
       expect(await take(t0 + 300)).toEqual(full);
     } finally {
       client.release();
+    }
+  });
+
+  it('a window with nothing to leave is read as it is: the same answers and rows as the function that filtered every take', async () => {
+    // wgs_rate_take as it was before 20261205000000, under another name, beside today's.
+    const migration = readFileSync(join(REPO_ROOT, 'prisma/migrations/20261204100000_rate_point_written_once/migration.sql'), 'utf8');
+    const before = migration.slice(migration.indexOf('CREATE OR REPLACE FUNCTION wgs_rate_take(')).replace('wgs_rate_take(', 'wgs_rate_take_before(');
+    await poolA.query(before);
+    try {
+      let seed = 47;
+      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+      const keys = { today: `same:today:${Date.now()}`, before: `same:before:${Date.now()}` };
+      const rowOf = async (key: string) =>
+        (await poolA.query('SELECT seconds, counts, latest_ms, expire_second FROM rate_windows WHERE key = $1', [key])).rows[0];
+      const answers = { allowed: 0, refused: 0 };
+      let now = 1_800_000_600_000;
+      for (let step = 0; step < 600; step++) {
+        // Mostly forward by up to 0.8 s, now and then a little back (a call that waited for the
+        // row's lock) or past a whole window; limits and windows as a package change may set them.
+        now += random() < 0.03 ? 61_000 : Math.floor(random() * 900) - 100;
+        const [limit, windowSeconds] = [random() < 0.5 ? 5 : 40, random() < 0.85 ? 60 : 10];
+        if (random() < 0.1) {
+          for (const key of Object.values(keys)) await poolA.query('SELECT wgs_rate_give_back($1)', [key]);
+        }
+        const today = await poolA.query('SELECT * FROM wgs_rate_take($1, $2, $3, $4)', [keys.today, limit, windowSeconds, now]);
+        const reference = await poolA.query('SELECT * FROM wgs_rate_take_before($1, $2, $3, $4)', [keys.before, limit, windowSeconds, now]);
+        expect(today.rows, `step ${step}`).toEqual(reference.rows);
+        expect(await rowOf(keys.today), `step ${step}`).toEqual(await rowOf(keys.before));
+        answers[today.rows[0].allowed ? 'allowed' : 'refused'] += 1;
+      }
+      expect(answers.allowed).toBeGreaterThan(100);
+      expect(answers.refused).toBeGreaterThan(100);
+    } finally {
+      await poolA.query('DROP FUNCTION wgs_rate_take_before(VARCHAR, INTEGER, INTEGER, BIGINT)');
     }
   });
 });
