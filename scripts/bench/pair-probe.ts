@@ -4,7 +4,7 @@
 // variables set (NAME=value, space-separated; NAME= unsets one), loaded in turn in 5 s windows
 // (A B, B A, ...), closed loop with 50 connections. The machine's speed drifts by 2-3 x between
 // runs and within one, so two full bench runs rarely settle a 10% question; a ratio taken pair by
-// pair does. Prints each window's server CPU per request and the A/B ratios. Both run with
+// pair does. Prints each window's server CPU per request and req/s, and their A/B ratios. Both run with
 // AsyncLocalStorage in use, as in production: the start's own warm-up request is served by Next.
 // Run: PAIR_NODE_OPTIONS=--no-experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts   (the start's AsyncContextFrame)
 //      PAIR_ENV="LOG_FORMAT=off METRICS_TOKEN=" npx tsx scripts/bench/pair-probe.ts   (what observing costs)
@@ -57,11 +57,13 @@ async function main(): Promise<void> {
         };
   for (const [name, { url }] of Object.entries(instances)) await warmUp(name, load(url));
   const perRequest: Record<'A' | 'B', number[]> = { A: [], B: [] };
+  const throughput: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of round % 2 ? (['B', 'A'] as const) : (['A', 'B'] as const)) {
       const { pid, url } = instances[name];
       const window = await measureWindow(name, load(url), pid, stack.postmasterPid);
       perRequest[name].push(window.spent.server / window.run.total);
+      throughput[name].push(window.run.rps);
     }
   }
   const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
@@ -72,6 +74,9 @@ async function main(): Promise<void> {
     console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
   }
   console.log(`  A/B, pair by pair: ${ratios.map((r) => r.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)})`);
+  const rpsRatios = throughput.A.map((a, i) => a / throughput.B[i]!);
+  console.log(`  req/s A: ${throughput.A.map((r) => r.toFixed(0)).join(' ')}; B: ${throughput.B.map((r) => r.toFixed(0)).join(' ')}`);
+  console.log(`  req/s A/B, pair by pair: ${rpsRatios.map((r) => r.toFixed(2)).join(' ')} (median ${median(rpsRatios).toFixed(2)})`);
   await stack.stats.end();
   await shutdown();
 }
