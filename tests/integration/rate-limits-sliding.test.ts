@@ -92,7 +92,9 @@ describe('sliding-window rate limit in PostgreSQL', () => {
   it('a window with nothing to leave is read as it is: the same answers and rows as the function that filtered every take', async () => {
     // wgs_rate_take as it was before 20261205000000, under another name, beside today's.
     const migration = readFileSync(join(REPO_ROOT, 'prisma/migrations/20261204100000_rate_point_written_once/migration.sql'), 'utf8');
-    const before = migration.slice(migration.indexOf('CREATE OR REPLACE FUNCTION wgs_rate_take(')).replace('wgs_rate_take(', 'wgs_rate_take_before(');
+    const before = migration
+      .slice(migration.indexOf('CREATE OR REPLACE FUNCTION wgs_rate_take('))
+      .replace('wgs_rate_take(', 'wgs_rate_take_before(');
     await poolA.query(before);
     try {
       let seed = 47;
