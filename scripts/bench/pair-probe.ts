@@ -4,8 +4,9 @@
 // variables set (NAME=value, space-separated; NAME= unsets one), loaded in turn in 5 s windows
 // (A B, B A, ...), closed loop with 50 connections. The machine's speed drifts by 2-3 x between
 // runs and within one, so two full bench runs rarely settle a 10% question; a ratio taken pair by
-// pair does. Prints each window's server CPU per request and req/s, and their A/B ratios. Both run with
-// AsyncLocalStorage in use, as in production: the start's own warm-up request is served by Next.
+// pair does. Prints each window's server CPU per request and req/s, and their A/B ratios. Both
+// run with AsyncLocalStorage in use, as in production: the start's own warm-up request is served
+// by Next.
 // Run: PAIR_NODE_OPTIONS=--no-experimental-async-context-frame npx tsx scripts/bench/pair-probe.ts   (the start's AsyncContextFrame)
 //      PAIR_ENV="LOG_FORMAT=off METRICS_TOKEN=" npx tsx scripts/bench/pair-probe.ts   (what observing costs)
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
