@@ -21,6 +21,9 @@ const WINDOW_S = 5;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
+/** A's figure over B's, window pair by window pair. */
+const pairRatios = (series: Record<'A' | 'B', number[]>) => series.A.map((a, i) => a / series.B[i]!);
+
 async function main(): Promise<void> {
   const bOptions = process.env.PAIR_NODE_OPTIONS ?? '';
   const bEnv = (process.env.PAIR_ENV ?? '').split(' ').filter(Boolean);
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
       throughput[name].push(window.run.rps);
     }
   }
-  const ratios = perRequest.A.map((a, i) => a / perRequest.B[i]!);
+  const ratios = pairRatios(perRequest);
   console.log(
     `${PATH}: A as the bench runs it, B with${bOptions ? ` NODE_OPTIONS=${bOptions}` : ''}${bEnv.length ? ` ${bEnv.join(' ')}` : ''}; server CPU ms per request, window by window`,
   );
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
     console.log(`  ${name}: ${perRequest[name].map((ms) => ms.toFixed(3)).join(' ')} (median ${median(perRequest[name]).toFixed(3)})`);
   }
   console.log(`  A/B, pair by pair: ${ratios.map((r) => r.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)})`);
-  const rpsRatios = throughput.A.map((a, i) => a / throughput.B[i]!);
+  const rpsRatios = pairRatios(throughput);
   console.log(`  req/s A: ${throughput.A.map((r) => r.toFixed(0)).join(' ')}; B: ${throughput.B.map((r) => r.toFixed(0)).join(' ')}`);
   console.log(`  req/s A/B, pair by pair: ${rpsRatios.map((r) => r.toFixed(2)).join(' ')} (median ${median(rpsRatios).toFixed(2)})`);
   await stack.stats.end();

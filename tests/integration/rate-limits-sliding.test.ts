@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getSqlDb } from '@/server/db/client';
+import { seededRandom } from '@/server/providers/local/seed';
 import { consumeRequest } from '@/server/domain/rate-limit/request-rate';
 import { deleteIdleRateWindows, postgresWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
@@ -97,8 +98,7 @@ describe('sliding-window rate limit in PostgreSQL', () => {
       .replace('wgs_rate_take(', 'wgs_rate_take_before(');
     await poolA.query(before);
     try {
-      let seed = 47;
-      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+      const random = seededRandom('rate window kept when nothing left');
       const keys = { today: `same:today:${Date.now()}`, before: `same:before:${Date.now()}` };
       const rowOf = async (key: string) =>
         (await poolA.query('SELECT seconds, counts, latest_ms, expire_second FROM rate_windows WHERE key = $1', [key])).rows[0];
