@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
-import { cpuByPid, cpuSpent, mainThreadCpu, memoryOf, postgresPids } from './proc-stats';
+import { busyShare, cpuByPid, cpuSpent, machineCpu, mainThreadCpu, memoryOf, postgresPids } from './proc-stats';
 import { CONNECTIONS, DURATION_S, log, runId, WARMUP_S } from './settings';
 
 // The two load generators and what one scenario's measurement records: closed loop (autocannon,
@@ -24,6 +24,8 @@ export interface Measured {
   cpuPg?: number;
   /** Bytes the server promoted to V8's old generation per request (rows that count it). */
   promotedPerRequest?: number;
+  /** The share of the machine's CPU busy meanwhile (every process: the load generator's, PostgreSQL's, the servers'). */
+  machineBusy?: number;
   note?: string;
 }
 
@@ -153,12 +155,14 @@ function sample(pid: number | undefined, postmasterPid: number) {
   const serverBefore = cpuByPid(pid ? [pid] : []);
   const mainBefore = mainThreadCpu(pid);
   const pgBefore = cpuByPid(postgresPids(postmasterPid));
+  const machineBefore = machineCpu();
   return () => {
     const server = cpuSpent(serverBefore, cpuByPid(pid ? [pid] : []));
     const main = mainThreadCpu(pid) - mainBefore;
     const database = cpuSpent(pgBefore, cpuByPid(postgresPids(postmasterPid)));
+    const machineBusy = busyShare(machineBefore, machineCpu());
     if (sampler) clearInterval(sampler);
-    return { rssMb, server, main, database };
+    return { rssMb, server, main, database, machineBusy };
   };
 }
 
@@ -175,6 +179,9 @@ function countPromotion(pid: number, file: string): () => Promise<number> {
     return (JSON.parse(readFileSync(file, 'utf8')) as { promotedBytes: number }).promotedBytes;
   };
 }
+
+/** A busy share as a whole percentage. */
+export const busyPercent = (share: number) => `${Math.round(share * 100)}%`;
 
 /** One measured window of a load: its totals, so that windows of the same load can be added up. */
 export interface Window {
@@ -200,7 +207,9 @@ export async function measureWindow(name: string, load: Load, pid: number | unde
   const spent = stop();
   const promoted = await stopCounting?.();
   const perRequest = (ms: number) => (run.total ? (ms / run.total).toFixed(2) : '-');
-  log(`${name}: ${run.rps.toFixed(0)} req/s, CPU ms per request ${perRequest(spent.server)} + ${perRequest(spent.database)}${label}`);
+  log(
+    `${name}: ${run.rps.toFixed(0)} req/s, CPU ms per request ${perRequest(spent.server)} + ${perRequest(spent.database)}, machine ${busyPercent(spent.machineBusy)} busy${label}`,
+  );
   return { seconds, run, spent, promoted };
 }
 
@@ -228,6 +237,7 @@ export function rowOf(name: string, windows: Window[], pid: number | undefined):
     cpuServerMain: pid && total ? add((w) => w.spent.main) / total : undefined,
     cpuPg: total ? add((w) => w.spent.database) / total : undefined,
     promotedPerRequest: promoted !== undefined && total ? promoted / total : undefined,
+    machineBusy: add((w) => w.spent.machineBusy * w.seconds) / add((w) => w.seconds),
   };
 }
 

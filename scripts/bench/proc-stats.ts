@@ -100,3 +100,28 @@ export function schedSpent(before: Map<string, SchedTime>, after: Map<string, Sc
   }
   return total;
 }
+
+/** The whole machine's CPU time in USER_HZ ticks (/proc/stat's `cpu` line): all of it, and the idle part (idle + iowait). */
+export interface MachineCpu {
+  total: number;
+  idle: number;
+}
+
+/** The `cpu` line of a /proc/stat text: user nice system idle iowait irq softirq steal (guest time is within user). */
+export function parseMachineCpu(procStat: string): MachineCpu {
+  const line = /^cpu\s+(.*)$/m.exec(procStat);
+  if (!line) throw new Error('no cpu line in /proc/stat');
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line[1]!.trim().split(/\s+/).map(Number);
+  const idleTicks = idle! + (iowait ?? 0);
+  return { total: user! + nice! + system! + idleTicks + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0), idle: idleTicks };
+}
+
+export function machineCpu(): MachineCpu {
+  return parseMachineCpu(readFileSync('/proc/stat', 'utf8'));
+}
+
+/** The share of the machine's CPU time that was busy between two samples (every process, the load generator's too). */
+export function busyShare(before: MachineCpu, after: MachineCpu): number {
+  const total = after.total - before.total;
+  return total > 0 ? 1 - (after.idle - before.idle) / total : 0;
+}

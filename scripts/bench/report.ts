@@ -1,6 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { booksBalance, type Books } from './books';
-import type { Measured } from './load';
+import { busyPercent, type Measured } from './load';
 import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, ROUNDS, WARMUP_S, WITHOUT } from './settings';
 
 // The printed result of a run: the machine and conditions, the table, the comparisons, the books,
@@ -22,6 +22,7 @@ export interface Report {
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const busyOf = (r: Measured) => (r.machineBusy === undefined ? '-' : busyPercent(r.machineBusy));
 /** A difference with its sign: +0.31, -0.05. */
 const signed = (n: number, digits = 0) => `${n >= 0 ? '+' : ''}${n.toFixed(digits)}`;
 const out = (s = '') => process.stdout.write(`${s}\n`);
@@ -93,7 +94,7 @@ function printComparisons(report: Report): void {
   );
   const { addedCpu, addedP99 } = gateCost(report);
   out(
-    `provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${report.fixedRate} req/s ${fmt(row('fixedProvider').p99)} ms against the instant provider's own ${fmt(row('fixedDirect').p99)} ms (${signed(addedP99)})`,
+    `provider path: ${fmt(viaProvider.rps)} req/s; server CPU ms per request ${fmt(viaProvider.cpuServer ?? 0, 2)} against the local path's ${fmt(product.cpuServer ?? 0, 2)} (${signed(addedCpu, 2)}); p99 at ${report.fixedRate} req/s ${fmt(row('fixedProvider').p99)} ms against the instant provider's own ${fmt(row('fixedDirect').p99)} ms (${signed(addedP99)}), the machine ${busyOf(row('fixedProvider'))} busy meanwhile (${busyOf(viaProvider)} in its closed loop)`,
   );
   for (const rate of report.lowerRates) {
     const [local, provider] = [row(`local@${rate}`), row(`provider@${rate}`)];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schedByThread, schedSpent, type SchedTime } from '../../scripts/bench/proc-stats';
+import { busyShare, machineCpu, parseMachineCpu, schedByThread, schedSpent, type SchedTime } from '../../scripts/bench/proc-stats';
 
 const times = (entries: Record<string, [number, number]>) =>
   new Map<string, SchedTime>(Object.entries(entries).map(([tid, [runUs, waitUs]]) => [tid, { runUs, waitUs }]));
@@ -18,5 +18,24 @@ describe("the bench's scheduler times", () => {
     expect(all.get(String(process.pid))!.runUs).toBeGreaterThan(0);
     expect(all.size).toBeGreaterThanOrEqual(main.size);
     expect(schedByThread([2 ** 22 + 1]).size).toBe(0); // no such process
+  });
+});
+
+describe("the machine's busy share", () => {
+  const stat = (user: number, idle: number, iowait: number, steal: number) =>
+    `cpu  ${user} 10 300 ${idle} ${iowait} 20 30 ${steal} 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 12345\n`;
+
+  it('counts idle and iowait as idle, and everything else (steal too) as busy', () => {
+    expect(parseMachineCpu(stat(1000, 500, 100, 40))).toEqual({ total: 1000 + 10 + 300 + 500 + 100 + 20 + 30 + 40, idle: 600 });
+    const before = parseMachineCpu(stat(1000, 500, 100, 40));
+    const after = parseMachineCpu(stat(1600, 700, 150, 90)); // +600 user, +250 idle, +50 steal
+    expect(busyShare(before, after)).toBeCloseTo(650 / 900);
+    expect(busyShare(before, before)).toBe(0);
+  });
+
+  it("reads this machine's /proc/stat", () => {
+    const now = machineCpu();
+    expect(now.total).toBeGreaterThan(now.idle);
+    expect(() => parseMachineCpu('intr 1\n')).toThrow('no cpu line');
   });
 });

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { addBatchCounts, batchSizesNote, type BatchCounts } from '../../scripts/bench/batch-sizes';
 import { rowOf, type Window } from '../../scripts/bench/load';
 
-function window(seconds: number, rps: number, p99: number, cpuMs: number, rssMb: number, promoted?: number): Window {
+function window(seconds: number, rps: number, p99: number, cpuMs: number, rssMb: number, promoted?: number, machineBusy = 0.5): Window {
   const total = rps * seconds;
   return {
     seconds,
     run: { rps, p50: p99 / 2, p99, total, statuses: { '200': total }, errors: 0 },
-    spent: { rssMb, server: cpuMs, main: cpuMs / 2, database: cpuMs * 2 },
+    spent: { rssMb, server: cpuMs, main: cpuMs / 2, database: cpuMs * 2, machineBusy },
     promoted,
   };
 }
@@ -24,6 +24,11 @@ describe('a bench row measured in alternating windows', () => {
     expect(row.p50).toBeCloseTo((20 * 5000 + 40 * 3000) / 8000);
     expect(row.rssMb).toBe(270);
     expect(row.promotedPerRequest).toBeCloseTo(15_000 / 8000);
+  });
+
+  it("weighs the machine's busy share by the windows' seconds", () => {
+    const row = rowOf('paid', [window(2, 1000, 40, 2000, 250, undefined, 0.9), window(6, 600, 80, 1800, 270, undefined, 0.5)], 42);
+    expect(row.machineBusy).toBeCloseTo((0.9 * 2 + 0.5 * 6) / 8);
   });
 
   it('is the window itself when there is one, with no server figures without its pid', () => {
