@@ -116,6 +116,7 @@ export function parseMachineCpu(procStat: string): MachineCpu {
   return { total: user! + nice! + system! + idleTicks + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0), idle: idleTicks };
 }
 
+/** The machine's CPU time so far. */
 export function machineCpu(): MachineCpu {
   return parseMachineCpu(readFileSync('/proc/stat', 'utf8'));
 }
