@@ -4,7 +4,10 @@
 //   doGenerate  the openai-compatible model alone: request body, reply parsing and validation
 //   generateText on a model that answers at once (the SDK's own orchestration, nothing else)
 //   generateText through the openai-compatible model on the canned Response (both together)
-// Run: npx tsx scripts/bench/sdk-probe.ts
+//   JSON loop   the reply parsed and serialised 100 times: a control, little code run over and over
+// With PROBE_GAP_MS=7, one call every 7 ms instead of back to back (each call's own CPU): what a pause
+// costs code this large (docs/performance.md, Where the server's CPU goes).
+// Run: npx tsx scripts/bench/sdk-probe.ts   (PROBE_GAP_MS=7)
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { generateText } from 'ai';
@@ -53,16 +56,30 @@ const cases: Record<string, () => Promise<unknown>> = {
   doGenerate: async () => model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Summarise idempotent APIs.' }] }] }),
   'generateText, instant model': () => textCall(instantModel),
   'generateText, openai-compatible': () => textCall(model),
+  'JSON loop': async () => {
+    for (let i = 0; i < 100; i++) JSON.stringify(JSON.parse(reply));
+  },
+};
+
+const GAP_MS = Number(process.env.PROBE_GAP_MS ?? 0);
+const cpuMicros = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 };
 
 async function main() {
   for (const [label, call] of Object.entries(cases)) {
     for (let i = 0; i < 3000; i++) await call();
-    const calls = 10_000;
-    const cpu0 = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await call();
-    const cpu = process.cpuUsage(cpu0);
-    console.log(`${label.padEnd(34)} ${((cpu.user + cpu.system) / calls).toFixed(0).padStart(5)} us CPU/call`);
+    const calls = GAP_MS ? 500 : 10_000;
+    let spent = 0;
+    for (let i = 0; i < calls; i++) {
+      if (GAP_MS) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
+      const before = cpuMicros();
+      await call();
+      spent += cpuMicros() - before;
+    }
+    const pace = GAP_MS ? `, one call every ${GAP_MS} ms` : '';
+    console.log(`${label.padEnd(34)} ${(spent / calls).toFixed(0).padStart(5)} us CPU/call${pace}`);
   }
 }
 
