@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { busyWindow, monotonicMicros, topSelfTime, type CpuProfile } from './cpu-profile';
 import { measureWindow, warmUp, type Load } from './load';
-import { shutdown, stopChild } from './processes';
+import { runStartingProcesses, stopChild } from './processes';
 import { SUMMARY } from './runner';
 import { ROOT } from './settings';
 import { productEnv, startProduct, startStack } from './stack';
@@ -85,11 +85,6 @@ async function main(): Promise<void> {
   await draw(busy, name, profileDir);
   console.log(`flame graph: ${OUT}\nits profile (open it in speedscope or Chrome DevTools): ${kept}`);
   await stack.stats.end();
-  await shutdown();
 }
 
-main().catch(async (error: unknown) => {
-  console.error(error);
-  await shutdown();
-  process.exit(1);
-});
+runStartingProcesses(main);

@@ -11,7 +11,7 @@
 //      PAIR_ENV="LOG_FORMAT=off METRICS_TOKEN=" npx tsx scripts/bench/pair-probe.ts   (what observing costs)
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';
-import { shutdown } from './processes';
+import { runStartingProcesses } from './processes';
 import { SUMMARY } from './runner';
 import { productEnv, startProduct, startStack } from './stack';
 
@@ -82,11 +82,6 @@ async function main(): Promise<void> {
   console.log(`  req/s A: ${throughput.A.map((r) => r.toFixed(0)).join(' ')}; B: ${throughput.B.map((r) => r.toFixed(0)).join(' ')}`);
   console.log(`  req/s A/B, pair by pair: ${rpsRatios.map((r) => r.toFixed(2)).join(' ')} (median ${median(rpsRatios).toFixed(2)})`);
   await stack.stats.end();
-  await shutdown();
 }
 
-main().catch(async (error: unknown) => {
-  console.error(error);
-  await shutdown();
-  process.exit(1);
-});
+runStartingProcesses(main);

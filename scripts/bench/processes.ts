@@ -85,3 +85,12 @@ export async function shutdown(): Promise<void> {
   }
   rmSync(dataDir, { recursive: true, force: true });
 }
+
+/** Runs a probe's `main`, then stops what it started; when it fails, prints why and exits 1 (after stopping them too). */
+export function runStartingProcesses(main: () => Promise<void>): void {
+  main().then(shutdown, async (error: unknown) => {
+    console.error(error);
+    await shutdown();
+    process.exit(1);
+  });
+}

@@ -10,7 +10,7 @@
 import { productMetrics } from './batch-sizes';
 import { activityNote, databaseActivity } from './database-activity';
 import { postgresPids, schedByThread, schedSpent } from './proc-stats';
-import { shutdown } from './processes';
+import { runStartingProcesses } from './processes';
 import { runScenarios } from './runner';
 import { lowerRateScenarios } from './scenarios';
 import { startStack, type Stack } from './stack';
@@ -136,11 +136,6 @@ async function main() {
     }
   }
   await stack.stats.end();
-  await shutdown();
 }
 
-main().catch(async (error) => {
-  console.error(error);
-  await shutdown();
-  process.exit(1);
-});
+runStartingProcesses(main);
