@@ -4,7 +4,7 @@
 // (cpu-profile.ts), drawn by speedscope ("left heavy": each call stack merged, heaviest first) in
 // Debian's headless Chromium and saved as a PNG; the cut profile stays in a temporary folder.
 // Prints the window's req/s and CPU per request, and the functions with the most self time.
-// Run: npx tsx scripts/bench/flame-graph.ts   (FLAME_PATH=provider|local, FLAME_RATE=550,
+// Run: npx tsx scripts/bench/flame-graph.ts   (FLAME_PATH=provider|local, FLAME_RATE=150,
 //      FLAME_SECONDS=20, FLAME_OUT=docs/img/flame-provider.png)
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -40,10 +40,10 @@ describe('a CPU profile cut to a window of load', () => {
   });
 
   it('names the functions with the most self time, with their file and 1-based line', () => {
-    const top = topSelfTime(busyWindow(profile([2, 3, 3, 3, 5, 4]), 0, 10_000), 2);
+    const top = topSelfTime(busyWindow(profile([5, 2, 3, 3, 4, 3, 2, 3, 3]), 0, 10_000), 2);
     expect(top).toEqual([
-      { frame: 'parse app.js:20', share: 0.6 },
-      { frame: 'handle app.js:10', share: 0.2 },
+      { frame: 'parse app.js:20', share: 0.625 },
+      { frame: 'handle app.js:10', share: 0.25 },
     ]);
   });
 });
