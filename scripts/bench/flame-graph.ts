@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import { busyWindow, monotonicMicros, topSelfTime, type CpuProfile } from './cpu-profile';
-import { measureWindow, warmUp, type Load } from './load';
+import { measureWindow, warmUp } from './load';
 import { runStartingProcesses, stopChild } from './processes';
-import { SUMMARY } from './runner';
+import { paidLoad } from './runner';
 import { ROOT } from './settings';
 import { productEnv, startProduct, startStack } from './stack';
 
@@ -53,16 +53,7 @@ async function main(): Promise<void> {
   const env: Record<string, string> = { ...productEnv(), DATABASE_URL: stack.databaseUrl };
   env.NODE_OPTIONS = [env.NODE_OPTIONS, `--cpu-prof --cpu-prof-dir=${profileDir}`].filter(Boolean).join(' ');
   const profiled = await startProduct(stack.baseEnv, env);
-  const load: Load = {
-    url: `${profiled.url}/v1/text/generate`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.keys[PATH === 'provider' ? 'provider' : 'product']}`, 'content-type': 'application/json' },
-    body: SUMMARY,
-    freshKey: true,
-    connections: 50,
-    overallRate: RATE,
-    duration: SECONDS,
-  };
+  const load = paidLoad(profiled.url, stack.keys[PATH === 'provider' ? 'provider' : 'product'], { overallRate: RATE, duration: SECONDS });
   const name = `${PATH} path ${RATE ? `at ${RATE} req/s` : 'closed loop'}`;
   await warmUp(name, load);
   const from = monotonicMicros();

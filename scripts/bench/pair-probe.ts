@@ -12,7 +12,7 @@
 //      (PAIR_PATH=local|provider|healthz, PAIR_ROUNDS=6)
 import { measureWindow, warmUp, type Load } from './load';
 import { runStartingProcesses } from './processes';
-import { SUMMARY } from './runner';
+import { paidLoad } from './runner';
 import { productEnv, startProduct, startStack } from './stack';
 
 const PATH = process.env.PAIR_PATH ?? 'local';
@@ -50,15 +50,7 @@ async function main(): Promise<void> {
   const load = (url: string): Load =>
     PATH === 'healthz'
       ? { url: `${url}/healthz`, method: 'GET', connections: 50, duration: WINDOW_S }
-      : {
-          url: `${url}/v1/text/generate`,
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: SUMMARY,
-          freshKey: true,
-          connections: 50,
-          duration: WINDOW_S,
-        };
+      : paidLoad(url, key, { duration: WINDOW_S });
   for (const [name, { url }] of Object.entries(instances)) await warmUp(name, load(url));
   const perRequest: Record<'A' | 'B', number[]> = { A: [], B: [] };
   const throughput: Record<'A' | 'B', number[]> = { A: [], B: [] };

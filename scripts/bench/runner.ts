@@ -16,6 +16,19 @@ import { measure, measureWindow, rowOf, warmUp, type Load, type Measured, type W
 const UNKNOWN_KEY = `wgs_live_${'x'.repeat(40)}`;
 /** The paid rows' body. */
 export const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
+
+/** A paid call as the probes drive it against `appUrl`: text.generate with the summary, a fresh Idempotency-Key each. */
+export function paidLoad(appUrl: string, key: string, load: Pick<Load, 'duration' | 'overallRate'>): Load {
+  return {
+    url: `${appUrl}/v1/text/generate`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: SUMMARY,
+    freshKey: true,
+    connections: 50,
+    ...load,
+  };
+}
 /** About 30 s of the local engine's speech: a WAV of ~1 MB, larger than glibc's mmap threshold. */
 const SPEECH = JSON.stringify({ text: 'Idempotent requests make retries safe. '.repeat(11).trim(), output_format: 'wav' });
 const COMPLETION = JSON.stringify({
