@@ -147,6 +147,8 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
 /** What a key's webhook endpoint receives (an extension of v1): OpenAPI 3.1 `webhooks`. */
 const jobEventWebhook: ZodOpenApiOperationObject = {
   operationId: 'jobEvent',
+  // Signed with the endpoint's secret (below), not called with an API key.
+  security: [],
   summary: 'A job of the key ended (Standard Webhooks; extension of v1)',
   description:
     'POSTed to the endpoint an operator set for the key when one of its video jobs ends. Verify the signature before trusting the body (e.g. with the `standardwebhooks` package and the `whsec_` secret). ' +
@@ -184,6 +186,9 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], serverUrl?: st
         'Strict JSON workflow operations sold as fixed packages. Every request needs `Authorization: Bearer <API_KEY>`; every POST needs `Idempotency-Key` and `Content-Type: application/json`. Lengths count Unicode code points. Timestamps are RFC 3339 UTC with milliseconds. A path with a trailing slash or repeated slashes names the same operation (no redirect).',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    // The default, which every operation but the public ones (security: []) keeps. The reference
+    // page (Scalar) also takes its selected scheme from here, whatever order its parts mount in.
+    security: [{ bearer: [] }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: `wgs_live_…`' } } },
     paths: pathsOf(routes),
     webhooks: { jobEvent: { post: jobEventWebhook } },

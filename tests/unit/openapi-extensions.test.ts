@@ -44,6 +44,13 @@ describe('OpenAPI document: extensions of v1', () => {
     ]);
     expect(document.components.schemas.JobEvent.properties.type.enum).toEqual(['job.succeeded', 'job.failed', 'job.cancelled']);
     expect(jobEventSchema.safeParse(document.components.schemas.JobEvent.example).success).toBe(true);
+    expect(webhook.security).toEqual([]);
+  });
+
+  it('names bearer as the default security, which the public operations alone set aside', () => {
+    expect(document.security).toEqual([{ bearer: [] }]);
+    expect(document.paths['/v1/openapi.json'].get.security).toEqual([]);
+    expect(document.paths['/v1/key'].get.security).toEqual([{ bearer: [] }]);
   });
 
   it("GET /v1/jobs/{jobId} counts against the key's requests per minute: its answer carries the rate headers", () => {
