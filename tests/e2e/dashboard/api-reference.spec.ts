@@ -21,9 +21,10 @@ test('the API reference opens with bearer authentication selected, and its examp
   // The key goes straight into the token field of the page's Authentication card: no scheme to
   // pick first. (Scalar's API client, hidden until opened, has a field of the same name, which may
   // come first in the page.)
-  // (The card's text first: a failure then shows what the card holds.)
+  // (The card's text first: a failure then shows what the card holds. Scalar renders the card when
+  // the page is idle, which on a busy CI machine may come late.)
   const authentication = page.locator('.scalar-reference-intro-auth');
-  await expect(authentication).toContainText('Bearer Token', { timeout: 20_000 });
+  await expect(authentication).toContainText('Bearer Token', { timeout: 60_000 });
   await expect(authentication.getByLabel('Bearer Token')).toBeVisible();
   await expect(page.getByText('No authentication selected')).toHaveCount(0);
   // The generated curl commands send the schemas' examples, never an empty required field.
