@@ -5,7 +5,9 @@
 // per call (over the round's warm-up and measurement), the time the server's main thread spent on
 // a CPU and waiting for one (on its run queue), the same for PostgreSQL's processes and the bench
 // process; the batch sizes; what PostgreSQL did meanwhile (database-activity.ts), its dead tuples
-// and the shared buffers each table and index was read through per call.
+// and the shared buffers each table and index was read through per call. With SAMPLE_WAITS_MS, also
+// what the client backends waited on and the autovacuum phases, sampled that often (wait-sampler.ts;
+// the sampling costs PostgreSQL CPU, so it is off unless asked for).
 // Run: RATE=450 ROUNDS=12 PATHS=provider npx tsx scripts/bench/rate-probe.ts   (PATHS=local,provider for both)
 import { productMetrics } from './batch-sizes';
 import { activityNote, databaseActivity } from './database-activity';
@@ -14,10 +16,12 @@ import { runStartingProcesses } from './processes';
 import { runScenarios } from './runner';
 import { lowerRateScenarios } from './scenarios';
 import { startStack, type Stack } from './stack';
+import { startWaitSampler, waitNote } from './wait-sampler';
 
 const RATE = Number(process.env.RATE ?? 450);
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const PATHS = (process.env.PATHS ?? 'provider').split(',');
+const SAMPLE_WAITS_MS = process.env.SAMPLE_WAITS_MS ? Number(process.env.SAMPLE_WAITS_MS) : undefined;
 
 /** Counts of a histogram of the product's metrics so far, by `keyOf` (lines it returns undefined for are skipped): all, and within each bound. */
 async function histogramCounts(
@@ -114,11 +118,14 @@ async function snapshot(stack: Stack) {
 
 async function main() {
   const stack = await startStack();
+  const sampler = SAMPLE_WAITS_MS ? await startWaitSampler(stack.databaseUrl, SAMPLE_WAITS_MS) : undefined;
   const scenarios = lowerRateScenarios([RATE]).filter((scenario) => PATHS.some((path) => scenario.id.startsWith(`${path}@`)));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of scenarios) {
       const before = await snapshot(stack);
+      sampler?.take();
       const row = [...(await runScenarios(stack, [{ ...scenario, before: undefined }])).rows.values()][0]!;
+      const waits = sampler ? `; waits (${waitNote(sampler.take())})` : '';
       const after = await snapshot(stack);
       const calls = after.durations.all - before.durations.all;
       const over25 = calls - (after.durations.within25ms - before.durations.within25ms);
@@ -131,10 +138,11 @@ async function main() {
         `writes answered after 10 / 25 ms: ${slowWrites(before.writes, after.writes)};`,
         `µs per call on a CPU + waiting: ${perCall('serverMain')}, ${perCall('postgres')}, ${perCall('bench')};`,
         `${row.note ?? ''}; ${activityNote(before.database, after.database)}; dead tuples ${after.dead};`,
-        `buffers per call ${buffersPerCall(before.buffers, after.buffers, calls)}`,
+        `buffers per call ${buffersPerCall(before.buffers, after.buffers, calls)}${waits}`,
       );
     }
   }
+  await sampler?.stop();
   await stack.stats.end();
 }
 
