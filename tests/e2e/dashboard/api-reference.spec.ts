@@ -20,9 +20,8 @@ test('the API reference opens with bearer authentication selected, and its examp
   await expect(page.getByText('Generate text').first()).toBeVisible({ timeout: 20_000 });
   // The key goes straight into the token field of the page's Authentication card: no scheme to
   // pick first. (Scalar's API client, hidden until opened, has a field of the same name, which may
-  // come first in the page.)
-  // (The card's text first: a failure then shows what the card holds. Scalar renders the card when
-  // the page is idle, which on a busy CI machine may come late.)
+  // come first in the page.) The card's text is checked first, so that a failure shows what the
+  // card holds; Scalar renders the card when the page is idle, which on a busy machine comes late.
   const authentication = page.locator('.scalar-reference-intro-auth');
   await expect(authentication).toContainText('Bearer Token', { timeout: 60_000 });
   await expect(authentication.getByLabel('Bearer Token')).toBeVisible();
