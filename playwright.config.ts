@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { startCommand } from './scripts/lib/start-command';
+import { CHROMIUM_PATH } from './tests/e2e/support/chromium';
 import { e2eStripePort, E2E_STRIPE_SECRET_KEY, E2E_STRIPE_WEBHOOK_SECRET } from './tests/e2e/support/stripe';
 import { e2eSmtpPort, E2E_MAIL_FROM } from './tests/e2e/support/mail';
 
@@ -45,7 +46,7 @@ export default defineConfig({
       // Debian's headless build of Chromium (package chromium-headless-shell): the same Blink and V8
       // as /usr/bin/chromium without the desktop browser around them, which Playwright also uses
       // for headless runs. One spec file's pages cost it 30% less CPU than the desktop build.
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+      executablePath: CHROMIUM_PATH,
       args: [
         '--headless',
         '--no-sandbox',

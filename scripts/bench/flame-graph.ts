@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
+import { CHROMIUM_PATH } from '../../tests/e2e/support/chromium';
 import { busyWindow, monotonicMicros, topSelfTime, type CpuProfile } from './cpu-profile';
 import { measureWindow, warmUp } from './load';
 import { runStartingProcesses, stopChild } from './processes';
@@ -30,7 +31,7 @@ async function draw(profile: CpuProfile, title: string, dir: string): Promise<vo
   const base64 = Buffer.from(JSON.stringify(profile)).toString('base64');
   writeFileSync(script, `speedscope.loadFileFromBase64(${JSON.stringify(`${title}.cpuprofile`)}, ${JSON.stringify(base64)})`);
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium-headless-shell',
+    executablePath: CHROMIUM_PATH,
     args: ['--enable-unsafe-swiftshader'], // speedscope draws with WebGL: software rendering
   });
   try {
