@@ -5,11 +5,12 @@ import { inject, vi } from 'vitest';
 import { cloneTemplate, setTestDatabaseUrl } from './test-database';
 
 // Every integration test file sees a database of its own and its own data dir for stored files.
-// A worker runs file after file in one process (`npm run test:integration` runs with --no-isolate,
-// vitest.config.ts), so before each file but the first this ends what the previous file's modules left
-// open, reloads the project's own modules (the server's: their caches, pools and settings start
-// afresh; the libraries in node_modules stay loaded, which is the time saved) and puts the
-// environment back as the worker started. Files that start processes stop them in their afterAll.
+// A worker runs file after file in one process (`npm run test:integration` runs with
+// --no-isolate, vitest.config.ts), so before each file but the first this ends what the previous
+// file's modules left running, reloads the project's own modules (the server's: their caches,
+// pools and settings start afresh; the libraries in node_modules stay loaded, which is the time
+// saved) and puts the environment back as the worker started. Files that start processes stop
+// them in their afterAll.
 const BASE_ENV = Symbol.for('wgs.test.base-env');
 const worker = globalThis as { [BASE_ENV]?: Record<string, string | undefined> };
 const baseEnv = worker[BASE_ENV];
@@ -34,7 +35,7 @@ process.env.LOG_FORMAT ??= 'off';
 // off unless a test turns it on (tests/integration/provider-fallbacks.test.ts).
 process.env.PROVIDER_CIRCUIT_FAILURES ??= '0';
 
-/** Closes the previous file's connections (its pools, Redis, the job queue's sender) and stops its shutdown hooks' work. */
+/** What an instance started registers to stop (shutdown hooks), the job queue's sender, the pools and Redis. */
 async function endPreviousFile(): Promise<void> {
   const [{ stopJobQueue }, { disconnectDb }, { runShutdownHooks }] = await Promise.all([
     import('@/server/domain/queue/job-queue'),
