@@ -59,13 +59,16 @@ export function streamAnswer<P>(
   const disconnect = new AbortController();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => void (controller = c),
-    cancel() {
-      clearInterval(keepAlive);
-      disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
-    },
-  });
+  const clientGone = () => {
+    clearInterval(keepAlive);
+    if (!disconnect.signal.aborted) disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
+  };
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: clientGone });
+  // Until the first piece the answer is not handed over, so its body cannot see the client go: the
+  // request's own signal does (a client gone then is charged nothing, and the engine call is aborted).
+  const request = ctx.request.signal;
+  if (request.aborted) clientGone();
+  else request.addEventListener('abort', clientGone, { once: true });
   let answer!: (response: Response) => void;
   const answered = new Promise<Response>((resolve) => (answer = resolve));
   let opened = false;
