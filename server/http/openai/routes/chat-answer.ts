@@ -7,7 +7,8 @@ import type { ChatUsage } from './chat-tokens';
 
 // A chat completion as OpenAI answers it: the `chat.completion` object, or the same as
 // `chat.completion.chunk` events. What the call stores (and its replays answer) is the completion
-// with the units it charged; a replay asked as a stream gets the stored completion as one piece.
+// with the units it charged; a replay asked as a stream gets the stored completion as one piece,
+// under the stored completion's id, as a JSON replay does.
 
 export interface ChatCompletion {
   id: string;
@@ -30,8 +31,8 @@ function contentOf(output: unknown): string {
   return `\`\`\`\n${code ?? ''}\n\`\`\`\n\n${explanation ?? ''}`;
 }
 
-export function chatAnswer(call: { id: string; model: string; includeUsage: boolean }) {
-  const created = Math.floor(Date.now() / 1000);
+export function chatAnswer(call: { id: string; model: string; includeUsage: boolean; created?: number }) {
+  const created = call.created ?? Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     JSON.stringify({ id: call.id, object: 'chat.completion.chunk', created, model: call.model, choices, ...extra });
   let first = true;
@@ -68,8 +69,10 @@ export function chatAnswer(call: { id: string; model: string; includeUsage: bool
     respond(stored: string, requestId: string, streamed: boolean, ended?: ApiError): Response {
       const { completion, units } = JSON.parse(stored) as StoredChat;
       if (!streamed) return jsonResponse(200, completion, requestId, unitHeaders(units));
-      const text = chunks.delta(completion.choices[0]!.message.content);
-      const pieces = ended ? [text, errorChunk(ended)] : [text, ...chunks.finish(stored), '[DONE]'];
+      const { id, model, created } = completion;
+      const replayed = chatAnswer({ id, model, created, includeUsage: call.includeUsage }).chunks;
+      const text = replayed.delta(completion.choices[0]!.message.content);
+      const pieces = ended ? [text, errorChunk(ended)] : [text, ...replayed.finish(stored), '[DONE]'];
       const headers = baseHeaders(requestId, unitHeaders(units));
       headers.set('Content-Type', 'text/event-stream; charset=utf-8');
       return new Response(pieces.map((data) => `data: ${data}\n\n`).join(''), { status: 200, headers });
