@@ -5,28 +5,41 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Reads at most MAX_BODY_BYTES from the stream; a larger body is refused as soon as it shows. */
+/**
+ * Reads at most MAX_BODY_BYTES from the stream; a larger body is refused as soon as it shows. A body
+ * the connection cut short is the client's doing: 400, never the 503 of a store that is away (its
+ * socket errors look alike), so logs and refused counts do not show it as an outage.
+ */
 export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit)
     throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
-  // A declared length is what Node's parser lets through, no more: read it whole. Asked for its
-  // bytes, the direct path's lazy Request reads the socket itself instead of building a stream.
-  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+  try {
+    // A declared length is what Node's parser lets through, no more: read it whole. Asked for its
+    // bytes, the direct path's lazy Request reads the socket itself instead of building a stream.
+    if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
+    if (!request.body) return new Uint8Array(0);
+    const reader = request.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    return joined(chunks, total);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError('invalid_request', { message: 'The request body ended before it was complete: the connection closed.' });
   }
+}
+
+function joined(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(total);
   let offset = 0;
