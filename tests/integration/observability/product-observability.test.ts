@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../setup/test-database';
@@ -45,6 +47,33 @@ afterAll(async () => {
 });
 
 describe('observability of a running instance', () => {
+  it('logs a client that hung up inside its body as its own 400, not as an outage (503)', async () => {
+    const key = await createTestKey();
+    const { hostname, port } = new URL(product.base);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    const head = [
+      'POST /v1/text/generate HTTP/1.1',
+      `Host: ${hostname}:${port}`,
+      `Authorization: Bearer ${key.key}`,
+      'Content-Type: application/json',
+      `Idempotency-Key: ${newKey()}`,
+      'Content-Length: 100',
+    ];
+    socket.write(`${head.join('\r\n')}\r\n\r\n{"input":`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    const lines = () =>
+      product
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.key_prefix === key.key.slice(0, 13));
+    const [line] = await waitFor('its line', () => (lines().length > 0 ? lines() : undefined), 5_000);
+    expect([line.status, line.code, line.units]).toEqual([400, 'invalid_request', 0]);
+  });
+
   it('serves metrics on METRICS_PORT, logs one line per request, and writes the refused counts at a clean stop', async () => {
     const key = await createTestKey();
     for (let i = 0; i < 3; i++) expect((await post(product.base, '/v1/text/generate', key.key, { input: '' }, newKey())).status).toBe(422);

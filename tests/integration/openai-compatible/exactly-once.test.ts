@@ -137,10 +137,14 @@ describe('a stream that fails after its first chunk', () => {
         .create({ model: 'text.generate', messages, stream: true }, options)
         .withResponse();
       const pieces: string[] = [];
+      const ids = new Set<string>();
       const failure = await (async () => {
-        for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+        for await (const chunk of stream) {
+          pieces.push(chunk.choices[0]?.delta.content ?? '');
+          ids.add(chunk.id);
+        }
       })().catch((error: unknown) => error);
-      return { text: pieces.join(''), failure: failure as APIError, replayed: response.headers.get('idempotent-replayed') };
+      return { text: pieces.join(''), ids: [...ids], failure: failure as APIError, replayed: response.headers.get('idempotent-replayed') };
     };
     const first = await read();
     expect(first.failure).toBeInstanceOf(OpenAI.APIError);
@@ -153,12 +157,30 @@ describe('a stream that fails after its first chunk', () => {
     const again = await read();
     expect(again.replayed).toBe('true');
     expect(again.text).toBe(first.text);
+    expect(again.ids, "the replay's chunks carry the call's id").toEqual(first.ids);
+    expect(first.ids).toHaveLength(1);
     expect(again.failure).toBeInstanceOf(OpenAI.APIError);
     expect(again.failure.code).toBe('output_interrupted');
     expect(fake.callCount, 'the engine is never called again').toBe(1);
     expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
     const events = await usageEvents(id);
     expect(events).toEqual([{ surface: 'openai', error_code: 'provider_failed' }]);
+  });
+
+  it('charges nothing for a stream its client left before the first chunk, and aborts the engine call', async () => {
+    const { key, id } = await fakeEngineKey();
+    fake.reset();
+    fake.setReply('One two three.');
+    fake.setMode({ kind: 'stall', after: 0 });
+    const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
+    const leave = new AbortController();
+    const opened = client.chat.completions.create({ model: 'text.generate', messages, stream: true }, { signal: leave.signal });
+    await expect.poll(() => fake.callCount).toBe(1);
+    leave.abort();
+    await expect(opened).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+    await expect.poll(() => fake.streamsAbandoned).toBe(1); // the provider call is aborted
+    await expect.poll(() => books(setup.database.url, id)).toMatchObject({ remaining: 10, captured: 0, held: 0, inFlight: 0 });
+    expect(await usageEvents(id)).toEqual([{ surface: 'openai', error_code: 'client_disconnected' }]);
   });
 });
 
