@@ -45,12 +45,12 @@ export const limitSettings = {
   ),
   AUTH_FAILURES_PER_MINUTE: doc(
     positiveInt(60),
-    'Failed authentications (401 on /v1) one client address may have in any 60 s, counted per instance in memory (IPv6 per /64; loopback addresses, the host or a proxy on it, are not counted); past it the address gets 429 with Retry-After, without any database query.',
+    'Failed authentications (401 on /v1) one client address may have in any 60 s, counted per instance in memory (IPv6 per /64; loopback addresses are not counted: a client or proxy on the host itself that connects over loopback; one that connects over a network address counts as one client unless TRUST_PROXY trusts it); past it the address gets 429 with Retry-After, without any database query.',
     RUNNING,
   ),
   CHECKOUT_STARTS_PER_MINUTE: doc(
     positiveInt(10),
-    'Stripe Checkout Sessions one client address may start at /buy in any 60 s, counted in the shared rate store (IPv6 per /64; loopback addresses, the host or a proxy on it, are not counted); past it /buy says to try again in a minute and Stripe is not called.',
+    'Stripe Checkout Sessions one client address may start at /buy in any 60 s, counted in the shared rate store (IPv6 per /64; loopback addresses are not counted: a client or proxy on the host itself that connects over loopback; one that connects over a network address counts as one client unless TRUST_PROXY trusts it); past it /buy says to try again in a minute and Stripe is not called.',
     RUNNING,
   ),
   MAX_CONNECTIONS: doc(positiveInt(1024), 'Open connections one instance accepts (npm start); the excess is closed at accept.', RUNNING),
