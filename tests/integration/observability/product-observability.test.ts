@@ -46,6 +46,16 @@ afterAll(async () => {
   await database?.drop().catch(() => {});
 });
 
+/** The request log lines the product wrote so far for the key `secret`. */
+function logLinesOf(secret: string) {
+  return product
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.key_prefix === secret.slice(0, 13));
+}
+
 describe('observability of a running instance', () => {
   it('logs a client that hung up inside its body as its own 400, not as an outage (503)', async () => {
     const key = await createTestKey();
@@ -63,13 +73,7 @@ describe('observability of a running instance', () => {
     socket.write(`${head.join('\r\n')}\r\n\r\n{"input":`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.destroy();
-    const lines = () =>
-      product
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line))
-        .filter((line) => line.key_prefix === key.key.slice(0, 13));
+    const lines = () => logLinesOf(key.key);
     const [line] = await waitFor('its line', () => (lines().length > 0 ? lines() : undefined), 5_000);
     expect([line.status, line.code, line.units]).toEqual([400, 'invalid_request', 0]);
   });
@@ -96,13 +100,7 @@ describe('observability of a running instance', () => {
 
     // Each line reaches stdout within a second of its request (the log gathers lines into larger
     // writes), before any stop.
-    const mine = () =>
-      product
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line))
-        .filter((line) => line.key_prefix === key.key.slice(0, 13));
+    const mine = () => logLinesOf(key.key);
     await waitFor('the four lines', () => (mine().length >= 4 ? true : undefined), 5_000);
     expect(mine()).toHaveLength(4);
 
