@@ -10,6 +10,7 @@ import {
   REPO_ROOT,
   childEnv,
   freePort,
+  freePorts,
   isRunning,
   killAllSpawned,
   parseJsonOutput,
@@ -145,7 +146,7 @@ describe('two npm starts on one data dir', () => {
   });
 
   it('the second says the directory is in use and exits; the first keeps its PostgreSQL, and alone stops it', async () => {
-    const [firstPort, secondPort] = [await freePort(), await freePort()];
+    const [firstPort, secondPort] = (await freePorts(2)) as [number, number];
     const first = startApp(shared, firstPort);
     await waitHealthy(first, firstPort);
     const postmaster = postmasterPid(shared);

@@ -9,7 +9,7 @@ import { waitFor } from '../support/processes';
 import {
   createDatabase,
   ensureBuild,
-  freePort,
+  freePorts,
   killAllProducts,
   newKey,
   post,
@@ -32,10 +32,12 @@ beforeAll(async () => {
   ensureBuild();
   database = await createDatabase('wgs_observe');
   await useDatabaseInThisProcess(database.url);
-  metricsPort = await freePort();
+  const [port, metrics] = await freePorts(2);
+  metricsPort = metrics!;
   // A flush interval longer than the test: only the stop writes the counts.
   product = await startProduct({
     databaseUrl: database.url,
+    port,
     env: { METRICS_PORT: String(metricsPort), REFUSALS_FLUSH_MS: '300000', LOG_FORMAT: 'json' },
   });
 }, 240_000);

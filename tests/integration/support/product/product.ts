@@ -14,6 +14,7 @@ import { ensureBuilds } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';
 import { cloneTemplate } from '../../../setup/test-database';
 export { freePort };
+export { freePorts } from '../processes';
 
 // The real product (`npm start`'s command, scripts/start.mjs) as child processes on 127.0.0.1, for the
 // multi-instance and fault tests: a database of their own on the test server, a prebuilt
