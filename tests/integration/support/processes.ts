@@ -1,37 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../../server/db/free-port';
+import { freePort, freePorts } from '../../../server/db/free-port';
 import { isRunning } from '../../../server/db/embedded-postgres';
 export { isRunning };
-export { freePort };
+export { freePort, freePorts };
 
 // Helpers for tests that run the real product as child processes: the repo root, a CLI
 // runner, a registry of everything spawned (so afterAll can kill it even after a failure),
 // and a way to tell whether the embedded PostgreSQL of a data dir is still running.
-
-/**
- * `count` different free ports: each is held until all are found. Ports taken one after the other
- * may be the same one (the first is released before the second is asked for), and a product given
- * it for its app and its metrics then fails to start with EADDRINUSE.
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolveServer, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolveServer(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
-  return ports;
-}
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 

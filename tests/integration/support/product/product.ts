@@ -9,12 +9,11 @@ import { inject } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb } from '@/server/db/client';
 import { migrateDatabase } from '@/server/db/migrate';
-import { freePort } from '../../../../server/db/free-port';
+import { freePort, freePorts } from '../../../../server/db/free-port';
 import { ensureBuilds } from '../../../../scripts/lib/server-bundle';
 import { startCommand } from '../../../../scripts/lib/start-command';
 import { cloneTemplate } from '../../../setup/test-database';
-export { freePort };
-export { freePorts } from '../processes';
+export { freePort, freePorts };
 
 // The real product (`npm start`'s command, scripts/start.mjs) as child processes on 127.0.0.1, for the
 // multi-instance and fault tests: a database of their own on the test server, a prebuilt
