@@ -25,6 +25,9 @@ interface DbHandles {
 
 let open: DbHandles | undefined;
 
+/** How long anything waits for a connection (or a free one from a pool) before it fails closed. */
+const CONNECTION_WAIT_MS = 10_000;
+
 /**
  * A connection whose query went unanswered past query_timeout is closed, never reused: pg leaves
  * that query running on it, so inside a transaction the connection's next user would find itself
@@ -64,7 +67,7 @@ function connect(): DbHandles {
   const liveness = {
     Client: ClosingOnTimeoutClient,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
     query_timeout: config.DATABASE_QUERY_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -93,7 +96,12 @@ function connect(): DbHandles {
   });
   provisionalPool.on('error', () => {});
   provisionalPool.on('connect', listenForErrors);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // A transaction waits for a connection as long as a query does: Prisma's own default (2 s)
+  // failed operator writes while the paid path held the pool's connections for a moment.
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool),
+    transactionOptions: { maxWait: CONNECTION_WAIT_MS },
+  });
   return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
 }
 
