@@ -115,7 +115,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       return await answer(spec, prepared, ctx, reservation, streamed); // 11. and settling
     } catch (error) {
       await reservation?.abandon();
-      return toErrorResponse(error, requestId, call.record);
+      return toErrorResponse(error, requestId, call.record, reservation && rateLimitHeaders(reservation.rate));
     }
   }
   return { doc: route, handle, steps: spec };
@@ -192,12 +192,15 @@ export function defineGetRoute(spec: GetRouteSpec): RouteSpec {
   const route: RouteDoc = { method: 'GET', path, operationId, operation, summary, pathParams, response, errors, rateLimited };
   async function handle(request: Request, call: RouteCall): Promise<Response> {
     const requestId = newRequestId();
+    let rateHeaders: Record<string, string> | undefined;
     try {
       const ctx = await routeContext(request, requestId, call);
       const rate = spec.rateLimited ? await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute) : undefined;
-      return jsonResponse(200, await spec.handle(ctx), requestId, rate && rateLimitHeaders(rate));
+      rateHeaders = rate && rateLimitHeaders(rate);
+      return jsonResponse(200, await spec.handle(ctx), requestId, rateHeaders);
     } catch (error) {
-      return toErrorResponse(error, requestId, call.record);
+      // An answer that took a point says so, a 404 for an unknown job as much as a 200.
+      return toErrorResponse(error, requestId, call.record, rateHeaders);
     }
   }
   return { doc: route, handle };

@@ -36,9 +36,9 @@ export function jsonResponse(status: number, body: unknown, requestId: string, e
  * Maps any thrown value to the error envelope. Unknown errors become a generic 500. The code is
  * noted in the request's `record` (a /v1 request's), for its log line and metrics.
  */
-export function toErrorResponse(error: unknown, requestId: string, record?: RequestRecord): Response {
+export function toErrorResponse(error: unknown, requestId: string, record?: RequestRecord, headers?: Record<string, string>): Response {
   const apiError = toApiError(error, requestId);
-  const extra: Record<string, string> = { ...apiError.headers };
+  const extra: Record<string, string> = { ...headers, ...apiError.headers };
   if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
   if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';

@@ -140,14 +140,16 @@ describe('a loopback address is not counted (the host itself, or a proxy on it w
 });
 
 describe("GET /v1/jobs/{jobId} counts against the key's requests per minute", () => {
-  it('shares the minute with the POST routes: the (n+1)th request is 429 with RateLimit headers', async () => {
+  it('shares the minute with the POST routes: each answer, a 404 too, carries the RateLimit headers; the (n+1)th is 429', async () => {
     const { key } = await createTestKey({ rpm: 3 });
     const job = 'job_doesnotexist0000000000000';
     expect((await call(api, TEXT, { input: 'x' }, { key })).status).toBe(200);
     const first = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(first, 404, 'not_found');
+    expect(first.headers.get('ratelimit-remaining')).toBe('1');
     const second = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(second, 404, 'not_found');
+    expect(second.headers.get('ratelimit')).toMatch(/^"minute";r=0;t=\d+$/);
     const limited = await call(api, `/v1/jobs/${job}`, undefined, { key });
     expectEnvelope(limited, 429, 'rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

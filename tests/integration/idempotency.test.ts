@@ -239,6 +239,7 @@ describe('errors leave the key free', () => {
     const idempotencyKey = newIdempotencyKey();
     const failed = await call(api, TEXT, { input: 'retry me' }, { key, idempotencyKey });
     expectEnvelope(failed, 503, 'provider_unavailable');
+    expect(failed.headers.get('ratelimit-policy')).toMatch(/^"minute";q=\d+;w=60$/); // its point is kept
     expect(await remainingUnits(id)).toBe(100);
     fake.setMode({ kind: 'ok' });
     const retried = await call(api, TEXT, { input: 'retry me' }, { key, idempotencyKey });

@@ -63,6 +63,7 @@ describe('POST /v1/jobs/{jobId}/cancel (no worker running: jobs stay submitted)'
     const again = await cancel(owner.key, jobId);
     expectEnvelope(again, 409, 'job_not_cancellable');
     expect(again.json.error.details).toEqual({ status: 'cancelled' });
+    expect(again.headers.get('ratelimit-limit')).toBe('10000'); // it took a point, as the first cancel did
     expect(await remainingUnits(owner.id)).toBe(100);
   });
 
