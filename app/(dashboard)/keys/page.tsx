@@ -8,6 +8,7 @@ import { formatBytes, formatDate, formatNumber, param, type SearchParams } from 
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
+import { SHOWN_KEY_STATUSES } from '@/server/contract/dashboard/key-status';
 import type { KeyView } from '@/server/trpc/outputs';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
@@ -37,7 +38,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const { caller, can } = await dashboardCaller('/keys');
   const filters = {
     search: param(params, 'q')?.slice(0, 200),
-    status: param(params, 'status', ['active', 'revoked'] as const),
+    status: param(params, 'status', SHOWN_KEY_STATUSES),
     packageSlug: param(params, 'package')?.slice(0, 63),
   };
   const cursor = param(params, 'cursor');
@@ -78,10 +79,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
             name: 'status',
             label: 'Status',
             value: filters.status,
-            options: [
-              { value: 'active', label: 'active' },
-              { value: 'revoked', label: 'revoked' },
-            ],
+            options: SHOWN_KEY_STATUSES.map((status) => ({ value: status, label: status })),
           },
           {
             kind: 'select',

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { PrismaClient } from '../../../server/db/generated/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
+import { SHOWN_KEY_STATUSES, type ShownKeyStatus } from '../../../server/contract/dashboard/key-status';
 import { output, positiveInt, withDb } from './context';
 import { addKeyOwnerCommands } from './key-owner-commands';
 import { addWebhookCommands } from './webhook-commands';
@@ -50,10 +51,10 @@ function addList(keys: Command): void {
     .command('list')
     .description('List API keys, newest first')
     .option('--package <slug>', 'only keys of this package')
-    .addOption(new Option('--status <status>', 'only keys with this status').choices(['active', 'revoked', 'suspended']))
+    .addOption(new Option('--status <status>', 'only keys with this status (expired: its last day has passed)').choices(SHOWN_KEY_STATUSES))
     .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
     .option('--json', 'print {"keys":[...]}')
-    .action((options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number; json?: boolean }) =>
+    .action((options: { package?: string; status?: ShownKeyStatus; limit?: number; json?: boolean }) =>
       withDb(async (prisma) => {
         const items = await keysUpTo(prisma, options);
         output(Boolean(options.json), { keys: items }, () =>
@@ -62,7 +63,7 @@ function addList(keys: Command): void {
             : items
                 .map(
                   (k) =>
-                    `${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`,
+                    `${k.id}  ${k.prefix}…  ${k.status.padEnd(9)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`,
                 )
                 .join('\n'),
         );
@@ -99,7 +100,7 @@ function addRevokeAndTopUp(keys: Command): void {
 }
 
 /** Page by page (1,000 at most each), until the limit or the last key. */
-async function keysUpTo(prisma: PrismaClient, options: { package?: string; status?: 'active' | 'revoked' | 'suspended'; limit?: number }) {
+async function keysUpTo(prisma: PrismaClient, options: { package?: string; status?: ShownKeyStatus; limit?: number }) {
   const { listKeys } = await import('../../../server/domain/keys/manage-keys');
   const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
   let cursor: string | undefined;

@@ -1,4 +1,5 @@
 import type { ApiKey, Package, PackageVersion } from '../../db/generated/client';
+import { shownKeyStatus } from './key-status';
 
 export type KeyWithPackage = ApiKey & { packageVersion: PackageVersion & { package: Package } };
 
@@ -27,7 +28,7 @@ export function toKeyView(key: KeyViewSource) {
     id: key.id,
     prefix: key.prefix,
     label: key.label,
-    status: key.status,
+    status: shownKeyStatus(key),
     package: key.packageVersion.package.slug,
     package_version: key.packageVersion.version,
     remaining_units: key.remainingUnits,

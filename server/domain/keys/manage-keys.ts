@@ -12,6 +12,7 @@ import { keysetPageQuery, toPage } from '../pagination';
 import { isUuid } from '../uuid';
 import { forgetKeyHash } from './authenticate-key';
 import { announceKeyHashChangeOn } from './key-cache-invalidation';
+import type { ShownKeyStatus } from '../../contract/dashboard/key-status';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
 const notFound = (id: string) => new ApiError('not_found', { message: `No API key with id "${id}".` });
@@ -83,10 +84,18 @@ async function lockKey(
 
 export interface ListKeysInput {
   search?: string;
-  status?: 'active' | 'revoked' | 'suspended';
+  status?: ShownKeyStatus;
   packageSlug?: string;
   cursor?: string;
   limit?: number;
+}
+
+/** The keys shown with `status` (shownKeyStatus): an expired key is stored `active`, its expiry past. */
+function statusWhere(status: ShownKeyStatus, now: Date): Prisma.ApiKeyWhereInput {
+  if (status === 'expired') return { status: 'active', expiresAt: { lte: now } };
+  // In an AND: the search's OR sits beside it.
+  if (status === 'active') return { status: 'active', AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }] };
+  return { status };
 }
 
 /**
@@ -99,7 +108,7 @@ export async function listKeys(
 ): Promise<{ items: KeyView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 1000);
   const where: Prisma.ApiKeyWhereInput = {
-    ...(input.status ? { status: input.status } : {}),
+    ...(input.status ? statusWhere(input.status, new Date()) : {}),
     ...(input.packageSlug ? { packageVersion: { package: { slug: input.packageSlug } } } : {}),
     ...(input.search
       ? {

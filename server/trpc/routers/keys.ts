@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getSqlDb } from '../../db/client';
 import { issueKey } from '../../domain/keys/issue-key';
 import { topUpKey } from '../../domain/billing/top-up-key';
+import { SHOWN_KEY_STATUSES } from '../../contract/dashboard/key-status';
 import { editKeyLabel, getKey, listKeys, revokeKey } from '../../domain/keys/manage-keys';
 import { usageByDay } from '../../domain/reports/overview';
 import { listUsageEvents } from '../../domain/reports/usage-events';
@@ -22,7 +23,7 @@ export const keysRouter = router({
     .input(
       z.strictObject({
         search: z.string().trim().max(200).optional(),
-        status: z.enum(['active', 'revoked', 'suspended']).optional(),
+        status: z.enum(SHOWN_KEY_STATUSES).optional(),
         packageSlug: z.string().max(63).optional(),
         cursor,
         limit,

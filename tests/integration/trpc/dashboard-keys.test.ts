@@ -16,6 +16,21 @@ describe('keys: expiry, extra units, totals and labels', () => {
     expect(audit.after).toMatchObject({ remaining_units: 150, expires_at: '2100-01-01T00:00:00.000Z' });
   });
 
+  it('shows a key whose last day has passed as expired, and filters by it (a search beside the filter)', async () => {
+    const { caller, slug } = await operatorWithPackage('pk-expired');
+    const [lapsed, current, open] = await Promise.all(
+      ['lapsed', 'current', 'open'].map((label) => caller.keys.issue({ packageSlug: slug, label: `${label} ${slug}` })),
+    );
+    await getPrisma().apiKey.update({ where: { id: lapsed!.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await getPrisma().apiKey.update({ where: { id: current!.id }, data: { expiresAt: new Date(Date.now() + 3_600_000) } });
+    expect((await caller.keys.get({ id: lapsed!.id })).status).toBe('expired');
+    expect((await caller.keys.get({ id: current!.id })).status).toBe('active');
+    const listed = async (status: 'active' | 'expired') =>
+      (await caller.keys.list({ packageSlug: slug, search: slug, status })).items.map((key) => key.id).sort();
+    expect(await listed('expired')).toEqual([lapsed!.id]);
+    expect(await listed('active')).toEqual([current!.id, open!.id].sort());
+  });
+
   it('refuses an expiry in the past and extra units that are not a whole number', async () => {
     const { caller, slug } = await operatorWithPackage('pk-bad-extra');
     await expectTrpcError(caller.keys.issue({ packageSlug: slug, expiresOn: '2001-01-01' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
