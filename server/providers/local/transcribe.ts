@@ -134,7 +134,9 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
 
 /**
  * Spans of sound by frame RMS. The threshold sits 30% of the way (in dB) from the quiet floor
- * of the recording to its loud peak, never below about -50 dBFS; nearby spans are merged.
+ * of the recording to its loud peak, never below about -50 dBFS; nearby spans are merged. A
+ * recording whose quietest tenth is within 6 dB of its peak (a steady hum) has no quiet floor:
+ * a threshold between two near-equal levels would cut it wherever its level wanders.
  */
 export function speechSegments(rms: Float64Array, frameSeconds: number, duration: number): { start: number; end: number }[] {
   const frameCount = rms.length;
@@ -142,7 +144,7 @@ export function speechSegments(rms: Float64Array, frameSeconds: number, duration
   const sorted = Float64Array.from(rms).sort();
   const noise = Math.max(NOISE_FLOOR, percentile(sorted, 0.1));
   const peak = Math.max(NOISE_FLOOR, percentile(sorted, 0.99));
-  const threshold = Math.max(ABSOLUTE_FLOOR, noise * (peak / noise) ** 0.3);
+  const threshold = peak < 2 * noise ? ABSOLUTE_FLOOR : Math.max(ABSOLUTE_FLOOR, noise * (peak / noise) ** 0.3);
 
   const runs: { first: number; last: number }[] = [];
   for (let frame = 0; frame < frameCount; frame += 1) {

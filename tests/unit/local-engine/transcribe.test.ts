@@ -74,6 +74,19 @@ describe('local transcription engine', () => {
     expect((await transcribeAudio({ bytes: wavFile(hiss, 16_000), mimeType: 'audio/wav', timestamps: 'segment' })).segments).toEqual([]);
   });
 
+  it('hears a steady hum as one segment, however little its level wanders', async () => {
+    // 500 Hz for 10 s whose level drifts by 1% over 5 s: a recording with no quiet part.
+    const seconds = 10;
+    const hum = Buffer.alloc(16_000 * 2 * seconds);
+    for (let i = 0; i < hum.length / 2; i += 1) {
+      const t = i / 16_000;
+      const level = 4000 * (1 + 0.01 * Math.sin(2 * Math.PI * 0.2 * t));
+      hum.writeInt16LE(Math.round(level * Math.sin(2 * Math.PI * 500 * t)), i * 2);
+    }
+    const result = await transcribeAudio({ bytes: wavFile(hum, 16_000), mimeType: 'audio/wav', timestamps: 'segment' });
+    expect(result.segments.map(({ start, end }) => ({ start, end }))).toEqual([{ start: 0, end: seconds }]);
+  });
+
   it("returns no segments with timestamps 'none' but still summarises", async () => {
     const wav = await synthesizeSpeech({ text: TEXT, format: 'wav' });
     const result = await transcribeAudio({ bytes: wav.bytes, mimeType: 'audio/wav', timestamps: 'none' });
