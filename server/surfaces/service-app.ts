@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { ApiError } from '../domain/errors';
 import { newRequestId } from '../http/request-id';
 import { toErrorResponse } from '../http/responses';
+import { routeMethods, type Handler } from '../http/route-methods';
+import { serveSignedObject } from '../http/serve-signed-object';
 import { serveReadiness } from '../instance/readiness';
 import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
 import { openaiSurface } from './openai';
@@ -41,6 +43,21 @@ function routedPath(request: Request): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
+/**
+ * Output URLs, served here as Next's route file (app/files) serves them, and with their length:
+ * Next drops a streamed answer's Content-Length, by which a client knows the download's size and that it came whole.
+ */
+const OUTPUT_URLS = '/files/';
+const outputUrlMethods: Record<string, Handler> = routeMethods({ GET: serveSignedObject });
+
+function mountOutputUrls(app: Hono<ServiceEnv>): void {
+  // Hono hands HEAD to the GET route; the request's own method picks the handler, which closes the object unread.
+  app.all(`${OUTPUT_URLS}*`, async (c) => {
+    const handle = outputUrlMethods[c.req.raw.method] ?? outputUrlMethods.PATCH!; // 405 with Allow, as every method but GET and HEAD
+    return withApiHeaders(await handle(c.req.raw));
+  });
+}
+
 function mountProbes(app: Hono<ServiceEnv>): void {
   for (const [path, probe] of Object.entries(PROBES)) {
     app.get(path, async () => withApiHeaders(await probe()));
@@ -56,6 +73,7 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
   const app = new Hono<ServiceEnv>({ getPath: routedPath });
   for (const surface of surfaces) mountSurface(app, surface);
   mountProbes(app);
+  mountOutputUrls(app);
   app.notFound(() => withApiHeaders(toErrorResponse(new ApiError('not_found'), newRequestId())));
   app.onError(internalError);
   return app;
@@ -63,11 +81,11 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
 
 export const serviceApp = createServiceApp(SURFACES);
 
-/** Whether the app serves a request target (path and query): a surface's path, or a probe's. */
+/** Whether the app serves a request target (path and query): a surface's path, an output URL's, or a probe's. */
 export function servesTarget(target: string): boolean {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
-  if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))) return true;
+  if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`)) || path.startsWith(OUTPUT_URLS)) return true;
   return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
 }
 

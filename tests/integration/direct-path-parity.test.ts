@@ -247,3 +247,40 @@ describe('the direct path and Next’s router answer alike', () => {
     expect(JSON.parse(direct.body).servers).toEqual([{ url: 'http://api.example.test' }]);
   });
 });
+
+describe('output URLs, served without Next', () => {
+  /** The raw answer's head as [name, value] pairs, and how many bytes followed it. */
+  const split = (raw: string) => {
+    const headEnd = raw.indexOf('\r\n\r\n');
+    const { status, headers } = parse(raw);
+    const header = (name: string) => headers.find(([n]) => n === name)?.[1];
+    return { status, header, bodyBytes: raw.length - headEnd - 4 }; // latin1: a character per byte
+  };
+
+  it('carry their length on GET and HEAD (Next drops it), and refuse other methods with 405 and Allow', async () => {
+    const made = parse(await exchange(servers.direct.port, json('/v1/audio/speech', keys.direct.full!.key, '{"text":"Hello there."}')));
+    expect(made.status, made.body).toBe(200);
+    const url = new URL(JSON.parse(made.body).output.url);
+    const target = `${url.pathname}${url.search}`;
+    const whole = split(await exchange(servers.direct.port, get(target, null)));
+    expect(whole.status).toBe(200);
+    expect(whole.header('content-type')).toBe('audio/wav');
+    expect(whole.header('transfer-encoding')).toBeUndefined();
+    expect(Number(whole.header('content-length'))).toBe(whole.bodyBytes);
+    expect(whole.bodyBytes).toBeGreaterThan(44);
+    const head = split(await exchange(servers.direct.port, get(target, null, 'HEAD')));
+    expect([head.status, head.header('content-length'), head.bodyBytes]).toEqual([200, String(whole.bodyBytes), 0]);
+    const post = split(await exchange(servers.direct.port, get(target, null, 'POST')));
+    expect([post.status, post.header('allow')]).toEqual([405, 'GET, HEAD']);
+    const tampered = split(
+      await exchange(
+        servers.direct.port,
+        get(
+          target.replace(/sig=(.)/, (_all, first: string) => `sig=${first === 'A' ? 'B' : 'A'}`),
+          null,
+        ),
+      ),
+    );
+    expect(tampered.status).toBe(404);
+  });
+});
