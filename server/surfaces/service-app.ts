@@ -44,8 +44,8 @@ function routedPath(request: Request): string {
 }
 
 /**
- * Output URLs, served here as Next's route file (app/files) serves them, and with their length:
- * Next drops a streamed answer's Content-Length, by which a client knows the download's size and that it came whole.
+ * Output URLs, served here as Next's route file (app/files) serves them, and with their length,
+ * which Next drops from a streamed answer: by it a client knows the size and that all came.
  */
 const OUTPUT_URLS = '/files/';
 const outputUrlMethods: Record<string, Handler> = routeMethods({ GET: serveSignedObject });
