@@ -76,8 +76,18 @@ describe('the route table of /v1', () => {
     }
   });
 
-  it("is what npm start's server hands the app: the surfaces' paths and the probes, nothing else", () => {
-    for (const target of ['/v1', '/v1/', '/v1?x=1', '/v1/text/generate', '/v1/nope', '/healthz', '/healthz/', '/readyz?x=1'])
+  it("is what npm start's server hands the app: the surfaces' paths, the output URLs and the probes, nothing else", () => {
+    for (const target of [
+      '/v1',
+      '/v1/',
+      '/v1?x=1',
+      '/v1/text/generate',
+      '/v1/nope',
+      '/healthz',
+      '/healthz/',
+      '/readyz?x=1',
+      '/files/a?exp=1',
+    ])
       expect(servesTarget(target), target).toBe(true);
     for (const target of [
       '/',
@@ -88,8 +98,21 @@ describe('the route table of /v1', () => {
       '/signin',
       '/api/trpc/keys.list',
       '/uploads/upl_x',
-      '/files/a',
+      '/files',
+      '/filesx/a',
     ])
       expect(servesTarget(target), target).toBe(false);
+  });
+
+  it('answers an output URL in the envelope: 404 for a bad signature, 405 with Allow for a method but GET and HEAD', async () => {
+    expect(await ask('GET', '/files/out/x.png?exp=1&type=image%2Fpng&n=a&sig=b')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
+    expect(await ask('POST', '/files/out/x.png')).toMatchObject({
+      status: 405,
+      allow: 'GET, HEAD',
+      body: { error: { code: 'method_not_allowed' } },
+    });
   });
 });
