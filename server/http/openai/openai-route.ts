@@ -4,7 +4,7 @@ import { reserve, type OpenReservation } from '../../domain/billing/reserve';
 import type { RenderGeneration } from '../../domain/billing/reservation';
 import { ApiError, isApiError } from '../../domain/errors';
 import type { AuthenticatedKey } from '../../domain/keys/authenticate-key';
-import { consumeRequest } from '../../domain/rate-limit/request-rate';
+import { consumeRequest, type RateState } from '../../domain/rate-limit/request-rate';
 import { zodValidationError } from '../../domain/zod-issues';
 import { traceStep } from '../../observability/tracing';
 import { jsonChannel, runAndSettle } from '../answer-lifecycle';
@@ -116,7 +116,8 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       return withHeaders(await translation.respond(settled.body, ctx), headers);
     } catch (error) {
       await reservation?.abandon();
-      return toOpenAIErrorResponse(renamed(error, translation?.params), requestId, call.record);
+      const response = toOpenAIErrorResponse(renamed(error, translation?.params), requestId, call.record);
+      return reservation ? withHeaders(response, rateHeadersOf(reservation.rate)) : response; // its point is kept
     }
   }
   return { doc, handle };
@@ -143,15 +144,17 @@ export function defineOpenAIGetRoute(spec: OpenAIGetSpec): RouteSpec {
   const doc: RouteDoc = { ...routeDoc(spec, 'GET'), errors: [401, 404, 429, 500, 503], rateLimited: true };
   async function handle(request: Request, call: RouteCall): Promise<Response> {
     const requestId = newRequestId();
+    let rate: RateState | undefined;
     try {
       const ctx = await routeContext(request, requestId, call);
-      const rate = await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute);
+      rate = await consumeRequest(getSqlDb(), ctx.key.id, ctx.key.requestsPerMinute);
       const answer = await spec.handle(ctx);
       const response = answer instanceof Response ? answer : jsonResponse(200, answer, requestId);
       response.headers.set('X-Request-Id', requestId);
       return withHeaders(response, rateHeadersOf(rate));
     } catch (error) {
-      return toOpenAIErrorResponse(error, requestId, call.record);
+      const response = toOpenAIErrorResponse(error, requestId, call.record);
+      return rate ? withHeaders(response, rateHeadersOf(rate)) : response; // a 404 took its point too
     }
   }
   return { doc, handle };

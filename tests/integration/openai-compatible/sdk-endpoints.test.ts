@@ -34,6 +34,8 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const missing = await client.models.retrieve('gpt-5').catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
     expect((missing as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+    // It took a point of the key's minute, as the answers before it did, and says so.
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).headers?.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
   });
 
   it('answers a chat completion under an alias, with tokens and the units charged and remaining', async () => {
