@@ -1,9 +1,11 @@
 import type { TRPCError } from '@trpc/server';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
+import { isApiError } from '../domain/errors';
 
 // What every tRPC answer (the dashboard's, the portal's) carries besides its body: never cached,
-// and a database or Redis away (a restart) answered 503 with Retry-After, as /v1 answers it, never
-// 500, whether a procedure or the context (the session's lookup) met it.
+// a database or Redis away (a restart) answered 503 with Retry-After, as /v1 answers it, never
+// 500, whether a procedure or the context (the session's lookup) met it; and a limit's refusal
+// (429: webhook resends) with its Retry-After.
 
 /** Whether a tRPC error is the database or Redis being away. */
 export function isUnavailableError(error: TRPCError): boolean {
@@ -13,6 +15,10 @@ export function isUnavailableError(error: TRPCError): boolean {
 /** fetchRequestHandler's responseMeta. */
 export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { status?: number; headers: Headers } {
   const headers = new Headers({ 'Cache-Control': 'no-store' });
+  const waits = errors.flatMap((error) =>
+    isApiError(error.cause) && error.cause.retryAfter !== undefined ? [error.cause.retryAfter] : [],
+  );
+  if (waits.length > 0) headers.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(...waits)))));
   if (!errors.some(isUnavailableError)) return { headers };
   headers.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   return { status: 503, headers };
