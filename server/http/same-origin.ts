@@ -9,7 +9,8 @@ import { acceptedConnection } from '../auth/connection';
 // A request with neither header is not a browser's (curl, a script with the cookie already);
 // the session cookie (SameSite=Lax) and next-auth's CSRF token still apply to it.
 
-const MESSAGE = 'Cross-site requests to the dashboard are refused: use the dashboard itself.';
+// One answer for the dashboard, the portal and the checkout form, which all refuse alike.
+const MESSAGE = "Cross-site requests are refused: use this service's own pages.";
 
 function ownHosts(request: Request): string[] {
   const config = getConfig();

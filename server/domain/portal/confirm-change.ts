@@ -47,8 +47,9 @@ async function changeableKey(db: PrismaClient, session: PortalSession) {
     throw new ApiError('forbidden', { message: `This key is ${inactive}: ask ${supportContact()}.` });
   }
   if (!confirmationsAvailable(key.buyerEmail)) {
+    const why = key.buyerEmail === null ? 'this key has none here' : 'this service cannot send e-mail';
     throw new ApiError('forbidden', {
-      message: `Changes to this key are confirmed by e-mail to its buyer, and this key has none here: ask ${supportContact()}.`,
+      message: `Changes to this key are confirmed by e-mail to its buyer, and ${why}: ask ${supportContact()}.`,
     });
   }
   return { ...key, buyerEmail: key.buyerEmail! };

@@ -100,6 +100,7 @@ describe('without e-mail, the portal changes nothing and says whom to ask', () =
     });
     const refused = await expectTrpcError(caller.requestChange({ action: 'rotate_key' }), 'FORBIDDEN', 'forbidden');
     expect(refused.message).toContain('support@seller.example');
+    expect(refused.message).toContain('this key has none here');
     await expectTrpcError(caller.requestChange({ action: 'set_webhook', url: 'https://hooks.example.com/x' }), 'FORBIDDEN');
   });
 
@@ -110,7 +111,8 @@ describe('without e-mail, the portal changes nothing and says whom to ask', () =
     resetConfigForTests();
     try {
       expect((await caller.overview()).owner).toMatchObject({ can_change: false, email: expect.stringContaining('•••') });
-      await expectTrpcError(caller.requestChange({ action: 'rotate_key' }), 'FORBIDDEN', 'forbidden');
+      const refused = await expectTrpcError(caller.requestChange({ action: 'rotate_key' }), 'FORBIDDEN', 'forbidden');
+      expect(refused.message).toContain('this service cannot send e-mail'); // not that the key has no e-mail: it has one
     } finally {
       process.env.SMTP_URL = inbox.url;
       resetConfigForTests();
