@@ -100,6 +100,8 @@ describe('webhook endpoints', () => {
       'http://[fd00:ec2::23]/',
       'http://[fd20:ce::254]/',
       'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[64:ff9b:1::a9fe:a9fe]/', // the local-use NAT64 prefix
+      'http://[::ffff:0:a9fe:a9fe]/', // translated
       'http://100.100.100.200/',
       'http://metadata.google.internal./',
     ]) {
@@ -113,6 +115,20 @@ describe('webhook endpoints', () => {
     expect(isPrivateAddress('100.64.0.1')).toBe(true);
     expect(isPrivateAddress('::ffff:10.0.0.1')).toBe(true);
     expect(isPrivateAddress('fe80::1')).toBe(true);
+    // Documentation, benchmarking, discard and other never-routed ranges are no endpoint's.
+    for (const address of [
+      '192.0.2.2',
+      '198.51.100.1',
+      '203.0.113.1',
+      '192.88.99.1',
+      '2001:db8::1',
+      '3fff::1',
+      '100::1',
+      '2001:10::1',
+      '2001:2::1',
+    ])
+      expect(isPrivateAddress(address), address).toBe(true);
+    expect(isPrivateAddress('::ffff:0:7f00:1')).toBe(true); // 127.0.0.1, translated (RFC 2765)
   });
 });
 

@@ -3,9 +3,10 @@ import { BlockList, isIP } from 'node:net';
 // What kind of address an outgoing connection would reach (docs/providers.md, "One outbound
 // door"): `metadata` is never connected to (cloud metadata services and link-local, which hand
 // out the machine's credentials), `private` only where allowed (loopback, RFC 1918, CGNAT,
-// unique-local, multicast, reserved), `public` always. An IPv6 address that carries an IPv4 one
-// (mapped ::ffff:, compatible ::, NAT64 64:ff9b::/96, 6to4 2002::/16) is judged by that IPv4
-// address too: a NAT64 gateway turns 64:ff9b::a9fe:a9fe into 169.254.169.254.
+// unique-local, multicast, documentation, reserved), `public` always. An IPv6 address that carries
+// an IPv4 one (mapped ::ffff:, compatible ::, translated ::ffff:0:, NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48, 6to4 2002::/16) is judged by that IPv4 address too: a NAT64 gateway turns
+// 64:ff9b::a9fe:a9fe into 169.254.169.254.
 
 export type AddressClass = 'metadata' | 'private' | 'public';
 
@@ -39,8 +40,12 @@ for (const [network, prefix] of [
   ['127.0.0.0', 8],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation (RFC 5737), as 198.51.100.0/24 and 203.0.113.0/24
+  ['192.88.99.0', 24], // the retired 6to4 relay anycast (RFC 7526)
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 3],
 ] as const) {
   PRIVATE.addSubnet(network, prefix, 'ipv4');
@@ -48,6 +53,12 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 127], // unspecified and loopback
   ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): whatever it carries is the operator's network
+  ['100::', 64], // discard-only (RFC 6666)
+  ['2001:2::', 48], // benchmarking (RFC 5180)
+  ['2001:10::', 28], // ORCHID, and ORCHIDv2 below (RFC 4843, 7343): never routed
+  ['2001:20::', 28],
+  ['2001:db8::', 32], // documentation (RFC 3849), as 3fff::/20 (RFC 9637)
+  ['3fff::', 20],
   ['fc00::', 7],
   ['ff00::', 8],
 ] as const) {
@@ -71,14 +82,19 @@ function ipv6Groups(address: string): number[] | undefined {
   return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
 }
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64 well-known prefix, 6to4). */
+/**
+ * The IPv4 address an IPv6 address carries (mapped, compatible, translated ::ffff:0:0/96, NAT64's
+ * well-known prefix, and its local-use /48 in the /96 form translators use, 6to4).
+ */
 function embeddedIpv4(address: string): string | undefined {
   const g = ipv6Groups(address);
   if (!g) return undefined;
   const zeros = (from: number, to: number) => g.slice(from, to).every((group) => group === 0);
   const quad = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return quad(g[6]!, g[7]!);
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return quad(g[6]!, g[7]!);
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return quad(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return quad(g[6]!, g[7]!);
   if (g[0] === 0x2002) return quad(g[1]!, g[2]!);
   return undefined;
 }
