@@ -82,10 +82,19 @@ function mappedOf(error: ApiError): Mapped {
   return isBudget(error) ? { ...mapped, retry: false } : mapped;
 }
 
+/** /v1's words for a retry name the Idempotency-Key every /v1 POST carries; here it is optional. */
+const PROVIDER_UNAVAILABLE =
+  'The provider is unavailable. No units were charged; retry later (with the same Idempotency-Key, if one was sent).';
+
 /** The status, body and headers of an error on this surface. */
 export function openAIError(error: ApiError): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
   const mapped = mappedOf(error);
-  const message = error.code === 'internal_error' ? ERROR_CATALOG.internal_error.message : error.message;
+  const message =
+    error.code === 'internal_error'
+      ? ERROR_CATALOG.internal_error.message
+      : error.message === ERROR_CATALOG.provider_unavailable.message
+        ? PROVIDER_UNAVAILABLE
+        : error.message;
   const issue =
     error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
   const param = detail(error, 'param') ?? issue?.path ?? null;
