@@ -65,5 +65,14 @@ describe('keys.webhook procedures', () => {
 
     const other = await caller.keys.issue({ packageSlug: slug });
     await expectTrpcError(caller.keys.resendDelivery({ id: other.id, deliveryId: id }), 'NOT_FOUND', 'not_found');
+
+    // An endpoint that answered 410 Gone is disabled: a resend would go nowhere, and says so, the delivery untouched.
+    await getPool().query('UPDATE api_keys SET webhook_disabled_at = now() WHERE id = $1', [key.id]);
+    const refused = await expectTrpcError(caller.keys.resendDelivery({ id: key.id, deliveryId: id }), 'BAD_REQUEST', 'invalid_request');
+    expect(refused.message).toMatch(/410 Gone and is disabled/);
+    expect((await caller.keys.webhook({ id: key.id })).deliveries[0]).toMatchObject({ id, status: 'pending', attempts: 0 });
+    await caller.keys.clearWebhook({ id: key.id });
+    const none = await expectTrpcError(caller.keys.resendDelivery({ id: key.id, deliveryId: id }), 'BAD_REQUEST', 'invalid_request');
+    expect(none.message).toMatch(/no webhook endpoint/);
   });
 });
