@@ -136,7 +136,7 @@ export async function listKeyDeliveries(db: PrismaClient, keyId: string, limit =
   }));
 }
 
-/** Sends a delivery again now (same webhook-id, a fresh round of attempts); 429 past the key's resends per minute. */
+/** Sends a delivery again now (same webhook-id, a fresh round of attempts); 400 with no endpoint to send to, 429 past the key's resends per minute. */
 export async function resendDelivery(db: PrismaClient, actor: Actor, keyId: string, deliveryId: string): Promise<void> {
   const notFound = () => new ApiError('not_found', { message: `No delivery "${deliveryId}" for this key.` });
   if ((await db.webhookDelivery.count({ where: { id: deliveryId, apiKeyId: keyId } })) === 0) throw notFound();
