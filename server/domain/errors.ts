@@ -37,6 +37,11 @@ export class ApiError extends Error {
     this.headers = options.headers;
   }
 
+  /** Retry-After's value, the wait in whole seconds and at least 1; none without a wait. */
+  get retryAfterHeader(): string | undefined {
+    return this.retryAfter === undefined ? undefined : String(Math.max(1, Math.ceil(this.retryAfter)));
+  }
+
   /** The same error with more response headers (the error's own win over these). */
   withHeaders(headers: Record<string, string>): ApiError {
     return new ApiError(this.code, {

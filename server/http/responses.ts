@@ -39,7 +39,7 @@ export function jsonResponse(status: number, body: unknown, requestId: string, e
 export function toErrorResponse(error: unknown, requestId: string, record?: RequestRecord, headers?: Record<string, string>): Response {
   const apiError = toApiError(error, requestId);
   const extra: Record<string, string> = { ...headers, ...apiError.headers };
-  if (apiError.retryAfter !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(apiError.retryAfter)));
+  if (apiError.retryAfterHeader) extra['Retry-After'] = apiError.retryAfterHeader;
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
   if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
   if (record) record.errorCode = apiError.code;

@@ -15,10 +15,9 @@ export function isUnavailableError(error: TRPCError): boolean {
 /** fetchRequestHandler's responseMeta. */
 export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { status?: number; headers: Headers } {
   const headers = new Headers({ 'Cache-Control': 'no-store' });
-  const waits = errors.flatMap((error) =>
-    isApiError(error.cause) && error.cause.retryAfter !== undefined ? [error.cause.retryAfter] : [],
-  );
-  if (waits.length > 0) headers.set('Retry-After', String(Math.max(1, Math.ceil(Math.max(...waits)))));
+  const waits = errors.flatMap((error) => (isApiError(error.cause) && error.cause.retryAfter !== undefined ? [error.cause] : []));
+  const longest = waits.sort((a, b) => b.retryAfter! - a.retryAfter!)[0];
+  if (longest?.retryAfterHeader) headers.set('Retry-After', longest.retryAfterHeader);
   if (!errors.some(isUnavailableError)) return { headers };
   headers.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   return { status: 503, headers };

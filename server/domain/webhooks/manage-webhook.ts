@@ -139,11 +139,15 @@ export async function listKeyDeliveries(db: PrismaClient, keyId: string, limit =
 /** Sends a delivery again now (same webhook-id, a fresh round of attempts); 400 with no endpoint to send to, 429 past the key's resends per minute. */
 export async function resendDelivery(db: PrismaClient, actor: Actor, keyId: string, deliveryId: string): Promise<void> {
   const notFound = () => new ApiError('not_found', { message: `No delivery "${deliveryId}" for this key.` });
-  if ((await db.webhookDelivery.count({ where: { id: deliveryId, apiKeyId: keyId } })) === 0) throw notFound();
+  const delivery = await db.webhookDelivery.findFirst({
+    where: { id: deliveryId, apiKeyId: keyId },
+    select: { apiKey: { select: { webhookUrl: true, webhookDisabledAt: true } } },
+  });
+  if (!delivery) throw notFound();
   // A resend to no endpoint, or to one that answered 410 Gone, would be skipped unsent: say so instead.
-  const key = await db.apiKey.findUniqueOrThrow({ where: { id: keyId }, select: { webhookUrl: true, webhookDisabledAt: true } });
-  if (key.webhookUrl === null || key.webhookDisabledAt !== null) {
-    const why = key.webhookUrl === null ? 'this key has no webhook endpoint' : 'its endpoint answered 410 Gone and is disabled';
+  const { webhookUrl, webhookDisabledAt } = delivery.apiKey;
+  if (webhookUrl === null || webhookDisabledAt !== null) {
+    const why = webhookUrl === null ? 'this key has no webhook endpoint' : 'its endpoint answered 410 Gone and is disabled';
     throw new ApiError('invalid_request', { message: `Nothing to resend to: ${why}. Set the endpoint again, then resend.` });
   }
   await takeResend(getSqlDb(), keyId);

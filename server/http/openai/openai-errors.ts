@@ -86,15 +86,15 @@ function mappedOf(error: ApiError): Mapped {
 const PROVIDER_UNAVAILABLE =
   'The provider is unavailable. No units were charged; retry later (with the same Idempotency-Key, if one was sent).';
 
+function messageOf(error: ApiError): string {
+  if (error.code === 'internal_error') return ERROR_CATALOG.internal_error.message;
+  return error.message === ERROR_CATALOG.provider_unavailable.message ? PROVIDER_UNAVAILABLE : error.message;
+}
+
 /** The status, body and headers of an error on this surface. */
 export function openAIError(error: ApiError): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
   const mapped = mappedOf(error);
-  const message =
-    error.code === 'internal_error'
-      ? ERROR_CATALOG.internal_error.message
-      : error.message === ERROR_CATALOG.provider_unavailable.message
-        ? PROVIDER_UNAVAILABLE
-        : error.message;
+  const message = messageOf(error);
   const issue =
     error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
   const param = detail(error, 'param') ?? issue?.path ?? null;
@@ -103,7 +103,7 @@ export function openAIError(error: ApiError): { status: number; body: OpenAIErro
   const headers: Record<string, string> = { ...openAIRateHeaders(error.headers ?? {}), 'x-should-retry': String(mapped.retry) };
   // A 405 names the methods the path takes (RFC 9110 §15.5.6), on this surface as on /v1.
   if (error.headers?.Allow) headers.allow = error.headers.Allow;
-  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
+  if (error.retryAfterHeader) headers['retry-after'] = error.retryAfterHeader;
   if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
   const body = { error: { message: message.toWellFormed(), type: mapped.type, param, code } };
   return { status: mapped.status, body, headers };
