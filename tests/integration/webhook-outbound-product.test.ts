@@ -58,6 +58,7 @@ interface Answer {
   status: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
+  retryAfter: string | null;
 }
 
 /** A request from 192.0.2.2 with the browser's same-origin header and the session's cookies. */
@@ -84,7 +85,7 @@ async function send(base: string, path: string, init: { method?: string; body?: 
   } catch {
     json = undefined;
   }
-  return { status: response.status, json, cookies } as Answer & { cookies: string };
+  return { status: response.status, json, cookies, retryAfter: response.headers.get('retry-after') } as Answer & { cookies: string };
 }
 
 /** Signs an operator in through next-auth's credentials form, as the sign-in page does. */
@@ -162,6 +163,8 @@ describe('npm start, endpoints public only (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset
     for (const refused of [await fromPortal(), await fromDashboard()]) {
       expect(refused.status).toBe(429);
       expect(refused.json.error.data.code).toBe('TOO_MANY_REQUESTS');
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1); // when a place frees, as api.md says
+      expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
     }
     const { rows } = await getPool().query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [deliveryId]);
     expect(rows[0]).toEqual({ status: 'failed', attempts: 8 });
