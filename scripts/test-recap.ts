@@ -1,12 +1,14 @@
 // `npm test` runs its lanes side by side, so a failure is printed far above the run's last lines
 // (and a CI log often keeps only those). This runs last (`tsx scripts/test-recap.ts <exit status>`)
-// and prints what failed: every failed test of the vitest projects and Playwright and every chaos
-// violation, read from the JSON reports the run wrote to .data/test-reports/ (package.json's test
-// scripts name them). Tests that passed only on Playwright's retry (CI only) are listed even when
+// and prints what failed: every failed test of the vitest projects and Playwright, every error no
+// vitest test owned (which fails a run whose tests all passed) and every chaos violation, read
+// from the JSON reports the run wrote to .data/test-reports/ (package.json's test scripts name
+// them). Tests that passed only on Playwright's retry (CI only) are listed even when
 // the run passed, so that a flaky test or a race the retry hid is seen.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import type { UnhandledErrorsReport } from '../tests/setup/unhandled-errors-reporter';
 import { renderViolations, violationCount, type RunReport } from './chaos/report';
 
 const REPORTS = '.data/test-reports';
@@ -52,6 +54,11 @@ function vitestFailures(report: VitestReport): string[] {
   return lines;
 }
 
+/** Errors no test owned, which fail a vitest run whose tests all passed (tests/setup/unhandled-errors-reporter.ts). */
+function unhandledErrors(report: UnhandledErrorsReport): string[] {
+  return report.errors.flatMap((error) => [`${FAILED}${error.origin}`, ...excerpt(error.stack ?? error.message)]);
+}
+
 function playwrightFailures(report: PlaywrightReport): string[] {
   const lines: string[] = [];
   const walk = (suite: PlaywrightSuite, titles: string[]) => {
@@ -79,6 +86,7 @@ function chaosViolations(report: RunReport): string[] {
 
 function recap(file: string): string[] {
   const report: unknown = JSON.parse(readFileSync(join(REPORTS, file), 'utf8'));
+  if (file.endsWith('.unhandled.json')) return unhandledErrors(report as UnhandledErrorsReport);
   if (file.startsWith('vitest-')) return vitestFailures(report as VitestReport);
   if (file === 'playwright.json') return playwrightFailures(report as PlaywrightReport);
   if (file === 'chaos.json') return chaosViolations(report as RunReport);

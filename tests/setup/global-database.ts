@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../server/db/embedded-postgres';
 import { migrateDatabase } from '../../server/db/migrate';
 import { urlOfDatabase, type TestDatabases } from './test-database';
+import { recordTeardownError } from './unhandled-errors-reporter';
 
 // Integration tests run against a real PostgreSQL: TEST_DATABASE_URL's server when set (never a
 // non-local one), otherwise a fresh embedded server in a temp dir. One database is migrated
@@ -68,5 +69,12 @@ export default async function setup(project: TestProject) {
   await migrateDatabase(urlOfDatabase(server.serverUrl, template));
   const databases: TestDatabases = { serverUrl: server.serverUrl, template, prefix };
   project.provide('testDatabases', databases);
-  return () => server.stop();
+  return async () => {
+    try {
+      await server.stop();
+    } catch (error) {
+      recordTeardownError('stopping the test PostgreSQL', error);
+      throw error;
+    }
+  };
 }
