@@ -255,6 +255,10 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     const repeated = await runCli(['packages', 'apply', 'repeated.json'], dataDir, undefined, { INIT_CWD: dataDir });
     expect(repeated.code).toBe(1);
     expect(repeated.stderr).toMatch(/repeated\.json is not valid JSON: the member "slug" appears twice/);
+    const notUtf8 = join(dataDir, 'not-utf8.json');
+    writeFileSync(notUtf8, Buffer.concat([Buffer.from('{"packages": [{"name": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]));
+    const latin = await runCli(['packages', 'apply', notUtf8], dataDir);
+    expect([latin.code, latin.stderr]).toEqual([1, expect.stringMatching(/not-utf8\.json is not valid UTF-8/)]);
     const missingFile = await runCli(['packages', 'apply', join(dataDir, 'nope.json')], dataDir);
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);

@@ -57,11 +57,18 @@ export function addPackageCommands(program: Command): void {
 async function readPackagesFile(file: string): Promise<unknown> {
   // npm run starts scripts in the project root; a relative path means the operator's directory.
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch {
     throw new Error(`Cannot read ${file}`);
+  }
+  let text: string;
+  try {
+    // Refused, as a request body would be, rather than stored with U+FFFD in place of what was meant.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file} is not valid UTF-8`);
   }
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   const parseYaml = yaml ? (await import('yaml')).parse : undefined;
