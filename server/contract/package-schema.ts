@@ -9,6 +9,7 @@ import {
   TIMESTAMP_MODES,
 } from './values';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from './provider-types';
+import { isChargeableCurrency, priceDecimals } from './stripe-currency';
 
 // The package file format of CONTRACT.md §7, used by the CLI, the dashboard form and the
 // hot path alike. A list setting, when given, is the set of allowed values and its first
@@ -113,22 +114,15 @@ export const operationsSchema = z
 
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
-/** Digits after the decimal point of a currency's amounts (2 for USD, 0 for JPY), from ICU. */
-export function currencyDecimals(currency: string): number {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
-/** An amount in the currency's minor unit (cents), as Stripe takes it. */
-export function toMinorUnits(amount: number, currency: string): number {
-  return Math.round(amount * 10 ** currencyDecimals(currency));
-}
-
 const salePrice = z.number().positive().max(999_999);
 /** Sold through Stripe Checkout (docs/selling.md): the key's price, and packs of units a key may add. */
 export const saleSchema = z
   .strictObject({
     price: salePrice,
-    currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code such as USD'),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD', abort: true })
+      .refine(isChargeableCurrency, 'currency must be one money is charged in (an ISO 4217 code such as USD)'),
     top_ups: z
       .array(z.strictObject({ units: z.number().int().min(1).max(1_000_000_000), price: salePrice }))
       .max(10)
@@ -139,17 +133,20 @@ export const saleSchema = z
       .default([]),
   })
   .superRefine((sale, ctx) => {
+    const decimals = priceDecimals(sale.currency);
+    const smallest = 10 ** -decimals;
     const prices = [
       { path: ['price'], value: sale.price },
       ...sale.top_ups.map((pack, i) => ({ path: ['top_ups', i, 'price'], value: pack.price })),
     ];
     for (const { path, value } of prices) {
-      if (Math.abs(toMinorUnits(value, sale.currency) / 10 ** currencyDecimals(sale.currency) - value) > 1e-9) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `${sale.currency} amounts have at most ${currencyDecimals(sale.currency)} decimals`,
-        });
+      if (!(value > 0)) continue; // refused by salePrice already
+      // Compared in the price's smallest step, where a float's error is far below one.
+      const steps = value * 10 ** decimals;
+      if (Math.abs(steps - Math.round(steps)) > 1e-6) {
+        ctx.addIssue({ code: 'custom', path, message: `${sale.currency} prices have at most ${decimals} decimals` });
+      } else if (Math.round(steps) < 1) {
+        ctx.addIssue({ code: 'custom', path, message: `a ${sale.currency} price is at least ${smallest.toFixed(decimals)}` });
       }
     }
   });

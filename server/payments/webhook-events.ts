@@ -20,13 +20,21 @@ export function verifyStripeEvent(stripe: Stripe, rawBody: string, signature: st
 const idOf = (value: string | { id: string } | null | undefined): string | null =>
   value == null ? null : typeof value === 'string' ? value : value.id;
 
+const sessionIdOf = (event: Stripe.Event): string | null => {
+  const id: unknown = (event.data.object as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && id !== '' ? id : null;
+};
+
 export function salesEventOf(event: Stripe.Event): SalesEvent {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
-      return { type: 'checkout', sessionId: event.data.object.id };
-    case 'checkout.session.expired':
-      return { type: 'expired', sessionId: event.data.object.id };
+    case 'checkout.session.expired': {
+      // A session event names its session; one that does not (never Stripe's) is not acted on.
+      const sessionId = sessionIdOf(event);
+      if (!sessionId) return { type: 'ignored', stripeType: event.type };
+      return { type: event.type === 'checkout.session.expired' ? 'expired' : 'checkout', sessionId };
+    }
     case 'charge.refunded': {
       const charge = event.data.object;
       const paymentIntentId = idOf(charge.payment_intent);

@@ -3,7 +3,8 @@ import { definitionLabel } from '@/components/packages/definition-labels';
 import { topUpsForForm } from '@/components/packages/sale-fields';
 import { fieldName, formToDefinition, issueField } from '@/components/packages/version-fields';
 import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
-import { packageDefinitionSchema, saleSchema, toMinorUnits } from '@/server/contract/package-schema';
+import { packageDefinitionSchema, saleSchema } from '@/server/contract/package-schema';
+import { fromMinorUnits, toMinorUnits } from '@/server/contract/stripe-currency';
 
 // A package version's sale (issue 38 point 1): in the packages file's schema, on the package
 // form (price, currency, top-up packs as units:price), and in the version diff.
@@ -34,10 +35,34 @@ describe('sale in the packages file', () => {
     expect(toMinorUnits(0.29, 'EUR')).toBe(29);
   });
 
+  it("counts amounts as Stripe does where ICU's decimals differ from Stripe's", () => {
+    // Stripe takes HUF and ISK with two decimals (ICU shows none), KWD with three.
+    expect(toMinorUnits(5000, 'HUF')).toBe(500_000);
+    expect(toMinorUnits(5, 'ISK')).toBe(500);
+    expect(toMinorUnits(1.23, 'KWD')).toBe(1230);
+    expect(toMinorUnits(5000, 'UGX')).toBe(5000);
+    expect(fromMinorUnits(500_000, 'HUF')).toBe(5000);
+    expect(fromMinorUnits(1230, 'KWD')).toBe(1.23);
+    expect(fromMinorUnits(4950, 'USD')).toBe(49.5);
+  });
+
   it('refuses more decimals than the currency has, duplicate packs, a bad currency and a zero price', () => {
     const messages = (sale: unknown) => saleSchema.safeParse(sale).error?.issues.map((issue) => issue.message) ?? [];
-    expect(messages({ price: 9.999, currency: 'USD' })).toEqual(['USD amounts have at most 2 decimals']);
-    expect(messages({ price: 100.5, currency: 'JPY' })).toEqual(['JPY amounts have at most 0 decimals']);
+    expect(messages({ price: 9.999, currency: 'USD' })).toEqual(['USD prices have at most 2 decimals']);
+    expect(messages({ price: 100.5, currency: 'JPY' })).toEqual(['JPY prices have at most 0 decimals']);
+    // Stripe charges whole forints and krónur shown as such, and a three-decimal amount ending in 0.
+    expect(messages({ price: 5000.5, currency: 'HUF' })).toEqual(['HUF prices have at most 0 decimals']);
+    expect(messages({ price: 5.5, currency: 'ISK' })).toEqual(['ISK prices have at most 0 decimals']);
+    expect(messages({ price: 1.235, currency: 'KWD' })).toEqual(['KWD prices have at most 2 decimals']);
+    expect(messages({ price: 1.23, currency: 'KWD' })).toEqual([]);
+    // More than 0, yet less than a cent: Stripe would be asked for 0.
+    expect(messages({ price: 1e-9, currency: 'USD' })).toEqual(['a USD price is at least 0.01']);
+    expect(messages({ price: 0.4, currency: 'JPY', top_ups: [{ units: 5, price: 1e-9 }] })).toEqual([
+      'JPY prices have at most 0 decimals',
+      'a JPY price is at least 1',
+    ]);
+    expect(messages({ price: 1, currency: 'XXX' })).toEqual(['currency must be one money is charged in (an ISO 4217 code such as USD)']);
+    expect(messages({ price: 1, currency: 'XAU' })).toHaveLength(1);
     expect(
       messages({
         price: 9,

@@ -3,7 +3,7 @@ import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import { toMinorUnits } from '../../contract/package-schema';
+import { toMinorUnits } from '../../contract/stripe-currency';
 import { checkoutPageState } from '../sales/checkout-page';
 import { takeTopUpStart } from '../sales/checkout-rate';
 import { listPurchasesForKey } from '../sales/list-purchases';

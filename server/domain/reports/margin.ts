@@ -3,7 +3,7 @@ import type { SqlDb } from '../../db/client';
 import { Prisma } from '../../db/generated/client';
 import { prepared } from '../../db/named-statement';
 import { getConfig } from '../../config';
-import { currencyDecimals } from '../../contract/package-schema';
+import { stripeExponent } from '../../contract/stripe-currency';
 import { bucketStarts, type TimeRange } from './time-range';
 
 // Does each package make money? Revenue (units charged × the unit price of the event's package
@@ -58,7 +58,7 @@ interface Row {
  */
 function soldUnitPrices(): Sql {
   const currency = getConfig().CURRENCY;
-  const scale = 10 ** currencyDecimals(currency);
+  const scale = 10 ** stripeExponent(currency);
   return sql`LEFT JOIN (
     SELECT api_key_id, SUM(COALESCE(amount_paid, 0) - amount_refunded)::numeric / ${scale}::numeric / NULLIF(SUM(units), 0) AS unit_price
       FROM purchases WHERE status = 'fulfilled' AND api_key_id IS NOT NULL AND currency = ${currency}

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { PrismaClient } from '../../db/generated/client';
 import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
+import { ApiError } from '../errors';
 import type { SalesEvent } from '../../payments/webhook-events';
 import { expirePurchase } from './expire-purchases';
 import { fulfilCheckout, type FulfilResult } from './fulfil-checkout';
@@ -43,5 +44,12 @@ async function fulfilSession(db: PrismaClient, stripe: Stripe, sessionId: string
     return { state: 'already_fulfilled', purchaseId: purchase.id, kind: purchase.kind, keyId: purchase.apiKeyId };
   }
   if (purchase.status === 'refused') return { state: 'refused', purchaseId: purchase.id };
-  return fulfilCheckout(db, await retrieveCheckoutSession(stripe, sessionId));
+  const session = await retrieveCheckoutSession(stripe, sessionId).catch((error: unknown) => {
+    // A 503 asks Stripe to deliver the event again later; nothing was changed.
+    throw new ApiError('provider_unavailable', {
+      message: 'Stripe could not be asked about the session; nothing was changed.',
+      cause: error,
+    });
+  });
+  return fulfilCheckout(db, session);
 }

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { toMinorUnits, saleSchema, type PackageOperations, type Sale } from '../../contract/package-schema';
+import { saleSchema, type PackageOperations, type Sale } from '../../contract/package-schema';
+import { toMinorUnits } from '../../contract/stripe-currency';
 import type { CatalogueEntry } from '../../contract/sales-pages';
 
 // What a package version sells for (its `sale` in the packages file) and the public catalogue:

@@ -4,7 +4,7 @@ import { createCheckoutSession } from '../../payments/checkout-sessions';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { toMinorUnits } from '../../contract/package-schema';
+import { toMinorUnits } from '../../contract/stripe-currency';
 import { saleOf } from './sale-terms';
 import { isKeyActive } from '../keys/key-status';
 
@@ -55,7 +55,11 @@ async function openSession(
     currency: purchase.currency,
     ...text,
     ...returnUrls(back),
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
+    // No session to pay: the purchase ends now rather than stay open until the sweep's fallback.
+    await db.purchase
+      .updateMany({ where: { id: purchase.id, status: 'open' }, data: { status: 'expired', expiredAt: new Date() } })
+      .catch(() => {});
     throw new ApiError('provider_unavailable', {
       message: 'Stripe could not start the checkout; nothing was charged. Try again.',
       cause: error,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
@@ -43,6 +44,16 @@ describe('checkout', () => {
       success_url: 'http://127.0.0.1:3999/buy/success?session_id={CHECKOUT_SESSION_ID}',
     });
     expect(purchase).toMatchObject({ status: 'open', amount: 4900, currency: 'USD', units: 500, apiKeyId: null });
+  });
+
+  it("sends Stripe the amount in Stripe's minor unit where ICU's differs: HUF 5,000 is 500000 hundredths", async () => {
+    const huf = await packageForSale({ price: 5000, currency: 'HUF' });
+    const started = await startCheckout(huf.versionId);
+    const purchase = await getPrisma().purchase.findUniqueOrThrow({ where: { stripeSessionId: started.sessionId } });
+    expect(purchase).toMatchObject({ amount: 500_000, currency: 'HUF' });
+    expect(fake.sessions.get(started.sessionId)).toMatchObject({ amount_total: 500_000, currency: 'huf' });
+    fake.pay(started.sessionId);
+    expect(await deliver(fake.events.completed(started.sessionId))).toMatchObject({ status: 200, body: { result: 'fulfilled' } });
   });
 
   it("refuses another site's form (403) and a version not for sale (back to the catalogue), starting nothing", async () => {
@@ -161,6 +172,53 @@ describe('fulfilment exactly once', () => {
     expect(await deliver(fake.events.completed(stranger.id))).toMatchObject({ status: 200, body: { result: 'unknown' } });
     expect(await getPrisma().apiKey.count()).toBe(before);
     expect((await visitSuccess(stranger.id, null)).state).toBe('unknown');
+  });
+});
+
+describe('Stripe out of reach', () => {
+  /** Runs `during` with the product's Stripe client pointed at a port nothing listens on. */
+  async function withStripeAway<T>(during: () => Promise<T>): Promise<T> {
+    process.env.STRIPE_API_BASE = 'http://127.0.0.1:9';
+    resetConfigForTests();
+    try {
+      return await during();
+    } finally {
+      process.env.STRIPE_API_BASE = fake.apiBase;
+      resetConfigForTests();
+    }
+  }
+
+  it('a checkout Stripe could not open ends its purchase at once, rather than leave it open', async () => {
+    const before = await getPrisma().purchase.findMany({ select: { id: true } });
+    const response = await withStripeAway(() =>
+      checkoutStart(
+        new Request(`${BASE}/buy/checkout`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: BASE },
+          body: new URLSearchParams({ package_version_id: versionId }),
+        }),
+      ),
+    );
+    expect([response.status, response.headers.get('location')]).toEqual([303, `${BASE}/buy?error=stripe`]);
+    const created = await getPrisma().purchase.findMany({ where: { id: { notIn: before.map((p) => p.id) } } });
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ status: 'expired', stripeSessionId: null });
+    expect(created[0]!.expiredAt).not.toBeNull();
+  });
+
+  it('a delivery whose session cannot be confirmed is 503 (Stripe delivers it again) and changes nothing', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    const completed = fake.events.completed(started.sessionId);
+    const away = await withStripeAway(() => deliver(completed));
+    expect(away).toMatchObject({ status: 503, body: { error: { code: 'provider_unavailable' } } });
+    expect(await keysOfPurchase(started.sessionId)).toMatchObject({ keys: [], purchase: { status: 'open' } });
+    expect(await deliver(completed)).toMatchObject({ status: 200, body: { result: 'fulfilled' } });
+  });
+
+  it('a signed session event that names no session is ignored, not a 500', async () => {
+    const nameless = fake.signed('checkout.session.completed', { object: 'checkout.session', payment_status: 'paid' });
+    expect(await deliver(nameless)).toMatchObject({ status: 200, body: { result: 'ignored' } });
   });
 });
 

@@ -31,8 +31,8 @@ export function turnSellingOff() {
   resetConfigForTests();
 }
 
-/** A fresh package for sale: 49.00 USD for 500 units, and a 1,000-unit top-up for 10.00. */
-export async function packageForSale() {
+/** A fresh package for sale: 49.00 USD for 500 units (or `sale`'s terms), and a 1,000-unit top-up for 10.00. */
+export async function packageForSale(sale: { price: number; currency: string } = { price: 49, currency: 'USD' }) {
   const slug = `sale-${randomBytes(5).toString('hex')}`;
   const file = parsePackagesFile({
     packages: [
@@ -41,7 +41,7 @@ export async function packageForSale() {
         name: `Sale ${slug}`,
         quota_units: 500,
         limits: { requests_per_minute: 600, concurrency: 4 },
-        sale: { price: 49, currency: 'USD', top_ups: [{ units: 1000, price: 10 }] },
+        sale: { ...sale, top_ups: [{ units: 1000, price: 10 }] },
         operations: { 'text.generate': { engine: 'local', units: 1 } },
       },
     ],
