@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GET as filesGet } from '@/app/files/[...key]/route';
 import { getPool, getPrisma, getSqlDb, type SqlDb } from '@/server/db/client';
 import { deleteExpiredOutputs, deleteExpiredUploads } from '@/server/domain/retention/retention';
@@ -106,6 +106,27 @@ describe('retention', () => {
     await age('uploads', 'id', created.json.upload_id, 25);
     await deleteExpiredUploads(getSqlDb(), 24); // already uncounted: not taken down twice
     expect(await storedBytes(key.id)).toBe(0);
+  });
+});
+
+describe('an output the store could not take', () => {
+  it('is not counted against the key: the call fails uncharged and the key holds what it held', async () => {
+    const key = await createTestKey({ operations: OPS, quota: 100 });
+    const outputsBefore = await getPrisma().storedOutput.count({ where: { apiKeyId: key.id } });
+    const put = vi.spyOn(getObjectStore(), 'put').mockRejectedValue(new Error('the store is away'));
+    try {
+      const failed = await call(api, '/v1/images/generate', { prompt: 'nowhere to go' }, { key: key.key });
+      expectEnvelope(failed, 500, 'internal_error');
+    } finally {
+      put.mockRestore();
+    }
+    expect(await remainingUnits(key.id)).toBe(100);
+    expect(await storedBytes(key.id)).toBe(0);
+    expect(await getPrisma().storedOutput.count({ where: { apiKeyId: key.id } })).toBe(outputsBefore);
+    // Once the store is back, the next output counts as it should.
+    const image = await call(api, '/v1/images/generate', { prompt: 'somewhere' }, { key: key.key });
+    expect(image.status, image.text).toBe(200);
+    expect(await storedBytes(key.id)).toBeGreaterThan(0);
   });
 });
 

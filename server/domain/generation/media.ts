@@ -6,11 +6,10 @@ import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { readMediaSeconds } from '../../providers/local/media-duration';
 import { estimateSpeechSeconds } from '../../providers/local/speech';
-import { getObjectStore } from '../../storage/get-object-store';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
-import { recordOutput } from '../retention/retention';
+import { storeOutputObject } from '../retention/retention';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
 import { callEngine, withEngineReport, type EngineCall } from './call-engine';
@@ -55,9 +54,7 @@ async function afterEngine<T, R>(call: EngineCall<T>, next: (value: T) => Promis
 export async function storeOutput(db: SqlDb, keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
   // Named by a random id alone: the URL handed out carries nothing of the key (its internal id).
   const key = `outputs/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
-  // Recorded first: an object stored is always one the retention sweep knows of.
-  await recordOutput(db, keyId, key, bytes.length);
-  await getObjectStore().put(key, bytes, mimeType);
+  await storeOutputObject(db, { apiKeyId: keyId, storageKey: key }, bytes, mimeType);
   const signed = signObjectUrl(origin, key, mimeType);
   return { url: signed.url, expires_at: signed.expiresAt.toISOString() };
 }

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import type { MediaResult, VideoTask } from '../../providers/engine';
-import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
 import { meteringJson } from '../billing/provider-cost';
 import { readMediaSeconds } from '../../providers/local/media-duration';
 import { callEngine, engineFailureOf, type CallEngineOptions, type EngineReport } from '../generation/call-engine';
-import { recordOutput } from '../retention/retention';
+import { discardOutput, storeOutputObject } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { BUDGET_JOB_MESSAGE, jobKeyOverBudget } from './job-budget';
@@ -121,8 +120,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
 
   const media = call.value;
   const key = jobResultKey(job.id);
-  await recordOutput(db, job.api_key_id, key, media.bytes.length);
-  await getObjectStore().put(key, media.bytes, media.mimeType);
+  await storeOutputObject(db, { apiKeyId: job.api_key_id, storageKey: key }, media.bytes, media.mimeType);
   const outcome = await succeedJob(
     db,
     job,
@@ -133,7 +131,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   const now = await findJob(db, job.id);
   if (!now || now.status === 'cancelled') {
     // Cancelled while the result arrived: the result is discarded (the cancel settled the units).
-    await getObjectStore().delete(key);
+    await discardOutput(db, key);
     return 'cancelled';
   }
   if (now.status === 'succeeded' || now.status === 'failed') return 'already_finished';

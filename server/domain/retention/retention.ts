@@ -1,6 +1,7 @@
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { prepared } from '../../db/named-statement';
+import { getObjectStore } from '../../storage/get-object-store';
 import { sweepBatches } from './sweep-batches';
 
 // Storage expires (UPLOAD_RETENTION_HOURS, OUTPUT_RETENTION_HOURS): past its time an upload or an
@@ -8,8 +9,39 @@ import { sweepBatches } from './sweep-batches';
 // key's max_stored_bytes in the same statement. Each row is marked once, whichever instance
 // sweeps it, so a key's count is never taken down twice.
 
+/**
+ * Stores a generated output and adds it to what its key holds. Recorded first: an object stored is
+ * always one the retention sweep knows of. A put that failed takes the record back (and whatever
+ * part of the object was written), so a storage outage does not fill the key's max_stored_bytes
+ * with outputs nobody has; a retried job then records its result again.
+ */
+export async function storeOutputObject(
+  db: SqlDb,
+  owner: { apiKeyId: string; storageKey: string },
+  bytes: Buffer,
+  mimeType: string,
+): Promise<void> {
+  await recordOutput(db, owner.apiKeyId, owner.storageKey, bytes.length);
+  try {
+    await getObjectStore().put(owner.storageKey, bytes, mimeType);
+  } catch (error) {
+    // The put may have written nothing: the object's delete is tried, the record goes whatever it says.
+    await getObjectStore()
+      .delete(owner.storageKey)
+      .catch(() => {});
+    await forgetOutput(db, owner.storageKey).catch(() => {});
+    throw error;
+  }
+}
+
+/** A stored output nobody will get (its job was cancelled): the object goes, then its record (kept for the sweep if the delete fails). */
+export async function discardOutput(db: SqlDb, storageKey: string): Promise<void> {
+  await getObjectStore().delete(storageKey);
+  await forgetOutput(db, storageKey);
+}
+
 /** Adds a generated output to what its key holds (once per object: a retried job reuses its key). */
-export async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: string, sizeBytes: number): Promise<void> {
+async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: string, sizeBytes: number): Promise<void> {
   await db.pool.query(
     prepared(
       'wgs-output-record',
@@ -17,6 +49,17 @@ export async function recordOutput(db: SqlDb, apiKeyId: string, storageKey: stri
             INSERT INTO stored_outputs (storage_key, api_key_id, size_bytes) VALUES (${storageKey}, ${apiKeyId}, ${sizeBytes})
             ON CONFLICT (storage_key) DO NOTHING RETURNING api_key_id, size_bytes)
           UPDATE api_keys k SET stored_bytes = k.stored_bytes + a.size_bytes FROM added a WHERE k.id = a.api_key_id`,
+    ),
+  );
+}
+
+/** Its record goes, and its bytes stop counting. */
+async function forgetOutput(db: SqlDb, storageKey: string): Promise<void> {
+  await db.pool.query(
+    prepared(
+      'wgs-output-forget',
+      sql`WITH gone AS (DELETE FROM stored_outputs WHERE storage_key = ${storageKey} AND deleted_at IS NULL RETURNING api_key_id, size_bytes)
+          UPDATE api_keys k SET stored_bytes = k.stored_bytes - g.size_bytes FROM gone g WHERE k.id = g.api_key_id`,
     ),
   );
 }
