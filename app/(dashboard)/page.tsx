@@ -16,7 +16,8 @@ export const metadata: Metadata = { title: 'Overview' };
 
 export default async function OverviewPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
-  const range = rangeFromParams(params);
+  const asked = rangeFromParams(params);
+  const range = asked.value;
   const sort = params.margin_sort === 'margin_desc' ? 'margin_desc' : 'margin_asc';
   const { caller } = await dashboardCaller('/');
   const [overview, margin, marginPackages, marginKeys, saleFlags, unpricedBudgets] = await Promise.all([
@@ -55,7 +56,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           </ul>
         </Card>
       ) : null}
-      <TimeRangePicker action="/" value={range} />
+      <TimeRangePicker action="/" range={asked} />
       <div className="stats">
         <Stat label="Requests" value={formatNumber(totals.requests)} testId="total-requests" />
         <Stat label="Succeeded" value={formatNumber(totals.succeeded)} testId="total-succeeded" />

@@ -1,4 +1,4 @@
-import { RANGE_PRESETS, type RangeInput } from '@/server/contract/dashboard/time-range';
+import { customRangeProblems, RANGE_PRESETS, type RangeInput } from '@/server/contract/dashboard/time-range';
 import { param } from './format';
 
 // The dashboard's time range lives in the URL (?range=7d, or ?range=custom&from=…&to=…): a
@@ -12,18 +12,49 @@ const LABELS: Record<string, string> = {
   custom: 'Custom (UTC days)',
 };
 
-/** The range a page's search params ask for; anything malformed falls back to the default. */
-export function rangeFromParams(params: Record<string, string | string[] | undefined>): RangeInput {
-  const range = param(params, 'range', [...RANGE_PRESETS, 'custom'] as const);
-  if (range !== 'custom') return { range };
-  const from = param(params, 'from');
-  const to = param(params, 'to');
-  const isDay = (value: string | undefined) => Boolean(value && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)));
-  return isDay(from) && isDay(to) && from! <= to! ? { range, from, to } : {};
+/** A page's range and, when the custom range asked for cannot apply, why (the page shows the default meanwhile). */
+export interface RangeFromParams {
+  /** The range the page shows. */
+  value: RangeInput;
+  /** The range the URL asked for, kept in the picker so that it can be corrected. */
+  asked: RangeInput;
+  problems: Partial<Record<'from' | 'to', string>>;
 }
 
-export function TimeRangePicker(props: { action: string; value: RangeInput; keep?: Record<string, string | undefined> }) {
-  const current = props.value.range ?? '14d';
+/** The range a page's search params ask for; a custom range that cannot apply falls back to the default, saying why. */
+export function rangeFromParams(params: Record<string, string | string[] | undefined>): RangeFromParams {
+  const range = param(params, 'range', [...RANGE_PRESETS, 'custom'] as const);
+  if (range !== 'custom') return { value: { range }, asked: { range }, problems: {} };
+  const asked = { range, from: param(params, 'from'), to: param(params, 'to') };
+  const problems = customRangeProblems(asked.from, asked.to);
+  if (problems.length === 0) return { value: asked, asked, problems: {} };
+  return {
+    value: {},
+    asked,
+    problems: Object.fromEntries(problems.map((problem) => [problem.path, `${problem.message}; showing the last 14 days`])),
+  };
+}
+
+export function TimeRangePicker(props: { action: string; range: RangeFromParams; keep?: Record<string, string | undefined> }) {
+  const { asked, problems } = props.range;
+  const day = (name: 'from' | 'to', label: string) => (
+    <div className="field">
+      <label htmlFor={`range-${name}`}>{label}</label>
+      <input
+        id={`range-${name}`}
+        name={name}
+        type="date"
+        defaultValue={asked[name] ?? ''}
+        aria-invalid={problems[name] ? true : undefined}
+        aria-describedby={problems[name] ? `range-${name}-error` : undefined}
+      />
+      {problems[name] ? (
+        <span className="error" id={`range-${name}-error`} data-testid={`range-${name}-error`}>
+          {problems[name]}
+        </span>
+      ) : null}
+    </div>
+  );
   return (
     <form className="filters" method="get" action={props.action} aria-label="Choose the time range">
       {Object.entries(props.keep ?? {}).map(([name, value]) =>
@@ -31,7 +62,7 @@ export function TimeRangePicker(props: { action: string; value: RangeInput; keep
       )}
       <div className="field">
         <label htmlFor="range-preset">Time range</label>
-        <select id="range-preset" name="range" defaultValue={current}>
+        <select id="range-preset" name="range" defaultValue={asked.range ?? '14d'}>
           {[...RANGE_PRESETS, 'custom'].map((value) => (
             <option key={value} value={value}>
               {LABELS[value]}
@@ -39,14 +70,8 @@ export function TimeRangePicker(props: { action: string; value: RangeInput; keep
           ))}
         </select>
       </div>
-      <div className="field">
-        <label htmlFor="range-from">From</label>
-        <input id="range-from" name="from" type="date" defaultValue={props.value.from ?? ''} />
-      </div>
-      <div className="field">
-        <label htmlFor="range-to">To</label>
-        <input id="range-to" name="to" type="date" defaultValue={props.value.to ?? ''} />
-      </div>
+      {day('from', 'From')}
+      {day('to', 'To')}
       <div className="actions">
         <button className="button" type="submit">
           Show

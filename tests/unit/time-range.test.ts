@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bucketStarts, resolveTimeRange } from '@/server/domain/reports/time-range';
+import { rangeFromParams } from '@/components/ui/time-range-picker';
 
 describe('resolveTimeRange', () => {
   const now = new Date('2026-03-10T15:20:00.000Z');
@@ -30,5 +31,31 @@ describe('resolveTimeRange', () => {
     expect(() => resolveTimeRange({ range: 'custom', from: '2026-03-02', to: '2026-03-01' }, now)).toThrow('to must not be before from');
     expect(() => resolveTimeRange({ range: 'custom', from: '2026-02-30', to: '2026-03-01' }, now)).toThrow('from must be a day');
     expect(() => resolveTimeRange({ range: 'custom', from: '2024-01-01', to: '2026-03-01' }, now)).toThrow('at most 366 days');
+  });
+});
+
+describe("the dashboard pages' time range (rangeFromParams)", () => {
+  it('applies a valid custom range, and for one that cannot apply shows the default, keeping what was asked and saying why by field', () => {
+    expect(rangeFromParams({ range: 'custom', from: '2026-01-01', to: '2026-01-31' }).value).toEqual({
+      range: 'custom',
+      from: '2026-01-01',
+      to: '2026-01-31',
+    });
+    // 2025-01-01 to 2026-12-06 spans 705 days: it crashed the pages with a 500 (outside audit).
+    const tooLong = rangeFromParams({ range: 'custom', from: '2025-01-01', to: '2026-12-06' });
+    expect(tooLong).toEqual({
+      value: {},
+      asked: { range: 'custom', from: '2025-01-01', to: '2026-12-06' },
+      problems: { to: 'a range spans at most 366 days; showing the last 14 days' },
+    });
+    expect(() => resolveTimeRange(tooLong.value)).not.toThrow();
+    expect(rangeFromParams({ range: 'custom', from: '2026-12-06', to: '2026-11-01' }).problems).toEqual({
+      to: 'to must not be before from; showing the last 14 days',
+    });
+    expect(rangeFromParams({ range: 'custom', from: '2026-02-30' }).problems).toEqual({
+      from: 'from must be a day such as 2026-01-31; showing the last 14 days',
+      to: 'to must be a day such as 2026-01-31; showing the last 14 days',
+    });
+    expect(rangeFromParams({ range: '7d', from: 'x' })).toEqual({ value: { range: '7d' }, asked: { range: '7d' }, problems: {} });
   });
 });

@@ -23,7 +23,16 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
       <Filters
         action="/input-uploads"
         label="Filter uploads"
-        fields={[{ kind: 'select', name: 'status', label: 'Status', value: status, options: optionsOf(UPLOAD_STATUSES) }]}
+        fields={[
+          {
+            kind: 'select',
+            name: 'status',
+            label: 'Status',
+            value: status,
+            options: optionsOf(UPLOAD_STATUSES),
+            error: param(params, 'status') && !status ? `Status must be one of ${UPLOAD_STATUSES.join(', ')}.` : undefined,
+          },
+        ]}
       />
       <DataTable
         caption="Uploads"

@@ -49,6 +49,9 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
     byRefusals ? caller.refusals.keys({ range: '14d', limit: 50 }) : undefined,
   ]);
   const filtered = Boolean(filters.search || filters.status || filters.packageSlug);
+  // A value the select cannot show is said so next to it, rather than shown as "All" while it filters.
+  const rawStatus = param(params, 'status');
+  const unknownPackage = filters.packageSlug && !packages.some((pkg) => pkg.slug === filters.packageSlug);
   // With filters, "no rows" means no match, not that there are no keys.
   const empty = filtered
     ? {
@@ -80,6 +83,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
             label: 'Status',
             value: filters.status,
             options: SHOWN_KEY_STATUSES.map((status) => ({ value: status, label: status })),
+            error: rawStatus && !filters.status ? `Status must be one of ${SHOWN_KEY_STATUSES.join(', ')}.` : undefined,
           },
           {
             kind: 'select',
@@ -87,6 +91,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
             label: 'Package',
             value: filters.packageSlug,
             options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })),
+            error: unknownPackage ? `No package is named “${filters.packageSlug}”.` : undefined,
           },
         ]}
       />

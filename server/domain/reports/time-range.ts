@@ -1,4 +1,4 @@
-import type { RangeInput, RangePreset } from '../../contract/dashboard/time-range';
+import { customRangeProblems, parseUtcDay, type RangeInput, type RangePreset } from '../../contract/dashboard/time-range';
 import { ApiError } from '../errors';
 
 // The dashboard's time range (contract/dashboard/time-range.ts) resolved to dates and chart buckets.
@@ -14,24 +14,13 @@ export interface TimeRange {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const PRESET_HOURS: Record<RangePreset, number> = { '24h': 24, '7d': 168, '14d': 336, '30d': 720 };
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function parseDay(value: string | undefined, field: string): Date {
-  const date = value && DAY.test(value) ? new Date(`${value}T00:00:00.000Z`) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw ApiError.validation([{ path: field, code: 'invalid_date', message: `${field} must be a day such as 2026-01-31` }]);
-  }
-  return date;
-}
 
 export function resolveTimeRange(input: RangeInput = {}, now = new Date()): TimeRange {
   if (input.range === 'custom') {
-    const from = parseDay(input.from, 'from');
-    const to = new Date(parseDay(input.to, 'to').getTime() + DAY_MS);
-    if (to <= from) throw ApiError.validation([{ path: 'to', code: 'invalid_range', message: 'to must not be before from' }]);
-    if (to.getTime() - from.getTime() > 366 * DAY_MS) {
-      throw ApiError.validation([{ path: 'to', code: 'invalid_range', message: 'a range spans at most 366 days' }]);
-    }
+    const problems = customRangeProblems(input.from, input.to);
+    if (problems.length > 0) throw ApiError.validation(problems);
+    const from = parseUtcDay(input.from)!;
+    const to = new Date(parseUtcDay(input.to)!.getTime() + DAY_MS);
     return { from, to, bucket: to.getTime() - from.getTime() <= 2 * DAY_MS ? 'hour' : 'day', label: `${input.from} to ${input.to} (UTC)` };
   }
   const preset = input.range ?? '14d';

@@ -25,7 +25,8 @@ export const metadata: Metadata = { title: 'API key' };
 
 export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
-  const range = rangeFromParams(await props.searchParams);
+  const asked = rangeFromParams(await props.searchParams);
+  const range = asked.value;
   const { caller, can } = await dashboardCaller(`/keys/${id}`);
   const key = await orNotFound(caller.keys.get({ id }));
   const [activity, refusals, margin, webhook, purchases, owner] = await Promise.all([
@@ -154,7 +155,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         />
       </Card>
       <Card title="Refused requests">
-        <TimeRangePicker action={`/keys/${key.id}`} value={range} />
+        <TimeRangePicker action={`/keys/${key.id}`} range={asked} />
         <p>
           <span data-testid="key-refused">{formatNumber(refusals.total)}</span> refused over {refusals.label} (turned away before an engine:
           nothing charged).

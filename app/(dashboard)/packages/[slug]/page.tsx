@@ -38,7 +38,8 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const to = pick('to', pkg.latest_version);
   const from = pick('from', numbers.find((version) => version < to) ?? to);
   const diff = numbers.length > 1 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
-  const range = rangeFromParams(search);
+  const asked = rangeFromParams(search);
+  const range = asked.value;
   const margin = await caller.margin.report({ package: pkg.slug, ...range });
   return (
     <div className="stack">
@@ -70,7 +71,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
       {pkg.archived_at ? (
         <Alert tone="warn">Archived on {formatDate(pkg.archived_at)}: no new keys can be issued; keys already issued keep working.</Alert>
       ) : null}
-      <TimeRangePicker action={`/packages/${pkg.slug}`} value={range} />
+      <TimeRangePicker action={`/packages/${pkg.slug}`} range={asked} />
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       {diff ? (
         <Card title="Compare versions" id="diff">
