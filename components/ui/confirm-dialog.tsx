@@ -36,6 +36,8 @@ export function ErrorAlert({ error }: { error: string | null }) {
 export interface ConfirmDialogProps {
   /** The button that opens the question. */
   openLabel: string;
+  /** The open button's accessible name, where several on a page share `openLabel`. */
+  openName?: string;
   openTone: 'danger' | 'secondary';
   question: ReactNode;
   /** What the action does, in a sentence. */
@@ -63,7 +65,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
   if (!asking) {
     return (
       <div className="actions">
-        <button type="button" className={`button button-${props.openTone}`} onClick={() => setAsking(true)}>
+        <button type="button" className={`button button-${props.openTone}`} onClick={() => setAsking(true)} aria-label={props.openName}>
           {props.openLabel}
         </button>
       </div>

@@ -1,5 +1,5 @@
 'use client';
-import type { FormEvent, ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { CopyButton } from '../keys/copy-button';
 
 /** What a change of the endpoint did: its sentence and, once, the new signing secret. */
@@ -8,13 +8,28 @@ export interface WebhookOutcome {
   secret?: string;
 }
 
+const ASK = {
+  rotate: {
+    label: 'Rotate secret',
+    question: 'Rotate the signing secret?',
+    consequence: 'The old secret stops signing at once: the receiver refuses deliveries until it has the new one.',
+  },
+  clear: {
+    label: 'Remove webhook',
+    question: 'Remove the webhook?',
+    consequence: "This key's job events are no longer POSTed anywhere.",
+  },
+} as const;
+
 /**
  * A key's job webhook endpoint: what is POSTed to it, its URL (set, saved with a new secret),
  * rotating the secret, removing it, and what the last change did (a new signing secret shown here
  * once) or why it failed. The operator's key page and the customer's portal render it, each
  * calling its own procedures: `onSet`, `onRotate` and `onClear` start a change, `busy`, `outcome`
  * and `error` are its state; `awaiting` (the portal's e-mailed code) replaces the controls while
- * a change waits for it. `jobs` names whose video jobs are meant, `note` what else to know.
+ * a change waits for it. `jobs` names whose video jobs are meant, `note` what else to know. With
+ * `askFirst` (the operator's page: the portal confirms by e-mail) rotating and removing ask in the
+ * page first, saying what they break.
  */
 export function WebhookEndpointForm(props: {
   jobs: string;
@@ -28,7 +43,14 @@ export function WebhookEndpointForm(props: {
   outcome: WebhookOutcome | null;
   error: string | null;
   awaiting?: ReactNode;
+  askFirst?: boolean;
 }) {
+  const [asking, setAsking] = useState<'rotate' | 'clear' | null>(null);
+  const questionId = useId();
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) cancel.current?.focus(); // as ConfirmDialog: Cancel has the focus
+  }, [asking]);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     props.onSet(String(new FormData(event.currentTarget).get('url') ?? ''));
@@ -62,12 +84,50 @@ export function WebhookEndpointForm(props: {
               {props.url ? 'Save (new secret)' : 'Set webhook'}
             </button>
           </form>
-          {props.url ? (
+          {props.url && asking ? (
+            <div
+              className="confirm"
+              role="alertdialog"
+              aria-labelledby={questionId}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') setAsking(null);
+              }}
+            >
+              <strong id={questionId}>{ASK[asking].question}</strong>
+              <span>{ASK[asking].consequence}</span>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="button button-danger"
+                  disabled={props.busy}
+                  onClick={() => {
+                    setAsking(null);
+                    (asking === 'rotate' ? props.onRotate : props.onClear)();
+                  }}
+                >
+                  {ASK[asking].label}
+                </button>
+                <button ref={cancel} type="button" className="button button-secondary" onClick={() => setAsking(null)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          ) : props.url ? (
             <div className="filters">
-              <button type="button" className="button button-secondary" disabled={props.busy} onClick={props.onRotate}>
+              <button
+                type="button"
+                className="button button-secondary"
+                disabled={props.busy}
+                onClick={props.askFirst ? () => setAsking('rotate') : props.onRotate}
+              >
                 Rotate secret
               </button>
-              <button type="button" className="button button-secondary" disabled={props.busy} onClick={props.onClear}>
+              <button
+                type="button"
+                className="button button-secondary"
+                disabled={props.busy}
+                onClick={props.askFirst ? () => setAsking('clear') : props.onClear}
+              >
                 Remove webhook
               </button>
             </div>

@@ -33,6 +33,7 @@ export function WebhookPanel(props: { actions: WebhookActions; jobs: string; url
       url={props.url}
       disabledAt={props.disabledAt}
       busy={busy}
+      askFirst
       onSet={(url) =>
         void change(async () => {
           const set = await actions.set(url);

@@ -23,12 +23,20 @@ test("an operator sets, rotates and removes a key's job webhook", async ({ page 
   await expect(page.getByRole('button', { name: 'Save (new secret)' })).toBeVisible();
   await expectAccessible(page, 'the key page with a webhook set');
 
+  // Rotating and removing ask first; Cancel (which has the focus) changes nothing.
   await page.getByRole('button', { name: 'Rotate secret' }).click();
+  const question = page.getByRole('alertdialog', { name: 'Rotate the signing secret?' });
+  await expect(question.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await question.getByRole('button', { name: 'Cancel' }).click();
+  expect(await secretShown(page)).toBe(first);
+  await page.getByRole('button', { name: 'Rotate secret' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate secret' }).click();
   await expect(page.getByText('New signing secret; the old one no longer signs.')).toBeVisible();
   expect(await secretShown(page)).toMatch(/^whsec_/);
   expect(await secretShown(page)).not.toBe(first);
 
   await page.getByRole('button', { name: 'Remove webhook' }).click();
+  await page.getByRole('alertdialog', { name: 'Remove the webhook?' }).getByRole('button', { name: 'Remove webhook' }).click();
   await expect(page.getByText('Webhook removed.')).toBeVisible();
   await expect(page.getByTestId('webhook-secret')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
