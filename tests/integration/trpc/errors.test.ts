@@ -68,6 +68,10 @@ describe('the /api/trpc wire format', () => {
     const badInput = await post('keys.topUp', { id: 'x', units: 0 }, true);
     expect(badInput.status).toBe(400);
     expect((badInput.body.error.data.issues as { path: string }[]).map((issue) => issue.path).sort()).toEqual(['id', 'units']);
+    // Its message is the first issue's sentence, not the issues as JSON (a form shows it as is).
+    const firstIssue = (badInput.body.error.data.issues as { message: string }[])[0]!.message;
+    expect(badInput.body.error.message).toBe(firstIssue);
+    expect(badInput.body.error.message).not.toMatch(/^\s*\[/);
     const anonymous = await post('keys.topUp', { id: randomUUID(), units: 5 }, false);
     expect(anonymous.status).toBe(401);
   });
