@@ -6,13 +6,18 @@ import { bucketStarts, type TimeRange } from './time-range';
 import { listUsageEvents, type UsageView } from './usage-events';
 
 // The overview's counts over a time range, each request in exactly one class:
-// succeeded and failed (provider) are usage events (the request reached an engine); refused
-// and failed (server, a 500 before any engine) come from the refused_requests rollup. 503s
+// succeeded and failed are usage events (the request reached an engine); refused and failed
+// (server, a 500 before any engine) come from the refused_requests rollup. A usage event failed
+// by the server itself after the engine (internal_error: its output could not be stored, a job's
+// hold ran out) is a server failure too, not the provider's. 503s
 // before an engine (a database or Redis that does not answer) count as refused: the request was
 // turned away, nothing was charged, and a retry may succeed.
 
 /** The rollup's server failures; everything else in it is a refusal. */
 const serverFailure = raw('status >= 500 AND status <> 503');
+/** A failed usage event the server caused, not the engine. */
+const serverFailedEvent = raw(`outcome = 'failed' AND error_code = 'internal_error'`);
+const providerFailedEvent = raw(`outcome = 'failed' AND error_code IS DISTINCT FROM 'internal_error'`);
 
 export interface TrafficBucket {
   at: string;
@@ -44,7 +49,8 @@ const stepSeconds = (range: TimeRange) => (range.bucket === 'hour' ? 3600 : 86_4
 interface UsageBucketRow {
   at: string;
   succeeded: string;
-  failed: string;
+  failed_provider: string;
+  failed_server: string;
   units: string | null;
 }
 interface RefusedBucketRow {
@@ -61,7 +67,8 @@ async function bucketCounts(db: SqlDb, range: TimeRange) {
         'wgs-report-traffic-usage-buckets',
         sql`SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
                    COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
-                   COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
+                   COUNT(*) FILTER (WHERE ${providerFailedEvent}) AS failed_provider,
+                   COUNT(*) FILTER (WHERE ${serverFailedEvent}) AS failed_server,
                    SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
               FROM usage_events
              WHERE created_at >= ${range.from} AND created_at < ${range.to}
@@ -102,7 +109,8 @@ async function failedByOperation(db: SqlDb, range: TimeRange) {
     prepared(
       'wgs-report-failed-by-operation',
       sql`SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
-            SELECT operation, COUNT(*) AS provider, 0 AS server FROM usage_events
+            SELECT operation, COUNT(*) FILTER (WHERE ${providerFailedEvent}) AS provider,
+                   COUNT(*) FILTER (WHERE ${serverFailedEvent}) AS server FROM usage_events
              WHERE created_at >= ${range.from} AND created_at < ${range.to} AND outcome = 'failed' GROUP BY operation
             UNION ALL
             SELECT operation, 0, SUM(count) FROM refused_requests
@@ -129,14 +137,14 @@ export async function getTrafficOverview(db: PrismaClient, sqlDb: SqlDb, range: 
     return {
       at: start.toISOString(),
       succeeded: Number(u?.succeeded ?? 0),
-      failed: Number(u?.failed ?? 0) + Number(r?.server ?? 0),
+      failed: Number(u?.failed_provider ?? 0) + Number(u?.failed_server ?? 0) + Number(r?.server ?? 0),
       refused: Number(r?.refused ?? 0),
     };
   });
   const sum = <T>(rows: T[], pick: (row: T) => unknown) => rows.reduce((total, row) => total + Number(pick(row) ?? 0), 0);
   const succeeded = sum(counts.usage, (row) => row.succeeded);
-  const failedProvider = sum(counts.usage, (row) => row.failed);
-  const failedServer = sum(counts.refused, (row) => row.server);
+  const failedProvider = sum(counts.usage, (row) => row.failed_provider);
+  const failedServer = sum(counts.usage, (row) => row.failed_server) + sum(counts.refused, (row) => row.server);
   const refusedTotal = sum(counts.refused, (row) => row.refused);
   return {
     range: { from: range.from.toISOString(), to: range.to.toISOString(), bucket: range.bucket, label: range.label },

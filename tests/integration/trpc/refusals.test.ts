@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { disconnectDb, getPool } from '@/server/db/client';
 import { countRefusal, flushRefusals } from '@/server/observability/refusal-counter';
+import { getObjectStore } from '@/server/storage/get-object-store';
 import { api, call, createTestKey } from '../../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
 import { expectTrpcError, operatorCaller } from './helpers';
@@ -87,6 +88,24 @@ describe('succeeded, failed and refused traffic', () => {
     expect(ranked[position(b.id)]!.refused).toBe(4);
     expect(position(a.id)).toBeLessThan(position(b.id));
     expect(position(c.id)).toBe(-1);
+  });
+
+  it("counts a call the engine answered but the service failed (its output not stored) as the server's failure, not the provider's", async () => {
+    const { caller } = await operatorCaller();
+    const before = await caller.refusals.overview({ range: '24h' });
+    const key = await createTestKey({ operations: { 'images.generate': { engine: 'local', units: 1 } } });
+    const put = vi.spyOn(getObjectStore(), 'put').mockRejectedValue(new Error('the store is away'));
+    try {
+      expect((await call(api, '/v1/images/generate', { prompt: 'p' }, { key: key.key })).status).toBe(500);
+    } finally {
+      put.mockRestore();
+    }
+    await flushRefusals(getPool()); // a call with a usage event is not in the refusals' rollup as well
+    const after = await caller.refusals.overview({ range: '24h' });
+    const delta = (pick: (o: typeof after) => number) => pick(after) - pick(before);
+    expect([delta((o) => o.totals.failed_server), delta((o) => o.totals.failed_provider)]).toEqual([1, 0]);
+    const images = (o: typeof after) => o.failed_by_operation.find((r) => r.operation === 'images.generate') ?? { provider: 0, server: 0 };
+    expect([images(after).server - images(before).server, images(after).provider - images(before).provider]).toEqual([1, 0]);
   });
 
   it('takes a custom range of whole UTC days and refuses a malformed one', async () => {
