@@ -31,3 +31,10 @@ export interface JobRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A failed job's units were returned, as were those of a job cancelled before its provider was called. */
+export function chargedUnits(job: Pick<JobRow, 'status' | 'units' | 'charged_on_cancel'>): number {
+  if (job.status === 'failed') return 0;
+  if (job.status === 'cancelled') return job.charged_on_cancel ? job.units : 0;
+  return job.units;
+}

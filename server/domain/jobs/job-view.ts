@@ -3,7 +3,7 @@ import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
 import { JOB_ID_PATTERN } from '../../contract/values';
 import type { SqlDb } from '../../db/client';
-import type { JobRow } from '../job-row';
+import { chargedUnits, type JobRow } from '../job-row';
 import { findJob } from './job-store';
 
 // The Job resource of CONTRACT.md §5. The result URL is signed afresh on every read, so a
@@ -42,13 +42,6 @@ export function toJobView(
     error: job.status === 'failed' ? { code: job.error_code ?? 'internal_error', message: job.error_message ?? 'The job failed.' } : null,
     usage: { charged_units: chargedUnits(job) },
   };
-}
-
-/** A failed job's units were returned, as were those of a job cancelled before its provider was called. */
-function chargedUnits(job: Pick<JobRow, 'status' | 'units' | 'charged_on_cancel'>): number {
-  if (job.status === 'failed') return 0;
-  if (job.status === 'cancelled') return job.charged_on_cancel ? job.units : 0;
-  return job.units;
 }
 
 /** The calling key's own job; anything else (unknown, malformed, another key's) is 404. */

@@ -1,5 +1,5 @@
 import type { Job, PrismaClient } from '../../db/generated/client';
-import type { JobInput } from '../job-row';
+import { chargedUnits, type JobInput } from '../job-row';
 import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from '../pagination';
 import { keyMatch } from './usage-events';
@@ -18,6 +18,8 @@ export function toJobView(job: JobWithKey) {
     status: job.status,
     engine: job.engine,
     units: job.units,
+    /** What the job costs its key: its units, held until it ends; none when it failed or was cancelled in time. */
+    charged_units: chargedUnits({ status: job.status, units: job.units, charged_on_cancel: job.chargedOnCancel }),
     attempts: job.attempts,
     api_key_id: job.apiKeyId,
     key_prefix: job.apiKey.prefix,
