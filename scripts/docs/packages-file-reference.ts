@@ -109,9 +109,19 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     message: 'an azure provider needs resource_name or base_url',
   },
   {
-    rule: "A `sale`'s prices have at most the decimals of its currency (2 for `USD`, 0 for `JPY`): Stripe charges whole minor units.",
-    breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 9.999, currency: 'USD' }),
-    message: 'USD amounts have at most 2 decimals',
+    rule: "A `sale`'s prices have at most the decimals Stripe charges its currency with: 2 for `USD` or `EUR`; 0 for `JPY`, `HUF` and `ISK` (Stripe counts the last two in hundredths, but charges or shows whole units); 2 for `KWD` and the other three-decimal currencies (Stripe charges only a last digit of 0).",
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 5000.5, currency: 'HUF' }),
+    message: 'HUF prices have at most 0 decimals',
+  },
+  {
+    rule: "A `sale`'s prices are at least one step of its currency (0.01 `USD`, 1 `JPY`): Stripe would be asked for nothing.",
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 0.000000001, currency: 'USD' }),
+    message: 'a USD price is at least 0.01',
+  },
+  {
+    rule: "A `sale`'s currency is one money is charged in: not `XXX`, `XAU` or another metal, fund or testing code.",
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 9, currency: 'XXX' }),
+    message: 'currency must be one money is charged in',
   },
   {
     rule: 'The top-up packs of a `sale` each sell a different number of units.',
