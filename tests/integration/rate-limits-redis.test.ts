@@ -52,6 +52,7 @@ beforeAll(async () => {
   process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
   resetConfigForTests();
   admin = new Redis(port, '127.0.0.1');
+  admin.on('error', () => {}); // Redis is stopped on purpose below; ioredis reconnects by itself
 });
 
 afterAll(async () => {
