@@ -2,10 +2,14 @@ import { Readable } from 'node:stream';
 import { ApiError } from '../domain/errors';
 import { getObjectStore } from '../storage/get-object-store';
 import { verifyObjectUrl } from '../storage/signed-urls';
+import { parseRangeHeader } from '../storage/byte-range';
 import { newRequestId } from './request-id';
 import { baseHeaders, noReferrer, toErrorResponse } from './responses';
 
-/** GET /files/<key>?exp&type&n&sig: streams a private object to whoever holds a valid, unexpired URL. */
+/**
+ * GET /files/<key>?exp&type&n&sig: streams a private object to whoever holds a valid, unexpired URL;
+ * one byte range of it (206) when asked (storage/byte-range.ts), so that a player can seek.
+ */
 export async function serveSignedObject(request: Request): Promise<Response> {
   const requestId = newRequestId();
   try {
@@ -15,15 +19,20 @@ export async function serveSignedObject(request: Request): Promise<Response> {
         message: verified.reason === 'expired' ? 'This URL has expired.' : 'This URL is not valid.',
       });
     }
-    const object = await getObjectStore().get(verified.key);
+    // If-Range names a version this service cannot compare (objects carry no validator): the whole object.
+    const range = request.headers.has('if-range') ? undefined : parseRangeHeader(request.headers.get('range'));
+    const object = await getObjectStore().get(verified.key, range);
     if (!object) throw new ApiError('not_found');
+    const part = object.range;
     const headers = baseHeaders(requestId, {
       'Content-Type': verified.contentType,
-      'Content-Length': String(object.size),
+      'Content-Length': String(part ? part.end - part.start + 1 : object.size),
+      'Accept-Ranges': 'bytes',
+      ...(part ? { 'Content-Range': `bytes ${part.start}-${part.end}/${object.size}` } : {}),
       'X-Content-Type-Options': 'nosniff',
       'Content-Disposition': 'inline',
     });
-    return noReferrer(new Response(Readable.toWeb(object.body) as ReadableStream, { status: 200, headers }));
+    return noReferrer(new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers }));
   } catch (error) {
     return noReferrer(toErrorResponse(error, requestId));
   }

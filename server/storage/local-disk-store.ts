@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertSafeKey, type ObjectStore, type StoredObject } from './object-store';
+import { selectBytes, type ByteRange } from './byte-range';
 
 /** The default store: files under the data dir, written to a temp name and renamed into place. */
 export class LocalDiskStore implements ObjectStore {
@@ -30,7 +31,7 @@ export class LocalDiskStore implements ObjectStore {
     }
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async get(key: string, wanted?: ByteRange): Promise<StoredObject | null> {
     const path = this.pathOf(key);
     // Opened before anything is read: a delete racing this read (two completes of one upload)
     // then cannot cut the stream short, the open file keeps its bytes until it is closed.
@@ -43,7 +44,9 @@ export class LocalDiskStore implements ObjectStore {
     }
     try {
       const info = await handle.stat();
-      return { body: handle.createReadStream(), size: info.size };
+      const range = wanted ? selectBytes(wanted, info.size) : null;
+      if (!range) return { body: handle.createReadStream(), size: info.size };
+      return { body: handle.createReadStream({ start: range.start, end: range.end }), size: info.size, range };
     } catch (error) {
       await handle.close();
       throw error;

@@ -1,11 +1,15 @@
 import type { Readable } from 'node:stream';
+import type { ByteRange, SelectedBytes } from './byte-range';
 
 // Where uploaded inputs and generated outputs live. Objects are private: clients reach
 // them only through short-lived URLs signed by this service (see signed-urls.ts).
 
 export interface StoredObject {
   body: Readable;
+  /** The whole object's size. */
   size: number;
+  /** Set when `body` holds only these bytes: the range asked for, which the object could satisfy. */
+  range?: SelectedBytes;
 }
 
 export interface DirectUpload {
@@ -22,8 +26,8 @@ export interface ObjectStore {
    */
   createDirectUpload?(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload>;
   put(key: string, body: Buffer | Readable, contentType: string): Promise<void>;
-  /** null when there is no such object. */
-  get(key: string): Promise<StoredObject | null>;
+  /** null when there is no such object. With `range`, only its bytes, when the object has them; else the whole object. */
+  get(key: string, range?: ByteRange): Promise<StoredObject | null>;
   delete(key: string): Promise<void>;
   /** Deletes up to 1,000 objects in as few calls as the store allows; keys with no object are no error. */
   deleteMany(keys: string[]): Promise<void>;

@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject } from './object-store';
+import { parseContentRange, rangeHeaderOf, selectBytes, type ByteRange } from './byte-range';
 
 // S3-compatible storage. Objects are written without any ACL (the bucket's private default);
 // clients reach them only through this service's signed /files URLs or a presigned PUT.
@@ -150,17 +151,23 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async get(key: string, wanted?: ByteRange): Promise<StoredObject | null> {
     assertSafeKey(key);
     const { client, s3 } = await this.connect();
     try {
-      const result = await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      // A range is read as first-last from the object's size: not every S3-compatible store reads a suffix (bytes=-N).
+      const head = wanted ? await client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: key })) : undefined;
+      const range = wanted ? selectBytes(wanted, Number(head?.ContentLength ?? 0)) : null;
+      const Range = range ? rangeHeaderOf(range) : undefined;
+      const result = await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: key, Range }));
       if (!result.Body) return null;
-      return { body: result.Body as Readable, size: Number(result.ContentLength ?? 0) };
+      const served = range ? parseContentRange(result.ContentRange) : null;
+      if (!served) return { body: result.Body as Readable, size: Number(result.ContentLength ?? 0) };
+      return { body: result.Body as Readable, size: served.size, range: { start: served.start, end: served.end } };
     } catch (error) {
       if (
         error instanceof s3.NoSuchKey ||
-        (error as { name?: string }).name === 'NoSuchKey' ||
+        ['NoSuchKey', 'NotFound'].includes((error as { name?: string }).name ?? '') ||
         (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
       ) {
         return null;

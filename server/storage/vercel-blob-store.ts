@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { getConfig } from '../config';
 import { environmentVariable } from '../config/environment';
 import { assertSafeKey, type DirectUpload, type ObjectStore, type StoredObject } from './object-store';
+import { rangeHeaderOf, selectBytes, type ByteRange } from './byte-range';
 
 // Vercel Blob with private access. Reads are authenticated fetches of the blob's own URL;
 // direct uploads use a client token bound to one pathname, one content type and the declared size.
@@ -62,7 +63,7 @@ export class VercelBlobStore implements ObjectStore {
     await put(key, body, { access: 'private', token: this.token, contentType, addRandomSuffix: false, allowOverwrite: true });
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async get(key: string, wanted?: ByteRange): Promise<StoredObject | null> {
     assertSafeKey(key);
     const { head, BlobNotFoundError } = (await loadSdk()).blob;
     let meta: Awaited<ReturnType<BlobSdk['head']>>;
@@ -77,10 +78,17 @@ export class VercelBlobStore implements ObjectStore {
     // overwritten when a client PUTs again after a failed verification.
     const url = new URL(meta.url);
     url.searchParams.set('cache', '0');
-    const response = await fetch(url, { headers: { authorization: `Bearer ${this.token}` }, cache: 'no-store' });
+    const range = wanted ? selectBytes(wanted, meta.size) : null;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      ...(range ? { range: rangeHeaderOf(range) } : {}),
+    };
+    const response = await fetch(url, { headers, cache: 'no-store' });
     if (response.status === 404) return null;
     if (!response.ok || !response.body) throw new Error(`blob read failed with HTTP ${response.status}`);
-    return { body: Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), size: meta.size };
+    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+    // A 200 to a ranged read is the whole object (the range ignored): served as such.
+    return response.status === 206 && range ? { body, size: meta.size, range } : { body, size: meta.size };
   }
 
   async delete(key: string): Promise<void> {

@@ -257,7 +257,7 @@ describe('output URLs, served without Next', () => {
     return { status, header, bodyBytes: raw.length - headEnd - 4 }; // latin1: a character per byte
   };
 
-  it('carry their length on GET and HEAD (Next drops it), and refuse other methods with 405 and Allow', async () => {
+  it('carry their length on GET and HEAD (Next drops it), serve one byte range (206), and refuse other methods with 405 and Allow', async () => {
     const made = parse(await exchange(servers.direct.port, json('/v1/audio/speech', keys.direct.full!.key, '{"text":"Hello there."}')));
     expect(made.status, made.body).toBe(200);
     const url = new URL(JSON.parse(made.body).output.url);
@@ -270,6 +270,14 @@ describe('output URLs, served without Next', () => {
     expect(whole.bodyBytes).toBeGreaterThan(44);
     const head = split(await exchange(servers.direct.port, get(target, null, 'HEAD')));
     expect([head.status, head.header('content-length'), head.bodyBytes]).toEqual([200, String(whole.bodyBytes), 0]);
+    // One byte range (a player seeking), through npm start's own server too.
+    const part = split(await exchange(servers.direct.port, get(target, null, 'GET', 'Range: bytes=0-43\r\n')));
+    expect([part.status, part.header('content-range'), part.header('content-length'), part.bodyBytes]).toEqual([
+      206,
+      `bytes 0-43/${whole.bodyBytes}`,
+      '44',
+      44,
+    ]);
     const post = split(await exchange(servers.direct.port, get(target, null, 'POST')));
     expect([post.status, post.header('allow')]).toEqual([405, 'GET, HEAD']);
     const tampered = split(

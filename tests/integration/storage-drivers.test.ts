@@ -14,8 +14,10 @@ import { deleteExpiredOutputs, deleteExpiredUploads } from '@/server/domain/rete
 import { clearClosedUploadKeys, expireStaleUploads, LATE_PUT_GRACE_SECONDS } from '@/server/domain/uploads/expire-uploads';
 import { getObjectStore, setObjectStoreForTests } from '@/server/storage/get-object-store';
 import type { ObjectStore } from '@/server/storage/object-store';
+import type { ByteRange } from '@/server/storage/byte-range';
 import { verifyObjectUrl } from '@/server/storage/signed-urls';
 import { S3Store } from '@/server/storage/s3-store';
+import { LocalDiskStore } from '@/server/storage/local-disk-store';
 import { VercelBlobStore } from '@/server/storage/vercel-blob-store';
 import { api, BASE, call, createTestKey, expectEnvelope, type TestKey } from '../helpers/api';
 import { startBlobStandIn, type BlobStandIn } from './support/storage/blob-stand-in';
@@ -47,6 +49,16 @@ async function checkStoreBasics(store: ObjectStore) {
   const got = await store.get(key);
   expect(got!.size).toBe(11);
   expect((await buffer(got!.body)).toString()).toBe('hello store');
+  // One byte range (a player seeking): its bytes only, and the whole object's size.
+  const ranged = async (range: ByteRange) => {
+    const got = (await store.get(key, range))!;
+    return { text: (await buffer(got.body)).toString(), size: got.size, range: got.range };
+  };
+  expect(await ranged({ first: 6, last: 8 })).toEqual({ text: 'sto', size: 11, range: { start: 6, end: 8 } });
+  expect(await ranged({ first: 6 })).toEqual({ text: 'store', size: 11, range: { start: 6, end: 10 } });
+  expect(await ranged({ suffix: 3 })).toEqual({ text: 'ore', size: 11, range: { start: 8, end: 10 } });
+  expect(await ranged({ first: 4, last: 99 })).toEqual({ text: 'o store', size: 11, range: { start: 4, end: 10 } });
+  expect(await ranged({ first: 11 })).toEqual({ text: 'hello store', size: 11, range: undefined }); // past the end: all of it
   await store.put(key, Readable.from([Buffer.from('over'), Buffer.from('written')]), 'application/octet-stream');
   expect((await buffer((await store.get(key))!.body)).toString()).toBe('overwritten');
   await store.delete(key);
@@ -123,6 +135,54 @@ async function checkUploadFlow(store: ObjectStore) {
   expect((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).format).toBe('png');
   return created.json;
 }
+
+describe('local disk driver', () => {
+  it('put, get (one byte range too), overwrite, delete', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'wgs-local-store-'));
+    try {
+      await checkStoreBasics(new LocalDiskStore(root));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('an output URL serves one byte range (206) so that a player can seek; several, If-Range or past the end: the whole object', async () => {
+    const image = await call(api, '/v1/images/generate', { prompt: 'ranged' }, { key: key.key });
+    expect(image.status, image.text).toBe(200);
+    const url = image.json.output.url as string;
+    const whole = Buffer.from(await (await filesGet(new Request(url))).arrayBuffer());
+    const get = (headers: Record<string, string>) => filesGet(new Request(url, { headers }));
+
+    const part = await get({ Range: 'bytes=8-15' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 8-15/${whole.length}`);
+    expect(part.headers.get('content-length')).toBe('8');
+    expect(part.headers.get('accept-ranges')).toBe('bytes');
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(8, 16));
+    const tail = await get({ Range: 'bytes=-4' });
+    expect([tail.status, tail.headers.get('content-range')]).toEqual([
+      206,
+      `bytes ${whole.length - 4}-${whole.length - 1}/${whole.length}`,
+    ]);
+    expect(Buffer.from(await tail.arrayBuffer())).toEqual(whole.subarray(-4));
+
+    const wholeAnswers: Record<string, string>[] = [
+      { Range: 'bytes=0-1,4-5' },
+      { Range: 'bytes=0-1', 'If-Range': 'Wed, 21 Oct 2015 07:28:00 GMT' },
+      { Range: `bytes=${whole.length}-` },
+      { Range: 'items=0-1' },
+    ];
+    for (const headers of wholeAnswers) {
+      const full = await get(headers);
+      expect([full.status, full.headers.get('content-length'), full.headers.get('content-range')]).toEqual([
+        200,
+        String(whole.length),
+        null,
+      ]);
+      expect(Buffer.from(await full.arrayBuffer())).toEqual(whole);
+    }
+  });
+});
 
 describe('S3 driver against s3rver', () => {
   let server: { run(): Promise<{ port: number }>; close(): Promise<void> };

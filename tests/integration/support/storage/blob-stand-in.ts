@@ -103,6 +103,18 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
       // ?cache=0 reads from the origin.
       const blob = url.searchParams.get('cache') === '0' ? current : (cdn.get(pathname) ?? current);
       cdn.set(pathname, blob);
+      // A single `bytes=a-b` range, as Vercel's store serves one (206 with Content-Range).
+      const range = /^bytes=(\d+)-(\d+)$/.exec(String(req.headers.range ?? ''));
+      if (range && Number(range[1]) < blob.bytes.length) {
+        const [start, end] = [Number(range[1]), Math.min(Number(range[2]), blob.bytes.length - 1)];
+        res.writeHead(206, {
+          'content-type': blob.contentType,
+          'content-length': String(end - start + 1),
+          'content-range': `bytes ${start}-${end}/${blob.bytes.length}`,
+        });
+        res.end(blob.bytes.subarray(start, end + 1));
+        return;
+      }
       res.writeHead(200, { 'content-type': blob.contentType, 'content-length': String(blob.bytes.length) });
       res.end(blob.bytes);
       return;
