@@ -56,11 +56,6 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
     keepBusy: props.keepOpen,
     onDone: props.keepOpen ? undefined : () => setAsking(false),
   });
-  const cancel = useRef<HTMLButtonElement>(null);
-  const questionId = useId();
-  useEffect(() => {
-    if (asking) cancel.current?.focus();
-  }, [asking]);
 
   if (!asking) {
     return (
@@ -72,25 +67,52 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
     );
   }
   return (
+    <ConfirmQuestion
+      question={props.question}
+      consequence={props.consequence}
+      confirmLabel={busy ? props.busyLabel : props.confirmLabel}
+      busy={busy}
+      onConfirm={() => void run()}
+      onCancel={() => setAsking(false)}
+    >
+      <ErrorAlert error={error} />
+    </ConfirmQuestion>
+  );
+}
+
+/** The question itself, for a form that runs the action its own way (the webhook panel): Cancel has the focus, Escape cancels. */
+export function ConfirmQuestion(props: {
+  question: ReactNode;
+  consequence: string;
+  confirmLabel: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children?: ReactNode;
+}) {
+  const cancel = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
+  useEffect(() => cancel.current?.focus(), []);
+  return (
     <div
       className="confirm"
       role="alertdialog"
       aria-labelledby={questionId}
       onKeyDown={(event) => {
-        if (event.key === 'Escape') setAsking(false);
+        if (event.key === 'Escape') props.onCancel();
       }}
     >
       <strong id={questionId}>{props.question}</strong>
       <span>{props.consequence}</span>
       <div className="actions">
-        <button type="button" className="button button-danger" onClick={() => void run()} disabled={busy}>
-          {busy ? props.busyLabel : props.confirmLabel}
+        <button type="button" className="button button-danger" onClick={props.onConfirm} disabled={props.busy}>
+          {props.confirmLabel}
         </button>
-        <button ref={cancel} type="button" className="button button-secondary" onClick={() => setAsking(false)} disabled={busy}>
+        <button ref={cancel} type="button" className="button button-secondary" onClick={props.onCancel} disabled={props.busy}>
           Cancel
         </button>
       </div>
-      <ErrorAlert error={error} />
+      {props.children}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 'use client';
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { CopyButton } from '../keys/copy-button';
+import { ConfirmQuestion } from '../ui/confirm-dialog';
 
 /** What a change of the endpoint did: its sentence and, once, the new signing secret. */
 export interface WebhookOutcome {
@@ -46,11 +47,6 @@ export function WebhookEndpointForm(props: {
   askFirst?: boolean;
 }) {
   const [asking, setAsking] = useState<'rotate' | 'clear' | null>(null);
-  const questionId = useId();
-  const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) cancel.current?.focus(); // as ConfirmDialog: Cancel has the focus
-  }, [asking]);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     props.onSet(String(new FormData(event.currentTarget).get('url') ?? ''));
@@ -85,33 +81,17 @@ export function WebhookEndpointForm(props: {
             </button>
           </form>
           {props.url && asking ? (
-            <div
-              className="confirm"
-              role="alertdialog"
-              aria-labelledby={questionId}
-              onKeyDown={(event) => {
-                if (event.key === 'Escape') setAsking(null);
+            <ConfirmQuestion
+              question={ASK[asking].question}
+              consequence={ASK[asking].consequence}
+              confirmLabel={ASK[asking].label}
+              busy={props.busy}
+              onConfirm={() => {
+                setAsking(null);
+                (asking === 'rotate' ? props.onRotate : props.onClear)();
               }}
-            >
-              <strong id={questionId}>{ASK[asking].question}</strong>
-              <span>{ASK[asking].consequence}</span>
-              <div className="actions">
-                <button
-                  type="button"
-                  className="button button-danger"
-                  disabled={props.busy}
-                  onClick={() => {
-                    setAsking(null);
-                    (asking === 'rotate' ? props.onRotate : props.onClear)();
-                  }}
-                >
-                  {ASK[asking].label}
-                </button>
-                <button ref={cancel} type="button" className="button button-secondary" onClick={() => setAsking(null)}>
-                  Cancel
-                </button>
-              </div>
-            </div>
+              onCancel={() => setAsking(null)}
+            />
           ) : props.url ? (
             <div className="filters">
               <button
