@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '@/server/contract/error-catalog';
 import { jobSchema, uploadSchema } from '@/server/contract/jobs-and-uploads';
+import { IDEMPOTENCY_KEY_PATTERN } from '@/server/contract/values';
 
 // docs/api.md is written by hand; this keeps its tables to the code's catalog and schemas.
 const page = readFileSync('docs/api.md', 'utf8');
@@ -26,5 +27,29 @@ describe('docs/api.md', () => {
   it('lists every field of the Job and the Upload, and no other', () => {
     expect(firstCells(section('Job'), 1).map((cell) => cell.replaceAll('`', ''))).toEqual(Object.keys(jobSchema.shape));
     expect(firstCells(section('Upload'), 1).map((cell) => cell.replaceAll('`', ''))).toEqual(Object.keys(uploadSchema.shape));
+  });
+});
+
+describe('the docs’ examples', () => {
+  it('send Idempotency-Keys the service accepts (getting-started.md’s upload step sent a 7-character one: 400)', () => {
+    const pages = [
+      'README.md',
+      ...readdirSync('docs')
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const sent = pages.flatMap((path) =>
+      // As curl sends it (-H "Idempotency-Key: …") or as code does ('Idempotency-Key': '…').
+      [
+        ...readFileSync(path, 'utf8').matchAll(
+          /-H\s*["']Idempotency-Key:\s*([^"']+)["']|["']Idempotency-Key["']\s*:\s*["'`]([^"'`]+)["'`]/gi,
+        ),
+      ]
+        .map((match) => (match[1] ?? match[2])!)
+        .filter((value) => !value.includes('$')) // a shell variable makes it at run time
+        .map((value) => ({ path, value })),
+    );
+    expect(sent.length).toBeGreaterThanOrEqual(5);
+    expect(sent.filter(({ value }) => !IDEMPOTENCY_KEY_PATTERN.test(value))).toEqual([]);
   });
 });
