@@ -31,6 +31,12 @@ function renderCommand(command: Command, parents: string[]): string[] {
   return lines;
 }
 
+/** A command and, below it, each of its own subcommands (`keys webhook set`), however deep. */
+function renderCommandTree(command: Command, parents: string[]): string[] {
+  const below = [...parents, command.name()];
+  return [...renderCommand(command, parents), ...command.commands.flatMap((sub) => renderCommandTree(sub, below))];
+}
+
 export function renderCliReference(): string {
   const lines = [
     '# Operator CLI',
@@ -49,7 +55,7 @@ export function renderCliReference(): string {
   ];
   for (const group of program.commands) {
     lines.push(`## \`${group.name()}\``, '', `${group.description()}.`, '');
-    for (const command of group.commands) lines.push(...renderCommand(command, [group.name()]));
+    for (const command of group.commands) lines.push(...renderCommandTree(command, [group.name()]));
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }

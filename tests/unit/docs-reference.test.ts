@@ -10,6 +10,7 @@ import {
 } from '@/scripts/docs/packages-file-reference';
 import { renderCliReference } from '@/scripts/docs/cli-reference';
 import { program } from '@/scripts/cli';
+import type { Command } from 'commander';
 
 describe('generated reference pages', () => {
   for (const page of GENERATED_PAGES) {
@@ -32,14 +33,15 @@ describe('generated reference pages', () => {
     for (const name of names) expect(page).toMatch(new RegExp(`\`([a-z_.]+\\.)?${name.replaceAll('.', '\\.')}\``));
   });
 
-  it('docs/cli.md names every command and option commander knows', () => {
+  it('docs/cli.md names every command and option commander knows, subcommands of subcommands too (keys webhook set)', () => {
     const page = renderCliReference();
-    for (const group of program.commands) {
-      for (const command of group.commands) {
-        expect(page).toContain(`### \`${group.name()} ${command.name()}\``);
-        for (const option of command.options) expect(page).toContain(`\`${option.flags}\``);
-      }
-    }
+    const check = (command: Command, path: string[]) => {
+      expect(page).toContain(`### \`${path.join(' ')}\``);
+      for (const option of command.options) expect(page).toContain(`\`${option.flags}\``);
+      for (const sub of command.commands) check(sub, [...path, sub.name()]);
+    };
+    for (const group of program.commands) for (const command of group.commands) check(command, [group.name(), command.name()]);
+    expect(page).toContain('### `keys webhook set`');
   });
 });
 
