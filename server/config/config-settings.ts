@@ -67,7 +67,8 @@ export const settings = {
   CURRENCY: doc(
     z
       .string()
-      .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
+      .regex(/^[A-Z]{3}$/, { message: 'must be an ISO 4217 code such as USD', abort: true })
+      .refine((code) => Intl.supportedValuesOf('currency').includes(code), 'must be an ISO 4217 code such as USD (XYZ is none)')
       .default('USD'),
     'The one currency (ISO 4217) of unit prices, provider costs and margins.',
   ),
@@ -193,7 +194,7 @@ export const settings = {
   ),
   METRICS_PORT: doc(
     z.coerce.number().int().min(1).max(65535).optional(),
-    'Prometheus metrics served on this port alone (no token).',
+    'Prometheus metrics served on this port alone: open when HOST is loopback; on any other address only to a bearer of METRICS_TOKEN (the start refuses without one).',
     RUNNING,
   ),
   METRICS_TOKEN: doc(

@@ -30,6 +30,8 @@ describe('getConfig', () => {
     ['DATABASE_URL', 'http://db.internal:5432/wgs'],
     ['DATABASE_QUERY_TIMEOUT_MS', '0'],
     ['KEY_CACHE_TTL_MS', '5000'],
+    ['CURRENCY', 'XYZ'], // three capitals, but no currency (outside audit)
+    ['CURRENCY', 'usd'],
   ])('refuses %s=%j, naming it', (name, value) => {
     const message = problemWith(name, value);
     expect(message).toMatch(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${name}\\b`));
