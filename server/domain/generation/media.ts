@@ -176,6 +176,12 @@ export async function prepareInlineTranscribe(
   return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
 }
 
+/** How long a recording sent with the call lasts, decoded (OpenAI's verbose_json `duration`); null when it does not decode. */
+export async function recordingSeconds(file: InlineInput): Promise<number | null> {
+  const seconds = await readMediaSeconds(file.bytes, file.mimeType).catch(() => null);
+  return seconds === null ? null : Math.round(seconds * 1000) / 1000;
+}
+
 /**
  * The package's `max_input_seconds`, judged at step 7 on the decoded length of the upload, so a
  * recording longer than the package sells is refused before anything is held or charged.

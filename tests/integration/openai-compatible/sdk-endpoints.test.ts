@@ -112,14 +112,22 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const wav = Buffer.from(await speech.arrayBuffer());
     expect(speech.headers.get('content-type')).toBe('audio/wav');
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    // A second of silence after the speech: the recording outlasts its last segment.
+    const withSilence = Buffer.concat([wav, Buffer.alloc(wav.readUInt32LE(28))]);
+    withSilence.writeUInt32LE(withSilence.length - 8, 4);
+    withSilence.writeUInt32LE(withSilence.length - 44, 40);
     const transcript = await client.audio.transcriptions.create({
       model: 'whisper-1',
-      file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }),
+      file: await toFile(withSilence, 'speech.wav', { type: 'audio/wav' }),
       response_format: 'verbose_json',
       timestamp_granularities: ['segment'],
     });
     expect(typeof transcript.text).toBe('string');
     expect(Array.isArray(transcript.segments)).toBe(true);
+    // duration is the recording's length, as OpenAI's is, not where the last segment ends (outside audit).
+    const recorded = (withSilence.length - 44) / wav.readUInt32LE(28); // the local engine's WAV: a 44-byte header, then PCM
+    expect(transcript.duration).toBeCloseTo(recorded, 1);
+    expect(transcript.segments!.at(-1)!.end).toBeLessThan(recorded - 0.5);
   });
 
   it('runs a video job and serves its content', async () => {

@@ -1,7 +1,7 @@
 import { audioTranscribeRoute } from '../../routes/media';
 import type { RouteContext } from '../../route-context';
 import { checkInlineInput } from '../../../domain/generation/inline-input';
-import { prepareInlineTranscribe } from '../../../domain/generation/media';
+import { prepareInlineTranscribe, recordingSeconds } from '../../../domain/generation/media';
 import { INPUT_UPLOAD_PURPOSES } from '../../../domain/operations';
 import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
@@ -20,6 +20,8 @@ type Format = (typeof FORMATS)[number];
 interface StoredTranscript {
   output: { text: string; segments: { start: number; end: number; text: string }[] };
   units: GenerationResult['usage'];
+  /** The recording's length (verbose_json), kept for a replay; absent from answers stored before it was. */
+  duration?: number | null;
 }
 
 function field(body: MultipartBody, name: string): string | undefined {
@@ -51,7 +53,7 @@ function readFields(body: MultipartBody) {
 }
 
 function answer(stored: string, ctx: RouteContext, format: Format, language: string | undefined): Response {
-  const { output, units } = JSON.parse(stored) as StoredTranscript;
+  const { output, units, duration: recorded } = JSON.parse(stored) as StoredTranscript;
   const headers = unitHeaders(units);
   if (format === 'text') {
     const plain = baseHeaders(ctx.requestId, headers);
@@ -60,7 +62,8 @@ function answer(stored: string, ctx: RouteContext, format: Format, language: str
   }
   if (format === 'json') return jsonResponse(200, { text: output.text }, ctx.requestId, headers);
   const segments = output.segments.map((segment, id) => ({ id, ...segment }));
-  const duration = output.segments.at(-1)?.end ?? 0;
+  // The recording's length, as OpenAI's; where it did not decode, where its last segment ends.
+  const duration = recorded ?? output.segments.at(-1)?.end ?? 0;
   return jsonResponse(
     200,
     { task: 'transcribe', language: language ?? null, duration, text: output.text, segments },
@@ -72,15 +75,22 @@ function answer(stored: string, ctx: RouteContext, format: Format, language: str
 function translateTranscription(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
   resolveModel(ctx.key, field(body, 'model'), ['audio.transcribe']);
   const request = readFields(body);
+  let duration: number | null = null;
   return translated({
     steps: audioTranscribeRoute.steps,
     prepare: async () => {
       const file = await checkInlineInput(ctx.key, request.file, 'file', INPUT_UPLOAD_PURPOSES['audio.transcribe'].map(prefixOf));
-      return prepareInlineTranscribe({ language: request.language, timestamps: request.segments ? 'segment' : undefined }, ctx.key, file);
+      const prepared = await prepareInlineTranscribe(
+        { language: request.language, timestamps: request.segments ? 'segment' : undefined },
+        ctx.key,
+        file,
+      );
+      if (request.segments) duration = await recordingSeconds(file);
+      return prepared;
     },
     params: { language: 'language', timestamps: 'timestamp_granularities', file: 'file', input_upload_id: 'file' },
     fingerprinted: multipartFingerprintBody(body),
-    render: (result) => JSON.stringify({ output: result.output, units: result.usage } as StoredTranscript),
+    render: (result) => JSON.stringify({ output: result.output, units: result.usage, duration } as StoredTranscript),
     respond: (stored) => answer(stored, ctx, request.format, request.language),
   });
 }
