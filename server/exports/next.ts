@@ -27,7 +27,7 @@ export { cataloguePage, successPage } from '../http/sales/buy-pages';
 export { handleCheckoutStart } from '../http/sales/checkout-start';
 export { handleStripeWebhook } from '../http/sales/stripe-webhook';
 export { crossSiteRefusal } from '../http/same-origin';
-export { serveSignedObject } from '../http/serve-signed-object';
+export { outputUrlMethods } from '../http/serve-signed-object';
 export { handleUploadPut } from '../http/upload-put';
 export { startInstance } from '../instance/start-instance';
 export { serveMetrics } from '../observability/metrics-endpoint';

@@ -4,11 +4,13 @@ import { getObjectStore } from '../storage/get-object-store';
 import { verifyObjectUrl } from '../storage/signed-urls';
 import { parseRangeHeader } from '../storage/byte-range';
 import { newRequestId } from './request-id';
+import { routeMethods, type RouteMethods } from './route-methods';
 import { baseHeaders, noReferrer, toErrorResponse } from './responses';
 
 /**
- * GET /files/<key>?exp&type&n&sig: streams a private object to whoever holds a valid, unexpired URL;
- * one byte range of it (206) when asked (storage/byte-range.ts), so that a player can seek.
+ * GET /files/<key>?exp&type&n&sig (served through outputUrlMethods, below): streams a private object
+ * to whoever holds a valid, unexpired URL; one byte range of it (206) when asked
+ * (storage/byte-range.ts), so that a player can seek.
  */
 export async function serveSignedObject(request: Request): Promise<Response> {
   const requestId = newRequestId();
@@ -32,8 +34,16 @@ export async function serveSignedObject(request: Request): Promise<Response> {
       'X-Content-Type-Options': 'nosniff',
       'Content-Disposition': 'inline',
     });
-    return noReferrer(new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers }));
+    return new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers });
   } catch (error) {
-    return noReferrer(toErrorResponse(error, requestId));
+    return toErrorResponse(error, requestId);
   }
 }
+
+/** Every method of an output URL: GET and HEAD serve it, the others are 405; none lets a Referer carry the URL on. */
+export const outputUrlMethods: RouteMethods = Object.fromEntries(
+  Object.entries(routeMethods({ GET: serveSignedObject })).map(([method, handle]) => [
+    method,
+    async (request: Request) => noReferrer(await handle(request)),
+  ]),
+) as RouteMethods;

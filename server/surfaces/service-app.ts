@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { ApiError } from '../domain/errors';
 import { newRequestId } from '../http/request-id';
 import { toErrorResponse } from '../http/responses';
-import { routeMethods, type Handler } from '../http/route-methods';
-import { serveSignedObject } from '../http/serve-signed-object';
+import type { Handler } from '../http/route-methods';
+import { outputUrlMethods } from '../http/serve-signed-object';
 import { serveReadiness } from '../instance/readiness';
 import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
 import { openaiSurface } from './openai';
@@ -48,12 +48,12 @@ function routedPath(request: Request): string {
  * which Next drops from a streamed answer: by it a client knows the size and that all came.
  */
 const OUTPUT_URLS = '/files/';
-const outputUrlMethods: Record<string, Handler> = routeMethods({ GET: serveSignedObject });
 
 function mountOutputUrls(app: Hono<ServiceEnv>): void {
   // Hono hands HEAD to the GET route; the request's own method picks the handler, which closes the object unread.
   app.all(`${OUTPUT_URLS}*`, async (c) => {
-    const handle = outputUrlMethods[c.req.raw.method] ?? outputUrlMethods.PATCH!; // 405 with Allow, as every method but GET and HEAD
+    const methods: Record<string, Handler> = outputUrlMethods;
+    const handle = methods[c.req.raw.method] ?? methods.PATCH!; // 405 with Allow, as every method but GET and HEAD
     return withApiHeaders(await handle(c.req.raw));
   });
 }

@@ -1,5 +1,5 @@
-import { routeMethods, serveSignedObject } from '@wgs/server/next';
+import { outputUrlMethods } from '@wgs/server/next';
 
 export const dynamic = 'force-dynamic';
 // Other methods get 405 in the error envelope, as under /v1: output URLs are part of the API.
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: serveSignedObject });
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = outputUrlMethods;

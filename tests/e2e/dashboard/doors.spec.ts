@@ -95,6 +95,8 @@ test('signed URLs answer with Referrer-Policy: no-referrer', async ({ request })
   const file = await request.get('/files/not-a-key?exp=1&sig=x');
   expect(file.status()).toBe(404);
   expect(file.headers()['referrer-policy']).toBe('no-referrer');
+  const notAllowed = await request.post('/files/not-a-key?exp=1&sig=x'); // a 405 too (it said strict-origin)
+  expect([notAllowed.status(), notAllowed.headers()['referrer-policy']]).toEqual([405, 'no-referrer']);
 });
 
 test('another site cannot mutate through the dashboard or sign in to it: 403', async ({ page, baseURL }) => {
