@@ -183,7 +183,9 @@ const INTRODUCTION = [
 const CLOSING = [
   'When the file is applied, each engine is also checked against its provider: the provider must exist (in the file or',
   'already in the database), its type must be able to serve the operation, and it must honour the settings asked (for',
-  "example `wav` speech from `fal` is refused). The table of what each type can serve is in [providers.md](providers.md).",
+  "example `wav` speech from `fal` is refused). A provider's type changed by the file is judged the same way against",
+  'the packages already stored: the latest version of each, and every older version a key (not revoked) is still locked',
+  'to. The table of what each type can serve is in [providers.md](providers.md).',
 ];
 
 export function renderPackagesFileReference(): string {

@@ -19,6 +19,19 @@ const pkg = (slug: string, operations: Record<string, unknown>) => ({
   operations,
 });
 
+/** A key on the package's latest version, as `keys create` makes one (its secret does not matter here). */
+async function issueOn(slug: string): Promise<string> {
+  const version = await getPrisma().packageVersion.findFirstOrThrow({ where: { package: { slug } }, orderBy: { version: 'desc' } });
+  const data = {
+    hash: randomBytes(32).toString('hex'),
+    prefix: 'wgs_live_test',
+    packageVersionId: version.id,
+    remainingUnits: 10,
+    totalUnits: 10,
+  };
+  return (await getPrisma().apiKey.create({ data })).id;
+}
+
 async function refusal(file: unknown): Promise<ApiError> {
   const error = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file)).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
@@ -91,8 +104,33 @@ describe('applying providers of every type', () => {
       packages: [pkg(`other-${id}`, { 'text.generate': { engine: `m${id}:deepseek-chat`, units: 1 } })],
     });
     expect(error.message).toContain(
-      `package "img-${id}" operations.images.generate.engine: provider "m${id}" is of type "deepseek", which cannot do images.generate`,
+      `package "img-${id}" version 1 operations.images.generate.engine: provider "m${id}" is of type "deepseek", which cannot do images.generate`,
     );
     expect((await getPrisma().provider.findUnique({ where: { name: `m${id}` } }))?.type).toBe('openai');
+  });
+
+  it('…and so is one that an older version still has keys on, though the latest no longer uses it (outside audit)', async () => {
+    const id = unique();
+    const provider = { [`w${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } };
+    const speech = { 'audio.speech': { engine: `w${id}:tts-1`, units: 1, output_formats: ['wav'] } };
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ providers: provider, packages: [pkg(`tts-${id}`, speech)] }));
+    const key = await issueOn(`tts-${id}`);
+    await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      parsePackagesFile({ packages: [pkg(`tts-${id}`, { 'audio.speech': { engine: 'local', units: 1, output_formats: ['wav'] } })] }),
+    );
+    // fal makes no wav: version 1, whose key still calls w:tts-1 for wav, would be broken by the retype.
+    const retype = {
+      providers: { [`w${id}`]: { type: 'fal', api_key_env: 'FAL_API_KEY' } },
+      packages: [pkg(`other-${id}`, { 'text.generate': { engine: 'local', units: 1 } })],
+    };
+    const error = await refusal(retype);
+    expect(error.message).toContain(`package "tts-${id}" version 1 operations.audio.speech`);
+    expect((await getPrisma().provider.findUnique({ where: { name: `w${id}` } }))?.type).toBe('openai');
+    // Once no key is left on that version, the retype goes through.
+    await getPrisma().apiKey.update({ where: { id: key }, data: { status: 'revoked', revokedAt: new Date() } });
+    const applied = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(retype));
+    expect(applied.providers).toEqual([expect.objectContaining({ name: `w${id}`, status: 'updated' })]);
   });
 });

@@ -142,6 +142,11 @@ async function applyProviders(
   return retyped;
 }
 
+/**
+ * What a retyped provider could no longer serve in the packages already stored: the latest version
+ * of each package the file does not replace, and every version a key not revoked is still locked to
+ * (those keep their terms, whatever the file makes the latest).
+ */
 async function storedPackagesUnable(
   tx: Prisma.TransactionClient,
   file: PackagesFile,
@@ -150,18 +155,23 @@ async function storedPackagesUnable(
 ) {
   if (retyped.size === 0) return [];
   const inFile = new Set(file.packages.map((definition) => definition.slug));
-  const stored = await tx.package.findMany({ include: { versions: { orderBy: { version: 'desc' }, take: 1 } } });
-  return stored
-    .filter((pkg) => !inFile.has(pkg.slug) && pkg.versions[0])
-    .flatMap((pkg) => {
-      const operations = pkg.versions[0]!.operations as PackageDefinition['operations'];
-      const names = Object.values(operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
-      if (!names.some((name) => retyped.has(name.split(':')[0]!))) return [];
-      return engineCapabilityIssues({ operations } as PackageDefinition, 0, providerTypes).map((issue) => ({
-        ...issue,
-        path: issue.path.replace(/^packages\.0\./, `package "${pkg.slug}" `),
-      }));
-    });
+  const stored = await tx.package.findMany({
+    include: { versions: { include: { _count: { select: { apiKeys: { where: { status: { not: 'revoked' } } } } } } } },
+  });
+  const inUse = stored.flatMap((pkg) =>
+    pkg.versions
+      .filter((version) => version._count.apiKeys > 0 || (version.version === pkg.latestVersion && !inFile.has(pkg.slug)))
+      .map((version) => ({ label: `package "${pkg.slug}" version ${version.version}`, operations: version.operations })),
+  );
+  return inUse.flatMap(({ label, operations }) => {
+    const definition = { operations } as PackageDefinition;
+    const names = Object.values(definition.operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
+    if (!names.some((name) => retyped.has(name.split(':')[0]!))) return [];
+    return engineCapabilityIssues(definition, 0, providerTypes).map((issue) => ({
+      ...issue,
+      path: issue.path.replace(/^packages\.0\./, `${label} `),
+    }));
+  });
 }
 
 async function applyPackage(
