@@ -4,6 +4,7 @@ import { disconnectDb, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { ApiError } from '@/server/domain/errors';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+import { saveProvider } from '@/server/domain/providers/save-provider';
 
 // Provider types in the packages file: an engine whose type cannot do the operation is refused
 // with one line (field, type, what it can do) and nothing of the file is written.
@@ -132,5 +133,20 @@ describe('applying providers of every type', () => {
     await getPrisma().apiKey.update({ where: { id: key }, data: { status: 'revoked', revokedAt: new Date() } });
     const applied = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(retype));
     expect(applied.providers).toEqual([expect.objectContaining({ name: `w${id}`, status: 'updated' })]);
+  });
+
+  it("the dashboard's provider form judges a retype by the same versions (a version with keys; not one without)", async () => {
+    const id = unique();
+    const provider = { [`d${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } };
+    const speech = { 'audio.speech': { engine: `d${id}:tts-1`, units: 1, output_formats: ['wav'] } };
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ providers: provider, packages: [pkg(`dash-${id}`, speech)] }));
+    const key = await issueOn(`dash-${id}`);
+    const local = { 'audio.speech': { engine: 'local', units: 1, output_formats: ['wav'] } };
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ packages: [pkg(`dash-${id}`, local)] }));
+    const toFal = { name: `d${id}`, mode: 'update', entry: { type: 'fal', api_key_env: 'FAL_API_KEY' } };
+    const error = await saveProvider(getPrisma(), CLI_ACTOR, toFal).catch((e: unknown) => e);
+    expect((error as ApiError).message).toContain(`package "dash-${id}" version 1 sells through this provider`);
+    await getPrisma().apiKey.update({ where: { id: key }, data: { status: 'revoked', revokedAt: new Date() } });
+    expect(await saveProvider(getPrisma(), CLI_ACTOR, toFal)).toMatchObject({ name: `d${id}`, status: 'updated' });
   });
 });

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/record-audit';
 import { canonicalJson, sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { capabilitySummary, engineCapabilityIssues } from '../providers/check-engine-capabilities';
+import { versionsInUse } from '../providers/versions-in-use';
 import { engineNamesOf } from '../engine-names';
 import { outputCapNotices } from '../../contract/output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from '../../contract/package-schema';
@@ -142,11 +143,7 @@ async function applyProviders(
   return retyped;
 }
 
-/**
- * What a retyped provider could no longer serve in the packages already stored: the latest version
- * of each package the file does not replace, and every version a key not revoked is still locked to
- * (those keep their terms, whatever the file makes the latest).
- */
+/** What a retyped provider could no longer serve in the package versions already stored that are in use. */
 async function storedPackagesUnable(
   tx: Prisma.TransactionClient,
   file: PackagesFile,
@@ -154,22 +151,13 @@ async function storedPackagesUnable(
   providerTypes: ReadonlyMap<string, string>,
 ) {
   if (retyped.size === 0) return [];
-  const inFile = new Set(file.packages.map((definition) => definition.slug));
-  const stored = await tx.package.findMany({
-    include: { versions: { include: { _count: { select: { apiKeys: { where: { status: { not: 'revoked' } } } } } } } },
-  });
-  const inUse = stored.flatMap((pkg) =>
-    pkg.versions
-      .filter((version) => version._count.apiKeys > 0 || (version.version === pkg.latestVersion && !inFile.has(pkg.slug)))
-      .map((version) => ({ label: `package "${pkg.slug}" version ${version.version}`, operations: version.operations })),
-  );
-  return inUse.flatMap(({ label, operations }) => {
-    const definition = { operations } as PackageDefinition;
-    const names = Object.values(definition.operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
+  const inUse = await versionsInUse(tx, new Set(file.packages.map((definition) => definition.slug)));
+  return inUse.flatMap(({ slug, version, operations }) => {
+    const names = Object.values(operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
     if (!names.some((name) => retyped.has(name.split(':')[0]!))) return [];
-    return engineCapabilityIssues(definition, 0, providerTypes).map((issue) => ({
+    return engineCapabilityIssues({ operations } as PackageDefinition, 0, providerTypes).map((issue) => ({
       ...issue,
-      path: issue.path.replace(/^packages\.0\./, `${label} `),
+      path: issue.path.replace(/^packages\.0\./, `package "${slug}" version ${version} `),
     }));
   });
 }

@@ -8,6 +8,7 @@ import { canonicalJson } from '../canonical-json';
 import { ApiError } from '../errors';
 import { refuseUnpricingBudgets } from './budget-prices';
 import { engineCapabilityIssues } from './check-engine-capabilities';
+import { versionsInUse } from './versions-in-use';
 import { providerExtrasOf, providerSchema, type PackageDefinition, type ProviderEntry } from '../../contract/package-schema';
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
@@ -83,14 +84,11 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
 }
 
 /**
- * A new type must still serve what every package version sells through this provider (keys
+ * A new type must still serve what the package versions in use sell through this provider (keys
  * stay locked to their version): otherwise the edit is refused, naming the first package.
  */
 async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: string, type: string): Promise<void> {
-  const versions = await tx.packageVersion.findMany({
-    select: { version: true, operations: true, package: { select: { slug: true } } },
-    orderBy: [{ package: { slug: 'asc' } }, { version: 'asc' }],
-  });
+  const versions = await versionsInUse(tx);
   // An engine of this provider is a string "NAME:MODEL" somewhere in the operations.
   const sellsThrough = (operations: unknown) => JSON.stringify(operations).includes(`"${name}:`);
   for (const version of versions.filter((v) => sellsThrough(v.operations))) {
@@ -102,7 +100,7 @@ async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: 
       {
         path: 'entry.type',
         code: 'breaks_packages',
-        message: `type: package "${version.package.slug}" version ${version.version} sells through this provider, and ${why}`,
+        message: `type: package "${version.slug}" version ${version.version} sells through this provider, and ${why}`,
       },
     ]);
   }
