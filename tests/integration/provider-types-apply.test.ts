@@ -33,6 +33,24 @@ async function issueOn(slug: string): Promise<string> {
   return (await getPrisma().apiKey.create({ data })).id;
 }
 
+/**
+ * Package `<slug>-<id>` whose version 1 sells wav speech through openai provider `<provider><id>` and
+ * has a key, and whose version 2 (the latest) uses the local engine instead.
+ */
+async function keyOnAnOlderVersion(provider: string, slug: string) {
+  const id = unique();
+  const providers = { [`${provider}${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } };
+  const speech = (engine: string) => ({ 'audio.speech': { engine, units: 1, output_formats: ['wav'] } });
+  await applyPackages(
+    getPrisma(),
+    CLI_ACTOR,
+    parsePackagesFile({ providers, packages: [pkg(`${slug}-${id}`, speech(`${provider}${id}:tts-1`))] }),
+  );
+  const key = await issueOn(`${slug}-${id}`);
+  await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ packages: [pkg(`${slug}-${id}`, speech('local'))] }));
+  return { id, key };
+}
+
 async function refusal(file: unknown): Promise<ApiError> {
   const error = await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file)).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
@@ -111,16 +129,7 @@ describe('applying providers of every type', () => {
   });
 
   it('…and so is one that an older version still has keys on, though the latest no longer uses it (outside audit)', async () => {
-    const id = unique();
-    const provider = { [`w${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } };
-    const speech = { 'audio.speech': { engine: `w${id}:tts-1`, units: 1, output_formats: ['wav'] } };
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ providers: provider, packages: [pkg(`tts-${id}`, speech)] }));
-    const key = await issueOn(`tts-${id}`);
-    await applyPackages(
-      getPrisma(),
-      CLI_ACTOR,
-      parsePackagesFile({ packages: [pkg(`tts-${id}`, { 'audio.speech': { engine: 'local', units: 1, output_formats: ['wav'] } })] }),
-    );
+    const { id, key } = await keyOnAnOlderVersion('w', 'tts');
     // fal makes no wav: version 1, whose key still calls w:tts-1 for wav, would be broken by the retype.
     const retype = {
       providers: { [`w${id}`]: { type: 'fal', api_key_env: 'FAL_API_KEY' } },
@@ -136,13 +145,7 @@ describe('applying providers of every type', () => {
   });
 
   it("the dashboard's provider form judges a retype by the same versions (a version with keys; not one without)", async () => {
-    const id = unique();
-    const provider = { [`d${id}`]: { type: 'openai', base_url: 'https://api.example.com/v1' } };
-    const speech = { 'audio.speech': { engine: `d${id}:tts-1`, units: 1, output_formats: ['wav'] } };
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ providers: provider, packages: [pkg(`dash-${id}`, speech)] }));
-    const key = await issueOn(`dash-${id}`);
-    const local = { 'audio.speech': { engine: 'local', units: 1, output_formats: ['wav'] } };
-    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile({ packages: [pkg(`dash-${id}`, local)] }));
+    const { id, key } = await keyOnAnOlderVersion('d', 'dash');
     const toFal = { name: `d${id}`, mode: 'update', entry: { type: 'fal', api_key_env: 'FAL_API_KEY' } };
     const error = await saveProvider(getPrisma(), CLI_ACTOR, toFal).catch((e: unknown) => e);
     expect((error as ApiError).message).toContain(`package "dash-${id}" version 1 sells through this provider`);
