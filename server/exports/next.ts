@@ -38,4 +38,4 @@ export { portalCaller, topUpReturnOf } from '../trpc/portal/portal-caller';
 export { createPortalRequestContext } from '../trpc/portal/portal-context';
 export { portalRouter } from '../trpc/portal/portal-router';
 export { dashboardCallerOf, orNotFound } from '../trpc/server-caller';
-export { trpcResponseMeta } from '../trpc/response-meta';
+export { trpcOnError, trpcResponseMeta } from '../trpc/response-meta';

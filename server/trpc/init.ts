@@ -33,18 +33,28 @@ const mapApiErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/** Whether any string in an input holds U+0000, which PostgreSQL's text cannot store or match. */
-function holdsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 32 || value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item, depth + 1));
+/**
+ * What no text of an input may hold, whichever procedure takes it: U+0000, which PostgreSQL's text
+ * cannot store or match, and a lone surrogate, which is no character at all (a label written with
+ * one was a 500). The same rules as the API's fields (contract/fields.ts).
+ */
+function unstorableText(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return 'Text must not contain the NUL character (U+0000).';
+    return value.isWellFormed() ? undefined : 'Text must be valid Unicode (no lone surrogates).';
+  }
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const problem = unstorableText(key, depth + 1) ?? unstorableText(item, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
-/** A NUL in any input is refused as invalid (422), for every procedure, before a query fails on it. */
-const refuseNul = t.middleware(async ({ getRawInput, next }) => {
-  if (holdsNul(await getRawInput())) {
-    throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: 'Text must not contain the NUL character (U+0000).' });
-  }
+/** Such text in any input is refused as invalid (422), for every procedure, before a query fails on it. */
+const refuseUnstorableText = t.middleware(async ({ getRawInput, next }) => {
+  const problem = unstorableText(await getRawInput());
+  if (problem) throw new TRPCError({ code: 'UNPROCESSABLE_CONTENT', message: problem });
   return next();
 });
 
@@ -71,9 +81,9 @@ const requirePortal = t.middleware(({ ctx, next }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 /** Every dashboard procedure is an operator procedure (there is no public one) of a minimum role. */
-const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseNul);
+const operatorProcedure = t.procedure.use(mapApiErrors).use(requireOperator).use(refuseUnstorableText);
 /** Customer portal procedures: no operator session is ever in their context (portal-context.ts). */
-export const portalProcedure = t.procedure.use(mapApiErrors).use(requirePortal).use(refuseNul);
+export const portalProcedure = t.procedure.use(mapApiErrors).use(requirePortal).use(refuseUnstorableText);
 /** Reads: every role. */
 export const viewerProcedure = operatorProcedure.use(requireRole('viewer'));
 /** Changes to packages, keys and providers (not their keys). */

@@ -22,3 +22,12 @@ export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): 
   headers.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   return { status: 503, headers };
 }
+
+/**
+ * fetchRequestHandler's onError: a failure nobody expected is logged for the operator, as /v1
+ * logs its own (the browser gets a sentence, never the insides); a database away is not one.
+ */
+export function trpcOnError({ error, path }: { error: TRPCError; path?: string }): void {
+  if (error.code !== 'INTERNAL_SERVER_ERROR' || isUnavailableError(error)) return;
+  console.error(`[trpc ${path ?? '(unknown procedure)'}] unexpected error`, error.cause ?? error);
+}

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import { afterAll, describe, expect, it } from 'vitest';
+import { TRPCError } from '@trpc/server';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { disconnectDb } from '@/server/db/client';
 import { isStreamOnly } from '@/server/contract/error-catalog';
 import { ApiError, ERROR_CATALOG, ERROR_CODES } from '@/server/domain/errors';
 import { appRouter } from '@/server/trpc/app-router';
 import { createInnerContext } from '@/server/trpc/context';
 import { toTRPCError } from '@/server/trpc/error-map';
+import { trpcOnError } from '@/server/trpc/response-meta';
 import { expectTrpcError, operatorCaller } from './helpers';
 
 afterAll(() => disconnectDb());
@@ -53,6 +55,29 @@ describe('the /api/trpc wire format', () => {
     });
     return { status: response.status, body: (await response.json()) as { error: { message: string; data: Record<string, unknown> } } };
   }
+
+  it('refuses text no column can hold, in any input, with 422: a NUL, or a lone surrogate (a label with one was a 500)', async () => {
+    for (const [label, message] of [
+      ['a\ud800b', 'Text must be valid Unicode (no lone surrogates).'],
+      ['a\u0000b', 'Text must not contain the NUL character (U+0000).'],
+    ] as const) {
+      const refused = await post('keys.updateLabel', { id: randomUUID(), label }, true);
+      expect([refused.status, refused.body.error.message]).toEqual([422, message]);
+    }
+    // A pair is a character like any other: past the check, the unknown key is 404.
+    expect((await post('keys.updateLabel', { id: randomUUID(), label: 'ok \ud83d\ude00' }, true)).status).toBe(404);
+  });
+
+  it('logs a failure nobody expected for the operator (the browser gets a sentence)', () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      trpcOnError({ error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: new Error('boom') }), path: 'keys.updateLabel' });
+      trpcOnError({ error: new TRPCError({ code: 'NOT_FOUND' }), path: 'keys.get' });
+      expect(logged.mock.calls).toEqual([['[trpc keys.updateLabel] unexpected error', new Error('boom')]]);
+    } finally {
+      logged.mockRestore();
+    }
+  });
 
   it('carries the HTTP status, the catalog code and the field issues; no stack', async () => {
     const missing = await post('keys.topUp', { id: randomUUID(), units: 5 }, true);

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter, createRequestContext, crossSiteRefusal, trpcResponseMeta } from '@wgs/server/next';
+import { appRouter, createRequestContext, crossSiteRefusal, trpcOnError, trpcResponseMeta } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
@@ -15,6 +15,7 @@ function handler(req: Request) {
     createContext: createRequestContext,
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: trpcResponseMeta,
+    onError: trpcOnError,
   });
 }
 

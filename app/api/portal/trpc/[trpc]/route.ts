@@ -1,5 +1,12 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createPortalRequestContext, crossSiteRefusal, portalOffResponse, portalRouter, trpcResponseMeta } from '@wgs/server/next';
+import {
+  createPortalRequestContext,
+  crossSiteRefusal,
+  portalOffResponse,
+  portalRouter,
+  trpcOnError,
+  trpcResponseMeta,
+} from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
@@ -17,6 +24,7 @@ function handler(req: Request) {
     createContext: ({ req: request }) => createPortalRequestContext(request),
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: trpcResponseMeta,
+    onError: trpcOnError,
   });
 }
 
