@@ -59,6 +59,8 @@ async function collectParts(form: FormData, maxFileBytes: number): Promise<Multi
     if (typeof value === 'string') {
       const field = name.endsWith('[]') ? name.slice(0, -2) : name;
       const previous = body.fields[field];
+      // A field sent twice (not a list) would mean whichever came last: refused, as a repeated JSON member is.
+      if (!name.endsWith('[]') && previous !== undefined) throw refuseParam(name, `${name}: send it once.`, 'invalid_value');
       body.fields[field] = name.endsWith('[]') ? [...((previous as string[] | undefined) ?? []), value] : value;
       continue;
     }

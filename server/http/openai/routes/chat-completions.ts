@@ -51,11 +51,21 @@ function includeUsageOf(value: unknown, stream: boolean): boolean {
   return include_usage === true;
 }
 
+/** `max_completion_tokens`, or the older `max_tokens`: both may come, if they agree (else which was meant?). */
+function tokenCap(params: OpenAIParams): number | undefined {
+  const completion = params.number('max_completion_tokens', 1, 1_000_000, true);
+  const legacy = params.number('max_tokens', 1, 1_000_000, true);
+  if (completion !== undefined && legacy !== undefined && completion !== legacy) {
+    throw refuseParam('max_tokens', 'max_tokens and max_completion_tokens differ: send one of them.', 'invalid_value');
+  }
+  return completion ?? legacy;
+}
+
 function readChat(body: Record<string, unknown>, ctx: RouteContext): ChatRequest {
   const params = new OpenAIParams(body);
   const model = resolveModel(ctx.key, params.optional('model'), ['text.generate', 'code.generate']) as ChatRequest['model'];
   const prompt = chatPrompt(params.optional('messages'));
-  const maxTokens = params.number('max_completion_tokens', 1, 1_000_000, true) ?? params.number('max_tokens', 1, 1_000_000, true);
+  const maxTokens = tokenCap(params);
   const temperature = params.number('temperature', 0, 2);
   const json = responseFormatOf(params.optional('response_format'));
   const stream = params.boolean('stream') ?? false;
