@@ -39,7 +39,19 @@ export function oauthProviders() {
   return providers;
 }
 
+/**
+ * next-auth's errors, with one exception: a session cookie that does not decode (anyone can send
+ * one, on every request) is one line, not a stack trace each time; the visitor is simply signed out.
+ */
+const authLogger: NextAuthOptions['logger'] = {
+  error(code, metadata) {
+    if (code === 'JWT_SESSION_ERROR') console.warn('[auth] a session cookie that does not decode was ignored');
+    else console.error(`[next-auth][error][${code}]`, metadata);
+  },
+};
+
 export const authOptions: NextAuthOptions = {
+  logger: authLogger,
   session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_MAX_AGE_SECONDS },
   jwt: { maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: '/signin', error: '/signin' },
