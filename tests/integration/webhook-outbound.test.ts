@@ -105,8 +105,10 @@ describe('resends', () => {
     await portal.resendDelivery({ deliveryId });
     await caller.keys.resendDelivery({ id: key.id, deliveryId });
     await getPool().query(`UPDATE webhook_deliveries SET status = 'failed', attempts = 8 WHERE id = $1`, [deliveryId]);
-    for (const refused of [portal.resendDelivery({ deliveryId }), caller.keys.resendDelivery({ id: key.id, deliveryId })]) {
-      const error = await expectTrpcError(refused, 'TOO_MANY_REQUESTS', 'rate_limited');
+    // Each call starts when the loop reaches it: two started together, the second could be refused
+    // before anything awaited it, an unhandled rejection that failed the run (CI, b2f7529).
+    for (const resend of [() => portal.resendDelivery({ deliveryId }), () => caller.keys.resendDelivery({ id: key.id, deliveryId })]) {
+      const error = await expectTrpcError(resend(), 'TOO_MANY_REQUESTS', 'rate_limited');
       const retryAfter = (error.cause as ApiError).retryAfter!;
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
