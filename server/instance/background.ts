@@ -4,6 +4,7 @@ import { getConfig } from '../config';
 import { getPool, getPrisma, getSqlDb } from '../db/client';
 import { deleteFinishedPortalSessions } from '../domain/portal/portal-session';
 import { expireOverduePurchases } from '../domain/sales/expire-purchases';
+import { deleteUnmatchedReversals } from '../domain/sales/unmatched-reversals';
 import { purgeUnrevealedSecrets } from '../domain/sales/sold-key-secret';
 import { deleteExpiredIdempotencyRecords } from '../domain/billing/idempotency-store';
 import { failJobsWithoutHold } from '../domain/jobs/job-settlement';
@@ -36,6 +37,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
   'expire purchases whose Checkout Session expired': () => expireOverduePurchases(getSqlDb()),
+  'delete refunds and disputes of payments no purchase names, past 30 days': () => deleteUnmatchedReversals(getSqlDb()),
   'delete sold keys never shown past SOLD_SECRET_RETENTION_HOURS': () =>
     purgeUnrevealedSecrets(getPrisma(), getConfig().SOLD_SECRET_RETENTION_HOURS),
   'delete rate windows whose hits have all left': () => deleteIdleRateWindows(getSqlDb()),
