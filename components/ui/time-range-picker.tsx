@@ -1,4 +1,4 @@
-import { customRangeProblems, RANGE_PRESETS, type RangeInput } from '@/server/contract/dashboard/time-range';
+import { customRangeProblems, DEFAULT_RANGE_PRESET, RANGE_PRESETS, type RangeInput } from '@/server/contract/dashboard/time-range';
 import { param } from './format';
 
 // The dashboard's time range lives in the URL (?range=7d, or ?range=custom&from=…&to=…): a
@@ -31,7 +31,9 @@ export function rangeFromParams(params: Record<string, string | string[] | undef
   return {
     value: {},
     asked,
-    problems: Object.fromEntries(problems.map((problem) => [problem.path, `${problem.message}; showing the last 14 days`])),
+    problems: Object.fromEntries(
+      problems.map((problem) => [problem.path, `${problem.message}; showing the ${LABELS[DEFAULT_RANGE_PRESET]!.toLowerCase()}`]),
+    ),
   };
 }
 
@@ -62,7 +64,7 @@ export function TimeRangePicker(props: { action: string; range: RangeFromParams;
       )}
       <div className="field">
         <label htmlFor="range-preset">Time range</label>
-        <select id="range-preset" name="range" defaultValue={asked.range ?? '14d'}>
+        <select id="range-preset" name="range" defaultValue={asked.range ?? DEFAULT_RANGE_PRESET}>
           {[...RANGE_PRESETS, 'custom'].map((value) => (
             <option key={value} value={value}>
               {LABELS[value]}

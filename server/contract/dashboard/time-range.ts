@@ -2,6 +2,8 @@
 
 export const RANGE_PRESETS = ['24h', '7d', '14d', '30d'] as const;
 export type RangePreset = (typeof RANGE_PRESETS)[number];
+/** What a page shows when its URL names no range, or one that cannot apply. */
+export const DEFAULT_RANGE_PRESET: RangePreset = '14d';
 
 export interface RangeInput {
   range?: RangePreset | 'custom';

@@ -141,6 +141,8 @@ export interface TranscribeSettings {
 export type TranscribePrepared = Omit<MediaPrepared<TranscribeSettings>, 'input'> & {
   input: Pick<InputUpload, 'mimeType' | 'filename' | 'sizeBytes'> & Partial<Pick<InputUpload, 'id' | 'storageKey'>>;
   bytes?: Buffer;
+  /** The recording's decoded length in seconds, when the package's max_input_seconds had it decoded already. */
+  inputSeconds?: number;
 };
 
 export async function prepareAudioTranscribe(
@@ -171,22 +173,30 @@ export async function prepareInlineTranscribe(
   file: InlineInput,
 ): Promise<TranscribePrepared> {
   const { task, settings } = transcribeSettings(body, key);
-  if (settings.max_input_seconds !== undefined) await refuseLongerInput(file.bytes, file.mimeType, settings.max_input_seconds);
+  const inputSeconds =
+    settings.max_input_seconds === undefined ? undefined : await refuseLongerInput(file.bytes, file.mimeType, settings.max_input_seconds);
   const { bytes, ...input } = file;
-  return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
-}
-
-/** How long a recording sent with the call lasts, decoded (OpenAI's verbose_json `duration`); null when it does not decode. */
-export async function recordingSeconds(file: InlineInput): Promise<number | null> {
-  const seconds = await readMediaSeconds(file.bytes, file.mimeType).catch(() => null);
-  return seconds === null ? null : Math.round(seconds * 1000) / 1000;
+  return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes, inputSeconds };
 }
 
 /**
- * The package's `max_input_seconds`, judged at step 7 on the decoded length of the upload, so a
- * recording longer than the package sells is refused before anything is held or charged.
+ * How long a recording sent with the call lasts (OpenAI's verbose_json `duration`): as its
+ * preparation decoded it, else decoded now; null when it does not decode.
  */
-async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: number): Promise<void> {
+export async function recordingSeconds(prepared: TranscribePrepared, file: InlineInput): Promise<number | null> {
+  if (prepared.inputSeconds !== undefined) return prepared.inputSeconds;
+  const seconds = await readMediaSeconds(file.bytes, file.mimeType).catch(() => null);
+  return seconds === null ? null : roundToMilliseconds(seconds);
+}
+
+const roundToMilliseconds = (seconds: number) => Math.round(seconds * 1000) / 1000;
+
+/**
+ * The package's `max_input_seconds`, judged at step 7 on the decoded length of the upload, so a
+ * recording longer than the package sells is refused before anything is held or charged. Returns
+ * the length, to the millisecond.
+ */
+async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: number): Promise<number> {
   let seconds: number;
   try {
     seconds = await readMediaSeconds(bytes, mimeType);
@@ -195,14 +205,14 @@ async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: nu
     const issue = { path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${error.message}` };
     throw ApiError.validation([issue]);
   }
-  if (seconds <= maxSeconds) return;
+  if (seconds <= maxSeconds) return roundToMilliseconds(seconds);
   const message = `input_upload_id: the recording is ${seconds.toFixed(1)} s long; this key's package transcribes at most ${maxSeconds} s.`;
   throw new ApiError('validation_error', {
     message,
     details: {
       issues: [{ path: 'input_upload_id', code: 'input_too_long', message }],
       max_input_seconds: maxSeconds,
-      input_seconds: Math.round(seconds * 1000) / 1000,
+      input_seconds: roundToMilliseconds(seconds),
     },
   });
 }

@@ -151,15 +151,13 @@ async function storedPackagesUnable(
   providerTypes: ReadonlyMap<string, string>,
 ) {
   if (retyped.size === 0) return [];
-  const inUse = await versionsInUse(tx, new Set(file.packages.map((definition) => definition.slug)));
-  return inUse.flatMap(({ slug, version, operations }) => {
-    const names = Object.values(operations).flatMap((settings) => (settings ? engineNamesOf(settings.engine) : []));
-    if (!names.some((name) => retyped.has(name.split(':')[0]!))) return [];
-    return engineCapabilityIssues({ operations } as PackageDefinition, 0, providerTypes).map((issue) => ({
+  const inUse = await versionsInUse(tx, retyped, new Set(file.packages.map((definition) => definition.slug)));
+  return inUse.flatMap(({ slug, version, operations }) =>
+    engineCapabilityIssues({ operations } as PackageDefinition, 0, providerTypes).map((issue) => ({
       ...issue,
       path: issue.path.replace(/^packages\.0\./, `package "${slug}" version ${version} `),
-    }));
-  });
+    })),
+  );
 }
 
 async function applyPackage(

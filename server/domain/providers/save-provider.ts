@@ -88,10 +88,7 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
  * stay locked to their version): otherwise the edit is refused, naming the first package.
  */
 async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: string, type: string): Promise<void> {
-  const versions = await versionsInUse(tx);
-  // An engine of this provider is a string "NAME:MODEL" somewhere in the operations.
-  const sellsThrough = (operations: unknown) => JSON.stringify(operations).includes(`"${name}:`);
-  for (const version of versions.filter((v) => sellsThrough(v.operations))) {
+  for (const version of await versionsInUse(tx, new Set([name]))) {
     const definition = { operations: version.operations } as PackageDefinition;
     const issue = engineCapabilityIssues(definition, 0, new Map([[name, type]]))[0];
     if (!issue) continue;

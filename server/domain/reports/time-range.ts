@@ -1,4 +1,10 @@
-import { customRangeProblems, parseUtcDay, type RangeInput, type RangePreset } from '../../contract/dashboard/time-range';
+import {
+  customRangeProblems,
+  DEFAULT_RANGE_PRESET,
+  parseUtcDay,
+  type RangeInput,
+  type RangePreset,
+} from '../../contract/dashboard/time-range';
 import { ApiError } from '../errors';
 
 // The dashboard's time range (contract/dashboard/time-range.ts) resolved to dates and chart buckets.
@@ -23,7 +29,7 @@ export function resolveTimeRange(input: RangeInput = {}, now = new Date()): Time
     const to = new Date(parseUtcDay(input.to)!.getTime() + DAY_MS);
     return { from, to, bucket: to.getTime() - from.getTime() <= 2 * DAY_MS ? 'hour' : 'day', label: `${input.from} to ${input.to} (UTC)` };
   }
-  const preset = input.range ?? '14d';
+  const preset = input.range ?? DEFAULT_RANGE_PRESET;
   // Whole hours, so the first bucket is not a sliver and a refresh within the hour keeps its buckets.
   const to = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
   const hours = PRESET_HOURS[preset];

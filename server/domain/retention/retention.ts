@@ -25,11 +25,10 @@ export async function storeOutputObject(
   try {
     await getObjectStore().put(owner.storageKey, bytes, mimeType);
   } catch (error) {
-    // The put may have written nothing: the object's delete is tried, the record goes whatever it says.
-    await getObjectStore()
-      .delete(owner.storageKey)
+    // The put may have written nothing: the record goes even when the object's delete fails.
+    await discardOutput(db, owner.storageKey)
+      .catch(() => forgetOutput(db, owner.storageKey))
       .catch(() => {});
-    await forgetOutput(db, owner.storageKey).catch(() => {});
     throw error;
   }
 }

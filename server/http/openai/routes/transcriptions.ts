@@ -85,7 +85,7 @@ function translateTranscription(body: MultipartBody, ctx: RouteContext): Transla
         ctx.key,
         file,
       );
-      if (request.segments) duration = await recordingSeconds(file);
+      if (request.segments) duration = await recordingSeconds(prepared, file);
       return prepared;
     },
     params: { language: 'language', timestamps: 'timestamp_granularities', file: 'file', input_upload_id: 'file' },
