@@ -2,7 +2,8 @@
 // calls in flight, chunk after chunk of 5,000 calls, against statistics taken early (after 300
 // calls, or PROBE_ANALYZE_EMPTY=1: on empty tables, as a fresh deployment's first autovacuum takes
 // them). A statement planned on such statistics may read more and more rows per call until
-// autovacuum analyzes again; then the chunks' cost rises. Ends with the indexes' reads per scan.
+// autovacuum analyzes again; then the chunks' cost rises. Ends with the indexes' reads per scan and
+// the key's tables' pages and HOT updates.
 // Run: npx tsx scripts/bench/growth-probe.ts   (PROBE_CHUNKS=12 for more)
 import { textGenerateCalls } from './probe-calls';
 import { startProbeDatabase } from './probe-database';
@@ -37,6 +38,12 @@ async function main() {
        FROM pg_stat_user_indexes WHERE idx_scan >= 1000 ORDER BY idx_tup_read DESC`,
   );
   console.table(rows);
+  // Each call writes a new version of its key's rows; a batch's versions that outgrow a page move the row (not HOT).
+  const tables = await getPool().query(
+    `SELECT relname AS table, pg_relation_size(relid) / 8192 AS pages, n_tup_upd AS updates, n_tup_hot_upd AS hot_updates
+       FROM pg_stat_user_tables WHERE relname IN ('api_keys', 'rate_windows') ORDER BY relname`,
+  );
+  console.table(tables.rows);
   await probe.close();
 }
 runProbe(main);

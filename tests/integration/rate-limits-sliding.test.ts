@@ -41,17 +41,36 @@ describe('sliding-window rate limit in PostgreSQL', () => {
     expect(await consumeRequest(getSqlDb(), id, 1, t0 + 60_000)).toMatchObject({ remaining: 0, resetSeconds: 60 });
   });
 
-  it('a window written before latest_ms existed counts its buckets until the end of their second plus the window', async () => {
-    const key = `legacy:${Date.now()}`;
-    const second = 1_800_000_400;
-    await poolA.query(`INSERT INTO rate_windows (key, seconds, counts, latest_ms, expire_second) VALUES ($1, $2, '{1}', '{}', $3)`, [
-      key,
-      [second],
-      second + 61,
-    ]);
-    const store = postgresWindowStore(poolA);
-    expect(await store.take(key, 1, 60, second * 1000 + 200)).toEqual({ allowed: false, used: 1, waitMs: 60_799 });
-    expect(await store.take(key, 1, 60, second * 1000 + 60_999)).toMatchObject({ allowed: true, used: 1 });
+  it("the narrow row's migration keeps every bucket's count and latest hit, a bucket without one counting to its second's end", async () => {
+    // Its UPDATE, run on a table shaped as rate_windows was before it.
+    const migration = readFileSync(join(REPO_ROOT, 'prisma/migrations/20261206000000_rate_window_narrow_row/migration.sql'), 'utf8');
+    const update = migration.slice(
+      migration.indexOf('UPDATE "rate_windows"'),
+      migration.indexOf(';', migration.indexOf('UPDATE "rate_windows"')),
+    );
+    const client = await poolA.connect();
+    try {
+      await client.query(`CREATE TEMP TABLE wide_windows (key VARCHAR PRIMARY KEY, seconds BIGINT[], counts INTEGER[], latest_ms BIGINT[],
+                            expire_second BIGINT, base_ms BIGINT NOT NULL DEFAULT 0, latest_offsets INTEGER[] NOT NULL DEFAULT '{}')`);
+      const second = 1_800_000_400;
+      await client.query(
+        `INSERT INTO wide_windows (key, seconds, counts, latest_ms, expire_second) VALUES
+           ('legacy', $1, '{1}', '{}', 0), ('current', $2, '{2,3}', $3, 0), ('mixed', $2, '{2,3}', $4, 0), ('empty', '{}', '{}', '{}', 0)`,
+        [[second], [second, second + 5], [second * 1000 + 120, second * 1000 + 5_400], [second * 1000 + 120]],
+      );
+      await client.query(update.replaceAll('"rate_windows"', 'wide_windows').replaceAll('rate_windows', 'wide_windows'));
+      const { rows } = await client.query('SELECT key, counts, base_ms, latest_offsets FROM wide_windows ORDER BY key');
+      const base = String(second * 1000 + 120);
+      expect(rows).toEqual([
+        { key: 'current', counts: [2, 3], base_ms: base, latest_offsets: [0, 5_280] },
+        { key: 'empty', counts: [], base_ms: '0', latest_offsets: [] },
+        { key: 'legacy', counts: [1], base_ms: String(second * 1000 + 999), latest_offsets: [0] },
+        { key: 'mixed', counts: [2, 3], base_ms: base, latest_offsets: [0, 5_879] },
+      ]);
+    } finally {
+      await client.query('DROP TABLE IF EXISTS wide_windows');
+      client.release();
+    }
   });
 
   it('housekeeping deletes the windows whose hits have all left, and only those', async () => {
@@ -90,38 +109,75 @@ describe('sliding-window rate limit in PostgreSQL', () => {
     }
   });
 
-  it('a window with nothing to leave is read as it is: the same answers and rows as the function that filtered every take', async () => {
-    // wgs_rate_take as it was before 20261205000000, under another name, beside today's.
-    const migration = readFileSync(join(REPO_ROOT, 'prisma/migrations/20261204100000_rate_point_written_once/migration.sql'), 'utf8');
+  it('the narrow row: the same answers and windows as the wide one it replaced (20261205000000)', async () => {
+    // wgs_rate_take as it was before 20261206000000, under another name, on a table of the wide shape.
+    const migration = readFileSync(
+      join(REPO_ROOT, 'prisma/migrations/20261205000000_rate_window_kept_when_nothing_left/migration.sql'),
+      'utf8',
+    );
     const before = migration
       .slice(migration.indexOf('CREATE OR REPLACE FUNCTION wgs_rate_take('))
-      .replace('wgs_rate_take(', 'wgs_rate_take_before(');
+      .replace('wgs_rate_take(', 'wgs_rate_take_wide(')
+      .replaceAll('rate_windows', 'wide_rate_windows');
+    await poolA.query(`CREATE TABLE wide_rate_windows (key VARCHAR(255) PRIMARY KEY, seconds BIGINT[] NOT NULL, counts INTEGER[] NOT NULL,
+                                                   latest_ms BIGINT[] NOT NULL, expire_second BIGINT NOT NULL)`);
     await poolA.query(before);
     try {
-      const random = seededRandom('rate window kept when nothing left');
-      const keys = { today: `same:today:${Date.now()}`, before: `same:before:${Date.now()}` };
-      const rowOf = async (key: string) =>
-        (await poolA.query('SELECT seconds, counts, latest_ms, expire_second FROM rate_windows WHERE key = $1', [key])).rows[0];
-      const answers = { allowed: 0, refused: 0 };
+      const random = seededRandom('rate window narrow row');
+      const key = `same:${Date.now()}`;
+      /** Both rows as the wide one reads: each bucket's second and latest hit in epoch ms. */
+      const windowsOf = async () => {
+        const narrow = (
+          await poolA.query(
+            `SELECT (SELECT coalesce(array_agg((base_ms + o) / 1000 ORDER BY i), '{}') FROM unnest(latest_ms) WITH ORDINALITY AS u(o, i)) AS seconds,
+                    counts,
+                    (SELECT coalesce(array_agg(base_ms + o ORDER BY i), '{}') FROM unnest(latest_ms) WITH ORDINALITY AS u(o, i)) AS latest_ms,
+                    expire_second
+               FROM rate_windows WHERE key = $1`,
+            [key],
+          )
+        ).rows[0];
+        const wide = (await poolA.query('SELECT seconds, counts, latest_ms, expire_second FROM wide_rate_windows WHERE key = $1', [key]))
+          .rows[0];
+        return { narrow, wide };
+      };
+      const answers = { allowed: 0, refused: 0, gaveBack: 0 };
       let now = 1_800_000_600_000;
-      for (let step = 0; step < 600; step++) {
+      for (let step = 0; step < 800; step++) {
         // Mostly forward by up to 0.8 s, now and then a little back (a call that waited for the
         // row's lock) or past a whole window; limits and windows as a package change may set them.
         now += random() < 0.03 ? 61_000 : Math.floor(random() * 900) - 100;
         const [limit, windowSeconds] = [random() < 0.5 ? 5 : 40, random() < 0.85 ? 60 : 10];
         if (random() < 0.1) {
-          for (const key of Object.values(keys)) await poolA.query('SELECT wgs_rate_give_back($1)', [key]);
+          await poolA.query('SELECT wgs_rate_give_back($1)', [key]);
+          await poolA.query(
+            `UPDATE wide_rate_windows SET counts[cardinality(counts)] = counts[cardinality(counts)] - 1
+                              WHERE key = $1 AND cardinality(counts) > 0 AND counts[cardinality(counts)] > 0`,
+            [key],
+          );
+          answers.gaveBack += 1;
         }
-        const today = await poolA.query('SELECT * FROM wgs_rate_take($1, $2, $3, $4)', [keys.today, limit, windowSeconds, now]);
-        const reference = await poolA.query('SELECT * FROM wgs_rate_take_before($1, $2, $3, $4)', [keys.before, limit, windowSeconds, now]);
-        expect(today.rows, `step ${step}`).toEqual(reference.rows);
-        expect(await rowOf(keys.today), `step ${step}`).toEqual(await rowOf(keys.before));
-        answers[today.rows[0].allowed ? 'allowed' : 'refused'] += 1;
+        const narrow = await poolA.query('SELECT * FROM wgs_rate_take($1, $2, $3, $4)', [key, limit, windowSeconds, now]);
+        const wide = await poolA.query('SELECT * FROM wgs_rate_take_wide($1, $2, $3, $4)', [key, limit, windowSeconds, now]);
+        expect(narrow.rows, `step ${step}`).toEqual(wide.rows);
+        const windows = await windowsOf();
+        expect(windows.narrow, `step ${step}`).toEqual(windows.wide);
+        answers[narrow.rows[0].allowed ? 'allowed' : 'refused'] += 1;
       }
       expect(answers.allowed).toBeGreaterThan(100);
       expect(answers.refused).toBeGreaterThan(100);
+      expect(answers.gaveBack).toBeGreaterThan(40);
+      // Half the width or less for a full minute's window (61 buckets).
+      const full = `full:${Date.now()}`;
+      for (let second = 0; second < 61; second++)
+        await poolA.query('SELECT wgs_rate_take($1, 1000, 60, $2)', [full, now + second * 1000 - 60_500]);
+      const { rows } = await poolA.query<{ bytes: number }>('SELECT pg_column_size(w.*) AS bytes FROM rate_windows w WHERE key = $1', [
+        full,
+      ]);
+      expect(rows[0]!.bytes).toBeLessThan(650);
     } finally {
-      await poolA.query('DROP FUNCTION wgs_rate_take_before(VARCHAR, INTEGER, INTEGER, BIGINT)');
+      await poolA.query('DROP FUNCTION wgs_rate_take_wide(VARCHAR, INTEGER, INTEGER, BIGINT)');
+      await poolA.query('DROP TABLE wide_rate_windows');
     }
   });
 });
