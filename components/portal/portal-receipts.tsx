@@ -6,6 +6,15 @@ import { formatDate, formatNumber } from '../ui/format';
 import type { PortalSales } from '@/server/trpc/outputs';
 import { PortalTopUp } from './portal-top-up';
 
+const NO_TOP_UP: Record<NonNullable<PortalSales['noTopUpReason']>, string> = {
+  selling_off: 'Top-ups are not on sale here now: ask the operator who sold you the key for more units.',
+  none_offered: 'Your package offers no top-up here: ask the operator who sold you the key for more units.',
+  key_not_active: 'Your key cannot be topped up while it is suspended.',
+};
+
+/** A receipt's state in words (the Sales page shows the operator the raw state). */
+const RECEIPT_STATE: Record<string, string> = { partly_refunded: 'partly refunded' };
+
 /** Top-up packs (where the package sells them) and the key's receipts, on Stripe's own pages. */
 export function PortalPurchases({ sales }: { sales: PortalSales }) {
   return (
@@ -13,7 +22,9 @@ export function PortalPurchases({ sales }: { sales: PortalSales }) {
       {sales.canTopUp && sales.currency ? (
         <PortalTopUp packs={sales.topUps} currency={sales.currency} />
       ) : (
-        <p className="muted">Your package offers no top-up here: ask the operator who sold you the key for more units.</p>
+        <p className="muted" data-testid="no-top-up">
+          {NO_TOP_UP[sales.noTopUpReason ?? 'none_offered']}
+        </p>
       )}
       <DataTable
         caption="Your purchases and their receipts"
@@ -32,7 +43,7 @@ export function PortalPurchases({ sales }: { sales: PortalSales }) {
             numeric: true,
           },
           { header: 'Amount', cell: (row) => formatMinor(row.amount, row.currency), numeric: true },
-          { header: 'State', cell: (row) => <StatusBadge status={row.state} /> },
+          { header: 'State', cell: (row) => <StatusBadge status={row.state} label={RECEIPT_STATE[row.state]} /> },
           {
             header: 'Receipt',
             cell: (row) =>

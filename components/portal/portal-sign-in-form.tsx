@@ -49,22 +49,42 @@ export function PortalSignInForm() {
   );
 }
 
-/** Ends the portal session on the server and shows the sign-in form again. */
+/**
+ * Ends the portal session on the server and shows the sign-in form again. When the server did not
+ * end it (no connection, an error), it says so and stays signed in: on a shared computer a
+ * customer must not walk away believing they signed out.
+ */
 export function PortalSignOutButton() {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function signOut() {
+    setBusy(true);
+    setError(null);
+    const response = await fetch('/api/portal/session', { method: 'DELETE' }).catch(() => null);
+    if (response?.ok) {
+      router.refresh();
+      return;
+    }
+    setError(
+      response
+        ? 'Sign-out failed: you are still signed in. Try again.'
+        : 'Sign-out failed: the request did not reach the server, so you are still signed in. Check your connection and try again.',
+    );
+    setBusy(false);
+  }
+
   return (
-    <button
-      type="button"
-      className="button button-secondary"
-      disabled={busy}
-      onClick={async () => {
-        setBusy(true);
-        await fetch('/api/portal/session', { method: 'DELETE' }).catch(() => undefined);
-        router.refresh();
-      }}
-    >
-      Sign out
-    </button>
+    <>
+      {error ? (
+        <div className="alert alert-error" role="alert" data-testid="sign-out-error">
+          {error}
+        </div>
+      ) : null}
+      <button type="button" className="button button-secondary" disabled={busy} onClick={() => void signOut()}>
+        {busy ? 'Signing out…' : 'Sign out'}
+      </button>
+    </>
   );
 }

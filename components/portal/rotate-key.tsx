@@ -2,6 +2,7 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { CopyButton } from '../keys/copy-button';
+import { ConfirmQuestion, useQuestion } from '../ui/confirm-dialog';
 import { ConfirmCode, useChangeRequest } from './confirm-code';
 
 /**
@@ -13,7 +14,7 @@ export function RotateKey(props: { prefix: string }) {
   const router = useRouter();
   const change = useChangeRequest();
   const [rotated, setRotated] = useState<{ secret: string; prefix: string } | null>(null);
-  const [asking, setAsking] = useState(false);
+  const question = useQuestion<'rotate'>();
 
   if (rotated) {
     return (
@@ -45,35 +46,18 @@ export function RotateKey(props: { prefix: string }) {
   }
   return (
     <div className="stack">
-      {asking ? (
-        <div
-          className="confirm"
-          role="alertdialog"
-          aria-labelledby="rotate-question"
-          onKeyDown={(event) => event.key === 'Escape' && setAsking(false)}
-        >
-          <strong id="rotate-question">Replace the secret of {props.prefix}…?</strong>
-          <span>
-            We e-mail a code to the key&apos;s buyer first. Once it is entered, the current key stops working at once, everywhere it is
-            used; the new key is shown once; units and history stay.
-          </span>
-          <div className="actions">
-            <button
-              type="button"
-              className="button button-danger"
-              onClick={() => void change.request({ action: 'rotate_key' })}
-              disabled={change.busy}
-            >
-              {change.busy ? 'Sending the code…' : 'E-mail me a code'}
-            </button>
-            <button type="button" className="button button-secondary" onClick={() => setAsking(false)} disabled={change.busy} autoFocus>
-              Cancel
-            </button>
-          </div>
-        </div>
+      {question.asking ? (
+        <ConfirmQuestion
+          question={`Replace the secret of ${props.prefix}…?`}
+          consequence="We e-mail a code to the key's buyer first. Once it is entered, the current key stops working at once, everywhere it is used; the new key is shown once; units and history stay."
+          confirmLabel={change.busy ? 'Sending the code…' : 'E-mail me a code'}
+          busy={change.busy}
+          onConfirm={() => void change.request({ action: 'rotate_key' })}
+          onCancel={question.cancel}
+        />
       ) : (
         <div className="actions">
-          <button type="button" className="button button-secondary" onClick={() => setAsking(true)}>
+          <button ref={question.opener('rotate')} type="button" className="button button-secondary" onClick={() => question.ask('rotate')}>
             Rotate key
           </button>
         </div>

@@ -35,8 +35,8 @@ function PackageOffer({ entry }: { entry: CatalogueEntry }) {
       ) : null}
       <form method="post" action="/buy/checkout">
         <input type="hidden" name="package_version_id" value={entry.packageVersionId} />
-        <button className="button" type="submit" aria-label={`Buy ${entry.name}`}>
-          Buy for {formatPrice(entry.price.amount, entry.price.currency)}
+        <button className="button" type="submit">
+          Buy {entry.name} for {formatPrice(entry.price.amount, entry.price.currency)}
         </button>
       </form>
     </Card>

@@ -1,25 +1,34 @@
-import Link from 'next/link';
 import { CopyButton } from '@/components/keys/copy-button';
 import { Alert, Card } from '@/components/ui/card';
 import { formatNumber } from '@/components/ui/format';
 import { ApiExamples, type BaseUrls } from './api-examples';
 import { RefreshWhileProcessing } from './refresh-while-processing';
-import type { CheckoutPageState } from '@/server/contract/sales-pages';
+import type { CheckoutPageState, KeyIssued } from '@/server/contract/sales-pages';
 
-/** Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost. */
+/**
+ * Where a customer goes next: the portal with the key (when it is on), or the operator when it is lost.
+ * A plain link, not next/link: the client router would keep this page, and Back would show a
+ * key that is shown only once again.
+ */
 function NextSteps({ portal }: { portal: boolean }) {
   return (
     <p>
       {portal ? (
         <>
-          Sign in to the <Link href="/portal">customer portal</Link> with your key to see its units, calls and receipts, and to top it
-          up.{' '}
+          Sign in to the <a href="/portal">customer portal</a> with your key to see its units, calls and receipts, and to top it up.{' '}
         </>
       ) : null}
       Lost the key? Ask the operator of this service to revoke it and issue you a new one.
     </p>
   );
 }
+
+const KEY_ISSUED: Record<KeyIssued['secret'], string> = {
+  shown: ' and shown once, in the browser that started this checkout.',
+  waiting:
+    '. It is shown once, only in the browser that started this checkout, and has not been shown yet: open this page in that browser.',
+  deleted: ', and deleted unseen: it was not shown in the browser that started this checkout in time.',
+};
 
 export function CheckoutResult(props: { result: CheckoutPageState | { state: 'off' }; portal: boolean; urls: BaseUrls }) {
   const { result, portal } = props;
@@ -47,9 +56,7 @@ export function CheckoutResult(props: { result: CheckoutPageState | { state: 'of
         <Card title="Payment received">
           <p data-testid="key-issued">
             Your key for {result.packageName} (<code>{result.prefix}…</code>) was issued
-            {result.purged
-              ? ', and deleted unseen: it was not shown in the browser that paid for it in time.'
-              : ' and shown once, in the browser that paid for it.'}
+            {KEY_ISSUED[result.secret]}
           </p>
           <NextSteps portal={portal} />
         </Card>

@@ -21,6 +21,7 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   refused: 'danger',
 };
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${TONES[status] ?? 'neutral'}`}>{status}</span>;
+/** A status in its tone; `label` words it for customers (by default the status itself, as operators know it). */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span className={`badge badge-${TONES[status] ?? 'neutral'}`}>{label ?? status}</span>;
 }

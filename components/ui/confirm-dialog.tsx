@@ -33,6 +33,37 @@ export function ErrorAlert({ error }: { error: string | null }) {
   return error ? <Alert tone="error">{error}</Alert> : null;
 }
 
+/**
+ * Which of a form's questions is open (null: none) and the buttons that open them. The button is
+ * rendered anew when its question closes, so cancelling puts the focus back on it (WCAG 2.4.3),
+ * where it would otherwise fall to the page.
+ */
+export function useQuestion<Which extends string>() {
+  const [asking, setAsking] = useState<Which | null>(null);
+  const returnTo = useRef<Which | null>(null);
+  const openers = useRef(new Map<Which, HTMLButtonElement | null>());
+  useEffect(() => {
+    if (asking !== null || returnTo.current === null) return;
+    openers.current.get(returnTo.current)?.focus();
+    returnTo.current = null;
+  }, [asking]);
+  return {
+    asking,
+    ask: (which: Which) => setAsking(which),
+    /** Closes the question and gives the focus back to the button that opened it. */
+    cancel: () => {
+      returnTo.current = asking;
+      setAsking(null);
+    },
+    /** Closes the question once it was answered (what comes next takes the page). */
+    close: () => setAsking(null),
+    /** The `ref` of the button that opens `which`. */
+    opener: (which: Which) => (button: HTMLButtonElement | null) => {
+      openers.current.set(which, button);
+    },
+  };
+}
+
 export interface ConfirmDialogProps {
   /** The button that opens the question. */
   openLabel: string;
@@ -51,16 +82,22 @@ export interface ConfirmDialogProps {
 
 /** A destructive action asks in the page (not the browser's confirm box); Cancel has the focus and Escape closes. */
 export function ConfirmDialog(props: ConfirmDialogProps) {
-  const [asking, setAsking] = useState(false);
+  const question = useQuestion<'confirm'>();
   const { busy, error, run } = useRefreshingAction(props.action, {
     keepBusy: props.keepOpen,
-    onDone: props.keepOpen ? undefined : () => setAsking(false),
+    onDone: props.keepOpen ? undefined : question.close,
   });
 
-  if (!asking) {
+  if (!question.asking) {
     return (
       <div className="actions">
-        <button type="button" className={`button button-${props.openTone}`} onClick={() => setAsking(true)} aria-label={props.openName}>
+        <button
+          ref={question.opener('confirm')}
+          type="button"
+          className={`button button-${props.openTone}`}
+          onClick={() => question.ask('confirm')}
+          aria-label={props.openName}
+        >
           {props.openLabel}
         </button>
       </div>
@@ -73,7 +110,7 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
       confirmLabel={busy ? props.busyLabel : props.confirmLabel}
       busy={busy}
       onConfirm={() => void run()}
-      onCancel={() => setAsking(false)}
+      onCancel={question.cancel}
     >
       <ErrorAlert error={error} />
     </ConfirmQuestion>

@@ -1,7 +1,7 @@
 'use client';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { type FormEvent, type ReactNode } from 'react';
 import { CopyButton } from '../keys/copy-button';
-import { ConfirmQuestion } from '../ui/confirm-dialog';
+import { ConfirmQuestion, useQuestion } from '../ui/confirm-dialog';
 
 /** What a change of the endpoint did: its sentence and, once, the new signing secret. */
 export interface WebhookOutcome {
@@ -46,7 +46,7 @@ export function WebhookEndpointForm(props: {
   awaiting?: ReactNode;
   askFirst?: boolean;
 }) {
-  const [asking, setAsking] = useState<'rotate' | 'clear' | null>(null);
+  const { asking, ask, cancel, close, opener } = useQuestion<'rotate' | 'clear'>();
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     props.onSet(String(new FormData(event.currentTarget).get('url') ?? ''));
@@ -87,26 +87,28 @@ export function WebhookEndpointForm(props: {
               confirmLabel={ASK[asking].label}
               busy={props.busy}
               onConfirm={() => {
-                setAsking(null);
+                close();
                 (asking === 'rotate' ? props.onRotate : props.onClear)();
               }}
-              onCancel={() => setAsking(null)}
+              onCancel={cancel}
             />
           ) : props.url ? (
             <div className="filters">
               <button
+                ref={opener('rotate')}
                 type="button"
                 className="button button-secondary"
                 disabled={props.busy}
-                onClick={props.askFirst ? () => setAsking('rotate') : props.onRotate}
+                onClick={props.askFirst ? () => ask('rotate') : props.onRotate}
               >
                 Rotate secret
               </button>
               <button
+                ref={opener('clear')}
                 type="button"
                 className="button button-secondary"
                 disabled={props.busy}
-                onClick={props.askFirst ? () => setAsking('clear') : props.onClear}
+                onClick={props.askFirst ? () => ask('clear') : props.onClear}
               >
                 Remove webhook
               </button>

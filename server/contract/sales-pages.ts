@@ -27,6 +27,17 @@ export type CheckoutPageState =
    */
   | { state: 'refused' }
   | { state: 'revealed'; key: string; prefix: string; packageName: string; units: number }
-  /** Shown already, to another browser, or never shown and deleted since: the next steps, never the secret. */
-  | { state: 'key_issued'; prefix: string; packageName: string; purged: boolean }
+  | KeyIssued
   | { state: 'topped_up'; prefix: string; units: number };
+
+/**
+ * A key issued, its secret not on this page (the next steps, never the secret): shown once already,
+ * waiting to be shown in the browser that started the checkout, or deleted unseen after
+ * SOLD_SECRET_RETENTION_HOURS.
+ */
+export interface KeyIssued {
+  state: 'key_issued';
+  prefix: string;
+  packageName: string;
+  secret: 'shown' | 'waiting' | 'deleted';
+}

@@ -28,23 +28,39 @@ export interface PortalReceipt {
   created_at: string;
 }
 
+/** Why the portal offers no top-up: selling is off (no Stripe settings), the package sells none, or the key is not active (e.g. suspended). */
+export type NoTopUpReason = 'selling_off' | 'none_offered' | 'key_not_active';
+
 export interface PortalSales {
-  /** False when selling is off (no Stripe settings) or the package offers no top-up. */
+  /** False when selling is off, the package offers no top-up, or the key is not active: `noTopUpReason` says which. */
   canTopUp: boolean;
+  noTopUpReason: NoTopUpReason | null;
   currency: string | null;
   topUps: { units: number; minor: number }[];
   receipts: PortalReceipt[];
 }
 
-export async function getPortalSales(db: PrismaClient, apiKeyId: string, sellingOn: boolean): Promise<PortalSales> {
+export async function getPortalSales(
+  db: PrismaClient,
+  apiKeyId: string,
+  terms: { sellingOn: boolean; keyActive: boolean },
+): Promise<PortalSales> {
   const [key, purchases] = await Promise.all([
     db.apiKey.findUniqueOrThrow({ where: { id: apiKeyId }, select: { packageVersion: { select: { sale: true } } } }),
     listPurchasesForKey(db, apiKeyId),
   ]);
   const sale = saleOf(key.packageVersion.sale);
   const topUps = sale?.top_ups.map((pack) => ({ units: pack.units, minor: toMinorUnits(pack.price, sale.currency) })) ?? [];
+  const noTopUpReason: NoTopUpReason | null = !terms.sellingOn
+    ? 'selling_off'
+    : topUps.length === 0
+      ? 'none_offered'
+      : !terms.keyActive
+        ? 'key_not_active'
+        : null;
   return {
-    canTopUp: sellingOn && topUps.length > 0,
+    canTopUp: noTopUpReason === null,
+    noTopUpReason,
     currency: sale?.currency ?? null,
     topUps,
     receipts: purchases.map((purchase) => ({

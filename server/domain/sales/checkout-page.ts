@@ -7,7 +7,7 @@ import { retrieveCheckoutSession } from '../../payments/checkout-sessions';
 import { sha256Hex } from '../canonical-json';
 import { fulfilCheckout } from './fulfil-checkout';
 import { revealOnce } from './sold-key-secret';
-import type { CheckoutPageState } from '../../contract/sales-pages';
+import type { CheckoutPageState, KeyIssued } from '../../contract/sales-pages';
 
 // What the success page shows. When the webhook has not arrived yet, the page fulfils the session
 // itself (Stripe's word on payment_status, the same exactly-once rule), but Stripe is asked only
@@ -18,14 +18,18 @@ import type { CheckoutPageState } from '../../contract/sales-pages';
 
 export const STRIPE_CHECK_SECONDS = 5;
 
-/** Who is looking: the browser's checkout cookie, or the portal session's key (a top-up's return). */
+/** Who is looking: the tokens of the browser's checkout cookie, or the portal session's key (a top-up's return). */
 export interface CheckoutViewer {
-  browserToken?: string;
+  browserTokens?: readonly string[];
   keyId?: string;
 }
 
+/** The viewer's token that started this checkout, if one did. */
+const startingToken = (purchase: Purchase, viewer: CheckoutViewer): string | undefined =>
+  viewer.browserTokens?.find((token) => purchase.browserTokenHash === sha256Hex(token));
+
 const askedBy = (purchase: Purchase, viewer: CheckoutViewer): boolean =>
-  (viewer.browserToken !== undefined && purchase.browserTokenHash === sha256Hex(viewer.browserToken)) ||
+  startingToken(purchase, viewer) !== undefined ||
   (viewer.keyId !== undefined && purchase.kind === 'top_up' && purchase.apiKeyId === viewer.keyId);
 
 /** Takes the session's turn to ask Stripe (one conditional UPDATE, so instances and reloads share it). */
@@ -41,19 +45,17 @@ async function takeStripeCheck(db: SqlDb, purchaseId: string): Promise<boolean> 
   return (rowCount ?? 0) > 0;
 }
 
-/** An open purchase: Stripe asked (when it may be), fulfilled when paid; the purchase as it is after. */
-async function settleOpen(
-  db: PrismaClient,
-  sqlDb: SqlDb,
-  stripe: Stripe,
-  purchase: Purchase,
-  viewer: CheckoutViewer,
-): Promise<Purchase | null> {
-  if (!askedBy(purchase, viewer) || !purchase.stripeSessionId || !(await takeStripeCheck(sqlDb, purchase.id))) return null;
-  const outcome = await retrieveCheckoutSession(stripe, purchase.stripeSessionId).catch(() => null);
-  if (!outcome) return null;
-  const result = await fulfilCheckout(db, outcome);
-  if (result.state === 'unpaid' || result.state === 'unknown') return null;
+/**
+ * An open purchase: Stripe asked (when this viewer may, and its turn came), fulfilled when paid; the
+ * purchase read again after, as the webhook may have fulfilled it meanwhile (then the turn is not
+ * taken: it is no longer open).
+ */
+async function settleOpen(db: PrismaClient, sqlDb: SqlDb, stripe: Stripe, purchase: Purchase, viewer: CheckoutViewer): Promise<Purchase> {
+  if (!askedBy(purchase, viewer) || !purchase.stripeSessionId) return purchase;
+  if (await takeStripeCheck(sqlDb, purchase.id)) {
+    const outcome = await retrieveCheckoutSession(stripe, purchase.stripeSessionId).catch(() => null);
+    if (outcome) await fulfilCheckout(db, outcome);
+  }
   return db.purchase.findUniqueOrThrow({ where: { id: purchase.id } });
 }
 
@@ -66,11 +68,14 @@ export async function checkoutPageState(
   let purchase = await db.purchase.findUnique({ where: { stripeSessionId: input.sessionId } });
   if (!purchase) return { state: 'unknown' };
   if (purchase.status === 'open') purchase = await settleOpen(db, sqlDb, stripe, purchase, input);
-  if (!purchase || purchase.status === 'open') return { state: 'processing' };
+  if (purchase.status === 'open') return { state: 'processing' };
   if (purchase.status === 'expired' || purchase.status === 'refused') return { state: purchase.status };
   const key = await db.apiKey.findUniqueOrThrow({ where: { id: purchase.apiKeyId! }, include: { packageVersion: true } });
   if (purchase.kind === 'top_up') return { state: 'topped_up', prefix: key.prefix, units: purchase.units };
-  const secret = input.browserToken ? await revealOnce(sqlDb, purchase.id, input.browserToken) : null;
+  const token = startingToken(purchase, input);
+  const secret = token ? await revealOnce(sqlDb, purchase.id, token) : null;
   if (secret) return { state: 'revealed', key: secret, prefix: key.prefix, packageName: key.packageVersion.name, units: key.totalUnits };
-  return { state: 'key_issued', prefix: key.prefix, packageName: key.packageVersion.name, purged: purchase.secretPurgedAt !== null };
+  // The browser that started it found none to show: it was shown (maybe a moment ago, in another of its tabs) or deleted.
+  const secretState: KeyIssued['secret'] = purchase.secretPurgedAt ? 'deleted' : purchase.revealedAt || token ? 'shown' : 'waiting';
+  return { state: 'key_issued', prefix: key.prefix, packageName: key.packageVersion.name, secret: secretState };
 }

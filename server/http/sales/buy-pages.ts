@@ -21,5 +21,5 @@ export async function successPage(
   const stripe = getStripe();
   if (!stripe) return { state: 'off' };
   if (!sessionId || !/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) return { state: 'unknown' };
-  return pageData(() => checkoutPageState(getPrisma(), getSqlDb(), stripe, { sessionId, browserToken: checkoutCookieOf(cookieHeader) }));
+  return pageData(() => checkoutPageState(getPrisma(), getSqlDb(), stripe, { sessionId, browserTokens: checkoutCookieOf(cookieHeader) }));
 }

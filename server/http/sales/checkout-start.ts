@@ -12,20 +12,28 @@ import { crossSiteRefusal } from '../same-origin';
 import { orUnavailable } from '../store-unavailable-answer';
 
 // POST /buy/checkout (the catalogue's form): starts a Checkout Session and sends the buyer to it.
-// The httpOnly cookie set here is what lets this browser, and only it, see the new key once. It is
-// minted fresh for every checkout (a value the request brings, which another site or a sibling
-// host may have planted, is never adopted) and is a __Host- cookie: Secure, Path=/, no Domain, so
-// no other host can set or read it. Browsers accept it over https and on http://localhost.
+// The httpOnly cookie set here is what lets this browser, and only it, see the new key once. Each
+// checkout mints a fresh token (never one the request brings) and adds it to the cookie, which keeps
+// the browser's latest few, so a buyer with two checkouts open sees each key where it was bought. A
+// token the browser brings back only ever opens a checkout started with it. The cookie is a __Host-
+// cookie: Secure, Path=/, no Domain, so no other host can set or read it. Browsers accept it over
+// https and on http://localhost.
 
 export const CHECKOUT_COOKIE = '__Host-wgs_checkout';
-const COOKIE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** Checkouts one browser can have open and still see each key: the cookie keeps this many tokens, newest first. */
+export const CHECKOUT_TOKENS_KEPT = 5;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function checkoutCookieOf(cookieHeader: string | null): string | undefined {
+/** The checkout tokens of the browser's cookie, newest first (at most CHECKOUT_TOKENS_KEPT, each well-formed). */
+export function checkoutCookieOf(cookieHeader: string | null): string[] {
   const value = cookieHeader
     ?.split(';')
     .map((part) => part.trim().split('='))
     .find(([name]) => name === CHECKOUT_COOKIE)?.[1];
-  return value && COOKIE_PATTERN.test(value) ? value : undefined;
+  return (value ?? '')
+    .split('.')
+    .filter((token) => TOKEN_PATTERN.test(token))
+    .slice(0, CHECKOUT_TOKENS_KEPT);
 }
 
 function redirect(location: string, cookie?: string): Response {
@@ -56,7 +64,8 @@ async function startCheckout(request: Request): Promise<Response> {
   const browserToken = randomBytes(32).toString('base64url');
   try {
     const started = await startPackageCheckout(getPrisma(), stripe, { packageVersionId, origin, browserToken });
-    return redirect(started.url, `${CHECKOUT_COOKIE}=${browserToken}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=86400`);
+    const tokens = [browserToken, ...checkoutCookieOf(request.headers.get('cookie'))].slice(0, CHECKOUT_TOKENS_KEPT);
+    return redirect(started.url, `${CHECKOUT_COOKIE}=${tokens.join('.')}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=86400`);
   } catch (error) {
     if (!isApiError(error)) throw error;
     return redirect(new URL(`/buy?error=${error.code === 'not_found' ? 'unavailable' : 'stripe'}`, origin).href);

@@ -51,7 +51,9 @@ export const portalRouter = router({
   /** The top-up packs on offer (when selling is on) and the key's receipts. */
   sales: portalProcedure
     .input(portalNoInput)
-    .query(({ ctx }) => getPortalSales(ctx.db, ctx.portal.apiKeyId, getStripe() !== null && ctx.portal.keyStatus === 'active')),
+    .query(({ ctx }) =>
+      getPortalSales(ctx.db, ctx.portal.apiKeyId, { sellingOn: getStripe() !== null, keyActive: ctx.portal.keyStatus === 'active' }),
+    ),
   /** A Checkout Session for a top-up pack of the key's package: the browser goes to `url`. */
   buyTopUp: portalProcedure.input(portalTopUpInput).mutation(({ ctx, input }) => {
     if (!ctx.origin) throw new TRPCError({ code: 'BAD_REQUEST', message: 'A top-up starts from the portal page.' });

@@ -135,7 +135,12 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
   });
 
-  await test.step('signing out ends the session', async () => {
+  await test.step('a sign-out the server never got says so and stays signed in; the next one ends the session', async () => {
+    await page.route('**/api/portal/session', (route) => (route.request().method() === 'DELETE' ? route.abort() : route.continue()));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.getByTestId('sign-out-error')).toContainText('you are still signed in');
+    await expect(page.getByTestId('portal-key-prefix')).toBeVisible();
+    await page.unroute('**/api/portal/session');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in to your customer portal' })).toBeVisible();
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
+import { findPortalSession } from '@/server/domain/portal/portal-session';
 import { createPortalInnerContext } from '@/server/trpc/portal/portal-context';
 import { createPortalCaller } from '@/server/trpc/portal/portal-router';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
@@ -44,7 +45,7 @@ describe('top-ups from the portal', () => {
   it("offers the package's packs, and a paid top-up adds its units once, back in the portal", async () => {
     const { caller, session } = await signedInBuyer();
     const before = await caller.sales();
-    expect(before).toMatchObject({ canTopUp: true, currency: 'USD', topUps: [{ units: 1000, minor: 1000 }] });
+    expect(before).toMatchObject({ canTopUp: true, noTopUpReason: null, currency: 'USD', topUps: [{ units: 1000, minor: 1000 }] });
     expect(before.receipts).toMatchObject([{ kind: 'package', state: 'paid', units: 500, amount: 4900, currency: 'USD' }]);
     expect(before.receipts[0]!.receipt_url).toMatch(new RegExp(`^${fake.apiBase}/receipts/ch_`));
 
@@ -93,17 +94,25 @@ describe('top-ups from the portal', () => {
     const plain = await keyOnFreshPackage('no-sale');
     const { session } = await portalSignIn(plain.secret);
     const caller = createPortalCaller(createPortalInnerContext(session, getPrisma(), BASE));
-    expect(await caller.sales()).toEqual({ canTopUp: false, currency: null, topUps: [], receipts: [] });
+    expect(await caller.sales()).toEqual({ canTopUp: false, noTopUpReason: 'none_offered', currency: null, topUps: [], receipts: [] });
     await expectTrpcError(caller.buyTopUp({ units: 1000 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
 
     const buyer = await signedInBuyer();
     turnSellingOff();
     try {
-      expect(await buyer.caller.sales()).toMatchObject({ canTopUp: false, topUps: [{ units: 1000 }] });
+      expect(await buyer.caller.sales()).toMatchObject({ canTopUp: false, noTopUpReason: 'selling_off', topUps: [{ units: 1000 }] });
       await expectTrpcError(buyer.caller.buyTopUp({ units: 1000 }), 'NOT_FOUND', 'not_found');
     } finally {
       fake = await turnSellingOn();
     }
+  });
+
+  it('a suspended key is told its top-ups wait for it to be reinstated, not that its package sells none', async () => {
+    const { token, session } = await portalSignIn(await boughtKey());
+    await getPrisma().apiKey.update({ where: { id: session.apiKeyId }, data: { status: 'suspended', suspendedAt: new Date() } });
+    const suspended = await findPortalSession(getPrisma(), token);
+    const caller = createPortalCaller(createPortalInnerContext(suspended!, getPrisma(), BASE));
+    expect(await caller.sales()).toMatchObject({ canTopUp: false, noTopUpReason: 'key_not_active', topUps: [{ units: 1000 }] });
   });
 });
 

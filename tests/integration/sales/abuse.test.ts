@@ -182,6 +182,6 @@ describe('secrets never shown', () => {
     const { purchase } = await keysOfPurchase(started.sessionId);
     expect(purchase).toMatchObject({ secretCiphertext: null, secretIv: null, secretAuthTag: null, revealedAt: null });
     expect(purchase.secretPurgedAt).not.toBeNull();
-    expect(await visitSuccess(started.sessionId, started.cookie)).toMatchObject({ state: 'key_issued', purged: true });
+    expect(await visitSuccess(started.sessionId, started.cookie)).toMatchObject({ state: 'key_issued', secret: 'deleted' });
   });
 });

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
-import { disconnectDb, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
+import type { PrismaClient } from '@/server/db/generated/client';
+import { checkoutPageState } from '@/server/domain/sales/checkout-page';
+import { getStripe } from '@/server/payments/stripe-client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
@@ -242,7 +245,7 @@ describe('the key shown once, to the buyer', () => {
       state: 'key_issued',
       prefix: first.prefix,
       packageName: first.packageName,
-      purged: false,
+      secret: 'shown',
     });
     expect((await visitSuccess(started.sessionId, null)).state).toBe('key_issued');
     const after = await keysOfPurchase(started.sessionId);
@@ -250,13 +253,51 @@ describe('the key shown once, to the buyer', () => {
     expect(after.purchase.revealedAt).not.toBeNull();
   });
 
-  it('each checkout mints a fresh cookie: one a browser brings is never adopted, and it reveals only its own key', async () => {
+  it("each checkout mints a fresh token and keeps the browser's latest five: two checkouts open in one browser each show their key there", async () => {
+    const tokensOf = (cookie: string) => cookie.slice('__Host-wgs_checkout='.length).split('.');
     const first = await startCheckout(versionId);
     const second = await startCheckout(versionId, first.cookie);
-    expect(second.cookie).not.toBe(first.cookie);
+    expect(tokensOf(second.cookie)).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), ...tokensOf(first.cookie)]);
+    expect(tokensOf(second.cookie)[0]).not.toBe(tokensOf(first.cookie)[0]);
     for (const started of [first, second]) fake.pay(started.sessionId);
+    // The browser's cookie is now the second's: the first checkout's key still shows there.
+    expect((await visitSuccess(first.sessionId, second.cookie)).state).toBe('revealed');
+    // A token opens only the checkout it started.
     expect((await visitSuccess(second.sessionId, first.cookie)).state).toBe('processing');
     expect((await visitSuccess(second.sessionId, second.cookie)).state).toBe('revealed');
-    expect((await visitSuccess(first.sessionId, first.cookie)).state).toBe('revealed');
+    let cookie = second.cookie;
+    for (let i = 0; i < 5; i++) cookie = (await startCheckout(versionId, cookie)).cookie;
+    expect(tokensOf(cookie)).toHaveLength(5);
+    expect(tokensOf(cookie)).not.toContain(tokensOf(second.cookie)[0]);
+  });
+
+  it('a purchase the webhook fulfilled after the page read it open: the page shows the key, not "processing"', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    await deliver(fake.events.completed(started.sessionId));
+    // The page's first read as it was a moment before the webhook: open.
+    const purchases = getPrisma().purchase;
+    const readBeforeTheWebhook = {
+      findUnique: async (args: Parameters<typeof purchases.findUnique>[0]) => ({
+        ...(await purchases.findUnique(args))!,
+        status: 'open' as const,
+      }),
+      findUniqueOrThrow: purchases.findUniqueOrThrow.bind(purchases),
+    };
+    const db = new Proxy(getPrisma(), {
+      get: (target, name, receiver) => (name === 'purchase' ? readBeforeTheWebhook : Reflect.get(target, name, receiver)),
+    }) as PrismaClient;
+    const token = started.cookie.split('=')[1]!;
+    const page = await checkoutPageState(db, getSqlDb(), getStripe()!, { sessionId: started.sessionId, browserTokens: [token] });
+    expect(page.state).toBe('revealed');
+  });
+
+  it('a key fulfilled by the webhook and not shown yet: the page tells anyone else it waits for the browser that started the checkout', async () => {
+    const started = await startCheckout(versionId);
+    fake.pay(started.sessionId);
+    await deliver(fake.events.completed(started.sessionId));
+    expect(await visitSuccess(started.sessionId, null)).toMatchObject({ state: 'key_issued', secret: 'waiting' });
+    expect((await visitSuccess(started.sessionId, started.cookie)).state).toBe('revealed');
+    expect(await visitSuccess(started.sessionId, null)).toMatchObject({ state: 'key_issued', secret: 'shown' });
   });
 });
