@@ -106,6 +106,9 @@ test('a customer signs in with their key, sees their call and units, sets a webh
 
   await test.step('rotating the key with the e-mailed code: the new secret once, the old one refused, sign in again', async () => {
     await page.getByRole('button', { name: 'Rotate key' }).click();
+    await page.keyboard.press('Escape'); // the question closes, the focus back on its button
+    await expect(page.getByRole('button', { name: 'Rotate key' })).toBeFocused();
+    await page.getByRole('button', { name: 'Rotate key' }).click();
     await page.getByRole('button', { name: 'E-mail me a code' }).click();
     expect((await generate(request, issued.key)).status()).toBe(200); // nothing changes before the code
     await confirmWithCode(page, 3);

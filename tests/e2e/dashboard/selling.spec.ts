@@ -81,6 +81,12 @@ test('a stranger buys a package, sees the key once, calls /v1 with it; the opera
     expect(key).toMatch(/^wgs_live_[0-9A-Za-z]{40}$/);
     await expectAccessible(page, 'the success page');
     await screenshot(page, 'success');
+    // On to the portal and Back: the page is asked again, and the key is not shown again.
+    await page.getByRole('link', { name: 'customer portal' }).click();
+    await expect(page).toHaveURL(/\/portal$/);
+    await page.goBack();
+    await expect(page.getByTestId('key-issued')).toContainText('shown once');
+    await expect(page.getByTestId('purchased-key')).toHaveCount(0);
     await page.reload();
     await expect(page.getByTestId('key-issued')).toBeVisible();
     await expect(page.getByTestId('purchased-key')).toHaveCount(0);
