@@ -1,10 +1,10 @@
 // `npm run db:migrate` (from the production build: `npm run db:migrate:production`, dist/migrate.js):
 // applies prisma/migrations to DATABASE_URL (or the embedded database).
 import { disconnectDb } from '../server/db/client';
-import { provideDatabase } from '../server/db/provide-database';
+import { provideDatabase, toolRunsInProduction } from '../server/db/provide-database';
 
 try {
-  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`) });
+  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`), embedded: !toolRunsInProduction() });
   process.stdout.write('database is up to date\n');
   await disconnectDb();
   await database.stop();

@@ -14,6 +14,7 @@ import { getConfig, type Config } from '../server/config';
 import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
+import { listeningUrl } from '../server/config/listening-url';
 import { isProductionMode, migratesAtStart, requireBuild, requireProductionSettings } from '../server/instance/production-mode';
 import { markStopping, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
 import { createDirectDispatch } from '../server/http/edge/direct-dispatch';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   );
   if (!warm) return; // closed under the warm-up by stop(), which exits
   if (!stopping)
-    log(`serving on http://localhost:${config.PORT} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
+    log(`serving on ${listeningUrl(config.HOST, config.PORT)} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 }
 
 main().catch(async (error: unknown) => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface StartCommand {
-  /** Environment the start script sets for node (`NAME=value` words before `node`). */
+  /** Environment the start script sets for node (`NAME=value` words before `exec node`). */
   env: Record<string, string>;
   /** The node arguments, heap cap included. */
   args: string[];
@@ -22,6 +22,8 @@ export function startCommand(root: string, name = 'start'): StartCommand {
     const [name, ...value] = words.shift()!.split('=');
     env[name!] = value.join('=');
   }
-  if (words.shift() !== 'node') throw new Error(`npm run ${name} runs "${script}"; expected [NAME=value ...] node ...`);
+  // `exec`: the shell npm starts becomes node, so a signal npm passes on (SIGTERM) reaches it.
+  if (words[0] === 'exec') words.shift();
+  if (words.shift() !== 'node') throw new Error(`npm run ${name} runs "${script}"; expected [NAME=value ...] [exec] node ...`);
   return { env, args: words };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config-doc';
-
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
 import { salesSettings } from './config-settings-sales';
+import { postgresUrl } from './postgres-url';
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -18,12 +18,8 @@ export const settings = {
   PORT: doc(z.coerce.number().int().min(1).max(65535).default(3000), 'The port API and dashboard are served on.', RUNNING),
   HOST: doc(z.string().default('0.0.0.0'), 'The address the server listens on.', RUNNING),
   DATABASE_URL: doc(
-    z
-      .string()
-      .url()
-      .regex(/^postgres(?:ql)?:\/\//, 'must be a PostgreSQL URL (postgres:// or postgresql://)')
-      .optional(),
-    'PostgreSQL to use. Unset, `npm start` runs an embedded PostgreSQL in the data dir; the production command requires it.',
+    postgresUrl.optional(),
+    'PostgreSQL to use. Unset, `npm start` runs an embedded PostgreSQL in the data dir; the production command and worker require it, as do the migrate step and the operator CLI run with NODE_ENV=production (the container image).',
   ),
   MIGRATE_ON_START: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),

@@ -1,4 +1,6 @@
 import { getConfig, settleConfig } from '../config';
+import { environmentCopy } from '../config/environment';
+import { whereItPoints } from '../config/postgres-url';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
@@ -12,23 +14,41 @@ export interface ProvidedDatabase {
 }
 
 /**
+ * Whether a tool (the migrate step, the operator CLI) runs as production does: NODE_ENV=production
+ * in its environment (the container image sets it) or --production. Then it works on DATABASE_URL
+ * or on nothing: a migrate Job whose DATABASE_URL went missing must fail, not migrate an embedded
+ * database of its own and succeed.
+ */
+export function toolRunsInProduction(env: NodeJS.ProcessEnv = environmentCopy(), argv: readonly string[] = process.argv): boolean {
+  return env.NODE_ENV === 'production' || argv.includes('--production');
+}
+
+/**
  * DATABASE_URL when set; otherwise the embedded PostgreSQL of the data dir, started or
- * shared. Migrations are applied (the embedded database always; DATABASE_URL's unless `migrate`
+ * shared (unless `embedded` is false: then an unset DATABASE_URL is refused in one line).
+ * Migrations are applied (the embedded database always; DATABASE_URL's unless `migrate`
  * is false, which instead refuses a schema that is behind), and the URL is settled in the
- * configuration for the rest of the process.
+ * configuration for the rest of the process. A DATABASE_URL that cannot be reached is named.
  */
 export async function provideDatabase({
   adopt = false,
   log = () => {},
   beforeStop,
   migrate = true,
+  embedded = true,
 }: {
   adopt?: boolean;
   log?: (line: string) => void;
   beforeStop?: () => Promise<void>;
   migrate?: boolean;
+  embedded?: boolean;
 } = {}): Promise<ProvidedDatabase> {
   const config = getConfig();
+  if (!config.DATABASE_URL && !embedded) {
+    throw new Error(
+      'DATABASE_URL is not set: in production (NODE_ENV=production, as in the container image, or --production) this works on the database the instances share and starts no embedded one',
+    );
+  }
   const database = config.DATABASE_URL
     ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
     : { ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, log, beforeStop })), embedded: true };
@@ -37,10 +57,32 @@ export async function provideDatabase({
     else await refuseSchemaBehind(database.url);
   } catch (error) {
     await database.stop();
-    throw error;
+    throw database.embedded ? error : namingDatabaseUrl(error, database.url);
   }
   settleConfig({ DATABASE_URL: database.url });
   return database;
+}
+
+/** Errors of reaching the server, or of being let in: network codes, and PostgreSQL's for a login or database refused. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  '28P01',
+  '28000',
+  '3D000',
+]);
+
+/** A connection failure as one line naming DATABASE_URL and where it points (never its password). */
+export function namingDatabaseUrl(error: unknown, url: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (!CONNECTION_CODES.has(String(code)) && !/connection timeout|timeout expired/i.test(message)) return error;
+  return new Error(`DATABASE_URL: cannot use the database at ${whereItPoints(url)}: ${message}`, { cause: error });
 }
 
 /** Throws the one line naming the first missing migration when the database is behind. */

@@ -1,3 +1,4 @@
+import { listeningUrl } from '../config/listening-url';
 import { getConfig } from '../config';
 import { getPool } from '../db/client';
 import { onShutdown } from '../lifecycle/shutdown-hooks';
@@ -22,6 +23,6 @@ export async function startObservability(log: (line: string) => void): Promise<v
   if (config.METRICS_PORT) {
     const server = await startMetricsServer(config.METRICS_PORT, config.HOST, config.METRICS_TOKEN);
     onShutdown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    log(`metrics on http://localhost:${config.METRICS_PORT}/metrics`);
+    log(`metrics on ${listeningUrl(config.HOST, config.METRICS_PORT, '/metrics')}`);
   }
 }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
@@ -106,6 +109,34 @@ describe('migrations as their own step', () => {
     expect((await app.exited).code).toBe(1);
     expect(app.output().trim().split('\n')).toHaveLength(1);
     expect(app.output()).toContain('production mode needs SIGNING_SECRET, PROVIDER_KEYS_SECRET');
+  });
+});
+
+describe('the production tools and DATABASE_URL', () => {
+  it('the migrate step and the CLI with NODE_ENV=production and no DATABASE_URL refuse in one line, and start no embedded database', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wgs-production-tools-'));
+    for (const args of [['dist/migrate.js'], ['dist/cli.js', 'keys', 'list']]) {
+      const tool = spawnNode(args, { DATABASE_URL: undefined, WGS_DATA_DIR: dataDir });
+      expect((await tool.exited).code, tool.output()).toBe(1);
+      expect(tool.output()).toContain('DATABASE_URL is not set: in production (NODE_ENV=production');
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('a DATABASE_URL that cannot be reached is named, with where it points and not its password', async () => {
+    const migrate = spawnNode(['dist/migrate.js'], { DATABASE_URL: 'postgres://wgs:not-this-password@127.0.0.1:1/wgs' });
+    expect((await migrate.exited).code).toBe(1);
+    expect(migrate.output()).toContain('DATABASE_URL: cannot use the database at 127.0.0.1:1/wgs: connect ECONNREFUSED');
+    expect(migrate.output()).not.toContain('not-this-password');
+    const hostless = spawnNode(['dist/migrate.js'], { DATABASE_URL: 'postgres://' });
+    expect((await hostless.exited).code).toBe(1);
+    expect(hostless.output()).toContain('DATABASE_URL: must name its host');
+    const empty = spawnNode(['dist/migrate.js'], { DATABASE_URL: '' });
+    expect((await empty.exited).code).toBe(1);
+    expect(empty.output().trim().split('\n')).toEqual([
+      'migration failed: Invalid configuration:',
+      '  DATABASE_URL: must not be empty (unset it for the embedded database)',
+    ]);
   });
 });
 

@@ -316,6 +316,11 @@ describe('the production commands', () => {
     expect(env).toMatchObject(startCommand(ROOT, 'start:production').env);
   });
 
+  it("the servers' scripts exec node, so a SIGTERM to npm reaches the server (dash would keep it from node, which went on serving)", () => {
+    for (const name of ['start', 'start:production', 'worker:production'])
+      expect(packageJson.scripts[name]).toMatch(/^(?:[A-Z_]+=\S+ )*exec node /);
+  });
+
   it('need no TypeScript loader at run time: tsx is a dev dependency and no production command uses it', () => {
     expect(packageJson.dependencies.tsx).toBeUndefined();
     expect(packageJson.devDependencies.tsx).toBeDefined();

@@ -33,7 +33,8 @@ export function productionEnv(databaseUrl: string, port: number): Record<string,
   };
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+/** The test's environment without what would leak into the product, with `extra` (a name set to undefined: unset). */
+function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [
     'NODE_OPTIONS',
@@ -47,7 +48,9 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     'RUN_WORKER',
   ])
     delete env[name];
-  return { ...env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', ...extra };
+  const merged: NodeJS.ProcessEnv = { ...env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', ...extra };
+  for (const [name, value] of Object.entries(extra)) if (value === undefined) delete merged[name];
+  return merged;
 }
 
 const started = new Set<ChildProcess>();
@@ -58,7 +61,7 @@ export function killAllRunning(): void {
 }
 
 /** Spawns `node <args>` in `cwd` with exactly the package.json start script's node flags when `args` is omitted. */
-export function spawnNode(args: string[], env: Record<string, string>, cwd = REPO_ROOT, port = Number(env.PORT ?? 0)): Running {
+export function spawnNode(args: string[], env: Record<string, string | undefined>, cwd = REPO_ROOT, port = Number(env.PORT ?? 0)): Running {
   const child = spawn(process.execPath, args, { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
   let output = '';
