@@ -4,7 +4,7 @@ import { disconnectDb } from '../server/db/client';
 import { provideDatabase, toolRunsInProduction } from '../server/db/provide-database';
 
 try {
-  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`), embedded: !toolRunsInProduction() });
+  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`), createEmbedded: !toolRunsInProduction() });
   process.stdout.write('database is up to date\n');
   await disconnectDb();
   await database.stop();

@@ -143,6 +143,11 @@ export interface EmbeddedOptions {
   port?: number;
 }
 
+/** Whether the data dir holds an embedded database already (initialised once, by `npm start` or a tool). */
+export function holdsEmbeddedDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, 'pg', 'PG_VERSION'));
+}
+
 export async function startEmbeddedPostgres({
   dataDir,
   adopt = false,
@@ -252,7 +257,7 @@ async function startServer({ dataDir, pgDir, password }: ServerPlace, port: numb
     onLog: (message) => appendLog(dataDir, String(message)),
     onError: (message) => appendLog(dataDir, `${String(message)}\n`),
   });
-  if (!existsSync(join(pgDir, 'PG_VERSION'))) {
+  if (!holdsEmbeddedDatabase(dataDir)) {
     rmSync(pgDir, { recursive: true, force: true }); // a half-made dir from an interrupted init
     await withoutNodeMallocSettings(() => server.initialise());
   }

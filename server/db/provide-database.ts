@@ -1,7 +1,7 @@
 import { getConfig, settleConfig } from '../config';
 import { environmentCopy } from '../config/environment';
 import { whereItPoints } from '../config/postgres-url';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { holdsEmbeddedDatabase, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
 import { listenForErrors } from './pg-errors';
@@ -15,9 +15,9 @@ export interface ProvidedDatabase {
 
 /**
  * Whether a tool (the migrate step, the operator CLI) runs as production does: NODE_ENV=production
- * in its environment (the container image sets it) or --production. Then it works on DATABASE_URL
- * or on nothing: a migrate Job whose DATABASE_URL went missing must fail, not migrate an embedded
- * database of its own and succeed.
+ * in its environment (the container image sets it) or --production. Then it creates no embedded
+ * database: a migrate Job whose DATABASE_URL went missing must fail, not migrate a new database of
+ * its own and succeed. (One an `npm start` on the machine made, it still shares.)
  */
 export function toolRunsInProduction(env: NodeJS.ProcessEnv = environmentCopy(), argv: readonly string[] = process.argv): boolean {
   return env.NODE_ENV === 'production' || argv.includes('--production');
@@ -25,7 +25,8 @@ export function toolRunsInProduction(env: NodeJS.ProcessEnv = environmentCopy(),
 
 /**
  * DATABASE_URL when set; otherwise the embedded PostgreSQL of the data dir, started or
- * shared (unless `embedded` is false: then an unset DATABASE_URL is refused in one line).
+ * shared (with `createEmbedded` false, only one the data dir already holds: else an unset
+ * DATABASE_URL is refused in one line).
  * Migrations are applied (the embedded database always; DATABASE_URL's unless `migrate`
  * is false, which instead refuses a schema that is behind), and the URL is settled in the
  * configuration for the rest of the process. A DATABASE_URL that cannot be reached is named.
@@ -35,18 +36,18 @@ export async function provideDatabase({
   log = () => {},
   beforeStop,
   migrate = true,
-  embedded = true,
+  createEmbedded = true,
 }: {
   adopt?: boolean;
   log?: (line: string) => void;
   beforeStop?: () => Promise<void>;
   migrate?: boolean;
-  embedded?: boolean;
+  createEmbedded?: boolean;
 } = {}): Promise<ProvidedDatabase> {
   const config = getConfig();
-  if (!config.DATABASE_URL && !embedded) {
+  if (!config.DATABASE_URL && !createEmbedded && !holdsEmbeddedDatabase(config.dataDir)) {
     throw new Error(
-      'DATABASE_URL is not set: in production (NODE_ENV=production, as in the container image, or --production) this works on the database the instances share and starts no embedded one',
+      'DATABASE_URL is not set: in production (NODE_ENV=production, as in the container image, or --production) no embedded database is created; set it to the database the instances share',
     );
   }
   const database = config.DATABASE_URL

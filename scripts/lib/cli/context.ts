@@ -17,7 +17,7 @@ export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Pr
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
   database = await provideDatabase({
     log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`),
-    embedded: !toolRunsInProduction(),
+    createEmbedded: !toolRunsInProduction(),
   });
   const { getPrisma, getSqlDb } = await import('../../../server/db/client');
   connected = true;
