@@ -19,7 +19,7 @@ export const settings = {
   HOST: doc(z.string().default('0.0.0.0'), 'The address the server listens on.', RUNNING),
   DATABASE_URL: doc(
     postgresUrl.optional(),
-    'PostgreSQL to use. Unset, `npm start` runs an embedded PostgreSQL in the data dir; the production command and worker require it; the migrate step and the operator CLI run with NODE_ENV=production (the container image) create no embedded database.',
+    'PostgreSQL to use. Unset, `npm start` runs an embedded PostgreSQL in the data dir; the production command and worker require it; the migrate step run with NODE_ENV=production (the container image) creates no embedded database.',
   ),
   MIGRATE_ON_START: doc(
     z.enum(['true', 'false'], 'must be true or false').default('false'),

@@ -14,10 +14,11 @@ export interface ProvidedDatabase {
 }
 
 /**
- * Whether a tool (the migrate step, the operator CLI) runs as production does: NODE_ENV=production
- * in its environment (the container image sets it) or --production. Then it creates no embedded
- * database: a migrate Job whose DATABASE_URL went missing must fail, not migrate a new database of
- * its own and succeed. (One an `npm start` on the machine made, it still shares.)
+ * Whether the migrate step runs as production does: NODE_ENV=production in its environment (the
+ * container image sets it) or --production. Then it creates no embedded database: a migrate Job
+ * whose DATABASE_URL went missing must fail, not migrate a new database of its own and succeed.
+ * (One that `npm start` made on the machine it still migrates. The operator CLI may create one: it
+ * looks after a one-machine data dir from the artefact too.)
  */
 export function toolRunsInProduction(env: NodeJS.ProcessEnv = environmentCopy(), argv: readonly string[] = process.argv): boolean {
   return env.NODE_ENV === 'production' || argv.includes('--production');

@@ -13,12 +13,9 @@ let connected = false;
 
 /** Runs `work` on the database: the ORM's client, and the pg pool for named statements. */
 export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Promise<T>): Promise<T> {
-  const { provideDatabase, toolRunsInProduction } = await import('../../../server/db/provide-database');
+  const { provideDatabase } = await import('../../../server/db/provide-database');
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
-  database = await provideDatabase({
-    log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`),
-    createEmbedded: !toolRunsInProduction(),
-  });
+  database = await provideDatabase({ log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
   const { getPrisma, getSqlDb } = await import('../../../server/db/client');
   connected = true;
   return work(getPrisma(), getSqlDb());
