@@ -1,12 +1,22 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useState, useSyncExternalStore, type FormEvent } from 'react';
 
-/** Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success. */
+/** Whether the page's script has taken over the form: false in the server's HTML, true once hydrated. */
+const noSubscription = () => () => {};
+const onTheClient = () => true;
+const onTheServer = () => false;
+
+/**
+ * Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success. The
+ * button waits for the page's script: submitted before it ran, the browser posted the form to the
+ * page itself, which showed the form again without a word.
+ */
 export function PortalSignInForm() {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const ready = useSyncExternalStore(noSubscription, onTheClient, onTheServer);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,7 +52,7 @@ export function PortalSignInForm() {
         <label htmlFor="secret">API key</label>
         <input id="secret" name="secret" type="password" autoComplete="current-password" placeholder="wgs_live_…" required autoFocus />
       </div>
-      <button className="button" type="submit" disabled={busy}>
+      <button className="button" type="submit" disabled={busy || !ready}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
     </form>
