@@ -1,22 +1,14 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, useSyncExternalStore, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { useHydrated } from '../ui/use-hydrated';
 
-/** Whether the page's script has taken over the form: false in the server's HTML, true once hydrated. */
-const noSubscription = () => () => {};
-const onTheClient = () => true;
-const onTheServer = () => false;
-
-/**
- * Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success. The
- * button waits for the page's script: submitted before it ran, the browser posted the form to the
- * page itself, which showed the form again without a word.
- */
+/** Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success; the button waits for the page's script. */
 export function PortalSignInForm() {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const ready = useSyncExternalStore(noSubscription, onTheClient, onTheServer);
+  const ready = useHydrated();
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -52,6 +44,9 @@ export function PortalSignInForm() {
         <label htmlFor="secret">API key</label>
         <input id="secret" name="secret" type="password" autoComplete="current-password" placeholder="wgs_live_…" required autoFocus />
       </div>
+      <noscript>
+        <p className="muted">Signing in needs JavaScript: it sends the key in the request body, never in the address.</p>
+      </noscript>
       <button className="button" type="submit" disabled={busy || !ready}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
