@@ -22,6 +22,9 @@ const ASK = {
   },
 } as const;
 
+type Change = keyof typeof ASK;
+const CHANGES: readonly Change[] = ['rotate', 'clear'];
+
 /**
  * A key's job webhook endpoint: what is POSTed to it, its URL (set, saved with a new secret),
  * rotating the secret, removing it, and what the last change did (a new signing secret shown here
@@ -46,7 +49,8 @@ export function WebhookEndpointForm(props: {
   awaiting?: ReactNode;
   askFirst?: boolean;
 }) {
-  const { asking, ask, cancel, close, opener } = useQuestion<'rotate' | 'clear'>();
+  const { asking, ask, cancel, close, opener } = useQuestion<Change>();
+  const change: Record<Change, () => void> = { rotate: props.onRotate, clear: props.onClear };
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     props.onSet(String(new FormData(event.currentTarget).get('url') ?? ''));
@@ -88,30 +92,24 @@ export function WebhookEndpointForm(props: {
               busy={props.busy}
               onConfirm={() => {
                 close();
-                (asking === 'rotate' ? props.onRotate : props.onClear)();
+                change[asking]();
               }}
               onCancel={cancel}
             />
           ) : props.url ? (
             <div className="filters">
-              <button
-                ref={opener('rotate')}
-                type="button"
-                className="button button-secondary"
-                disabled={props.busy}
-                onClick={props.askFirst ? () => ask('rotate') : props.onRotate}
-              >
-                Rotate secret
-              </button>
-              <button
-                ref={opener('clear')}
-                type="button"
-                className="button button-secondary"
-                disabled={props.busy}
-                onClick={props.askFirst ? () => ask('clear') : props.onClear}
-              >
-                Remove webhook
-              </button>
+              {CHANGES.map((which) => (
+                <button
+                  key={which}
+                  ref={opener(which)}
+                  type="button"
+                  className="button button-secondary"
+                  disabled={props.busy}
+                  onClick={props.askFirst ? () => ask(which) : change[which]}
+                >
+                  {ASK[which].label}
+                </button>
+              ))}
             </div>
           ) : null}
         </>

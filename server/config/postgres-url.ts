@@ -4,7 +4,7 @@ import { z } from 'zod';
 // naming a host, and where it points, for a line that must never show its password.
 
 /** A PostgreSQL URL without a host would quietly mean localhost:5432, unless `?host=` names a socket. */
-export function namesItsHost(url: string): boolean {
+function namesItsHost(url: string): boolean {
   const parsed = URL.canParse(url) ? new URL(url) : null;
   return parsed !== null && (parsed.hostname !== '' || parsed.searchParams.has('host'));
 }

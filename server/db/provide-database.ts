@@ -80,7 +80,7 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /** A connection failure as one line naming DATABASE_URL and where it points (never its password). */
-export function namingDatabaseUrl(error: unknown, url: string): unknown {
+function namingDatabaseUrl(error: unknown, url: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (!CONNECTION_CODES.has(String(code)) && !/connection timeout|timeout expired/i.test(message)) return error;
