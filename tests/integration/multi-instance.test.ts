@@ -81,9 +81,10 @@ describe('two instances on one database', () => {
     const counts = tally(replies);
     expect(counts).toEqual({ 200: quota, 402: 100 - quota });
     for (const reply of replies.filter((r) => r.status === 402)) expect(reply.json.error.code).toBe('quota_exhausted');
-    // Both instances sold some of the units.
-    expect(replies.filter((r, i) => r.status === 200 && i % 2 === 0).length).toBeGreaterThan(0);
-    expect(replies.filter((r, i) => r.status === 200 && i % 2 === 1).length).toBeGreaterThan(0);
+    // Each instance was sent 50 calls, more than the quota: had either kept its own count, the two
+    // together would have sold more than 40. How the 40 split between them is timing (on a loaded
+    // machine one instance can sell them all while the other refuses from the shared books).
+    for (const parity of [0, 1]) expect(replies.filter((r, i) => i % 2 === parity && r.status === 402).length).toBeGreaterThanOrEqual(10);
     const remaining = replies
       .filter((r) => r.status === 200)
       .map((r) => r.json.usage.remaining_units as number)
