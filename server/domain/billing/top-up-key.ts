@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { keyNotFound } from '../keys/key-not-found';
 import { KEY_INCLUDE, toKeyView, type KeyView } from '../keys/key-view';
 import { addUnits } from './key-balance';
 
@@ -16,7 +17,7 @@ export async function topUpKey(db: PrismaClient, actor: Actor, id: string, units
   }
   return db.$transaction(async (tx) => {
     const added = await addUnits(tx, id, units);
-    if ('missing' in added) throw new ApiError('not_found', { message: `No API key with id "${id}".` });
+    if ('missing' in added) throw keyNotFound(id);
     if ('refused' in added) throw ApiError.validation([added.refused]);
     await recordAudit(tx, actor, {
       action: 'key.topup',

@@ -7,6 +7,7 @@ import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
 import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { keyNotFound } from './key-not-found';
 import { likeLiteral } from '../like-literal';
 import { keysetPageQuery, toPage } from '../pagination';
 import { isUuid } from '../uuid';
@@ -15,11 +16,9 @@ import { announceKeyHashChangeOn } from './key-cache-invalidation';
 import type { ShownKeyStatus } from '../../contract/dashboard/key-status';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
 
-const notFound = (id: string) => new ApiError('not_found', { message: `No API key with id "${id}".` });
-
 export async function getKey(db: PrismaClient, id: string): Promise<KeyView> {
   const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
-  if (!key) throw notFound(id);
+  if (!key) throw keyNotFound(id);
   return toKeyView(key);
 }
 
@@ -51,7 +50,7 @@ async function lockKey(
   client: pg.PoolClient,
   id: string,
 ): Promise<{ hash: string; label: string | null; status: KeyStatus; view: KeyView }> {
-  if (!isUuid(id)) throw notFound(id);
+  if (!isUuid(id)) throw keyNotFound(id);
   const { rows } = await client.query<LockedKeyRow>(
     prepared(
       'wgs-key-lock-for-change',
@@ -63,7 +62,7 @@ async function lockKey(
     ),
   );
   const row = rows[0];
-  if (!row) throw notFound(id);
+  if (!row) throw keyNotFound(id);
   const view = toKeyView({
     id: row.id,
     prefix: row.prefix,

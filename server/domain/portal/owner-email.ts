@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { keyNotFound } from '../keys/key-not-found';
 import { isUuid } from '../uuid';
 import { mailChangeNotice } from './owner-mail';
 import { confirmationsAvailable, supportContact } from './portal-settings';
@@ -12,6 +13,18 @@ import { confirmationsAvailable, supportContact } from './portal-settings';
 // the address it had is told, so a changed address cannot pass unnoticed.
 
 const email = z.email().max(254);
+
+/** What the dashboard shows of a key's buyer: the e-mail that confirms its changes, and its suspension. */
+export async function keyOwner(
+  db: PrismaClient,
+  keyId: string,
+): Promise<{ buyer_email: string | null; suspended: boolean; suspended_at: string | null }> {
+  const key = isUuid(keyId)
+    ? await db.apiKey.findUnique({ where: { id: keyId }, select: { buyerEmail: true, status: true, suspendedAt: true } })
+    : null;
+  if (!key) throw keyNotFound(keyId);
+  return { buyer_email: key.buyerEmail, suspended: key.status === 'suspended', suspended_at: key.suspendedAt?.toISOString() ?? null };
+}
 
 export async function setBuyerEmail(
   db: PrismaClient,
@@ -24,7 +37,7 @@ export async function setBuyerEmail(
     throw ApiError.validation([{ path: 'email', code: 'invalid_email', message: 'must be an e-mail address such as buyer@example.com' }]);
   }
   const before = isUuid(keyId) ? await db.apiKey.findUnique({ where: { id: keyId } }) : null;
-  if (!before) throw new ApiError('not_found', { message: `No API key with id "${keyId}".` });
+  if (!before) throw keyNotFound(keyId);
   if (before.buyerEmail === next) return { id: keyId, buyer_email: next };
   await db.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: keyId }, data: { buyerEmail: next } });

@@ -5,6 +5,7 @@ import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
 import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { keyNotFound } from '../keys/key-not-found';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChangeOn } from '../keys/key-cache-invalidation';
 import { displayPrefix, generateKeySecret, hashKeySecret } from '../keys/key-secret';
@@ -41,7 +42,7 @@ export async function rotateKeySecret(db: SqlDb, actor: Actor, apiKeyId: string,
       ),
     );
     const key = rows[0];
-    if (!key) throw new ApiError('not_found', { message: `No API key with id "${apiKeyId}".` });
+    if (!key) throw keyNotFound(apiKeyId);
     if (!isKeyActive({ status: key.status, expiresAt: key.expires_at }) || (currentHash !== undefined && key.hash !== currentHash))
       throw new ApiError('invalid_api_key');
     await client.query(

@@ -3,6 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { lockKeyRow } from '../billing/key-balance';
 import { ApiError } from '../errors';
+import { keyNotFound } from '../keys/key-not-found';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChange } from '../keys/key-cache-invalidation';
 import { isUuid } from '../uuid';
@@ -36,7 +37,7 @@ export async function suspendKeyInTx(
 export async function reinstateKey(db: PrismaClient, actor: Actor, keyId: string): Promise<{ id: string; status: 'active' }> {
   const hash = await db.$transaction(async (tx) => {
     const key = isUuid(keyId) ? await tx.apiKey.findUnique({ where: { id: keyId } }) : null;
-    if (!key) throw new ApiError('not_found', { message: `No API key with id "${keyId}".` });
+    if (!key) throw keyNotFound(keyId);
     const moved = await tx.apiKey.updateMany({ where: { id: keyId, status: 'suspended' }, data: { status: 'active' } });
     if (moved.count === 0) {
       throw ApiError.validation([{ path: 'id', code: 'not_suspended', message: `API key ${keyId} is ${key.status}, not suspended.` }]);

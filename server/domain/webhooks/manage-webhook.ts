@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
+import { keyNotFound } from '../keys/key-not-found';
 import { isUuid } from '../uuid';
 import { getSqlDb } from '../../db/client';
 import { endpointHost, webhookUrlProblem } from './endpoint-address';
@@ -45,7 +46,7 @@ function newWebhookSecret(): string {
 
 async function keyOrThrow(db: PrismaClient, keyId: string) {
   const key = isUuid(keyId) ? await db.apiKey.findUnique({ where: { id: keyId } }) : null;
-  if (!key) throw new ApiError('not_found', { message: `No API key with id "${keyId}".` });
+  if (!key) throw keyNotFound(keyId);
   return key;
 }
 

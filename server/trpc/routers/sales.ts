@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mailOn } from '../../mail/mailer';
-import { setBuyerEmail } from '../../domain/portal/owner-email';
+import { keyOwner, setBuyerEmail } from '../../domain/portal/owner-email';
 import { reinstateKey } from '../../domain/sales/key-suspension';
 import { listPurchases, listPurchasesForKey, salesFlags } from '../../domain/sales/list-purchases';
 import { stripeSettings } from '../../payments/stripe-client';
@@ -19,18 +19,9 @@ export const salesRouter = router({
   forKey: viewerProcedure.input(z.strictObject({ id: uuid })).query(({ ctx, input }) => listPurchasesForKey(ctx.db, input.id)),
   flags: viewerProcedure.query(({ ctx }) => salesFlags(ctx.db)),
   /** The key's buyer's e-mail and suspension, and whether e-mail (SMTP) is on. */
-  keyOwner: viewerProcedure.input(z.strictObject({ id: uuid })).query(async ({ ctx, input }) => {
-    const key = await ctx.db.apiKey.findUniqueOrThrow({
-      where: { id: input.id },
-      select: { buyerEmail: true, status: true, suspendedAt: true },
-    });
-    return {
-      buyer_email: key.buyerEmail,
-      suspended: key.status === 'suspended',
-      suspended_at: key.suspendedAt?.toISOString() ?? null,
-      mail_on: mailOn(),
-    };
-  }),
+  keyOwner: viewerProcedure
+    .input(z.strictObject({ id: uuid }))
+    .query(async ({ ctx, input }) => ({ ...(await keyOwner(ctx.db, input.id)), mail_on: mailOn() })),
   setBuyerEmail: adminProcedure
     .input(z.strictObject({ id: uuid, email: z.string().trim().max(254).nullable() }))
     .mutation(({ ctx, input }) => setBuyerEmail(ctx.db, ctx.actor, input.id, input.email)),

@@ -130,6 +130,8 @@ describe("the buyer's e-mail set by the operator", () => {
     expect((await inbox.waitForMail(key.email)).text).toContain(`is now ${next}`);
     expect((await inbox.waitForMail(next)).text).toContain('This address now confirms changes');
     expect(await caller.sales.keyOwner({ id: key.id })).toMatchObject({ buyer_email: next, mail_on: true, suspended: false });
+    // An id that names no key: 404 not_found, as every procedure taking a key id answers (it was a 500).
+    await expectTrpcError(caller.sales.keyOwner({ id: randomUUID() }), 'NOT_FOUND', 'not_found');
     const audit = await getPrisma().auditLog.findFirstOrThrow({ where: { action: 'key.email', targetId: key.id } });
     expect(audit).toMatchObject({ before: { buyer_email: key.email }, after: { buyer_email: next } });
     // The portal's codes now go to the new address.
