@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
-import { keyNotFound } from '../keys/key-not-found';
+import { keyNotFound } from '../key-not-found';
 import { KEY_INCLUDE, toKeyView, type KeyView } from '../keys/key-view';
 import { addUnits } from './key-balance';
 

@@ -7,7 +7,7 @@ import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
 import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
-import { keyNotFound } from './key-not-found';
+import { keyNotFound } from '../key-not-found';
 import { likeLiteral } from '../like-literal';
 import { keysetPageQuery, toPage } from '../pagination';
 import { isUuid } from '../uuid';

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
-import { keyNotFound } from '../keys/key-not-found';
+import { keyNotFound } from '../key-not-found';
 import { isUuid } from '../uuid';
 import { mailChangeNotice } from './owner-mail';
 import { confirmationsAvailable, supportContact } from './portal-settings';

@@ -5,7 +5,7 @@ import { inPgTransaction } from '../../db/pg-transaction';
 import type { Actor } from '../actor';
 import { recordAuditOn } from '../audit/record-audit';
 import { ApiError } from '../errors';
-import { keyNotFound } from '../keys/key-not-found';
+import { keyNotFound } from '../key-not-found';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChangeOn } from '../keys/key-cache-invalidation';
 import { displayPrefix, generateKeySecret, hashKeySecret } from '../keys/key-secret';

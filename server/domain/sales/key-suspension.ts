@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { lockKeyRow } from '../billing/key-balance';
 import { ApiError } from '../errors';
-import { keyNotFound } from '../keys/key-not-found';
+import { keyNotFound } from '../key-not-found';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChange } from '../keys/key-cache-invalidation';
 import { isUuid } from '../uuid';
