@@ -25,7 +25,7 @@ const retryAfter = {
 const rateHeaders = {
   'RateLimit-Policy': {
     description:
-      'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`.',
+      'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`. With the other `RateLimit` headers on every answer that took a point of the key’s minute (a 2xx, a 402, a job read’s 404, a cancel’s 409, an upload completion’s 422, a 503 after the checks, the concurrency limit’s 429) and on the minute’s own 429.',
     schema: { type: 'string' as const },
   },
   RateLimit: {
@@ -41,10 +41,12 @@ const rateHeaders = {
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
   'RateLimit-Reset': {
     description:
-      'Seconds until the minute window resets. The window is fixed: it opens with the first counted request and allows the package’s requests per minute until it closes 60 s later. Requests refused before the rate step (401 to 422), replays and idempotency conflicts are not counted; a request refused by the concurrency limit is.',
+      'Seconds until the oldest request counted in the key’s sliding 60-second window leaves it (a place frees then). Counted: the answers that took a point of the minute (see `RateLimit-Policy`); requests refused before the rate step (401 to 422), replays and idempotency conflicts are not; a request refused by the concurrency limit is.',
     schema: { type: 'integer' as const },
   },
 };
+/** Error statuses that can come after the rate step, so may carry the minute's count (docs/api.md, Response headers). */
+const COUNTED_ERROR_STATUSES = [402, 404, 409, 422, 429, 503];
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request, or a missing or malformed Idempotency-Key.',
@@ -68,8 +70,11 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
       const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
       const headers = {
         ...commonHeaders,
-        ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
-        ...(status === 429 || status === 402 ? rateHeaders : {}),
+        ...([429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
+        ...(status === 409
+          ? { 'Retry-After': { ...retryAfter, description: `${retryAfter.description} Not on \`job_not_cancellable\`, which is final.` } }
+          : {}),
+        ...(COUNTED_ERROR_STATUSES.includes(status) ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
         ...(status === 401
           ? {

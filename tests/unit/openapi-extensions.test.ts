@@ -53,6 +53,30 @@ describe('OpenAPI document: extensions of v1', () => {
     expect(document.paths['/v1/key'].get.security).toEqual([{ bearer: [] }]);
   });
 
+  it("lists the minute's RateLimit headers on each error that can follow the rate step, and describes the window as sliding", () => {
+    const rateHeaderNames = ['RateLimit', 'RateLimit-Limit', 'RateLimit-Policy', 'RateLimit-Remaining', 'RateLimit-Reset'];
+    const headersOf = (path: string, method: string, status: string) => Object.keys(document.paths[path][method].responses[status].headers);
+    // Answers an outside audit saw carry them: a job read's 404, a cancel's 409, an upload completion's 422, a 503.
+    for (const [path, method, status] of [
+      ['/v1/jobs/{jobId}', 'get', '404'],
+      ['/v1/jobs/{jobId}/cancel', 'post', '409'],
+      ['/v1/uploads/{uploadId}/complete', 'post', '422'],
+      ['/v1/text/generate', 'post', '503'],
+      ['/v1/text/generate', 'post', '402'],
+      ['/v1/text/generate', 'post', '429'],
+    ] as const) {
+      expect(headersOf(path, method, status), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(rateHeaderNames));
+    }
+    // Refusals before the rate step take no point and carry none.
+    for (const status of ['400', '401', '413', '415']) expect(headersOf('/v1/text/generate', 'post', status)).not.toContain('RateLimit');
+    const reset = document.paths['/v1/text/generate'].post.responses['200'].headers['RateLimit-Reset'].description as string;
+    expect(reset).toContain('sliding');
+    expect(reset).not.toContain('fixed');
+    expect(document.paths['/v1/jobs/{jobId}/cancel'].post.responses['409'].headers['Retry-After'].description).toContain(
+      'Not on `job_not_cancellable`',
+    );
+  });
+
   it("GET /v1/jobs/{jobId} counts against the key's requests per minute: its answer carries the rate headers", () => {
     expect(Object.keys(document.paths['/v1/jobs/{jobId}'].get.responses['200'].headers).sort()).toEqual([
       'Cache-Control',
