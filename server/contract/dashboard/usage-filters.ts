@@ -31,6 +31,16 @@ export const USAGE_FILTER_PARAMS = {
   to: 'to',
 } as const;
 
+const TO_BEFORE_FROM = 'To must be the same day as From or later.';
+
+/** A `to` before `from` names no day: it is refused, never read as a range that holds nothing. */
+const daysOutOfOrder = (input: { from?: string; to?: string }) => Boolean(input.from && input.to && input.from > input.to);
+
+/** A procedure's filters with days (usage, jobs): a range out of order is refused on `to`, as the pages and the export refuse it. */
+export function inDayOrder<T extends z.ZodType<{ from?: string; to?: string }>>(schema: T) {
+  return schema.refine((input) => !daysOutOfOrder(input), { path: ['to'], message: TO_BEFORE_FROM });
+}
+
 /**
  * Reads the filters from URL parameters one by one: a value that cannot apply is reported on its
  * own field (with the reason) and left out, the others still apply.
@@ -46,8 +56,8 @@ export function parseUsageFilters(read: (name: string) => string | undefined) {
     if (parsed.success) Object.assign(filters, { [field]: parsed.data });
     else invalid[field] = USAGE_FILTER_HINTS[field];
   }
-  if (filters.from && filters.to && filters.from > filters.to) {
-    invalid.to = 'To must be the same day as From or later.';
+  if (daysOutOfOrder(filters)) {
+    invalid.to = TO_BEFORE_FROM;
     delete filters.to;
   }
   return { filters, invalid };

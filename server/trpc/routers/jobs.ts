@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usageDay, usageRange } from '../../contract/dashboard/usage-filters';
+import { inDayOrder, usageDay, usageRange } from '../../contract/dashboard/usage-filters';
 import { getJob, JOB_STATUSES, listJobs } from '../../domain/reports/jobs';
 import { jobResultLink } from '../../domain/reports/media-links';
 import { viewerProcedure, router } from '../init';
@@ -10,16 +10,18 @@ const jobId = z.string().min(1).max(200);
 export const jobsRouter = router({
   list: viewerProcedure
     .input(
-      z.strictObject({
-        status: z.enum(JOB_STATUSES).optional(),
-        apiKeyId: uuid.optional(),
-        key: z.string().trim().min(1).max(200).optional(),
-        operation: operation.optional(),
-        from: usageDay.optional(),
-        to: usageDay.optional(),
-        cursor,
-        limit,
-      }),
+      inDayOrder(
+        z.strictObject({
+          status: z.enum(JOB_STATUSES).optional(),
+          apiKeyId: uuid.optional(),
+          key: z.string().trim().min(1).max(200).optional(),
+          operation: operation.optional(),
+          from: usageDay.optional(),
+          to: usageDay.optional(),
+          cursor,
+          limit,
+        }),
+      ),
     )
     .query(({ ctx, input }) => listJobs(ctx.db, { ...input, ...usageRange(input) })),
   get: viewerProcedure.input(z.strictObject({ id: jobId })).query(({ ctx, input }) => getJob(ctx.db, input.id)),

@@ -53,6 +53,12 @@ describe('usage events', () => {
     // @ts-expect-error checked at run time
     await expectTrpcError(caller.usage.list({ operation: 'text.delete' }), 'BAD_REQUEST');
     await expectTrpcError(caller.usage.list({ from: 'yesterday' }), 'BAD_REQUEST');
+    // A range out of order names no day: refused on `to` (as the page and the CSV export refuse it), never an empty list.
+    for (const call of [caller.usage.list, caller.usage.totals, caller.usage.csv, caller.jobs.list]) {
+      const error = await expectTrpcError(call({ from: '2026-12-10', to: '2026-01-01' }), 'BAD_REQUEST');
+      expect(error.message).toContain('To must be the same day as From or later.');
+    }
+    expect((await caller.usage.list({ from: '2026-12-10', to: '2026-12-10' })).items).toBeDefined();
     await expectTrpcError(caller.usage.list({ cursor: 'Zm9v' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
     // Days and positions the database cannot hold are refused before it sees them (they were 500s).
     for (const day of ['0000-01-01', '1969-12-31', '9999-12-31']) {
