@@ -82,9 +82,11 @@ export async function rotateKeyWebhookSecret(db: PrismaClient, actor: Actor, key
   return { url: key.webhookUrl, secret };
 }
 
-/** Removes the endpoint; deliveries still pending are skipped. */
+/** Removes the endpoint; deliveries still pending are skipped. A key without one is left as it is, unaudited (as a second revoke). */
 export async function clearKeyWebhook(db: PrismaClient, actor: Actor, keyId: string): Promise<void> {
   const before = await keyOrThrow(db, keyId);
+  if (before.webhookUrl === null && before.webhookSecret === null && (await db.webhookSecret.count({ where: { apiKeyId: keyId } })) === 0)
+    return;
   await db.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: null, webhookSecret: null, webhookDisabledAt: null } });
     await deleteWebhookSecret(tx, keyId);

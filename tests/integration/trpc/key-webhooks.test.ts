@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { getPool } from '@/server/db/client';
+import { getPool, getPrisma } from '@/server/db/client';
 import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { anonymousCaller, expectTrpcError, operatorWithPackage } from './helpers';
 
@@ -41,6 +41,9 @@ describe('keys.webhook procedures', () => {
     expect(rotated.secret).not.toBe(set.secret);
     await caller.keys.clearWebhook({ id: key.id });
     expect((await caller.keys.webhook({ id: key.id })).url).toBeNull();
+    // Clearing again changes nothing, and the audit log says it once.
+    await caller.keys.clearWebhook({ id: key.id });
+    expect(await getPrisma().auditLog.count({ where: { action: 'key.webhook.clear', targetId: key.id } })).toBe(1);
     await expectTrpcError(caller.keys.rotateWebhookSecret({ id: key.id }), 'UNPROCESSABLE_CONTENT');
     await expectTrpcError(anonymousCaller().keys.webhook({ id: key.id }), 'UNAUTHORIZED');
   });
