@@ -59,7 +59,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Request body over 1 MiB, or a declared upload above the package limit.',
   415: 'Content-Type is not application/json.',
   422: 'Schema or package-settings validation failed (no units charged), or the Idempotency-Key was used for a different request.',
-  429: 'Rate or concurrency limit reached.',
+  429: 'Rate or concurrency limit reached, or the key’s daily provider-cost budget; or too many failed authentications from the client’s address (before any key is read: no `RateLimit` headers).',
   500: 'Unexpected internal failure.',
   503: 'Provider (or the service’s database) unavailable; no units were charged.',
 };
