@@ -63,7 +63,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
     <div className="stack">
       <PageHeader
         title="API keys"
-        description="Each key is locked to one package version. Search by label, prefix (wgs_live_…) or id."
+        description="Each key is locked to one package version. Search by label, prefix (wgs_live_…), id or buyer e-mail."
         actions={
           can('admin') ? (
             <Link className="button" href="/keys/new">
@@ -76,7 +76,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
         action="/keys"
         label="Filter keys"
         fields={[
-          { kind: 'search', name: 'q', label: 'Search', value: filters.search, placeholder: 'label, prefix or id' },
+          { kind: 'search', name: 'q', label: 'Search', value: filters.search, placeholder: 'label, prefix, id or e-mail' },
           {
             kind: 'select',
             name: 'status',

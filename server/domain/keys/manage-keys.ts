@@ -113,6 +113,7 @@ export async function listKeys(
       ? {
           OR: [
             { label: { contains: likeLiteral(input.search), mode: 'insensitive' as const } },
+            { buyerEmail: { contains: likeLiteral(input.search), mode: 'insensitive' as const } },
             { prefix: { startsWith: likeLiteral(input.search) } },
             ...(isUuid(input.search) ? [{ id: input.search }] : []),
           ],

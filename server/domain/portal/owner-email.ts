@@ -4,6 +4,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { keyNotFound } from '../key-not-found';
+import { legacySoldKeyLabel, SOLD_KEY_LABEL } from '../sales/sold-key-label';
 import { isUuid } from '../uuid';
 import { mailChangeNotice } from './owner-mail';
 import { confirmationsAvailable, supportContact } from './portal-settings';
@@ -39,14 +40,16 @@ export async function setBuyerEmail(
   const before = isUuid(keyId) ? await db.apiKey.findUnique({ where: { id: keyId } }) : null;
   if (!before) throw keyNotFound(keyId);
   if (before.buyerEmail === next) return { id: keyId, buyer_email: next };
+  // A key sold before the label left the e-mail out still names its old buyer there: that goes too.
+  const label = before.buyerEmail && before.label === legacySoldKeyLabel(before.buyerEmail) ? SOLD_KEY_LABEL : undefined;
   await db.$transaction(async (tx) => {
-    await tx.apiKey.update({ where: { id: keyId }, data: { buyerEmail: next } });
+    await tx.apiKey.update({ where: { id: keyId }, data: { buyerEmail: next, ...(label ? { label } : {}) } });
     await recordAudit(tx, actor, {
       action: 'key.email',
       targetType: 'api_key',
       targetId: keyId,
       before: { buyer_email: before.buyerEmail },
-      after: { buyer_email: next },
+      after: { buyer_email: next, ...(label ? { label } : {}) },
     });
   });
   const notices = [

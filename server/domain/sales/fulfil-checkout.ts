@@ -7,6 +7,7 @@ import { forgetKeyHash } from '../keys/authenticate-key';
 import { insertKey } from '../keys/issue-key';
 import { applyReversal, lockPaymentIntent } from './payment-reversals';
 import { STRIPE_ACTOR } from './sales-actor';
+import { SOLD_KEY_LABEL } from './sold-key-label';
 import { sealSoldKeySecret } from './sold-key-secret';
 
 // Fulfilment exactly once: whoever moves the purchase from open (or expired: Stripe's word that it
@@ -132,7 +133,8 @@ async function issueSoldKey(tx: Prisma.TransactionClient, purchaseId: string, ou
   const issued = await insertKey(tx, STRIPE_ACTOR, {
     packageSlug: version.package.slug,
     version,
-    label: outcome.email ? `Bought by ${outcome.email}`.slice(0, 200) : 'Bought through Stripe Checkout',
+    // Not the buyer's e-mail: that is kept on its own (buyer_email), so that clearing it removes it; keys are found by it.
+    label: SOLD_KEY_LABEL,
     units: purchase.units,
     expiresAt: null,
     sale: { purchaseId, buyerEmail: outcome.email, stripeCustomerId: outcome.customerId },

@@ -137,8 +137,13 @@ describe("the buyer's e-mail set by the operator", () => {
     // The portal's codes now go to the new address.
     const { caller: portal } = await portalSignIn(key.secret);
     await rotateWithCode(portal, inbox, next);
+    // A key sold while the label named its buyer: clearing the e-mail takes it out of the label too.
+    await getPrisma().apiKey.update({ where: { id: key.id }, data: { label: `Bought by ${next}` } });
     await setBuyerEmail(getPrisma(), { type: 'cli', label: 'cli' }, key.id, null);
-    expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } })).buyerEmail).toBeNull();
+    expect(await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } })).toMatchObject({
+      buyerEmail: null,
+      label: 'Bought through Stripe Checkout',
+    });
   });
 });
 

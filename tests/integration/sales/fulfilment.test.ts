@@ -5,6 +5,7 @@ import type { PrismaClient } from '@/server/db/generated/client';
 import { checkoutPageState } from '@/server/domain/sales/checkout-page';
 import { getStripe } from '@/server/payments/stripe-client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
+import { listKeys } from '@/server/domain/keys/manage-keys';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { api, BASE, call, createTestKey } from '../../helpers/api';
@@ -91,6 +92,9 @@ describe('fulfilment exactly once', () => {
     const { keys, audits, purchase } = await keysOfPurchase(started.sessionId);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ packageVersionId: versionId, buyerEmail: 'ada@example.com', remainingUnits: 500, status: 'active' });
+    // The buyer's e-mail is kept apart, not in the label (clearing it must remove it); keys are found by it.
+    expect(keys[0]!.label).toBe('Bought through Stripe Checkout');
+    expect((await listKeys(getPrisma(), { search: 'ADA@example' })).items.map((key) => key.id)).toContain(keys[0]!.id);
     expect(keys[0]!.stripeCustomerId).toMatch(/^cus_test_/);
     expect(audits).toBe(1);
     expect(purchase).toMatchObject({ status: 'fulfilled', amountPaid: 4900, apiKeyId: keys[0]!.id });
