@@ -104,6 +104,11 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     message: 'base_url must not hold credentials',
   },
   {
+    rule: '`base_url` has no query or fragment: the engine adds its own paths after it (a token in a query would be shown to every operator).',
+    breaking: (file) => (file.providers = { main: { type: 'openai', base_url: 'https://example.com/v1?api-key=secret' } }),
+    message: 'base_url must not have a query or fragment',
+  },
+  {
     rule: 'An `azure` provider needs `resource_name` or `base_url`.',
     breaking: (file) => (file.providers = { az: { type: 'azure' } }),
     message: 'an azure provider needs resource_name or base_url',

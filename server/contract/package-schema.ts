@@ -183,9 +183,15 @@ export const packageDefinitionSchema = z.strictObject({
 export type PackageDefinition = z.infer<typeof packageDefinitionSchema>;
 
 // The engine's server: http(s) only, and no credentials in it (the secret is named by api_key_env).
+// Nor a query or fragment: the engine appends its paths to base_url, so a query there is never
+// what it sends, only a way to put a token (Azure's api-key, Google's key) where every operator sees it.
 const baseUrl = z
   .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
-  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env');
+  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env')
+  .refine(
+    (url) => !/[?#]/.test(url),
+    'base_url must not have a query or fragment: the engine adds its own paths after it, and a secret is named in api_key_env',
+  );
 
 /** An operator's prices of one model (CURRENCY), overriding the genai-prices table. */
 export const modelPricesSchema = z

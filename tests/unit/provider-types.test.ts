@@ -119,6 +119,11 @@ describe('provider entries in the packages file', () => {
     expect(parse({ type: 'openai', api_key_env: 'OPENAI_API_KEY' }).success).toBe(true);
     expect(messages({ type: 'openai', base_url: 'ftp://x' })).toEqual(['base_url: base_url must be an http:// or https:// URL']);
     expect(messages({ type: 'openai', base_url: 'https://user:pw@x.example.com' })[0]).toContain('must not hold credentials');
+    for (const base_url of ['https://x.example.com/v1?api_key=secret', 'https://x.example.com/v1?', 'https://x.example.com/v1#k']) {
+      expect(messages({ type: 'openai', base_url }), base_url).toEqual([
+        'base_url: base_url must not have a query or fragment: the engine adds its own paths after it, and a secret is named in api_key_env',
+      ]);
+    }
   });
 
   it('refuses what a type needs but lacks, an unknown type and fields of another type', () => {
