@@ -1,8 +1,16 @@
 import { z } from 'zod';
-import { doc } from './config-doc';
+import { doc, TIMER_MAX_SECONDS } from './config-doc';
 
 // The settings of video jobs, their workers and their webhooks (part of server/config/config-settings.ts).
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** The queue (pg-boss) refuses an expiry or supervision interval over 24 hours. */
+const QUEUE_MAX = { at: 86_400, message: 'must be at most 86400 (24 hours: the job queue refuses more)' };
+const positiveInt = (fallback: number, max?: { at: number; message: string }) =>
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(max?.at ?? Number.MAX_SAFE_INTEGER, max?.message)
+    .default(fallback);
 
 export const jobSettings = {
   JOB_HOLD_LEASE_SECONDS: doc(
@@ -10,19 +18,25 @@ export const jobSettings = {
     'Video jobs (pg-boss queue): how long the units of a job stay held when no worker settles it; never less than every attempt the retry settings allow can take, plus 600 s.',
   ),
   JOB_HEARTBEAT_SECONDS: doc(
-    z.coerce.number().int().min(10, 'JOB_HEARTBEAT_SECONDS must be at least 10 (pg-boss minimum)').default(30),
+    z.coerce.number().int().min(10, 'JOB_HEARTBEAT_SECONDS must be at least 10 (pg-boss minimum)').max(TIMER_MAX_SECONDS).default(30),
     'A worker that stops heartbeating this long (it died) loses the job to another worker. pg-boss needs >= 10.',
   ),
-  JOB_EXPIRE_SECONDS: doc(positiveInt(1800), 'Longest one attempt of a job may run before it is retried.'),
+  JOB_EXPIRE_SECONDS: doc(
+    positiveInt(1800, QUEUE_MAX),
+    'Longest one attempt of a job may run before it is retried (at most 86400: 24 hours).',
+  ),
   JOB_RETRY_LIMIT: doc(
     z.coerce.number().int().min(0, 'JOB_RETRY_LIMIT must be 0 or more').max(20, 'JOB_RETRY_LIMIT must be at most 20').default(3),
     'Attempts after the first before a job is marked failed.',
   ),
   JOB_RETRY_DELAY_SECONDS: doc(
-    z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').default(5),
+    z.coerce.number().int().min(0, 'JOB_RETRY_DELAY_SECONDS must be 0 or more').max(QUEUE_MAX.at).default(5),
     'Pause before a failed attempt is retried.',
   ),
-  JOB_SUPERVISE_INTERVAL_SECONDS: doc(positiveInt(10), "How often the queue's supervisor looks for expired and heartbeat-less jobs."),
+  JOB_SUPERVISE_INTERVAL_SECONDS: doc(
+    positiveInt(10, QUEUE_MAX),
+    "How often the queue's supervisor looks for expired and heartbeat-less jobs (at most 86400: 24 hours).",
+  ),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: doc(
     z
       .string()
@@ -40,11 +54,11 @@ export const jobSettings = {
     'Resends of webhook deliveries one API key may ask for in any 60 s, from the dashboard and the portal together, counted in the shared rate store (Redis with REDIS_URL, else PostgreSQL); past it a resend is refused with 429 and Retry-After.',
   ),
   JOB_CANCEL_CHECK_SECONDS: doc(
-    z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').default(2),
+    z.coerce.number().min(0.1, 'JOB_CANCEL_CHECK_SECONDS must be at least 0.1').max(TIMER_MAX_SECONDS).default(2),
     'How often a worker running a video job looks whether the job was cancelled (then it stops the attempt).',
   ),
   JOB_POLL_INTERVAL_SECONDS: doc(
-    z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').default(1),
+    z.coerce.number().min(0.5, 'JOB_POLL_INTERVAL_SECONDS must be at least 0.5').max(TIMER_MAX_SECONDS).default(1),
     'How often an idle worker polls the queue (pg-boss needs >= 0.5).',
   ),
   WORKER_CONCURRENCY: doc(

@@ -59,7 +59,7 @@ export const limitSettings = {
       .string()
       .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)')
       .optional(),
-    'Stripe secret key: with STRIPE_WEBHOOK_SECRET, turns on selling packages through Stripe Checkout at /buy (docs/selling.md). Unset, selling is off and nothing else changes.',
+    'Stripe secret key: with STRIPE_WEBHOOK_SECRET (one without the other is refused), turns on selling packages through Stripe Checkout at /buy (docs/selling.md). Both unset, selling is off and nothing else changes.',
     RUNNING,
   ),
   STRIPE_WEBHOOK_SECRET: doc(

@@ -3,7 +3,9 @@ import { doc, PRODUCTION, RUNNING, settingDocs, type SettingDoc } from './config
 import { jobSettings } from './config-settings-jobs';
 import { limitSettings } from './config-settings-limits';
 import { salesSettings } from './config-settings-sales';
+import { listenHost } from './listening-url';
 import { postgresUrl } from './postgres-url';
+
 export type { ConfigShape } from './config-doc';
 
 // Every setting the product reads, with its description and the shapes it matters in: the one
@@ -16,7 +18,7 @@ export const settings = {
     'Set by the tools (`next dev`, vitest); the product runs as production.',
   ),
   PORT: doc(z.coerce.number().int().min(1).max(65535).default(3000), 'The port API and dashboard are served on.', RUNNING),
-  HOST: doc(z.string().default('0.0.0.0'), 'The address the server listens on.', RUNNING),
+  HOST: doc(listenHost.default('0.0.0.0'), 'The address the server listens on.', RUNNING),
   DATABASE_URL: doc(
     postgresUrl.optional(),
     'PostgreSQL to use. Unset, `npm start` runs an embedded PostgreSQL in the data dir; the production command and worker require it; the migrate step run with NODE_ENV=production (the container image) creates no embedded database.',
@@ -27,7 +29,7 @@ export const settings = {
     PRODUCTION,
   ),
   NEXTAUTH_URL: doc(
-    z.string().url("must be the dashboard's public URL, such as https://ops.example.com").optional(),
+    z.url({ protocol: /^https?$/, error: "must be the dashboard's public URL, such as https://ops.example.com" }).optional(),
     "The dashboard's public URL (sign-in callbacks); http://localhost:PORT when unset.",
     RUNNING,
   ),
@@ -38,7 +40,7 @@ export const settings = {
   ),
   WGS_DATA_DIR: doc(z.string().default('.data'), 'Where the embedded PostgreSQL, local storage and generated secrets live.'),
   PUBLIC_BASE_URL: doc(
-    z.string().url().optional(),
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) origin, such as https://api.example.com' }).optional(),
     'Public origin used in upload and output URLs; defaults to the origin the client used (Host, or X-Forwarded-Host/-Proto with TRUST_PROXY).',
     RUNNING,
   ),
@@ -77,7 +79,7 @@ export const settings = {
     "The app's connections plan with the startup option enable_seqscan=off, so the rows every paid call reads and writes by key (its API key's, its rate window's) are found through their index even when the table has few rows and many dead row versions; planned for a table of one page, a sequential scan reads every page of it, hundreds, on every call. Set false behind a pooler that refuses startup options; `ALTER ROLE <role> SET enable_seqscan = off` does the same there.",
   ),
   REDIS_URL: doc(
-    z.string().url('must be a URL such as redis://127.0.0.1:6379').optional(),
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379' }).optional(),
     'Keep the requests-per-minute counts in this Redis instead of PostgreSQL (every instance must use the same one); a Redis that does not answer within a second refuses paid requests with 503, charging nothing. GET /readyz checks it when set.',
   ),
   KEY_CACHE_TTL_MS: doc(
@@ -154,7 +156,7 @@ export const settings = {
   ),
   S3_REGION: doc(z.string().min(1).default('us-east-1'), 'The S3 region of the bucket.', PRODUCTION),
   S3_ENDPOINT: doc(
-    z.string().url('must be a URL such as http://127.0.0.1:9000').optional(),
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, such as http://127.0.0.1:9000' }).optional(),
     'S3 endpoint for servers other than AWS (MinIO, R2, ...).',
     PRODUCTION,
   ),

@@ -28,7 +28,42 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
     ctx.addIssue({ code: 'custom', path: ['BLOB_READ_WRITE_TOKEN'], message: 'is required when STORAGE_DRIVER=vercel-blob' });
   }
   if (env.SMTP_URL && !env.MAIL_FROM) ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'is required with SMTP_URL' });
+  // Half of a pair would be ignored without a word: selling or that sign-in would just be off.
+  for (const [first, second, what] of PAIRS) {
+    if (Boolean(env[first]) !== Boolean(env[second])) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env[first] ? second : first],
+        message: `${first} and ${second} are set together (${what}), or neither`,
+      });
+    }
+  }
+  if (env.METRICS_PORT === env.PORT) {
+    ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: `must be another port than PORT (${env.PORT})` });
+  }
+  // Every number ends up in a PostgreSQL integer, a timer or a date: past int4 it would fail there, at the first request.
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value === 'number' && value > INT4_MAX)
+      ctx.addIssue({ code: 'custom', path: [name], message: `must be at most ${INT4_MAX}` });
+  }
 });
+
+const INT4_MAX = 2_147_483_647;
+
+/** Settings that mean something only together. */
+const PAIRS = [
+  ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'selling through Stripe Checkout'],
+  ['GITHUB_ID', 'GITHUB_SECRET', 'operator sign-in with GitHub'],
+  ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'operator sign-in with Google'],
+] as const;
+
+/**
+ * The environment without its blank variables: `FOO=` (as compose writes an unset `${FOO}`) means
+ * unset, so the default applies; read as a number it would have been 0.
+ */
+function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value === undefined || value.trim() !== ''));
+}
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };
 
@@ -57,7 +92,7 @@ export function settleConfig(values: SettledSettings): void {
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withoutBlanks(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

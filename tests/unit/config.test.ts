@@ -25,7 +25,17 @@ describe('getConfig', () => {
   it.each([
     ['PORT', 'abc'],
     ['NEXTAUTH_URL', 'notaurl'],
-    ['NEXTAUTH_SECRET', ''],
+    ['NEXTAUTH_URL', 'localhost:3000'], // no scheme: a URL only by zod's reading (outside audit)
+    ['PUBLIC_BASE_URL', 'example.com:443'],
+    ['REDIS_URL', 'http://cache.internal:6379'],
+    ['S3_ENDPOINT', 'minio:9000'],
+    ['HOST', 'not-a-host!'],
+    ['IDEMPOTENCY_RETENTION_HOURS', '9000000000'], // past PostgreSQL's integer: every paid call a 500
+    ['PROVIDER_TIMEOUT_MS', '3000000000'], // past a timer's limit: every call timed out at once
+    ['JOB_POLL_INTERVAL_SECONDS', '99999999'], // likewise: polled every millisecond
+    ['JOB_EXPIRE_SECONDS', '86401'], // the job queue refuses more, at start, without naming it
+    ['JOB_SUPERVISE_INTERVAL_SECONDS', '90000'],
+    ['GITHUB_ID', 'only-the-id'],
     ['DATABASE_URL', 'mysql://user:hunter2secret@db.internal/wgs'],
     ['DATABASE_URL', 'http://db.internal:5432/wgs'],
     ['DATABASE_QUERY_TIMEOUT_MS', '0'],
@@ -36,6 +46,23 @@ describe('getConfig', () => {
     const message = problemWith(name, value);
     expect(message).toMatch(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${name}\\b`));
     expect(message).not.toContain('hunter2secret');
+  });
+
+  it('reads a blank value as unset (the default), never as 0: compose writes an unset ${VAR} as VAR=', () => {
+    for (const blank of ['', '   ']) {
+      process.env.SHUTDOWN_GRACE_SECONDS = blank;
+      process.env.WGS_DATA_DIR = blank;
+      resetConfigForTests();
+      expect(getConfig()).toMatchObject({ SHUTDOWN_GRACE_SECONDS: 25, WGS_DATA_DIR: '.data' });
+    }
+    delete process.env.SHUTDOWN_GRACE_SECONDS;
+    delete process.env.WGS_DATA_DIR;
+  });
+
+  it('refuses a metrics port that is the API port', () => {
+    process.env.PORT = '4505';
+    expect(problemWith('METRICS_PORT', '4505')).toMatch(/METRICS_PORT: must be another port than PORT \(4505\)/);
+    delete process.env.PORT;
   });
 
   it.each([

@@ -11,8 +11,13 @@ const env = (extra: Record<string, string>) => readConfig({ ...extra } as NodeJS
 describe('Stripe settings', () => {
   it('are off unless both the secret key and the webhook secret are set', () => {
     expect(stripeSettings(env({}))).toBeNull();
-    expect(stripeSettings(env({ STRIPE_SECRET_KEY: 'sk_test_abc' }))).toBeNull();
-    expect(stripeSettings(env({ STRIPE_WEBHOOK_SECRET: 'whsec_abc' }))).toBeNull();
+    // Half of the pair is refused at start rather than leaving selling off without a word.
+    expect(() => env({ STRIPE_SECRET_KEY: 'sk_test_abc' })).toThrow(
+      /STRIPE_WEBHOOK_SECRET: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together/,
+    );
+    expect(() => env({ STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow(
+      /STRIPE_SECRET_KEY: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together/,
+    );
     expect(stripeSettings(env({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }))).toEqual({
       secretKey: 'sk_test_abc',
       webhookSecret: 'whsec_abc',
@@ -21,8 +26,12 @@ describe('Stripe settings', () => {
   });
 
   it('refuse values that are not Stripe secrets, naming the variable', () => {
-    expect(() => env({ STRIPE_SECRET_KEY: 'pk_test_abc' })).toThrow(/STRIPE_SECRET_KEY: must be a Stripe secret key/);
-    expect(() => env({ STRIPE_WEBHOOK_SECRET: 'secret' })).toThrow(/STRIPE_WEBHOOK_SECRET: must be the webhook endpoint's signing secret/);
+    expect(() => env({ STRIPE_SECRET_KEY: 'pk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow(
+      /STRIPE_SECRET_KEY: must be a Stripe secret key/,
+    );
+    expect(() => env({ STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'secret' })).toThrow(
+      /STRIPE_WEBHOOK_SECRET: must be the webhook endpoint's signing secret/,
+    );
     expect(() => env({ STRIPE_API_BASE: 'ftp://127.0.0.1' })).toThrow(/STRIPE_API_BASE/);
   });
 
@@ -36,6 +45,7 @@ describe('Stripe settings', () => {
 describe("the pages' form-action", () => {
   afterEach(() => {
     delete process.env.STRIPE_SECRET_KEY;
+    delete process.env.STRIPE_WEBHOOK_SECRET;
     delete process.env.STRIPE_API_BASE;
     resetConfigForTests();
   });
@@ -43,6 +53,7 @@ describe("the pages' form-action", () => {
   it("names Stripe's checkout (and a test API base) only when selling is configured", () => {
     expect(dashboardPolicy('n', false)).toMatch(/form-action 'self'(;|$)/);
     process.env.STRIPE_SECRET_KEY = 'sk_test_abc';
+    process.env.STRIPE_WEBHOOK_SECRET = 'whsec_abc';
     process.env.STRIPE_API_BASE = 'http://127.0.0.1:4204';
     resetConfigForTests(); // the policy reads the configuration, read once
     expect(dashboardPolicy('n', false)).toContain("form-action 'self' https://checkout.stripe.com http://127.0.0.1:4204");
