@@ -375,6 +375,12 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(unknownPackage.code).toBe(1);
     expect(parseJsonOutput(unknownPackage)).toMatchObject({ error: { code: 'not_found' } });
     expect(unknownPackage.stderr).toMatch(/No package "no-such-package"/);
+    // In production (NODE_ENV=production, as here) it seals provider keys with the instances' secret: a placeholder is refused as the production command refuses it.
+    const placeholder = 'CHANGE-ME-a-third-secret-32-characters-or-more';
+    const refused = await runCli(['keys', 'list', '--json'], dataDir, 90_000, { PROVIDER_KEYS_SECRET: placeholder });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('production mode refuses placeholder and guessable secrets: PROVIDER_KEYS_SECRET');
+    expect(refused.stderr + refused.stdout).not.toContain(placeholder);
     const unknownKey = await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], dataDir);
     expect(unknownKey.code).toBe(1);
     expect(unknownKey.stderr).toMatch(/No API key/);

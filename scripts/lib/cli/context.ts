@@ -13,7 +13,10 @@ let connected = false;
 
 /** Runs `work` on the database: the ORM's client, and the pg pool for named statements. */
 export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Promise<T>): Promise<T> {
-  const { provideDatabase } = await import('../../../server/db/provide-database');
+  const { provideDatabase, toolRunsInProduction } = await import('../../../server/db/provide-database');
+  // In production it acts with the instances' secrets (it seals provider keys with PROVIDER_KEYS_SECRET):
+  // a placeholder or guessable one is refused here as the production command refuses it.
+  if (toolRunsInProduction()) (await import('../../../server/instance/placeholder-secrets')).refusePlaceholderSecrets();
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
   database = await provideDatabase({ log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
   const { getPrisma, getSqlDb } = await import('../../../server/db/client');
