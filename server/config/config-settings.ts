@@ -185,7 +185,10 @@ export const settings = {
   ...jobSettings,
   ...limitSettings,
   ...salesSettings,
-  SEED_PACKAGES_FILE: doc(z.string().default('packages.example.json'), 'Packages file applied to an empty database as an instance starts.'),
+  SEED_PACKAGES_FILE: doc(
+    z.string().optional(),
+    'Packages file applied to an empty database as an instance starts; one named here must exist and be valid, or the start stops naming it. Unset: packages.example.json, when present.',
+  ),
   REFUSALS_FLUSH_MS: doc(
     z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),
     'How often each instance writes its in-memory counts of refused /v1 requests (a crash loses at most this much).',

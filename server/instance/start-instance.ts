@@ -3,7 +3,7 @@ import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { listenForKeyCacheChanges } from '../domain/keys/key-cache-invalidation';
-import { seedExamplePackages } from '../domain/packages/seed-example-packages';
+import { DEFAULT_SEED_FILE, seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { refusedProviderLines } from '../domain/providers/refused-providers';
 import { sealLegacyWebhookSecrets } from '../domain/webhooks/webhook-secrets';
 import { startWorker } from '../jobs/worker';
@@ -29,7 +29,7 @@ export function startInstance(): Promise<void> {
 async function runInstance(): Promise<void> {
   const config = getConfig();
   const seeded = await seedExamplePackages(getPrisma(), getSqlDb(), config.SEED_PACKAGES_FILE);
-  if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE} (${seeded.join(', ')})`);
+  if (seeded.length > 0) log(`empty database: applied ${config.SEED_PACKAGES_FILE ?? DEFAULT_SEED_FILE} (${seeded.join(', ')})`);
   for (const line of await refusedProviderLines(getPrisma())) process.stderr.write(`[wgs] error: ${line}\n`);
   const sealed = await sealLegacyWebhookSecrets(getPrisma(), getSqlDb());
   if (sealed > 0) log(`encrypted ${sealed} webhook signing secret(s) stored in plain text by an earlier version`);
