@@ -35,6 +35,7 @@ function shareSettings(env: NodeJS.ProcessEnv): void {
     'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
     'WGS_DATA_DIR',
     'STRIPE_SECRET_KEY',
+    'STRIPE_WEBHOOK_SECRET', // set together, or the settings are refused
   ] as const)
     process.env[name] = env[name];
 }
