@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { z } from 'zod';
 import { doc, RUNNING } from './config-doc';
 import { proxyTrustSetting } from './proxy-trust';
@@ -5,6 +6,16 @@ import { proxyTrustSetting } from './proxy-trust';
 // Retention, decoding and abuse limits, who the client is, and selling through Stripe (part of
 // server/config/config-settings.ts).
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Checked at start: a wrong path would surface only as a 503 of every local media call. */
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 export const limitSettings = {
   UPLOAD_RETENTION_HOURS: doc(
@@ -16,7 +27,11 @@ export const limitSettings = {
     'Generated outputs (images, speech, video results) are deleted this long after they were made; their URLs are then 404.',
   ),
   FFMPEG_PATH: doc(
-    z.string().min(1).optional(),
+    z
+      .string()
+      .min(1)
+      .refine(isExecutableFile, 'must name an executable ffmpeg (unset it to use the one on the PATH, else the bundled build)')
+      .optional(),
     'The ffmpeg the local media engine runs; unset: `ffmpeg` on the PATH (a system build with security fixes), else the bundled 2018 build.',
   ),
   PATH: doc(

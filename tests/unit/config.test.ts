@@ -36,6 +36,7 @@ describe('getConfig', () => {
     ['JOB_EXPIRE_SECONDS', '86401'], // the job queue refuses more, at start, without naming it
     ['JOB_SUPERVISE_INTERVAL_SECONDS', '90000'],
     ['GITHUB_ID', 'only-the-id'],
+    ['FFMPEG_PATH', '/nonexistent/ffmpeg'], // every local media call a 503 (spawn ENOENT)
     ['DATABASE_URL', 'mysql://user:hunter2secret@db.internal/wgs'],
     ['DATABASE_URL', 'http://db.internal:5432/wgs'],
     ['DATABASE_QUERY_TIMEOUT_MS', '0'],
