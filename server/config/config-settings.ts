@@ -15,7 +15,7 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 export const settings = {
   NODE_ENV: doc(
     z.enum(['development', 'production', 'test']).default('production'),
-    'Set by the tools (`next dev`, vitest); the product runs as production.',
+    'Set by the tools (`next dev`, vitest); the product runs as production: `npm start` and the production command set it so, whatever the shell has.',
   ),
   PORT: doc(z.coerce.number().int().min(1).max(65535).default(3000), 'The port API and dashboard are served on.', RUNNING),
   HOST: doc(listenHost.default('0.0.0.0'), 'The address the server listens on.', RUNNING),

@@ -316,6 +316,10 @@ describe('the production commands', () => {
     expect(env).toMatchObject(startCommand(ROOT, 'start:production').env);
   });
 
+  it('npm start and the production command run as production whatever NODE_ENV the shell has (development would loosen the CSP)', () => {
+    for (const name of ['start', 'start:production']) expect(startCommand(ROOT, name).env).toMatchObject({ NODE_ENV: 'production' });
+  });
+
   it("the servers' scripts exec node, so a SIGTERM to npm reaches the server (dash would keep it from node, which went on serving)", () => {
     for (const name of ['start', 'start:production', 'worker:production'])
       expect(packageJson.scripts[name]).toMatch(/^(?:[A-Z_]+=\S+ )*exec node /);
