@@ -18,9 +18,6 @@ export const ALL: ConfigShape[] = ['embedded', 'production', 'tests'];
 export const PRODUCTION: ConfigShape[] = ['production'];
 export const RUNNING: ConfigShape[] = ['embedded', 'production'];
 
-/** The longest a Node timer waits (2^31 - 1 ms), in whole seconds: a longer interval fires at once. */
-export const TIMER_MAX_SECONDS = 2_147_483;
-
 export const settingDocs = new WeakMap<z.ZodType, SettingDoc>();
 /** Gives a setting its description and shapes, so the schema is the one source of both. */
 export function doc<T extends z.ZodType>(schema: T, description: string, shapes: ConfigShape[] = ALL, readElsewhere = false): T {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { doc, TIMER_MAX_SECONDS } from './config-doc';
+import { doc } from './config-doc';
 
 // The settings of video jobs, their workers and their webhooks (part of server/config/config-settings.ts).
+/** The longest a Node timer waits (2^31 - 1 ms), in whole seconds: a longer interval fires at once. */
+const TIMER_MAX_SECONDS = 2_147_483;
 /** The queue (pg-boss) refuses an expiry or supervision interval over 24 hours. */
 const QUEUE_MAX = { at: 86_400, message: 'must be at most 86400 (24 hours: the job queue refuses more)' };
 const positiveInt = (fallback: number, max?: { at: number; message: string }) =>

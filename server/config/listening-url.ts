@@ -5,8 +5,9 @@ import { z } from 'zod';
 
 /** The URL of a server listening on `host`: localhost for every interface, the address itself otherwise. */
 export function listeningUrl(host: string, port: number, path = ''): string {
-  const everyInterface = host === '' || host === '0.0.0.0' || host === '::' || host === '[::]';
-  const name = everyInterface ? 'localhost' : host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  // HOST is validated (listenHost below): never blank, never in brackets.
+  const everyInterface = host === '0.0.0.0' || host === '::';
+  const name = everyInterface ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${name}:${port}${path}`;
 }
 
