@@ -7,8 +7,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
-import { isApiError } from '../server/domain/errors';
-import { errorText, type CliIssue } from './lib/cli-error';
+import { isApiError, validationIssuesOf } from '../server/domain/errors';
+import { errorText } from './lib/cli-error';
 import { closeDatabase } from './lib/cli/context';
 import { addKeyCommands } from './lib/cli/key-commands';
 import { addOperatorCommands } from './lib/cli/operator-commands';
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
       return error.exitCode;
     }
     if (isApiError(error)) {
-      const issues = (error.details?.issues as CliIssue[] | undefined) ?? [];
+      const issues = validationIssuesOf(error);
       if (json)
         process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } })}\n`);
       process.stderr.write(errorText(error.message, issues));

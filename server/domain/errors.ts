@@ -64,3 +64,10 @@ export class ApiError extends Error {
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
+
+/** The issues a validation error carries (ApiError.validation's); none for any other error. */
+export function validationIssuesOf(error: unknown): ValidationIssue[] {
+  if (!isApiError(error)) return [];
+  const issues = error.details?.issues;
+  return Array.isArray(issues) ? (issues as ValidationIssue[]) : [];
+}

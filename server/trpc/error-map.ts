@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { ERROR_CATALOG, isApiError, type ApiError } from '../domain/errors';
+import { ERROR_CATALOG, isApiError, validationIssuesOf, type ApiError } from '../domain/errors';
 
 // The one place where the product's error catalog becomes tRPC codes: by HTTP status, so the
 // dashboard and the REST API always agree on what kind of failure an error is.
@@ -31,8 +31,8 @@ export function toTRPCError(error: ApiError): TRPCError {
 /** The catalog code and issues carried to the client in `error.data`. */
 export function apiErrorData(cause: unknown): { apiCode: string | null; issues: unknown[] | null } {
   if (isApiError(cause)) {
-    const issues = cause.details?.issues;
-    return { apiCode: cause.code, issues: Array.isArray(issues) ? issues : null };
+    const issues = validationIssuesOf(cause);
+    return { apiCode: cause.code, issues: issues.length > 0 ? issues : null };
   }
   // tRPC's own input validation (zod via Standard Schema) fails with the schema's issues.
   const issues = (cause as { issues?: unknown } | undefined)?.issues;

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../db/generated/client';
 import type { Actor } from '../actor';
-import { ApiError, isApiError, type ValidationIssue } from '../errors';
+import { ApiError, validationIssuesOf } from '../errors';
 import { zodValidationError } from '../zod-issues';
 import { applyPackages } from './apply-packages';
 import { packageDefinitionSchema } from '../../contract/package-schema';
@@ -35,8 +35,8 @@ export async function createPackageVersion(
 
 /** applyPackages reports paths inside a file (packages.0.x); the form knows only the definition. */
 function withDefinitionPaths(error: unknown): unknown {
-  const issues = isApiError(error) ? (error.details?.issues as ValidationIssue[] | undefined) : undefined;
-  if (!issues || !issues.some((issue) => issue.path.startsWith('packages.0.'))) return error;
+  const issues = validationIssuesOf(error);
+  if (!issues.some((issue) => issue.path.startsWith('packages.0.'))) return error;
   return ApiError.validation(
     issues.map((issue) => ({ ...issue, path: issue.path.replace(/^packages\.0\./, '') })),
     'The package definition is invalid.',

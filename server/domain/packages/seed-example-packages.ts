@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { SYSTEM_ACTOR } from '../actor';
-import { ApiError } from '../errors';
+import { validationIssuesOf } from '../errors';
 import { applyPackages, parsePackagesFile } from './apply-packages';
 import sql from 'sql-template-tag';
 import { prepared } from '../../db/named-statement';
@@ -42,7 +42,7 @@ function readSeedFile(path: string) {
   try {
     return parsePackagesFile(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
-    const issues = error instanceof ApiError ? ((error.details?.issues as { message: string }[] | undefined) ?? []) : [];
+    const issues = validationIssuesOf(error);
     const reason = [error instanceof Error ? error.message : String(error), ...issues.map((issue) => issue.message)].join('; ');
     throw new Error(`SEED_PACKAGES_FILE ${path}: ${reason}`);
   }

@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors';
+import { ApiError, ERROR_CATALOG, validationIssuesOf, type ErrorCode } from '../../domain/errors';
 import type { RequestRecord } from '../../observability/request-record';
 import { jsonResponse, toApiError } from '../responses';
 import { openAIRateHeaders } from './openai-headers';
@@ -95,8 +95,7 @@ function messageOf(error: ApiError): string {
 export function openAIError(error: ApiError): { status: number; body: OpenAIErrorBody; headers: Record<string, string> } {
   const mapped = mappedOf(error);
   const message = messageOf(error);
-  const issue =
-    error.code === 'validation_error' ? (error.details?.issues as { path?: string; code?: string }[] | undefined)?.[0] : undefined;
+  const issue = error.code === 'validation_error' ? validationIssuesOf(error)[0] : undefined;
   const param = detail(error, 'param') ?? issue?.path ?? null;
   const issueCode = detail(error, 'code') ?? issue?.code;
   const code = issueCode === undefined ? mapped.code : (ISSUE_CODES[issueCode] ?? issueCode);

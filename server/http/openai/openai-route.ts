@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { getSqlDb } from '../../db/client';
 import { reserve, type OpenReservation } from '../../domain/billing/reserve';
 import type { RenderGeneration } from '../../domain/billing/reservation';
-import { ApiError, isApiError } from '../../domain/errors';
+import { ApiError, isApiError, validationIssuesOf } from '../../domain/errors';
 import type { AuthenticatedKey } from '../../domain/keys/authenticate-key';
 import { consumeRequest, type RateState } from '../../domain/rate-limit/request-rate';
 import { zodValidationError } from '../../domain/zod-issues';
@@ -64,7 +64,7 @@ export interface OpenAIPostSpec<B> {
 /** A /v1 field's 422 as the OpenAI parameter it came from, named in `param` and in the message (its code mapped by openAIError). */
 function renamed(error: unknown, params: Record<string, string> | undefined): unknown {
   if (!isApiError(error) || error.code !== 'validation_error' || !params) return error;
-  const issue = (error.details?.issues as { path: string; code: string }[] | undefined)?.[0];
+  const issue = validationIssuesOf(error)[0];
   if (!issue) return error;
   const param = params[issue.path.split('.')[0]!] ?? issue.path;
   const prefix = `${issue.path}:`;
