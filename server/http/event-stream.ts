@@ -41,10 +41,10 @@ export function errorEventText(error: ApiError, requestId: string): string {
   return eventText('error', JSON.stringify(errorBody(error, requestId)));
 }
 
-function eventStreamHeaders(requestId: string, extra?: Record<string, string>): Headers {
+/** An event stream's head, on either surface: every answer's (its `Cache-Control: no-store` too, CONTRACT.md §1). */
+export function eventStreamHeaders(requestId: string, extra?: Record<string, string>): Headers {
   const headers = baseHeaders(requestId, extra);
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
-  headers.set('Cache-Control', 'no-cache');
   // nginx and its kind pass each event on instead of collecting the answer.
   headers.set('X-Accel-Buffering', 'no');
   return headers;

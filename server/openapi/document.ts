@@ -106,16 +106,6 @@ const idempotencyKey = z.string().regex(IDEMPOTENCY_HEADER_PATTERN).meta({
 
 const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
 
-/** The headers every answer carries; an event stream's Cache-Control differs. */
-function headersOf(route: RouteDoc) {
-  if (!route.eventStream) return commonHeaders;
-  const cacheControl = {
-    description: '`no-store`; `no-cache` on an event stream (which also carries `X-Accel-Buffering: no`).',
-    schema: { type: 'string' as const, enum: ['no-store', 'no-cache'] },
-  };
-  return { ...commonHeaders, 'Cache-Control': cacheControl };
-}
-
 /** A POST answers from its idempotency store on a retry, and tells the minute's rate count. */
 function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
   const post = route.method === 'POST';
@@ -137,7 +127,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
           ...(route.eventStream ? [route.eventStream.description] : []),
         ].join('\n\n'),
         headers: post
-          ? { ...headersOf(route), ...rateHeaders, 'Idempotent-Replayed': replayedHeader }
+          ? { ...commonHeaders, ...rateHeaders, 'Idempotent-Replayed': replayedHeader }
           : { ...commonHeaders, ...(route.rateLimited ? rateHeaders : {}) },
         content: {
           'application/json': { schema },

@@ -47,7 +47,7 @@ const providerKey = (engine: string | string[] = 'fake:model-s', quota = 100) =>
 function expectEventStreamHeaders(response: Response) {
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  expect(response.headers.get('cache-control')).toBe('no-cache');
+  expect(response.headers.get('cache-control')).toBe('no-store');
   expect(response.headers.get('x-accel-buffering')).toBe('no');
   expect(response.headers.get('x-request-id')).toMatch(/^req_/);
 }

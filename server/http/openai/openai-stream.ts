@@ -2,10 +2,10 @@ import type { OpenReservation } from '../../domain/billing/reserve';
 import { ApiError, type ErrorCode } from '../../domain/errors';
 import { observeStreamCharged } from '../../observability/observe-request';
 import { runAndSettle } from '../answer-lifecycle';
-import { KEEP_ALIVE_MS } from '../event-stream';
+import { eventStreamHeaders, KEEP_ALIVE_MS } from '../event-stream';
 import type { V1Steps } from './openai-route';
 import type { RouteContext } from '../route-context';
-import { baseHeaders, toApiError } from '../responses';
+import { toApiError } from '../responses';
 import { streamChannel } from '../stream-channel';
 import { openAIError, toOpenAIErrorResponse } from './openai-errors';
 
@@ -40,14 +40,6 @@ export interface ChunkStream {
 
 const encoder = new TextEncoder();
 
-function streamHeaders(requestId: string, extra: Record<string, string>): Headers {
-  const headers = baseHeaders(requestId, extra);
-  headers.set('Content-Type', 'text/event-stream; charset=utf-8');
-  headers.set('Cache-Control', 'no-cache');
-  headers.set('X-Accel-Buffering', 'no');
-  return headers;
-}
-
 export function streamAnswer<P>(
   ctx: RouteContext,
   reservation: OpenReservation,
@@ -78,7 +70,7 @@ export function streamAnswer<P>(
     if (!opened) {
       opened = true;
       keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
-      answer(new Response(body, { status: 200, headers: streamHeaders(ctx.requestId, headers) }));
+      answer(new Response(body, { status: 200, headers: eventStreamHeaders(ctx.requestId, headers) }));
     }
     return true;
   };

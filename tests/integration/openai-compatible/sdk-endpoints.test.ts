@@ -65,12 +65,17 @@ describe('the OpenAI SDK on /openai/v1', () => {
   it('streams chat.completion.chunk events with a final usage chunk, charged once', async () => {
     const { key, id } = await surfaceKey({ quota: 10 });
     const { client } = sdk(setup.product.base, key);
-    const stream = await client.chat.completions.create({
-      model: 'text.generate',
-      messages: [{ role: 'user', content: 'Tell me a short story about a lighthouse keeper.' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: 'text.generate',
+        messages: [{ role: 'user', content: 'Tell me a short story about a lighthouse keeper.' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
+    // CONTRACT.md §1: every answer, a stream too.
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     let finish: string | null = null;
