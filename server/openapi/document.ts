@@ -70,10 +70,7 @@ function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
       const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
       const headers = {
         ...commonHeaders,
-        ...([429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
-        ...(status === 409
-          ? { 'Retry-After': { ...retryAfter, description: `${retryAfter.description} Not on \`job_not_cancellable\`, which is final.` } }
-          : {}),
+        ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
         ...(COUNTED_ERROR_STATUSES.includes(status) ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
         ...(status === 401

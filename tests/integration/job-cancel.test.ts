@@ -186,6 +186,7 @@ describe('a cancel racing the job completion', () => {
     expect(succeed).toBe('succeeded');
     expectEnvelope(answer, 409, 'job_not_cancellable');
     expect(answer.json.error.details).toEqual({ status: 'succeeded' });
+    expect(answer.headers.get('retry-after')).toBe('1'); // CONTRACT.md §2: every 409 carries it
     expect(await remainingUnits(key.id)).toBe(80);
     expect(await holdsOf(key.id)).toEqual([{ status: 'captured', units: 20, counts_in_flight: false }]);
     expect(await usageOf(key.id)).toEqual([{ outcome: 'succeeded', units: 20, job_id: jobId, error_code: null }]);

@@ -27,8 +27,10 @@ export async function cancelOwnJob(db: SqlDb, apiKeyId: string, jobId: string, o
     return toJobView(cancelled, origin);
   }
   const job = await findOwnJob(db, apiKeyId, jobId);
+  // CONTRACT.md §2: every 409 carries Retry-After. A retry gets this same answer: the job has ended.
   throw new ApiError('job_not_cancellable', {
     message: `The job has already ended (${job.status}) and cannot be cancelled.`,
     details: { status: job.status },
+    retryAfter: 1,
   });
 }
