@@ -5,6 +5,7 @@ import { listenForErrors } from './pg-errors';
 import { disconnectRedis } from './redis';
 import { ASYNC_COMMIT, PLAN_BY_INDEX, startupOptions } from './startup-options';
 import { PrismaClient } from './generated/client';
+import { CONNECTION_WAIT_MS } from './connection-wait';
 
 // One pool per process shared by Prisma (dashboard, CLI) and the raw SQL of the paid hot
 // path, so both see the same connections and limits; and a small second pool for the hot
@@ -24,9 +25,6 @@ interface DbHandles {
 }
 
 let open: DbHandles | undefined;
-
-/** How long anything waits for a connection (or a free one from a pool) before it fails closed. */
-const CONNECTION_WAIT_MS = 10_000;
 
 /**
  * A connection whose query went unanswered past query_timeout is closed, never reused: pg leaves

@@ -8,6 +8,7 @@ import sql from 'sql-template-tag';
 import { withoutNodeMallocSettings } from '../config/node-malloc-settings';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
+import { CONNECTION_WAIT_MS } from './connection-wait';
 import { freePort } from './free-port';
 import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
@@ -100,7 +101,10 @@ function appendLog(dataDir: string, text: string): void {
 }
 
 async function ensureDatabaseExists(url: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: url.replace(/\/[^/?]+(\?.*)?$/, '/postgres') });
+  const admin = new pg.Client({
+    connectionString: url.replace(/\/[^/?]+(\?.*)?$/, '/postgres'),
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+  });
   listenForErrors(admin);
   await admin.connect();
   try {

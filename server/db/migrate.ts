@@ -5,6 +5,7 @@ import pg from 'pg';
 import sql from 'sql-template-tag';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
+import { CONNECTION_WAIT_MS } from './connection-wait';
 
 // Applies prisma/migrations the way `prisma migrate deploy` does, writing the same
 // `_prisma_migrations` history, so either tool can take over the same database. Prisma's
@@ -50,9 +51,14 @@ interface AppliedRow {
 
 export async function migrateDatabase(
   databaseUrl: string,
-  { log = () => {}, migrations = readMigrations() }: { log?: (line: string) => void; migrations?: MigrationFile[] } = {},
+  {
+    log = () => {},
+    migrations = readMigrations(),
+    connectTimeoutMs = CONNECTION_WAIT_MS,
+  }: { log?: (line: string) => void; migrations?: MigrationFile[]; connectTimeoutMs?: number } = {},
 ): Promise<string[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  // Only connecting is timed: pg_advisory_lock below waits, rightly, for another instance's migration.
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs });
   listenForErrors(client);
   await client.connect();
   const applied: string[] = [];

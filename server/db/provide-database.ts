@@ -5,6 +5,7 @@ import { holdsEmbeddedDatabase, startEmbeddedPostgres } from './embedded-postgre
 import { migrateDatabase } from './migrate';
 import pg from 'pg';
 import { listenForErrors } from './pg-errors';
+import { CONNECTION_WAIT_MS } from './connection-wait';
 import { pendingMigrations, schemaBehindLine } from './schema-status';
 
 export interface ProvidedDatabase {
@@ -53,7 +54,7 @@ export async function provideDatabase({
   }
   const database = config.DATABASE_URL
     ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-    : { ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, log, beforeStop })), embedded: true };
+    : { ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, log, beforeStop }).catch(namingDataDir)), embedded: true };
   try {
     if (migrate || database.embedded) await migrateDatabase(database.url, { log });
     else await refuseSchemaBehind(database.url);
@@ -79,17 +80,31 @@ const CONNECTION_CODES = new Set([
   '3D000',
 ]);
 
+/** pg's words for a server that took the connection and never answered. */
+const NO_ANSWER = /connection timeout|timeout expired/i;
+
 /** A connection failure as one line naming DATABASE_URL and where it points (never its password). */
 function namingDatabaseUrl(error: unknown, url: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (!CONNECTION_CODES.has(String(code)) && !/connection timeout|timeout expired/i.test(message)) return error;
-  return new Error(`DATABASE_URL: cannot use the database at ${whereItPoints(url)}: ${message}`, { cause: error });
+  if (!CONNECTION_CODES.has(String(code)) && !NO_ANSWER.test(message)) return error;
+  const reason = NO_ANSWER.test(message) ? `no answer within ${CONNECTION_WAIT_MS / 1000} s (${message})` : message;
+  return new Error(`DATABASE_URL: cannot use the database at ${whereItPoints(url)}: ${reason}`, { cause: error });
+}
+
+/** The data dir's own PostgreSQL running but not answering (stopped, swapped out) as one line naming it. */
+function namingDataDir(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!NO_ANSWER.test(message)) throw error;
+  throw new Error(
+    `the embedded PostgreSQL of ${getConfig().dataDir} is running but did not answer within ${CONNECTION_WAIT_MS / 1000} s (${message})`,
+    { cause: error },
+  );
 }
 
 /** Throws the one line naming the first missing migration when the database is behind. */
 async function refuseSchemaBehind(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECTION_WAIT_MS });
   listenForErrors(client);
   await client.connect();
   try {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -581,6 +582,50 @@ describe("cli while the data dir's PostgreSQL is already running", () => {
     expect(isRunning(pid)).toBe(true);
     expect(postgresProcessesOf(dataDir)).toEqual([pid]);
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+// A database that takes the connection and never answers (a stopped server, a silent port) is an
+// error after the connection wait (10 s), never a command that hangs without a word.
+describe('cli against a database that does not answer', { timeout: 60_000 }, () => {
+  it('ends in one JSON error naming DATABASE_URL when its server accepts and stays silent', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const result = await runCli(['keys', 'list', '--json'], freshDataDir(), 40_000, {
+        DATABASE_URL: `postgres://wgs:secret-password@127.0.0.1:${port}/wgs`,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout.trim().split('\n')).toHaveLength(1);
+      const { error } = JSON.parse(result.stdout);
+      expect(error.message).toMatch(
+        new RegExp(`^DATABASE_URL: cannot use the database at 127\\.0\\.0\\.1:${port}/wgs: no answer within 10 s`),
+      );
+      expect(result.stdout + result.stderr).not.toContain('secret-password');
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('ends in one JSON error naming the data dir when its PostgreSQL is running but stopped', async () => {
+    const dataDir = freshDataDir();
+    const server = await startEmbeddedPostgres({ dataDir });
+    const pid = postmasterPid(dataDir)!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const result = await runCli(['keys', 'list', '--json'], dataDir, 40_000);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toEqual({
+        error: {
+          code: 'error',
+          message: expect.stringContaining(`the embedded PostgreSQL of ${dataDir} is running but did not answer within 10 s`),
+        },
+      });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await server.stop();
+    }
   });
 });
 
