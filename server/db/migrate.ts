@@ -51,14 +51,10 @@ interface AppliedRow {
 
 export async function migrateDatabase(
   databaseUrl: string,
-  {
-    log = () => {},
-    migrations = readMigrations(),
-    connectTimeoutMs = CONNECTION_WAIT_MS,
-  }: { log?: (line: string) => void; migrations?: MigrationFile[]; connectTimeoutMs?: number } = {},
+  { log = () => {}, migrations = readMigrations() }: { log?: (line: string) => void; migrations?: MigrationFile[] } = {},
 ): Promise<string[]> {
   // Only connecting is timed: pg_advisory_lock below waits, rightly, for another instance's migration.
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs });
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECTION_WAIT_MS });
   listenForErrors(client);
   await client.connect();
   const applied: string[] = [];
