@@ -191,6 +191,12 @@ const CLOSING = [
   "example `wav` speech from `fal` is refused). A provider's type changed by the file is judged the same way against",
   'the packages already stored: the latest version of each, and every older version a key (not revoked) is still locked',
   'to. The table of what each type can serve is in [providers.md](providers.md).',
+  '',
+  "A provider's `api_key_env` may name its type's own variable (`OPENAI_API_KEY` for `openai`, ...), any name ending in",
+  '`_API_KEY` (`MAIN_API_KEY`) but another type\'s own, one starting with `WGS_PROVIDER_KEY_`, or one the server\'s',
+  '`PROVIDER_KEY_ENV_ALLOWED` lists; never a variable the service itself reads (`DATABASE_URL`, anything named a',
+  'secret, ...). A key from the environment sent anywhere but its type\'s own server is the owner\'s to set up:',
+  '[providers.md](providers.md#provider-settings-cannot-be-turned-against-the-service).',
 ];
 
 export function renderPackagesFileReference(): string {

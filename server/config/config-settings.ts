@@ -135,7 +135,7 @@ export const settings = {
           .map((name) => name.trim())
           .filter(Boolean),
       ),
-    "Variables a provider's `api_key_env` may name besides its type's own (OPENAI_API_KEY for openai, ...) and names starting with WGS_PROVIDER_KEY_ (comma-separated). Never a variable the service itself reads (docs/providers.md).",
+    "Variables a provider's `api_key_env` may name besides its type's own (OPENAI_API_KEY for openai, ...), names ending in _API_KEY (but another type's own) and names starting with WGS_PROVIDER_KEY_ (comma-separated). Never a variable the service itself reads (docs/providers.md).",
   ),
   STORAGE_DRIVER: doc(
     z.enum(['local', 'vercel-blob', 's3']).optional(),

@@ -15,7 +15,8 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { killAllSpawned, runCli } from './support/processes';
 import { expectTrpcError, operatorCaller } from './trpc/helpers';
 
-// api_key_env is an allowlist (the type's own variable, WGS_PROVIDER_KEY_*, PROVIDER_KEY_ENV_ALLOWED),
+// api_key_env is an allowlist (the type's own variable, a name ending in _API_KEY but another type's
+// own, WGS_PROVIDER_KEY_*, PROVIDER_KEY_ENV_ALLOWED),
 // checked when a provider is saved (packages file, CLI, dashboard) and again when its key is read;
 // where an environment key is sent is the owner's decision.
 
@@ -65,7 +66,13 @@ afterAll(async () => {
 describe('api_key_env names only provider key variables', () => {
   it.each([
     ['MINIO_ROOT_PASSWORD', 'openai', /MINIO_ROOT_PASSWORD is not a provider key variable: name OPENAI_API_KEY \(the openai type's own\)/],
-    ['ANTHROPIC_API_KEY', 'openai', /ANTHROPIC_API_KEY is not a provider key variable/],
+    ['ANTHROPIC_API_KEY', 'openai', /ANTHROPIC_API_KEY is another provider type's key variable; name OPENAI_API_KEY/],
+    [
+      'GITHUB_TOKEN',
+      'openai',
+      /GITHUB_TOKEN is not a provider key variable: name OPENAI_API_KEY \(the openai type's own\), one ending in _API_KEY/,
+    ],
+    ['PG_API_KEY', 'openai', /PG_API_KEY is a variable the service itself reads/],
     ['DATABASE_URL', 'openai', /DATABASE_URL is a variable the service itself reads/], // even when PROVIDER_KEY_ENV_ALLOWED lists it
   ])('the packages file refuses %s for type %s, one line, nothing written', async (variable, type, why) => {
     const provider = name('file');
@@ -77,9 +84,10 @@ describe('api_key_env names only provider key variables', () => {
     expect(await getPrisma().provider.count({ where: { name: provider } })).toBe(0);
   });
 
-  it("accepts the type's own variable, WGS_PROVIDER_KEY_* and a name the owner lists", async () => {
+  it("accepts the type's own variable, a name ending in _API_KEY (CONTRACT.md §7's MAIN_API_KEY), WGS_PROVIDER_KEY_* and a name the owner lists", async () => {
     for (const [type, variable] of [
       ['anthropic', 'ANTHROPIC_API_KEY'],
+      ['openai', 'MAIN_API_KEY'],
       ['openai-compatible', 'WGS_PROVIDER_KEY_ALLOWLIST'],
       ['groq', 'OWNER_LISTED_KEY'],
     ] as const) {

@@ -60,7 +60,7 @@ describe('api_key_env', () => {
     for (const name of read) expect(isServiceVariable(name), name).toBe(true);
   });
 
-  it("is an allowlist: each type's own variable, WGS_PROVIDER_KEY_*, and what PROVIDER_KEY_ENV_ALLOWED lists", () => {
+  it("is an allowlist: each type's own variable, a name ending in _API_KEY, WGS_PROVIDER_KEY_*, and what PROVIDER_KEY_ENV_ALLOWED lists", () => {
     expect(PROVIDER_TYPES).toHaveLength(17);
     const own = PROVIDER_TYPES.map((type) => PROVIDER_TYPE_INFO[type].keyEnv).filter((name): name is string => name !== null);
     expect(own).toHaveLength(16); // openai-compatible speaks to any server: it has no variable of its own
@@ -70,6 +70,10 @@ describe('api_key_env', () => {
       for (const other of own.filter((name) => name !== mine)) expect(apiKeyEnvProblem(type, other, []), `${type} ${other}`).toBeDefined();
       expect(apiKeyEnvProblem(type, 'WGS_PROVIDER_KEY_MAIN', [])).toBeUndefined();
       expect(apiKeyEnvProblem(type, 'WGS_PROVIDER_KEY_', [])).toBeDefined();
+      expect(apiKeyEnvProblem(type, 'MAIN_API_KEY', [])).toBeUndefined(); // CONTRACT.md §7's example
+      for (const refused of ['GITHUB_TOKEN', 'API_KEY', '_API_KEY', 'MAIN_API_KEYS', 'MAIN_API_KEY_FILE']) {
+        expect(apiKeyEnvProblem(type, refused, []), refused).toMatch(/is not a provider key variable/);
+      }
       expect(apiKeyEnvProblem(type, 'MINIO_ROOT_PASSWORD', [])).toMatch(/^MINIO_ROOT_PASSWORD is not a provider key variable/);
       expect(apiKeyEnvProblem(type, 'MINIO_ROOT_PASSWORD', ['MINIO_ROOT_PASSWORD'])).toBeUndefined();
     }

@@ -5,7 +5,8 @@ import { ApiError, type ValidationIssue } from '../errors';
 
 // A provider entry must not be turned against the service (docs/providers.md, "Provider
 // settings"): its `api_key_env` names only a provider key variable (an allowlist: the type's own,
-// WGS_PROVIDER_KEY_*, PROVIDER_KEY_ENV_ALLOWED), never one the service reads itself, and its
+// a name ending in _API_KEY, WGS_PROVIDER_KEY_*, PROVIDER_KEY_ENV_ALLOWED; never another type's own),
+// never one the service reads itself, and its
 // `base_url` is never a cloud metadata or link-local address. The packages file (CLI) and the
 // dashboard's provider form pass through here before anything is written, and the engine
 // resolver asks again before it reads a key (a row written before the rule is refused).
@@ -34,6 +35,16 @@ export function isServiceVariable(name: string): boolean {
   return CONFIG_SET.has(name) || SERVICE_VARIABLE_PATTERNS.some((pattern) => pattern.test(name));
 }
 
+/**
+ * Names that say they hold an API key, by the providers' own convention (OPENAI_API_KEY, and
+ * CONTRACT.md §7's example MAIN_API_KEY): not a database password or a CI token that happens to sit
+ * in the server's environment.
+ */
+const API_KEY_NAME = /^[A-Z][A-Z0-9_]*_API_KEY$/;
+
+/** Every type's own key variable: one type's is never sent to another type's server. */
+const CONVENTIONAL_KEY_ENVS = new Set(Object.values(PROVIDER_TYPE_INFO).map((info) => info.keyEnv));
+
 /** The type's own conventional key variable (OPENAI_API_KEY for openai), if it has one. */
 export function conventionalKeyEnv(type: string): string | null {
   return isProviderType(type) ? PROVIDER_TYPE_INFO[type].keyEnv : null;
@@ -47,11 +58,11 @@ export function apiKeyEnvProblem(
 ): string | undefined {
   if (isServiceVariable(name)) return `${name} is a variable the service itself reads; name one that holds only this provider's key`;
   const own = conventionalKeyEnv(type);
-  if (name === own || (name.startsWith(PROVIDER_KEY_PREFIX) && name.length > PROVIDER_KEY_PREFIX.length) || allowed.includes(name)) {
-    return undefined;
-  }
+  if (name === own || allowed.includes(name)) return undefined;
+  if (CONVENTIONAL_KEY_ENVS.has(name)) return `${name} is another provider type's key variable; name ${own ?? `one ending in _API_KEY`}`;
+  if (API_KEY_NAME.test(name) || (name.startsWith(PROVIDER_KEY_PREFIX) && name.length > PROVIDER_KEY_PREFIX.length)) return undefined;
   const ownText = own ? `${own} (the ${type} type's own), ` : '';
-  return `${name} is not a provider key variable: name ${ownText}one starting with ${PROVIDER_KEY_PREFIX}, or one the owner lists in PROVIDER_KEY_ENV_ALLOWED`;
+  return `${name} is not a provider key variable: name ${ownText}one ending in _API_KEY, one starting with ${PROVIDER_KEY_PREFIX}, or one the owner lists in PROVIDER_KEY_ENV_ALLOWED`;
 }
 
 interface GuardedEntry {
