@@ -170,41 +170,6 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
   });
   afterAll(() => server?.stop());
 
-  it("applies CONTRACT.md §7's example packages file as written (its provider's key in MAIN_API_KEY)", async () => {
-    const example = join(dataDir, 'contract-example.json');
-    writeFileSync(
-      example,
-      JSON.stringify({
-        providers: { main: { type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' } },
-        packages: [
-          {
-            slug: 'contract-starter',
-            name: 'Starter',
-            quota_units: 1000,
-            limits: { requests_per_minute: 60, concurrency: 4, max_upload_bytes: 26214400 },
-            operations: {
-              'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown'] },
-              'code.generate': { engine: 'main:gpt-4.1-mini', units: 2 },
-              'images.generate': {
-                engine: 'local',
-                units: 5,
-                output_formats: ['png', 'webp'],
-                styles: ['photo', 'sketch'],
-                input_uploads: true,
-              },
-              'videos.generate': { engine: 'local', units: 20, input_uploads: false },
-              'audio.speech': { engine: 'local', units: 3, voices: ['alloy'], languages: ['en', 'en-US'], output_formats: ['mp3', 'wav'] },
-              'audio.transcribe': { engine: 'local', units: 4, languages: ['en'], timestamps: ['none', 'segment'] },
-            },
-          },
-        ],
-      }),
-    );
-    ok(await runCli(['packages', 'apply', example], dataDir));
-    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'contract-starter', '--json'], dataDir)));
-    expect(issued).toMatchObject({ package: 'contract-starter', package_version: 1, remaining_units: 1000 });
-  });
-
   it('rejects a malformed packages file naming every wrong field, and writes nothing', async () => {
     const bad = join(dataDir, 'bad.json');
     writeFileSync(
@@ -566,6 +531,66 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       "notice: package guarded: text.generate has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum",
     );
     expect(applied.stdout.trim().split('\n')).toEqual(['provider main: created', 'package guarded: created (version 1)']);
+  });
+});
+
+// On a data dir of their own: the tests above count what their files wrote.
+describe('cli: what CONTRACT.md §7 allows and what a terminal must not be sent', { timeout: 120_000 }, () => {
+  let dataDir: string;
+  let server: EmbeddedDatabase;
+  beforeAll(async () => {
+    dataDir = freshDataDir();
+    server = await startEmbeddedPostgres({ dataDir });
+  });
+  afterAll(() => server?.stop());
+
+  it("applies CONTRACT.md §7's example packages file as written (its provider's key in MAIN_API_KEY)", async () => {
+    const example = join(dataDir, 'contract-example.json');
+    writeFileSync(
+      example,
+      JSON.stringify({
+        providers: { main: { type: 'openai', base_url: 'https://api.example.com/v1', api_key_env: 'MAIN_API_KEY' } },
+        packages: [
+          {
+            slug: 'contract-starter',
+            name: 'Starter',
+            quota_units: 1000,
+            limits: { requests_per_minute: 60, concurrency: 4, max_upload_bytes: 26214400 },
+            operations: {
+              'text.generate': { engine: 'local', units: 1, output_formats: ['text', 'markdown'] },
+              'code.generate': { engine: 'main:gpt-4.1-mini', units: 2 },
+              'images.generate': {
+                engine: 'local',
+                units: 5,
+                output_formats: ['png', 'webp'],
+                styles: ['photo', 'sketch'],
+                input_uploads: true,
+              },
+              'videos.generate': { engine: 'local', units: 20, input_uploads: false },
+              'audio.speech': { engine: 'local', units: 3, voices: ['alloy'], languages: ['en', 'en-US'], output_formats: ['mp3', 'wav'] },
+              'audio.transcribe': { engine: 'local', units: 4, languages: ['en'], timestamps: ['none', 'segment'] },
+            },
+          },
+        ],
+      }),
+    );
+    ok(await runCli(['packages', 'apply', example], dataDir));
+    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'contract-starter', '--json'], dataDir)));
+    expect(issued).toMatchObject({ package: 'contract-starter', package_version: 1, remaining_units: 1000 });
+  });
+
+  it('refuses a label with control characters (an escape code or a line break for the next `keys list`), issuing nothing', async () => {
+    ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    const before = await inDatabase(server.url, counts);
+    for (const label of ['a\u001b[31mb', 'first\nsecond']) {
+      const result = await runCli(['keys', 'create', '--package', 'text-only', '--label', label, '--json'], dataDir);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout).error).toMatchObject({
+        code: 'validation_error',
+        message: expect.stringMatching(/^label must not contain control characters/),
+      });
+    }
+    expect(await inDatabase(server.url, counts)).toEqual(before);
   });
 });
 

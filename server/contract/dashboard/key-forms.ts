@@ -2,14 +2,22 @@ import { z } from 'zod';
 import { PG_INTEGER_MAX } from '../pg-integer';
 import { usageDay } from './usage-filters';
 
+/** Control characters: a label is shown in terminals (the CLI's `keys list`) and pages, never as escape codes or extra lines. */
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const keyLabel = z
+  .string()
+  .trim()
+  .max(200)
+  .refine((label) => !CONTROL_CHARACTERS.test(label), 'must not contain control characters (line breaks, tabs, escapes)');
+
 /** Issuing a key from the dashboard: the form validates with this schema and so does the procedure. */
 export const keyIssueInput = z.strictObject({
   packageSlug: z.string().min(1).max(63),
   version: z.number().int().min(1).max(PG_INTEGER_MAX).optional(),
-  label: z.string().trim().min(1).max(200).optional(),
+  label: keyLabel.pipe(z.string().min(1)).optional(),
   /** The last UTC day the key works. */
   expiresOn: usageDay.optional(),
   extraUnits: z.number().int().min(0).max(1_000_000_000).optional(),
 });
 
-export const keyLabelInput = z.strictObject({ label: z.string().trim().max(200).nullable() });
+export const keyLabelInput = z.strictObject({ label: keyLabel.nullable() });

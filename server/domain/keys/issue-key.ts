@@ -3,6 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
+import { CONTROL_CHARACTERS } from '../../contract/dashboard/key-forms';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
 
 export interface IssueKeyInput {
@@ -113,6 +114,11 @@ function checkKeyTerms(input: IssueKeyInput, quotaUnits: number): void {
   if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
     const code = input.label.length < 1 ? 'too_short' : 'too_long';
     throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
+  }
+  if (input.label !== undefined && CONTROL_CHARACTERS.test(input.label)) {
+    throw ApiError.validation([
+      { path: 'label', code: 'control_characters', message: 'label must not contain control characters (line breaks, tabs, escapes)' },
+    ]);
   }
   const extra = input.extraUnits ?? 0;
   if (!Number.isInteger(extra) || extra < 0 || quotaUnits + extra > PG_INTEGER_MAX) {
