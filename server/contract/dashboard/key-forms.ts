@@ -3,7 +3,7 @@ import { PG_INTEGER_MAX } from '../pg-integer';
 import { usageDay } from './usage-filters';
 
 /** Control characters: a label is shown in terminals (the CLI's `keys list`) and pages, never as escape codes or extra lines. */
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL_CHARACTERS = /\p{Cc}/u;
 const keyLabel = z
   .string()
   .trim()
