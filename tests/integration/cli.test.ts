@@ -28,6 +28,19 @@ function freshDataDir(): string {
   return dir;
 }
 
+/** A fresh data dir whose PostgreSQL runs for the tests of the describe block that calls this. */
+function runningDataDir(): { dataDir: string; url: string } {
+  const running = { dataDir: '', url: '' };
+  let server: EmbeddedDatabase | undefined;
+  beforeAll(async () => {
+    running.dataDir = freshDataDir();
+    server = await startEmbeddedPostgres({ dataDir: running.dataDir });
+    running.url = server.url;
+  });
+  afterAll(() => server?.stop());
+  return running;
+}
+
 /** Runs `work` on a connection of its own to the running server at `url`. */
 async function inDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -162,16 +175,10 @@ describe('cli --help', () => {
 // that is proven once, below. The commands here share the data dir's server, running as while
 // `npm start` serves, and what they do is the same either way.
 describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () => {
-  let dataDir: string;
-  let server: EmbeddedDatabase;
-  beforeAll(async () => {
-    dataDir = freshDataDir();
-    server = await startEmbeddedPostgres({ dataDir });
-  });
-  afterAll(() => server?.stop());
+  const running = runningDataDir();
 
   it('rejects a malformed packages file naming every wrong field, and writes nothing', async () => {
-    const bad = join(dataDir, 'bad.json');
+    const bad = join(running.dataDir, 'bad.json');
     writeFileSync(
       bad,
       JSON.stringify({
@@ -194,7 +201,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
         ],
       }),
     );
-    const result = await runCli(['packages', 'apply', bad], dataDir);
+    const result = await runCli(['packages', 'apply', bad], running.dataDir);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     for (const path of [
@@ -208,7 +215,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     }
     expect(result.stderr).not.toContain('packages.0');
 
-    const asJson = await runCli(['packages', 'apply', bad, '--json'], dataDir);
+    const asJson = await runCli(['packages', 'apply', bad, '--json'], running.dataDir);
     expect(asJson.code).toBe(1);
     const body = parseJsonOutput(asJson) as { error: { code: string; details: { issues: { path: string }[] } } };
     expect(body.error.code).toBe('validation_error');
@@ -222,7 +229,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
 
     // Valid shape, but an engine names a provider nobody defined: found inside the transaction,
     // after the file's providers were written, so this proves the rollback.
-    const unknownProvider = join(dataDir, 'unknown-provider.json');
+    const unknownProvider = join(running.dataDir, 'unknown-provider.json');
     writeFileSync(
       unknownProvider,
       JSON.stringify({
@@ -238,44 +245,44 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
         ],
       }),
     );
-    const ghost = await runCli(['packages', 'apply', unknownProvider], dataDir);
+    const ghost = await runCli(['packages', 'apply', unknownProvider], running.dataDir);
     expect(ghost.code).toBe(1);
     expect(ghost.stderr).toContain('packages.0.operations.code.generate.engine');
 
-    const notJson = join(dataDir, 'not-json.json');
+    const notJson = join(running.dataDir, 'not-json.json');
     writeFileSync(notJson, '{"packages": [');
-    const syntax = await runCli(['packages', 'apply', notJson], dataDir);
+    const syntax = await runCli(['packages', 'apply', notJson], running.dataDir);
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/not valid JSON/);
     // A repeated member (here the slug) is refused, not settled by JSON.parse keeping the last;
     // a relative path is read from the operator's directory (npm's INIT_CWD), not the project's.
     writeFileSync(
-      join(dataDir, 'repeated.json'),
+      join(running.dataDir, 'repeated.json'),
       readFileSync(EXAMPLE, 'utf8').replace('"slug": "starter",', '"slug": "starter", "slug": "text-only",'),
     );
-    const repeated = await runCli(['packages', 'apply', 'repeated.json'], dataDir, undefined, { INIT_CWD: dataDir });
+    const repeated = await runCli(['packages', 'apply', 'repeated.json'], running.dataDir, undefined, { INIT_CWD: running.dataDir });
     expect(repeated.code).toBe(1);
     expect(repeated.stderr).toMatch(/repeated\.json is not valid JSON: the member "slug" appears twice/);
-    const notUtf8 = join(dataDir, 'not-utf8.json');
+    const notUtf8 = join(running.dataDir, 'not-utf8.json');
     writeFileSync(notUtf8, Buffer.concat([Buffer.from('{"packages": [{"name": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]));
-    const latin = await runCli(['packages', 'apply', notUtf8], dataDir);
+    const latin = await runCli(['packages', 'apply', notUtf8], running.dataDir);
     expect([latin.code, latin.stderr]).toEqual([1, expect.stringMatching(/not-utf8\.json is not valid UTF-8/)]);
-    const missingFile = await runCli(['packages', 'apply', join(dataDir, 'nope.json')], dataDir);
+    const missingFile = await runCli(['packages', 'apply', join(running.dataDir, 'nope.json')], running.dataDir);
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);
 
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       expect(await counts(client)).toEqual({ providers: 0, packages: 0, package_versions: 0, audit_log: 0, api_keys: 0 });
     });
   });
 
   it('applies a valid file, and a second apply changes nothing', async () => {
-    const first = ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    const first = ok(await runCli(['packages', 'apply', EXAMPLE], running.dataDir));
     expect(first.stdout.trim().split('\n')).toEqual(['package starter: created (version 1)', 'package text-only: created (version 1)']);
-    const before = await inDatabase(server.url, counts);
+    const before = await inDatabase(running.url, counts);
     expect(before).toMatchObject({ packages: 2, package_versions: 2 });
 
-    const second = ok(await runCli(['packages', 'apply', EXAMPLE, '--json'], dataDir));
+    const second = ok(await runCli(['packages', 'apply', EXAMPLE, '--json'], running.dataDir));
     expect(parseJsonOutput(second)).toEqual({
       providers: [],
       packages: [
@@ -285,23 +292,23 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       // The shipped example caps every text and code operation's output: nothing to say.
       notices: [],
     });
-    expect(await inDatabase(server.url, counts)).toEqual(before);
+    expect(await inDatabase(running.url, counts)).toEqual(before);
 
     // And a malformed edit of a package that exists leaves it as it was.
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
     example.packages[0].quota_units = -5;
-    const broken = join(dataDir, 'broken-starter.json');
+    const broken = join(running.dataDir, 'broken-starter.json');
     writeFileSync(broken, JSON.stringify(example));
-    const rejected = await runCli(['packages', 'apply', broken], dataDir);
+    const rejected = await runCli(['packages', 'apply', broken], running.dataDir);
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('packages.0.quota_units');
-    expect(await inDatabase(server.url, counts)).toEqual(before);
+    expect(await inDatabase(running.url, counts)).toEqual(before);
   });
 
   let issued: Record<string, unknown>;
 
   it('keys create --json prints exactly the documented object, and only a hash is stored', async () => {
-    const result = ok(await runCli(['keys', 'create', '--package', 'starter', '--json'], dataDir));
+    const result = ok(await runCli(['keys', 'create', '--package', 'starter', '--json'], running.dataDir));
     issued = parseJsonOutput(result);
     expect(Object.keys(issued).sort()).toEqual(['id', 'key', 'package', 'package_version', 'prefix', 'remaining_units']);
     expect(issued).toEqual({
@@ -316,7 +323,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(key.startsWith(issued.prefix as string)).toBe(true);
     expect((issued.prefix as string).length).toBeLessThan(key.length - 16);
 
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       const { rows: columns } = await client.query<{ column_name: string }>(
         `SELECT column_name FROM information_schema.columns
           WHERE table_schema = 'public' AND table_name = 'api_keys' AND data_type IN ('text', 'character varying', 'character')`,
@@ -344,7 +351,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
   });
 
   it('keys list, topup and revoke work on that key; errors exit 1', async () => {
-    const listed = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: Record<string, unknown>[] };
+    const listed = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], running.dataDir))) as { keys: Record<string, unknown>[] };
     expect(listed.keys).toHaveLength(1);
     expect(listed.keys[0]).toMatchObject({
       id: issued.id,
@@ -357,36 +364,36 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(listed.keys[0]).not.toHaveProperty('key');
     expect(JSON.stringify(listed)).not.toContain(issued.key as string);
 
-    const topped = parseJsonOutput(ok(await runCli(['keys', 'topup', issued.id as string, '--units', '25', '--json'], dataDir)));
+    const topped = parseJsonOutput(ok(await runCli(['keys', 'topup', issued.id as string, '--units', '25', '--json'], running.dataDir)));
     expect(topped).toMatchObject({ id: issued.id, remaining_units: 1025 });
-    const human = ok(await runCli(['keys', 'topup', issued.id as string, '--units', '5'], dataDir));
+    const human = ok(await runCli(['keys', 'topup', issued.id as string, '--units', '5'], running.dataDir));
     expect(human.stdout.trim()).toBe(`${issued.id}: 1030 units remaining`);
 
-    const revoked = parseJsonOutput(ok(await runCli(['keys', 'revoke', issued.id as string, '--json'], dataDir)));
+    const revoked = parseJsonOutput(ok(await runCli(['keys', 'revoke', issued.id as string, '--json'], running.dataDir)));
     expect(revoked).toMatchObject({ id: issued.id, status: 'revoked', revoked_at: expect.any(String) });
-    const toppedRevoked = await runCli(['keys', 'topup', issued.id as string, '--units', '5', '--json'], dataDir);
+    const toppedRevoked = await runCli(['keys', 'topup', issued.id as string, '--units', '5', '--json'], running.dataDir);
     expect(toppedRevoked.code).toBe(1);
     expect(parseJsonOutput(toppedRevoked)).toMatchObject({
       error: { code: 'validation_error', details: { issues: [{ code: 'key_revoked' }] } },
     });
-    const activeOnly = parseJsonOutput(ok(await runCli(['keys', 'list', '--status', 'active', '--json'], dataDir)));
+    const activeOnly = parseJsonOutput(ok(await runCli(['keys', 'list', '--status', 'active', '--json'], running.dataDir)));
     expect(activeOnly).toEqual({ keys: [] });
 
-    const unknownPackage = await runCli(['keys', 'create', '--package', 'no-such-package', '--json'], dataDir);
+    const unknownPackage = await runCli(['keys', 'create', '--package', 'no-such-package', '--json'], running.dataDir);
     expect(unknownPackage.code).toBe(1);
     expect(parseJsonOutput(unknownPackage)).toMatchObject({ error: { code: 'not_found' } });
     expect(unknownPackage.stderr).toMatch(/No package "no-such-package"/);
     // In production (NODE_ENV=production, as here) it seals provider keys with the instances' secret: a placeholder is refused as the production command refuses it.
     const placeholder = 'CHANGE-ME-a-third-secret-32-characters-or-more';
-    const refused = await runCli(['keys', 'list', '--json'], dataDir, 90_000, { PROVIDER_KEYS_SECRET: placeholder });
+    const refused = await runCli(['keys', 'list', '--json'], running.dataDir, 90_000, { PROVIDER_KEYS_SECRET: placeholder });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('production mode refuses placeholder and guessable secrets: PROVIDER_KEYS_SECRET');
     expect(refused.stderr + refused.stdout).not.toContain(placeholder);
-    const unknownKey = await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], dataDir);
+    const unknownKey = await runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], running.dataDir);
     expect(unknownKey.code).toBe(1);
     expect(unknownKey.stderr).toMatch(/No API key/);
 
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       const { rows } = await client.query(`SELECT status, remaining_units FROM api_keys WHERE id = $1`, [issued.id]);
       expect(rows).toEqual([{ status: 'revoked', remaining_units: 1030 }]);
       const { rows: audit } = await client.query(`SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id`, [issued.id]);
@@ -395,10 +402,10 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
 
     // Without --limit every key is listed; with it, the newest n.
     for (const label of ['second', 'third'])
-      ok(await runCli(['keys', 'create', '--package', 'starter', '--label', label, '--json'], dataDir));
-    const all = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: { label: string | null }[] };
+      ok(await runCli(['keys', 'create', '--package', 'starter', '--label', label, '--json'], running.dataDir));
+    const all = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], running.dataDir))) as { keys: { label: string | null }[] };
     expect(all.keys.map((k) => k.label)).toEqual(['third', 'second', issued.label ?? null]);
-    const newest = parseJsonOutput(ok(await runCli(['keys', 'list', '--limit', '2', '--json'], dataDir))) as {
+    const newest = parseJsonOutput(ok(await runCli(['keys', 'list', '--limit', '2', '--json'], running.dataDir))) as {
       keys: { label: string | null }[];
     };
     expect(newest.keys.map((k) => k.label)).toEqual(['third', 'second']);
@@ -407,13 +414,16 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
   it('operators create stores a password hash, not the password; the first operator is an owner', async () => {
     const password = 'correct horse battery staple';
     const first = ok(
-      await runCli(['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'], dataDir),
+      await runCli(
+        ['operators', 'create', '--email', 'ops@example.com', '--password', password, '--name', 'Ops', '--json'],
+        running.dataDir,
+      ),
     );
     // --password still works, with a warning that the process list shows it.
     expect(first.stderr).toContain('warning: --password shows the password in the process list');
     const created = parseJsonOutput(first);
     expect(created).toMatchObject({ id: expect.any(String), email: 'ops@example.com', role: 'owner' });
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       const { rows } = await client.query(`SELECT email, name, password_hash, role FROM operators`);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ email: 'ops@example.com', name: 'Ops', role: 'owner' });
@@ -424,7 +434,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     const piped = ok(
       await runCli(
         ['operators', 'create', '--email', 'helper@example.com', '--role', 'admin', '--json'],
-        dataDir,
+        running.dataDir,
         90_000,
         {},
         'a piped long password\n',
@@ -432,66 +442,73 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     );
     expect(piped.stderr).not.toContain('warning');
     expect(parseJsonOutput(piped)).toMatchObject({ email: 'helper@example.com', role: 'admin' });
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       const { rows } = await client.query(`SELECT role FROM operators WHERE email = 'helper@example.com'`);
       expect(rows[0].role).toBe('admin');
     });
     const viewer = parseJsonOutput(
-      ok(await runCli(['operators', 'create', '--email', 'v@example.com', '--json'], dataDir, 90_000, {}, 'another long password')),
+      ok(await runCli(['operators', 'create', '--email', 'v@example.com', '--json'], running.dataDir, 90_000, {}, 'another long password')),
     );
     expect(viewer).toMatchObject({ role: 'viewer' }); // no --role after the first: read only
-    const badRole = await runCli(['operators', 'create', '--email', 'x@example.com', '--role', 'root', '--password', password], dataDir);
+    const badRole = await runCli(
+      ['operators', 'create', '--email', 'x@example.com', '--role', 'root', '--password', password],
+      running.dataDir,
+    );
     expect(badRole.code).not.toBe(0);
     expect(badRole.stderr).toContain('Allowed choices are viewer, admin, owner');
 
     // The last owner can be neither disabled nor demoted; with a second owner, either works.
-    const lastDisable = await runCli(['operators', 'disable', '--email', 'ops@example.com', '--json'], dataDir);
+    const lastDisable = await runCli(['operators', 'disable', '--email', 'ops@example.com', '--json'], running.dataDir);
     expect(lastDisable.code).toBe(1);
     expect(parseJsonOutput(lastDisable)).toMatchObject({
       error: { code: 'validation_error', details: { issues: [{ code: 'last_owner' }] } },
     });
-    const lastDemote = await runCli(['operators', 'set-role', '--email', 'ops@example.com', '--role', 'admin', '--json'], dataDir);
+    const lastDemote = await runCli(['operators', 'set-role', '--email', 'ops@example.com', '--role', 'admin', '--json'], running.dataDir);
     expect(lastDemote.code).toBe(1);
     expect(parseJsonOutput(lastDemote)).toMatchObject({ error: { details: { issues: [{ code: 'last_owner' }] } } });
     expect(
-      parseJsonOutput(ok(await runCli(['operators', 'set-role', '--email', 'helper@example.com', '--role', 'owner', '--json'], dataDir))),
+      parseJsonOutput(
+        ok(await runCli(['operators', 'set-role', '--email', 'helper@example.com', '--role', 'owner', '--json'], running.dataDir)),
+      ),
     ).toMatchObject({ email: 'helper@example.com', role: 'owner' });
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       const { rows } = await client.query(`SELECT action, before, after FROM audit_log WHERE action = 'operator.role'`);
       expect(rows).toEqual([{ action: 'operator.role', before: { role: 'admin' }, after: { email: 'helper@example.com', role: 'owner' } }]);
     });
 
-    const disabled = parseJsonOutput(ok(await runCli(['operators', 'disable', '--email', 'OPS@example.com', '--json'], dataDir)));
+    const disabled = parseJsonOutput(ok(await runCli(['operators', 'disable', '--email', 'OPS@example.com', '--json'], running.dataDir)));
     expect(disabled).toEqual({ id: (created as { id: string }).id, email: 'ops@example.com', disabled: true, sessions_ended: 0 });
-    await inDatabase(server.url, async (client) => {
+    await inDatabase(running.url, async (client) => {
       expect((await client.query(`SELECT disabled_at FROM operators WHERE email = 'ops@example.com'`)).rows[0].disabled_at).not.toBeNull();
     });
-    expect(parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], dataDir)))).toMatchObject({
+    expect(
+      parseJsonOutput(ok(await runCli(['operators', 'enable', '--email', 'ops@example.com', '--json'], running.dataDir))),
+    ).toMatchObject({
       disabled: false,
     });
-    const unknown = await runCli(['operators', 'disable', '--email', 'nobody@example.com', '--json'], dataDir);
+    const unknown = await runCli(['operators', 'disable', '--email', 'nobody@example.com', '--json'], running.dataDir);
     expect(unknown.code).not.toBe(0);
     expect(parseJsonOutput(unknown)).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it('says each problem with a refused operator once', async () => {
-    const one = await runCli(['operators', 'create', '--email', 'new-ops@example.com'], dataDir, 90_000, {}, 'short');
+    const one = await runCli(['operators', 'create', '--email', 'new-ops@example.com'], running.dataDir, 90_000, {}, 'short');
     expect(one.code).toBe(1);
     expect(one.stderr).toBe('error: password must be 12 to 200 characters\n');
-    const two = await runCli(['operators', 'create', '--email', 'not-an-address'], dataDir, 90_000, {}, 'short');
+    const two = await runCli(['operators', 'create', '--email', 'not-an-address'], running.dataDir, 90_000, {}, 'short');
     expect(two.code).toBe(1);
     expect(two.stderr).toBe('error: email must be an e-mail address\nerror: password must be 12 to 200 characters\n');
   });
 
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {
-    await inDatabase(server.url, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
-    const result = ok(await runCli(['keys', 'list', '--json'], dataDir));
+    await inDatabase(running.url, (client) => client.query(`UPDATE "_prisma_migrations" SET checksum = repeat('0', 64)`));
+    const result = ok(await runCli(['keys', 'list', '--json'], running.dataDir));
     expect((parseJsonOutput(result) as { keys: { id: string }[] }).keys.map((key) => key.id)).toContain(issued.id);
     expect(result.stderr).toMatch(/warning: migration \d+_\w+ was edited after it was applied/);
   });
 
   it('refuses a provider aimed at the service itself with one line, and says when an operation has no output cap', async () => {
-    const file = join(dataDir, 'guarded.json');
+    const file = join(running.dataDir, 'guarded.json');
     const write = (provider: Record<string, unknown>, operation: Record<string, unknown>) =>
       writeFileSync(
         file,
@@ -510,23 +527,23 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       );
     // The test above left an edited migration behind: its warning lines are not the answer.
     const answer = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '));
-    const before = await inDatabase(server.url, counts);
+    const before = await inDatabase(running.url, counts);
     write({ api_key_env: 'DATABASE_URL' }, { max_output_tokens: 100 });
-    const secret = await runCli(['packages', 'apply', file], dataDir);
+    const secret = await runCli(['packages', 'apply', file], running.dataDir);
     expect(secret.code).toBe(1);
     expect(answer(secret.stderr)).toEqual([
       expect.stringMatching(/^error: providers\.main\.api_key_env: DATABASE_URL is a variable the service itself reads/),
     ]);
     write({ base_url: 'http://169.254.169.254/' }, { max_output_tokens: 100 });
-    const metadata = await runCli(['packages', 'apply', file], dataDir);
+    const metadata = await runCli(['packages', 'apply', file], running.dataDir);
     expect(metadata.code).toBe(1);
     expect(answer(metadata.stderr)).toEqual([
       expect.stringMatching(/^error: providers\.main\.base_url: 169\.254\.169\.254 is a cloud metadata/),
     ]);
-    expect(await inDatabase(server.url, counts)).toEqual(before);
+    expect(await inDatabase(running.url, counts)).toEqual(before);
 
     write({ api_key_env: 'WGS_PROVIDER_KEY_MAIN_API_KEY' }, {});
-    const applied = ok(await runCli(['packages', 'apply', file], dataDir));
+    const applied = ok(await runCli(['packages', 'apply', file], running.dataDir));
     expect(applied.stderr).toContain(
       "notice: package guarded: text.generate has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum",
     );
@@ -536,16 +553,10 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
 
 // On a data dir of their own: the tests above count what their files wrote.
 describe('cli: what CONTRACT.md §7 allows and what a terminal must not be sent', { timeout: 120_000 }, () => {
-  let dataDir: string;
-  let server: EmbeddedDatabase;
-  beforeAll(async () => {
-    dataDir = freshDataDir();
-    server = await startEmbeddedPostgres({ dataDir });
-  });
-  afterAll(() => server?.stop());
+  const running = runningDataDir();
 
   it("applies CONTRACT.md §7's example packages file as written (its provider's key in MAIN_API_KEY)", async () => {
-    const example = join(dataDir, 'contract-example.json');
+    const example = join(running.dataDir, 'contract-example.json');
     writeFileSync(
       example,
       JSON.stringify({
@@ -574,23 +585,23 @@ describe('cli: what CONTRACT.md §7 allows and what a terminal must not be sent'
         ],
       }),
     );
-    ok(await runCli(['packages', 'apply', example], dataDir));
-    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'contract-starter', '--json'], dataDir)));
+    ok(await runCli(['packages', 'apply', example], running.dataDir));
+    const issued = parseJsonOutput(ok(await runCli(['keys', 'create', '--package', 'contract-starter', '--json'], running.dataDir)));
     expect(issued).toMatchObject({ package: 'contract-starter', package_version: 1, remaining_units: 1000 });
   });
 
   it('refuses a label with control characters (an escape code or a line break for the next `keys list`), issuing nothing', async () => {
-    ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
-    const before = await inDatabase(server.url, counts);
+    ok(await runCli(['packages', 'apply', EXAMPLE], running.dataDir));
+    const before = await inDatabase(running.url, counts);
     for (const label of ['a\u001b[31mb', 'first\nsecond']) {
-      const result = await runCli(['keys', 'create', '--package', 'text-only', '--label', label, '--json'], dataDir);
+      const result = await runCli(['keys', 'create', '--package', 'text-only', '--label', label, '--json'], running.dataDir);
       expect(result.code).toBe(1);
       expect(JSON.parse(result.stdout).error).toMatchObject({
         code: 'validation_error',
         message: expect.stringMatching(/^label must not contain control characters/),
       });
     }
-    expect(await inDatabase(server.url, counts)).toEqual(before);
+    expect(await inDatabase(running.url, counts)).toEqual(before);
   });
 });
 
