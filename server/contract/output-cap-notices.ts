@@ -11,11 +11,12 @@ export function outputCapNotice(operation: (typeof OUTPUT_CAPPED_OPERATIONS)[num
   return `${operation} has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum`;
 }
 
-/** One notice per text or code operation of the package that sets no `max_output_tokens`. */
+/** One notice per text or code operation of the package that sets no `max_output_tokens` and may call a provider (not `local` only). */
 export function outputCapNotices(definition: Pick<PackageDefinition, 'slug' | 'operations'>): string[] {
   return OUTPUT_CAPPED_OPERATIONS.flatMap((operation) => {
     const settings = definition.operations[operation];
     if (!settings || settings.max_output_tokens !== undefined) return [];
+    if ([settings.engine].flat().every((engine) => engine === 'local')) return [];
     return [`package ${definition.slug}: ${outputCapNotice(operation)}`];
   });
 }

@@ -82,25 +82,28 @@ describe('max_output_tokens reaches the provider', () => {
 });
 
 describe('packages apply says when an operation has no output cap', () => {
-  it('one notice per uncapped text or code operation; none for a capped one', async () => {
-    const file = parsePackagesFile({
-      packages: [
-        {
-          slug: 'caps-notice',
-          name: 'Caps notice',
-          quota_units: 10,
-          limits: { requests_per_minute: 10, concurrency: 1 },
-          operations: {
-            'text.generate': { engine: 'local', units: 1 },
-            'code.generate': { engine: 'local', units: 1, max_output_tokens: 500 },
-          },
-        },
-      ],
-    });
-    const result = await applyPackages(getPrisma(), CLI_ACTOR, file);
-    expect(result.notices).toEqual([
+  it('one notice per uncapped text or code operation that may call a provider; none for a capped or local-only one', async () => {
+    const definition = (operations: Record<string, unknown>) =>
+      parsePackagesFile({
+        providers: { capsnotice: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' } },
+        packages: [
+          { slug: 'caps-notice', name: 'Caps notice', quota_units: 10, limits: { requests_per_minute: 10, concurrency: 1 }, operations },
+        ],
+      });
+    const uncapped = await applyPackages(
+      getPrisma(),
+      CLI_ACTOR,
+      definition({
+        'text.generate': { engine: ['capsnotice:llama-3', 'local'], units: 1 },
+        'code.generate': { engine: 'capsnotice:llama-3', units: 1, max_output_tokens: 500 },
+      }),
+    );
+    expect(uncapped.notices).toEqual([
       "package caps-notice: text.generate has no output cap (max_output_tokens unset): each call may ask for the provider's own maximum",
     ]);
+    // The local engine calls no provider: nothing to cap.
+    const local = await applyPackages(getPrisma(), CLI_ACTOR, definition({ 'text.generate': { engine: 'local', units: 1 } }));
+    expect(local.notices).toEqual([]);
   });
 });
 

@@ -21,7 +21,7 @@ function form(values: Record<string, string>): FormData {
   }
   for (const operation of ['text.generate', 'code.generate', 'audio.transcribe']) {
     data.set(fieldName(operation, 'enabled'), 'on');
-    data.set(fieldName(operation, 'engine'), 'local');
+    data.set(fieldName(operation, 'engine'), values[fieldName(operation, 'engine')] ?? 'local');
     data.set(fieldName(operation, 'units'), '1');
   }
   return data;
@@ -44,11 +44,19 @@ describe('cost caps in the package form', () => {
     expect(definitionLabel('operations.audio.transcribe.max_input_seconds')).toBe('Longest input (seconds) (audio.transcribe)');
   });
 
-  it('an empty cap is no cap: accepted, with a notice for each uncapped text or code operation', () => {
-    const parsed = packageDefinitionSchema.parse(formToDefinition(form({ [fieldName('text.generate', 'max_output_tokens')]: ' ' })));
+  it('an empty cap is no cap: accepted, with a notice for each uncapped text or code operation a provider serves', () => {
+    const provider = {
+      [fieldName('text.generate', 'engine')]: 'main:gpt-4.1-mini',
+      [fieldName('code.generate', 'engine')]: 'main:gpt-4.1-mini',
+    };
+    const parsed = packageDefinitionSchema.parse(
+      formToDefinition(form({ ...provider, [fieldName('text.generate', 'max_output_tokens')]: ' ' })),
+    );
     expect(parsed.operations['text.generate']).not.toHaveProperty('max_output_tokens');
     expect(outputCapNotices(parsed)).toHaveLength(2);
     expect(outputCapNotices(parsed)[0]).toMatch(/^package caps: text\.generate has no output cap/);
+    // The local engine calls no provider: nothing to cap.
+    expect(outputCapNotices(packageDefinitionSchema.parse(formToDefinition(form({}))))).toEqual([]);
   });
 
   it('refuses a cap that is no whole number of at least 1', () => {
