@@ -171,3 +171,19 @@ export function markDeadline(signal: AbortSignal, at: number): AbortSignal {
 export function deadlineOf(signal: AbortSignal | undefined): number | undefined {
   return (signal as (AbortSignal & { [DEADLINE]?: number }) | undefined)?.[DEADLINE];
 }
+
+const LATER_ENGINE = Symbol('wgs.laterEngine');
+
+/**
+ * Marks a request's signal, before each engine of its list is called (call-engine.ts, one at a
+ * time), with whether a later engine remains: a retry then leaves a provider that did not answer
+ * in time to that engine (server/providers/retry.ts).
+ */
+export function markLaterEngine(signal: AbortSignal, remains: boolean): void {
+  (signal as AbortSignal & { [LATER_ENGINE]?: boolean })[LATER_ENGINE] = remains;
+}
+
+/** Whether a later engine of the request's list remains after the one being called. */
+export function laterEngineRemains(signal: AbortSignal | undefined): boolean {
+  return (signal as (AbortSignal & { [LATER_ENGINE]?: boolean }) | undefined)?.[LATER_ENGINE] === true;
+}

@@ -1,4 +1,4 @@
-import { isRetryable, retryAfterMsOf } from './failure';
+import { failureKindOf, isRetryable, retryAfterMsOf } from './failure';
 
 // The gate's own bounded retry of one provider call (text and code, which call the SDK model's
 // doGenerate directly): up to `maxRetries` more attempts after a failure one more attempt may
@@ -14,6 +14,12 @@ export interface RetryOptions {
   signal?: AbortSignal;
   /** When the request's deadline fires (epoch ms); undefined: unknown, waits are bounded by MAX_WAIT_MS. */
   deadline?: number;
+  /**
+   * A later engine of the request's list remains: an attempt that timed out is not retried, the
+   * next engine is called at once. A hanging provider retried would spend the request's time
+   * (PROVIDER_TIMEOUT_MS an attempt) that the fallback needs.
+   */
+  laterEngine?: boolean;
 }
 
 export interface RetryClock {
@@ -59,6 +65,7 @@ export function backoffMs(retry: number, random: number): number {
  */
 export function nextWaitMs(error: unknown, retry: number, options: RetryOptions, clock: RetryClock): number | undefined {
   if (retry >= options.maxRetries || options.signal?.aborted || !isRetryable(error)) return undefined;
+  if (options.laterEngine && failureKindOf(error) === 'timeout') return undefined;
   const now = clock.now();
   const asked = retryAfterMsOf(error, now);
   const wait = asked ?? backoffMs(retry, clock.random());

@@ -72,6 +72,19 @@ describe('withRetries', () => {
     expect(clock.waits).toEqual([]);
   });
 
+  it('with a later engine in the list, a timed-out attempt is left to it at once; other failures are still tried again', async () => {
+    const hang = flaky([attemptTimeout(), attemptTimeout()]);
+    await expect(withRetries(hang.attempt, { maxRetries: 2, laterEngine: true }, fakeClock())).rejects.toBeInstanceOf(DOMException);
+    expect(hang.calls()).toBe(1);
+    const busy = flaky([httpError(503), connectionError()]);
+    expect(await withRetries(busy.attempt, { maxRetries: 2, laterEngine: true }, fakeClock())).toBe('ok');
+    expect(busy.calls()).toBe(3);
+    // The last (or only) engine of a list still tries a timed-out call again.
+    const sole = flaky([attemptTimeout(), attemptTimeout()]);
+    expect(await withRetries(sole.attempt, { maxRetries: 2 }, fakeClock())).toBe('ok');
+    expect(sole.calls()).toBe(3);
+  });
+
   it('a malformed answer is not tried again; maxRetries 0 means one attempt', async () => {
     const malformed = Object.assign(new Error('bad'), { name: 'AI_JSONParseError' });
     const first = flaky([malformed]);

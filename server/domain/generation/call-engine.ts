@@ -1,5 +1,11 @@
 import type { SqlDb } from '../../db/client';
-import { ProviderUnavailableError, type Engine, type ProviderFailureKind, type ProviderUsage } from '../../providers/engine';
+import {
+  markLaterEngine,
+  ProviderUnavailableError,
+  type Engine,
+  type ProviderFailureKind,
+  type ProviderUsage,
+} from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { resolveEngine } from '../providers/resolve-engine';
 import { countFallback, countProviderCost } from '../../observability/metrics';
@@ -127,6 +133,7 @@ async function callInOrder<T>(
     try {
       engine = await resolveEngine(name);
       const resolved = engine;
+      if (options.signal) markLaterEngine(options.signal, laterEngineRemains);
       const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }));
       report.answered = name;
       meter(report, name, await priceAnswer(engine, result, options.estimate));

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { deadlineOf, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
+import { deadlineOf, laterEngineRemains, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
 import { withRetries } from '../retry';
 import type { Prompt } from './prompts';
 
@@ -50,7 +50,12 @@ function callOptions(call: LanguageCall): LanguageModelV3CallOptions {
   };
 }
 
-const retryOptions = (call: LanguageCall) => ({ maxRetries: call.maxRetries, signal: call.signal, deadline: deadlineOf(call.signal) });
+const retryOptions = (call: LanguageCall) => ({
+  maxRetries: call.maxRetries,
+  signal: call.signal,
+  deadline: deadlineOf(call.signal),
+  laterEngine: laterEngineRemains(call.signal),
+});
 
 function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'usage'>): GenerationMeta {
   return {
