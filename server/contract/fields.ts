@@ -92,8 +92,12 @@ export const timestamp = z.string().meta({ format: 'date-time', example: '2026-1
 // C0 and C1 controls (tab and newline included) and DEL; the bidirectional embeddings, overrides
 // and isolates (U+202A..U+202E, U+2066..U+2069) and marks (U+200E, U+200F, U+061C), which make a
 // name display as something else ("invoice\u202Efdp.exe" reads as "invoiceexe.pdf").
-const UNSAFE_NAME_CHARACTERS = '\\u0001-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+const CONTROLS = '\\u0001-\\u001F\\u007F-\\u009F';
+const UNSAFE_NAME_CHARACTERS = `${CONTROLS}\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069`;
 const UNSAFE_NAME = new RegExp(`[${UNSAFE_NAME_CHARACTERS}]`, 'u'); // U+0000: text() already refuses it
+
+/** Any control character (U+0000 too): text that reaches a terminal (a key's label in `keys list`) holds none. */
+export const CONTROL_CHARACTERS = new RegExp(`[\\u0000${CONTROLS}]`, 'u');
 
 /** A file name shown back to people: `text` without control or bidirectional-formatting characters. */
 export function fileName(min: number, max: number) {

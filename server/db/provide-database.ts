@@ -87,8 +87,9 @@ const NO_ANSWER = /connection timeout|timeout expired/i;
 function namingDatabaseUrl(error: unknown, url: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (!CONNECTION_CODES.has(String(code)) && !NO_ANSWER.test(message)) return error;
-  const reason = NO_ANSWER.test(message) ? `no answer within ${CONNECTION_WAIT_MS / 1000} s (${message})` : message;
+  const silent = NO_ANSWER.test(message);
+  if (!CONNECTION_CODES.has(String(code)) && !silent) return error;
+  const reason = silent ? `no answer within ${CONNECTION_WAIT_MS / 1000} s (${message})` : message;
   return new Error(`DATABASE_URL: cannot use the database at ${whereItPoints(url)}: ${reason}`, { cause: error });
 }
 

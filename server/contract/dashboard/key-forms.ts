@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { CONTROL_CHARACTERS } from '../fields';
 import { PG_INTEGER_MAX } from '../pg-integer';
 import { usageDay } from './usage-filters';
 
-/** Control characters: a label is shown in terminals (the CLI's `keys list`) and pages, never as escape codes or extra lines. */
-export const CONTROL_CHARACTERS = /\p{Cc}/u;
+/** A label is shown in terminals (the CLI's `keys list`) and pages, never as escape codes or extra lines. */
 const keyLabel = z
   .string()
   .trim()

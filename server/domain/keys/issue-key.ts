@@ -3,7 +3,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
-import { CONTROL_CHARACTERS } from '../../contract/dashboard/key-forms';
+import { CONTROL_CHARACTERS } from '../../contract/fields';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
 
 export interface IssueKeyInput {
