@@ -14,6 +14,7 @@ const alias = { '@wgs/server': `${root}server/exports`, '@': root };
  */
 export const PRODUCT_FILES = [
   'tests/integration/address-controls.test.ts',
+  'tests/integration/auth-failures-shared.test.ts',
   'tests/integration/connection-cap.test.ts',
   'tests/integration/container-image.test.ts',
   'tests/integration/direct-path-parity.test.ts',

@@ -8,7 +8,7 @@ import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, succeeded, throttleKeys } fr
 // instance, sign-in-throttle.ts) per account at the client's address and per address: a growing
 // delay that slows the guesser's address, never the operator signing in from their own. Over
 // either, nothing is checked. A successful sign-in gives its attempt back. A failed one also
-// counts towards the address's failed authentications, the one count per process that /v1 and
+// counts towards the address's failed authentications, the one count that /v1 and
 // the portal's sign-in share (domain/rate-limit/auth-failures.ts): past it, nothing is checked either.
 
 export class SignInRateLimited extends Error {
@@ -50,7 +50,7 @@ export async function authorizeOperator(
   const { verify } = await import('@node-rs/argon2');
   const valid = await verify(operator?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
   if (!operator || !valid || operator.disabledAt) {
-    noteFailedAuthentication(clientAddress);
+    await noteFailedAuthentication(clientAddress);
     return null;
   }
 

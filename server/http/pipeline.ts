@@ -63,7 +63,7 @@ async function authenticate(request: Request, connection: Connection | undefined
   try {
     return await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
   } catch (error) {
-    if (isApiError(error) && error.code === 'invalid_api_key') noteFailedAuthentication(address);
+    if (isApiError(error) && error.code === 'invalid_api_key') await noteFailedAuthentication(address);
     throw error;
   }
 }

@@ -1,4 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
@@ -8,6 +7,7 @@ import { redisWindowStore } from '@/server/domain/rate-limit/sliding-window';
 import { getSqlDb } from '@/server/db/client';
 import { freePort } from '@/server/db/free-port';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
+import { RedisServer } from './support/redis-server';
 import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow } from '../helpers/sliding-window-edge';
 
 // REDIS_URL set: the requests-per-minute counts live in Redis (a real redis-server on
@@ -15,50 +15,22 @@ import { expectExactUnderRace, expectSlidingAcrossEdge, expectWaitWithinWindow }
 // requests with 503 (fail closed), charging nothing.
 
 const TEXT = '/v1/text/generate';
-let port: number;
-let server: ChildProcess | undefined;
+let redis: RedisServer;
 let admin: Redis;
 
-async function startRedis(): Promise<void> {
-  const found = spawnSync('redis-server', ['--version']);
-  if (found.error) throw new Error('redis-server is needed by this test: apt-get install -y redis-server (.ci/run does)');
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-  });
-}
-
-async function stopRedis(): Promise<void> {
-  const child = server;
-  server = undefined;
-  if (!child || child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
 beforeAll(async () => {
-  port = await freePort();
-  await startRedis();
-  process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
+  redis = new RedisServer(await freePort());
+  await redis.start();
+  process.env.REDIS_URL = redis.url;
   resetConfigForTests();
-  admin = new Redis(port, '127.0.0.1');
+  admin = new Redis(redis.port, '127.0.0.1');
   admin.on('error', () => {}); // Redis is stopped on purpose below; ioredis reconnects by itself
 });
 
 afterAll(async () => {
   admin.disconnect();
   await disconnectDb();
-  await stopRedis();
+  await redis.stop();
   delete process.env.REDIS_URL;
   resetConfigForTests();
 });
@@ -85,7 +57,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
   });
 
   it("a sliding window: across a window's edge, two instances (two connections) never take more than the limit in any 60 s", async () => {
-    const other = new Redis(port, '127.0.0.1');
+    const other = new Redis(redis.port, '127.0.0.1');
     try {
       await expectSlidingAcrossEdge(redisWindowStore(admin), redisWindowStore(other));
       await expectExactUnderRace(redisWindowStore(admin), redisWindowStore(other));
@@ -129,7 +101,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
   it('Redis down: 503 with Retry-After, nothing charged, the key free; back up: served again', async () => {
     const { key, id } = await createTestKey({ rpm: 100, quota: 10 });
     expect((await call(api, TEXT, { input: 'before' }, { key })).status).toBe(200);
-    await stopRedis();
+    await redis.stop();
 
     const idempotencyKey = newIdempotencyKey();
     const down = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });
@@ -137,7 +109,7 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await remainingUnits(id)).toBe(9);
 
-    await startRedis();
+    await redis.start();
     let again = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });
     for (let attempt = 0; again.status === 503 && attempt < 20; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 250)); // the client reconnects by itself

@@ -43,7 +43,7 @@ export async function signInWithKey(
     ? await db.apiKey.findUnique({ where: { hash: keyHash }, select: { id: true, status: true, expiresAt: true } })
     : null;
   if (!keyHash || !key || !usable(key, now)) {
-    noteFailedAuthentication(input.address, now.getTime());
+    await noteFailedAuthentication(input.address, now.getTime());
     throw new ApiError('invalid_api_key');
   }
   const token = randomBytes(32).toString('base64url');

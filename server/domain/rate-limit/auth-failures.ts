@@ -1,15 +1,23 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { getConfig } from '../../config';
+import { getRedis } from '../../db/redis';
 import { ApiError } from '../errors';
 import { waitSeconds } from './request-rate';
+import { redisWindowStore } from './sliding-window';
 
-// Failed authentications per client address, counted in this instance's memory: a refused
-// address costs no database query or write (a flood of bad keys must not become load on the
-// database), and a 401 stays free of writes. The count is a sliding window of 60 s in one-second
-// buckets, each leaving the window 60 s after its latest failure, like the per-key limit; each instance counts its own, so N instances let at most N
-// times the limit through (the key space, ~238 bits, is the real defence; this bounds the cost).
-// IPv6 addresses count per /64, the block one client usually holds. A loopback address is not
-// counted: it is the host itself or a proxy on it (without TRUST_PROXY), whose requests are every
-// client's, so counting them would let one client's bad keys lock every customer out.
+// Failed authentications per client address. Refusing an address costs no query: each instance
+// keeps its count in memory (a flood of bad keys must not become load on the database), and a
+// 401 stays free of database writes. The count is a sliding window of 60 s in one-second buckets,
+// each leaving the window 60 s after its latest failure, like the per-key limit. With REDIS_URL
+// every failure is also counted in Redis, shared by all instances, and an instance whose failure
+// finds that count at the limit refuses the address until it frees: across N instances at most
+// N - 1 more than the limit get through (each learns of the shared count at its own next failure,
+// which keeps the refusal free of queries). Without Redis each instance counts only its own, so N
+// instances let at most N times the limit through (the key space, ~238 bits, is the real defence;
+// this bounds the cost). IPv6 addresses count per /64, the block one client usually holds. A
+// loopback address is not counted: it is the host itself or a proxy on it (without TRUST_PROXY),
+// whose requests are every client's, so counting them would let one client's bad keys lock every
+// customer out.
 
 const WINDOW_SECONDS = 60;
 const MAX_ADDRESSES = 100_000;
@@ -22,6 +30,8 @@ interface Buckets {
 }
 
 const failures = new Map<string, Buckets>();
+/** Addresses the shared count found at the limit: refused here until the epoch ms given. */
+const sharedRefusals = new Map<string, number>();
 
 /** The unit an address is counted under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64; loopback none. */
 export function addressGroup(address: string): string | undefined {
@@ -56,23 +66,41 @@ function live(group: string, nowMs: number): Buckets | undefined {
 /** Step 0, before any key lookup: 429 with Retry-After for an address past its failures. */
 export function refuseFailingAddress(address: string, limit: number, nowMs = Date.now()): void {
   const group = addressGroup(address);
-  const buckets = group && live(group, nowMs);
+  if (!group) return;
+  const sharedUntil = sharedRefusals.get(group);
+  if (sharedUntil !== undefined) {
+    if (sharedUntil > nowMs) throw tooManyFailures(limit, waitSeconds(sharedUntil - nowMs, WINDOW_SECONDS));
+    sharedRefusals.delete(group);
+  }
+  const buckets = live(group, nowMs);
   if (!buckets) return;
   let total = buckets.counts.reduce((sum, count) => sum + count, 0);
   if (total < limit) return;
   let i = 0;
   while (total >= limit && i < buckets.counts.length) total -= buckets.counts[i++]!;
-  const retryAfter = waitSeconds(buckets.latest[i - 1]! + WINDOW_SECONDS * 1000 - nowMs, WINDOW_SECONDS);
-  throw new ApiError('rate_limited', {
+  throw tooManyFailures(limit, waitSeconds(buckets.latest[i - 1]! + WINDOW_SECONDS * 1000 - nowMs, WINDOW_SECONDS));
+}
+
+function tooManyFailures(limit: number, retryAfter: number): ApiError {
+  return new ApiError('rate_limited', {
     message: `Too many failed authentications from this address (${limit} per minute). Retry later.`,
     retryAfter,
   });
 }
 
-/** Counts a failed authentication of the address (one that cannot be told apart is not counted). */
-export function noteFailedAuthentication(address: string, nowMs = Date.now()): void {
+/**
+ * Counts a failed authentication of the address (one that cannot be told apart is not counted):
+ * in this instance at once, and with REDIS_URL in the count all instances share.
+ */
+export async function noteFailedAuthentication(address: string, nowMs = Date.now()): Promise<void> {
   const group = addressGroup(address);
   if (!group) return;
+  countHere(group, nowMs);
+  const redis = getRedis();
+  if (redis) await countShared(redis, group);
+}
+
+function countHere(group: string, nowMs: number): void {
   const second = Math.floor(nowMs / 1000);
   const buckets = live(group, nowMs);
   if (!buckets) {
@@ -91,6 +119,20 @@ export function noteFailedAuthentication(address: string, nowMs = Date.now()): v
   }
 }
 
+/** Counts the failure where every instance sees it; at the limit, this instance refuses the address until it frees. */
+async function countShared(redis: NonNullable<ReturnType<typeof getRedis>>, group: string): Promise<void> {
+  const limit = getConfig().AUTH_FAILURES_PER_MINUTE;
+  try {
+    const hit = await redisWindowStore(redis).take(`auth-failures:${group}`, limit, WINDOW_SECONDS);
+    if (hit.allowed && hit.used < limit) return;
+    if (sharedRefusals.size >= MAX_ADDRESSES) sharedRefusals.delete(sharedRefusals.keys().next().value!);
+    sharedRefusals.set(group, Date.now() + hit.waitMs);
+  } catch {
+    // Redis unavailable: this instance's own count still limits the address.
+  }
+}
+
 export function clearAuthFailures(): void {
   failures.clear();
+  sharedRefusals.clear();
 }
