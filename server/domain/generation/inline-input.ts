@@ -1,4 +1,5 @@
-import { ACCEPTED_MIME_TYPES, mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
+import { UPLOAD_MIME_TYPES } from '../../contract/values';
+import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 
@@ -32,9 +33,14 @@ export async function checkInlineInput(
   }
   if (file.bytes.length === 0) throw refused(path, 'empty_file', `${path}: the file is empty.`);
   const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
-  // A part that names no type of its own (a client's generic octet-stream) is taken for what its bytes are.
-  const mimeType = UNTYPED.has(file.mimeType) ? (sniffed ?? file.mimeType) : file.mimeType;
-  const accepted = ACCEPTED_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));
+  const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
+  const accepted = UPLOAD_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));
+  // A part that names no type of its own (a client's generic octet-stream) is taken for what its
+  // bytes are, and so is one that names another spelling of their format (audio/wave, audio/mp3).
+  const mimeType =
+    UNTYPED.has(declared) || (!(accepted as readonly string[]).includes(declared) && mimeMatchesDeclared(declared, sniffed))
+      ? (sniffed ?? declared)
+      : declared;
   if (!(accepted as readonly string[]).includes(mimeType)) {
     throw refused(path, 'unsupported_media_type', `${path}: the file's type ${mimeType || '(none)'} is not one of ${accepted.join(', ')}.`);
   }

@@ -133,6 +133,11 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const recorded = (withSilence.length - 44) / wav.readUInt32LE(28); // the local engine's WAV: a 44-byte header, then PCM
     expect(transcript.duration).toBeCloseTo(recorded, 1);
     expect(transcript.segments!.at(-1)!.end).toBeLessThan(recorded - 0.5);
+    // Python's mimetypes (so its SDK) names a .wav audio/x-wav, which uploads take; other spellings of the format are taken too.
+    for (const type of ['audio/x-wav', 'audio/wave']) {
+      const again = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(wav, 'speech.wav', { type }) });
+      expect(typeof again.text).toBe('string');
+    }
   });
 
   it('runs a video job and serves its content', async () => {
