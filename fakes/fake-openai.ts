@@ -6,8 +6,9 @@ import type { AddressInfo, Socket } from 'node:net';
 // request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
 // word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words. Usage is
 // reported as OpenAI does (a stream's only when `stream_options.include_usage` asks), or never
-// (`setReportsUsage(false)`, as some OpenAI-compatible servers). `setPlanOf` lets a caller
-// (npm run chaos) choose the mode and reply of each call itself.
+// (`setReportsUsage(false)`, as some OpenAI-compatible servers). A word counts as a token: an answer
+// longer than the request's max_tokens (or max_completion_tokens) stops there, its finish reason
+// 'length'. `setPlanOf` lets a caller (npm run chaos) choose the mode and reply of each call itself.
 
 export type FakeMode =
   | { kind: 'ok' }
@@ -67,13 +68,13 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string, withUsage: boolean) {
+function completion(model: string, content: string, withUsage: boolean, finish = 'stop') {
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finish }],
     ...(withUsage ? { usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } } : {}),
   };
 }
@@ -142,12 +143,18 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     const current = plan?.mode ?? mode;
     const model = (body as { model?: string })?.model ?? 'unknown';
     const wantsJson = (body as { response_format?: { type?: string } })?.response_format?.type === 'json_object';
-    const content =
+    const whole =
       plan?.reply ??
       reply ??
       (wantsJson
         ? JSON.stringify({ code: 'export const answer = 42;', explanation: 'A constant holding the answer.' })
         : `fake answer from ${model}`);
+    // A word is a token here: an answer longer than the request's cap stops at it, as 'length'.
+    const { max_tokens, max_completion_tokens } = (body ?? {}) as { max_tokens?: unknown; max_completion_tokens?: unknown };
+    const cap = max_completion_tokens ?? max_tokens;
+    const cutAtCap = typeof cap === 'number' && cap < wordsOf(whole).length;
+    const content = cutAtCap ? wordsOf(whole).slice(0, cap).join('') : whole;
+    const finish = cutAtCap ? 'length' : 'stop';
 
     const streamed = (body as { stream?: unknown })?.stream === true;
     const cutStream = current.kind === 'break' || current.kind === 'stall' || current.kind === 'truncate';
@@ -183,7 +190,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       }
       const asked = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
       const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
-      response.write(chunk(model, {}, 'stop', reportsUsage && asked ? usage : undefined));
+      response.write(chunk(model, {}, finish, reportsUsage && asked ? usage : undefined));
       ended = true;
       streamsFinished++;
       response.end('data: [DONE]\n\n');
@@ -199,11 +206,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (current.kind === 'slow' || current.kind === 'drip') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(completion(model, content, reportsUsage)));
+        response.end(JSON.stringify(completion(model, content, reportsUsage, finish)));
         return;
       }
       case 'truncate': {
-        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage)));
+        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage, finish)));
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
         response.write(whole.subarray(0, Math.floor(whole.length / 2)));
         response.destroy();

@@ -10,4 +10,6 @@ export interface EngineReport {
   answered?: string;
   /** What the engines that answered reported using, and its cost (added up over fallbacks). */
   metering?: Metering;
+  /** Why the engine that answered a text or code call stopped, as the AI SDK unifies it ('stop', 'length', ...); none for `local`. */
+  finishReason?: string;
 }

@@ -3,6 +3,7 @@ import {
   markLaterEngine,
   ProviderUnavailableError,
   type Engine,
+  type GenerationMeta,
   type ProviderFailureKind,
   type ProviderUsage,
 } from '../../providers/engine';
@@ -136,6 +137,8 @@ async function callInOrder<T>(
       if (options.signal) markLaterEngine(options.signal, laterEngineRemains);
       const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }));
       report.answered = name;
+      const finishReason = (result as GenerationMeta | null)?.finishReason;
+      if (finishReason) report.finishReason = finishReason;
       meter(report, name, await priceAnswer(engine, result, options.estimate));
       if (provider) await recordProviderSuccess(db, provider);
       return result;

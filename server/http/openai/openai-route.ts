@@ -85,6 +85,14 @@ async function prepare<P>(translation: Translation<P>, ctx: RouteContext): Promi
   return translation.steps.prepare(parseV1Body(translation.steps.schema, translation.v1Body ?? {}) as never, ctx);
 }
 
+/** A retry the SDK sent without an Idempotency-Key hears of the call it retries, not of a key it never sent. */
+function toKeylessCaller(error: unknown, sentKey: string | undefined): unknown {
+  if (sentKey !== undefined || !isApiError(error) || error.code !== 'idempotency_key_in_use') return error;
+  const { details, retryAfter, headers, cause } = error;
+  const message = 'The call this request retries is still running. Retry shortly: it runs once, and its answer is given again.';
+  return new ApiError('idempotency_key_in_use', { message, details, retryAfter, headers, cause });
+}
+
 function withHeaders(response: Response, headers: Record<string, string>): Response {
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
@@ -96,9 +104,10 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
     const requestId = newRequestId();
     let reservation: OpenReservation | undefined;
     let translation: Translation<unknown> | undefined;
+    let sentKey: string | undefined;
     try {
       const ctx = await routeContext(request, requestId, call);
-      const sentKey = sentIdempotencyKey(ctx);
+      sentKey = sentIdempotencyKey(ctx);
       translation = await spec.translate(await spec.read(request, ctx.key), ctx);
       const prepared = await prepare(translation, ctx);
       const billing = await openAIBillingRequest(ctx, sentKey, translation.fingerprinted, translation.steps.charge?.(prepared, ctx));
@@ -116,7 +125,7 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       return withHeaders(await translation.respond(settled.body, ctx), headers);
     } catch (error) {
       await reservation?.abandon();
-      const response = toOpenAIErrorResponse(renamed(error, translation?.params), requestId, call.record);
+      const response = toOpenAIErrorResponse(renamed(toKeylessCaller(error, sentKey), translation?.params), requestId, call.record);
       return reservation ? withHeaders(response, rateHeadersOf(reservation.rate)) : response; // its point is kept
     }
   }

@@ -87,7 +87,10 @@ describe('SDK retries without an Idempotency-Key', () => {
     const early = await call('1');
     expect(early.status).toBe(409);
     expect(early.headers.get('x-should-retry')).toBe('true');
-    expect((await early.json()).error.code).toBe('idempotency_key_in_use');
+    const refused = (await early.json()).error;
+    expect(refused.code).toBe('idempotency_key_in_use');
+    expect(refused.message, 'no word of a key this caller never sent').not.toContain('Idempotency-Key');
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const answered = await (await running).json();
     const late = await call('2');
     expect(late.status).toBe(200);
@@ -259,5 +262,30 @@ describe('errors as the SDK raises them', () => {
       expect((refused.error as { message: string }).message, what).toMatch(message);
     }
     expect(await books(setup.database.url, id)).toMatchObject({ remaining: 1000, captured: 0 });
+  });
+});
+
+describe("the provider's finish reason", () => {
+  it("an answer cut at max_tokens says finish_reason 'length', as JSON, as a stream and in a replay; a whole one 'stop'", async () => {
+    const { key } = await fakeEngineKey();
+    fake.reset();
+    fake.setReply('One two three four five.');
+    const { client } = sdk(setup.product.base, key);
+    const cut = await client.chat.completions.create({ model: 'text.generate', messages, max_tokens: 2 });
+    expect(cut.choices[0]!.finish_reason).toBe('length');
+    expect(cut.choices[0]!.message.content).toBe('One two ');
+    const whole = await client.chat.completions.create({ model: 'text.generate', messages });
+    expect(whole.choices[0]!.finish_reason).toBe('stop');
+
+    const options = { headers: { 'Idempotency-Key': 'finish-length-1' } };
+    const lastFinish = async () => {
+      const stream = await client.chat.completions.create({ model: 'text.generate', messages, max_tokens: 3, stream: true }, options);
+      const reasons: (string | null)[] = [];
+      for await (const chunk of stream) reasons.push(chunk.choices[0]?.finish_reason ?? null);
+      return reasons.at(-1);
+    };
+    expect(await lastFinish()).toBe('length');
+    expect(await lastFinish(), 'the replay keeps it').toBe('length');
+    expect(fake.callCount).toBe(3);
   });
 });

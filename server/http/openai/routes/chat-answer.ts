@@ -10,12 +10,18 @@ import type { ChatUsage } from './chat-tokens';
 // with the units it charged; a replay asked as a stream gets the stored completion as one piece,
 // under the stored completion's id, as a JSON replay does.
 
+/** OpenAI's finish reasons, by the AI SDK's unified ones; any other (an error, 'other', none: `local`) is 'stop'. */
+const FINISH_REASONS: Record<string, ChatFinishReason> = { length: 'length', 'content-filter': 'content_filter' };
+type ChatFinishReason = 'stop' | 'length' | 'content_filter';
+
+export const chatFinishReason = (unified: string | undefined): ChatFinishReason => (unified && FINISH_REASONS[unified]) || 'stop';
+
 export interface ChatCompletion {
   id: string;
   object: 'chat.completion';
   created: number;
   model: string;
-  choices: { index: 0; message: { role: 'assistant'; content: string; refusal: null }; logprobs: null; finish_reason: 'stop' }[];
+  choices: { index: 0; message: { role: 'assistant'; content: string; refusal: null }; logprobs: null; finish_reason: ChatFinishReason }[];
   usage: ChatUsage;
 }
 
@@ -44,20 +50,21 @@ export function chatAnswer(call: { id: string; model: string; includeUsage: bool
     },
     finish(stored) {
       const { completion } = JSON.parse(stored) as StoredChat;
-      const done = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]);
+      const done = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: completion.choices[0]!.finish_reason }]);
       return call.includeUsage ? [done, chunk([], { usage: completion.usage })] : [done];
     },
   };
   return {
     chunks,
-    render: (usage: () => ChatUsage) => (result: GenerationResult) => {
+    /** `usage` and `finishReason` are read once the call has answered. */
+    render: (usage: () => ChatUsage, finishReason: () => ChatFinishReason) => (result: GenerationResult) => {
       const message = { role: 'assistant' as const, content: contentOf(result.output), refusal: null };
       const completion: ChatCompletion = {
         id: call.id,
         object: 'chat.completion',
         created,
         model: call.model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
+        choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason() }],
         usage: usage(),
       };
       return JSON.stringify({ completion, units: result.usage } satisfies StoredChat);

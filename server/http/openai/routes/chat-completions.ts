@@ -10,7 +10,7 @@ import { OpenAIParams } from '../openai-params';
 import { readJsonBody } from '../openai-request';
 import { defineOpenAIPostRoute, parseV1Body, type Translation } from '../openai-route';
 import { chatPrompt, promptChars, type ChatPrompt } from './chat-messages';
-import { chatAnswer } from './chat-answer';
+import { chatAnswer, chatFinishReason } from './chat-answer';
 import { chatUsageOf, withTokenEstimate } from './chat-tokens';
 
 // POST /openai/v1/chat/completions: text.generate or code.generate, by model, as their /v1 routes
@@ -106,7 +106,10 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
   const shared = {
     fingerprinted: body,
     params: { input: 'messages', context: 'messages', output_format: 'response_format' },
-    render: answer.render(() => chatUsageOf(seen.engines)),
+    render: answer.render(
+      () => chatUsageOf(seen.engines),
+      () => chatFinishReason(seen.engines?.finishReason),
+    ),
     respond: (stored: string, _ctx: RouteContext, ended?: ApiError) => answer.respond(stored, ctx.requestId, chat.stream, ended),
   };
   if (chat.model.operation === 'text.generate') {
