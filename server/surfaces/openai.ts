@@ -4,6 +4,7 @@ import { audioSpeechOpenAIRoute, imagesGenerationsRoute } from '../http/openai/r
 import { getModelRoute, listModelsRoute } from '../http/openai/routes/models';
 import { audioTranscriptionsRoute } from '../http/openai/routes/transcriptions';
 import { createVideoRoute, getVideoContentRoute, getVideoRoute } from '../http/openai/routes/videos';
+import { ApiError } from '../domain/errors';
 import type { RouteSpec } from '../http/route-doc';
 import type { Surface } from './surface';
 
@@ -27,4 +28,9 @@ export const openaiSurface: Surface = {
   prefix: '/openai/v1',
   routes: OPENAI_ROUTES,
   answerError: toOpenAIErrorResponse,
+  // OpenAI's other APIs (embeddings, responses, moderations, ...) are named as refused, not just unknown.
+  unknownPath: (method, path) =>
+    new ApiError('not_found', {
+      message: `${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path} is not served by this surface: docs/openai-compatible.md lists what is.`,
+    }),
 };

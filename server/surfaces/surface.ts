@@ -18,6 +18,8 @@ export interface Surface {
   routes: readonly RouteSpec[];
   /** An error the app answers itself (404, 405), in the surface's format; notes its code in `record`. */
   answerError(error: ApiError, requestId: string, record: RequestRecord): Response;
+  /** The 404 of a path it does not have, when it says more than the catalog's. */
+  unknownPath?(method: string, path: string): ApiError;
 }
 
 /** What the server in front hands the app with each request (npm start's server: the connection). */
@@ -65,9 +67,9 @@ function serve(c: Context<ServiceEnv>, observe: Observe, handle: RouteHandler): 
 }
 
 const refusing =
-  (surface: Surface, error: () => ApiError): RouteHandler =>
-  async (_request, { record }) =>
-    surface.answerError(error(), newRequestId(), record);
+  (surface: Surface, error: (request: Request) => ApiError): RouteHandler =>
+  async (request, { record }) =>
+    surface.answerError(error(request), newRequestId(), record);
 
 /** Adds `surface`'s routes to `app`, with its 405s and its 404 for the rest of its prefix. */
 export function mountSurface(app: Hono<ServiceEnv>, surface: Surface): void {
@@ -82,6 +84,9 @@ export function mountSurface(app: Hono<ServiceEnv>, surface: Surface): void {
     app.all(honoPath(path), (c) => serve(c, observe, notAllowed));
   }
   const unmatched = observer(UNMATCHED);
-  const notFound = refusing(surface, () => new ApiError('not_found'));
+  const notFound = refusing(
+    surface,
+    (request) => surface.unknownPath?.(request.method, new URL(request.url).pathname) ?? new ApiError('not_found'),
+  );
   for (const path of [surface.prefix, `${surface.prefix}/*`]) app.all(path, (c) => serve(c, unmatched, notFound));
 }

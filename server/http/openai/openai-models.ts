@@ -21,13 +21,24 @@ export function modelsOf(key: AuthenticatedKey): ModelEntry[] {
   });
 }
 
-/** The operation a request's `model` runs, among those this path serves; 404 `model_not_found` for any other. */
-export function resolveModel(key: AuthenticatedKey, model: unknown, served: readonly Operation[]): { id: string; operation: Operation } {
-  if (typeof model !== 'string' || model.length === 0) {
-    throw refuseParam('model', 'you must provide a model parameter: one of GET /openai/v1/models', 'missing_required_parameter');
+/**
+ * The operation a request's `model` runs, among those this path serves; 404 `model_not_found` for
+ * any other. Where OpenAI's own API has a default model (images, videos: `defaultsToPath`), a
+ * request without one runs the path's operation.
+ */
+export function resolveModel(
+  key: AuthenticatedKey,
+  model: unknown,
+  served: readonly Operation[],
+  defaultsToPath = false,
+): { id: string; operation: Operation } {
+  const asked = model === undefined && defaultsToPath && served.length === 1 ? served[0] : model;
+  if (asked !== undefined && typeof asked !== 'string') {
+    throw refuseParam('model', 'model must be a string: one of GET /openai/v1/models', 'invalid_type');
   }
-  const entry = modelsOf(key).find((candidate) => candidate.id === model && served.includes(candidate.operation));
-  if (!entry) throw modelNotFound(model);
+  if (!asked) throw refuseParam('model', 'you must provide a model parameter: one of GET /openai/v1/models', 'missing_required_parameter');
+  const entry = modelsOf(key).find((candidate) => candidate.id === asked && served.includes(candidate.operation));
+  if (!entry) throw modelNotFound(asked);
   return entry;
 }
 

@@ -8,7 +8,11 @@ import { api, createTestKey, remainingUnits } from '../../helpers/api';
 
 afterAll(() => disconnectDb());
 
-const OPERATIONS = { 'text.generate': { engine: 'local', units: 1 }, 'audio.transcribe': { engine: 'local', units: 2 } };
+const OPERATIONS = {
+  'text.generate': { engine: 'local', units: 1 },
+  'audio.transcribe': { engine: 'local', units: 2 },
+  'images.generate': { engine: 'local', units: 3 },
+};
 
 function chat(key: string, body: Record<string, unknown>) {
   return api(
@@ -49,5 +53,44 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'model', code: 'invalid_value', message: 'model: send it once.' } });
     expect(await remainingUnits(id)).toBe(10);
+  });
+
+  it("an API this surface does not serve is 404 naming its method and path, in OpenAI's format", async () => {
+    const { key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const response = await api(
+      new Request('http://127.0.0.1/openai/v1/embeddings', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' }),
+      }),
+    );
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      error: {
+        type: 'invalid_request_error',
+        code: 'not_found',
+        message: expect.stringContaining('POST /openai/v1/embeddings is not served'),
+      },
+    });
+  });
+
+  it("images without a model run images.generate, as OpenAI's default model; a model that is not a string is 400 invalid_type", async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const images = (body: Record<string, unknown>) =>
+      api(
+        new Request('http://127.0.0.1/openai/v1/images/generations', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: 'A lighthouse', response_format: 'b64_json', ...body }),
+        }),
+      );
+    const wrongType = await images({ model: ['images.generate'] });
+    expect(wrongType.status).toBe(400);
+    expect(await wrongType.json()).toMatchObject({ error: { param: 'model', code: 'invalid_type' } });
+    expect(await remainingUnits(id)).toBe(10);
+    const defaulted = await images({});
+    expect(defaulted.status, await defaulted.clone().text()).toBe(200);
+    expect((await defaulted.json()).data).toHaveLength(1);
+    expect(await remainingUnits(id)).toBe(7);
   });
 });

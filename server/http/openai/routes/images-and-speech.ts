@@ -15,7 +15,7 @@ const now = () => Math.floor(Date.now() / 1000);
 
 function translateImages(body: Record<string, unknown>, ctx: RouteContext): Translation<unknown> {
   const params = new OpenAIParams(body);
-  resolveModel(ctx.key, params.optional('model'), ['images.generate']);
+  resolveModel(ctx.key, params.optional('model'), ['images.generate'], true);
   const prompt = params.optional('prompt');
   const format = params.oneOf('response_format', ['url', 'b64_json'] as const) ?? 'url';
   const outputFormat = params.string('output_format');

@@ -54,7 +54,7 @@ async function readVideoBody(request: Request, maxBytes: number): Promise<Multip
 }
 
 function translateVideo(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
-  resolveModel(ctx.key, body.fields.model, ['videos.generate']);
+  resolveModel(ctx.key, body.fields.model, ['videos.generate'], true);
   const unknown =
     Object.keys(body.fields).find((name) => !['model', 'prompt', 'seconds', 'size'].includes(name)) ?? Object.keys(body.files)[0];
   if (unknown) throw refuseParam(unknown, `${unknown} is not supported by this service (docs/openai-compatible.md lists what is).`);
