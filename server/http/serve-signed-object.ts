@@ -21,23 +21,31 @@ export async function serveSignedObject(request: Request): Promise<Response> {
         message: verified.reason === 'expired' ? 'This URL has expired.' : 'This URL is not valid.',
       });
     }
-    // If-Range names a version this service cannot compare (objects carry no validator): the whole object.
-    const range = request.headers.has('if-range') ? undefined : parseRangeHeader(request.headers.get('range'));
-    const object = await getObjectStore().get(verified.key, range);
-    if (!object) throw new ApiError('not_found');
-    const part = object.range;
-    const headers = baseHeaders(requestId, {
-      'Content-Type': verified.contentType,
-      'Content-Length': String(part ? part.end - part.start + 1 : object.size),
-      'Accept-Ranges': 'bytes',
-      ...(part ? { 'Content-Range': `bytes ${part.start}-${part.end}/${object.size}` } : {}),
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Disposition': 'inline',
-    });
-    return new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers });
+    return await objectResponse(request, verified.key, verified.contentType, requestId);
   } catch (error) {
     return toErrorResponse(error, requestId);
   }
+}
+
+/**
+ * A stored object as the answer to `request`: whole (200), or the one byte range its Range header
+ * asks for (206); streamed from the store, with its length. 404 when the store no longer has it.
+ */
+export async function objectResponse(request: Request, key: string, contentType: string, requestId: string): Promise<Response> {
+  // If-Range names a version this service cannot compare (objects carry no validator): the whole object.
+  const range = request.headers.has('if-range') ? undefined : parseRangeHeader(request.headers.get('range'));
+  const object = await getObjectStore().get(key, range);
+  if (!object) throw new ApiError('not_found');
+  const part = object.range;
+  const headers = baseHeaders(requestId, {
+    'Content-Type': contentType,
+    'Content-Length': String(part ? part.end - part.start + 1 : object.size),
+    'Accept-Ranges': 'bytes',
+    ...(part ? { 'Content-Range': `bytes ${part.start}-${part.end}/${object.size}` } : {}),
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Disposition': 'inline',
+  });
+  return new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers });
 }
 
 /** Every method of an output URL: GET and HEAD serve it, the others are 405; none lets a Referer carry the URL on. */

@@ -149,7 +149,16 @@ describe('the OpenAI SDK on /openai/v1', () => {
     await expect.poll(async () => (await client.videos.retrieve(video.id)).status, { timeout: 60_000, interval: 500 }).toBe('completed');
     const content = await client.videos.downloadContent(video.id);
     expect(content.headers.get('content-type')).toMatch(/^video\//);
-    expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    const whole = Buffer.from(await content.arrayBuffer());
+    expect(whole.byteLength).toBeGreaterThan(100);
+    expect(content.headers.get('content-length')).toBe(String(whole.byteLength));
+    // A player seeks with one byte range, as on output URLs.
+    const part = await fetch(`${setup.product.base}/openai/v1/videos/${video.id}/content`, {
+      headers: { authorization: `Bearer ${key}`, range: 'bytes=0-99' },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 0-99/${whole.byteLength}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(0, 100));
   });
 });
 

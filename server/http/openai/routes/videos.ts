@@ -1,10 +1,10 @@
 import { getSqlDb } from '../../../db/client';
 import type { JobView } from '../../../contract/jobs-and-uploads';
 import { readOwnJob } from '../../../domain/jobs/job-view';
-import { loadUploadBytes } from '../../../domain/uploads/resolve-input-upload';
 import { ApiError } from '../../../domain/errors';
 import { verifyObjectUrl } from '../../../storage/signed-urls';
-import { baseHeaders, jsonResponse } from '../../responses';
+import { jsonResponse } from '../../responses';
+import { objectResponse } from '../../serve-signed-object';
 import { videosGenerateRoute } from '../../routes/jobs';
 import type { RouteContext } from '../../route-context';
 import { refuseParam } from '../openai-errors';
@@ -98,8 +98,6 @@ export const getVideoContentRoute = defineOpenAIGetRoute({
     const job = await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin);
     const verified = job.result ? verifyObjectUrl(new URL(job.result.url)) : undefined;
     if (!verified?.ok) throw new ApiError('not_found', { message: `The video ${job.job_id} is ${STATUS[job.status]}: it has no content.` });
-    const headers = baseHeaders(ctx.requestId);
-    headers.set('Content-Type', verified.contentType);
-    return new Response(new Uint8Array(await loadUploadBytes(verified.key)), { status: 200, headers });
+    return objectResponse(ctx.request, verified.key, verified.contentType, ctx.requestId);
   },
 });
