@@ -498,6 +498,9 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     const two = await runCli(['operators', 'create', '--email', 'not-an-address'], running.dataDir, 90_000, {}, 'short');
     expect(two.code).toBe(1);
     expect(two.stderr).toBe('error: email must be an e-mail address\nerror: password must be 12 to 200 characters\n');
+    const blank = await runCli(['operators', 'create', '--email', 'blank-ops@example.com'], running.dataDir, 90_000, {}, ' '.repeat(12));
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toBe('error: password must not be blanks only\n');
   });
 
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {

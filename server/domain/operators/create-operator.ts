@@ -27,6 +27,9 @@ export async function createOperator(
     ...(input.password.length >= 12 && input.password.length <= 200
       ? []
       : [{ path: 'password', code: 'weak_password', message: 'password must be 12 to 200 characters' }]),
+    ...(input.password.length > 0 && input.password.trim() === ''
+      ? [{ path: 'password', code: 'weak_password', message: 'password must not be blanks only' }]
+      : []),
     ...(input.role === undefined || isOperatorRole(input.role)
       ? []
       : [{ path: 'role', code: 'invalid_role', message: `role must be one of ${OPERATOR_ROLES.join(', ')}` }]),
