@@ -605,6 +605,14 @@ describe('cli: what CONTRACT.md §7 allows and what a terminal must not be sent'
       });
     }
     expect(await inDatabase(running.url, counts)).toEqual(before);
+    // A label stored before the rule (or written past the CLI) is listed with its controls escaped.
+    const issued = parseJsonOutput(
+      ok(await runCli(['keys', 'create', '--package', 'text-only', '--label', 'old', '--json'], running.dataDir)),
+    );
+    await inDatabase(running.url, (client) => client.query(`UPDATE api_keys SET label = $1 WHERE id = $2`, ['x\u001b[2Jy\nz', issued.id]));
+    const listed = ok(await runCli(['keys', 'list', '--package', 'text-only'], running.dataDir)).stdout;
+    expect(listed).not.toContain('\u001b');
+    expect(listed.split('\n').find((line) => line.startsWith(String(issued.id)))).toMatch(/ x\\u001b\[2Jy\\u000az$/);
   });
 });
 

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { PrismaClient } from '../../../server/db/generated/client';
 import { CLI_ACTOR } from '../../../server/domain/actor';
 import { SHOWN_KEY_STATUSES, type ShownKeyStatus } from '../../../server/contract/dashboard/key-status';
-import { output, positiveInt, withDb } from './context';
+import { output, positiveInt, printable, withDb } from './context';
 import { addKeyOwnerCommands } from './key-owner-commands';
 import { addWebhookCommands } from './webhook-commands';
 
@@ -49,7 +49,7 @@ function addCreate(keys: Command): void {
 function addList(keys: Command): void {
   keys
     .command('list')
-    .description('List API keys, newest first')
+    .description("List API keys, newest first (a label's control characters shown as \\u escapes)")
     .option('--package <slug>', 'only keys of this package')
     .addOption(new Option('--status <status>', 'only keys with this status (expired: its last day has passed)').choices(SHOWN_KEY_STATUSES))
     .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
@@ -63,7 +63,7 @@ function addList(keys: Command): void {
             : items
                 .map(
                   (k) =>
-                    `${k.id}  ${k.prefix}…  ${k.status.padEnd(9)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${k.label ?? ''}`,
+                    `${k.id}  ${k.prefix}…  ${k.status.padEnd(9)}  ${k.package} v${k.package_version}  ${k.remaining_units} units  ${printable(k.label ?? '')}`,
                 )
                 .join('\n'),
         );
