@@ -1,12 +1,17 @@
 import type { VersionChange } from '@/server/trpc/outputs';
 import { formatBytes, formatNumber } from '../ui/format';
+import type { Sale } from '@/server/contract/package-schema';
 import { definitionLabel } from './definition-labels';
+import { topUpsForForm } from './sale-fields';
 
-function show(path: string, value: unknown): string {
+/** A field's value as the diff shows it: top-up packs as the form writes them (units:price), any other list item by its JSON. */
+export function shownValue(path: string, value: unknown): string {
   if (value === undefined) return '—';
   if ((path === 'limits.max_upload_bytes' || path === 'limits.max_stored_bytes') && typeof value === 'number') return formatBytes(value);
   if (typeof value === 'number') return formatNumber(value);
-  if (Array.isArray(value)) return value.join(', ');
+  if (path === 'sale.top_ups' && Array.isArray(value)) return value.length ? topUpsForForm({ top_ups: value } as Sale) : '—';
+  if (Array.isArray(value))
+    return value.map((item) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item))).join(', ');
   if (value !== null && typeof value === 'object') return Object.keys(value).length ? 'sold' : '—';
   return String(value);
 }
@@ -49,12 +54,12 @@ export function VersionDiff(props: {
               <th scope="row">{definitionLabel(change.path)}</th>
               <td>
                 <span className={change.kind === 'added' ? 'muted' : 'diff-old'}>
-                  {change.kind === 'added' ? 'not sold' : show(change.path, change.before)}
+                  {change.kind === 'added' ? 'not sold' : shownValue(change.path, change.before)}
                 </span>
               </td>
               <td>
                 <span className={change.kind === 'removed' ? 'muted' : 'diff-new'}>
-                  {change.kind === 'removed' ? 'not sold' : show(change.path, change.after)}
+                  {change.kind === 'removed' ? 'not sold' : shownValue(change.path, change.after)}
                 </span>
               </td>
             </tr>

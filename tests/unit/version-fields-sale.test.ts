@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { definitionLabel } from '@/components/packages/definition-labels';
 import { topUpsForForm } from '@/components/packages/sale-fields';
+import { shownValue } from '@/components/packages/version-diff';
 import { fieldName, formToDefinition, issueField } from '@/components/packages/version-fields';
 import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
 import { packageDefinitionSchema, saleSchema } from '@/server/contract/package-schema';
@@ -114,5 +115,25 @@ describe('sale on the package form', () => {
       definitionOf({ ...base, sale: { price: 59, currency: 'USD', top_ups: [] } }),
     );
     expect(changes).toEqual([{ path: 'sale.price', kind: 'changed', before: 49, after: 59 }]);
+  });
+
+  it('shows top-up packs in the version diff as the form writes them (they showed as [object Object])', () => {
+    const base = {
+      name: 'Sold',
+      quota_units: 500,
+      limits: { requests_per_minute: 5, concurrency: 1, max_upload_bytes: 1 },
+      operations: {},
+    };
+    const packs = [
+      { units: 1000, price: 10 },
+      { units: 5000, price: 40 },
+    ];
+    const changes = diffDefinitions(
+      definitionOf({ ...base, sale: { price: 49, currency: 'USD', top_ups: [] } }),
+      definitionOf({ ...base, sale: { price: 49, currency: 'USD', top_ups: packs } }),
+    );
+    const shown = changes.map((change) => [shownValue(change.path, change.before), shownValue(change.path, change.after)]);
+    expect(shown).toEqual([['—', '1000:10, 5000:40']]);
+    expect(shownValue('operations.images.generate.styles', ['photo', 'sketch'])).toBe('photo, sketch');
   });
 });
