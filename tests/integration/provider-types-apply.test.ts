@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
-import { ApiError } from '@/server/domain/errors';
+import { ApiError, validationIssuesOf } from '@/server/domain/errors';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { saveProvider } from '@/server/domain/providers/save-provider';
 
@@ -70,6 +70,38 @@ describe('applying providers of every type', () => {
     );
     expect(await getPrisma().provider.findUnique({ where: { name: `claude${id}` } })).toBeNull();
     expect(await getPrisma().package.findUnique({ where: { slug: `pics-${id}` } })).toBeNull();
+  });
+
+  it('names every wrong engine and every unsafe provider field at once, one issue each (outside audit: only the first stage was told)', async () => {
+    const id = unique();
+    const engines = await refusal({
+      providers: { [`claude${id}`]: { type: 'anthropic', api_key_env: 'ANTHROPIC_API_KEY' } },
+      packages: [
+        pkg(`many-${id}`, {
+          'text.generate': { engine: `nope${id}:m`, units: 1 },
+          'images.generate': { engine: `claude${id}:claude-sonnet-4-5`, units: 1 },
+          'code.generate': { engine: `gone${id}:m`, units: 1 },
+        }),
+      ],
+    });
+    expect(validationIssuesOf(engines).map((issue) => issue.path)).toEqual([
+      'packages.0.operations.text.generate.engine',
+      'packages.0.operations.code.generate.engine',
+      'packages.0.operations.images.generate.engine',
+    ]);
+    const unsafe = await refusal({
+      providers: {
+        [`bad${id}`]: { type: 'openai', api_key_env: 'DATABASE_URL' },
+        [`odd${id}`]: { type: 'openai', api_key_env: 'HOME', base_url: 'http://169.254.169.254/' },
+      },
+      packages: [pkg(`safe-${id}`, { 'text.generate': { engine: 'local', units: 1 } })],
+    });
+    expect(validationIssuesOf(unsafe).map((issue) => issue.path)).toEqual([
+      `providers.bad${id}.api_key_env`,
+      `providers.odd${id}.api_key_env`,
+      `providers.odd${id}.base_url`,
+    ]);
+    expect(await getPrisma().package.findUnique({ where: { slug: `many-${id}` } })).toBeNull();
   });
 
   it('a setting the provider cannot honour is refused at apply time', async () => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CONFIG_VARIABLES } from '@/server/config';
-import { apiKeyEnvProblem, isServiceVariable, providerEntryIssue } from '@/server/domain/providers/provider-guard';
+import { apiKeyEnvProblem, isServiceVariable, providerEntryIssues } from '@/server/domain/providers/provider-guard';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES } from '@/server/contract/provider-types';
 import { providerFetch } from '@/server/providers/ai-sdk/provider-fetch';
 import { cappedFetch, mediaFetch, RefusedDestinationError } from '@/server/providers/capped-fetch';
@@ -84,12 +84,16 @@ describe('api_key_env', () => {
     expect(CONFIG_VARIABLES.filter((name) => name.startsWith('WGS_PROVIDER_KEY_'))).toEqual([]);
   });
 
-  it('is one issue naming the field', () => {
-    expect(providerEntryIssue({ type: 'openai', api_key_env: 'DATABASE_URL' }, 'providers.main')).toEqual({
-      path: 'providers.main.api_key_env',
-      code: 'service_variable',
-      message: expect.stringMatching(/^providers\.main\.api_key_env: DATABASE_URL is a variable the service itself reads/),
-    });
+  it('is one issue naming the field, and one for each unsafe field of an entry', () => {
+    expect(providerEntryIssues({ type: 'openai', api_key_env: 'DATABASE_URL' }, 'providers.main')).toEqual([
+      {
+        path: 'providers.main.api_key_env',
+        code: 'service_variable',
+        message: expect.stringMatching(/^providers\.main\.api_key_env: DATABASE_URL is a variable the service itself reads/),
+      },
+    ]);
+    const both = providerEntryIssues({ type: 'openai', api_key_env: 'HOME', base_url: 'http://169.254.169.254/' }, 'providers.odd');
+    expect(both.map((issue) => issue.path)).toEqual(['providers.odd.api_key_env', 'providers.odd.base_url']);
   });
 });
 
@@ -111,7 +115,7 @@ describe('metadata addresses', () => {
     'http://[::ffff:a9fe:a9fe]:8080/',
   ])('%s is refused as base_url and by the fetch', async (url) => {
     expect(metadataHostOf(url)).toBeDefined();
-    expect(providerEntryIssue({ type: 'openai', base_url: url }, '')?.path).toBe('base_url');
+    expect(providerEntryIssues({ type: 'openai', base_url: url }, '')[0]?.path).toBe('base_url');
     await expect(cappedFetch(url, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(RefusedDestinationError);
     await expect(mediaFetch(1000)(url)).rejects.toBeInstanceOf(RefusedDestinationError);
   });

@@ -81,10 +81,11 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
           message: `provider "${ref.provider}" is not defined in "providers" or in the database`,
         })),
     );
-    if (missing.length > 0) throw ApiError.validation(missing, 'The packages file is invalid.');
     // Judged after the providers above are written, so a file may change a type and its packages together.
     const unable = file.packages.flatMap((definition, index) => engineCapabilityIssues(definition, index, providerTypes));
     unable.push(...(await storedPackagesUnable(tx, file, retyped, providerTypes)));
+    // Every engine that names no provider or one that cannot do its operation, in one refusal.
+    if (missing.length > 0) throw ApiError.validation([...missing, ...unable], 'The packages file is invalid.');
     if (unable.length > 0) throw ApiError.validation(unable, capabilitySummary(unable));
     const pricing = await providerPricing(tx);
     const unpriced = file.packages.flatMap((definition, index) => budgetPriceIssues(definition, index, pricing));

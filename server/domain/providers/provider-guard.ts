@@ -71,29 +71,28 @@ interface GuardedEntry {
   base_url?: string | null;
 }
 
-/** The first way this entry could be turned against the service, as one issue on its field. */
-export function providerEntryIssue(entry: GuardedEntry, prefix: string): ValidationIssue | undefined {
+/** Each way this entry could be turned against the service, as one issue on each field. */
+export function providerEntryIssues(entry: GuardedEntry, prefix: string): ValidationIssue[] {
   const at = (field: string) => (prefix ? `${prefix}.${field}` : field);
+  const issues: ValidationIssue[] = [];
   const keyProblem = entry.api_key_env ? apiKeyEnvProblem(entry.type, entry.api_key_env) : undefined;
   if (keyProblem) {
     const code = isServiceVariable(entry.api_key_env!) ? 'service_variable' : 'not_provider_key_variable';
-    return { path: at('api_key_env'), code, message: `${at('api_key_env')}: ${keyProblem}` };
+    issues.push({ path: at('api_key_env'), code, message: `${at('api_key_env')}: ${keyProblem}` });
   }
   const host = entry.base_url ? metadataHostOf(entry.base_url) : undefined;
   if (host) {
-    return {
+    issues.push({
       path: at('base_url'),
       code: 'metadata_address',
       message: `${at('base_url')}: ${host} is a cloud metadata or link-local address, never a provider's`,
-    };
+    });
   }
-  return undefined;
+  return issues;
 }
 
-/** Refuses the first unsafe entry with one 422 whose message is that one line. */
+/** Refuses the unsafe entries with one 422 naming every unsafe field (its message the issue's own when there is one). */
 export function refuseUnsafeProviders(entries: Readonly<Record<string, GuardedEntry>>, prefix: (name: string) => string): void {
-  for (const [name, entry] of Object.entries(entries)) {
-    const issue = providerEntryIssue(entry, prefix(name));
-    if (issue) throw ApiError.validation([issue]);
-  }
+  const issues = Object.entries(entries).flatMap(([name, entry]) => providerEntryIssues(entry, prefix(name)));
+  if (issues.length > 0) throw ApiError.validation(issues, issues.length === 1 ? undefined : 'The packages file is invalid.');
 }

@@ -13,7 +13,7 @@ import { providerExtrasOf, providerSchema, type PackageDefinition, type Provider
 import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
 import { refuseUnlessOwner } from './owner-only-destination';
-import { providerEntryIssue } from './provider-guard';
+import { providerEntryIssues } from './provider-guard';
 import { PROVIDER_NAME } from './provider-key-input';
 import { storedSettings } from './stored-settings';
 
@@ -48,8 +48,8 @@ export async function saveProvider(db: PrismaClient, actor: Actor, input: unknow
   const parsed = providerSchema.safeParse(raw);
   if (!parsed.success) throw zodValidationError(parsed.error, raw);
   const entry = parsed.data as ProviderEntry;
-  const unsafe = providerEntryIssue(entry, '');
-  if (unsafe) throw ApiError.validation([unsafe]);
+  const unsafe = providerEntryIssues(entry, '');
+  if (unsafe.length > 0) throw ApiError.validation(unsafe);
   const data = {
     type: entry.type,
     baseUrl: entry.base_url ?? null,
