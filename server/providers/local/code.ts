@@ -4,14 +4,24 @@ import { keyTerms, truncate } from './text-analysis';
 // The offline code engine: static reading only. It never runs, evaluates or imports the
 // supplied content; it reports what it can see and returns a labelled, deterministic draft.
 
-const LANGUAGE_HINTS: [string, RegExp][] = [
-  ['typescript', /\b(interface|type)\s+\w+\s*[={<]|:\s*(string|number|boolean)\b/],
-  ['python', /^\s*(def|class)\s+\w+.*:\s*$|^\s*import\s+\w+$/m],
-  ['go', /^\s*func\s+\w*\s*\(|^package\s+\w+/m],
-  ['rust', /\bfn\s+\w+\s*\(|\blet\s+mut\b/],
-  ['java', /\bpublic\s+(static\s+)?(class|void|int)\b/],
-  ['sql', /\b(SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(FROM|INTO|SET)\b/i],
-  ['javascript', /\b(function\s+\w+|const\s+\w+\s*=|=>)/],
+// Every pattern below runs in time linear in the input (a request may send 64,000 characters of
+// anything): a line-start pattern matches blanks with [ \t], never \s (which would rescan every
+// following line break from each line start), and no two neighbouring quantifiers take the same
+// characters (`\w+.*`, `\s+\w*\s*`), which would try every split of a long run.
+const LANGUAGE_HINTS: [string, (input: string) => boolean][] = [
+  ['typescript', (input) => /\b(interface|type)\s+\w+\s*[={<]|:\s*(string|number|boolean)\b/.test(input)],
+  ['python', (input) => /^[ \t]*(?:def|class)[ \t]+\w[^\n]*:[ \t]*$|^[ \t]*import[ \t]+\w+$/m.test(input)],
+  ['go', (input) => /^[ \t]*func[ \t]+(?:\w+[ \t]*)?\(|^package[ \t]+\w+/m.test(input)],
+  ['rust', (input) => /\bfn\s+\w+\s*\(|\blet\s+mut\b/.test(input)],
+  ['java', (input) => /\bpublic\s+(static\s+)?(class|void|int)\b/.test(input)],
+  [
+    'sql',
+    (input) => {
+      const statement = input.search(/\b(?:SELECT|INSERT|UPDATE|DELETE)\b/i);
+      return statement !== -1 && /\b(?:FROM|INTO|SET)\b/i.test(input.slice(statement));
+    },
+  ],
+  ['javascript', (input) => /\b(function\s+\w+|const\s+\w+\s*=|=>)/.test(input)],
 ];
 
 const DEFINITION =
@@ -21,7 +31,14 @@ const COMMENT: Record<string, string> = { python: '#', sql: '--' };
 
 function detectLanguage(task: CodeTask): string {
   if (task.language) return task.language;
-  return LANGUAGE_HINTS.find(([, pattern]) => pattern.test(task.input))?.[0] ?? 'text';
+  return LANGUAGE_HINTS.find(([, seen]) => seen(task.input))?.[0] ?? 'text';
+}
+
+/** The line without the spaces and tabs it ends with (a scan from its end: `/[ \t]+$/` retries every start of a long run). */
+function withoutTrailingBlanks(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+  return line.slice(0, end);
 }
 
 export function generateLocalCode(task: CodeTask): { code: string; explanation: string } {
@@ -37,7 +54,7 @@ export function generateLocalCode(task: CodeTask): { code: string; explanation: 
       : []),
   ];
   const body = looksLikeCode
-    ? task.input.replace(/[ \t]+$/gm, '').trimEnd()
+    ? lines.map(withoutTrailingBlanks).join('\n').trimEnd()
     : `${comment} Task from the request: ${truncate(task.input.replace(/\s+/g, ' '), 300)}`;
   const findings = [
     `Read ${lines.length} line(s) as ${language}${task.language ? ' (as hinted)' : ' (guessed from syntax)'}.`,
