@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@/server/domain/errors';
-import { readMultipartBody } from '@/server/http/openai/openai-request';
+import { MAX_FORM_PARTS, readMultipartBody } from '@/server/http/openai/openai-request';
 
 // /openai/v1's multipart bodies (transcriptions, videos): a field sent twice meant whichever came
 // last, and the call ran and was charged (outside audit); it is refused, as a repeated JSON member is.
@@ -52,5 +52,19 @@ describe('an /openai/v1 multipart body', () => {
         ]),
       ),
     ).toMatchObject({ message: 'file: send one file.' });
+  });
+
+  it('takes a form of at most 64 parts, and refuses a larger one before parsing it (100,000 tiny parts held the thread for a minute)', async () => {
+    const granularities = (count: number) =>
+      Array.from({ length: count }, () => ['timestamp_granularities[]', 'segment'] as [string, string]);
+    const most = await readMultipartBody(multipart(granularities(MAX_FORM_PARTS)), 1024);
+    expect(most.fields.timestamp_granularities).toHaveLength(MAX_FORM_PARTS);
+    expect(await refusal(multipart(granularities(MAX_FORM_PARTS + 1)))).toEqual({
+      code: 'invalid_request',
+      message: `The form has more than ${MAX_FORM_PARTS} parts.`,
+      details: undefined,
+    });
+    const many = await readMultipartBody(multipart(granularities(20_000)), 10_000_000).catch((error: unknown) => error);
+    expect(many).toMatchObject({ code: 'invalid_request', message: `The form has more than ${MAX_FORM_PARTS} parts.` });
   });
 });

@@ -63,11 +63,15 @@ export function refuseParam(param: string, message: string, code = 'unsupported_
 
 /** The model is not one the key's package sells under this path: 404 `model_not_found`. */
 export function modelNotFound(model: string): ApiError {
-  return new ApiError('not_found', {
-    message: `The model \`${model}\` does not exist or this key's package does not sell it.`,
-    details: { param: 'model', code: 'model_not_found' },
-  });
+  return noModel(`The model \`${model}\` does not exist or this key's package does not sell it.`);
 }
+
+/** The key's package sells none of a path's operations, so it has no model there: 404 `model_not_found`. */
+export function noModelForPath(path: string): ApiError {
+  return noModel(`This key's package sells no model for POST ${path}.`);
+}
+
+const noModel = (message: string) => new ApiError('not_found', { message, details: { param: 'model', code: 'model_not_found' } });
 
 function detail(error: ApiError, name: 'param' | 'code'): string | undefined {
   const value = error.details?.[name];

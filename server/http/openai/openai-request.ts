@@ -29,6 +29,28 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
 /** Room for the form's other fields beside a file of the package's largest upload. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
+/** More parts than any form of OpenAI's API has (a transcription's is about a dozen). */
+export const MAX_FORM_PARTS = 64;
+
+/**
+ * Refuses a form of more than MAX_FORM_PARTS parts before it is parsed, by counting its boundary
+ * delimiters (a native search, stopped at the limit): parsing and walking a body of 100,000 tiny
+ * parts held the server's thread for seconds.
+ */
+function refuseManyParts(bytes: Uint8Array, contentType: string): void {
+  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType);
+  if (!boundary) return; // no boundary: the parser refuses the body
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let delimiters = 0;
+  for (let at = body.indexOf(delimiter); at !== -1; at = body.indexOf(delimiter, at + delimiter.length)) {
+    // Each part follows a delimiter and the last is closed by one more.
+    if (++delimiters > MAX_FORM_PARTS + 1) {
+      throw new ApiError('invalid_request', { message: `The form has more than ${MAX_FORM_PARTS} parts.` });
+    }
+  }
+}
+
 export async function readMultipartBody(request: Request, maxFileBytes: number): Promise<MultipartBody> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
@@ -44,6 +66,7 @@ export async function readMultipartBody(request: Request, maxFileBytes: number):
       details: { param: 'file', code: 'payload_too_large' },
     });
   }
+  refuseManyParts(bytes, type);
   let form: FormData;
   try {
     form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
@@ -61,7 +84,9 @@ async function collectParts(form: FormData, maxFileBytes: number): Promise<Multi
       const previous = body.fields[field];
       // A field sent twice (not a list) would mean whichever came last: refused, as a repeated JSON member is.
       if (!name.endsWith('[]') && previous !== undefined) throw refuseParam(name, `${name}: send it once.`, 'invalid_value');
-      body.fields[field] = name.endsWith('[]') ? [...((previous as string[] | undefined) ?? []), value] : value;
+      if (!name.endsWith('[]')) body.fields[field] = value;
+      else if (Array.isArray(previous)) previous.push(value);
+      else body.fields[field] = [value];
       continue;
     }
     if (body.files[name]) throw refuseParam(name, `${name}: send one file.`, 'invalid_value');

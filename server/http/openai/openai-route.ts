@@ -4,6 +4,7 @@ import { reserve, type OpenReservation } from '../../domain/billing/reserve';
 import type { RenderGeneration } from '../../domain/billing/reservation';
 import { ApiError, isApiError, validationIssuesOf } from '../../domain/errors';
 import type { AuthenticatedKey } from '../../domain/keys/authenticate-key';
+import type { Operation } from '../../contract/values';
 import { consumeRequest, type RateState } from '../../domain/rate-limit/request-rate';
 import { zodValidationError } from '../../domain/zod-issues';
 import { traceStep } from '../../observability/tracing';
@@ -13,7 +14,7 @@ import type { RouteCall, RouteDoc, RouteSpec } from '../route-doc';
 import type { RouteContext } from '../route-context';
 import { newRequestId } from '../request-id';
 import { jsonResponse } from '../responses';
-import { toOpenAIErrorResponse } from './openai-errors';
+import { noModelForPath, toOpenAIErrorResponse } from './openai-errors';
 import { rateHeadersOf } from './openai-headers';
 import { openAIBillingRequest, sentIdempotencyKey } from './openai-idempotency';
 import { endingOf, streamAnswer, type ChunkStream } from './openai-stream';
@@ -56,6 +57,8 @@ export interface OpenAIPostSpec<B> {
   operationId: string;
   operation: string;
   summary: string;
+  /** The /v1 operations its models run: a key whose package sells none is refused before its body is read. */
+  sells: readonly Operation[];
   read(request: Request, key: AuthenticatedKey): Promise<B>;
   /** The model resolved (404 `model_not_found`), the parameters checked (400 naming them), the /v1 request built. */
   translate(body: B, ctx: RouteContext): Promise<Translation<unknown>> | Translation<unknown>;
@@ -85,6 +88,12 @@ async function prepare<P>(translation: Translation<P>, ctx: RouteContext): Promi
   return translation.steps.prepare(parseV1Body(translation.steps.schema, translation.v1Body ?? {}) as never, ctx);
 }
 
+/** A path none of whose operations the key's package sells has no model for it: 404 `model_not_found`, its body unread. */
+function refuseUnsoldPath(key: AuthenticatedKey, spec: { path: string; sells: readonly Operation[] }): void {
+  if (spec.sells.some((operation) => key.operations[operation])) return;
+  throw noModelForPath(spec.path);
+}
+
 /** A retry the SDK sent without an Idempotency-Key hears of the call it retries, not of a key it never sent. */
 function toKeylessCaller(error: unknown, sentKey: string | undefined): unknown {
   if (sentKey !== undefined || !isApiError(error) || error.code !== 'idempotency_key_in_use') return error;
@@ -107,6 +116,7 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
     let sentKey: string | undefined;
     try {
       const ctx = await routeContext(request, requestId, call);
+      refuseUnsoldPath(ctx.key, spec); // the scope, before the key and the body (CONTRACT.md §3)
       sentKey = sentIdempotencyKey(ctx);
       translation = await spec.translate(await spec.read(request, ctx.key), ctx);
       const prepared = await prepare(translation, ctx);

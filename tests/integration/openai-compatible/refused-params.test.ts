@@ -93,4 +93,24 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect((await defaulted.json()).data).toHaveLength(1);
     expect(await remainingUnits(id)).toBe(7);
   });
+
+  it("a key whose package sells none of a path's operations is refused before its body is read: 404 model_not_found", async () => {
+    const { id, key } = await createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1 } }, quota: 10 });
+    const response = await api(
+      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x', 'idempotency-key': 'bad key' },
+        body: 'garbage',
+      }),
+    );
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      error: {
+        param: 'model',
+        code: 'model_not_found',
+        message: "This key's package sells no model for POST /openai/v1/audio/transcriptions.",
+      },
+    });
+    expect(await remainingUnits(id)).toBe(10);
+  });
 });

@@ -144,6 +144,7 @@ export const chatCompletionsRoute = defineOpenAIPostRoute({
   path: '/openai/v1/chat/completions',
   operationId: 'createChatCompletion',
   operation: 'chat.completions',
+  sells: ['text.generate', 'code.generate'],
   summary: 'Create a chat completion (text.generate or code.generate, by model)',
   read: (request) => readJsonBody(request),
   translate: translateChat,

@@ -102,6 +102,7 @@ export const audioTranscriptionsRoute = defineOpenAIPostRoute({
   path: '/openai/v1/audio/transcriptions',
   operationId: 'createTranscription',
   operation: 'audio.transcribe',
+  sells: ['audio.transcribe'],
   summary: 'Transcribe audio sent inline (audio.transcribe)',
   read: (request, key) => readMultipartBody(request, key.maxUploadBytes),
   translate: translateTranscription,

@@ -74,6 +74,7 @@ export const createVideoRoute = defineOpenAIPostRoute({
   path: '/openai/v1/videos',
   operationId: 'createVideo',
   operation: 'videos.generate',
+  sells: ['videos.generate'],
   summary: 'Create a video job (videos.generate)',
   read: (request, key) => readVideoBody(request, key.maxUploadBytes),
   translate: translateVideo,
