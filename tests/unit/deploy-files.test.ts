@@ -323,6 +323,8 @@ describe('the production commands', () => {
   it("the servers' scripts exec node, so a SIGTERM to npm reaches the server (dash would keep it from node, which went on serving)", () => {
     for (const name of ['start', 'start:production', 'worker:production'])
       expect(packageJson.scripts[name]).toMatch(/^(?:[A-Z_]+=\S+ )*exec node /);
+    // The development worker and server exec tsx, which hands the signal on to its node (outside audit: `npm run worker` went on working).
+    for (const name of ['worker', 'dev']) expect(packageJson.scripts[name]).toMatch(/^exec tsx /);
   });
 
   it('need no TypeScript loader at run time: tsx is a dev dependency and no production command uses it', () => {
