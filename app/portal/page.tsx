@@ -6,7 +6,7 @@ import { PortalStats, PortalPackage, PortalUsageChart } from '@/components/porta
 import { RecentCalls, RecentJobs, RecentUploads } from '@/components/portal/portal-activity';
 import { PortalShell } from '@/components/portal/portal-shell';
 import { PortalSignInForm } from '@/components/portal/portal-sign-in-form';
-import { noChangeReason, PortalWebhookCard } from '@/components/portal/portal-webhook-card';
+import { confirmationNote, noChangeReason, PortalWebhookCard } from '@/components/portal/portal-webhook-card';
 import { RotateKey } from '@/components/portal/rotate-key';
 import { PortalPurchases } from '@/components/portal/portal-receipts';
 import { RefreshWhileProcessing } from '@/components/sales/refresh-while-processing';
@@ -44,8 +44,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
           title="Your API key"
           description={
             <>
-              Key <code>{overview.key.prefix}…</code> on {overview.key.package.name}.
-              {owner.email ? ` Changes are confirmed by e-mail to ${owner.email}.` : ''}
+              Key <code>{overview.key.prefix}…</code> on {overview.key.package.name}.{confirmationNote(owner)}
             </>
           }
         />

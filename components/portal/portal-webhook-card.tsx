@@ -40,6 +40,11 @@ export function PortalWebhookCard(props: { webhook: KeyWebhook & { deliveries: O
   );
 }
 
+/** Where changes are confirmed, when the portal can confirm them (mail on, a buyer's e-mail); nothing otherwise (noChangeReason says why). */
+export function confirmationNote(owner: PortalOwner): string {
+  return owner.email && owner.can_change ? ` Changes are confirmed by e-mail to ${owner.email}.` : '';
+}
+
 /** Why the portal offers no rotation or webhook change, and whom to ask instead. */
 export function noChangeReason(owner: PortalOwner): string {
   if (owner.status === 'suspended') return `This key is suspended: ask ${owner.contact}.`;

@@ -71,6 +71,13 @@ describe('cli providers', () => {
       ['spare', 'openai', 'http://127.0.0.1:8/v1', true, 'env'],
     ]);
     expect(listed.stdout).not.toContain('sk-');
+    // As text: where each key comes from in operating.md's words, a stored key with when it was stored.
+    const plain = await runCli(['providers', 'list'], dataDir, 90_000, { WGS_PROVIDER_KEY_CLI_SPARE_KEY: 'sk-spare-env' });
+    expect(plain.stdout.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^bare {2}openai {2}http:\/\/127\.0\.0\.1:7\/v1 {2}key: none/),
+      expect.stringMatching(/^main {2}openai {2}http:\/\/127\.0\.0\.1:9\/v1 {2}key: stored \d{4}-\d\d-\d\dT[\d:.]+Z/),
+      expect.stringMatching(/^spare {2}openai {2}http:\/\/127\.0\.0\.1:8\/v1 {2}key: env {2}\(env WGS_PROVIDER_KEY_CLI_SPARE_KEY\)$/),
+    ]);
 
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();

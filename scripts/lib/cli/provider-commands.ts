@@ -5,6 +5,12 @@ import { output, withDb } from './context';
 
 // `cli providers`: list providers and store their API keys.
 
+/** Where a provider's key comes from, as operating.md names it: stored (with when), env, none, or refused (with why). */
+function keyShown(key: { source: string; updated_at: string | null; problem?: string }): string {
+  if (key.source === 'stored' && key.updated_at) return `stored ${key.updated_at}`;
+  return key.problem ? `${key.source}: ${key.problem}` : key.source;
+}
+
 export function addProviderCommands(program: Command): void {
   const providers = program.command('providers').description('Manage engine providers and their API keys');
   providers
@@ -21,7 +27,7 @@ export function addProviderCommands(program: Command): void {
             : items
                 .map(
                   (p) =>
-                    `${p.name}  ${p.type}  ${p.base_url}  key: ${p.key.source === 'none' ? 'not set' : p.key.source}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`,
+                    `${p.name}  ${p.type}  ${p.base_url ?? "(the type's own URL)"}  key: ${keyShown(p.key)}${p.api_key_env ? `  (env ${p.api_key_env})` : ''}`,
                 )
                 .join('\n'),
         );
