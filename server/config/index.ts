@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { settings } from './config-settings';
+import { isLoopbackHost } from './loopback-host';
 
 // Every setting the product reads (server/config/config-settings.ts), validated once. A wrong value
 // stops the process with a message naming the variable, instead of failing later somewhere deep.
@@ -40,6 +41,14 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
   }
   if (env.METRICS_PORT === env.PORT) {
     ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: `must be another port than PORT (${env.PORT})` });
+  }
+  // Known before anything starts: found only when the metrics listener opened, it came after the data dir was made and migrated.
+  if (env.METRICS_PORT && !env.METRICS_TOKEN && !isLoopbackHost(env.HOST)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['METRICS_TOKEN'],
+      message: `is required with METRICS_PORT on HOST ${env.HOST} (not loopback): set one, or bind to 127.0.0.1 with HOST`,
+    });
   }
   // Every number ends up in a PostgreSQL integer, a timer or a date: past int4 it would fail there, at the first request.
   for (const [name, value] of Object.entries(env)) {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { getConfig } from '../config';
+import { isLoopbackHost } from '../config/loopback-host';
 import { scrapeMetrics } from './database-gauges';
 import { enableMetrics } from './metrics';
 
@@ -26,12 +27,6 @@ export async function serveMetrics(request: Request): Promise<Response> {
   }
   const text = await scrapeMetrics(await enableMetrics());
   return new Response(text, { status: 200, headers: { ...headers, 'Content-Type': CONTENT_TYPE } });
-}
-
-/** Whether a listening address is this machine's loopback only (127.0.0.0/8, ::1, localhost). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::ffff:127.0.0.1';
 }
 
 /**

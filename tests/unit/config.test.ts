@@ -60,6 +60,17 @@ describe('getConfig', () => {
     delete process.env.WGS_DATA_DIR;
   });
 
+  it('refuses a metrics port on an address that is not loopback without a token, before anything starts', () => {
+    process.env.HOST = '0.0.0.0';
+    expect(problemWith('METRICS_PORT', '9464')).toMatch(/METRICS_TOKEN: is required with METRICS_PORT on HOST 0\.0\.0\.0 \(not loopback\)/);
+    process.env.HOST = '127.0.0.1';
+    expect(problemWith('METRICS_PORT', '9464')).toBe('(accepted)');
+    process.env.HOST = '0.0.0.0';
+    process.env.METRICS_TOKEN = 'a-token-of-the-scraper';
+    expect(problemWith('METRICS_PORT', '9464')).toBe('(accepted)');
+    for (const name of ['HOST', 'METRICS_TOKEN', 'METRICS_PORT']) delete process.env[name];
+  });
+
   it('refuses a metrics port that is the API port', () => {
     process.env.PORT = '4505';
     expect(problemWith('METRICS_PORT', '4505')).toMatch(/METRICS_PORT: must be another port than PORT \(4505\)/);
