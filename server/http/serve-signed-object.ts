@@ -21,26 +21,26 @@ export async function serveSignedObject(request: Request): Promise<Response> {
         message: verified.reason === 'expired' ? 'This URL has expired.' : 'This URL is not valid.',
       });
     }
-    return await objectResponse(request, verified.key, verified.contentType, requestId);
+    return await objectResponse(verified.key, verified.contentType, requestId, request);
   } catch (error) {
     return toErrorResponse(error, requestId);
   }
 }
 
 /**
- * A stored object as the answer to `request`: whole (200), or the one byte range its Range header
- * asks for (206); streamed from the store, with its length. 404 when the store no longer has it.
+ * A stored object as an answer, streamed from the store with its length: whole (200), or the one
+ * byte range the Range header of `ranged` asks for (206; a GET's). 404 when the store no longer has it.
  */
-export async function objectResponse(request: Request, key: string, contentType: string, requestId: string): Promise<Response> {
+export async function objectResponse(key: string, contentType: string, requestId: string, ranged?: Request): Promise<Response> {
   // If-Range names a version this service cannot compare (objects carry no validator): the whole object.
-  const range = request.headers.has('if-range') ? undefined : parseRangeHeader(request.headers.get('range'));
+  const range = !ranged || ranged.headers.has('if-range') ? undefined : parseRangeHeader(ranged.headers.get('range'));
   const object = await getObjectStore().get(key, range);
   if (!object) throw new ApiError('not_found');
   const part = object.range;
   const headers = baseHeaders(requestId, {
     'Content-Type': contentType,
     'Content-Length': String(part ? part.end - part.start + 1 : object.size),
-    'Accept-Ranges': 'bytes',
+    ...(ranged ? { 'Accept-Ranges': 'bytes' } : {}),
     ...(part ? { 'Content-Range': `bytes ${part.start}-${part.end}/${object.size}` } : {}),
     'X-Content-Type-Options': 'nosniff',
     'Content-Disposition': 'inline',

@@ -259,6 +259,18 @@ describe('audio.speech', () => {
     expect(await remainingUnits(main.id)).toBe(before - 9);
     expect(await remainingUnits(only.id)).toBe(1000 - 3);
   });
+
+  it('the local engine speaks at most 10 minutes, whatever the package allows: longer is 422 before any audio, charging nothing', async () => {
+    const open = await createTestKey({ operations: { 'audio.speech': { engine: 'local', units: 3 } } });
+    const result = await call(api, '/v1/audio/speech', { text: 'a'.repeat(24_000) }, { key: open.key });
+    expectEnvelope(result, 422, 'validation_error');
+    expect(issue(result)).toMatchObject({
+      path: 'text',
+      code: 'not_allowed_by_package',
+      message: "text: about 1680.3 s of speech; the local engine of this key's package speaks at most 600 s.",
+    });
+    expect(await remainingUnits(open.id)).toBe(1000);
+  });
 });
 
 describe('audio.transcribe', () => {

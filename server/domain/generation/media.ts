@@ -5,7 +5,8 @@ import type { PrismaClient } from '../../db/generated/client';
 import type { ImageTask, SpeechTask, Transcript } from '../../providers/engine';
 import { MediaDecodeError } from '../../providers/local/media-decode-error';
 import { readMediaSeconds } from '../../providers/local/media-duration';
-import { estimateSpeechSeconds } from '../../providers/local/speech';
+import { estimateSpeechSeconds, LOCAL_SPEECH_MAX_SECONDS } from '../../providers/local/speech';
+import { engineNamesOf } from '../engine-names';
 import { signObjectUrl } from '../../storage/signed-urls';
 import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
@@ -105,13 +106,18 @@ export function prepareAudioSpeech(body: AudioSpeechRequest, key: AuthenticatedK
   const voice = check.value('voice', body.voice, settings.voices);
   const language = check.language('language', body.language, settings.languages);
   const format = check.value('output_format', body.output_format, settings.output_formats, 'mp3');
-  if (settings.max_duration_seconds !== undefined) {
+  // The package's limit, and the local engine's own where it answers first (any engine after it checks its own).
+  const localFirst = engineNamesOf(settings.engine)[0] === 'local';
+  const limit = Math.min(settings.max_duration_seconds ?? Infinity, localFirst ? LOCAL_SPEECH_MAX_SECONDS : Infinity);
+  if (limit !== Infinity) {
     const seconds = estimateSpeechSeconds(body.text);
-    if (seconds > settings.max_duration_seconds) {
+    if (seconds > limit) {
+      const allows =
+        limit === settings.max_duration_seconds ? "this key's package allows" : "the local engine of this key's package speaks";
       check.refuse({
         path: 'text',
         code: 'not_allowed_by_package',
-        message: `text: about ${seconds} s of speech; this key's package allows at most ${settings.max_duration_seconds} s.`,
+        message: `text: about ${seconds} s of speech; ${allows} at most ${limit} s.`,
       });
     }
   }

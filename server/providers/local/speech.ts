@@ -1,6 +1,7 @@
 // Local speech engine: not a voice, but honest, deterministic audio shaped like the text. Each
 // word becomes a voiced tone (pitch from the word and the voice, one pulse per character) and
 // spaces and punctuation become silences, so length and rhythm follow the text.
+import { ProviderUnavailableError } from '../engine';
 import { runFfmpeg } from './ffmpeg';
 import { hash32 } from './seed';
 
@@ -75,13 +76,17 @@ export function estimateSpeechSeconds(text: string): number {
 export async function synthesizeSpeech(input: SynthesizeSpeechInput): Promise<SynthesizedSpeech> {
   const plan = planSpeech(input.text);
   const durationSeconds = roundMs(plan.totalSamples / SPEECH_SAMPLE_RATE);
+  // Refused before any audio is made, where the engine was not the first (prepare checks the first: media.ts).
+  if (durationSeconds > LOCAL_SPEECH_MAX_SECONDS) {
+    throw new ProviderUnavailableError(`the local engine speaks at most ${LOCAL_SPEECH_MAX_SECONDS} s`, 5, { kind: 'rejected' });
+  }
   if (input.format === 'wav') {
     // The samples are rendered behind room for the header: one buffer, not the PCM and a copy of it.
-    const file = renderPcm(plan, input.voice, WAV_HEADER_BYTES);
+    const file = await renderPcm(plan, input.voice, WAV_HEADER_BYTES);
     writeWavHeader(file, SPEECH_SAMPLE_RATE);
     return { bytes: file, mimeType: 'audio/wav', durationSeconds };
   }
-  const pcm = renderPcm(plan, input.voice);
+  const pcm = await renderPcm(plan, input.voice);
   const { stdout } = await runFfmpeg(
     [
       '-loglevel',
@@ -114,29 +119,56 @@ export async function synthesizeSpeech(input: SynthesizeSpeechInput): Promise<Sy
   return { bytes: stdout, mimeType: 'audio/mpeg', durationSeconds };
 }
 
+/** The longest speech the local engine makes (a package may allow less): 10 minutes, 19 MB of PCM. */
+export const LOCAL_SPEECH_MAX_SECONDS = 600;
+
+/** One period of the voice's waveform (four harmonics), finely sampled: a lookup per sample instead of four sines. */
+const WAVE_TABLE_SIZE = 4096;
+const TWO_PI = 2 * Math.PI;
+const WAVE_TABLE = Float64Array.from({ length: WAVE_TABLE_SIZE + 1 }, (_, k) => {
+  const phase = (TWO_PI * k) / WAVE_TABLE_SIZE;
+  return Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.3 * Math.sin(3 * phase) + 0.15 * Math.sin(4 * phase);
+});
+
+/** The waveform at `phase` (0 to 2π), interpolated between its table's two nearest points. */
+function waveAt(phase: number): number {
+  const x = (phase / TWO_PI) * WAVE_TABLE_SIZE;
+  const k = Math.floor(x);
+  return WAVE_TABLE[k]! + (WAVE_TABLE[k + 1]! - WAVE_TABLE[k]!) * (x - k);
+}
+
+/** Samples rendered between two turns of the event loop (~4 ms of work): a long text never holds the thread. */
+const SAMPLES_PER_TURN = 1 << 16;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** 16-bit little-endian mono PCM of the plan, after `offset` zero bytes (room for a header). */
-export function renderPcm(plan: SpeechPlan, voice?: string, offset = 0): Buffer {
+export async function renderPcm(plan: SpeechPlan, voice?: string, offset = 0): Promise<Buffer> {
   const pcm = Buffer.alloc(offset + plan.totalSamples * 2);
   // The voice shifts every pitch by a fixed factor (0.7x to 1.5x), like a different speaker.
   const voiceFactor = voice ? 0.7 + ((hash32(`voice:${voice}`) % 1000) / 1000) * 0.8 : 1;
   const fade = Math.round(0.008 * plan.sampleRate);
+  let sinceTurn = 0;
   for (const span of plan.words) {
     const base = (110 + ((hash32(span.word.toLowerCase()) % 1000) / 1000) * 140) * voiceFactor;
-    const chars = Array.from(span.word.replace(/[^\p{L}\p{N}]/gu, ''));
+    // Each character bends the pitch a little and is one amplitude pulse: a syllable-like rhythm.
+    const steps = Array.from(span.word.replace(/[^\p{L}\p{N}]/gu, ''), (char) => {
+      const frequency = base * (1 + (((char.codePointAt(0) ?? 0) % 7) - 3) * 0.03);
+      return (TWO_PI * frequency) / plan.sampleRate;
+    });
     const length = span.end - span.start;
     let phase = 0;
     for (let i = 0; i < length; i += 1) {
-      const charIndex = Math.min(chars.length - 1, Math.floor(i / CHAR_SAMPLES));
-      const code = chars[charIndex]?.codePointAt(0) ?? 0;
-      // Each character bends the pitch a little and is one amplitude pulse: a syllable-like rhythm.
-      const frequency = base * (1 + ((code % 7) - 3) * 0.03);
-      phase += (2 * Math.PI * frequency) / plan.sampleRate;
+      phase += steps[Math.min(steps.length - 1, Math.floor(i / CHAR_SAMPLES))] ?? 0;
+      if (phase >= TWO_PI) phase -= TWO_PI;
       const within = (i % CHAR_SAMPLES) / CHAR_SAMPLES;
       const pulse = 0.65 + 0.35 * Math.sin(Math.PI * within);
       const edge = Math.min(1, i / fade, (length - 1 - i) / fade);
-      const wave = Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.3 * Math.sin(3 * phase) + 0.15 * Math.sin(4 * phase);
-      const sample = Math.round((wave / 1.95) * pulse * edge * 0.5 * 32767);
+      const sample = Math.round((waveAt(phase) / 1.95) * pulse * edge * 0.5 * 32767);
       pcm.writeInt16LE(sample, offset + (span.start + i) * 2);
+      if (++sinceTurn === SAMPLES_PER_TURN) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
     }
   }
   return pcm;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateSpeechSeconds, planSpeech, synthesizeSpeech } from '@/server/providers/local/speech';
+import { estimateSpeechSeconds, LOCAL_SPEECH_MAX_SECONDS, planSpeech, synthesizeSpeech } from '@/server/providers/local/speech';
 import { decodeAudio, parseWav, probe, rms } from './media-tools';
 
 const TEXT = 'Hello world. This is a small test, of the local engine!';
@@ -73,5 +73,27 @@ describe('local speech engine: MP3', () => {
 
     const again = await synthesizeSpeech({ text: TEXT, format: 'mp3' });
     expect(again.bytes.equals(mp3.bytes)).toBe(true);
+  });
+});
+
+describe('local speech engine: long texts (outside audit: 24,000 letters held the server thread 9 s)', () => {
+  it('renders a long recording while the event loop keeps turning', async () => {
+    const text = 'a'.repeat(4_000); // one word of 280 s: 4.5 M samples
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    try {
+      const speech = await synthesizeSpeech({ text, format: 'wav' });
+      expect(speech.durationSeconds).toBe(estimateSpeechSeconds(text));
+      expect(parseWav(speech.bytes).samples.length).toBe(Math.round(speech.durationSeconds * 16_000));
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns).toBeGreaterThan(10);
+  });
+
+  it(`refuses more than ${LOCAL_SPEECH_MAX_SECONDS} s of speech before making any audio`, async () => {
+    const text = 'a.'.repeat(2_000); // 2,000 × (0.07 + 0.4) s
+    expect(estimateSpeechSeconds(text)).toBeGreaterThan(LOCAL_SPEECH_MAX_SECONDS);
+    await expect(synthesizeSpeech({ text, format: 'wav' })).rejects.toMatchObject({ name: 'ProviderUnavailableError', kind: 'rejected' });
   });
 });

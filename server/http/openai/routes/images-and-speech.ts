@@ -1,4 +1,5 @@
-import { baseHeaders, jsonResponse } from '../../responses';
+import { jsonResponse } from '../../responses';
+import { objectResponse } from '../../serve-signed-object';
 import { audioSpeechRoute, imagesGenerateRoute } from '../../routes/media';
 import type { RouteContext } from '../../route-context';
 import { unitHeaders } from '../openai-headers';
@@ -65,10 +66,11 @@ function translateSpeech(body: Record<string, unknown>, ctx: RouteContext): Tran
     fingerprinted: body,
     render: (result) => storedMedia(result, now()),
     async respond(stored) {
+      // Streamed from the store: a long recording is never held whole in memory, let alone twice.
       const media = readStoredMedia(stored);
-      const headers = baseHeaders(ctx.requestId, unitHeaders(media.units));
-      headers.set('Content-Type', media.mimeType);
-      return new Response(new Uint8Array(await mediaBytes(media)), { status: 200, headers });
+      const response = await objectResponse(media.key, media.mimeType, ctx.requestId);
+      for (const [name, value] of Object.entries(unitHeaders(media.units))) response.headers.set(name, value);
+      return response;
     },
   });
 }

@@ -99,6 +99,6 @@ export const getVideoContentRoute = defineOpenAIGetRoute({
     const job = await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin);
     const verified = job.result ? verifyObjectUrl(new URL(job.result.url)) : undefined;
     if (!verified?.ok) throw new ApiError('not_found', { message: `The video ${job.job_id} is ${STATUS[job.status]}: it has no content.` });
-    return objectResponse(ctx.request, verified.key, verified.contentType, ctx.requestId);
+    return objectResponse(verified.key, verified.contentType, ctx.requestId, ctx.request);
   },
 });
