@@ -113,4 +113,23 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     });
     expect(await remainingUnits(id)).toBe(10);
   });
+
+  it('a member of a message or of its text part that is not served is refused naming it (a part nesting 3,000 levels was fingerprinted into a 500)', async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const deep = (levels: number): unknown => (levels === 0 ? 0 : [deep(levels - 1)]);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [
+        { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', x: deep(3_000) }] }] },
+        'messages[0].content[0].x',
+        'unsupported_parameter',
+      ],
+      [{ messages: [{ role: 'user', content: 'hi', name: { first: 'Ann' } }] }, 'messages[0].name', 'invalid_type'],
+    ];
+    for (const [body, param, code] of cases) {
+      const response = await chat(key, body);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error', param, code } });
+    }
+    expect(await remainingUnits(id)).toBe(10);
+  });
 });

@@ -21,6 +21,9 @@ function textOf(content: unknown, at: string): string {
       if (type !== 'text' || typeof text !== 'string') {
         throw refuseParam(`${at}[${index}]`, `${at}[${index}]: only text parts are supported (type "text").`, 'unsupported_content');
       }
+      // Never silently dropped: a part's other members (cache hints, annotations) are refused naming them.
+      const extra = Object.keys(part as object).find((member) => member !== 'type' && member !== 'text');
+      if (extra) throw refuseParam(`${at}[${index}].${extra}`, `${at}[${index}].${extra} is not supported.`);
       return text;
     })
     .join('');
@@ -39,7 +42,8 @@ export function chatPrompt(messages: unknown): ChatPrompt {
     if (message === null || typeof message !== 'object') throw refuseParam(at, `${at} must be an object.`, 'invalid_type');
     const extra = Object.keys(message).find((member) => !ALLOWED_MEMBERS.has(member));
     if (extra) throw refuseParam(`${at}.${extra}`, `${at}.${extra} is not supported (tool calls, audio and refusals are not).`);
-    const { role, content } = message as { role?: unknown; content?: unknown };
+    const { role, content, name } = message as { role?: unknown; content?: unknown; name?: unknown };
+    if (name !== undefined && typeof name !== 'string') throw refuseParam(`${at}.name`, `${at}.name must be a string.`, 'invalid_type');
     const kind = typeof role === 'string' ? ROLES[role as keyof typeof ROLES] : undefined;
     if (!kind) throw refuseParam(`${at}.role`, `${at}.role must be system, developer, user or assistant.`, 'unsupported_value');
     const text = textOf(content, `${at}.content`);
