@@ -21,10 +21,10 @@ function named(field: string): string {
 
 const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
-/** The dotted names of the fields an `unrecognized_keys` issue refuses. */
+/** The dotted names of the first fields an `unrecognized_keys` issue refuses (a body may hold 100,000: only these are named). */
 function unknownFieldNames(issue: z.core.$ZodIssueUnrecognizedKeys): string[] {
   const prefix = dotted(issue.path);
-  return issue.keys.map((key) => (prefix ? `${prefix}.${key}` : key));
+  return issue.keys.slice(0, MAX_NAMED_FIELDS).map((key) => (prefix ? `${prefix}.${key}` : key));
 }
 
 /**
@@ -32,11 +32,12 @@ function unknownFieldNames(issue: z.core.$ZodIssueUnrecognizedKeys): string[] {
  * come back larger than it was sent. The rest are counted in one more issue, on the object's path.
  */
 function unknownFieldIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
-  const fields = unknownFieldNames(issue);
-  const listed = fields
-    .slice(0, MAX_NAMED_FIELDS)
-    .map((field) => ({ path: field, code: 'unknown_field', message: `Unknown field: ${named(field)}.` }));
-  const rest = fields.length - listed.length;
+  const listed = unknownFieldNames(issue).map((field) => ({
+    path: field,
+    code: 'unknown_field',
+    message: `Unknown field: ${named(field)}.`,
+  }));
+  const rest = issue.keys.length - listed.length;
   if (rest === 0) return listed;
   return [
     ...listed,
@@ -69,9 +70,8 @@ export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIs
 export function zodValidationError(error: z.ZodError, input: unknown, message?: string): ApiError {
   const first = error.issues[0];
   if (message === undefined && first?.code === 'unrecognized_keys' && first.keys.length > 1) {
-    const fields = unknownFieldNames(first);
-    const more = fields.length > MAX_NAMED_FIELDS ? ` and ${fields.length - MAX_NAMED_FIELDS} more` : '';
-    message = `Unknown fields: ${fields.slice(0, MAX_NAMED_FIELDS).map(named).join(', ')}${more}.`;
+    const more = first.keys.length > MAX_NAMED_FIELDS ? ` and ${first.keys.length - MAX_NAMED_FIELDS} more` : '';
+    message = `Unknown fields: ${unknownFieldNames(first).map(named).join(', ')}${more}.`;
   }
   return ApiError.validation(formatZodIssues(error, input), message);
 }
