@@ -59,6 +59,9 @@ export interface EnginePricing {
   override?: ModelPrices;
 }
 
+/** Characters per token where no provider counted them (usage estimates, the local engine's cap): the usual rule of thumb for English text. */
+export const CHARS_PER_TOKEN = 4;
+
 /** What a text or code call tells besides its output: why the model stopped, what it counted. */
 export interface GenerationMeta {
   /** The SDK's unified finish reason ('stop', 'length', ...); absent for `local`. */

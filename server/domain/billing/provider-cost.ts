@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as GenaiPrices from '@pydantic/genai-prices';
-import type { EnginePricing, ModelPrices, ProviderUsage } from '../../providers/engine';
+import { CHARS_PER_TOKEN, type EnginePricing, type ModelPrices, type ProviderUsage } from '../../providers/engine';
 
 // What a call cost at its provider, in the deployment's CURRENCY, at the time of the call: the
 // operator's prices of the model when set (packages file `prices`, the Providers page), else the
@@ -42,9 +42,6 @@ export interface Metering {
   /** The usage is our estimate, not the provider's figure (a call ended before it reported any). */
   estimated?: boolean;
 }
-
-/** Characters per token of the estimate: the usual rule of thumb for English text. */
-const CHARS_PER_TOKEN = 4;
 
 /**
  * The tokens a text call is taken to have used when its provider reported none (it ended early, or

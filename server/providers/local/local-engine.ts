@@ -11,13 +11,13 @@ const WORD_PIECE = /\s*\S+\s*|\s+/g;
 
 /** The local answer in word-sized pieces, one per turn of the event loop, so an abort is seen between them. */
 async function streamLocalText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
-  const { text } = generateLocalText(task);
-  for (const piece of text.match(WORD_PIECE) ?? []) {
+  const answer = generateLocalText(task);
+  for (const piece of answer.text.match(WORD_PIECE) ?? []) {
     await new Promise((resolve) => setImmediate(resolve));
     if (signal.aborted) throw new ProviderUnavailableError('the streamed answer was cut off', 5, { kind: 'timeout' });
     onDelta(piece);
   }
-  return { text };
+  return answer;
 }
 
 /** The built-in engine: offline and deterministic (see docs/local-engine.md for its limits). */

@@ -1,10 +1,24 @@
-import type { TextTask } from '../engine';
+import { CHARS_PER_TOKEN, type TextResult, type TextTask } from '../engine';
 import { keyTerms, sentences, truncate, words } from './text-analysis';
 
 // The offline text engine: it does not understand language. It answers with a clearly
 // labelled, deterministic digest of the input (summary, key terms, counts), in the format asked.
 
-export function generateLocalText(task: TextTask): { text: string } {
+/**
+ * The digest, within the task's token cap (at CHARS_PER_TOKEN, the rule its usage is estimated
+ * by) as a model stops at its cap: cut after the last whole word that fits, or mid-word when none
+ * does, with the finish reason `length`. A JSON answer is never cut: cut, it would not parse.
+ */
+export function generateLocalText(task: TextTask): TextResult {
+  const { text } = localDigest(task);
+  const maxChars = task.maxOutputTokens === undefined ? Infinity : task.maxOutputTokens * CHARS_PER_TOKEN;
+  if (text.length <= maxChars || task.outputFormat === 'json') return { text };
+  const cut = text.slice(0, maxChars);
+  const lastBlank = cut.search(/\s\S*$/);
+  return { text: lastBlank > 0 ? cut.slice(0, lastBlank) : cut, finishReason: 'length' };
+}
+
+function localDigest(task: TextTask): { text: string } {
   const inputSentences = sentences(task.input);
   const summary = truncate(inputSentences.slice(0, 2).join(' ') || task.input.trim(), 400);
   const terms = keyTerms(`${task.input} ${task.context ?? ''}`);

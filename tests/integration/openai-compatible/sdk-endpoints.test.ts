@@ -62,6 +62,34 @@ describe('the OpenAI SDK on /openai/v1', () => {
     expect(await books(setup.database.url, id)).toMatchObject({ remaining: 9, captured: 1, succeeded: 1 });
   });
 
+  it('stops the built-in engine at max_tokens, as a model stops: finish_reason length, within the cap, streamed or not', async () => {
+    const { key } = await surfaceKey({ quota: 10 });
+    const { client } = sdk(setup.product.base, key);
+    const messages = [{ role: 'user' as const, content: 'Tell me a long story about a lighthouse keeper and the sea.' }];
+    const whole = await client.chat.completions.create({ model: 'text.generate', messages, max_tokens: 5 });
+    expect(whole.choices[0]!.finish_reason).toBe('length');
+    expect(whole.choices[0]!.message.content!.length).toBeGreaterThan(0);
+    expect(whole.usage!.completion_tokens).toBeLessThanOrEqual(5);
+    const stream = await client.chat.completions.create({
+      model: 'text.generate',
+      messages,
+      max_completion_tokens: 5,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let finish: string | null = null;
+    let completionTokens = 0;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      completionTokens = chunk.usage?.completion_tokens ?? completionTokens;
+    }
+    expect(finish).toBe('length');
+    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(completionTokens).toBeLessThanOrEqual(5);
+  });
+
   it('streams chat.completion.chunk events with a final usage chunk, charged once', async () => {
     const { key, id } = await surfaceKey({ quota: 10 });
     const { client } = sdk(setup.product.base, key);
