@@ -23,8 +23,7 @@ const GitHubProvider = defaultExport(gitHubProvider);
 const GoogleProvider = defaultExport(googleProvider);
 
 /** Sessions end this long after sign-in (default 8 hours); there is no sliding renewal past it. */
-export const SESSION_MAX_AGE_SECONDS =
-  Number(getConfig().SESSION_MAX_AGE_SECONDS) > 0 ? Number(getConfig().SESSION_MAX_AGE_SECONDS) : 8 * 60 * 60;
+export const SESSION_MAX_AGE_SECONDS = getConfig().SESSION_MAX_AGE_SECONDS;
 
 export const RATE_LIMITED_ERROR = 'RateLimited';
 

@@ -43,6 +43,8 @@ describe('getConfig', () => {
     ['KEY_CACHE_TTL_MS', '5000'],
     ['CURRENCY', 'XYZ'], // three capitals, but no currency (outside audit)
     ['CURRENCY', 'usd'],
+    ['SESSION_MAX_AGE_SECONDS', 'abc'], // was read as the default, silently (outside audit)
+    ['SESSION_MAX_AGE_SECONDS', '0'],
   ])('refuses %s=%j, naming it', (name, value) => {
     const message = problemWith(name, value);
     expect(message).toMatch(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${name}\\b`));
