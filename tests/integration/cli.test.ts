@@ -383,6 +383,9 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(unknownPackage.code).toBe(1);
     expect(parseJsonOutput(unknownPackage)).toMatchObject({ error: { code: 'not_found' } });
     expect(unknownPackage.stderr).toMatch(/No package "no-such-package"/);
+    const listedUnknown = await runCli(['keys', 'list', '--package', 'no-such-package'], running.dataDir);
+    expect(listedUnknown.code).toBe(1);
+    expect(listedUnknown.stderr).toMatch(/No package "no-such-package"/);
     // In production (NODE_ENV=production, as here) it seals provider keys with the instances' secret: a placeholder is refused as the production command refuses it.
     const placeholder = 'CHANGE-ME-a-third-secret-32-characters-or-more';
     const refused = await runCli(['keys', 'list', '--json'], running.dataDir, 90_000, { PROVIDER_KEYS_SECRET: placeholder });

@@ -50,7 +50,7 @@ function addList(keys: Command): void {
   keys
     .command('list')
     .description("List API keys, newest first (a label's control characters shown as \\u escapes)")
-    .option('--package <slug>', 'only keys of this package')
+    .option('--package <slug>', 'only keys of this package (a slug that names none is an error)')
     .addOption(new Option('--status <status>', 'only keys with this status (expired: its last day has passed)').choices(SHOWN_KEY_STATUSES))
     .option('--limit <n>', 'only the n newest (default: all)', positiveInt)
     .option('--json', 'print {"keys":[...]}')
@@ -102,6 +102,11 @@ function addRevokeAndTopUp(keys: Command): void {
 /** Page by page (1,000 at most each), until the limit or the last key. */
 async function keysUpTo(prisma: PrismaClient, options: { package?: string; status?: ShownKeyStatus; limit?: number }) {
   const { listKeys } = await import('../../../server/domain/keys/manage-keys');
+  // A slug that names no package is a typo, not a package without keys.
+  if (options.package !== undefined && !(await prisma.package.findUnique({ where: { slug: options.package }, select: { id: true } }))) {
+    const { ApiError } = await import('../../../server/domain/errors');
+    throw new ApiError('not_found', { message: `No package "${options.package}".` });
+  }
   const items: Awaited<ReturnType<typeof listKeys>>['items'] = [];
   let cursor: string | undefined;
   do {
