@@ -1,4 +1,5 @@
 import { UPLOAD_MIME_TYPES } from '../../contract/values';
+import { mp3FramesFollowTag } from '../../providers/local/mp3-structure';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
@@ -6,7 +7,8 @@ import type { AuthenticatedKey } from '../keys/authenticate-key';
 // A file sent with the call itself (the OpenAI-compatible surface's multipart transcription)
 // instead of as an upload: checked as an upload is checked when it completes (CONTRACT.md §5) —
 // its size against the package's limit (413), its declared type against what the operation takes,
-// and its magic bytes against that type — before anything is held or charged.
+// its magic bytes against that type, and an MP3's frames after its ID3 tag — before anything is
+// held or charged.
 
 export interface InlineInput {
   bytes: Buffer;
@@ -50,6 +52,9 @@ export async function checkInlineInput(
       'content_mismatch',
       `${path}: the content is ${sniffed ?? 'not a recognised format'}, not the declared ${mimeType}.`,
     );
+  }
+  if (mimeMatchesDeclared(mimeType, 'audio/mpeg') && !mp3FramesFollowTag(file.bytes)) {
+    throw refused(path, 'content_mismatch', `${path}: the content is not ${mimeType}: no MPEG audio frames follow its ID3 tag.`);
   }
   return { ...file, mimeType, sizeBytes: file.bytes.length };
 }

@@ -8,6 +8,8 @@
 // take the host's memory).
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
@@ -25,6 +27,8 @@ export interface RunFfmpegOptions {
   onOutput?: (chunk: Buffer) => void;
   /** The run decodes customer media: it gets the FFMPEG_MEMORY_LIMIT_MB address-space limit. */
   untrusted?: boolean;
+  /** Reads ffmpeg's log (the kept tail) as it grows; a reason returned stops the run with it. */
+  watchLog?: (log: string) => string | undefined;
 }
 
 export interface FfmpegResult {
@@ -121,8 +125,37 @@ export function inputArgs(mimeType: string, source: string): string[] {
   return ['-protocol_whitelist', source.startsWith('pipe:') ? 'pipe' : 'file', '-f', demuxer, '-i', source];
 }
 
+// MP4 keeps its index (moov) wherever the writer put it, often at the end: ffmpeg must seek.
+const NEEDS_SEEKABLE_FILE = new Set(['audio/mp4', 'video/mp4']);
+
+/**
+ * Decodes customer media (`bytes` of the verified `mimeType`) with `output` (ffmpeg's options
+ * after the input): its type's demuxer and protocol only (inputArgs), under the memory limit; by
+ * stdin, or from a temporary file where the container needs seeking.
+ */
+export async function decodeCustomerMedia(
+  bytes: Buffer,
+  mimeType: string,
+  output: readonly string[],
+  options: Omit<RunFfmpegOptions, 'input' | 'untrusted'> & { logLevel?: 'error' | 'info' },
+): Promise<FfmpegResult> {
+  const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const log = ['-loglevel', options.logLevel ?? 'error', '-nostats'];
+  if (!NEEDS_SEEKABLE_FILE.has(mime)) {
+    return runFfmpeg([...log, ...inputArgs(mime, 'pipe:0'), ...output], { ...options, input: bytes, untrusted: true });
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'wgs-media-'));
+  try {
+    const file = join(folder, 'input.mp4');
+    await writeFile(file, bytes);
+    return await runFfmpeg([...log, ...inputArgs(mime, file), ...output], { ...options, untrusted: true });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<FfmpegResult> {
-  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false } = options;
+  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false, watchLog } = options;
   return new Promise((resolve, reject) => {
     const [file, argv] = command(args, untrusted);
     const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: untrusted ? UNTRUSTED_ENV : OWN_ENV });
@@ -146,6 +179,8 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
+      const stop = watchLog?.(stderr);
+      if (stop !== undefined) fail(stop);
     });
     // ffmpeg may exit before reading all input (bad data); the exit code tells the story, not EPIPE.
     child.stdin.on('error', () => undefined);

@@ -2,6 +2,7 @@
 // input image, tints it with the prompt's palette and overlays the scene's caption.
 import type { OutputInfo, Sharp } from 'sharp';
 import { loadSharp } from '../load-sharp';
+import { openInputImage } from './input-image';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg } from './scene-svg';
 
@@ -44,6 +45,7 @@ async function drawScene(scene: ReturnType<typeof buildScene>, width: number, he
 
 async function transformInput(bytes: Buffer, scene: ReturnType<typeof buildScene>, width: number | undefined, height: number | undefined) {
   const sharp = await loadSharp();
+  const input = await openInputImage(bytes);
   let raw: { data: Buffer; info: OutputInfo };
   try {
     // Without a requested size, keep the input's aspect ratio within the default square.
@@ -51,7 +53,7 @@ async function transformInput(bytes: Buffer, scene: ReturnType<typeof buildScene
       width === undefined && height === undefined
         ? { width: DEFAULT_SIDE, height: DEFAULT_SIDE, fit: 'inside' as const }
         : { width: checkSide(width, 'width'), height: checkSide(height, 'height'), fit: 'cover' as const };
-    raw = await sharp(bytes, { failOn: 'error' }).rotate().resize(resize).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    raw = await input.rotate().resize(resize).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   } catch (error) {
     throw new MediaDecodeError('The input image could not be decoded.', { cause: error });
   }

@@ -82,3 +82,10 @@ export class Mp3StructureProbe {
     return hasMpegFrames(Buffer.concat(this.parts));
   }
 }
+
+/** hasMpegFrames of a whole file in memory (a file sent with the call itself). */
+export function mp3FramesFollowTag(bytes: Buffer): boolean {
+  const probe = new Mp3StructureProbe();
+  probe.push(bytes);
+  return probe.valid();
+}

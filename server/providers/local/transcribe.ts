@@ -1,9 +1,6 @@
 // Local transcription engine: it cannot recognise words, and says so. It decodes the audio with
 // ffmpeg and reports where sound is, by short-time energy, as timed segments.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { inputArgs, runFfmpeg } from './ffmpeg';
+import { decodeCustomerMedia, FfmpegError } from './ffmpeg';
 import { audioDecodeFailure, MediaDecodeError } from './media-decode-error';
 
 export { MediaDecodeError };
@@ -29,8 +26,6 @@ export interface Transcript {
 }
 
 export const TRANSCRIBE_MIME_TYPES = ['audio/mpeg', 'audio/wav', 'audio/x-wav', 'audio/mp4', 'video/mp4', 'video/webm'] as const;
-// MP4 keeps its index (moov) wherever the writer put it, often at the end: ffmpeg must seek.
-const NEEDS_SEEKABLE_FILE = new Set(['audio/mp4', 'video/mp4']);
 
 const SAMPLE_RATE = 16_000;
 const FRAME_SAMPLES = 160; // 10 ms
@@ -100,6 +95,16 @@ export class FrameEnergyMeter {
   }
 }
 
+/** The longest recording the local engine transcribes: 4 hours of its 16 kHz samples. */
+const MAX_SECONDS = 4 * 60 * 60;
+/**
+ * The lowest sample rate it takes. Every rate is resampled to 16 kHz, at a cost per sample
+ * produced: a header claiming 1 Hz made 28 KB of samples into 4 hours of work.
+ */
+const MIN_SAMPLE_RATE = 4000;
+/** ffmpeg's description of the input's first audio stream (`Stream #0:1(und): Audio: aac (LC), 44100 Hz, ...`). */
+const INPUT_AUDIO_RATE = /Stream #0:\d+[^\n]*?: Audio: [^\n]*?, (\d+) Hz/;
+
 /** Frame energies of the first audio stream, decoded to mono 16 kHz 16-bit PCM by ffmpeg. */
 export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promise<FrameEnergyMeter> {
   const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -108,27 +113,32 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   }
   const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
+  let lowRate: number | undefined;
   const options = {
-    untrusted: true,
     timeoutMs: 300_000,
-    maxOutputBytes: SAMPLE_RATE * 2 * 60 * 60 * 4,
+    maxOutputBytes: SAMPLE_RATE * 2 * MAX_SECONDS,
     onOutput: (chunk: Buffer) => meter.push(chunk),
-  }; // up to 4 h
-  let folder: string | undefined;
+    // The input's rate, from ffmpeg's description of it (printed before it decodes anything).
+    logLevel: 'info' as const,
+    watchLog: (log: string) => {
+      const rate = Number(INPUT_AUDIO_RATE.exec(log)?.[1] ?? MIN_SAMPLE_RATE);
+      if (rate < MIN_SAMPLE_RATE) lowRate = rate;
+      return lowRate === undefined ? undefined : 'sample rate too low';
+    },
+  };
   try {
-    if (!NEEDS_SEEKABLE_FILE.has(mime)) {
-      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, 'pipe:0'), ...output], { ...options, input: bytes });
-    } else {
-      folder = await mkdtemp(join(tmpdir(), 'wgs-transcribe-'));
-      const file = join(folder, 'input.mp4');
-      await writeFile(file, bytes);
-      await runFfmpeg(['-loglevel', 'error', ...inputArgs(mime, file), ...output], options);
-    }
+    await decodeCustomerMedia(bytes, mime, output, options);
     return meter;
   } catch (error) {
+    if (lowRate !== undefined) {
+      throw new MediaDecodeError(
+        `The recording's sample rate, ${lowRate} Hz, is below the ${MIN_SAMPLE_RATE} Hz the local engine transcribes.`,
+      );
+    }
+    if (error instanceof FfmpegError && error.message.startsWith('ffmpeg output exceeded')) {
+      throw new MediaDecodeError(`The recording is longer than the ${MAX_SECONDS / 3600} hours the local engine transcribes.`);
+    }
     throw audioDecodeFailure(error);
-  } finally {
-    if (folder) await rm(folder, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSharp } from '../load-sharp';
 import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
+import { openInputImage } from './input-image';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg, type Scene } from './scene-svg';
 
@@ -114,14 +115,9 @@ export async function extractVideoFrame(bytes: Buffer, mimeType: string): Promis
 }
 
 async function decodeBase(bytes: Buffer): Promise<Buffer> {
-  const sharp = await loadSharp();
+  const input = await openInputImage(bytes);
   try {
-    return await sharp(bytes, { failOn: 'error' })
-      .rotate()
-      .resize(VIDEO_WIDTH, VIDEO_HEIGHT, { fit: 'cover' })
-      .removeAlpha()
-      .raw()
-      .toBuffer();
+    return await input.rotate().resize(VIDEO_WIDTH, VIDEO_HEIGHT, { fit: 'cover' }).removeAlpha().raw().toBuffer();
   } catch (error) {
     throw new MediaDecodeError('The input image could not be decoded.', { cause: error });
   }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb } from '@/server/db/client';
 import { api, createTestKey, remainingUnits } from '../../helpers/api';
+import { id3WrappedWav, mp3WithLargeTag } from '../../helpers/crafted-media';
 
 // /openai/v1 refuses what it cannot tell the meaning of, naming it, and charges nothing (outside
 // audit): two token caps that differ (said to be "not supported", though both are), and a multipart
@@ -53,6 +54,30 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'model', code: 'invalid_value', message: 'model: send it once.' } });
     expect(await remainingUnits(id)).toBe(10);
+  });
+
+  it("an inline MP3 is checked as an upload's: one whose ID3 tag hides another container is 400, and nothing is charged (outside audit)", async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const transcribe = (bytes: Buffer) => {
+      const form = new FormData();
+      form.append('model', 'audio.transcribe');
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/mpeg' }), 'a.mp3');
+      return api(
+        new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+          body: form,
+        }),
+      );
+    };
+    const crafted = await transcribe(await id3WrappedWav());
+    expect(crafted.status).toBe(400);
+    expect(await crafted.json()).toMatchObject({
+      error: { param: 'file', code: 'content_mismatch', message: expect.stringContaining('no MPEG audio frames follow its ID3 tag') },
+    });
+    expect(await remainingUnits(id)).toBe(10);
+    expect((await transcribe(await mp3WithLargeTag())).status).toBe(200);
+    expect(await remainingUnits(id)).toBe(8);
   });
 
   it("an API this surface does not serve is 404 naming its method and path, in OpenAI's format", async () => {

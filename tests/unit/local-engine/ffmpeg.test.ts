@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { FfmpegError, ffmpegPath, inputArgs, resetFfmpegPathForTests, runFfmpeg } from '@/server/providers/local/ffmpeg';
 import { decodeFrameEnergy, MediaDecodeError } from '@/server/providers/local/transcribe';
+import { readMediaSeconds } from '@/server/providers/local/media-duration';
+import { synthesizeSpeech } from '@/server/providers/local/speech';
 import { id3WrappedWav, mp3WithLargeTag } from '../../helpers/crafted-media';
 
 describe('runFfmpeg', () => {
@@ -131,6 +133,18 @@ describe('the ffmpeg used, and how untrusted media reaches it', () => {
     expect(probed.stdout.length).toBeGreaterThan(1000); // what ffmpeg does when it chooses the demuxer itself
     await expect(decodeFrameEnergy(crafted, 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError);
     expect((await decodeFrameEnergy(await mp3WithLargeTag(), 'audio/mpeg')).sampleCount).toBeGreaterThan(16_000);
+  });
+
+  it('measures a recording as the engines decode it: a short WAV before a long MP3 is not a short recording (outside audit)', async () => {
+    const wav = (await synthesizeSpeech({ text: 'Short.', format: 'wav' })).bytes;
+    const mp3 = (await synthesizeSpeech({ text: 'A much longer recording that plays on and on. '.repeat(6), format: 'mp3' })).bytes;
+    const mp3Seconds = await readMediaSeconds(mp3, 'audio/mpeg');
+    expect(mp3Seconds).toBeGreaterThan(15);
+    // A probing ffmpeg reads the RIFF header and stops where the WAV ends; the mp3 demuxer, as transcription uses it, plays on.
+    const crafted = Buffer.concat([wav, mp3]);
+    expect(await readMediaSeconds(crafted, 'audio/mpeg')).toBeGreaterThan(mp3Seconds - 0.5);
+    expect((await decodeFrameEnergy(crafted, 'audio/mpeg')).sampleCount / 16_000).toBeGreaterThan(mp3Seconds - 0.5);
+    await expect(readMediaSeconds(await id3WrappedWav(), 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError);
   });
 
   it("runs ffmpeg with none of the service's environment (a decode gets MALLOC_ARENA_MAX alone)", async () => {

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { renderImage, type ImageFormat } from '@/server/providers/local/image';
 import { MediaDecodeError } from '@/server/providers/local/media-decode-error';
+import { renderVideo } from '@/server/providers/local/video';
 import { meanAbsDifference } from './media-tools';
 
 const PROMPT = 'A lighthouse on a rocky coast at dusk';
@@ -97,5 +98,20 @@ describe('local image engine', () => {
     await expect(renderImage({ prompt: 'x', format: 'png', inputImage: Buffer.from('not an image at all') })).rejects.toBeInstanceOf(
       MediaDecodeError,
     );
+  });
+
+  it('refuses an input image of more than 36 million pixels from its header, unread (outside audit: 800 MB for a 1.5 MB progressive JPEG)', async () => {
+    const small = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#345' } })
+      .jpeg({ progressive: true })
+      .toBuffer();
+    // The frame header (SOF2, progressive) states the size: height, then width, after its length and precision.
+    const frame = small.indexOf(Buffer.from([0xff, 0xc2]));
+    const huge = Buffer.from(small);
+    huge.writeUInt16BE(16_383, frame + 5);
+    huge.writeUInt16BE(16_383, frame + 7);
+    expect(await sharp(huge).metadata()).toMatchObject({ width: 16_383, height: 16_383 });
+    const refusal = new MediaDecodeError('The input image is 16383 x 16383 pixels, more than the 36 million the local engine takes.');
+    await expect(renderImage({ prompt: 'x', format: 'png', inputImage: huge })).rejects.toThrow(refusal);
+    await expect(renderVideo({ prompt: 'x', inputImage: huge, durationSeconds: 0.5 })).rejects.toThrow(refusal);
   });
 });

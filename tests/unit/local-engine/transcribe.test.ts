@@ -108,6 +108,15 @@ describe('local transcription engine', () => {
       'The input could not be decoded as audio.',
     );
   });
+
+  it('refuses a recording under 4 kHz before decoding it: a header claiming 1 Hz made 28 KB into 4 hours of resampling (outside audit)', async () => {
+    const noise = Buffer.from(Array.from({ length: 28_000 }, (_, index) => (index * 37) % 256));
+    await expect(transcribeAudio({ bytes: wavFile(noise, 1), mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow(
+      new MediaDecodeError("The recording's sample rate, 1 Hz, is below the 4000 Hz the local engine transcribes."),
+    );
+    const telephone = await transcribeAudio({ bytes: wavFile(noise, 8000), mimeType: 'audio/wav', timestamps: 'segment' });
+    expect(telephone.text).toContain('1.8 s of audio');
+  });
 });
 
 describe('FrameEnergyMeter', () => {
