@@ -1,3 +1,4 @@
+import { MAX_CANONICAL_DEPTH } from '../domain/canonical-json';
 import { ApiError } from '../domain/errors';
 import { findDuplicateMember } from './duplicate-keys';
 
@@ -58,6 +59,10 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   } catch {
     throw new ApiError('invalid_request', { message: 'The request body is not valid UTF-8.' });
   }
+  // Refused before it is parsed: 1 MiB of `[` took JSON.parse 150 ms (the fingerprint refuses it after).
+  if (nestsDeeperThan(bytes, MAX_CANONICAL_DEPTH)) {
+    throw new ApiError('invalid_request', { message: `The request body nests more than ${MAX_CANONICAL_DEPTH} levels deep.` });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -72,4 +77,20 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
     throw new ApiError('invalid_request', { message: `The request body repeats the member "${duplicate}".` });
   }
   return value as Record<string, unknown>;
+}
+
+/** Whether JSON text (as bytes) opens more than `max` arrays and objects within each other; strings skipped. */
+export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 0x22 /* " */) {
+      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c /* \ */) i++;
+    } else if (byte === 0x5b /* [ */ || byte === 0x7b /* { */) {
+      if (++depth > max) return true;
+    } else if (byte === 0x5d /* ] */ || byte === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return false;
 }
