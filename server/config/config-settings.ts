@@ -208,12 +208,7 @@ export const settings = {
     'One line per /v1 request: JSON (default), pretty (a terminal) or off.',
   ),
   SESSION_MAX_AGE_SECONDS: doc(
-    z.coerce
-      .number()
-      .int()
-      .min(60)
-      .max(30 * 24 * 60 * 60)
-      .default(8 * 60 * 60),
+    z.coerce.number().int().min(60).max(2_592_000).default(28_800),
     'A dashboard session ends this many seconds after sign-in (60 s to 30 days; 8 hours by default), with no sliding renewal, or at sign-out.',
     RUNNING,
   ),
