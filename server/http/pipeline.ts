@@ -63,7 +63,8 @@ async function authenticate(request: Request, connection: Connection | undefined
   try {
     return await traceStep('authenticate', () => authenticateKey(getSqlDb(), request.headers.get('authorization')));
   } catch (error) {
-    if (isApiError(error) && error.code === 'invalid_api_key') await noteFailedAuthentication(address);
+    // Past the shared count (REDIS_URL), the failure is answered as the refusal it would meet next.
+    if (isApiError(error) && error.code === 'invalid_api_key') throw (await noteFailedAuthentication(address)) ?? error;
     throw error;
   }
 }

@@ -17,8 +17,9 @@ import { RedisServer } from './support/redis-server';
 
 // Two real `npm start` instances on one database and one Redis (REDIS_URL), reached from this
 // machine's non-loopback address: the address's failed authentications are one count for both,
-// so the limit holds across instances with at most one more failure (the second instance learns
-// of the shared count at its own next failure), where two counts of their own let twice the limit through.
+// and a failure past it is a 429, so the limit holds exactly across instances, for failures sent
+// at once too (outside audit: 100 at once split between two instances got 93-100 401s of 60),
+// where two counts of their own let twice the limit through.
 
 const LIMIT = 6; // AUTH_FAILURES_PER_MINUTE
 let database: TestDatabase;
@@ -60,22 +61,19 @@ async function readKey(product: Product, secret: string, from = address) {
 }
 
 describe('failed authentications with REDIS_URL, across two instances', () => {
-  it('one count for both instances: the limit plus one failure at most, then 429 with Retry-After on either, even for a valid key; loopback is not counted', async () => {
+  it('one count for both instances: exactly the limit of 401s from a burst sent to both at once, then 429 with Retry-After on either, even for a valid key; loopback is not counted', async () => {
     const key = await createTestKey({ quota: 10 });
-    const statuses: number[] = [];
-    for (let i = 0; i < 2 * LIMIT; i++) {
-      const answer = await readKey(i % 2 === 0 ? a : b, badKey());
-      statuses.push(answer.status);
+    const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, (_, i) => readKey(i % 2 === 0 ? a : b, badKey())));
+    for (const answer of answers) {
       if (answer.status === 401) expect(answer.body.error?.code).toBe('invalid_api_key');
       else {
+        expect(answer.status).toBe(429);
         expect(answer.body.error?.code).toBe('rate_limited');
         expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
         expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
       }
     }
-    // Failures 1 to 6 alternate; the 6th (on B) fills the shared count, so B refuses from then on;
-    // A learns of it at its own next failure, the 7th. Each counting alone would have let 12 through.
-    expect(statuses).toEqual([...Array(LIMIT + 1).fill(401), ...Array(LIMIT - 1).fill(429)]);
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(LIMIT);
     for (const product of [a, b]) expect((await readKey(product, key.key)).status).toBe(429);
     for (const product of [a, b]) expect((await readKey(product, key.key, '127.0.0.1')).status).toBe(200);
   });

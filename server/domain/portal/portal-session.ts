@@ -43,8 +43,7 @@ export async function signInWithKey(
     ? await db.apiKey.findUnique({ where: { hash: keyHash }, select: { id: true, status: true, expiresAt: true } })
     : null;
   if (!keyHash || !key || !usable(key, now)) {
-    await noteFailedAuthentication(input.address, now.getTime());
-    throw new ApiError('invalid_api_key');
+    throw (await noteFailedAuthentication(input.address, now.getTime())) ?? new ApiError('invalid_api_key');
   }
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + PORTAL_SESSION_SECONDS * 1000);

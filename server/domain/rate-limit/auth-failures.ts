@@ -9,15 +9,15 @@ import { redisWindowStore } from './sliding-window';
 // keeps its count in memory (a flood of bad keys must not become load on the database), and a
 // 401 stays free of database writes. The count is a sliding window of 60 s in one-second buckets,
 // each leaving the window 60 s after its latest failure, like the per-key limit. With REDIS_URL
-// every failure is also counted in Redis, shared by all instances, and an instance whose failure
-// finds that count at the limit refuses the address until it frees: across N instances at most
-// N - 1 more than the limit get through (each learns of the shared count at its own next failure,
-// which keeps the refusal free of queries). Without Redis each instance counts only its own, so N
-// instances let at most N times the limit through (the key space, ~238 bits, is the real defence;
-// this bounds the cost). IPv6 addresses count per /64, the block one client usually holds. A
-// loopback address is not counted: it is the host itself or a proxy on it (without TRUST_PROXY),
-// whose requests are every client's, so counting them would let one client's bad keys lock every
-// customer out.
+// every failure is also counted in Redis, shared by all instances, and is a 401 only if it fits
+// that count: past the limit it is answered 429, and its instance refuses the address until the
+// count frees. So across any number of instances, failures sent at once included, at most the
+// limit get a 401 (the shared count is taken atomically). Without Redis each instance counts only
+// its own, so N instances let at most N times the limit through (the key space, ~238 bits, is the
+// real defence; this bounds the cost). IPv6 addresses count per /64, the block one client usually
+// holds. A loopback address is not counted: it is the host itself or a proxy on it (without
+// TRUST_PROXY), whose requests are every client's, so counting them would let one client's bad
+// keys lock every customer out.
 
 const WINDOW_SECONDS = 60;
 const MAX_ADDRESSES = 100_000;
@@ -90,14 +90,15 @@ function tooManyFailures(limit: number, retryAfter: number): ApiError {
 
 /**
  * Counts a failed authentication of the address (one that cannot be told apart is not counted):
- * in this instance at once, and with REDIS_URL in the count all instances share.
+ * in this instance at once, and with REDIS_URL in the count all instances share. Returns the 429
+ * to answer instead of the 401 when the shared count was already at the limit.
  */
-export async function noteFailedAuthentication(address: string, nowMs = Date.now()): Promise<void> {
+export async function noteFailedAuthentication(address: string, nowMs = Date.now()): Promise<ApiError | undefined> {
   const group = addressGroup(address);
-  if (!group) return;
+  if (!group) return undefined;
   countHere(group, nowMs);
   const redis = getRedis();
-  if (redis) await countShared(redis, group);
+  return redis ? countShared(redis, group) : undefined;
 }
 
 function countHere(group: string, nowMs: number): void {
@@ -119,16 +120,18 @@ function countHere(group: string, nowMs: number): void {
   }
 }
 
-/** Counts the failure where every instance sees it; at the limit, this instance refuses the address until it frees. */
-async function countShared(redis: NonNullable<ReturnType<typeof getRedis>>, group: string): Promise<void> {
+/** Counts the failure where every instance sees it; past the limit, this instance refuses the address until it frees, this failure included. */
+async function countShared(redis: NonNullable<ReturnType<typeof getRedis>>, group: string): Promise<ApiError | undefined> {
   const limit = getConfig().AUTH_FAILURES_PER_MINUTE;
   try {
     const hit = await redisWindowStore(redis).take(`auth-failures:${group}`, limit, WINDOW_SECONDS);
-    if (hit.allowed && hit.used < limit) return;
+    if (hit.allowed && hit.used < limit) return undefined;
     if (sharedRefusals.size >= MAX_ADDRESSES) sharedRefusals.delete(sharedRefusals.keys().next().value!);
     sharedRefusals.set(group, Date.now() + hit.waitMs);
+    return hit.allowed ? undefined : tooManyFailures(limit, waitSeconds(hit.waitMs, WINDOW_SECONDS));
   } catch {
     // Redis unavailable: this instance's own count still limits the address.
+    return undefined;
   }
 }
 
