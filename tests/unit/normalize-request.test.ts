@@ -12,6 +12,7 @@ import {
   repeatedHeaders,
   routedMethod,
   toOriginForm,
+  unsupportedTransferCoding,
 } from '@/server/http/edge/normalize-request';
 
 describe('mergeSlashes (npm start, before Next routes a request)', () => {
@@ -197,5 +198,15 @@ describe('withoutUnparseableCallbackCookie', () => {
     expect(withoutUnparseableCallbackCookie('next-auth.callback-url=http%3A%2F%2Flocalhost%3A3000%2Fkeys')).toBeUndefined();
     expect(withoutUnparseableCallbackCookie('next-auth.callback-url=%2Fkeys')).toBeUndefined();
     expect(withoutUnparseableCallbackCookie('my-callback-url=http://%5B')).toBeUndefined();
+  });
+});
+
+describe('unsupportedTransferCoding', () => {
+  it('names a coding other than chunked, which Node would not undo', () => {
+    expect(unsupportedTransferCoding(undefined)).toBeUndefined();
+    expect(unsupportedTransferCoding('chunked')).toBeUndefined();
+    expect(unsupportedTransferCoding(' Chunked ')).toBeUndefined();
+    expect(unsupportedTransferCoding('gzip, chunked')).toBe('gzip');
+    expect(unsupportedTransferCoding('chunked, x-custom')).toBe('x-custom');
   });
 });

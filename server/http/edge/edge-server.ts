@@ -12,6 +12,7 @@ import {
   repeatedHeaders,
   routedMethod,
   toOriginForm,
+  unsupportedTransferCoding,
   withoutUnparseableCallbackCookie,
 } from './normalize-request';
 import type { DirectDispatch } from './direct-dispatch';
@@ -121,6 +122,13 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   if (method === undefined) {
     // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
     res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');
+    return;
+  }
+  const coding = unsupportedTransferCoding(req.headers['transfer-encoding']);
+  if (coding !== undefined) {
+    // 400 as for headers too large: the interface's statuses are the API's (RFC 9112 suggests 501).
+    const message = `The transfer coding ${coding} is not supported: send the body as it is, chunked or with a Content-Length.`;
+    answerAfterDraining(req, () => answer(res, envelopeAnswer(400, 'invalid_request', message, { Connection: 'close' })));
     return;
   }
   const refusal = dashboardBodyRefusal(api, req.headers);

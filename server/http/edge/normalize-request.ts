@@ -104,6 +104,17 @@ export function repeatedHeaders(rawHeaders: string[]): Partial<Record<(typeof SI
   return repeated;
 }
 
+/**
+ * A transfer coding other than chunked that a request's body is said to be sent in (`gzip, chunked`):
+ * Node undoes only the chunking, so the body would be read as if it had none (RFC 9112 §6.1).
+ */
+export function unsupportedTransferCoding(header: string | undefined): string | undefined {
+  return header
+    ?.split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .find((coding) => coding !== 'chunked' && coding !== '');
+}
+
 /** The largest body a request outside the API may send (sign-in forms, dashboard calls are small). */
 export const DASHBOARD_BODY_LIMIT = 1024 * 1024;
 

@@ -284,6 +284,16 @@ test("what Node's parser refuses, and targets that are no path, are answered in 
     400,
     'invalid_request',
   );
+  // A body in a coding Node does not undo would be read as if it had none (outside audit).
+  const gzipped = expectEnvelope(
+    await rawBytes(
+      baseURL!,
+      `POST /v1/text/generate HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nIdempotency-Key: ${idem()}\r\nTransfer-Encoding: gzip, chunked\r\n\r\ne\r\n{"input":"hi"}\r\n0\r\n\r\n`,
+    ),
+    400,
+    'invalid_request',
+  );
+  expect(gzipped.error.message).toContain('The transfer coding gzip is not supported');
   expectEnvelope(await rawBytes(baseURL!, `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n\r\n`), 405, 'method_not_allowed');
   // HTTP/1.0 needs no Host.
   expect((await rawBytes(baseURL!, 'GET /v1/openapi.json HTTP/1.0\r\n\r\n')).status).toBe(200);
