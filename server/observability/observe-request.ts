@@ -24,9 +24,54 @@ export function observer(route: ObservedRoute): (request: Request, answer: Recor
     const started = performance.now();
     const record: RequestRecord = {};
     const response = tracingState() ? await traced(answer, record, route, request) : await answer(record);
-    finish(request, response, record, route, meter, started);
-    return response;
+    if (!isLiveStream(response)) {
+      finish(request, response, record, route, meter, started);
+      return response;
+    }
+    // A stream is counted and logged once it is over: its units (charged or not) and its whole time.
+    return whenBodyEnds(response, () => finish(request, response, record, route, meter, started));
   };
+}
+
+/** A 200 event stream being generated now (not the replay of a stored one). */
+function isLiveStream(response: Response): boolean {
+  const headers = response.headers;
+  return (
+    response.status === 200 &&
+    response.body !== null &&
+    Boolean(headers.get('content-type')?.startsWith('text/event-stream')) &&
+    !headers.has('idempotent-replayed')
+  );
+}
+
+/** The response with its body passed through unchanged, `ended` told once when it ends, fails or its client goes. */
+function whenBodyEnds(response: Response, ended: () => void): Response {
+  const reader = response.body!.getReader();
+  let over = false;
+  const end = () => {
+    if (over) return;
+    over = true;
+    ended();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await reader.read();
+        if (chunk.done) {
+          controller.close();
+          end();
+        } else controller.enqueue(chunk.value);
+      } catch (error) {
+        controller.error(error);
+        end();
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The request in a server span (only when an exporter is configured). */
@@ -82,7 +127,7 @@ function finish(
     operation,
     status,
     code,
-    units: charged ? record.units : 0,
+    units: charged || record.streamCharged ? record.units : 0,
     engine: record.engine,
     duration_ms: Math.round(ms * 10) / 10,
   });
@@ -90,5 +135,6 @@ function finish(
 
 /** A streamed answer was charged (its `done` is being written): its units join the metric. */
 export function observeStreamCharged(record: RequestRecord): void {
+  record.streamCharged = true;
   if (record.units) countUnitsCharged(record.packageSlug ?? '', record.operation ?? 'unknown', record.units);
 }

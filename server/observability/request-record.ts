@@ -11,6 +11,8 @@ export interface RequestRecord {
   units?: number;
   /** Units were held: from here on a failure is the engine's, recorded as a usage event. */
   held?: boolean;
+  /** A streamed answer was charged (its `done`, or `output_interrupted` after a delta, is being written). */
+  streamCharged?: boolean;
   /** The error code of an error answer (the envelope's `code`). */
   errorCode?: string;
 }

@@ -50,8 +50,11 @@ afterAll(async () => {
 
 /** The request log lines the product wrote so far for the key `secret`. */
 function logLinesOf(secret: string) {
-  return product
-    .output()
+  return linesFrom(product.output(), secret);
+}
+
+function linesFrom(output: string, secret: string) {
+  return output
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line))
@@ -179,4 +182,30 @@ describe('observability of a running instance', () => {
       await quiet.stop();
     }
   }, 120_000);
+
+  it('logs a streamed answer once it is over: the units it was charged and its whole time (outside audit: units 0, at its start)', async () => {
+    // An instance of its own: the metrics above count every call of theirs.
+    const streaming = await startProduct({ databaseUrl: database.url, env: { LOG_FORMAT: 'json' } });
+    const key = await createTestKey();
+    const response = await fetch(`${streaming.base}/v1/text/generate`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key.key}`,
+        'content-type': 'application/json',
+        'idempotency-key': newKey(),
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({ input: 'A story about a lighthouse keeper, told slowly. '.repeat(20) }),
+    });
+    const started = performance.now();
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await response.text()).toContain('event: done');
+    const streamedMs = performance.now() - started;
+    const linesOf = () => linesFrom(streaming.output(), key.key);
+    await waitFor("the stream's line", () => (linesOf().length > 0 ? true : undefined), 5_000);
+    const [line] = linesOf();
+    await streaming.stop();
+    expect(line).toMatchObject({ status: 200, units: 1, operation: 'text.generate' });
+    expect(line.duration_ms).toBeGreaterThanOrEqual(Math.floor(streamedMs) - 1);
+  });
 });
