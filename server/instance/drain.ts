@@ -9,7 +9,8 @@ import { cutShortInFlight } from '../lifecycle/in-flight';
 // closed IDLE_CLOSE_MS later (HTTP/1.1 cannot tell an idle client to go away; a client that
 // sends at that very moment sees the close and may retry, as with any keep-alive timeout).
 // The requests in flight run on for the grace; engine calls still running when it ends are cut
-// short: each of those requests answers 503 and its units go back. A request that still has not
+// short: each of those requests answers 503 and its units go back (a stream that had delivered
+// output ends with output_interrupted and is charged). A request that still has not
 // answered CUT_ANSWER_MS after that has its connection closed.
 
 /** How long a connection idle at the stop stays open (a request already on its way still lands). */
@@ -39,7 +40,10 @@ export async function drain(server: Server, graceMs: number, log: (line: string)
   let forceTimer: NodeJS.Timeout | undefined;
   const graceTimer = setTimeout(() => {
     report.cut = cutShortInFlight();
-    log(`grace of ${graceMs / 1000} s over: ${report.cut} engine call(s) cut short, answered 503 with their units returned`);
+    log(
+      `grace of ${graceMs / 1000} s over: ${report.cut} engine call(s) cut short (each answered 503 with its units returned, ` +
+        'or, a stream that had delivered output, ended with output_interrupted and charged)',
+    );
     forceTimer = setTimeout(() => {
       report.forced = true;
       log('closing the connections of requests that still have not answered');
