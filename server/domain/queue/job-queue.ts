@@ -55,14 +55,19 @@ export async function createBoss(options: { supervise: boolean; max?: number }):
 /** PostgreSQL ended the connection: admin_shutdown, crash_shutdown, cannot_connect_now. */
 const ENDED_BY_SERVER = /^57P0[1-3]$/;
 
+/** pg-boss's timers still querying once its connections were closed by the stop. */
+const CLOSED_BY_STOP = /^Database connection is not opened$/;
+
 /**
  * Connection errors are retried by pg-boss itself; logged instead of crashing the process. One the
  * database's shutdown causes is expected while this process stops: Ctrl-C signals the embedded
- * PostgreSQL too, which may end the connections before this process has seen its own signal.
+ * PostgreSQL too, which may end the connections before this process has seen its own signal; so
+ * is one of pg-boss's own timers finding its connections closed by the stop.
  */
 function reportQueueError(error: Error): void {
   const log = () => console.error('[jobs] queue error:', error.message);
-  if (!ENDED_BY_SERVER.test(String((error as { code?: unknown }).code))) return log();
+  const expectedAtStop = ENDED_BY_SERVER.test(String((error as { code?: unknown }).code)) || CLOSED_BY_STOP.test(error.message);
+  if (!expectedAtStop) return log();
   setTimeout(() => {
     if (!isStopping()) log();
   }, 1_000).unref();
