@@ -1,6 +1,7 @@
 import { inDayOrder, usageFilters, usageRange } from '../../contract/dashboard/usage-filters';
 import { listUsageEvents, usageCsvLines, usageTotals } from '../../domain/reports/usage-events';
 import { viewerProcedure, router } from '../init';
+import { inExportSlot } from './export-slots';
 import { page } from './inputs';
 
 export const usageRouter = router({
@@ -12,5 +13,7 @@ export const usageRouter = router({
     .input(inDayOrder(usageFilters))
     .query(({ ctx, input }) => usageTotals(ctx.db, { ...input, ...usageRange(input) })),
   /** The same events as CSV lines (header first), read page by page: the export streams them as they come. */
-  csv: viewerProcedure.input(inDayOrder(usageFilters)).query(({ ctx, input }) => usageCsvLines(ctx.db, { ...input, ...usageRange(input) })),
+  csv: viewerProcedure
+    .input(inDayOrder(usageFilters))
+    .query(({ ctx, input }) => inExportSlot(() => usageCsvLines(ctx.db, { ...input, ...usageRange(input) }))),
 });

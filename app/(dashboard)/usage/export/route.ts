@@ -1,3 +1,4 @@
+import { TRPCError } from '@trpc/server';
 import { parseUsageFilters } from '@/server/contract/dashboard/usage-filters';
 import { dashboardCaller, currentOperator } from '@/app/(dashboard)/operator';
 
@@ -17,7 +18,12 @@ export async function GET(request: Request): Promise<Response> {
   if (refused.length > 0)
     return new Response(`Invalid filters: ${refused.join(' ')}\n`, { status: 400, headers: { 'Cache-Control': 'no-store' } });
   const { caller } = await dashboardCaller('/usage');
-  const lines = await caller.usage.csv(filters);
+  const lines = await caller.usage.csv(filters).catch((error: unknown) => {
+    if (error instanceof TRPCError && error.code === 'TOO_MANY_REQUESTS') return error;
+    throw error;
+  });
+  if (lines instanceof TRPCError)
+    return new Response(`${lines.message}\n`, { status: 429, headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' } });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
