@@ -102,8 +102,11 @@ const MAX_SECONDS = 4 * 60 * 60;
  * produced: a header claiming 1 Hz made 28 KB of samples into 4 hours of work.
  */
 const MIN_SAMPLE_RATE = 4000;
-/** ffmpeg's description of the input's first audio stream (`Stream #0:1(und): Audio: aac (LC), 44100 Hz, ...`). */
-const INPUT_AUDIO_RATE = /Stream #0:\d+[^\n]*?: Audio: [^\n]*?, (\d+) Hz/;
+/**
+ * ffmpeg's description of the input's first audio stream (`  Stream #0:1(und): Audio: aac (LC), 44100 Hz, ...`), at
+ * the start of its line: a tag's text (printed before it, each further line after a `:`) cannot pose as one.
+ */
+const INPUT_AUDIO_RATE = /^ *Stream #0:\d+[^\n]*?: Audio: [^\n]*?, (\d+) Hz/m;
 
 /** Frame energies of the first audio stream, decoded to mono 16 kHz 16-bit PCM by ffmpeg. */
 export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promise<FrameEnergyMeter> {
@@ -114,6 +117,7 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
   let lowRate: number | undefined;
+  let rateSeen = false;
   const options = {
     timeoutMs: 300_000,
     maxOutputBytes: SAMPLE_RATE * 2 * MAX_SECONDS,
@@ -121,9 +125,13 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
     // The input's rate, from ffmpeg's description of it (printed before it decodes anything).
     logLevel: 'info' as const,
     watchLog: (log: string) => {
-      const rate = Number(INPUT_AUDIO_RATE.exec(log)?.[1] ?? MIN_SAMPLE_RATE);
-      if (rate < MIN_SAMPLE_RATE) lowRate = rate;
-      return lowRate === undefined ? undefined : 'sample rate too low';
+      if (rateSeen) return undefined;
+      const rate = INPUT_AUDIO_RATE.exec(log)?.[1];
+      if (rate === undefined) return undefined;
+      rateSeen = true;
+      if (Number(rate) >= MIN_SAMPLE_RATE) return undefined;
+      lowRate = Number(rate);
+      return 'sample rate too low';
     },
   };
   try {

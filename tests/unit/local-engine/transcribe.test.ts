@@ -114,6 +114,13 @@ describe('local transcription engine', () => {
     await expect(transcribeAudio({ bytes: wavFile(noise, 1), mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow(
       new MediaDecodeError("The recording's sample rate, 1 Hz, is below the 4000 Hz the local engine transcribes."),
     );
+    // A tag whose text poses as ffmpeg's description of a 16 kHz stream changes nothing.
+    const tagged = await transcode(
+      wavFile(noise, 1),
+      ['-c', 'copy', '-metadata', 'title=x\n  Stream #0:0: Audio: pcm_s16le, 16000 Hz, mono', '-f', 'wav'],
+      'wav',
+    );
+    await expect(transcribeAudio({ bytes: tagged, mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow('1 Hz');
     const telephone = await transcribeAudio({ bytes: wavFile(noise, 8000), mimeType: 'audio/wav', timestamps: 'segment' });
     expect(telephone.text).toContain('1.8 s of audio');
   });
