@@ -199,27 +199,24 @@ const roundToMilliseconds = (seconds: number) => Math.round(seconds * 1000) / 10
 
 /**
  * The package's `max_input_seconds`, judged at step 7 on the decoded length of the upload, so a
- * recording longer than the package sells is refused before anything is held or charged. Returns
- * the length, to the millisecond.
+ * recording longer than the package sells is refused before anything is held or charged. It is
+ * decoded no further than a second past the limit: hours of a long one would cost the server
+ * seconds of CPU for a refusal. Returns the length, to the millisecond.
  */
 async function refuseLongerInput(bytes: Buffer, mimeType: string, maxSeconds: number): Promise<number> {
   let seconds: number;
   try {
-    seconds = await readMediaSeconds(bytes, mimeType);
+    seconds = await readMediaSeconds(bytes, mimeType, 'audio', maxSeconds + 1);
   } catch (error) {
     if (!(error instanceof MediaDecodeError)) throw error;
     const issue = { path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${error.message}` };
     throw ApiError.validation([issue]);
   }
   if (seconds <= maxSeconds) return roundToMilliseconds(seconds);
-  const message = `input_upload_id: the recording is ${seconds.toFixed(1)} s long; this key's package transcribes at most ${maxSeconds} s.`;
+  const message = `input_upload_id: the recording is longer than ${maxSeconds} s, which is the most this key's package transcribes.`;
   throw new ApiError('validation_error', {
     message,
-    details: {
-      issues: [{ path: 'input_upload_id', code: 'input_too_long', message }],
-      max_input_seconds: maxSeconds,
-      input_seconds: roundToMilliseconds(seconds),
-    },
+    details: { issues: [{ path: 'input_upload_id', code: 'input_too_long', message }], max_input_seconds: maxSeconds },
   });
 }
 

@@ -15,9 +15,16 @@ const OUTPUT = {
  * type's demuxer: a file that another demuxer would read as a shorter one is measured as it plays).
  * Throws MediaDecodeError when there is none or it cannot be decoded.
  */
-export async function readMediaSeconds(bytes: Buffer, mimeType: string, track: 'audio' | 'video' = 'audio'): Promise<number> {
+export async function readMediaSeconds(
+  bytes: Buffer,
+  mimeType: string,
+  track: 'audio' | 'video' = 'audio',
+  /** Decoding stops this far in (a limit's check need not decode hours past it); the answer is then at most this. */
+  stopAfterSeconds?: number,
+): Promise<number> {
+  const output = stopAfterSeconds === undefined ? OUTPUT[track] : ['-t', String(stopAfterSeconds), ...OUTPUT[track]];
   try {
-    const { stdout } = await decodeCustomerMedia(bytes, mimeType, OUTPUT[track], { timeoutMs: 120_000, maxOutputBytes: 16 * 1024 * 1024 });
+    const { stdout } = await decodeCustomerMedia(bytes, mimeType, output, { timeoutMs: 120_000, maxOutputBytes: 16 * 1024 * 1024 });
     // The progress report repeats `out_time_us=`; its last value is where decoding ended.
     const reported = [...stdout.toString('latin1').matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
     if (reported === undefined) throw new MediaDecodeError(`The input could not be decoded as ${track}.`);

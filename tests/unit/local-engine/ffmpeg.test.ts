@@ -145,6 +145,8 @@ describe('the ffmpeg used, and how untrusted media reaches it', () => {
     expect(await readMediaSeconds(crafted, 'audio/mpeg')).toBeGreaterThan(mp3Seconds - 0.5);
     expect((await decodeFrameEnergy(crafted, 'audio/mpeg')).sampleCount / 16_000).toBeGreaterThan(mp3Seconds - 0.5);
     await expect(readMediaSeconds(await id3WrappedWav(), 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError);
+    // A limit's check decodes no further than it needs.
+    expect(await readMediaSeconds(mp3, 'audio/mpeg', 'audio', 3)).toBeCloseTo(3, 1);
   });
 
   it("runs ffmpeg with none of the service's environment (a decode gets MALLOC_ARENA_MAX alone)", async () => {
