@@ -27,6 +27,7 @@ export { cataloguePage, successPage } from '../http/sales/buy-pages';
 export { handleCheckoutStart } from '../http/sales/checkout-start';
 export { handleStripeWebhook } from '../http/sales/stripe-webhook';
 export { crossSiteRefusal } from '../http/same-origin';
+export { csvExportResponse } from '../http/csv-export';
 export { outputUrlMethods } from '../http/serve-signed-object';
 export { handleUploadPut } from '../http/upload-put';
 export { startInstance } from '../instance/start-instance';

@@ -1,7 +1,7 @@
 import { inDayOrder, usageFilters, usageRange } from '../../contract/dashboard/usage-filters';
 import { listUsageEvents, usageCsvLines, usageTotals } from '../../domain/reports/usage-events';
 import { viewerProcedure, router } from '../init';
-import { inExportSlot } from './export-slots';
+import { inExportSlot } from '../export-slots';
 import { page } from './inputs';
 
 export const usageRouter = router({

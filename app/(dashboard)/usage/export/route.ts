@@ -1,5 +1,5 @@
-import { TRPCError } from '@trpc/server';
 import { parseUsageFilters } from '@/server/contract/dashboard/usage-filters';
+import { csvExportResponse } from '@wgs/server/next';
 import { dashboardCaller, currentOperator } from '@/app/(dashboard)/operator';
 
 export const dynamic = 'force-dynamic';
@@ -17,30 +17,9 @@ export async function GET(request: Request): Promise<Response> {
   const refused = Object.values(invalid);
   if (refused.length > 0)
     return new Response(`Invalid filters: ${refused.join(' ')}\n`, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+  // A HEAD's body is never read, nor closed: no export is started for it.
+  if (request.method === 'HEAD')
+    return new Response(null, { headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Cache-Control': 'no-store' } });
   const { caller } = await dashboardCaller('/usage');
-  const lines = await caller.usage.csv(filters).catch((error: unknown) => {
-    if (error instanceof TRPCError && error.code === 'TOO_MANY_REQUESTS') return error;
-    throw error;
-  });
-  if (lines instanceof TRPCError)
-    return new Response(`${lines.message}\n`, { status: 429, headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' } });
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await lines.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await lines.return(undefined);
-    },
-  });
-  const stamp = new Date().toISOString().slice(0, 10);
-  return new Response(body, {
-    headers: {
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="usage-${stamp}.csv"`,
-      'Cache-Control': 'no-store',
-    },
-  });
+  return csvExportResponse(await caller.usage.csv(filters), `usage-${new Date().toISOString().slice(0, 10)}.csv`);
 }
