@@ -47,5 +47,11 @@ test('a body nesting 500,000 levels is refused before it is parsed, signed in or
   });
   const signIn = await request.post('/api/auth/callback/credentials', { headers: { 'Content-Type': 'application/json' }, data: deep });
   expect(signIn.status()).toBe(415);
+  // next-auth reads a body as JSON whenever its Content-Type merely contains application/json.
+  const disguised = await request.post('/api/auth/callback/credentials', {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded; x=application/json' },
+    data: deep,
+  });
+  expect(disguised.status()).toBe(415);
   expect((await request.get('/healthz')).status()).toBe(200);
 });

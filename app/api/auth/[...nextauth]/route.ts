@@ -13,9 +13,18 @@ const plain = (status: number, text: string, headers: Record<string, string> = {
 async function callbackUrlOf(request: Request, url: URL): Promise<string | undefined> {
   const query = url.searchParams.get('callbackUrl');
   if (query !== null) return query;
-  if (request.method !== 'POST' || !request.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return undefined;
+  if (request.method !== 'POST' || !isPlainForm(request.headers.get('content-type'))) return undefined;
   const form = new URLSearchParams(await request.clone().text()); // bodies here are under 1 MiB (npm start)
   return form.get('callbackUrl') ?? undefined;
+}
+
+/** A form's Content-Type (any case, any parameters), with nothing in it that next-auth would read as JSON. */
+function isPlainForm(contentType: string | null): boolean {
+  return (
+    contentType !== null &&
+    contentType.split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded' &&
+    !contentType.includes('application/json')
+  );
 }
 
 /**
@@ -32,8 +41,9 @@ async function handler(request: Request, context: Context): Promise<Response> {
   const refused = crossSiteRefusal(request, false);
   if (refused) return refused;
   // next-auth would also parse JSON, whole and unchecked (1 MiB nested 500,000 deep: 150 ms of the
-  // server's CPU, from anyone); its forms are all this dashboard sends.
-  if (request.method === 'POST' && !request.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) {
+  // server's CPU, from anyone), and takes a body for JSON when its Content-Type merely contains
+  // `application/json`; its forms are all this dashboard sends.
+  if (request.method === 'POST' && !isPlainForm(request.headers.get('content-type'))) {
     return plain(415, 'Sign-in and sign-out take a form: Content-Type application/x-www-form-urlencoded.');
   }
   const callbackUrl = await callbackUrlOf(request, url);
