@@ -27,8 +27,6 @@ export interface RunFfmpegOptions {
   onOutput?: (chunk: Buffer) => void;
   /** The run decodes customer media: it gets the FFMPEG_MEMORY_LIMIT_MB address-space limit. */
   untrusted?: boolean;
-  /** Reads ffmpeg's log (the kept tail) as it grows; a reason returned stops the run with it. */
-  watchLog?: (log: string) => string | undefined;
 }
 
 export interface FfmpegResult {
@@ -137,10 +135,10 @@ export async function decodeCustomerMedia(
   bytes: Buffer,
   mimeType: string,
   output: readonly string[],
-  options: Omit<RunFfmpegOptions, 'input' | 'untrusted'> & { logLevel?: 'error' | 'info' },
+  options: Omit<RunFfmpegOptions, 'input' | 'untrusted'>,
 ): Promise<FfmpegResult> {
   const mime = mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const log = ['-loglevel', options.logLevel ?? 'error', '-nostats'];
+  const log = ['-loglevel', 'error', '-nostats'];
   if (!NEEDS_SEEKABLE_FILE.has(mime)) {
     return runFfmpeg([...log, ...inputArgs(mime, 'pipe:0'), ...output], { ...options, input: bytes, untrusted: true });
   }
@@ -155,7 +153,7 @@ export async function decodeCustomerMedia(
 }
 
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<FfmpegResult> {
-  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false, watchLog } = options;
+  const { input, timeoutMs = 60_000, maxOutputBytes = 512 * 1024 * 1024, onOutput, untrusted = false } = options;
   return new Promise((resolve, reject) => {
     const [file, argv] = command(args, untrusted);
     const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: untrusted ? UNTRUSTED_ENV : OWN_ENV });
@@ -179,8 +177,6 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
-      const stop = watchLog?.(stderr);
-      if (stop !== undefined) fail(stop);
     });
     // ffmpeg may exit before reading all input (bad data); the exit code tells the story, not EPIPE.
     child.stdin.on('error', () => undefined);

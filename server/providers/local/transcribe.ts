@@ -98,15 +98,13 @@ export class FrameEnergyMeter {
 /** The longest recording the local engine transcribes: 4 hours of its 16 kHz samples. */
 const MAX_SECONDS = 4 * 60 * 60;
 /**
- * The lowest sample rate it takes. Every rate is resampled to 16 kHz, at a cost per sample
- * produced: a header claiming 1 Hz made 28 KB of samples into 4 hours of work.
+ * The most decoded audio a byte of input may yield, with some slack for a short file. Real codecs
+ * stay under 50 bytes of 16 kHz samples a byte (MP3 at 8 kb/s: 32); a header that lies about its
+ * sample rate (1 Hz, resampled to 16 kHz) made 28 KB into 4 hours of work. What its size cannot
+ * hold is refused as ffmpeg produces it, whatever the header or the log claims.
  */
-const MIN_SAMPLE_RATE = 4000;
-/**
- * ffmpeg's description of the input's first audio stream (`  Stream #0:1(und): Audio: aac (LC), 44100 Hz, ...`), at
- * the start of its line: a tag's text (printed before it, each further line after a `:`) cannot pose as one.
- */
-const INPUT_AUDIO_RATE = /^ *Stream #0:\d+[^\n]*?: Audio: [^\n]*?, (\d+) Hz/m;
+const OUTPUT_BYTES_PER_INPUT_BYTE = 256;
+const OUTPUT_SLACK_BYTES = 64 * 1024;
 
 /** Frame energies of the first audio stream, decoded to mono 16 kHz 16-bit PCM by ffmpeg. */
 export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promise<FrameEnergyMeter> {
@@ -116,34 +114,20 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
   }
   const meter = new FrameEnergyMeter(FRAME_SAMPLES);
   const output = ['-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'];
-  let lowRate: number | undefined;
-  let rateSeen = false;
-  const options = {
-    timeoutMs: 300_000,
-    maxOutputBytes: SAMPLE_RATE * 2 * MAX_SECONDS,
-    onOutput: (chunk: Buffer) => meter.push(chunk),
-    // The input's rate, from ffmpeg's description of it (printed before it decodes anything).
-    logLevel: 'info' as const,
-    watchLog: (log: string) => {
-      if (rateSeen) return undefined;
-      const rate = INPUT_AUDIO_RATE.exec(log)?.[1];
-      if (rate === undefined) return undefined;
-      rateSeen = true;
-      if (Number(rate) >= MIN_SAMPLE_RATE) return undefined;
-      lowRate = Number(rate);
-      return 'sample rate too low';
-    },
-  };
+  const longest = SAMPLE_RATE * 2 * MAX_SECONDS;
+  const plausible = bytes.length * OUTPUT_BYTES_PER_INPUT_BYTE + OUTPUT_SLACK_BYTES;
+  const options = { timeoutMs: 300_000, maxOutputBytes: Math.min(longest, plausible), onOutput: (chunk: Buffer) => meter.push(chunk) };
   try {
     await decodeCustomerMedia(bytes, mime, output, options);
     return meter;
   } catch (error) {
-    if (lowRate !== undefined) {
-      throw new MediaDecodeError(
-        `The recording's sample rate, ${lowRate} Hz, is below the ${MIN_SAMPLE_RATE} Hz the local engine transcribes.`,
-      );
-    }
     if (error instanceof FfmpegError && error.message.startsWith('ffmpeg output exceeded')) {
+      if (plausible < longest) {
+        const seconds = Math.floor(plausible / (SAMPLE_RATE * 2));
+        throw new MediaDecodeError(
+          `The input decodes to over ${seconds} s of audio from ${bytes.length} bytes, more than a recording of its size holds.`,
+        );
+      }
       throw new MediaDecodeError(`The recording is longer than the ${MAX_SECONDS / 3600} hours the local engine transcribes.`);
     }
     throw audioDecodeFailure(error);

@@ -109,20 +109,26 @@ describe('local transcription engine', () => {
     );
   });
 
-  it('refuses a recording under 4 kHz before decoding it: a header claiming 1 Hz made 28 KB into 4 hours of resampling (outside audit)', async () => {
+  it('stops decoding at more audio than a file of its size can hold: a header claiming 1 Hz made 28 KB into 4 hours of resampling (outside audit)', async () => {
     const noise = Buffer.from(Array.from({ length: 28_000 }, (_, index) => (index * 37) % 256));
-    await expect(transcribeAudio({ bytes: wavFile(noise, 1), mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow(
-      new MediaDecodeError("The recording's sample rate, 1 Hz, is below the 4000 Hz the local engine transcribes."),
+    const refusal = new MediaDecodeError(
+      'The input decodes to over 226 s of audio from 28044 bytes, more than a recording of its size holds.',
     );
-    // A tag whose text poses as ffmpeg's description of a 16 kHz stream changes nothing.
+    await expect(transcribeAudio({ bytes: wavFile(noise, 1), mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow(refusal);
+    // Whatever ffmpeg's log says: a tag's key is printed unescaped, and may pose as a 16 kHz stream.
     const tagged = await transcode(
       wavFile(noise, 1),
-      ['-c', 'copy', '-metadata', 'title=x\n  Stream #0:0: Audio: pcm_s16le, 16000 Hz, mono', '-f', 'wav'],
+      ['-c', 'copy', '-metadata', 'x\n  Stream #0:0: Audio: pcm_s16le, 16000 Hz=y', '-f', 'wav'],
       'wav',
     );
-    await expect(transcribeAudio({ bytes: tagged, mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow('1 Hz');
+    await expect(transcribeAudio({ bytes: tagged, mimeType: 'audio/wav', timestamps: 'segment' })).rejects.toThrow(
+      /more than a recording of its size holds/,
+    );
+    // Real recordings, at their lowest rates, are far within it.
     const telephone = await transcribeAudio({ bytes: wavFile(noise, 8000), mimeType: 'audio/wav', timestamps: 'segment' });
     expect(telephone.text).toContain('1.8 s of audio');
+    const lowBitrate = await transcode(wavFile(noise, 8000), ['-c:a', 'libmp3lame', '-b:a', '8k', '-ar', '8000', '-f', 'mp3'], 'mp3');
+    expect((await transcribeAudio({ bytes: lowBitrate, mimeType: 'audio/mpeg', timestamps: 'segment' })).text).toMatch(/1\.\d s of audio/);
   });
 });
 
