@@ -159,11 +159,14 @@ async function answer<P>(
     const settled = await runAndSettle(ctx, reservation, jsonChannel(spec.run, prepared));
     return jsonText(settled.status, settled.body, ctx.requestId, headers);
   }
-  return eventStreamResponse(ctx.requestId, headers, async (disconnected, writeDelta) => {
-    const settled = await runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
-    observeStreamCharged(ctx.record);
-    if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
-    return settled.body;
+  return eventStreamResponse(ctx.requestId, headers, (disconnected, writeDelta) => {
+    const settling = runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
+    ctx.record.streamSettled = settling;
+    return settling.then((settled) => {
+      observeStreamCharged(ctx.record);
+      if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
+      return settled.body;
+    });
   });
 }
 

@@ -28,8 +28,12 @@ export function observer(route: ObservedRoute): (request: Request, answer: Recor
       finish(request, response, record, route, meter, started);
       return response;
     }
-    // A stream is counted and logged once it is over: its units (charged or not) and its whole time.
-    return whenBodyEnds(response, () => finish(request, response, record, route, meter, started));
+    // A stream is counted and logged once it is over and settled: its units (charged or not) and its whole time.
+    return whenBodyEnds(response, () => {
+      const ended = performance.now();
+      const log = () => finish(request, response, record, route, meter, started, ended);
+      void Promise.resolve(record.streamSettled).then(log, log);
+    });
   };
 }
 
@@ -108,8 +112,9 @@ function finish(
   route: ObservedRoute,
   meter: RequestMeter,
   started: number,
+  ended = performance.now(),
 ): void {
-  const ms = performance.now() - started;
+  const ms = ended - started;
   const { status } = response;
   const operation = record.operation ?? route.operation;
   const code = status >= 400 ? (record.errorCode ?? 'unknown') : undefined;

@@ -13,6 +13,8 @@ export interface RequestRecord {
   held?: boolean;
   /** A streamed answer was charged (its `done`, or `output_interrupted` after a delta, is being written). */
   streamCharged?: boolean;
+  /** A streamed answer's settling (charged or released), which its line waits for: the client may go first. */
+  streamSettled?: Promise<unknown>;
   /** The error code of an error answer (the envelope's `code`). */
   errorCode?: string;
 }

@@ -5,6 +5,7 @@ import { EventReader, streamHeaders, type StreamEvent } from '../helpers/event-s
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { getSqlDb } from '@/server/db/client';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
+import { waitFor } from './support/processes';
 import {
   books,
   createDatabase,
@@ -41,6 +42,7 @@ const env = {
   HOLD_LEASE_SECONDS: String(HOLD_LEASE_SECONDS),
   PROVIDER_MAX_RETRIES: '0',
   WGS_PROVIDER_KEY_FAKE_ENDINGS_SERVER: 'sk-fake-endings-server',
+  LOG_FORMAT: 'json', // a request's line is read back
 };
 /** The product as a client on another machine reaches it: through the non-loopback address. */
 const base = () => `http://${CLIENT_ADDRESS}:${product.port}`;
@@ -130,6 +132,34 @@ describe('a stream that ends badly after a delta, through the running product fr
 });
 
 describe('a process killed after the first delta', () => {
+  it('a client gone after a delta: charged once, and its request log line, written once the call settled, says so', async () => {
+    const { key, id } = await endingsKey();
+    fake.reset();
+    fake.setReply('Delivered then abandoned.');
+    fake.setMode({ kind: 'stall', after: 1 });
+    const abort = new AbortController();
+    const response = await fetch(`${base()}/v1/text/generate`, {
+      method: 'POST',
+      headers: streamHeaders(key, newKey('gone')),
+      body: JSON.stringify({ input: 'leave after the first word' }),
+      signal: abort.signal,
+    });
+    expect(await new EventReader(response).next()).toMatchObject({ event: 'delta' });
+    abort.abort();
+    await waitFor('the call charged', async () => ((await books(database.url, id)).captured === 1 ? true : undefined), 15_000);
+    const line = await waitFor(
+      'its log line',
+      () =>
+        product
+          .output()
+          .split('\n')
+          .filter((text) => text.startsWith('{') && text.includes(`"key_prefix":"${key.slice(0, 13)}"`))
+          .map((text) => JSON.parse(text) as Record<string, unknown>)[0],
+      5_000,
+    );
+    expect(line).toMatchObject({ status: 200, units: 2, operation: 'text.generate' });
+  });
+
   it('its key is never taken over (409, then a replay of what was delivered), and the sweeper charges it once', async () => {
     const { key, id } = await endingsKey();
     fake.reset();

@@ -82,7 +82,7 @@ export function streamAnswer<P>(
     ctx.record.errorCode = apiError.code;
     event(errorChunk(apiError));
   };
-  runAndSettle(ctx, reservation, channel)
+  ctx.record.streamSettled = runAndSettle(ctx, reservation, channel)
     .then((settled) => {
       observeStreamCharged(ctx.record);
       if (settled.interrupted) return fail(settled.interrupted); // charged: the stream ends with output_interrupted
