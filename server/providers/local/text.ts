@@ -14,8 +14,9 @@ export function generateLocalText(task: TextTask): TextResult {
   const maxChars = task.maxOutputTokens === undefined ? Infinity : task.maxOutputTokens * CHARS_PER_TOKEN;
   if (text.length <= maxChars || task.outputFormat === 'json') return { text };
   const cut = text.slice(0, maxChars);
-  const lastBlank = cut.search(/\s\S*$/);
-  return { text: lastBlank > 0 ? cut.slice(0, lastBlank) : cut, finishReason: 'length' };
+  // The cut ends a word when a blank follows it; else the word it splits goes, unless it is the only one.
+  const lastBlank = /\s/.test(text[maxChars]!) ? maxChars : cut.search(/\s\S*$/);
+  return { text: (lastBlank > 0 ? cut.slice(0, lastBlank) : cut).trimEnd(), finishReason: 'length' };
 }
 
 function localDigest(task: TextTask): { text: string } {

@@ -19,6 +19,13 @@ describe("the local text engine's token cap", () => {
     expect(whole[capped.text.length]).toMatch(/\s/);
   });
 
+  it('keeps a word that ends exactly at the cap', () => {
+    const whole = generateLocalText({ input, outputFormat: 'text' }).text;
+    const boundary = [...whole.matchAll(/\s/g)].map((match) => match.index).find((index) => index > 8 && index % 4 === 0)!;
+    const capped = generateLocalText({ input, outputFormat: 'text', maxOutputTokens: boundary / 4 });
+    expect(capped.text).toBe(whole.slice(0, boundary).trimEnd());
+  });
+
   it('cuts mid-word when not even one word fits', () => {
     const capped = generateLocalText({ input, outputFormat: 'text', maxOutputTokens: 1 });
     expect(capped).toEqual({ text: '[Loc', finishReason: 'length' });
