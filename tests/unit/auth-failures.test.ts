@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressGroup, clearAuthFailures, noteFailedAuthentication, refuseFailingAddress } from '@/server/domain/rate-limit/auth-failures';
 import { isApiError } from '@/server/domain/errors';
+import { getConfig } from '@/server/config';
 
 afterEach(clearAuthFailures);
 
@@ -51,5 +52,17 @@ describe('failed authentications per address', () => {
     expect(refusal('198.51.100.9', 1, t0 + 1_000)).toBe(59);
     expect(refusal('198.51.100.9', 1, t0 + 59_999)).toBe(1);
     expect(refusal('198.51.100.9', 1, t0 + 60_000)).toBeUndefined();
+  });
+});
+
+describe('failures sent at once', () => {
+  it('each is judged as it is counted, not only before its key is looked up: past the limit it is the 429 (outside audit: 150 at once got 150 401s)', async () => {
+    const limit = getConfig().AUTH_FAILURES_PER_MINUTE;
+    const t0 = 1_800_000_000_000;
+    // All of them passed step 0 before any failure was counted.
+    for (let i = 0; i < limit + 3; i++) refuseFailingAddress('203.0.113.50', limit, t0);
+    const answers = await Promise.all(Array.from({ length: limit + 3 }, () => noteFailedAuthentication('203.0.113.50', t0)));
+    expect(answers.filter((answer) => answer === undefined)).toHaveLength(limit);
+    expect(answers.slice(limit).map((answer) => [answer?.code, answer?.retryAfter])).toEqual(Array(3).fill(['rate_limited', 60]));
   });
 });

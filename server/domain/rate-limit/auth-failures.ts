@@ -12,8 +12,9 @@ import { redisWindowStore } from './sliding-window';
 // every failure is also counted in Redis, shared by all instances, and is a 401 only if it fits
 // that count: past the limit it is answered 429, and its instance refuses the address until the
 // count frees. So across any number of instances, failures sent at once included, at most the
-// limit get a 401 (the shared count is taken atomically). Without Redis each instance counts only
-// its own, so N instances let at most N times the limit through (the key space, ~238 bits, is the
+// limit get a 401 (the shared count is taken atomically; an instance's own count is judged as each
+// failure is counted, not only before its key is looked up). Without Redis each instance counts
+// only its own, so N instances let at most N times the limit through (the key space, ~238 bits, is the
 // real defence; this bounds the cost). IPv6 addresses count per /64, the block one client usually
 // holds. A loopback address is not counted: it is the host itself or a proxy on it (without
 // TRUST_PROXY), whose requests are every client's, so counting them would let one client's bad
@@ -72,13 +73,19 @@ export function refuseFailingAddress(address: string, limit: number, nowMs = Dat
     if (sharedUntil > nowMs) throw tooManyFailures(limit, waitSeconds(sharedUntil - nowMs, WINDOW_SECONDS));
     sharedRefusals.delete(group);
   }
+  const refusal = localRefusal(group, limit, nowMs);
+  if (refusal) throw refusal;
+}
+
+/** The 429 for an address this instance has counted `limit` failures of in the window, with when one leaves it. */
+function localRefusal(group: string, limit: number, nowMs: number): ApiError | undefined {
   const buckets = live(group, nowMs);
-  if (!buckets) return;
+  if (!buckets) return undefined;
   let total = buckets.counts.reduce((sum, count) => sum + count, 0);
-  if (total < limit) return;
+  if (total < limit) return undefined;
   let i = 0;
   while (total >= limit && i < buckets.counts.length) total -= buckets.counts[i++]!;
-  throw tooManyFailures(limit, waitSeconds(buckets.latest[i - 1]! + WINDOW_SECONDS * 1000 - nowMs, WINDOW_SECONDS));
+  return tooManyFailures(limit, waitSeconds(buckets.latest[i - 1]! + WINDOW_SECONDS * 1000 - nowMs, WINDOW_SECONDS));
 }
 
 function tooManyFailures(limit: number, retryAfter: number): ApiError {
@@ -96,6 +103,9 @@ function tooManyFailures(limit: number, retryAfter: number): ApiError {
 export async function noteFailedAuthentication(address: string, nowMs = Date.now()): Promise<ApiError | undefined> {
   const group = addressGroup(address);
   if (!group) return undefined;
+  // Failures sent at once all pass step 0 before any is counted: each is judged again as it is.
+  const local = localRefusal(group, getConfig().AUTH_FAILURES_PER_MINUTE, nowMs);
+  if (local) return local;
   countHere(group, nowMs);
   const redis = getRedis();
   return redis ? countShared(redis, group) : undefined;
