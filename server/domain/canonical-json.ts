@@ -7,6 +7,10 @@ import { ApiError } from './errors';
  */
 export const MAX_CANONICAL_DEPTH = 128;
 
+/** The 400 of a body nesting past MAX_CANONICAL_DEPTH (also refused before it is parsed, server/http/read-json-body.ts). */
+export const nestsTooDeep = () =>
+  new ApiError('invalid_request', { message: `The request body nests more than ${MAX_CANONICAL_DEPTH} levels deep.` });
+
 /** JSON with object keys sorted at every depth: equal values give equal text. 400 past MAX_CANONICAL_DEPTH. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value, 0));
@@ -14,9 +18,7 @@ export function canonicalJson(value: unknown): string {
 
 function sortKeys(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (depth === MAX_CANONICAL_DEPTH) {
-    throw new ApiError('invalid_request', { message: `The request body nests more than ${MAX_CANONICAL_DEPTH} levels deep.` });
-  }
+  if (depth === MAX_CANONICAL_DEPTH) throw nestsTooDeep();
   if (Array.isArray(value)) return value.map((item) => sortKeys(item, depth + 1));
   const record = value as Record<string, unknown>;
   return Object.fromEntries(
