@@ -145,8 +145,23 @@ describe('the ffmpeg used, and how untrusted media reaches it', () => {
     expect(await readMediaSeconds(crafted, 'audio/mpeg')).toBeGreaterThan(mp3Seconds - 0.5);
     expect((await decodeFrameEnergy(crafted, 'audio/mpeg')).sampleCount / 16_000).toBeGreaterThan(mp3Seconds - 0.5);
     await expect(readMediaSeconds(await id3WrappedWav(), 'audio/mpeg')).rejects.toBeInstanceOf(MediaDecodeError);
-    // A limit's check decodes no further than it needs.
-    expect(await readMediaSeconds(mp3, 'audio/mpeg', 'audio', 3)).toBeCloseTo(3, 1);
+    // A limit's check decodes no further than it needs: past it, the answer is only that it is longer.
+    expect(await readMediaSeconds(mp3, 'audio/mpeg', 'audio', 3)).toBeGreaterThan(3);
+    expect(await readMediaSeconds(mp3, 'audio/mpeg', 'audio', 3)).toBeLessThan(3.1);
+  });
+
+  it('measures a recording by the samples it decodes to, not by its timestamps: squashed ones do not shorten it (outside audit)', async () => {
+    const opus = ['-loglevel', 'error', '-f', 'lavfi', '-i', 'anoisesrc=d=20:a=0.1', '-c:a', 'libopus', '-f', 'webm', 'pipe:1'];
+    const webm = (await runFfmpeg(opus)).stdout;
+    const squash = ['-loglevel', 'error', '-f', 'webm', '-i', 'pipe:0', '-c', 'copy', '-bsf:a', 'setts=ts=N', '-f', 'webm', 'pipe:1'];
+    const squashed = (await runFfmpeg(squash, { input: webm })).stdout;
+    const timestamps = await runFfmpeg(['-f', 'webm', '-i', 'pipe:0', '-map', '0:a:0', '-progress', 'pipe:1', '-f', 'null', '-'], {
+      input: squashed,
+    });
+    const claimed = [...timestamps.stdout.toString().matchAll(/^out_time_us=(\d+)$/gm)].at(-1)![1];
+    expect(Number(claimed) / 1e6).toBeLessThan(5); // what the timestamps claim
+    expect(await readMediaSeconds(squashed, 'video/webm')).toBeCloseTo(20, 0);
+    expect(await readMediaSeconds(squashed, 'video/webm', 'audio', 5)).toBeGreaterThan(5);
   });
 
   it("runs ffmpeg with none of the service's environment (a decode gets MALLOC_ARENA_MAX alone)", async () => {
