@@ -144,7 +144,7 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     const deep = (levels: number): unknown => (levels === 0 ? 0 : [deep(levels - 1)]);
     const cases: [Record<string, unknown>, string, string][] = [
       [
-        { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', x: deep(3_000) }] }] },
+        { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', x: deep(100) }] }] },
         'messages[0].content[0].x',
         'unsupported_parameter',
       ],
@@ -155,6 +155,12 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error', param, code } });
     }
+    // 3,000 levels are refused before the body is parsed (they were fingerprinted into a 500).
+    const deeper = await chat(key, { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', x: deep(3_000) }] }] });
+    expect(deeper.status).toBe(400);
+    expect(await deeper.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: 'The request body nests more than 128 levels deep.' },
+    });
     expect(await remainingUnits(id)).toBe(10);
   });
 });
