@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
 import { createTestKey } from '../helpers/api';
@@ -132,33 +134,39 @@ describe('a stream that ends badly after a delta, through the running product fr
 });
 
 describe('a process killed after the first delta', () => {
-  it('a client gone after a delta: charged once, and its request log line, written once the call settled, says so', async () => {
-    const { key, id } = await endingsKey();
-    fake.reset();
-    fake.setReply('Delivered then abandoned.');
-    fake.setMode({ kind: 'stall', after: 1 });
-    const abort = new AbortController();
-    const response = await fetch(`${base()}/v1/text/generate`, {
-      method: 'POST',
-      headers: streamHeaders(key, newKey('gone')),
-      body: JSON.stringify({ input: 'leave after the first word' }),
-      signal: abort.signal,
-    });
-    expect(await new EventReader(response).next()).toMatchObject({ event: 'delta' });
-    abort.abort();
-    await waitFor('the call charged', async () => ((await books(database.url, id)).captured === 1 ? true : undefined), 15_000);
-    const line = await waitFor(
-      'its log line',
-      () =>
-        product
-          .output()
-          .split('\n')
-          .filter((text) => text.startsWith('{') && text.includes(`"key_prefix":"${key.slice(0, 13)}"`))
-          .map((text) => JSON.parse(text) as Record<string, unknown>)[0],
-      5_000,
-    );
-    expect(line).toMatchObject({ status: 200, units: 2, operation: 'text.generate' });
-  });
+  it(
+    'a client gone after a delta: charged once, and its request log line, written once the call settled, says so',
+    { timeout: 60_000 },
+    async () => {
+      const { key, id } = await endingsKey();
+      fake.reset();
+      fake.setReply('Delivered then abandoned.');
+      fake.setMode({ kind: 'stall', after: 1 });
+      // A client that closes its connection after the first delta (node:http: the socket goes at once).
+      const request = httpRequest(`${base()}/v1/text/generate`, { method: 'POST', headers: streamHeaders(key, newKey('gone')) });
+      request.end(JSON.stringify({ input: 'leave after the first word' }));
+      const [response] = (await once(request, 'response')) as [IncomingMessage];
+      let received = '';
+      for await (const chunk of response) {
+        received += String(chunk);
+        if (received.includes('event: delta')) break;
+      }
+      request.destroy();
+      // Noticed at the stream's next write at the latest: its keep-alive comment, every 15 s.
+      await waitFor('the call charged', async () => ((await books(database.url, id)).captured === 1 ? true : undefined), 25_000);
+      const line = await waitFor(
+        'its log line',
+        () =>
+          product
+            .output()
+            .split('\n')
+            .filter((text) => text.startsWith('{') && text.includes(`"key_prefix":"${key.slice(0, 13)}"`))
+            .map((text) => JSON.parse(text) as Record<string, unknown>)[0],
+        5_000,
+      );
+      expect(line).toMatchObject({ status: 200, units: 2, operation: 'text.generate' });
+    },
+  );
 
   it('its key is never taken over (409, then a replay of what was delivered), and the sweeper charges it once', async () => {
     const { key, id } = await endingsKey();
