@@ -209,6 +209,30 @@ describe('the chaos checker', () => {
     expect(broken(run)).toEqual({ 'delivered-output-charged-once': 1 });
   });
 
+  it('delivered-output-charged-once: a stream whose process died after its first delta was marked, charged, and replayed to a retry, is clean', () => {
+    const run = cleanRun();
+    run.books.holds[2]!.status = 'captured';
+    Object.assign(run.books.usage[2]!, { outcome: 'succeeded', units: 1, errorCode: 'stream_interrupted' });
+    run.books.keys[0]!.remaining = 7;
+    run.history.samples[0]!.minRemaining = 7;
+    const call = run.history.calls[2]!;
+    call.attempts[0] = { ...call.attempts[0]!, failure: 'network: answer cut' };
+    const interrupted = JSON.stringify({ error: { code: 'output_interrupted', request_id: 'r3' } });
+    call.attempts.push({
+      ...call.attempts[0]!,
+      requestId: 'r3b',
+      replayed: true,
+      deltas: ['x'],
+      ending: 'error',
+      endingData: interrupted,
+      failure: undefined,
+    });
+    expect(broken(run)).toEqual({});
+    // A replay naming another request does not make this charge received.
+    call.attempts[1]!.endingData = JSON.stringify({ error: { code: 'output_interrupted', request_id: 'r9' } });
+    expect(broken(run)).toEqual({ 'delivered-output-charged-once': 1 });
+  });
+
   it('delivered-output-charged-once: a charge no client call names', () => {
     const run = cleanRun();
     run.books.holds.push({ ...run.books.holds[0]!, id: 'h9', requestId: 'r9' });

@@ -35,6 +35,13 @@ export function answerId(attempt: Attempt): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The request whose answer a replayed stream gives again: the one its `error` event names (`output_interrupted`). */
+export function replayedRequestId(attempt: Attempt): string | undefined {
+  if (!attempt.replayed || attempt.ending !== 'error') return undefined;
+  const error = parseJson(attempt.endingData)?.error as { request_id?: unknown } | undefined;
+  return typeof error?.request_id === 'string' ? error.request_id : undefined;
+}
+
 /** The error code of a stream's `error` event. */
 export function streamErrorCode(attempt: Attempt): string | undefined {
   if (attempt.ending !== 'error') return undefined;

@@ -1,5 +1,5 @@
 import type { Attempt, CallRecord } from '../../history';
-import { answerId, deliveredOutput, isGeneration, streamErrorCode } from '../answers';
+import { answerId, deliveredOutput, isGeneration, replayedRequestId, streamErrorCode } from '../answers';
 import type { BookUsage } from '../books';
 import type { Invariant, Violation } from '../invariant';
 import { isCharge, type Links } from '../links';
@@ -35,10 +35,16 @@ function checkAttempt(call: CallRecord, attempt: Attempt, index: number, charges
   return violations;
 }
 
-/** A charge a client received: its request's own answer, or the call's answer given again. */
+/**
+ * A charge a client received: its request's own answer, or the call's answer given again (a whole
+ * answer by its id; a stream that ended interrupted by the request its `error` event names, as a
+ * process killed after the first delta was marked delivered leaves it for a retry to replay).
+ */
 function chargeDelivered(call: CallRecord, charge: BookUsage): boolean {
   return call.attempts.some(
-    (attempt) => deliveredOutput(attempt) && (attempt.requestId === charge.requestId || answerId(attempt) === charge.id),
+    (attempt) =>
+      deliveredOutput(attempt) &&
+      (attempt.requestId === charge.requestId || answerId(attempt) === charge.id || replayedRequestId(attempt) === charge.requestId),
   );
 }
 
