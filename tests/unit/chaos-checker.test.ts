@@ -200,21 +200,23 @@ describe('the chaos checker', () => {
     expect(broken(run)).toEqual({ 'delivered-output-charged-once': 2 });
   });
 
-  it('delivered-output-charged-once: a stream its client left before any delta, charged', () => {
+  /** The clean run with its third call (a stream left before any delta) charged as interrupted. */
+  function withThirdCallCharged() {
     const run = cleanRun();
     run.books.holds[2]!.status = 'captured';
     Object.assign(run.books.usage[2]!, { outcome: 'succeeded', units: 1, errorCode: 'stream_interrupted' });
     run.books.keys[0]!.remaining = 7;
     run.history.samples[0]!.minRemaining = 7;
+    return run;
+  }
+
+  it('delivered-output-charged-once: a stream its client left before any delta, charged', () => {
+    const run = withThirdCallCharged();
     expect(broken(run)).toEqual({ 'delivered-output-charged-once': 1 });
   });
 
   it('delivered-output-charged-once: a stream whose process died after its first delta was marked, charged, and replayed to a retry, is clean', () => {
-    const run = cleanRun();
-    run.books.holds[2]!.status = 'captured';
-    Object.assign(run.books.usage[2]!, { outcome: 'succeeded', units: 1, errorCode: 'stream_interrupted' });
-    run.books.keys[0]!.remaining = 7;
-    run.history.samples[0]!.minRemaining = 7;
+    const run = withThirdCallCharged();
     const call = run.history.calls[2]!;
     call.attempts[0] = { ...call.attempts[0]!, failure: 'network: answer cut' };
     const interrupted = JSON.stringify({ error: { code: 'output_interrupted', request_id: 'r3' } });
