@@ -37,14 +37,12 @@ export function observer(route: ObservedRoute): (request: Request, answer: Recor
   };
 }
 
+const isEventStream = (headers: Headers): boolean => Boolean(headers.get('content-type')?.startsWith('text/event-stream'));
+
 /** A 200 event stream being generated now (not the replay of a stored one). */
 function isLiveStream(response: Response): boolean {
-  const headers = response.headers;
   return (
-    response.status === 200 &&
-    response.body !== null &&
-    Boolean(headers.get('content-type')?.startsWith('text/event-stream')) &&
-    !headers.has('idempotent-replayed')
+    response.status === 200 && response.body !== null && isEventStream(response.headers) && !response.headers.has('idempotent-replayed')
   );
 }
 
@@ -101,8 +99,7 @@ function traced(answer: RecordedAnswer, record: RequestRecord, route: ObservedRo
 /** Whether a 200 charged its units now (a stream's are counted when its `done` is written). */
 function chargedNow(response: Response, record: RequestRecord): boolean {
   if (response.status !== 200 || !record.held || !record.units) return false;
-  const headers = response.headers;
-  return !headers.get('content-type')?.startsWith('text/event-stream') && !headers.has('idempotent-replayed');
+  return !isEventStream(response.headers) && !response.headers.has('idempotent-replayed');
 }
 
 function finish(
