@@ -67,4 +67,55 @@ describe('an /openai/v1 multipart body', () => {
     const many = await readMultipartBody(multipart(granularities(20_000)), 10_000_000).catch((error: unknown) => error);
     expect(many).toMatchObject({ code: 'invalid_request', message: `The form has more than ${MAX_FORM_PARTS} parts.` });
   });
+
+  it('reads a form as it arrives: a file whole and exact, a form past 64 parts refused while it still comes', async () => {
+    const boundary = 'b0undary';
+    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const fileHead = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
+    const chunks = [part('model', 'audio.transcribe'), fileHead, 'RI', 'FF', '-'.repeat(700), `\r\n--${boundary}--\r\n`];
+    const streamed = (next: () => string | undefined) => {
+      let pulls = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulls++;
+          const chunk = next();
+          if (chunk === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(chunk));
+        },
+      });
+      const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+      const request = new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+        method: 'POST',
+        body,
+        headers,
+        duplex: 'half',
+      } as RequestInit);
+      return { request, pulls: () => pulls };
+    };
+    const whole = await readMultipartBody(streamed(() => chunks.shift()).request, 1024);
+    expect(whole.fields).toEqual({ model: 'audio.transcribe' });
+    expect(whole.files.file).toEqual({ bytes: Buffer.from(`RIFF${'-'.repeat(700)}`), mimeType: 'audio/wav', filename: 'a.wav' });
+    // Endless parts: refused at the 65th, not read to the body's limit first (1 MiB of them: 413).
+    const endless = streamed(() => part('timestamp_granularities[]', 'segment'));
+    expect(await refusal(endless.request)).toMatchObject({
+      code: 'invalid_request',
+      message: `The form has more than ${MAX_FORM_PARTS} parts.`,
+    });
+    expect(endless.pulls()).toBeLessThan(MAX_FORM_PARTS + 5);
+  });
+
+  it('refuses a part without a name, and a form without its closing delimiter', async () => {
+    const boundary = 'b0undary';
+    const request = (body: string) =>
+      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+    const invalid = { code: 'invalid_request', message: 'The request body is not a valid multipart/form-data body.' };
+    expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--\r\n`))).toMatchObject(
+      invalid,
+    );
+    expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nx\r\n`))).toMatchObject(invalid);
+  });
 });
