@@ -22,6 +22,7 @@ export async function GET(request: Request): Promise<Response> {
   const html = await page.text();
   const headers = new Headers(page.headers);
   headers.set('Content-Security-Policy', hashedPolicy(html));
+  headers.set('Cache-Control', 'no-store'); // as every page's (CONTRACT.md §1); its script file is cached
   if (cameOverHttps(request.headers)) headers.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
   return new Response(html, { status: page.status, headers });
 }

@@ -6,10 +6,11 @@ test('the product answers on its health route', async ({ request }) => {
   expect(await response.json()).toEqual({ status: 'ok' });
 });
 
-test('responses outside /v1 carry a request id too, and the API keeps its own', async ({ request }) => {
+test('responses outside /v1 carry a request id and no-store too, and the API keeps its own', async ({ request }) => {
   for (const path of ['/healthz', '/docs', '/signin', '/no-such-page']) {
     const response = await request.get(path, { maxRedirects: 0 });
     expect(response.headers()['x-request-id'], path).toMatch(/^req_[A-Za-z0-9_-]{24,}$/);
+    expect(response.headers()['cache-control'], path).toContain('no-store');
   }
   const refused = await request.post('/v1/text/generate', { headers: { Authorization: 'Bearer nope' }, data: {} });
   expect(refused.status()).toBe(401);
