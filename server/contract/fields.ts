@@ -69,10 +69,11 @@ export function text(min: number, max: number) {
  * A request field whose allowed values the key's package version fixes (CONTRACT.md §6): said in
  * the OpenAPI document, where the schema alone cannot show it.
  */
-export function packageSetting<T extends z.ZodType>(schema: T, what: string): T {
+/** `unlisted`: what an omitted field means when the package lists no values (every value allowed). */
+export function packageSetting<T extends z.ZodType>(schema: T, what: string, unlisted = "the engine's own"): T {
   return described(
     schema,
-    `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists).`,
+    `${what} Must be a value the key's package allows, else 422 with issue code \`not_allowed_by_package\`; omitted, the package's default (the first value it lists; ${unlisted} when it lists none).`,
   );
 }
 

@@ -11,7 +11,7 @@ export const textGenerateRequest = z
   .strictObject({
     input: text(1, 64_000),
     context: text(0, 16_000).optional(),
-    output_format: packageSetting(z.enum(TEXT_OUTPUT_FORMATS), 'Format of output.text.').optional(),
+    output_format: packageSetting(z.enum(TEXT_OUTPUT_FORMATS), 'Format of output.text.', '`text`').optional(),
   })
   .meta({ id: 'TextGenerateRequest', example: { input: 'Summarise why idempotency keys matter for paid APIs.' } });
 
@@ -38,7 +38,7 @@ export const imagesGenerateRequest = z
       "A verified image upload of the calling key, when the key's package takes input uploads (else 422 `not_allowed_by_package`).",
     ).optional(),
     style: packageSetting(text(1, 120), 'Image style.').optional(),
-    output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.').optional(),
+    output_format: packageSetting(z.enum(IMAGE_OUTPUT_FORMATS), 'Image format.', '`png`').optional(),
   })
   .meta({ id: 'ImagesGenerateRequest', example: { prompt: 'A lighthouse on a cliff at dawn, in watercolour.' } });
 
@@ -47,7 +47,7 @@ export const audioSpeechRequest = z
     text: text(1, 24_000),
     voice: packageSetting(text(1, 80), 'Voice.').optional(),
     language: packageSetting(language, 'Language tag (matched in any case).').optional(),
-    output_format: packageSetting(z.enum(SPEECH_OUTPUT_FORMATS), 'Audio format.').optional(),
+    output_format: packageSetting(z.enum(SPEECH_OUTPUT_FORMATS), 'Audio format.', '`mp3`').optional(),
   })
   .meta({ id: 'AudioSpeechRequest', example: { text: 'Your order has shipped and arrives on Thursday.' } });
 
@@ -55,7 +55,11 @@ export const audioTranscribeRequest = z
   .strictObject({
     input_upload_id: uploadId,
     language: packageSetting(language, 'Language of the audio (matched in any case).').optional(),
-    timestamps: packageSetting(z.enum(TIMESTAMP_MODES), 'Whether output.segments is filled (`segment`) or empty (`none`).').optional(),
+    timestamps: packageSetting(
+      z.enum(TIMESTAMP_MODES),
+      'Whether output.segments is filled (`segment`) or empty (`none`).',
+      '`segment`',
+    ).optional(),
   })
   .meta({ id: 'AudioTranscribeRequest', example: { input_upload_id: 'upl_3Yb7QmZk9pW2xN4cR8tL1vHd' } });
 

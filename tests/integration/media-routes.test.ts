@@ -187,6 +187,11 @@ describe('images.generate', () => {
     const unverified = await call(api, '/v1/images/generate', { prompt: 'x', input_upload_id: pending.json.upload_id }, { key: main.key });
     expectEnvelope(unverified, 422, 'validation_error');
     expect(issue(unverified)).toMatchObject({ path: 'input_upload_id', code: 'upload_not_verified' });
+
+    // The upload's problem is listed with the package's settings' (outside audit: only the style's was).
+    const both = await call(api, '/v1/images/generate', { prompt: 'x', style: 'oil', input_upload_id: audioId }, { key: main.key });
+    expectEnvelope(both, 422, 'validation_error');
+    expect(both.json.error.details.issues.map((i: { code: string }) => i.code)).toEqual(['not_allowed_by_package', 'upload_wrong_purpose']);
   });
 
   it('405 for GET', async () => {
@@ -321,6 +326,13 @@ describe('audio.transcribe', () => {
     const ts = await call(api, '/v1/audio/transcribe', { input_upload_id: narrowUpload, timestamps: 'segment' }, { key: narrow.key });
     expectEnvelope(ts, 422, 'validation_error');
     expect(issue(ts)).toMatchObject({ path: 'timestamps', code: 'not_allowed_by_package' });
+    const pending = await createUpload(main.key, { purpose: 'audio_input', mime_type: 'audio/wav' }, await sampleWav('Two.'));
+    const both = await call(api, '/v1/audio/transcribe', { input_upload_id: pending.json.upload_id, language: 'fr' }, { key: main.key });
+    expectEnvelope(both, 422, 'validation_error');
+    expect(both.json.error.details.issues.map((i: { path: string; code: string }) => `${i.path} ${i.code}`)).toEqual([
+      'language not_allowed_by_package',
+      'input_upload_id upload_not_verified',
+    ]);
     const dflt = await call(api, '/v1/audio/transcribe', { input_upload_id: narrowUpload }, { key: narrow.key });
     expect(dflt.json.output.segments).toEqual([]);
     expectEnvelope(await call(api, '/v1/audio/transcribe', { input_upload_id: audioId }, { key: narrow.key }), 404, 'not_found');

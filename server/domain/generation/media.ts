@@ -76,11 +76,11 @@ export async function prepareImagesGenerate(
       message: "input_upload_id: this key's package does not take input uploads for images.generate.",
     });
   }
-  check.done();
   const input =
-    body.input_upload_id === undefined
+    body.input_upload_id === undefined || !settings.input_uploads
       ? undefined
-      : await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate']);
+      : await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['images.generate'], check);
+  check.done();
   return { task: { prompt: body.prompt, style, format }, engine: settings.engine, units: settings.units, keyId: key.id, input };
 }
 
@@ -156,19 +156,25 @@ export async function prepareAudioTranscribe(
   body: AudioTranscribeRequest,
   key: AuthenticatedKey,
 ): Promise<TranscribePrepared> {
-  const { task, settings } = transcribeSettings(body, key);
-  const input = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe']);
+  const check = new PackageSettingsCheck();
+  const { task, settings } = transcribeSettings(body, key, check);
+  const upload = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['audio.transcribe'], check);
+  check.done(); // an upload with a problem (then undefined) is among them
+  const input = upload!;
   const bytes = settings.max_input_seconds === undefined ? undefined : await loadUploadBytes(input.storageKey);
   if (bytes) await refuseLongerInput(bytes, input.mimeType, settings.max_input_seconds!);
   return { task, engine: settings.engine, units: settings.units, keyId: key.id, input, bytes };
 }
 
-function transcribeSettings(body: Pick<AudioTranscribeRequest, 'language' | 'timestamps'>, key: AuthenticatedKey) {
+/** The package's settings for a transcription; what it does not allow is noted in `check`. */
+function transcribeSettings(
+  body: Pick<AudioTranscribeRequest, 'language' | 'timestamps'>,
+  key: AuthenticatedKey,
+  check: PackageSettingsCheck,
+) {
   const settings = operationSettings(key, 'audio.transcribe');
-  const check = new PackageSettingsCheck();
   const language = check.language('language', body.language, settings.languages);
   const timestamps = check.value('timestamps', body.timestamps, settings.timestamps, 'segment');
-  check.done();
   return { task: { language, timestamps }, settings };
 }
 
@@ -178,7 +184,9 @@ export async function prepareInlineTranscribe(
   key: AuthenticatedKey,
   file: InlineInput,
 ): Promise<TranscribePrepared> {
-  const { task, settings } = transcribeSettings(body, key);
+  const check = new PackageSettingsCheck();
+  const { task, settings } = transcribeSettings(body, key, check);
+  check.done();
   const inputSeconds =
     settings.max_input_seconds === undefined ? undefined : await refuseLongerInput(file.bytes, file.mimeType, settings.max_input_seconds);
   const { bytes, ...input } = file;

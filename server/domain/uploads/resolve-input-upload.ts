@@ -1,7 +1,7 @@
 import { buffer } from 'node:stream/consumers';
 import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
-import { ApiError } from '../errors';
+import { ApiError, type ValidationIssue } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import type { UploadPurpose } from '../operations';
 
@@ -13,36 +13,56 @@ export interface InputUpload {
   sizeBytes: number;
 }
 
-const invalid = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
+/** Where a request's step-7 problems are gathered, to be answered together (PackageSettingsCheck). */
+export interface IssueList {
+  refuse(issue: ValidationIssue): void;
+}
+
+/** Refuses at once: the request's one problem. */
+const refusing: IssueList = {
+  refuse(issue) {
+    throw ApiError.validation([issue]);
+  },
+};
 
 /**
- * A referenced upload, checked at step 7 (CONTRACT.md §3): not found or another key's is 404;
- * not verified, the wrong purpose or expired is 422 on `path`.
+ * A referenced upload, checked at step 7 (CONTRACT.md §3): not found or another key's is 404
+ * (thrown at once); not verified, the wrong purpose or expired is an issue on `path`, thrown as a
+ * 422, or added to `issues` beside the package's settings' (then there is no upload to return).
  */
 export async function resolveInputUpload(
   db: PrismaClient,
   key: AuthenticatedKey,
   uploadId: string,
   purposes: readonly UploadPurpose[],
-  path = 'input_upload_id',
-): Promise<InputUpload> {
+): Promise<InputUpload>;
+export async function resolveInputUpload(
+  db: PrismaClient,
+  key: AuthenticatedKey,
+  uploadId: string,
+  purposes: readonly UploadPurpose[],
+  issues: IssueList,
+): Promise<InputUpload | undefined>;
+export async function resolveInputUpload(
+  db: PrismaClient,
+  key: AuthenticatedKey,
+  uploadId: string,
+  purposes: readonly UploadPurpose[],
+  issues = refusing,
+): Promise<InputUpload | undefined> {
+  const path = 'input_upload_id';
   const upload = await db.upload.findUnique({ where: { id: uploadId } });
   // Deleted by the retention sweep (UPLOAD_RETENTION_HOURS): gone, as if it never was.
   if (!upload || upload.apiKeyId !== key.id || upload.deletedAt) {
     throw new ApiError('not_found', { message: 'The referenced upload was not found.' });
   }
+  const issue = (code: string, message: string) => void issues.refuse({ path, code, message: `${path}: ${message}` });
   if (upload.status === 'expired' || (upload.status === 'pending' && upload.expiresAt.getTime() <= Date.now())) {
-    throw invalid(path, 'upload_expired', `${path}: the upload has expired; create a new one.`);
+    return issue('upload_expired', 'the upload has expired; create a new one.');
   }
-  if (upload.status !== 'verified') {
-    throw invalid(path, 'upload_not_verified', `${path}: the upload is not verified yet; complete it first.`);
-  }
+  if (upload.status !== 'verified') return issue('upload_not_verified', 'the upload is not verified yet; complete it first.');
   if (!purposes.includes(upload.purpose)) {
-    throw invalid(
-      path,
-      'upload_wrong_purpose',
-      `${path}: the upload's purpose is ${upload.purpose}; this field takes ${purposes.join(' or ')}.`,
-    );
+    return issue('upload_wrong_purpose', `the upload's purpose is ${upload.purpose}; this field takes ${purposes.join(' or ')}.`);
   }
   return {
     id: upload.id,
