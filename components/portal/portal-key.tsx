@@ -35,6 +35,7 @@ export function PortalPackage({ overview }: { overview: PortalOverview }) {
           ['Requests per minute', formatNumber(key.limits.requests_per_minute)],
           ['Concurrent requests', formatNumber(key.limits.concurrency)],
           ['Largest upload', formatBytes(key.limits.max_upload_bytes)],
+          ['Storage held at once', formatBytes(key.limits.max_stored_bytes)],
           ['Units bought', formatNumber(key.total_units)],
         ]}
       />

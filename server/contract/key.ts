@@ -25,6 +25,10 @@ export const keySchema = z
       requests_per_minute: z.number().int().min(1),
       concurrency: z.number().int().min(1),
       max_upload_bytes: z.number().int().min(0),
+      max_stored_bytes: z.number().int().min(1).meta({
+        description:
+          "What the key may hold in storage at once (uploads and outputs until they expire): the package's `max_stored_bytes`, else 10 x `max_upload_bytes`. `POST /v1/uploads` past it is 413.",
+      }),
     }),
     remaining_units: z.number().int().min(0),
     expires_at: timestamp.nullable(),

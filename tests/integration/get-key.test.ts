@@ -25,7 +25,7 @@ describe('GET /v1/key', () => {
         'text.generate': { units: 1, output_formats: ['text', 'markdown', 'json'] },
         'code.generate': { units: 2 },
       },
-      limits: { requests_per_minute: 120, concurrency: 3, max_upload_bytes: 104_857_600 },
+      limits: { requests_per_minute: 120, concurrency: 3, max_upload_bytes: 104_857_600, max_stored_bytes: 1_048_576_000 },
       remaining_units: 50,
       expires_at: null,
     });
@@ -66,6 +66,7 @@ describe('GET /v1/key', () => {
     const described = keySchema.parse(result.json);
     expect(described.expires_at).toBe(expiresAt.toISOString());
     expect(described.limits.max_upload_bytes).toBe(10_485_760);
+    expect(described.limits.max_stored_bytes).toBe(104_857_600); // 10 x max_upload_bytes: the package sets none
     expect(described.operations).toEqual({
       'images.generate': { units: 5, output_formats: ['png', 'webp'], styles: ['photo'], input_uploads: true },
       'videos.generate': { units: 20, input_uploads: false },

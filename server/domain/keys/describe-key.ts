@@ -17,6 +17,7 @@ interface DescribedRow {
   requests_per_minute: number;
   concurrency: number;
   max_upload_bytes: number;
+  max_stored_bytes: string; // bigint
 }
 
 /** The operations' settings without what is private: the engine (and so the provider) serving each. */
@@ -35,7 +36,8 @@ export async function describeKey(db: SqlDb, apiKeyId: string): Promise<KeyDescr
     prepared(
       'wgs-describe-key',
       sql`SELECT k.prefix, k.remaining_units, k.expires_at, p.slug, v.name, v.version, v.operations,
-                  v.requests_per_minute, v.concurrency, v.max_upload_bytes
+                  v.requests_per_minute, v.concurrency, v.max_upload_bytes,
+                  coalesce(v.max_stored_bytes, 10 * v.max_upload_bytes::bigint) AS max_stored_bytes
              FROM api_keys k
              JOIN package_versions v ON v.id = k.package_version_id
              JOIN packages p ON p.id = v.package_id
@@ -49,7 +51,12 @@ export async function describeKey(db: SqlDb, apiKeyId: string): Promise<KeyDescr
     prefix: row.prefix,
     package: { slug: row.slug, name: row.name, version: row.version },
     operations: publicSettings(row.operations),
-    limits: { requests_per_minute: row.requests_per_minute, concurrency: row.concurrency, max_upload_bytes: row.max_upload_bytes },
+    limits: {
+      requests_per_minute: row.requests_per_minute,
+      concurrency: row.concurrency,
+      max_upload_bytes: row.max_upload_bytes,
+      max_stored_bytes: Number(row.max_stored_bytes),
+    },
     remaining_units: row.remaining_units,
     expires_at: row.expires_at?.toISOString() ?? null,
   };
