@@ -48,15 +48,20 @@ export async function addUnits(tx: Prisma.TransactionClient, keyId: string, unit
       refused: { path: 'id', code: `key_${inactive}`, message: `API key ${keyId} is ${inactive}; an inactive key cannot be topped up.` },
     };
   }
+  const largest = MAX_REMAINING_UNITS.toLocaleString('en-US');
   if (key.remainingUnits + units > MAX_REMAINING_UNITS) {
-    const largest = MAX_REMAINING_UNITS.toLocaleString('en-US');
     const message = `adding ${units} units would take the key past the largest balance, ${largest} units`;
     return { refused: { path: 'units', code: 'balance_too_large', message } };
   }
+  // The total counts what was ever granted (total - remaining = what was used): refused rather than
+  // capped, so that the key's books still add up.
+  if (key.totalUnits + units > MAX_REMAINING_UNITS) {
+    const message = `adding ${units} units would take the units granted to the key past the largest total, ${largest}; issue a new key`;
+    return { refused: { path: 'units', code: 'total_too_large', message } };
+  }
   const after = await tx.apiKey.update({
     where: { id: keyId },
-    // The total counts what was ever granted; it stops at the integer's top rather than overflow.
-    data: { remainingUnits: { increment: units }, totalUnits: { increment: Math.min(units, MAX_REMAINING_UNITS - key.totalUnits) } },
+    data: { remainingUnits: { increment: units }, totalUnits: { increment: units } },
     select: { remainingUnits: true, totalUnits: true },
   });
   return { before: { remainingUnits: key.remainingUnits, totalUnits: key.totalUnits }, after };

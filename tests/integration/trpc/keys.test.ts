@@ -104,6 +104,18 @@ describe('keys', () => {
     expect((await caller.keys.get({ id })).remaining_units).toBe(2_147_483_647);
   });
 
+  it('a top-up that would take the units granted past the column is refused: total - remaining stays what was used (outside audit: the total was capped)', async () => {
+    const { caller, slug } = await operatorWithPackage('pk-total', 25);
+    const { id } = await caller.keys.issue({ packageSlug: slug });
+    for (let i = 0; i < 2; i++) await caller.keys.topUp({ id, units: 1_000_000_000 });
+    await getPrisma().apiKey.update({ where: { id }, data: { remainingUnits: { decrement: 20 } } }); // 20 units used
+    expect((await caller.keys.topUp({ id, units: 147_483_622 })).remaining_units).toBe(2_147_483_627);
+    const refused = await expectTrpcError(caller.keys.topUp({ id, units: 10 }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+    expect(refused.message).toMatch(/largest total/);
+    const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id } });
+    expect([key.totalUnits, key.remainingUnits]).toEqual([2_147_483_647, 2_147_483_627]);
+  });
+
   it('revoke, topUp and get of an unknown key are NOT_FOUND; bad units are BAD_REQUEST', async () => {
     const { caller } = await operatorCaller();
     const missing = randomUUID();
