@@ -16,8 +16,8 @@ export type FakeMode =
   | { kind: 'status'; status: number; message?: string }
   | { kind: 'garbage' }
   | { kind: 'hang' }
-  /** Streams `after` words, then drops the connection. */
-  | { kind: 'break'; after: number }
+  /** Streams `after` words, then drops the connection (`pauseMs` later: the client has read what came). */
+  | { kind: 'break'; after: number; pauseMs?: number }
   /** Streams `after` words, then sends nothing more until the client goes away (or `resume()`). */
   | { kind: 'stall'; after: number }
   /** Each streamed word `ms` after the one before (the first too); a JSON answer after `ms`. */
@@ -175,6 +175,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         await new Promise((resolve) => setImmediate(resolve));
       }
       if (current.kind === 'break' || current.kind === 'truncate') {
+        if (current.kind === 'break' && current.pauseMs) await new Promise((resolve) => setTimeout(resolve, current.pauseMs));
         ended = true;
         response.destroy();
         return;

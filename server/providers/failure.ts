@@ -38,6 +38,18 @@ export function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/**
+ * Whether the connection closed while the answer was being read: undici's "terminated", which the
+ * AI SDK wraps as "Failed to process successful response" with the answer's 200 (its cause).
+ */
+function cutOffMidAnswer(error: unknown): boolean {
+  let cause = error;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++, cause = cause.cause) {
+    if (cause instanceof TypeError && cause.message === 'terminated') return true;
+  }
+  return false;
+}
+
 export function failureKindOf(error: unknown): ProviderFailureKind {
   const last = lastAttempt(error);
   const name = (last as { name?: string } | null)?.name ?? '';
@@ -50,10 +62,11 @@ export function failureKindOf(error: unknown): ProviderFailureKind {
     if (CONFIGURATION_REFUSALS.has(status)) return 'not_configured';
     if (INPUT_REFUSALS.has(status)) return 'rejected';
     if (status >= 400) return 'rejected';
-    return 'malformed'; // a 2xx the SDK could not read
+    // A 2xx the SDK could not read: cut off as it came (a connection failure, as before it), or not what it should be.
+    return cutOffMidAnswer(last) ? 'connection' : 'malformed';
   }
   // An APICallError without a status: the connection never gave an answer (refused, reset).
-  if (APICallError.isInstance(last)) return 'connection';
+  if (APICallError.isInstance(last) || cutOffMidAnswer(last)) return 'connection';
   if (last instanceof TypeError && last.message === 'fetch failed') return 'connection';
   if (MALFORMED.has(name)) return 'malformed';
   if (name === 'AI_LoadAPIKeyError' || name === 'AI_LoadSettingError') return 'not_configured';
@@ -62,13 +75,14 @@ export function failureKindOf(error: unknown): ProviderFailureKind {
 
 /**
  * Whether one more attempt of the same call may do better: 408, 409, 429 and 5xx answers, and
- * calls that got no answer (a refused or reset connection, an attempt's own timeout).
+ * calls that got no whole answer (a refused or reset connection, one closed while its answer came, an
+ * attempt's own timeout).
  */
 export function isRetryable(error: unknown): boolean {
-  const status = statusOf(error);
-  if (status !== undefined) return status === 408 || status === 409 || status === 429 || status >= 500;
   const kind = failureKindOf(error);
-  return kind === 'connection' || kind === 'timeout';
+  if (kind === 'connection' || kind === 'timeout') return true; // 408 included; also an answer cut off as it came
+  const status = statusOf(error);
+  return status === 409 || status === 429 || (status !== undefined && status >= 500);
 }
 
 function headersOf(error: unknown): Record<string, string> | undefined {

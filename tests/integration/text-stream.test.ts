@@ -137,6 +137,15 @@ describe('a stream that fails before its first delta charges nothing', () => {
     expect(retry.status, retry.text).toBe(200);
     expect(retry.json.usage).toEqual({ charged_units: 2, remaining_units: 98 });
   });
+
+  it('a provider whose stream is cut once its first (empty) chunk was read is retried too (outside audit: tried once, as a malformed answer)', async () => {
+    const { key, id } = await providerKey();
+    fake.setMode({ kind: 'break', after: 0, pauseMs: 100 });
+    const events = await (await openStream(key, { input: 'Break later please' })).rest();
+    expect(events.map((e) => e.data.error?.code)).toEqual(['provider_unavailable']);
+    expect(fake.callCount).toBe(3);
+    expect(await remainingUnits(id)).toBe(100);
+  });
 });
 
 describe('output delivered is output paid for', () => {

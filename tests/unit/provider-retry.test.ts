@@ -163,6 +163,18 @@ describe('the one failure classifier, for every provider type', () => {
     expect(failureKindOf(Object.assign(new Error('x'), { name: 'AI_TypeValidationError' }))).toBe('malformed');
     expect(isRetryable(connectionError())).toBe(true);
     expect(isRetryable(httpError(401))).toBe(false);
+    // A 200 whose body the connection cut (outside audit: a stream cut before its first piece was not retried).
+    const cutOff = new APICallError({
+      message: 'Failed to process successful response',
+      url: 'http://127.0.0.1:9/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 200,
+      cause: new TypeError('terminated', { cause: new Error('other side closed') }),
+    });
+    expect([failureKindOf(cutOff), isRetryable(cutOff)]).toEqual(['connection', true]);
+    expect(failureKindOf(new TypeError('terminated'))).toBe('connection');
+    const unreadable = new APICallError({ message: 'Invalid JSON', url: 'http://127.0.0.1:9/v1', requestBodyValues: {}, statusCode: 200 });
+    expect([failureKindOf(unreadable), isRetryable(unreadable)]).toEqual(['malformed', false]);
   });
 
   it('reads Retry-After as seconds, milliseconds or an HTTP date; tells the customer whole seconds', () => {
