@@ -192,6 +192,9 @@ describe('images.generate', () => {
     const both = await call(api, '/v1/images/generate', { prompt: 'x', style: 'oil', input_upload_id: audioId }, { key: main.key });
     expectEnvelope(both, 422, 'validation_error');
     expect(both.json.error.details.issues.map((i: { code: string }) => i.code)).toEqual(['not_allowed_by_package', 'upload_wrong_purpose']);
+    // An unknown upload is 404 only when nothing else is wrong: else the settings' 422, as before.
+    const unknown = { prompt: 'x', input_upload_id: 'upl_unknown000000000000' };
+    expectEnvelope(await call(api, '/v1/images/generate', { ...unknown, style: 'oil' }, { key: main.key }), 422, 'validation_error');
   });
 
   it('405 for GET', async () => {

@@ -143,7 +143,7 @@ describe('a stream that fails before its first delta charges nothing', () => {
     fake.setMode({ kind: 'break', after: 0, pauseMs: 100 });
     const events = await (await openStream(key, { input: 'Break later please' })).rest();
     expect(events.map((e) => e.data.error?.code)).toEqual(['provider_unavailable']);
-    expect(fake.callCount).toBe(3);
+    expect(fake.callCount).toBe(3); // the first attempt and PROVIDER_MAX_RETRIES (2, above) more
     expect(await remainingUnits(id)).toBe(100);
   });
 });

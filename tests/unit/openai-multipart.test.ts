@@ -104,7 +104,7 @@ describe('an /openai/v1 multipart body', () => {
     expect(endless.pulls()).toBeLessThan(MAX_FORM_PARTS + 5);
   });
 
-  it('refuses a part without a name, and a form without its closing delimiter', async () => {
+  it('reads a field as UTF-8; refuses a part without a name, and a form without its closing delimiter', async () => {
     const boundary = 'b0undary';
     const request = (body: string) =>
       new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
@@ -113,6 +113,11 @@ describe('an /openai/v1 multipart body', () => {
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
       });
     const invalid = { code: 'invalid_request', message: 'The request body is not a valid multipart/form-data body.' };
+    // A field is its bytes as UTF-8, whatever charset its part names (review: busboy applied base64 and latin1).
+    const field = (type: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n--${boundary}--\r\n`;
+    expect((await readMultipartBody(request(field('text/plain; charset=base64', 'hello')), 1024)).fields).toEqual({ prompt: 'hello' });
+    expect((await readMultipartBody(request(field('text/plain; charset=latin1', 'café')), 1024)).fields).toEqual({ prompt: 'café' });
     expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--\r\n`))).toMatchObject(
       invalid,
     );

@@ -16,6 +16,8 @@ export interface InputUpload {
 /** Where a request's step-7 problems are gathered, to be answered together (PackageSettingsCheck). */
 export interface IssueList {
   refuse(issue: ValidationIssue): void;
+  /** Throws the 422 of the problems gathered, if any. */
+  done(): void;
 }
 
 /** Refuses at once: the request's one problem. */
@@ -23,12 +25,14 @@ const refusing: IssueList = {
   refuse(issue) {
     throw ApiError.validation([issue]);
   },
+  done() {},
 };
 
 /**
- * A referenced upload, checked at step 7 (CONTRACT.md §3): not found or another key's is 404
- * (thrown at once); not verified, the wrong purpose or expired is an issue on `path`, thrown as a
- * 422, or added to `issues` beside the package's settings' (then there is no upload to return).
+ * A referenced upload, checked at step 7 (CONTRACT.md §3), after the package's settings: not
+ * found or another key's is 404 (or the 422 of the problems `issues` has already); not verified,
+ * the wrong purpose or expired is an issue on `path`, thrown as a 422, or added to `issues` beside
+ * the settings' (then there is no upload to return).
  */
 export async function resolveInputUpload(
   db: PrismaClient,
@@ -54,6 +58,7 @@ export async function resolveInputUpload(
   const upload = await db.upload.findUnique({ where: { id: uploadId } });
   // Deleted by the retention sweep (UPLOAD_RETENTION_HOURS): gone, as if it never was.
   if (!upload || upload.apiKeyId !== key.id || upload.deletedAt) {
+    issues.done();
     throw new ApiError('not_found', { message: 'The referenced upload was not found.' });
   }
   const issue = (code: string, message: string) => void issues.refuse({ path, code, message: `${path}: ${message}` });

@@ -34,6 +34,8 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 /** More parts than any form of OpenAI's API has (a transcription's is about a dozen). */
 export const MAX_FORM_PARTS = 64;
 
+const utf8 = new TextDecoder();
+
 const invalidForm = () => new ApiError('invalid_request', { message: 'The request body is not a valid multipart/form-data body.' });
 
 /** A part as it came: a field's text, or a file (its bytes once it has ended). */
@@ -57,47 +59,52 @@ function formParser(contentType: string, limit: number): BusboyInstance {
   try {
     return new Busboy({
       headers: { 'content-type': contentType },
-      // As the Fetch standard's form parser: a part is a file when it names one, and a name keeps its folders.
-      isPartAFile: (_name, _type, filename) => filename !== undefined,
-      preservePath: true,
-      limits: { parts: MAX_FORM_PARTS, fieldNameSize: FORM_OVERHEAD_BYTES, fieldSize: limit, fileSize: limit },
+      // Every part's bytes as they came: a field is read as UTF-8 here, as the Fetch standard reads
+      // a form, whatever charset its part names (busboy would apply it).
+      isPartAFile: () => true,
+      preservePath: true, // a file's name keeps its folders, as the Fetch standard's does
+      limits: { parts: MAX_FORM_PARTS, fieldNameSize: FORM_OVERHEAD_BYTES, fileSize: limit },
     });
   } catch {
     throw invalidForm(); // no boundary
   }
 }
 
+/** The body's next chunk, undefined at its end; a connection closed first is said so. */
+async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undefined): Promise<Uint8Array | undefined> {
+  try {
+    const read = await reader?.read();
+    return read && !read.done ? read.value : undefined;
+  } catch {
+    throw new ApiError('invalid_request', { message: 'The request body ended before it was complete: the connection closed.' });
+  }
+}
+
 /**
- * Parses the body as it arrives (a streaming parser, @fastify/busboy), keeping each file's bytes
+ * Parses the body as it arrives (a streaming parser, @fastify/busboy), keeping each part's bytes
  * once: read whole and then parsed, a 60 MB file took 350 MB more RSS. Stops at the first part
- * past MAX_FORM_PARTS (100,000 tiny parts held the thread for a minute) and at `limit` bytes.
+ * past MAX_FORM_PARTS (100,000 tiny parts held the thread for a minute) and at `limit` bytes. A
+ * part that is not a form field (no `Content-Disposition: form-data`) is skipped by the parser.
  */
 async function parseParts(request: Request, contentType: string, limit: number, tooLarge: ApiError): Promise<Part[]> {
   const parser = formParser(contentType, limit);
   const parts: Part[] = [];
   let failure: ApiError | undefined;
-  // busboy passes on a part without a name, as if it had one: the form is refused.
-  parser.on('field', (name: string | undefined, text) => {
-    if (name === undefined) failure ??= invalidForm();
-    else parts.push({ name, text });
-  });
-  parser.on('file', (name: string | undefined, stream, filename, _encoding, mimeType) => {
+  parser.on('file', (name: string | undefined, stream, filename: string | undefined, _encoding, mimeType) => {
     stream.on('error', () => (failure ??= invalidForm())); // a part cut short: the parser says so too
     if (name === undefined) {
-      failure ??= invalidForm();
+      failure ??= invalidForm(); // a part without a name: busboy passes it on as if it had one
       stream.resume();
       return;
     }
     const part: Part = { name, file: undefined };
     parts.push(part);
     const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-    });
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('end', () => {
-      part.file = { bytes: Buffer.concat(chunks, size), mimeType, filename: filename || name };
+      const bytes = Buffer.concat(chunks);
+      if (filename === undefined) parts[parts.indexOf(part)] = { name, text: utf8.decode(bytes) };
+      else part.file = { bytes, mimeType, filename: filename || name };
     });
   });
   parser.on('partsLimit', () => {
@@ -110,15 +117,12 @@ async function parseParts(request: Request, contentType: string, limit: number, 
   const reader = request.body?.getReader();
   let received = 0;
   try {
-    for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
-      received += read.value.byteLength;
+    for (let chunk = await nextChunk(reader); chunk && !failure; chunk = await nextChunk(reader)) {
+      received += chunk.byteLength;
       if (received > limit) throw tooLarge;
-      if (!parser.write(read.value)) await Promise.race([once(parser, 'drain').catch(() => {}), finished]);
-      if (failure) break;
+      // A parse error is noted by the parser's 'error' (failure); waiting on it ends then too.
+      if (!parser.write(chunk) && !failure) await once(parser, 'drain').catch(() => {});
     }
-  } catch (error) {
-    if (error === tooLarge) throw error;
-    throw new ApiError('invalid_request', { message: 'The request body ended before it was complete: the connection closed.' });
   } finally {
     if (failure || received > limit) void reader?.cancel().catch(() => {});
   }
