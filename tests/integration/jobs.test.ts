@@ -265,8 +265,15 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
   });
 
   describe('input uploads, where the package allows them', () => {
-    async function storeUpload(apiKeyId: string, status: 'verified' | 'pending', purpose: 'image_input' | 'audio_input' = 'image_input') {
+    async function storeUpload(
+      apiKeyId: string,
+      status: 'verified' | 'pending',
+      purpose: 'image_input' | 'audio_input' = 'image_input',
+      corrupt = false,
+    ) {
       const image = await renderImage({ prompt: 'a blue square', format: 'png', width: 64, height: 64 });
+      // A PNG signature and header, then noise: it passes the magic-byte check but decodes to nothing.
+      if (corrupt) randomBytes(image.bytes.length - 33).copy(image.bytes, 33);
       const id = `upl_${randomBytes(18).toString('base64url')}`;
       const storageKey = `uploads/${id}`;
       await getObjectStore().put(storageKey, image.bytes, image.mimeType);
@@ -291,11 +298,13 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     it('an attempt that keeps failing unexpectedly is retried a bounded number of times, then failed with its units returned', async () => {
       const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });
       const upload = await storeUpload(key.id, 'verified');
-      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure). Deleted
-      // before the submit: after it, a worker that polled at once could read the input first, and the job succeed.
-      await getObjectStore().delete(`uploads/${upload}`);
+      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure). The
+      // submit decodes the input, so it is deleted after it, with no worker polling until then.
+      await worker.stop();
       const submitted = await submit(key.key, { prompt: 'the square fades', input_upload_id: upload });
       expect(submitted.status, submitted.text).toBe(202);
+      await getObjectStore().delete(`uploads/${upload}`);
+      worker = await startWorker({ concurrency: 2 });
 
       const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
       expect(done.status).toBe('failed');
@@ -332,6 +341,12 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       const other = await createTestKey({ operations: localVideos({ input_uploads: true }) });
       const foreign = await storeUpload(other.id, 'verified');
       expectEnvelope(await submit(key.key, { prompt: 'x', input_upload_id: foreign }), 404, 'not_found');
+
+      // An image that does not decode is refused at submit, as images.generate refuses it (outside audit: 202, then a failed job).
+      const corrupt = await storeUpload(key.id, 'verified', 'image_input', true);
+      const undecodable = await submit(key.key, { prompt: 'x', input_upload_id: corrupt });
+      expectEnvelope(undecodable, 422, 'validation_error');
+      expect(undecodable.json.error.details.issues[0]).toMatchObject({ path: 'input_upload_id', code: 'undecodable_media' });
       expect(await remainingUnits(key.id)).toBe(80);
     });
   });

@@ -17,7 +17,8 @@ export interface InlineInput {
   sizeBytes: number;
 }
 
-const UNTYPED = new Set(['', 'application/octet-stream']);
+/** A part that names no type: none, a client's generic octet-stream, or text/plain, what form parsers (as the Fetch standard's) read a missing one as. */
+const UNTYPED = new Set(['', 'application/octet-stream', 'text/plain']);
 
 const refused = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
 
@@ -37,8 +38,7 @@ export async function checkInlineInput(
   const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
   const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
   const accepted = UPLOAD_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));
-  // A part that names no type of its own (a client's generic octet-stream) is taken for what its
-  // bytes are, and so is one that names another spelling of their format (audio/wave, audio/mp3).
+  // A part that names no type of its own (UNTYPED) is taken for what its bytes are, and so is one that names another spelling of their format (audio/wave, audio/mp3).
   const mimeType =
     UNTYPED.has(declared) || (!(accepted as readonly string[]).includes(declared) && mimeMatchesDeclared(declared, sniffed))
       ? (sniffed ?? declared)

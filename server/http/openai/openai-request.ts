@@ -34,6 +34,9 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 /** More parts than any form of OpenAI's API has (a transcription's is about a dozen). */
 export const MAX_FORM_PARTS = 64;
 
+/** The most a field (a part that is not a file) may hold: a prompt of 32,000 characters of 4 bytes, and room. */
+export const MAX_FIELD_BYTES = 128 * 1024;
+
 const utf8 = new TextDecoder();
 
 const invalidForm = () => new ApiError('invalid_request', { message: 'The request body is not a valid multipart/form-data body.' });
@@ -100,7 +103,14 @@ async function parseParts(request: Request, contentType: string, limit: number, 
     const part: Part = { name, file: undefined };
     parts.push(part);
     const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (filename === undefined && size > MAX_FIELD_BYTES) {
+        failure ??= refuseParam(name, `${name}: a field holds at most ${MAX_FIELD_BYTES} bytes.`, 'invalid_value');
+      }
+      chunks.push(chunk);
+    });
     stream.on('end', () => {
       const bytes = Buffer.concat(chunks);
       if (filename === undefined) parts[parts.indexOf(part)] = { name, text: utf8.decode(bytes) };

@@ -45,7 +45,10 @@ const FAMILIES: Record<string, string> = {
   'audio/mp4': 'mp4',
   'video/mp4': 'mp4',
   'audio/x-m4a': 'mp4',
+  'audio/m4a': 'mp4',
   'video/x-m4v': 'mp4',
+  'audio/webm': 'webm', // a browser's MediaRecorder names its WebM so
+  'video/webm': 'webm',
   'audio/mpeg': 'mp3',
   'audio/mp3': 'mp3',
   'image/jpeg': 'jpeg',

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb } from '@/server/db/client';
 import { api, createTestKey, remainingUnits } from '../../helpers/api';
 import { id3WrappedWav, mp3WithLargeTag } from '../../helpers/crafted-media';
+import { sampleWav } from '../support/storage/uploads';
 
 // /openai/v1 refuses what it cannot tell the meaning of, naming it, and charges nothing (outside
 // audit): two token caps that differ (said to be "not supported", though both are), and a multipart
@@ -77,6 +78,40 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     });
     expect(await remainingUnits(id)).toBe(10);
     expect((await transcribe(await mp3WithLargeTag())).status).toBe(200);
+    expect(await remainingUnits(id)).toBe(8);
+  });
+
+  it('a transcription form as clients send it: a file part without a type is taken for its bytes; a language that is no tag and a field past 128 KiB are 400, free (outside audit)', async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const boundary = 'formBoundary7';
+    const wav = await sampleWav('Hi.');
+    // As Python's requests sends a file: its part names no Content-Type.
+    const form = (language: string) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\naudio.transcribe\r\n`),
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n${language}\r\n`),
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.wav"\r\n\r\n`),
+        wav,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+    const transcribe = (language: string) =>
+      api(
+        new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body: form(language),
+        }),
+      );
+    const untyped = await transcribe('en');
+    expect(untyped.status, await untyped.clone().text()).toBe(200);
+    expect(await remainingUnits(id)).toBe(8);
+    const notATag = await transcribe('english, please');
+    expect(notATag.status).toBe(400);
+    expect(await notATag.json()).toMatchObject({ error: { param: 'language', code: 'invalid_value' } });
+    const long = await transcribe('e'.repeat(200_000));
+    expect(long.status).toBe(400);
+    expect(Number(long.headers.get('content-length') ?? (await long.clone().text()).length)).toBeLessThan(1000);
+    expect(await long.json()).toMatchObject({ error: { param: 'language', message: 'language: a field holds at most 131072 bytes.' } });
     expect(await remainingUnits(id)).toBe(8);
   });
 

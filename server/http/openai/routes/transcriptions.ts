@@ -3,6 +3,7 @@ import type { RouteContext } from '../../route-context';
 import { checkInlineInput } from '../../../domain/generation/inline-input';
 import { prepareInlineTranscribe, recordingSeconds } from '../../../domain/generation/media';
 import { INPUT_UPLOAD_PURPOSES } from '../../../domain/operations';
+import { LANGUAGE_PATTERN } from '../../../contract/values';
 import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
 import { refuseParam } from '../openai-errors';
@@ -38,8 +39,12 @@ function readFields(body: MultipartBody) {
   if (!FORMATS.includes(format))
     throw refuseParam('response_format', `response_format must be one of ${FORMATS.join(', ')} here.`, 'unsupported_value');
   const temperature = field(body, 'temperature');
-  if (temperature !== undefined && Number(temperature) !== 0)
+  if (temperature !== undefined && (temperature.trim() === '' || Number(temperature) !== 0))
     throw refuseParam('temperature', 'temperature: only 0 is supported by this service.');
+  const language = field(body, 'language');
+  // /v1's rule for the field (a form's field is not read by its schema): an engine gets a tag, and an error no essay.
+  if (language !== undefined && !LANGUAGE_PATTERN.test(language))
+    throw refuseParam('language', 'language must be an ISO-639-1 code such as en, or a tag such as en-US.', 'invalid_value');
   const granularities = [body.fields.timestamp_granularities ?? []].flat();
   if (granularities.some((value) => value !== 'segment')) {
     throw refuseParam('timestamp_granularities', 'timestamp_granularities: only "segment" is supported.', 'unsupported_value');
@@ -49,7 +54,7 @@ function readFields(body: MultipartBody) {
   }
   const file = body.files.file;
   if (!file) throw refuseParam('file', 'file is required: the audio, as a multipart part.', 'missing_required_parameter');
-  return { format, language: field(body, 'language'), file, segments: format === 'verbose_json' };
+  return { format, language, file, segments: format === 'verbose_json' };
 }
 
 function answer(stored: string, ctx: RouteContext, format: Format, language: string | undefined): Response {
