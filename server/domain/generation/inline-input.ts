@@ -1,3 +1,4 @@
+import { fileName } from '../../contract/fields';
 import { UPLOAD_MIME_TYPES } from '../../contract/values';
 import { mp3FramesFollowTag } from '../../providers/local/mp3-structure';
 import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES } from '../../providers/local/sniff-mime';
@@ -18,6 +19,8 @@ export interface InlineInput {
 }
 
 /** A part that names no type: none, a client's generic octet-stream, or text/plain, what form parsers (as the Fetch standard's) read a missing one as. */
+const INLINE_FILE_NAME = fileName(1, 180);
+
 const UNTYPED = new Set(['', 'application/octet-stream', 'text/plain']);
 
 const refused = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
@@ -35,6 +38,9 @@ export async function checkInlineInput(
     });
   }
   if (file.bytes.length === 0) throw refused(path, 'empty_file', `${path}: the file is empty.`);
+  // The name an upload's may be (it goes on to the engine, a provider's form among them).
+  const named = INLINE_FILE_NAME.safeParse(file.filename);
+  if (!named.success) throw refused(path, 'invalid_string', `${path}: the file's name ${named.error.issues[0]!.message}.`);
   const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
   const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
   const accepted = UPLOAD_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));

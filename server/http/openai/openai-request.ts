@@ -51,7 +51,7 @@ export async function readMultipartBody(request: Request, maxFileBytes: number):
   }
   const limit = maxFileBytes + FORM_OVERHEAD_BYTES;
   const tooLarge = new ApiError('payload_too_large', {
-    message: `The file exceeds this key's package upload limit of ${maxFileBytes} bytes.`,
+    message: `The form exceeds this key's package upload limit of ${maxFileBytes} bytes for its file, and 64 KiB for its other fields.`,
     details: { param: 'file', code: 'payload_too_large' },
   });
   if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge;

@@ -81,7 +81,7 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(await remainingUnits(id)).toBe(8);
   });
 
-  it('a transcription form as clients send it: a file part without a type is taken for its bytes; a language that is no tag and a field past 128 KiB are 400, free (outside audit)', async () => {
+  it('a transcription form as clients send it: a file part without a type is taken for its bytes; a language that is no tag, a field past 128 KiB and a file name an upload may not have are 400, free (outside audit)', async () => {
     const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
     const boundary = 'formBoundary7';
     const wav = await sampleWav('Hi.');
@@ -112,6 +112,21 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(long.status).toBe(400);
     expect(Number(long.headers.get('content-length') ?? (await long.clone().text()).length)).toBeLessThan(1000);
     expect(await long.json()).toMatchObject({ error: { param: 'language', message: 'language: a field holds at most 131072 bytes.' } });
+    // A file's name follows an upload's rules: no control or bidirectional-override character, at most 180.
+    const named = new FormData();
+    named.append('model', 'audio.transcribe');
+    named.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'clip\u202Evaw.exe');
+    const badName = await api(
+      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: named,
+      }),
+    );
+    expect(badName.status).toBe(400);
+    expect(await badName.json()).toMatchObject({
+      error: { param: 'file', code: 'invalid_value', message: expect.stringContaining('must not contain control characters') },
+    });
     expect(await remainingUnits(id)).toBe(8);
   });
 
