@@ -298,13 +298,11 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     it('an attempt that keeps failing unexpectedly is retried a bounded number of times, then failed with its units returned', async () => {
       const key = await createTestKey({ quota: 100, operations: localVideos({ input_uploads: true }) });
       const upload = await storeUpload(key.id, 'verified');
-      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure). The
-      // submit decodes the input, so it is deleted after it, with no worker polling until then.
-      await worker.stop();
+      // The stored input disappears before a worker reads it: every attempt throws (not a provider failure). Deleted
+      // before the submit: after it, a worker that polled at once could read the input first, and the job succeed.
+      await getObjectStore().delete(`uploads/${upload}`);
       const submitted = await submit(key.key, { prompt: 'the square fades', input_upload_id: upload });
       expect(submitted.status, submitted.text).toBe(202);
-      await getObjectStore().delete(`uploads/${upload}`);
-      worker = await startWorker({ concurrency: 2 });
 
       const done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
       expect(done.status).toBe('failed');
@@ -341,12 +339,14 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
       const other = await createTestKey({ operations: localVideos({ input_uploads: true }) });
       const foreign = await storeUpload(other.id, 'verified');
       expectEnvelope(await submit(key.key, { prompt: 'x', input_upload_id: foreign }), 404, 'not_found');
+      expect(await remainingUnits(key.id)).toBe(80);
 
-      // An image that does not decode is refused at submit, as images.generate refuses it (outside audit: 202, then a failed job).
+      // An input that does not decode is found so by the engine, in the worker: the job fails, its units come back.
       const corrupt = await storeUpload(key.id, 'verified', 'image_input', true);
       const undecodable = await submit(key.key, { prompt: 'x', input_upload_id: corrupt });
-      expectEnvelope(undecodable, 422, 'validation_error');
-      expect(undecodable.json.error.details.issues[0]).toMatchObject({ path: 'input_upload_id', code: 'undecodable_media' });
+      expect(undecodable.status, undecodable.text).toBe(202);
+      const failed = jobSchema.parse((await waitForStatus(key.key, undecodable.json.job_id, ['succeeded', 'failed'])).json);
+      expect([failed.status, failed.error?.code, failed.usage.charged_units]).toEqual(['failed', 'validation_error', 0]);
       expect(await remainingUnits(key.id)).toBe(80);
     });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@/server/domain/errors';
-import { MAX_FORM_PARTS, readMultipartBody } from '@/server/http/openai/openai-request';
+import { MAX_FIELD_BYTES, MAX_FORM_PARTS, readMultipartBody } from '@/server/http/openai/openai-request';
 
 // /openai/v1's multipart bodies (transcriptions, videos): a field sent twice meant whichever came
 // last, and the call ran and was charged (outside audit); it is refused, as a repeated JSON member is.
@@ -122,5 +122,26 @@ describe('an /openai/v1 multipart body', () => {
       invalid,
     );
     expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nx\r\n`))).toMatchObject(invalid);
+  });
+
+  it('takes a field of at most 128 KiB, of strict UTF-8 (as a JSON body), naming one that is not', async () => {
+    const boundary = 'b0undary';
+    const form = (value: Buffer) =>
+      new Request('http://127.0.0.1/openai/v1/videos', {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n`),
+          value,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+    const most = await readMultipartBody(form(Buffer.alloc(MAX_FIELD_BYTES, 'a')), 1);
+    expect((most.fields.prompt as string).length).toBe(MAX_FIELD_BYTES);
+    expect(await refusal(form(Buffer.alloc(MAX_FIELD_BYTES + 1, 'a')))).toMatchObject({
+      code: 'invalid_request',
+      details: { param: 'prompt', code: 'invalid_value' },
+    });
+    expect(await refusal(form(Buffer.from([0x61, 0xc3, 0x28])))).toMatchObject({ message: 'prompt is not valid UTF-8.' });
   });
 });

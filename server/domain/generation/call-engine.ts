@@ -186,7 +186,7 @@ function meter(report: EngineReport, engineName: string, priced: Metering): void
  * The input passed its magic-byte check but holds no usable media: the caller's to fix. The
  * decoder's sentence says what is wrong (no audio track, no frame); its cause is not shown.
  */
-export function undecodableMedia(error: MediaDecodeError): ApiError {
+function undecodableMedia(error: MediaDecodeError): ApiError {
   const reason = error.message.charAt(0).toLowerCase() + error.message.slice(1);
   return ApiError.validation([{ path: 'input_upload_id', code: 'undecodable_media', message: `input_upload_id: ${reason}` }]);
 }

@@ -6,10 +6,7 @@ import { ApiError } from '../errors';
 import { INPUT_UPLOAD_PURPOSES } from '../operations';
 import { operationSettings } from '../generation/package-settings';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
-import { loadUploadBytes, resolveInputUpload, type InputUpload } from '../uploads/resolve-input-upload';
-import { undecodableMedia } from '../generation/call-engine';
-import { MediaDecodeError } from '../../providers/local/media-decode-error';
-import { checkVideoInput } from '../../providers/local/video';
+import { resolveInputUpload } from '../uploads/resolve-input-upload';
 import { engineNamesOf } from '../engine-names';
 import { expectedJobCost } from './job-budget';
 import { enqueueVideoJob, getJobQueue } from '../queue/job-queue';
@@ -52,20 +49,10 @@ export async function prepareVideosGenerate(
       ]);
     }
     const upload = await resolveInputUpload(db, key, body.input_upload_id, INPUT_UPLOAD_PURPOSES['videos.generate']);
-    await refuseUndecodableInput(upload);
     inputUpload = { uploadId: upload.id, storageKey: upload.storageKey, mimeType: upload.mimeType };
   }
   const expectedCost = key.maxProviderCostPerDay !== null ? await expectedJobCost(sqlDb, engineNamesOf(settings.engine)[0]!) : null;
   return { input: { prompt: body.prompt, inputUpload }, engine: settings.engine, units: settings.units, expectedCost };
-}
-
-/** An input no engine can read is refused at submit (step 7), as images.generate refuses it, not failed as a job. */
-async function refuseUndecodableInput(upload: InputUpload): Promise<void> {
-  try {
-    await checkVideoInput(await loadUploadBytes(upload.storageKey), upload.mimeType);
-  } catch (error) {
-    throw error instanceof MediaDecodeError ? undecodableMedia(error) : error;
-  }
 }
 
 /**

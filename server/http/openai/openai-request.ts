@@ -28,16 +28,17 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   return parseJsonObject(await readBodyBytes(request));
 }
 
-/** Room for the form's other fields beside a file of the package's largest upload. */
-const FORM_OVERHEAD_BYTES = 64 * 1024;
-
 /** More parts than any form of OpenAI's API has (a transcription's is about a dozen). */
 export const MAX_FORM_PARTS = 64;
 
 /** The most a field (a part that is not a file) may hold: a prompt of 32,000 characters of 4 bytes, and room. */
 export const MAX_FIELD_BYTES = 128 * 1024;
 
-const utf8 = new TextDecoder();
+/** Room for the form's other fields beside a file of the package's largest upload: one of the largest, and more. */
+const FORM_OVERHEAD_BYTES = 2 * MAX_FIELD_BYTES;
+
+/** A field's bytes as text: strict UTF-8, as a JSON body's (CONTRACT.md §1), a BOM kept as a character. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const invalidForm = () => new ApiError('invalid_request', { message: 'The request body is not a valid multipart/form-data body.' });
 
@@ -51,7 +52,7 @@ export async function readMultipartBody(request: Request, maxFileBytes: number):
   }
   const limit = maxFileBytes + FORM_OVERHEAD_BYTES;
   const tooLarge = new ApiError('payload_too_large', {
-    message: `The form exceeds this key's package upload limit of ${maxFileBytes} bytes for its file, and 64 KiB for its other fields.`,
+    message: `The form exceeds this key's package upload limit of ${maxFileBytes} bytes for its file, and ${FORM_OVERHEAD_BYTES / 1024} KiB for its other fields.`,
     details: { param: 'file', code: 'payload_too_large' },
   });
   if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge;
@@ -70,6 +71,15 @@ function formParser(contentType: string, limit: number): BusboyInstance {
     });
   } catch {
     throw invalidForm(); // no boundary
+  }
+}
+
+/** A field's text, or undefined when its bytes are not UTF-8. */
+function fieldText(bytes: Buffer): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
   }
 }
 
@@ -113,8 +123,10 @@ async function parseParts(request: Request, contentType: string, limit: number, 
     });
     stream.on('end', () => {
       const bytes = Buffer.concat(chunks);
-      if (filename === undefined) parts[parts.indexOf(part)] = { name, text: utf8.decode(bytes) };
-      else part.file = { bytes, mimeType, filename: filename || name };
+      if (filename !== undefined) return void (part.file = { bytes, mimeType, filename: filename || name });
+      const text = fieldText(bytes);
+      if (text === undefined) failure ??= refuseParam(name, `${name} is not valid UTF-8.`, 'invalid_value');
+      else parts[parts.indexOf(part)] = { name, text };
     });
   });
   parser.on('partsLimit', () => {

@@ -114,16 +114,6 @@ export async function extractVideoFrame(bytes: Buffer, mimeType: string): Promis
   }
 }
 
-/**
- * Whether a video job's input decodes as its engines will read it (an image as the local engine's
- * base, a video's first frame, which every engine extracts): checked when the job is submitted, so
- * an input that does not is a 422 then, not a job that fails later. Throws MediaDecodeError.
- */
-export async function checkVideoInput(bytes: Buffer, mimeType: string): Promise<void> {
-  if (mimeType.startsWith('image/')) await decodeBase(bytes);
-  else await extractVideoFrame(bytes, mimeType);
-}
-
 async function decodeBase(bytes: Buffer): Promise<Buffer> {
   const input = await openInputImage(bytes);
   try {
