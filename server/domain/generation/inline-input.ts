@@ -18,9 +18,10 @@ export interface InlineInput {
   sizeBytes: number;
 }
 
-/** A part that names no type: none, a client's generic octet-stream, or text/plain, what form parsers (as the Fetch standard's) read a missing one as. */
+/** The name an upload may have (CONTRACT.md §5's `filename`). */
 const INLINE_FILE_NAME = fileName(1, 180);
 
+/** A part that names no type: none, a client's generic octet-stream, or text/plain, what form parsers (as the Fetch standard's) read a missing one as. */
 const UNTYPED = new Set(['', 'application/octet-stream', 'text/plain']);
 
 const refused = (path: string, code: string, message: string) => ApiError.validation([{ path, code, message }]);
