@@ -73,12 +73,14 @@ describe('an /openai/v1 multipart body', () => {
     const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
     const fileHead = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
     const chunks = [part('model', 'audio.transcribe'), fileHead, 'RI', 'FF', '-'.repeat(700), `\r\n--${boundary}--\r\n`];
-    const streamed = (next: () => string | undefined) => {
+    /** A body of `next()`'s chunks: undefined ends it, null pauses it for good (a client that sends no more). */
+    const streamed = (next: () => string | undefined | null) => {
       let pulls = 0;
       const body = new ReadableStream<Uint8Array>({
         pull(controller) {
           pulls++;
           const chunk = next();
+          if (chunk === null) return new Promise<void>(() => {});
           if (chunk === undefined) controller.close();
           else controller.enqueue(new TextEncoder().encode(chunk));
         },
@@ -102,6 +104,10 @@ describe('an /openai/v1 multipart body', () => {
       message: `The form has more than ${MAX_FORM_PARTS} parts.`,
     });
     expect(endless.pulls()).toBeLessThan(MAX_FORM_PARTS + 5);
+    // 65 parts, then a client that sends nothing more: refused now, not when a next chunk comes (docs audit).
+    let sent = 0;
+    const paused = streamed(() => (sent++ <= MAX_FORM_PARTS ? part('timestamp_granularities[]', 'segment') : null));
+    expect(await refusal(paused.request)).toMatchObject({ message: `The form has more than ${MAX_FORM_PARTS} parts.` });
   });
 
   it('reads a field as UTF-8; refuses a part without a name, and a form without its closing delimiter', async () => {

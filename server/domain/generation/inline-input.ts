@@ -45,11 +45,17 @@ export async function checkInlineInput(
   const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
   const declared = file.mimeType.split(';')[0]!.trim().toLowerCase();
   const accepted = UPLOAD_MIME_TYPES.filter((type) => mimePrefixes.some((prefix) => type.startsWith(prefix)));
-  // A part that names no type of its own (UNTYPED) is taken for what its bytes are, and so is one that names another spelling of their format (audio/wave, audio/mp3).
-  const mimeType =
-    UNTYPED.has(declared) || (!(accepted as readonly string[]).includes(declared) && mimeMatchesDeclared(declared, sniffed))
-      ? (sniffed ?? declared)
-      : declared;
+  // A part that names no type of its own (UNTYPED) is taken for what its bytes are, and so is one that names another
+  // spelling of an accepted format (audio/wave, audio/mp3) whose bytes are that format; bytes of another are a mismatch.
+  const otherSpelling = !(accepted as readonly string[]).includes(declared) && accepted.some((type) => mimeMatchesDeclared(declared, type));
+  const mimeType = UNTYPED.has(declared) || (otherSpelling && mimeMatchesDeclared(declared, sniffed)) ? (sniffed ?? declared) : declared;
+  if (otherSpelling && mimeType === declared) {
+    throw refused(
+      path,
+      'content_mismatch',
+      `${path}: the content is ${sniffed ?? 'not a recognised format'}, not the declared ${declared}.`,
+    );
+  }
   if (!(accepted as readonly string[]).includes(mimeType)) {
     throw refused(path, 'unsupported_media_type', `${path}: the file's type ${mimeType || '(none)'} is not one of ${accepted.join(', ')}.`);
   }

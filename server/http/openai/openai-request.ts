@@ -139,7 +139,8 @@ async function parseParts(request: Request, contentType: string, limit: number, 
   const reader = request.body?.getReader();
   let received = 0;
   try {
-    for (let chunk = await nextChunk(reader); chunk && !failure; chunk = await nextChunk(reader)) {
+    // A failure stops the reading at once, not at the next chunk (which a paused client may never send).
+    for (let chunk = await nextChunk(reader); chunk; chunk = failure ? undefined : await nextChunk(reader)) {
       received += chunk.byteLength;
       if (received > limit) throw tooLarge;
       // A parse error is noted by the parser's 'error' (failure); waiting on it ends then too.

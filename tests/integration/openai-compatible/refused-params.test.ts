@@ -124,6 +124,18 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
       }),
     );
     expect(badName.status).toBe(400);
+    // Another name of an accepted format (audio/webm) on bytes of another: a mismatch, as for the format's own name.
+    const misnamed = new FormData();
+    misnamed.append('model', 'audio.transcribe');
+    misnamed.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/webm' }), 'clip.webm');
+    const mismatch = await api(
+      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: misnamed,
+      }),
+    );
+    expect(await mismatch.json()).toMatchObject({ error: { param: 'file', code: 'content_mismatch' } });
     expect(await badName.json()).toMatchObject({
       error: { param: 'file', code: 'invalid_value', message: expect.stringContaining('must not contain control characters') },
     });
