@@ -47,15 +47,13 @@ function beforeHead(res: ServerResponse, fix: () => void): void {
 /**
  * Every response carries an X-Request-Id (CONTRACT.md §1), also those the API's routes do not
  * make (pages, /healthz, static files); one the response already has is kept. Set as the head
- * goes out: set before, Next would keep it over the /v1 pipeline's own. An answer closes its
- * connection once a stop began, so keep-alive clients move to another instance, and when it goes
- * before the request's body came whole (a refusal mid-upload): the rest is not read, and a client
- * that kept the connection would meet it closed under its next request.
+ * goes out: set before, Next would keep it over the /v1 pipeline's own. Once a stop began, each
+ * answer closes its connection, so keep-alive clients move to another instance.
  */
-function stampRequestId(req: IncomingMessage, res: ServerResponse): void {
+function stampRequestId(res: ServerResponse): void {
   beforeHead(res, () => {
     if (!res.hasHeader('x-request-id')) res.setHeader('X-Request-Id', newRequestId());
-    if (isStopping() || !req.complete) res.setHeader('Connection', 'close');
+    if (isStopping()) res.setHeader('Connection', 'close');
   });
 }
 
@@ -104,7 +102,7 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
 
 /** Answers or rewrites one request, then hands it to the app or to Next. */
 function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, routes: EdgeRoutes): void {
-  stampRequestId(req, res);
+  stampRequestId(res);
   const repeated = repeatedHeaders(req.rawHeaders);
   if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
     answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
