@@ -67,9 +67,9 @@ export function text(min: number, max: number) {
 
 /**
  * A request field whose allowed values the key's package version fixes (CONTRACT.md §6): said in
- * the OpenAPI document, where the schema alone cannot show it.
+ * the OpenAPI document, where the schema alone cannot show it. `unlisted`: what an omitted field
+ * means when the package lists no values (every value allowed).
  */
-/** `unlisted`: what an omitted field means when the package lists no values (every value allowed). */
 export function packageSetting<T extends z.ZodType>(schema: T, what: string, unlisted = "the engine's own"): T {
   return described(
     schema,

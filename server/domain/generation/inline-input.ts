@@ -39,7 +39,7 @@ export async function checkInlineInput(
     });
   }
   if (file.bytes.length === 0) throw refused(path, 'empty_file', `${path}: the file is empty.`);
-  // The name an upload's may be (it goes on to the engine, a provider's form among them).
+  // A name an upload may have: it goes on to the engine, a provider's form among them.
   const named = INLINE_FILE_NAME.safeParse(file.filename);
   if (!named.success) throw refused(path, 'invalid_string', `${path}: the file's name ${named.error.issues[0]!.message}.`);
   const sniffed = await sniffMime(file.bytes.subarray(0, SNIFF_BYTES));
