@@ -40,6 +40,8 @@ export class FfmpegError extends Error {
     message: string,
     readonly exitCode: number | null,
     readonly stderrTail: string,
+    /** Stopped because it produced more than `maxOutputBytes`: the input decodes to more than the caller takes. */
+    readonly outputLimited = false,
   ) {
     super(message);
     this.name = 'FfmpegError';
@@ -161,6 +163,7 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
     let outputBytes = 0;
     let stderr = '';
     let failure: string | undefined;
+    let outputLimited = false;
 
     const fail = (reason: string) => {
       failure ??= reason;
@@ -170,8 +173,10 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
 
     child.stdout.on('data', (chunk: Buffer) => {
       outputBytes += chunk.length;
-      if (outputBytes > maxOutputBytes) fail(`ffmpeg output exceeded ${maxOutputBytes} bytes`);
-      else if (onOutput) onOutput(chunk);
+      if (outputBytes > maxOutputBytes) {
+        outputLimited ||= failure === undefined; // the first failure names it
+        fail(`ffmpeg output exceeded ${maxOutputBytes} bytes`);
+      } else if (onOutput) onOutput(chunk);
       else chunks.push(chunk);
     });
     child.stderr.setEncoding('utf8');
@@ -193,7 +198,7 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
       }
       const tail = lastLines(stderr, 6);
       const reason = failure ?? `ffmpeg exited with code ${code}`;
-      reject(new FfmpegError(tail ? `${reason}: ${tail}` : reason, code, tail));
+      reject(new FfmpegError(tail ? `${reason}: ${tail}` : reason, code, tail, outputLimited));
     });
 
     writeInput(child.stdin, input).catch((error: unknown) => {

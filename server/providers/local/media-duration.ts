@@ -47,7 +47,7 @@ async function recordingSeconds(bytes: Buffer, mimeType: string, stopAfterSecond
     });
   } catch (error) {
     // Decoding stopped at the limit: longer than it, which is all the caller asked.
-    if (error instanceof FfmpegError && error.message.startsWith('ffmpeg output exceeded')) return (maxOutputBytes + 1) / BYTES_PER_SECOND;
+    if (error instanceof FfmpegError && error.outputLimited) return (maxOutputBytes + 1) / BYTES_PER_SECOND;
     throw error;
   }
   if (produced === 0) throw new MediaDecodeError('The input could not be decoded as audio.');

@@ -121,7 +121,7 @@ export async function decodeFrameEnergy(bytes: Buffer, mimeType: string): Promis
     await decodeCustomerMedia(bytes, mime, output, options);
     return meter;
   } catch (error) {
-    if (error instanceof FfmpegError && error.message.startsWith('ffmpeg output exceeded')) {
+    if (error instanceof FfmpegError && error.outputLimited) {
       if (plausible < longest) {
         const seconds = Math.floor(plausible / (SAMPLE_RATE * 2));
         throw new MediaDecodeError(

@@ -1,10 +1,10 @@
 // Local video engine: the prompt's scene (see scene-svg.ts) animated, each frame drawn with sharp
 // and piped raw to ffmpeg for H.264. Same prompt and input, same frames.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSharp } from '../load-sharp';
-import { FfmpegError, inputArgs, runFfmpeg } from './ffmpeg';
+import { decodeCustomerMedia, FfmpegError, runFfmpeg } from './ffmpeg';
 import { openInputImage } from './input-image';
 import { MediaDecodeError } from './media-decode-error';
 import { buildScene, sceneSvg, type Scene } from './scene-svg';
@@ -85,33 +85,16 @@ export async function renderVideo(input: RenderVideoInput): Promise<RenderedVide
 
 /** The first frame of an uploaded video as PNG, so a video input can seed renderVideo. */
 export async function extractVideoFrame(bytes: Buffer, mimeType: string): Promise<Buffer> {
-  const folder = await mkdtemp(join(tmpdir(), 'wgs-frame-'));
+  const output = ['-map', '0:v:0', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'];
+  let frame: Buffer;
   try {
-    const file = join(folder, 'input');
-    await writeFile(file, bytes);
-    const args = [
-      '-loglevel',
-      'error',
-      ...inputArgs(mimeType, file),
-      '-map',
-      '0:v:0',
-      '-frames:v',
-      '1',
-      '-f',
-      'image2pipe',
-      '-c:v',
-      'png',
-      'pipe:1',
-    ];
-    const { stdout } = await runFfmpeg(args, { timeoutMs: 60_000, untrusted: true });
-    if (stdout.length === 0) throw new MediaDecodeError('The input video has no decodable frame.');
-    return stdout;
+    ({ stdout: frame } = await decodeCustomerMedia(bytes, mimeType, output, { timeoutMs: 60_000 }));
   } catch (error) {
     if (error instanceof FfmpegError) throw new MediaDecodeError('The input video could not be decoded.', { cause: error });
     throw error;
-  } finally {
-    await rm(folder, { recursive: true, force: true });
   }
+  if (frame.length === 0) throw new MediaDecodeError('The input video has no decodable frame.');
+  return frame;
 }
 
 async function decodeBase(bytes: Buffer): Promise<Buffer> {

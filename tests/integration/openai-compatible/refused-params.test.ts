@@ -26,6 +26,25 @@ function chat(key: string, body: Record<string, unknown>) {
   );
 }
 
+/** POST /openai/v1/audio/transcriptions with `key`: a FormData, or bytes with their Content-Type in `headers`. */
+function transcription(key: string, body: BodyInit, headers: Record<string, string> = {}) {
+  return api(
+    new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      body,
+    }),
+  );
+}
+
+/** The form an SDK sends: model audio.transcribe and the file, of `type`, named `filename`. */
+function fileForm(bytes: Uint8Array, type: string, filename: string): FormData {
+  const form = new FormData();
+  form.append('model', 'audio.transcribe');
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), filename);
+  return form;
+}
+
 describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
   it('max_tokens and max_completion_tokens: both may come if they agree; if they differ, 400 naming max_tokens', async () => {
     const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
@@ -45,13 +64,7 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     form.append('model', 'text.generate');
     form.append('model', 'audio.transcribe');
     form.append('file', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'a.wav');
-    const response = await api(
-      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}` },
-        body: form,
-      }),
-    );
+    const response = await transcription(key, form);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'model', code: 'invalid_value', message: 'model: send it once.' } });
     expect(await remainingUnits(id)).toBe(10);
@@ -59,18 +72,7 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
 
   it("an inline MP3 is checked as an upload's: one whose ID3 tag hides another container is 400, and nothing is charged (outside audit)", async () => {
     const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
-    const transcribe = (bytes: Buffer) => {
-      const form = new FormData();
-      form.append('model', 'audio.transcribe');
-      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/mpeg' }), 'a.mp3');
-      return api(
-        new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}` },
-          body: form,
-        }),
-      );
-    };
+    const transcribe = (bytes: Buffer) => transcription(key, fileForm(bytes, 'audio/mpeg', 'a.mp3'));
     const crafted = await transcribe(await id3WrappedWav());
     expect(crafted.status).toBe(400);
     expect(await crafted.json()).toMatchObject({
@@ -95,13 +97,7 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
     const transcribe = (language: string) =>
-      api(
-        new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-          body: form(language),
-        }),
-      );
+      transcription(key, form(language), { 'content-type': `multipart/form-data; boundary=${boundary}` });
     const untyped = await transcribe('en');
     expect(untyped.status, await untyped.clone().text()).toBe(200);
     expect(await remainingUnits(id)).toBe(8);
@@ -113,28 +109,10 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(Number(long.headers.get('content-length') ?? (await long.clone().text()).length)).toBeLessThan(1000);
     expect(await long.json()).toMatchObject({ error: { param: 'language', message: 'language: a field holds at most 131072 bytes.' } });
     // A file's name follows an upload's rules: no control or bidirectional-override character, at most 180.
-    const named = new FormData();
-    named.append('model', 'audio.transcribe');
-    named.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'clip\u202Evaw.exe');
-    const badName = await api(
-      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}` },
-        body: named,
-      }),
-    );
+    const badName = await transcription(key, fileForm(wav, 'audio/wav', 'clip\u202Evaw.exe'));
     expect(badName.status).toBe(400);
     // Another name of an accepted format (audio/webm) on bytes of another: a mismatch, as for the format's own name.
-    const misnamed = new FormData();
-    misnamed.append('model', 'audio.transcribe');
-    misnamed.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/webm' }), 'clip.webm');
-    const mismatch = await api(
-      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}` },
-        body: misnamed,
-      }),
-    );
+    const mismatch = await transcription(key, fileForm(wav, 'audio/webm', 'clip.webm'));
     expect(await mismatch.json()).toMatchObject({ error: { param: 'file', code: 'content_mismatch' } });
     expect(await badName.json()).toMatchObject({
       error: { param: 'file', code: 'invalid_value', message: expect.stringContaining('must not contain control characters') },
@@ -183,13 +161,10 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
 
   it("a key whose package sells none of a path's operations is refused before its body is read: 404 model_not_found", async () => {
     const { id, key } = await createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1 } }, quota: 10 });
-    const response = await api(
-      new Request('http://127.0.0.1/openai/v1/audio/transcriptions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data; boundary=x', 'idempotency-key': 'bad key' },
-        body: 'garbage',
-      }),
-    );
+    const response = await transcription(key, 'garbage', {
+      'content-type': 'multipart/form-data; boundary=x',
+      'idempotency-key': 'bad key',
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({
       error: {
