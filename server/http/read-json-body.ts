@@ -28,7 +28,7 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
       if (done) break;
       total += value.byteLength;
       if (total > limit) {
-        await reader.cancel().catch(() => {});
+        dropRestOfBody(reader);
         throw new ApiError('payload_too_large', { message: 'The request body exceeds 1 MiB.' });
       }
       chunks.push(value);
@@ -38,6 +38,28 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
     if (error instanceof ApiError) throw error;
     throw new ApiError('invalid_request', { message: 'The request body ended before it was complete: the connection closed.' });
   }
+}
+
+/** The most of a refused body read and dropped; past it the body is cancelled (and its socket closed). */
+const DROP_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads what is left of a refused body and drops it, so that the request ends cleanly and its socket
+ * can carry the client's next one. Cancelling the reader instead leaves @hono/node-server's body
+ * stream paused, so that its own drain stalls and closes the socket 500 ms after the answer, under
+ * the next request of a pooled client that had sent its whole body. A client that stops sending is
+ * still cut off by that drain's timer, which ends this read too; one that sends more than
+ * DROP_LIMIT_BYTES is cut off then.
+ */
+export function dropRestOfBody(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  void (async () => {
+    for (let dropped = 0; dropped <= DROP_LIMIT_BYTES;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+    }
+    await reader.cancel();
+  })().catch(() => {});
 }
 
 function joined(chunks: Uint8Array[], total: number): Uint8Array {

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedConnection, type Connection } from '@/server/auth/connection';
 import { disconnectDb } from '@/server/db/client';
@@ -10,6 +12,7 @@ import { enableMetrics } from '@/server/observability/metrics';
 import { serviceApp, servesTarget, SURFACE_PREFIXES } from '@/server/surfaces/service-app';
 import { createTestKey, newIdempotencyKey } from '../helpers/api';
 import { parsePrometheusText } from '../helpers/prometheus-text';
+import { sampleWav } from './support/storage/uploads';
 
 // `npm start`'s server (createEdgeServer with the service's app, as scripts/serve.ts makes it)
 // answers /v1, /healthz and /readyz without calling Next's request handler, which still gets
@@ -90,6 +93,53 @@ describe('the direct path of npm start', () => {
     // What the client sent reaches Next as sent; the server adds no header of its own.
     expect(nextSaw[0]!.headers.filter((name) => name.startsWith('x-wgs-'))).toEqual(['x-wgs-client-address']);
     expect(acceptedConnection()).toBeUndefined(); // outside a request, none
+  });
+
+  it("drops the rest of a body refused before its end, so that a pooled client's next request on that socket is answered", async () => {
+    const { key } = await createTestKey({
+      operations: { 'audio.transcribe': { engine: 'local', units: 1 }, 'text.generate': { engine: 'local', units: 1 } },
+      quota: 10,
+    });
+    const boundary = 'wgs-form';
+    const form = (language: string, wav: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\naudio.transcribe\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\n${language}\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+        ),
+        wav,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+    const wav = await sampleWav('Hi.');
+    // One socket, as a pooled SDK client's: each request is sent as soon as the one before is answered.
+    const pool = new Pool(base, { connections: 1 });
+    const post = async (path: string, contentType: string, body: Buffer | Readable) => {
+      const answer = await pool.request({
+        path,
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': contentType, 'idempotency-key': newIdempotencyKey() },
+        body,
+      });
+      return { status: answer.statusCode, text: await answer.body.text() };
+    };
+    const transcribe = (language: string) =>
+      post('/openai/v1/audio/transcriptions', `multipart/form-data; boundary=${boundary}`, form(language, wav));
+    try {
+      // A field past 128 KiB refuses the form at once; the client has sent all 2 MB by then.
+      expect((await transcribe('e'.repeat(2_000_000))).status).toBe(400);
+      const next = await transcribe('en');
+      expect(next.status, next.text).toBe(200);
+      // A chunked JSON body refused at 1 MiB, sent whole.
+      const chunked = async function* () {
+        for (let i = 0; i < 3; i++) yield Buffer.from(`{"input":"${'x'.repeat(600_000)}`);
+      };
+      expect((await post('/v1/text/generate', 'application/json', Readable.from(chunked()))).status).toBe(413);
+      const after = await post('/v1/text/generate', 'application/json', Buffer.from('{"input":"hello"}'));
+      expect(after.status, after.text).toBe(200);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('labels GET /v1/key and POST /v1/jobs/{jobId}/cancel by their own route in the request metric', async () => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { ApiError } from '../../domain/errors';
 import { requireJsonContentType } from '../headers';
-import { parseJsonObject, readBodyBytes } from '../read-json-body';
+import { dropRestOfBody, parseJsonObject, readBodyBytes } from '../read-json-body';
 import { refuseParam } from './openai-errors';
 
 // The bodies the OpenAI-compatible surface reads: strict JSON as on /v1 (1 MiB, valid UTF-8, no
@@ -147,7 +147,7 @@ async function parseParts(request: Request, contentType: string, limit: number, 
       if (!parser.write(chunk) && !failure) await once(parser, 'drain').catch(() => {});
     }
   } finally {
-    if (failure || received > limit) void reader?.cancel().catch(() => {});
+    if (reader && (failure || received > limit)) dropRestOfBody(reader);
   }
   if (!failure) parser.end();
   await (failure ? undefined : finished);
