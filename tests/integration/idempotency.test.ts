@@ -231,6 +231,51 @@ describe('a running request holds the key', () => {
   });
 });
 
+describe('a request whose key was taken over after its lease', () => {
+  it('charges nothing and gives no result: the retry that took the key over runs and charges once', async () => {
+    const { key, id } = await fakeKey();
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_500 });
+    const idempotencyKey = newIdempotencyKey();
+    const first = call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Its lease runs out while the provider still answers (a stalled capture, a paused process).
+    const { rowCount } = await getPool().query(
+      `UPDATE idempotency_records SET locked_until = now() - interval '1 second' WHERE api_key_id = $1 AND key = $2 AND status = 'running'`,
+      [id, idempotencyKey],
+    );
+    expect(rowCount).toBe(1);
+    fake.setMode({ kind: 'ok' });
+    const retry = await call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    const late = await first;
+    expectEnvelope(late, 503, 'provider_unavailable');
+    expect(await remainingUnits(id)).toBe(97);
+    const { rows } = await getPool().query(
+      `SELECT outcome, units, count(*)::int AS n FROM usage_events WHERE api_key_id = $1 GROUP BY outcome, units ORDER BY outcome::text`,
+      [id],
+    );
+    // The late request's provider call is recorded, charged nothing.
+    expect(rows).toEqual([
+      { outcome: 'failed', units: 0, n: 1 },
+      { outcome: 'succeeded', units: 3, n: 1 },
+    ]);
+    const holds = await getPool().query(
+      `SELECT status, count(*)::int AS n FROM unit_holds WHERE api_key_id = $1 GROUP BY status ORDER BY status`,
+      [id],
+    );
+    expect(holds.rows).toEqual([
+      { status: 'captured', n: 1 },
+      { status: 'released', n: 1 },
+    ]);
+    const replay = await call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(retry.text);
+    fake.reset();
+  });
+});
+
 describe('errors leave the key free', () => {
   it('503 then a retry with the same key succeeds and charges once', async () => {
     const { key, id } = await fakeKey();

@@ -2,7 +2,7 @@ import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import { meteringJson, type Metering } from './provider-cost';
-import { STILL_HELD } from './settlement-sql';
+import { recordStillHeld, STILL_HELD } from './settlement-sql';
 import { prepared } from './sql-statement';
 
 // Output delivered is output paid for (CONTRACT.md §8), even when the process dies: before a
@@ -47,7 +47,7 @@ export async function markDelivered(db: SqlDb, holdId: string, delivery: Deliver
                     delivered_engines_tried = ${delivery.enginesTried}::text[],
                     delivered_metering = ${meteringJson(delivery.metering)}::jsonb,
                     delivered_usage_event_id = ${answer.usageEventId}::uuid
-              WHERE id = ${holdId}::uuid AND ${STILL_HELD}
+              WHERE id = ${holdId}::uuid AND ${STILL_HELD} AND ${recordStillHeld(answer.recordId)}
              RETURNING id
            ), idem AS (
              UPDATE idempotency_records SET delivered_at = now(), response_status = 200, response_body = ${answer.body}::text,

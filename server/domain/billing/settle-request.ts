@@ -66,8 +66,9 @@ export async function settleGeneration(db: SqlDb, reservation: Reservation, capt
   const idempotency = { recordId: reservation.recordId, status: 200, body, events };
   const hold = { holdId: reservation.hold!.holdId, apiKeyId: reservation.request.key.id };
   if (!(await captureHold(db, hold, { ...usageRecord(reservation, usageEventId, engines), note }, idempotency))) {
-    // The hold is no longer held: it outlived its lease and the sweeper settled it (returned it, or
-    // captured a delivered stream's). Nothing is charged again and this result is not given.
+    // The hold is no longer held (it outlived its lease and the sweeper settled it: returned it, or
+    // captured a delivered stream's), or a retry took the key over after the lease and charges
+    // itself. Nothing is charged here and this result is not given; a held hold is released.
     throw new ApiError('provider_unavailable', { retryAfter: 1 });
   }
   return body;

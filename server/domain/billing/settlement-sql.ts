@@ -24,21 +24,33 @@ const EXPECTED_COST_UPDATE = sql`held_expected_cost = k.held_expected_cost - COA
  */
 export const STILL_HELD = raw(`status::text = 'held'`);
 
+/**
+ * While the idempotency record `recordId` is still its request's (running, that id), locked until
+ * the statement commits. A record whose lease ran out is taken over by a retry, which gives it
+ * its own id and runs and charges the call: the request it was taken from must then charge nothing,
+ * or one key would pay twice (outside audit). The lock orders the two: a takeover that commits
+ * first is seen (its new id no longer matches), and one that comes later finds the record settled.
+ */
+export function recordStillHeld(recordId: string | null): Sql {
+  // null: a settlement with no record (one statement text either way: it is prepared, and batched by its text).
+  return sql`(${recordId}::uuid IS NULL OR EXISTS (SELECT 1 FROM idempotency_records WHERE id = ${recordId}::uuid AND status = 'running' FOR UPDATE))`;
+}
+
 /** Today in UTC: the day a key's provider-cost budget counts. */
 export const UTC_TODAY = `(now() AT TIME ZONE 'UTC')::date`;
 const TODAY = raw(UTC_TODAY);
 
 /**
- * CTEs `hold` (the hold, settled when it was still held; returns id, api_key_id, units,
+ * CTEs `hold` (the hold, settled when it was still held and `also` holds; returns id, api_key_id, units,
  * counts_in_flight, expected_cost, surface), `metering` (what the providers reported and what it cost: one jsonb value,
  * billing/provider-cost.ts `meteringJson`, or null; or a SQL expression of it, which may read `hold`) and `key` (its key's balance and slot, the expected
  * cost of its held jobs, and its provider cost of the UTC day, which the metering's cost adds to). `holdId` is a SQL expression.
  */
-export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering: string | Sql | null = null): Sql {
+export function settleHoldCtes(settlement: HoldSettlement, holdId: Sql, metering: string | Sql | null = null, also: Sql = sql`true`): Sql {
   const doc = metering instanceof Sql ? metering : sql`${metering}::jsonb`;
   return sql`hold AS (
              UPDATE unit_holds SET status = ${raw(`'${settlement}'`)}, settled_at = now()
-              WHERE id = ${holdId} AND ${STILL_HELD}
+              WHERE id = ${holdId} AND ${STILL_HELD} AND ${also}
              RETURNING id, api_key_id, units, counts_in_flight, expected_cost, surface
            ), metering AS (
              SELECT ${doc} AS doc

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { QueryConfig } from 'pg';
 import type { SqlDb } from '../../db/client';
 import sql, { type Sql } from 'sql-template-tag';
-import { settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
+import { recordStillHeld, settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
 import { ApiError } from '../errors';
 import { budgetRefusal } from './budget-refusal';
 import { CAPTURE_HOLD, writeBatched } from './batched-writes';
@@ -132,8 +132,9 @@ const SETTLED_COUNTS = sql`(SELECT count(*) FROM key)::int AS keys, (SELECT coun
 /**
  * Success: captures the hold, records the usage event and stores the idempotent response,
  * all in one statement (written with the captures of other requests in flight: batched-writes.ts).
- * Returns false when the hold was no longer open (the sweeper already returned it), in which case
- * nothing was charged and nothing stored.
+ * Returns false when the hold was no longer open (the sweeper already returned it) or the
+ * idempotency record is no longer the request's (a retry took it over after the lease ran out, and
+ * charges itself), in which case nothing was charged and nothing stored.
  */
 export async function captureHold(
   db: SqlDb,
@@ -155,7 +156,7 @@ export function captureStatement(
   const values = usageValues(usage, { succeeded: true, errorCode: usage.note ?? null });
   return prepared(
     CAPTURE_HOLD.statementName,
-    sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null)}, ${usageEventCte(values, sql`hold`)},
+    sql`WITH ${settleHoldCtes('captured', sql`${holdId}::uuid`, usage.metering ?? null, recordStillHeld(idempotency?.recordId ?? null))}, ${usageEventCte(values, sql`hold`)},
            idem AS (
              UPDATE idempotency_records
                 SET status = 'completed', response_status = ${idempotency?.status ?? null}::int,
