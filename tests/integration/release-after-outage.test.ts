@@ -9,6 +9,8 @@ import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedde
 import { migrateDatabase } from '@/server/db/migrate';
 import { drainPendingReleases, pendingReleaseCount, queueRelease } from '@/server/domain/billing/pending-releases';
 import { claimIdempotencyKey, requestFingerprint } from '@/server/domain/billing/idempotency-store';
+import { afterRefusedHold } from '@/server/domain/billing/claim-and-hold';
+import type { SqlDb } from '@/server/db/client';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { useDatabaseInThisProcess } from './support/product/product';
@@ -36,6 +38,31 @@ afterAll(async () => {
   await restarted?.stop().catch(() => {});
   await stopEmbeddedPostgres(pgDataDir).catch(() => {});
   rmSync(pgDataDir, { recursive: true, force: true });
+});
+
+describe('a refused hold while the database cannot free the key', () => {
+  it('answers its own refusal (429, not 503) and frees the key before the next claim', async () => {
+    const { id } = await createTestKey();
+    const scope = { apiKeyId: id, method: 'POST', path: TEXT, key: newIdempotencyKey() };
+    const fingerprint = requestFingerprint('POST', TEXT, { input: 'x' });
+    const claim = await claimIdempotencyKey(getSqlDb(), scope, fingerprint);
+    if (claim.kind !== 'claimed') throw new Error('expected a claim');
+    // The claim was written; the release, on the main pool, meets a database that stalls.
+    let down = true;
+    const real = getSqlDb();
+    const query = real.pool.query.bind(real.pool) as (...args: unknown[]) => Promise<unknown>;
+    const pool = { query: (...args: unknown[]) => (down ? Promise.reject(new Error('timeout')) : query(...args)) };
+    const db = { ...real, pool } as unknown as SqlDb;
+    const row = { status: 'active' as const, remaining: null, current_remaining: 100, current_in_flight: 2, current_cost_today: '0' };
+    const request = { units: 1, operation: 'text.generate', requestId: 'req_refused', concurrency: 2, leaseSeconds: 60 };
+    await expect(afterRefusedHold(db, row, claim.recordId, scope, request)).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(pendingReleaseCount()).toBe(1);
+    down = false;
+    await drainPendingReleases();
+    expect(pendingReleaseCount()).toBe(0);
+    const { rows } = await getPool().query('SELECT id FROM idempotency_records WHERE id = $1', [claim.recordId]);
+    expect(rows).toEqual([]); // free: a retry runs again
+  });
 });
 
 describe('a late release', () => {

@@ -1,5 +1,6 @@
 import type { SqlDb } from '../../db/client';
-import { claimIdempotencyKey, judgeExisting, releaseIdempotencyKey, type ClaimResult } from './idempotency-store';
+import { claimIdempotencyKey, judgeExisting, type ClaimResult } from './idempotency-store';
+import { queueRelease, writeRelease } from './pending-releases';
 import { claimValuesOf, type ClaimOutcome, type IdempotencyScope } from './claim-sql';
 import { claimAndHoldStatement, type ClaimAndHoldRow } from './reserve-statements';
 import { holdRefusal, holdUnits, holdValuesOf, type Hold, type HoldRequest } from './unit-holds';
@@ -54,7 +55,7 @@ export async function afterRefusedHold(
 ): Promise<ClaimAndHoldResult> {
   const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
   if (!refusal) return holdForClaim(db, recordId, scope, request);
-  await releaseIdempotencyKey(db, recordId);
+  await freeKey(db, recordId);
   throw refusal;
 }
 
@@ -68,7 +69,16 @@ async function holdForClaim(
   try {
     return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }) };
   } catch (error) {
-    await releaseIdempotencyKey(db, recordId);
+    await freeKey(db, recordId);
     throw error;
   }
+}
+
+/**
+ * Frees the key this request claimed (CONTRACT.md §4: any error leaves the key free). A release the
+ * database cannot take now is queued and written before this process's next claim (pending-releases.ts),
+ * and the request still answers with its own refusal: with the release lost, a retry met 409 until the lease ran out.
+ */
+async function freeKey(db: SqlDb, recordId: string): Promise<void> {
+  await writeRelease(db, { recordId }).catch(() => queueRelease(db, { recordId }));
 }
