@@ -46,7 +46,7 @@ export const limitSettings = {
   ),
   TRUST_PROXY: doc(
     proxyTrustSetting,
-    "The proxies in front of `npm start`'s server whose X-Forwarded-For/-Host/-Proto are believed (sign-in and failed-authentication limits, checkout starts, public URLs, https): false (none), true (one), a number of proxies in a chain (CDN, load balancer, ingress: 3), or a comma-separated list of their addresses and CIDR ranges (every address in it is a proxy; the first address from the connection back that is not is the client). Where no server of this service accepts the connection (`next start`, Vercel), see CLIENT_ADDRESS_HEADER.",
+    "The proxies in front of `npm start`'s server whose X-Forwarded-For/-Host/-Proto are believed (sign-in and failed-authentication limits, checkout starts, public URLs, https): false (none), true (one), a number of proxies in a chain (CDN, load balancer, ingress: 3), or a comma-separated list of their addresses and CIDR ranges (every address in it is a proxy; the first address from the connection back that is not is the client). Where no server of this service accepts the connection (`next start`, Vercel), see CLIENT_ADDRESS_HEADER. Trust only proxies every client must pass: a client that can reach the server directly past them (with `true`: any client) names its own address in X-Forwarded-For, and the per-address limits no longer hold it; where it can, list the proxies' addresses.",
     RUNNING,
   ),
   CLIENT_ADDRESS_HEADER: doc(

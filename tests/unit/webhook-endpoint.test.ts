@@ -39,6 +39,9 @@ describe('webhook endpoints', () => {
     expect(webhookUrlProblem('https://169.254.169.254/latest/meta-data')).toMatch(/metadata or link-local/);
     expect(webhookUrlProblem('not a url')).toMatch(/absolute/);
     expect(webhookUrlProblem('https://user:pw@hooks.example.com/')).toMatch(/user name/);
+    expect(webhookUrlProblem('https://hooks.example.com:0/')).toMatch(/port 0/);
+    expect(webhookUrlProblem('https://hooks.example.com:8443/')).toBeNull();
+    expect(webhookUrlProblem('https://[fec0::1]:22/')).toMatch(/public/);
   });
 
   it('refuses localhost in every spelling, private addresses in every notation and names outside the public DNS, saying why', () => {
@@ -126,6 +129,7 @@ describe('webhook endpoints', () => {
       '100::1',
       '2001:10::1',
       '2001:2::1',
+      'fec0::1', // site-local
     ])
       expect(isPrivateAddress(address), address).toBe(true);
     expect(isPrivateAddress('::ffff:0:7f00:1')).toBe(true); // 127.0.0.1, translated (RFC 2765)

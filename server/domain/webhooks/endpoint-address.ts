@@ -53,6 +53,7 @@ export function webhookUrlProblem(raw: string): string | null {
   if (url.username || url.password) return 'must not carry a user name or password';
   const allowPrivate = privateNetworksAllowed();
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'must be an https URL';
+  if (url.port === '0') return 'must not name port 0';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isMetadataHost(host)) return 'must not be a cloud metadata or link-local address';
   const reason = allowPrivate ? null : privateHostReason(host);

@@ -5,6 +5,7 @@ import { ApiError } from '../../domain/errors';
 import { endPortalSession, signInWithKey } from '../../domain/portal/portal-session';
 import { zodValidationError } from '../../domain/zod-issues';
 import { readBodyBytes, parseJsonObject } from '../read-json-body';
+import { requireJsonContentType } from '../headers';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
 import { isCrossSite } from '../same-origin';
@@ -27,6 +28,8 @@ export async function signInRoute(request: NextRequest): Promise<Response> {
   const requestId = newRequestId();
   try {
     refuseCrossSite(request);
+    // JSON only, as the portal's page sends it: a form or text/plain is what another site can post without asking.
+    requireJsonContentType(request);
     const body = parseJsonObject(await readBodyBytes(request));
     const parsed = portalSignInInput.safeParse(body);
     if (!parsed.success) throw zodValidationError(parsed.error, body);

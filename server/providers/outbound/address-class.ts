@@ -60,6 +60,7 @@ for (const [network, prefix] of [
   ['2001:db8::', 32], // documentation (RFC 3849), as 3fff::/20 (RFC 9637)
   ['3fff::', 20],
   ['fc00::', 7],
+  ['fec0::', 10], // site-local (deprecated by RFC 3879): still routed inside some networks
   ['ff00::', 8],
 ] as const) {
   PRIVATE.addSubnet(network, prefix, 'ipv6');

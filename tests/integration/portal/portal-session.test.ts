@@ -68,6 +68,13 @@ describe('portal sign-in', () => {
     const crossSite = await signInPost(signInRequest({ secret: key.secret }, { origin: 'https://evil.example' }));
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.get('set-cookie')).toBeNull();
+
+    // JSON only: a form or text/plain is what another site's page can post without a preflight.
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const other = await signInPost(signInRequest({ secret: key.secret }, { 'content-type': contentType }));
+      expect(other.status, contentType).toBe(415);
+      expect(other.headers.get('set-cookie')).toBeNull();
+    }
   });
 
   it('a wrong, malformed, revoked or expired key is 401 and starts nothing; bad input is 422', async () => {
