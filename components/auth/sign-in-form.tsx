@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 // A Map, not an object: `?error=__proto__` or `toString` must not find anything.
 const MESSAGES = new Map<string, string>([
   ['CredentialsSignin', 'The e-mail or password is not correct.'],
-  ['RateLimited', 'Too many sign-in attempts. Wait a few minutes and try again.'],
+  ['RateLimited', 'Too many sign-in attempts. Wait a little and try again: each failed attempt makes the wait longer.'],
   ['AccessDenied', 'No operator account matches that sign-in.'],
 ]);
 

@@ -18,6 +18,7 @@ const TOP: Record<string, string> = {
   'sale.top_ups': 'Top-up packs',
   'limits.max_stored_bytes': 'Storage per key',
   operations: 'Operations',
+  'openai_compatible.require_idempotency_key': 'Idempotency-Key required (/openai/v1)',
 };
 
 const SETTINGS: Record<string, string> = {

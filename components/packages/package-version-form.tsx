@@ -45,6 +45,8 @@ function serverErrors(issues: FieldIssue[]): Errors {
 export function PackageVersionForm(props: {
   mode: 'new-package' | 'new-version';
   initial?: PackageDefinition;
+  /** The version `initial` is: a new version made from a form opened before another is refused. */
+  basedOnVersion?: number;
   engineChoices: EngineChoice[];
 }) {
   const router = useRouter();
@@ -67,7 +69,7 @@ export function PackageVersionForm(props: {
     setErrors({});
     setMessage(null);
     try {
-      const result = await trpc.packages.createVersion.mutate({ definition, mode: props.mode });
+      const result = await trpc.packages.createVersion.mutate({ definition, mode: props.mode, basedOnVersion: props.basedOnVersion });
       if (result.status === 'unchanged') {
         setMessage({ tone: 'warn', text: `Nothing changed: version ${result.version} stays the latest.` });
         setBusy(false);

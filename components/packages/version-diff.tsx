@@ -16,6 +16,9 @@ export function shownValue(path: string, value: unknown): string {
   return String(value);
 }
 
+/** What a version without the field shows: an operation it does not sell, or a setting it does not have. */
+const absent = (path: string) => (path.startsWith('operations.') ? 'not sold' : 'not set');
+
 /** The fields that differ between two versions: old value struck through, new one highlighted. */
 export function VersionDiff(props: {
   changes: VersionChange[];
@@ -54,12 +57,12 @@ export function VersionDiff(props: {
               <th scope="row">{definitionLabel(change.path)}</th>
               <td>
                 <span className={change.kind === 'added' ? 'muted' : 'diff-old'}>
-                  {change.kind === 'added' ? 'not sold' : shownValue(change.path, change.before)}
+                  {change.kind === 'added' ? absent(change.path) : shownValue(change.path, change.before)}
                 </span>
               </td>
               <td>
                 <span className={change.kind === 'removed' ? 'muted' : 'diff-new'}>
-                  {change.kind === 'removed' ? 'not sold' : shownValue(change.path, change.after)}
+                  {change.kind === 'removed' ? absent(change.path) : shownValue(change.path, change.after)}
                 </span>
               </td>
             </tr>

@@ -129,13 +129,16 @@ export function sizeForForm(bytes: number | undefined): { amount: string; unit: 
   return { amount: String(Math.round((bytes / SIZE_UNITS.MB) * 1000) / 1000), unit: 'MB' };
 }
 
-/** The sale fields as a definition's `sale`: none without a price; a pack that is not units:price stays raw for the schema to name. */
+/**
+ * The sale fields as a definition's `sale`: none without a price or packs (packs without a price
+ * go to the schema, which asks for the price); a pack that is not units:price stays raw for the schema to name.
+ */
 function saleFromForm(form: FormData): Record<string, unknown> | undefined {
   const price = numberOrRaw(form.get('sale_price'));
-  if (price === undefined) return undefined;
   const packs = list(form.get('sale_top_ups')) ?? [];
+  if (price === undefined && packs.length === 0) return undefined;
   return {
-    price,
+    ...(price === undefined ? {} : { price }),
     currency: String(form.get('sale_currency') ?? '')
       .trim()
       .toUpperCase(),

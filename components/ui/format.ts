@@ -32,6 +32,13 @@ export function formatBytes(bytes: number | null | undefined): string {
 }
 
 /** First value of a search param, or undefined; restricted to allowed values when given. */
+/** `text` cut to at most `length` UTF-16 units and marked with …, never inside a surrogate pair (an emoji). */
+export function truncated(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const cut = /[\uD800-\uDBFF]/.test(text.charAt(length - 1)) ? length - 1 : length;
+  return `${text.slice(0, cut)}…`;
+}
+
 export function param<T extends string>(
   params: Record<string, string | string[] | undefined>,
   name: string,

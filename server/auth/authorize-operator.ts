@@ -13,7 +13,7 @@ import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, succeeded, throttleKeys } fr
 
 export class SignInRateLimited extends Error {
   constructor(readonly retryAfterSeconds: number) {
-    super('Too many sign-in attempts. Try again in a few minutes.');
+    super('Too many sign-in attempts. Wait a little and try again: each failed attempt makes the wait longer.');
     this.name = 'SignInRateLimited';
   }
 }

@@ -118,7 +118,11 @@ const salePrice = z.number().positive().max(999_999);
 /** Sold through Stripe Checkout (docs/selling.md): the key's price, and packs of units a key may add. */
 export const saleSchema = z
   .strictObject({
-    price: salePrice,
+    // Top-up packs without a price (the form's empty price) are refused naming the price: packs sell only to a key that is sold.
+    price: z
+      .number({ error: (issue) => (issue.input === undefined ? 'top-up packs need a price of a key' : undefined) })
+      .positive()
+      .max(999_999),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD', abort: true })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { param } from '@/components/ui/format';
+import { param, truncated } from '@/components/ui/format';
 
 // Dashboard pages read their filters from the query string with `param`.
 
@@ -13,5 +13,15 @@ describe('param', () => {
 
   it('ignores a value holding U+0000, which PostgreSQL cannot compare (the query behind the page failed)', () => {
     expect(param({ actor: 'a\u0000b' }, 'actor')).toBeUndefined();
+  });
+});
+
+describe('truncated', () => {
+  it('cuts long text with an ellipsis, never inside an emoji (the audit log showed half of one)', () => {
+    expect(truncated('short', 60)).toBe('short');
+    expect(truncated('abcdef', 3)).toBe('abc…');
+    // '🚀' is two UTF-16 units: a cut between them would leave a lone surrogate (shown as �).
+    expect(truncated('ab🚀cd', 3)).toBe('ab…');
+    expect(truncated('ab🚀cd', 4)).toBe('ab🚀…');
   });
 });

@@ -29,6 +29,14 @@ function form(values: Record<string, string>): FormData {
 }
 
 describe('sale in the packages file', () => {
+  it('refuses top-up packs without a price of a key, naming the price (the form dropped them)', () => {
+    const definition = formToDefinition(form({ sale_price: '', sale_currency: 'USD', sale_top_ups: '1000:10, 5000:40' }));
+    const issues = packageDefinitionSchema.safeParse(definition).error?.issues ?? [];
+    expect(issues.map((issue) => [issueField(issue.path.join('.')), issue.message])).toEqual([
+      ['sale_price', 'top-up packs need a price of a key'],
+    ]);
+  });
+
   it('takes a price, a currency and top-up packs; amounts in minor units per the currency', () => {
     expect(saleSchema.parse({ price: 49.5, currency: 'USD' })).toEqual({ price: 49.5, currency: 'USD', top_ups: [] });
     expect(toMinorUnits(49.5, 'USD')).toBe(4950);
@@ -90,7 +98,7 @@ describe('sale on the package form', () => {
         { units: 5000, price: 40 },
       ],
     });
-    expect(formToDefinition(form({ sale_price: '', sale_top_ups: '1000:10' })).sale).toBeUndefined();
+    expect(formToDefinition(form({ sale_price: '', sale_top_ups: '' })).sale).toBeUndefined();
     expect(topUpsForForm({ price: 1, currency: 'USD', top_ups: [{ units: 1000, price: 10 }] })).toBe('1000:10');
   });
 
@@ -115,6 +123,27 @@ describe('sale on the package form', () => {
       definitionOf({ ...base, sale: { price: 59, currency: 'USD', top_ups: [] } }),
     );
     expect(changes).toEqual([{ path: 'sale.price', kind: 'changed', before: 49, after: 59 }]);
+  });
+
+  it('shows a changed unit price and the /openai/v1 idempotency rule in the version diff (both were left out)', () => {
+    const base = {
+      name: 'Priced',
+      quota_units: 500,
+      limits: { requests_per_minute: 5, concurrency: 1, max_upload_bytes: 1 },
+      operations: {},
+    };
+    expect(diffDefinitions(definitionOf({ ...base, unit_price: 0.01 }), definitionOf({ ...base, unit_price: 0.02 }))).toEqual([
+      { path: 'unit_price', kind: 'changed', before: 0.01, after: 0.02 },
+    ]);
+    expect(
+      diffDefinitions(
+        definitionOf(base),
+        definitionOf({ ...base, unit_price: 0.01, openai_compatible: { require_idempotency_key: true } }),
+      ),
+    ).toEqual([
+      { path: 'unit_price', kind: 'added', before: undefined, after: 0.01 },
+      { path: 'openai_compatible.require_idempotency_key', kind: 'added', before: undefined, after: true },
+    ]);
   });
 
   it('shows top-up packs in the version diff as the form writes them (they showed as [object Object])', () => {

@@ -5,7 +5,7 @@ import type { VersionChange } from '@/server/trpc/outputs';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
 import { Pager } from '@/components/ui/pager';
-import { formatDate, param, type SearchParams } from '@/components/ui/format';
+import { formatDate, param, truncated, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { isAuditCursor } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
@@ -18,7 +18,7 @@ function change(value: unknown) {
   if (text.length <= 120) return <code>{text}</code>;
   return (
     <details>
-      <summary>{text.slice(0, 60)}…</summary>
+      <summary>{truncated(text, 60)}</summary>
       <pre className="json">{JSON.stringify(value, null, 2)}</pre>
     </details>
   );
@@ -56,7 +56,15 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         action="/audit"
         label="Filter the audit log"
         fields={[
-          { kind: 'select', name: 'action', label: 'Action', value: filters.action, options: optionsOf(actions) },
+          {
+            kind: 'select',
+            name: 'action',
+            label: 'Action',
+            value: filters.action,
+            options: optionsOf(actions),
+            // An action no entry has is no filter: say so rather than list everything as if it applied.
+            error: param(params, 'action') && !filters.action ? 'No entry has this action: pick one from the list.' : undefined,
+          },
           { kind: 'search', name: 'actor', label: 'Who', value: filters.actor, placeholder: 'e-mail, cli, system' },
           { kind: 'search', name: 'target', label: 'Target id', value: filters.targetId, placeholder: 'key id, package slug' },
         ]}

@@ -50,6 +50,11 @@ function referencedProviders(definition: PackageDefinition): { provider: string;
 export interface ApplyOptions {
   /** true: every package must exist already (404 otherwise); false: none may (422 `already_exists`). */
   expectExisting?: boolean;
+  /**
+   * The version a form's change started from: a package whose latest version is another (a
+   * second operator's change came first) is refused, so that neither change undoes the other.
+   */
+  basedOnVersion?: number;
 }
 
 /**
@@ -177,6 +182,10 @@ async function applyPackage(
   }
   if (options.expectExisting === false && existing) {
     throw ApiError.validation([{ path: 'slug', code: 'already_exists', message: `a package with slug "${definition.slug}" exists` }]);
+  }
+  if (existing && options.basedOnVersion !== undefined && existing.latestVersion !== options.basedOnVersion) {
+    const message = `Version ${existing.latestVersion} of "${definition.slug}" was created after version ${options.basedOnVersion}, which this change started from: start again from version ${existing.latestVersion}, so that neither change undoes the other.`;
+    throw ApiError.validation([{ path: 'slug', code: 'version_changed', message }], message);
   }
   const latest = existing?.versions[0];
   if (existing && latest && latest.definitionHash === hash) {

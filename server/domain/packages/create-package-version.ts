@@ -19,16 +19,22 @@ export interface CreateVersionResult {
 export async function createPackageVersion(
   db: PrismaClient,
   actor: Actor,
-  input: { definition: unknown; expectExisting?: boolean },
+  input: { definition: unknown; expectExisting?: boolean; basedOnVersion?: number },
 ): Promise<CreateVersionResult> {
   const parsed = packageDefinitionSchema.safeParse(input.definition);
   if (!parsed.success) throw zodValidationError(parsed.error, input.definition, 'The package definition is invalid.');
   const definition = parsed.data;
-  const result = await applyPackages(db, actor, { providers: {}, packages: [definition] }, { expectExisting: input.expectExisting }).catch(
-    (error: unknown) => {
-      throw withDefinitionPaths(error);
+  const result = await applyPackages(
+    db,
+    actor,
+    { providers: {}, packages: [definition] },
+    {
+      expectExisting: input.expectExisting,
+      basedOnVersion: input.basedOnVersion,
     },
-  );
+  ).catch((error: unknown) => {
+    throw withDefinitionPaths(error);
+  });
   const applied = result.packages[0]!;
   return { slug: applied.slug, version: applied.version, status: applied.status };
 }

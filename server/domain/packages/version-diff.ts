@@ -11,7 +11,7 @@ export interface VersionChange {
   after: unknown;
 }
 
-type Definition = Pick<PackageVersionView, 'name' | 'quota_units' | 'limits' | 'operations' | 'sale'>;
+type Definition = Pick<PackageVersionView, 'name' | 'quota_units' | 'limits' | 'unit_price' | 'operations' | 'sale' | 'openai_compatible'>;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -30,8 +30,16 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** The definition a version was created from (what the packages file and the form speak). */
 export function definitionOf(version: Definition) {
-  const { name, quota_units, limits, operations, sale } = version;
-  return { name, quota_units, limits, ...(sale ? { sale } : {}), operations };
+  const { name, quota_units, limits, unit_price, operations, sale, openai_compatible } = version;
+  return {
+    name,
+    quota_units,
+    limits,
+    ...(unit_price !== undefined ? { unit_price } : {}),
+    ...(sale ? { sale } : {}),
+    ...(openai_compatible ? { openai_compatible } : {}),
+    operations,
+  };
 }
 
 /** Every changed leaf between two definitions, in the order the fields are written. */

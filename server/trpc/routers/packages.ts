@@ -15,9 +15,20 @@ export const packagesRouter = router({
   get: viewerProcedure.input(z.strictObject({ slug })).query(({ ctx, input }) => getPackage(ctx.db, input.slug)),
   /** The definition is checked by the packages-file schema inside the domain, field by field. */
   createVersion: adminProcedure
-    .input(z.strictObject({ definition: z.record(z.string(), z.unknown()), mode: z.enum(['new-package', 'new-version']) }))
+    .input(
+      z.strictObject({
+        definition: z.record(z.string(), z.unknown()),
+        mode: z.enum(['new-package', 'new-version']),
+        /** The version the form started from: refused when another is the latest now. */
+        basedOnVersion: versionNumber.optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
-      createPackageVersion(ctx.db, ctx.actor, { definition: input.definition, expectExisting: input.mode === 'new-version' }),
+      createPackageVersion(ctx.db, ctx.actor, {
+        definition: input.definition,
+        expectExisting: input.mode === 'new-version',
+        basedOnVersion: input.basedOnVersion,
+      }),
     ),
   /** What changed from one version to another, field by field. */
   diff: viewerProcedure.input(z.strictObject({ slug, from: versionNumber, to: versionNumber })).query(async ({ ctx, input }) => {

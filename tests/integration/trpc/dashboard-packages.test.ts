@@ -20,6 +20,26 @@ describe('package versions: diff', () => {
     await expectTrpcError(caller.packages.diff({ slug, from: 1, to: 9 }), 'NOT_FOUND', 'not_found');
   });
 
+  it("refuses a new version made from a form opened before another operator's version, so neither undoes the other", async () => {
+    const { caller, slug } = await operatorWithPackage('pk-stale');
+    // Two tabs open the form on version 1; the first saves version 2.
+    expect(
+      await caller.packages.createVersion({ definition: definition(slug, 200), mode: 'new-version', basedOnVersion: 1 }),
+    ).toMatchObject({
+      version: 2,
+    });
+    const stale = caller.packages.createVersion({ definition: definition(slug, 300), mode: 'new-version', basedOnVersion: 1 });
+    await expectTrpcError(stale, 'UNPROCESSABLE_CONTENT', 'validation_error');
+    await expect(stale).rejects.toThrow(/Version 2 of "pk-stale\S*" was created after version 1/);
+    expect((await getPrisma().package.findUniqueOrThrow({ where: { slug } })).latestVersion).toBe(2);
+    // Started again from version 2, the change is taken.
+    expect(
+      await caller.packages.createVersion({ definition: definition(slug, 300), mode: 'new-version', basedOnVersion: 2 }),
+    ).toMatchObject({
+      version: 3,
+    });
+  });
+
   it('names added and removed operations and changed lists', () => {
     const before = { operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } } };
     const after = {

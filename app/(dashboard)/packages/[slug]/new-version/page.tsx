@@ -21,6 +21,7 @@ export default async function NewVersionPage(props: { params: Promise<{ slug: st
       <PackageVersionForm
         mode="new-version"
         initial={latest ? versionToDefinition(pkg.slug, latest) : undefined}
+        basedOnVersion={latest?.version}
         engineChoices={engineChoices}
       />
     </div>
