@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
 import { keyIssueInput } from '@/server/contract/dashboard/key-forms';
-import { formatNumber } from '../ui/format';
+import { formatNumber, lastDay } from '../ui/format';
 import { FieldError, fieldErrors } from '../forms/field-error';
 import { describeError, trpc } from '../trpc/client';
 import { CopyButton } from './copy-button';
@@ -30,9 +30,6 @@ interface Issued {
   remaining_units: number;
   expires_at: string | null;
 }
-
-/** The key expires at the start of the day after its last one. */
-const lastDay = (expiresAt: string) => new Date(Date.parse(expiresAt) - 1).toISOString().slice(0, 10);
 
 export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?: string }) {
   const [slug, setSlug] = useState(props.initialPackage ?? props.packages[0]?.slug ?? '');

@@ -17,6 +17,15 @@ export function formatDate(value: string | null | undefined): string {
   return `${value.slice(0, 10)} ${value.slice(11, 19)} UTC`;
 }
 
+/** The last UTC day a key expiring at `expiresAt` works (it expires at the start of the next). */
+export const lastDay = (expiresAt: string) => new Date(Date.parse(expiresAt) - 1).toISOString().slice(0, 10);
+
+/** A key's expiry as the form asked for it: "works through" its last UTC day when it ends at midnight, else the instant. */
+export function formatExpiry(expiresAt: string | null | undefined): string {
+  if (!expiresAt) return 'never';
+  return expiresAt.slice(11, 23) === '00:00:00.000' ? `works through ${lastDay(expiresAt)} UTC` : `at ${formatDate(expiresAt)}`;
+}
+
 export const formatPercent = (ratio: number) => `${(ratio * 100).toFixed(ratio > 0 && ratio < 0.001 ? 2 : 1)}%`;
 
 export function formatBytes(bytes: number | null | undefined): string {

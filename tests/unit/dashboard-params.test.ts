@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { param, truncated } from '@/components/ui/format';
+import { formatExpiry, param, truncated } from '@/components/ui/format';
 
 // Dashboard pages read their filters from the query string with `param`.
 
@@ -23,5 +23,13 @@ describe('truncated', () => {
     // '🚀' is two UTF-16 units: a cut between them would leave a lone surrogate (shown as �).
     expect(truncated('ab🚀cd', 3)).toBe('ab…');
     expect(truncated('ab🚀cd', 4)).toBe('ab🚀…');
+  });
+});
+
+describe('formatExpiry', () => {
+  it('says the last day a key works when it ends at midnight UTC, as the form asked for it', () => {
+    expect(formatExpiry('2027-01-01T00:00:00.000Z')).toBe('works through 2026-12-31 UTC');
+    expect(formatExpiry('2027-01-01T12:30:00.000Z')).toBe('at 2027-01-01 12:30:00 UTC');
+    expect(formatExpiry(null)).toBe('never');
   });
 });

@@ -4,7 +4,7 @@ import { UnitsBar } from '@/components/keys/units-bar';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { Filters } from '@/components/ui/filters';
-import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatExpiry, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
@@ -27,7 +27,7 @@ const KEY_COLUMNS: Column<KeyRow>[] = [
   { header: 'Stored', cell: (row) => <span className="nowrap">{formatBytes(row.stored_bytes)}</span>, numeric: true },
   {
     header: 'Expires',
-    cell: (row) => <span className="nowrap">{row.expires_at ? formatDate(row.expires_at) : <span className="muted">never</span>}</span>,
+    cell: (row) => <span className="nowrap">{row.expires_at ? formatExpiry(row.expires_at) : <span className="muted">never</span>}</span>,
   },
   { header: 'Last used', cell: (row) => <span className="nowrap">{formatDate(row.last_used_at)}</span> },
   { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
@@ -90,7 +90,11 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
             name: 'package',
             label: 'Package',
             value: filters.packageSlug,
-            options: packages.map((pkg) => ({ value: pkg.slug, label: pkg.name })),
+            // Names may repeat; slugs tell such packages apart.
+            options: packages.map((pkg) => ({
+              value: pkg.slug,
+              label: packages.filter((other) => other.name === pkg.name).length > 1 ? `${pkg.name} (${pkg.slug})` : pkg.name,
+            })),
             error: unknownPackage ? `No package is named “${filters.packageSlug}”.` : undefined,
           },
         ]}

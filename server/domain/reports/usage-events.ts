@@ -146,6 +146,9 @@ export const USAGE_CSV_COLUMNS = [
 /** Money columns after USAGE_CSV_COLUMNS: units × the version's unit price, and revenue − provider cost. */
 const MONEY_CSV_COLUMNS = ['revenue', 'margin'] as const;
 
+/** Columns added later, last so that the earlier ones keep their places: the key's label and the surface (`v1`, `openai`). */
+const LATER_CSV_COLUMNS = ['key_label', 'surface'] as const satisfies readonly (keyof UsageView)[];
+
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   // A number (a negative margin included) is written as it is.
@@ -158,7 +161,7 @@ function csvCell(value: unknown): string {
 
 /** The filtered events as CSV lines (header first), read page by page so memory stays flat. */
 export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, maxRows = 1_000_000): AsyncGenerator<string> {
-  yield `${[...USAGE_CSV_COLUMNS, ...MONEY_CSV_COLUMNS].join(',')}\r\n`;
+  yield `${[...USAGE_CSV_COLUMNS, ...MONEY_CSV_COLUMNS, ...LATER_CSV_COLUMNS].join(',')}\r\n`;
   let cursor: string | undefined;
   let sent = 0;
   const unitPrices = new Map<string, Prisma.Decimal | null>();
@@ -173,7 +176,12 @@ export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, ma
       const price = unitPrices.get(item.package_version_id) ?? null;
       const revenue = price ? price.times(item.units) : null;
       const margin = revenue && !item.unpriced ? revenue.minus(item.provider_cost ?? 0) : null;
-      const cells = [...USAGE_CSV_COLUMNS.map((column) => item[column]), revenue?.toFixed() ?? null, margin?.toFixed() ?? null];
+      const cells = [
+        ...USAGE_CSV_COLUMNS.map((column) => item[column]),
+        revenue?.toFixed() ?? null,
+        margin?.toFixed() ?? null,
+        ...LATER_CSV_COLUMNS.map((column) => item[column]),
+      ];
       yield `${cells.map(csvCell).join(',')}\r\n`;
     }
     sent += page.items.length;

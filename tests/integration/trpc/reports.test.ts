@@ -87,7 +87,7 @@ describe('usage events', () => {
     expect(lines[0]).toBe(
       'id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms,' +
         'input_tokens,output_tokens,cached_input_tokens,characters,audio_seconds,images,image_size,video_seconds,provider_cost,unpriced,usage_estimated,' +
-        'revenue,margin\r\n',
+        'revenue,margin,key_label,surface\r\n',
     );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(`,${key.id},`);

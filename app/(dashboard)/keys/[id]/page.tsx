@@ -9,7 +9,7 @@ import { ResendDelivery, WebhookSettings } from '@/components/keys/webhook-setti
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatBytes, formatDate, formatNumber, surfacePath, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatExpiry, formatNumber, surfacePath, type SearchParams } from '@/components/ui/format';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
@@ -72,7 +72,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
               ['Total units', formatNumber(key.total_units)],
               ['Created', formatDate(key.created_at)],
               ['Last used', formatDate(key.last_used_at)],
-              ['Expires', formatDate(key.expires_at)],
+              ['Expires', formatExpiry(key.expires_at)],
               ['Revoked', formatDate(key.revoked_at)],
               ['Requests in flight', formatNumber(key.in_flight)],
               ['Stored now', formatBytes(key.stored_bytes)],
