@@ -40,7 +40,6 @@ export function formatBytes(bytes: number | null | undefined): string {
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
-/** First value of a search param, or undefined; restricted to allowed values when given. */
 /** `text` cut to at most `length` UTF-16 units and marked with …, never inside a surrogate pair (an emoji). */
 export function truncated(text: string, length: number): string {
   if (text.length <= length) return text;
@@ -48,6 +47,7 @@ export function truncated(text: string, length: number): string {
   return `${text.slice(0, cut)}…`;
 }
 
+/** First value of a search param, or undefined; restricted to allowed values when given. */
 export function param<T extends string>(
   params: Record<string, string | string[] | undefined>,
   name: string,

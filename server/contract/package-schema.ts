@@ -120,7 +120,9 @@ export const saleSchema = z
   .strictObject({
     // Top-up packs without a price (the form's empty price) are refused naming the price: packs sell only to a key that is sold.
     price: z
-      .number({ error: (issue) => (issue.input === undefined ? 'top-up packs need a price of a key' : undefined) })
+      .number({
+        error: (issue) => (issue.input === undefined ? 'a sale needs the price of a key (top-up packs sell only with it)' : undefined),
+      })
       .positive()
       .max(999_999),
     currency: z
@@ -144,7 +146,7 @@ export const saleSchema = z
       ...sale.top_ups.map((pack, i) => ({ path: ['top_ups', i, 'price'], value: pack.price })),
     ];
     for (const { path, value } of prices) {
-      if (!(value > 0)) continue; // refused by salePrice already
+      if (!(value > 0)) continue; // refused by its own schema already
       // Compared in the price's smallest step, where a float's error is far below one.
       const steps = value * 10 ** decimals;
       if (Math.abs(steps - Math.round(steps)) > 1e-6) {

@@ -33,7 +33,7 @@ describe('sale in the packages file', () => {
     const definition = formToDefinition(form({ sale_price: '', sale_currency: 'USD', sale_top_ups: '1000:10, 5000:40' }));
     const issues = packageDefinitionSchema.safeParse(definition).error?.issues ?? [];
     expect(issues.map((issue) => [issueField(issue.path.join('.')), issue.message])).toEqual([
-      ['sale_price', 'top-up packs need a price of a key'],
+      ['sale_price', 'a sale needs the price of a key (top-up packs sell only with it)'],
     ]);
   });
 
