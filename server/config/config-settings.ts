@@ -55,8 +55,9 @@ export const settings = {
   ),
   IDEMPOTENCY_RETENTION_HOURS: doc(positiveInt(24), 'How long a successful response stays replayable under its Idempotency-Key.'),
   IDEMPOTENCY_LEASE_SECONDS: doc(
-    positiveInt(120),
-    'How long a request that never finished (a crash) holds its Idempotency-Key. It also bounds every engine call, retries included: the call is cut IDEMPOTENCY_LEASE_SECONDS - 5 s after it starts (at least 1 s) and answered 503.',
+    // At least 6: the engine call gets a second, and 5 are left for its settling, so that no request outlives its key.
+    z.coerce.number().int().min(6, 'must be at least 6: the engine call is cut 5 s before the lease ends').default(120),
+    'How long a request that never finished (a crash) holds its Idempotency-Key, at least 6. It also bounds every engine call, retries included: the call is cut IDEMPOTENCY_LEASE_SECONDS - 5 s after it starts and answered 503.',
   ),
   HOLD_LEASE_SECONDS: doc(
     positiveInt(300),

@@ -1,10 +1,11 @@
 import { isRedisUnavailable } from './redis';
 
 // Whether a thrown value says the database (or Redis) is away: a restart, a dropped connection, a
-// full server. Every surface answers those 503 with Retry-After (nothing was charged, a retry is
+// full server; or that it rolled a statement back for a conflict (a deadlock). Every surface answers those 503 with Retry-After (nothing was charged, a retry is
 // safe), never 500: /v1 (http/responses.ts), the portal's and the dashboard's tRPC (trpc/), /buy.
 
-const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
+// A deadlock or serialization failure (40P01, 40001) rolled its transaction back: nothing was written, a retry is safe.
+const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300|40001|40P01)/;
 
 const SOCKET_FAILURES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
 

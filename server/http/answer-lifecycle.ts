@@ -54,7 +54,7 @@ export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Ou
  * captures it) and its key keeps the answer stored with the mark, so the stream ends `output_interrupted`.
  */
 export async function runAndSettle(ctx: RouteContext, reservation: OpenReservation, channel: AnswerChannel): Promise<SettledAnswer> {
-  const deadline = requestDeadline(Math.max(1, getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
+  const deadline = requestDeadline((getConfig().IDEMPOTENCY_LEASE_SECONDS - 5) * 1000);
   const { charge } = reservation.request;
   noteHeld(ctx.record, charge && { ...charge, engine: firstEngine(charge) });
   const runContext: RunContext = { ...ctx, hold: reservation.hold, idempotencyRecordId: reservation.recordId, signal: deadline.signal };

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { isStoreUnavailable } from '@/server/db/store-unavailable';
 import { disconnectDb, getPool, getSqlDb } from '@/server/db/client';
 import { RESERVE_PAID, writeBatched } from '@/server/domain/billing/batched-writes';
 import { claimValuesOf } from '@/server/domain/billing/claim-sql';
@@ -120,5 +122,25 @@ describe('batched reservations and captures', () => {
     expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value.remaining] : [])).sort()).toEqual([97, 98, 99]);
     await getPool().query("UPDATE unit_holds SET status = 'released' WHERE api_key_id = $1", [id]);
+  });
+
+  it('a call alone that PostgreSQL refused as a deadlock is written again, not answered 500', async () => {
+    const deadlock = () => Object.assign(new pg.DatabaseError('deadlock detected', 0, 'error'), { code: '40P01' });
+    let calls = 0;
+    // A pool of its own (writers are kept per pool): the first two writes meet a deadlock, the third passes.
+    const pool = {
+      query: async () => {
+        calls++;
+        if (calls <= 2) throw deadlock();
+        return { rows: [{ ok: true }] };
+      },
+    } as unknown as pg.Pool;
+    const statement = { name: RESERVE_PAID.statementName, text: 'SELECT 1', values: [] };
+    expect(await writeBatched(pool, RESERVE_PAID, { apiKeyId: randomUUID(), statement })).toEqual({ ok: true });
+    expect(calls).toBe(3);
+    // Past three attempts the deadlock is the call's: answered 503 as a database that cannot take it (never 500).
+    calls = -10;
+    await expect(writeBatched(pool, RESERVE_PAID, { apiKeyId: randomUUID(), statement })).rejects.toMatchObject({ code: '40P01' });
+    expect(isStoreUnavailable(deadlock())).toBe(true);
   });
 });

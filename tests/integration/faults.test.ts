@@ -331,7 +331,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     const key = await createTestKey({ quota: 10 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '5', HOLD_LEASE_SECONDS: '6' },
+      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '7' },
     });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
@@ -349,7 +349,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
-    await sleep(6_500);
+    await sleep(7_500);
     await sweepExpiredHolds(getSqlDb());
     expect(await books(url, key.id)).toMatchObject({ held: 0, inFlight: 0, captured: 2, capturedUnits: 2, remaining: 8 });
     await app.stop();

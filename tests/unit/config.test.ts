@@ -91,6 +91,14 @@ describe('getConfig', () => {
     expect(problemWith('HOLD_LEASE_SECONDS', String(Number(idempotency) + 1))).toBe('(accepted)');
   });
 
+  it('refuses IDEMPOTENCY_LEASE_SECONDS under 6: the engine call is cut 5 s before the lease ends, so no request outlives its key', () => {
+    process.env.HOLD_LEASE_SECONDS = '300';
+    expect(problemWith('IDEMPOTENCY_LEASE_SECONDS', '1')).toMatch(/IDEMPOTENCY_LEASE_SECONDS: must be at least 6/);
+    expect(problemWith('IDEMPOTENCY_LEASE_SECONDS', '5')).toMatch(/IDEMPOTENCY_LEASE_SECONDS: must be at least 6/);
+    expect(problemWith('IDEMPOTENCY_LEASE_SECONDS', '6')).toBe('(accepted)');
+    delete process.env.HOLD_LEASE_SECONDS;
+  });
+
   it.each([
     ['DATABASE_URL', 'postgres://u:p@127.0.0.1:5432/wgs'],
     ['DATABASE_URL', 'postgresql://u:p@localhost/wgs?host=/var/run/postgresql'],

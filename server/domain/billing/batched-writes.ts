@@ -7,14 +7,21 @@ import { GroupCommit } from './group-commit';
 // the rate point, claim and hold on the provisional pool, the capture on the durable one. A batch
 // is one statement and one commit; a call alone is the statement itself, as before. Each batch
 // runs its calls ordered by API key (arrival order within a key), so two instances' batches lock
-// keys in the same order and cannot deadlock on them; a batch refused as a whole is written again
-// call by call (group-commit.ts).
+// keys in the same order and cannot deadlock on them (but for a key taken over while its request
+// captures: docs/billing.md); a batch refused as a whole is written again call by call
+// (group-commit.ts), and a call alone that PostgreSQL refused as a deadlock is written again.
 
 export const RESERVE_PAID: BatchedStatement = { statementName: 'wgs-reserve-paid', functionName: 'wgs_batch_reserve_paid' };
 export const CAPTURE_HOLD: BatchedStatement = { statementName: 'wgs-capture-hold', functionName: 'wgs_batch_capture_hold' };
 
 /** The most calls one batch writes. */
 const MAX_BATCH = 64;
+
+/** How often a call alone is written when PostgreSQL refuses it as a deadlock or a serialization failure. */
+const WRITE_ATTEMPTS = 3;
+
+/** PostgreSQL rolled the statement back for a conflict with another transaction: written again, it may pass. */
+const isConflict = (error: unknown) => error instanceof pg.DatabaseError && (error.code === '40P01' || error.code === '40001');
 
 export interface BatchedCall {
   /** Orders the batch: every call's locks are its key's rows (and rows of its own). */
@@ -50,7 +57,13 @@ function groupCommit(pool: pg.Pool, batched: BatchedStatement): GroupCommit<Batc
   return new GroupCommit<BatchedCall, Row>({
     maxBatch: MAX_BATCH,
     async writeOne(call) {
-      return (await pool.query<Row>(call.statement)).rows[0]!;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return (await pool.query<Row>(call.statement)).rows[0]!;
+        } catch (error) {
+          if (attempt >= WRITE_ATTEMPTS || !isConflict(error)) throw error;
+        }
+      }
     },
     async writeBatch(calls) {
       const order = calls.map((_, index) => index).sort((a, b) => compareKeys(calls[a]!.apiKeyId, calls[b]!.apiKeyId) || a - b);
