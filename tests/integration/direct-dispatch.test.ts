@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +140,27 @@ describe('the direct path of npm start', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('keeps reading a refused body that is still arriving after half a second, then answers the next request on its socket', async () => {
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    const size = 10 * 100_000;
+    socket.write(
+      'POST /v1/text/generate HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wgs_live_unknown\r\n' +
+        `Content-Type: application/json\r\nIdempotency-Key: ${newIdempotencyKey()}\r\nContent-Length: ${size}\r\n\r\n`,
+    );
+    // A slow link: the body comes in ten pieces over 1.5 s, long after its 401 was written.
+    for (let piece = 0; piece < 10; piece++) {
+      socket.write(Buffer.alloc(100_000, 0x20));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await closed;
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 200']);
   });
 
   it('labels GET /v1/key and POST /v1/jobs/{jobId}/cancel by their own route in the request metric', async () => {

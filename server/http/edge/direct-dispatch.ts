@@ -4,6 +4,7 @@ import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
+import { dropUnreadBody } from './unread-body';
 
 // `npm start` serves the API's surfaces and the probes itself: the service's app (server/surfaces)
 // gets a Fetch Request that @hono/node-server builds from the Node request only as far as the
@@ -28,6 +29,8 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
     {
       // The Request and Response classes stay Node's own: Next serves the rest of this process.
       overrideGlobalObjects: false,
+      // The rest of a body left unread is dropped by dropUnreadBody, with limits of its own.
+      autoCleanupIncoming: false,
       // HTTP/1.0 needs no Host (the edge lets it through): its URL is then this server's own.
       hostname: 'localhost',
       // A Host that makes no URL: the envelope, as every other refusal of the edge.
@@ -35,5 +38,8 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
         toErrorResponse(new ApiError('invalid_request', { message: 'The Host header does not name a valid host.' }), newRequestId()),
     },
   );
-  return (req, res) => void listener(req, res);
+  return (req, res) => {
+    res.once('finish', () => dropUnreadBody(req));
+    void listener(req, res);
+  };
 }

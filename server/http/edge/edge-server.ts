@@ -17,6 +17,7 @@ import {
 } from './normalize-request';
 import type { DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
+import { DRAIN_LIMIT_BYTES, DRAIN_LIMIT_MS } from './unread-body';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
 // request on, so that every answer of the API comes in the error envelope: the API's surfaces
@@ -67,10 +68,6 @@ function dropFrameworkVary(res: ServerResponse): void {
     else res.setHeader('Vary', kept);
   });
 }
-
-/** The most of a refused body that is read (and dropped) so that its sender can read the answer. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-const DRAIN_LIMIT_MS = 5_000;
 
 /**
  * Answers a refused request once its body has gone by, read and dropped, never kept: closing

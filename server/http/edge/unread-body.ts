@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+
+// What is left of a request body nobody read (a request refused before its end) is read and
+// dropped, so that its sender reads the answer and its socket carries the next request; but only
+// so much of it, and only for so long.
+
+/** The most of a refused body that is read (and dropped) so that its sender can read the answer. */
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+/** How long a refused body still arriving is read before its connection is closed. */
+export const DRAIN_LIMIT_MS = 5_000;
+
+/**
+ * Reads the rest of `req`'s body and drops it, once its answer was written; one past
+ * DRAIN_LIMIT_BYTES, or still arriving DRAIN_LIMIT_MS later, closes the connection instead. This
+ * replaces @hono/node-server's own clean-up, whose fixed half second cut off a client still
+ * sending on a slow link, so that a pooled client's next request on that socket failed.
+ */
+export function dropUnreadBody(req: IncomingMessage): void {
+  if (req.readableEnded || req.destroyed) return;
+  let received = 0;
+  const close = () => {
+    stop();
+    req.socket.destroy();
+  };
+  const timer = setTimeout(close, DRAIN_LIMIT_MS);
+  timer.unref();
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > DRAIN_LIMIT_BYTES) close();
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+  };
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
+}
