@@ -1,13 +1,35 @@
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { getPrisma } from '../db/client';
 import { ApiError } from '../domain/errors';
 import { receiveUploadBytes } from '../domain/uploads/receive-upload-bytes';
 import { verifyUploadUrl } from '../storage/upload-urls';
+import { dropRestOfBody } from './read-json-body';
 import { newRequestId } from './request-id';
 import { jsonResponse, noReferrer, toErrorResponse } from './responses';
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
+
+/**
+ * The request's body as a Node stream whose destruction (a refused upload: too large, its key
+ * revoked) reads the rest and drops it instead of cancelling it: a cancelled body left the
+ * connection unread behind the 413, and the client's next request on it waited out the server's
+ * timeout (65 s, outside audit).
+ */
+function bodyReadable(body: ReadableStream<Uint8Array>): Readable {
+  const reader = body.getReader();
+  return new Readable({
+    read() {
+      reader.read().then(
+        ({ done, value }) => this.push(done ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+        (error: unknown) => this.destroy(error as Error),
+      );
+    },
+    destroy(error, callback) {
+      dropRestOfBody(reader);
+      callback(error);
+    },
+  });
+}
 
 /** PUT /uploads/<uploadId>?exp&sig: the direct upload of the local store; the signed URL is the only credential. */
 export async function handleUploadPut(request: Request, next?: NextContext): Promise<Response> {
@@ -23,7 +45,7 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     }
     const lengthHeader = request.headers.get('content-length');
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    const body = request.body ? Readable.fromWeb(request.body as unknown as WebReadableStream<Uint8Array>) : Readable.from([] as Buffer[]);
+    const body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]);
     const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
     return noReferrer(jsonResponse(200, received, requestId));
   } catch (error) {

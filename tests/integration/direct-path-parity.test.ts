@@ -292,3 +292,28 @@ describe('output URLs, served without Next', () => {
     expect(tampered.status).toBe(404);
   });
 });
+
+describe('upload URLs', () => {
+  it('answer a chunked body past size_bytes 413, and take the next request on the same connection', async () => {
+    const { key } = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } }, maxUploadBytes: 1_048_576 });
+    const upload = JSON.stringify({
+      purpose: 'audio_input',
+      filename: 'a.wav',
+      mime_type: 'audio/wav',
+      size_bytes: 1000,
+      sha256: '0'.repeat(64),
+    });
+    const made = parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload)));
+    expect(made.status, made.body).toBe(201);
+    const target = new URL((JSON.parse(made.body) as { upload_url: string }).upload_url);
+    const piece = Buffer.alloc(50_000, 0x41);
+    const chunked = Buffer.concat([
+      ...Array.from({ length: 4 }, () => [Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]).flat(),
+      Buffer.from('0\r\n\r\n'),
+    ]);
+    const put = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: api.example.test\r\nContent-Type: audio/wav\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    // Before, the refused body was left unread and the next request waited out the server's timeout (65 s).
+    const raw = await exchange(servers.direct.port, Buffer.concat([Buffer.from(put), chunked, Buffer.from(get('/healthz', null))]));
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
+  }, 30_000);
+});
