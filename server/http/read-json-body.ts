@@ -1,6 +1,7 @@
 import { MAX_CANONICAL_DEPTH, nestsTooDeep } from '../domain/canonical-json';
 import { ApiError } from '../domain/errors';
 import { findDuplicateMember } from './duplicate-keys';
+import { DRAIN_LIMIT_BYTES } from './edge/unread-body';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -40,20 +41,17 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
   }
 }
 
-/** The most of a refused body read and dropped; past it the body is cancelled (and its socket closed). */
-const DROP_LIMIT_BYTES = 16 * 1024 * 1024;
-
 /**
  * Reads what is left of a refused body and drops it, so that the request ends cleanly and its socket
  * can carry the client's next one. Cancelling the reader instead leaves @hono/node-server's body
  * stream paused, so that its own drain stalls and closes the socket 500 ms after the answer, under
  * the next request of a pooled client that had sent its whole body. A client that stops sending is
  * still cut off by that drain's timer, which ends this read too; one that sends more than
- * DROP_LIMIT_BYTES is cut off then.
+ * DRAIN_LIMIT_BYTES is cut off then.
  */
 export function dropRestOfBody(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   void (async () => {
-    for (let dropped = 0; dropped <= DROP_LIMIT_BYTES;) {
+    for (let dropped = 0; dropped <= DRAIN_LIMIT_BYTES;) {
       const { done, value } = await reader.read();
       if (done) return;
       dropped += value.byteLength;
