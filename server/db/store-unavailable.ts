@@ -9,11 +9,17 @@ const PG_UNAVAILABLE = /^(08|57P0[1-3]|53300|40001|40P01)/;
 
 const SOCKET_FAILURES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'];
 
-/** Prisma's driver adapter (adapter-pg) names the pg failure it wraps by kind. */
-const ADAPTER_UNAVAILABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+/** Prisma's driver adapter (adapter-pg) names the pg failure it wraps by kind (40001 and 40P01: TransactionWriteConflict). */
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TransactionWriteConflict',
+]);
 
-/** Prisma's own codes of a database it cannot reach or that closed the connection. */
-const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+/** Prisma's own codes of a database it cannot reach or that closed the connection, and of a deadlock or write conflict (P2034). */
+const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024', 'P2034']);
 
 /** What Prisma's driver adapter reports of the pg error under a Prisma error (`meta.driverAdapterError.cause`). */
 function adapterCause(error: unknown): { kind?: unknown; code?: unknown } | undefined {

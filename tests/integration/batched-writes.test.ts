@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { isStoreUnavailable } from '@/server/db/store-unavailable';
-import { disconnectDb, getPool, getSqlDb } from '@/server/db/client';
+import { disconnectDb, getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { RESERVE_PAID, writeBatched } from '@/server/domain/billing/batched-writes';
 import { claimValuesOf } from '@/server/domain/billing/claim-sql';
 import { rateClaimHoldStatement, type RateClaimHoldRow } from '@/server/domain/billing/reserve-statements';
@@ -142,5 +142,30 @@ describe('batched reservations and captures', () => {
     calls = -10;
     await expect(writeBatched(pool, RESERVE_PAID, { apiKeyId: randomUUID(), statement })).rejects.toMatchObject({ code: '40P01' });
     expect(isStoreUnavailable(deadlock())).toBe(true);
+  });
+
+  it('a deadlock met through Prisma (the dashboard, the portal, the CLI) is an outage to retry, not a 500', async () => {
+    const [first, second] = [await createTestKey(), await createTestKey()];
+    const prisma = getPrisma();
+    let bothLocked!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      let count = 0;
+      bothLocked = () => {
+        if (++count === 2) resolve();
+      };
+    });
+    // Two transactions lock the same two keys in opposite orders: PostgreSQL rolls one of them back (40P01).
+    const crossing = (a: string, b: string) =>
+      prisma.$transaction(async (tx) => {
+        await tx.apiKey.update({ where: { id: a }, data: { label: 'deadlock' } });
+        bothLocked();
+        await locked;
+        await tx.apiKey.update({ where: { id: b }, data: { label: 'deadlock' } });
+      });
+    const outcomes = await Promise.allSettled([crossing(first.id, second.id), crossing(second.id, first.id)]);
+    const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'P2034' });
+    expect(isStoreUnavailable(refused[0])).toBe(true);
   });
 });

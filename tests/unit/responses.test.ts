@@ -21,6 +21,10 @@ describe('toErrorResponse for failures that are not ApiErrors', () => {
     ['server shutting down, through Prisma', prismaError('P2039', { kind: 'postgres', code: '57P01', severity: 'FATAL' })],
     ['no database server, through Prisma', prismaError('P1001', { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 })],
     ['a connection reset, through Prisma', prismaError('P2039', { kind: 'ConnectionClosed' })],
+    // A deadlock (40P01) or serialization failure (40001) rolled back: adapter-pg names it by kind only, Prisma raises P2034.
+    ['a deadlock, through Prisma', prismaError('P2034', { kind: 'TransactionWriteConflict' })],
+    ['a deadlock, through Prisma, under another code', prismaError('P2039', { kind: 'TransactionWriteConflict' })],
+    ['a deadlock, through pg', errorWith('deadlock detected', { code: '40P01' })],
   ])('%s is 503 with Retry-After', async (_, error) => {
     const response = toErrorResponse(error, 'req_000000000000000000000000');
     expect(response.status).toBe(503);
