@@ -46,8 +46,8 @@ export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): P
  * can carry the client's next one. Cancelling the reader instead leaves @hono/node-server's body
  * stream paused, so that its own drain stalls and closes the socket 500 ms after the answer, under
  * the next request of a pooled client that had sent its whole body. A client that stops sending is
- * still cut off by that drain's timer, which ends this read too; one that sends more than
- * DRAIN_LIMIT_BYTES is cut off then.
+ * cut off by npm start's server (`dropUnreadBody`: DRAIN_LIMIT_MS), or else by Node's request
+ * timeout, which ends this read too; one that sends more than DRAIN_LIMIT_BYTES is cut off then.
  */
 export function dropRestOfBody(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   void (async () => {

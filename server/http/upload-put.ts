@@ -34,6 +34,7 @@ function bodyReadable(body: ReadableStream<Uint8Array>): Readable {
 /** PUT /uploads/<uploadId>?exp&sig: the direct upload of the local store; the signed URL is the only credential. */
 export async function handleUploadPut(request: Request, next?: NextContext): Promise<Response> {
   const requestId = newRequestId();
+  let body: Readable | undefined;
   try {
     const raw = (await next?.params)?.uploadId;
     const uploadId = Array.isArray(raw) ? raw.join('/') : (raw ?? '');
@@ -45,10 +46,13 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     }
     const lengthHeader = request.headers.get('content-length');
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    const body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]);
+    body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]);
     const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
     return noReferrer(jsonResponse(200, received, requestId));
   } catch (error) {
+    // Every refusal (an upload gone or finished, a database away, not only the ones that read part
+    // of the body) drops what is left of it: a body taken and left unread stalls its connection.
+    body?.destroy();
     return noReferrer(toErrorResponse(error, requestId));
   }
 }

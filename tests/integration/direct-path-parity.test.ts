@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../setup/test-database';
@@ -315,5 +316,51 @@ describe('upload URLs', () => {
     // Before, the refused body was left unread and the next request waited out the server's timeout (65 s).
     const raw = await exchange(servers.direct.port, Buffer.concat([Buffer.from(put), chunked, Buffer.from(get('/healthz', null))]));
     expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
+  }, 30_000);
+
+  it('answer a body sent to a finished upload 404, and take the next request on the same connection', async () => {
+    const { key } = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } }, maxUploadBytes: 1_048_576 });
+    const bytes = Buffer.alloc(1000);
+    bytes.write('RIFF', 0);
+    bytes.writeUInt32LE(992, 4);
+    bytes.write('WAVE', 8); // what the upload's content check looks for
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const upload = JSON.stringify({ purpose: 'audio_input', filename: 'a.wav', mime_type: 'audio/wav', size_bytes: 1000, sha256 });
+    const made = parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload)));
+    expect(made.status, made.body).toBe(201);
+    const { upload_id, upload_url } = JSON.parse(made.body) as { upload_id: string; upload_url: string };
+    const target = new URL(upload_url);
+    const put = (framing: string) =>
+      `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: api.example.test\r\nContent-Type: audio/wav\r\n${framing}\r\n`;
+    const sent = parse(
+      await exchange(servers.direct.port, Buffer.concat([Buffer.from(put('Content-Length: 1000\r\nConnection: close\r\n')), bytes])),
+    );
+    expect(sent.status, sent.body).toBe(200);
+    const completed = parse(
+      await exchange(servers.direct.port, json(`/v1/uploads/${upload_id}/complete`, key, JSON.stringify({ sha256 }))),
+    );
+    expect(completed.status, completed.body).toBe(200);
+    // Refused before a byte of its body is read, while the client still sends it (the rest goes once the
+    // answer is in): a body taken and left unread held the connection 5 s, then closed it.
+    const piece = Buffer.alloc(50_000, 0x41);
+    const chunk = Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]);
+    const startedAt = Date.now();
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(servers.direct.port, '127.0.0.1', () =>
+        socket.write(Buffer.concat([Buffer.from(put('Transfer-Encoding: chunked\r\n')), chunk])),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (data) => {
+        if (chunks.push(data) === 1)
+          socket.write(
+            Buffer.concat([...Array.from({ length: 8 }, () => chunk), Buffer.from('0\r\n\r\n'), Buffer.from(get('/healthz', null))]),
+          );
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.setTimeout(30_000, () => socket.destroy(new Error('no answer in 30 s')));
+    });
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
+    expect(Date.now() - startedAt).toBeLessThan(4_000);
   }, 30_000);
 });
