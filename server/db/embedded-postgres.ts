@@ -10,7 +10,17 @@ import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { CONNECTION_WAIT_MS } from './connection-wait';
 import { freePort } from './free-port';
-import { claimDataDir, DataDirInUse, liveOwner, releaseDataDir } from './data-dir-owner';
+import {
+  claimDataDir,
+  DataDirInUse,
+  handOver,
+  liveOwner,
+  noteBorrower,
+  otherLiveBorrowers,
+  releaseDataDir,
+  returnBorrowed,
+} from './data-dir-owner';
+import { withDataDirLock } from './data-dir-lock';
 import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
 
 export { isRunning } from './postmaster';
@@ -50,7 +60,9 @@ function unhookOnce(event: 'beforeExit' | 'exit' | 'SIGINT' | 'SIGTERM'): void {
 
 // The default database: a real PostgreSQL from npm, kept under the data dir. Whoever comes
 // first (the app, the CLI, a test) starts it and owns it (data-dir-owner.ts): only the owner
-// stops it. Later callers find it through postmaster.pid and share it without owning it. A
+// stops it. Later callers find it through postmaster.pid and share it without owning it; a CLI
+// that started it and is done hands it over to a tool still sharing it (a second CLI command), which
+// then stops it. Starting, sharing and stopping take turns (data-dir-lock.ts). A
 // postmaster whose owner is gone (a SIGKILLed app) is adopted by the next app, not fought; an
 // app that finds a live app owning it refuses to start (DataDirInUse).
 
@@ -136,6 +148,12 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Take over a server found running (the app after a crash); the CLI only borrows it. */
   adopt?: boolean;
+  /**
+   * A tool that stops what it was given when done (the CLI, a migration, a worker): sharing a
+   * server, it is noted as a borrower, so that a CLI that started the server hands it over
+   * instead of stopping it under this one.
+   */
+  borrow?: boolean;
   log?: (line: string) => void;
   /**
    * Runs before an owned server stops, however the stop comes: our own shutdown, or
@@ -155,6 +173,7 @@ export function holdsEmbeddedDatabase(dataDir: string): boolean {
 export async function startEmbeddedPostgres({
   dataDir,
   adopt = false,
+  borrow = false,
   log = () => {},
   beforeStop = async () => {},
   port,
@@ -162,9 +181,20 @@ export async function startEmbeddedPostgres({
   mkdirSync(dataDir, { recursive: true });
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
-  const running = adopt ? await runningOnceCliIsDone(dataDir, pgDir, log) : readPostmaster(pgDir);
-  const server: ServerPlace = { dataDir, pgDir, password, adopt, beforeStop };
-  return running ? shareOrAdopt(running, server, log) : startNew(server, log, port);
+  const server: ServerPlace = { dataDir, pgDir, password, adopt, borrow, beforeStop };
+  for (;;) {
+    if (adopt) await untilCliIsDone(dataDir, pgDir, log);
+    const provided = await withDataDirLock(dataDir, async () => {
+      const running = readPostmaster(pgDir);
+      if (running && adopt) {
+        const owner = liveOwner(dataDir);
+        if (owner?.kind === 'app' && owner.pid !== process.pid) throw new DataDirInUse(dataDir, owner);
+        if (owner?.kind === 'cli') return undefined; // a CLI command started it meanwhile: wait for that one too
+      }
+      return running ? shareOrAdopt(running, server, log) : startNew(server, log, port);
+    });
+    if (provided) return provided;
+  }
 }
 
 /** Where the server lives and how this caller treats it. */
@@ -173,26 +203,49 @@ interface ServerPlace {
   pgDir: string;
   password: string;
   adopt: boolean;
+  borrow: boolean;
   beforeStop: () => Promise<void>;
 }
 
 /**
- * The postmaster an app may adopt. A live app owning it refuses this start; a CLI command's
- * server is waited for (it stops it when done, and then this app starts its own).
+ * Before an app takes a data dir's server: a live app owning it refuses this start; a CLI
+ * command's server is waited for (it stops it when done, and then this app starts its own).
  */
-async function runningOnceCliIsDone(dataDir: string, pgDir: string, log: (line: string) => void): Promise<RunningPostmaster | undefined> {
-  const running = readPostmaster(pgDir);
-  if (!running) return undefined;
+async function untilCliIsDone(dataDir: string, pgDir: string, log: (line: string) => void): Promise<void> {
+  if (!readPostmaster(pgDir)) return;
   const owner = liveOwner(dataDir);
   if (owner?.kind === 'app' && owner.pid !== process.pid) throw new DataDirInUse(dataDir, owner);
-  if (!owner) return running;
+  if (!owner) return;
   log(`waiting for the CLI command (pid ${owner.pid}) that started the embedded PostgreSQL to finish`);
   const deadline = Date.now() + 120_000;
   while (liveOwner(dataDir) && readPostmaster(pgDir) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  const still = readPostmaster(pgDir);
   const stillOwner = liveOwner(dataDir);
-  if (still && stillOwner) throw new DataDirInUse(dataDir, stillOwner);
-  return still;
+  if (readPostmaster(pgDir) && stillOwner) throw new DataDirInUse(dataDir, stillOwner);
+}
+
+/**
+ * When a CLI that started the server is done: the server goes to a tool still sharing it, which
+ * stops it in turn; true when it did (and so is not to be stopped). Called with the data dir locked.
+ */
+function handedOverToBorrower(dataDir: string): boolean {
+  const [next] = otherLiveBorrowers(dataDir);
+  if (!next) return false;
+  handOver(dataDir, next);
+  return true;
+}
+
+/**
+ * What a borrower does when done: gives its note back and, when the server was handed over to it
+ * meanwhile, hands it on or stops it.
+ */
+async function giveBack({ dataDir, pgDir }: ServerPlace, name: string): Promise<void> {
+  await withDataDirLock(dataDir, async () => {
+    returnBorrowed(dataDir, name);
+    if (liveOwner(dataDir)?.borrower !== name || handedOverToBorrower(dataDir)) return;
+    const running = readPostmaster(pgDir);
+    if (running && isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
+    releaseDataDir(dataDir);
+  });
 }
 
 /** Shares a server found running, or adopts it when its owner is gone and this is an app. */
@@ -201,7 +254,12 @@ async function shareOrAdopt(found: RunningPostmaster, place: ServerPlace, log: (
   log(`using the embedded PostgreSQL already running on port ${found.port} (pid ${found.pid})`);
   const url = urlFor(found.port, password);
   await ensureDatabaseExists(url);
-  if (!place.adopt) return { url, owned: false, stop: async () => {} };
+  if (!place.adopt && !place.borrow) return { url, owned: false, stop: async () => {} };
+  if (!place.adopt) {
+    const name = noteBorrower(dataDir);
+    let given: Promise<void> | undefined;
+    return { url, owned: false, stop: () => (given ??= giveBack(place, name)) };
+  }
   // Its owner is gone: this app adopts it, and from now on is the one that stops it.
   claimDataDir(dataDir, 'app');
   const stop = stopOnce(place.beforeStop, async () => {
@@ -223,10 +281,14 @@ async function startNew(place: ServerPlace, log: (line: string) => void, portWan
   const server = await startServer(place, port);
   claimDataDir(dataDir, place.adopt ? 'app' : 'cli');
   const stopServer = server.stop.bind(server);
-  server.stop = stopOnce(place.beforeStop, async () => {
-    await stopServer();
-    releaseDataDir(dataDir);
-  });
+  let handedOver = false;
+  server.stop = stopOnce(place.beforeStop, () =>
+    withDataDirLock(dataDir, async () => {
+      if (!place.adopt && (handedOver = handedOverToBorrower(dataDir))) return;
+      await stopServer();
+      releaseDataDir(dataDir);
+    }),
+  );
   const started = readPostmaster(pgDir);
   const url = urlFor(port, place.password);
   await ensureDatabaseExists(url);
@@ -236,7 +298,7 @@ async function startNew(place: ServerPlace, log: (line: string) => void, portWan
     owned: true,
     stop: async () => {
       await server.stop();
-      if (started) await waitForExit(started.pid, 15_000);
+      if (started && !handedOver) await waitForExit(started.pid, 15_000);
     },
   };
 }

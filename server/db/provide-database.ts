@@ -54,7 +54,10 @@ export async function provideDatabase({
   }
   const database = config.DATABASE_URL
     ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-    : { ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, log, beforeStop }).catch(namingDataDir)), embedded: true };
+    : {
+        ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, borrow: !adopt, log, beforeStop }).catch(namingDataDir)),
+        embedded: true,
+      };
   try {
     if (migrate || database.embedded) await migrateDatabase(database.url, { log });
     else await refuseSchemaBehind(database.url);

@@ -629,6 +629,24 @@ describe('cli on a stopped data dir', () => {
     expect(postgresProcessesOf(dataDir)).toEqual([]);
     expect(postmasterPid(dataDir)).toBeUndefined();
   });
+
+  it('runs commands started at once: one starts the server, the others share it, and the last one done stops it', async () => {
+    const dataDir = freshDataDir();
+    ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));
+    // Before, one of them failed: both started a server, or the first done stopped it under the others (outside audit).
+    for (let round = 0; round < 2; round++) {
+      const results = await Promise.all([
+        runCli(['keys', 'list', '--json'], dataDir),
+        runCli(['keys', 'create', '--package', 'text-only', '--json'], dataDir),
+        runCli(['packages', 'apply', EXAMPLE, '--json'], dataDir),
+      ]);
+      for (const result of results) expect(JSON.parse(ok(result).stdout.trim().split('\n').at(-1)!)).not.toHaveProperty('error');
+      expect(postgresProcessesOf(dataDir)).toEqual([]);
+      expect(postmasterPid(dataDir)).toBeUndefined();
+    }
+    const { keys } = parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir))) as { keys: unknown[] };
+    expect(keys).toHaveLength(2);
+  });
 });
 
 describe("cli while the data dir's PostgreSQL is already running", () => {

@@ -1,0 +1,32 @@
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+
+// One process at a time decides what happens to a data dir's PostgreSQL: whether to start it,
+// share it or stop it. Without it two CLI commands run at once on a stopped data dir both started
+// a server (one failed), or one stopped the server the other had just found (outside audit).
+// A holder that dies leaves a lock that goes stale (its mtime is no longer refreshed) in 10 s.
+
+const STALE_MS = 10_000;
+/** How long a caller waits for another's start or stop (a first start initialises the database: seconds). */
+const WAIT_MS = 120_000;
+
+export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  const release = await lockfile
+    .lock(dataDir, {
+      lockfilePath: join(dataDir, 'pg-start.lock'),
+      stale: STALE_MS,
+      retries: { retries: WAIT_MS / 100, factor: 1, minTimeout: 100, maxTimeout: 100 },
+      // A lock found stale under a slow start is the start's to finish: nothing to undo.
+      onCompromised: () => {},
+    })
+    .catch((error: unknown) => {
+      throw (error as { code?: string }).code === 'ELOCKED'
+        ? new Error(`another process has been starting or stopping the embedded PostgreSQL of ${dataDir} for over ${WAIT_MS / 1000} s`)
+        : error;
+    });
+  try {
+    return await work();
+  } finally {
+    await release().catch(() => {});
+  }
+}
