@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { isApiError, validationIssuesOf } from '../server/domain/errors';
-import { errorText } from './lib/cli-error';
+import { errorText, plainMessage } from './lib/cli-error';
 import { closeDatabase } from './lib/cli/context';
 import { addKeyCommands } from './lib/cli/key-commands';
 import { addOperatorCommands } from './lib/cli/operator-commands';
@@ -50,8 +50,9 @@ async function main(): Promise<number> {
       process.stderr.write(errorText(error.message, issues));
       return 1;
     }
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'error', message: (error as Error).message } })}\n`);
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+    const message = plainMessage(error);
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'error', message } })}\n`);
+    process.stderr.write(`error: ${message}\n`);
     return 1;
   } finally {
     await closeDatabase().catch(() => {});

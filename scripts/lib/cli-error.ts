@@ -19,3 +19,9 @@ export function errorText(message: string, issues: readonly CliIssue[]): string 
   if (issues.some((issue) => issue.message === message)) return lines.map((line) => `error: ${line}\n`).join('');
   return `error: ${message}\n${lines.map((line) => `  - ${line}\n`).join('')}`;
 }
+
+/** An unexpected error's message, without the name of the Prisma call it came through ("Invalid `….findMany()` invocation:"). */
+export function plainMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^\s*Invalid `[^`]*` invocation[^:]*:\s*/, '').trim();
+}

@@ -99,6 +99,9 @@ function connect(): DbHandles {
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),
     transactionOptions: { maxWait: CONNECTION_WAIT_MS },
+    // The failure alone ("Can't reach database server at …"), not Prisma's excerpt of the calling
+    // source file, which the CLI printed as its error and logs would carry.
+    errorFormat: 'minimal',
   });
   return { pool, provisionalPool, prisma, sql: { pool, provisional: provisionalPool } };
 }
