@@ -8,10 +8,10 @@ import { toErrorResponse } from './responses';
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type Method = (typeof METHODS)[number];
 export type RouteParams = { params?: Promise<Record<string, string | string[]>> };
-export type Handler = (request: Request, next?: RouteParams) => Promise<Response>;
+export type Handler<R extends Request = Request> = (request: R, next?: RouteParams) => Promise<Response>;
 
 /** HEAD as GET answers it, without the body; the body is cancelled so a streamed object is closed, not leaked. */
-function headOf(get: Handler): Handler {
+function headOf<R extends Request>(get: Handler<R>): Handler<R> {
   return async (request, next) => {
     const response = await get(request, next);
     await response.body?.cancel().catch(() => {});
@@ -19,17 +19,17 @@ function headOf(get: Handler): Handler {
   };
 }
 
-/** The methods a route file serves. */
-export type RouteMethods = Record<Method, Handler>;
+/** The methods a route file serves (Next passes its NextRequest, a Request). */
+export type RouteMethods<R extends Request = Request> = Record<Method, Handler<R>>;
 
 /**
  * The exports of a route file: the given methods, HEAD wherever GET is (RFC 9110 §9.3.2; the server
  * sends no body for it), and 405 with `Allow` for every other.
  */
-export function routeMethods(given: Partial<Record<Method, Handler>>): RouteMethods {
-  const withHead: Partial<Record<Method, Handler>> = given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given;
+export function routeMethods<R extends Request = Request>(given: Partial<Record<Method, Handler<R>>>): RouteMethods<R> {
+  const withHead: Partial<Record<Method, Handler<R>>> = given.GET && !given.HEAD ? { ...given, HEAD: headOf(given.GET) } : given;
   const allow = METHODS.filter((method) => withHead[method]).join(', ');
-  const notAllowed: Handler = async () =>
+  const notAllowed: Handler<R> = async () =>
     toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), newRequestId());
-  return Object.fromEntries(METHODS.map((method) => [method, withHead[method] ?? notAllowed])) as RouteMethods;
+  return Object.fromEntries(METHODS.map((method) => [method, withHead[method] ?? notAllowed])) as RouteMethods<R>;
 }

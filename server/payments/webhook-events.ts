@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { ApiError } from '../domain/errors';
 
 // A Stripe webhook delivery: verified against the raw body with the endpoint's signing secret,
 // then reduced to the few events selling acts on.
@@ -25,6 +26,9 @@ const sessionIdOf = (event: Stripe.Event): string | null => {
   return typeof id === 'string' && id !== '' ? id : null;
 };
 
+/** A signed event whose fields are not of Stripe's types (never Stripe's own): refused, not a 500 retried for days. */
+const malformed = (type: string) => new ApiError('invalid_request', { message: `The ${type} event's fields are not of Stripe's types.` });
+
 export function salesEventOf(event: Stripe.Event): SalesEvent {
   switch (event.type) {
     case 'checkout.session.completed':
@@ -39,12 +43,17 @@ export function salesEventOf(event: Stripe.Event): SalesEvent {
       const charge = event.data.object;
       const paymentIntentId = idOf(charge.payment_intent);
       if (!paymentIntentId) return { type: 'ignored', stripeType: event.type };
-      return { type: 'refund', paymentIntentId, amountRefunded: charge.amount_refunded, chargeId: charge.id };
+      const amount: unknown = charge.amount_refunded;
+      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0 || typeof charge.id !== 'string') {
+        throw malformed(event.type);
+      }
+      return { type: 'refund', paymentIntentId, amountRefunded: amount, chargeId: charge.id };
     }
     case 'charge.dispute.created': {
       const dispute = event.data.object;
       const paymentIntentId = idOf(dispute.payment_intent);
       if (!paymentIntentId) return { type: 'ignored', stripeType: event.type };
+      if (typeof dispute.id !== 'string' || typeof dispute.reason !== 'string') throw malformed(event.type);
       return { type: 'dispute', paymentIntentId, chargeId: idOf(dispute.charge) ?? '', disputeId: dispute.id, reason: dispute.reason };
     }
     default:

@@ -60,6 +60,17 @@ describe('Stripe events selling acts on', () => {
       type: 'ignored',
     });
   });
+
+  it("refuses a signed event whose fields are not of Stripe's types (400, not a 500 Stripe retries for days)", () => {
+    const refund = (amount_refunded: unknown) => event('charge.refunded', { id: 'ch_1', payment_intent: 'pi_1', amount_refunded });
+    expect(salesEventOf(refund(500))).toEqual({ type: 'refund', paymentIntentId: 'pi_1', amountRefunded: 500, chargeId: 'ch_1' });
+    for (const amount of ['lots', 1e30, -1, 1.5, null]) {
+      expect(() => salesEventOf(refund(amount))).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    }
+    expect(() => salesEventOf(event('charge.dispute.created', { id: 7, charge: 'ch_1', payment_intent: 'pi_1', reason: 'x' }))).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+  });
 });
 
 describe('confirmation codes', () => {

@@ -48,6 +48,7 @@ async function fulfilSession(db: PrismaClient, stripe: Stripe, sessionId: string
     // A 503 asks Stripe to deliver the event again later; nothing was changed.
     throw new ApiError('provider_unavailable', {
       message: 'Stripe could not be asked about the session; nothing was changed.',
+      retryAfter: 5, // as every 503 (CONTRACT.md §2); Stripe itself retries on its own schedule
       cause: error,
     });
   });

@@ -218,9 +218,14 @@ describe('Stripe out of reach', () => {
     fake.pay(started.sessionId);
     const completed = fake.events.completed(started.sessionId);
     const away = await withStripeAway(() => deliver(completed));
-    expect(away).toMatchObject({ status: 503, body: { error: { code: 'provider_unavailable' } } });
+    expect(away).toMatchObject({ status: 503, retryAfter: '5', body: { error: { code: 'provider_unavailable' } } });
     expect(await keysOfPurchase(started.sessionId)).toMatchObject({ keys: [], purchase: { status: 'open' } });
     expect(await deliver(completed)).toMatchObject({ status: 200, body: { result: 'fulfilled' } });
+  });
+
+  it("a signed refund whose amount is not Stripe's integer is refused 400, not a 500 (Stripe would retry it for days)", async () => {
+    const refund = fake.signed('charge.refunded', { object: 'charge', id: 'ch_bad', payment_intent: 'pi_bad', amount_refunded: 'lots' });
+    expect(await deliver(refund)).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
   });
 
   it('a signed session event that names no session is ignored, not a 500', async () => {

@@ -103,6 +103,27 @@ async function paidKey(email = 'buyer@example.com') {
   return { ...bought, key };
 }
 
+describe("selling's and the portal's routes through npm start", () => {
+  it('answer a method they do not serve 405 in the envelope, with Allow (Next answered it bare)', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/api/stripe/webhook', 'POST'],
+      ['PUT', '/api/portal/session', 'POST, DELETE'],
+      ['DELETE', '/api/portal/trpc/overview', 'GET, HEAD, POST'],
+      ['DELETE', '/api/trpc/keys.list', 'GET, HEAD, POST'],
+      ['GET', '/buy/checkout', 'POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const answer = await from(path, { method });
+      expect([answer.status, answer.headers.get('allow'), answer.headers.get('cache-control')], `${method} ${path}`).toEqual([
+        405,
+        allow,
+        'no-store',
+      ]);
+      expect(JSON.parse(answer.text).error).toMatchObject({ code: 'method_not_allowed', request_id: expect.stringMatching(/^req_/) });
+    }
+  });
+});
+
 describe('the success page through npm start', () => {
   it('asks Stripe only for the buying browser, at most once every few seconds; a cookie the browser brings is not adopted', async () => {
     const bought = await buy();

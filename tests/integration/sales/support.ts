@@ -75,7 +75,11 @@ export async function deliver(delivery: SignedDelivery, header = delivery.header
       body: delivery.payload,
     }),
   );
-  return { status: response.status, body: (await response.json()) as { result?: string; error?: { code: string } } };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as { result?: string; error?: { code: string } },
+  };
 }
 
 export const visitSuccess = (sessionId: string, cookie: string | null) => successPage(sessionId, cookie);

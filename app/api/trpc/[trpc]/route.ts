@@ -1,10 +1,10 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter, createRequestContext, crossSiteRefusal, trpcOnError, trpcResponseMeta } from '@wgs/server/next';
+import { appRouter, createRequestContext, crossSiteRefusal, routeMethods, trpcOnError, trpcResponseMeta } from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
 
-function handler(req: Request) {
+async function handler(req: Request): Promise<Response> {
   // Mutations are POSTs: another site's is refused before anything runs.
   const refused = crossSiteRefusal(req, true);
   if (refused) return refused;
@@ -19,4 +19,5 @@ function handler(req: Request) {
   });
 }
 
-export { handler as GET, handler as POST };
+// Queries are GETs, mutations POSTs; every other method: 405 in the envelope, with Allow.
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: handler, POST: handler });

@@ -4,6 +4,7 @@ import {
   crossSiteRefusal,
   portalOffResponse,
   portalRouter,
+  routeMethods,
   trpcOnError,
   trpcResponseMeta,
 } from '@wgs/server/next';
@@ -11,7 +12,7 @@ import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
 
-function handler(req: Request) {
+async function handler(req: Request): Promise<Response> {
   const off = portalOffResponse();
   if (off) return off;
   // Mutations are POSTs: another site's is refused before anything runs, as on /api/trpc.
@@ -28,4 +29,5 @@ function handler(req: Request) {
   });
 }
 
-export { handler as GET, handler as POST };
+// Queries are GETs, mutations POSTs; every other method: 405 in the envelope, with Allow.
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({ GET: handler, POST: handler });
