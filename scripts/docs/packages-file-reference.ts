@@ -19,6 +19,8 @@ interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   default?: unknown;
+  /** What leaving out an optional field without a default means, where that is more than "not set" (`.meta({ omitted })`). */
+  omitted?: string;
   items?: JsonSchema;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
@@ -57,7 +59,8 @@ function ruleOf(node: JsonSchema): string[] {
 }
 
 function row(path: string, node: JsonSchema, required: boolean): string {
-  const presence = node.default !== undefined ? code(node.default) : required ? 'required' : 'optional';
+  const presence =
+    node.default !== undefined ? code(node.default) : required ? 'required' : node.omitted ? `optional (omitted: ${node.omitted})` : 'optional';
   return `| ${cell(code(path))} | ${cell(typeOf(node))} | ${cell(presence)} | ${cell(ruleOf(node).join('; ') || '—')} |`;
 }
 
@@ -94,7 +97,7 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     message: 'an engine list names each engine once',
   },
   {
-    rule: 'The entries of a list setting (`output_formats`, `styles`, `voices`, `languages`, `timestamps`) are unique; its first entry is the default, and an omitted list allows every value the interface allows.',
+    rule: 'The entries of a list setting (`output_formats`, `styles`, `voices`, `languages`, `timestamps`) are unique; its first entry is the default. An omitted list allows every value the interface allows, and a request that names none gets `text` (text and code), `png` (images), `mp3` (speech) or `segment` (timestamps); style, voice and language are then the engine\'s own.',
     breaking: (file) => (file.packages[0]!.operations['text.generate']!.output_formats = ['text', 'text']),
     message: 'entries must be unique',
   },
@@ -183,7 +186,8 @@ const INTRODUCTION = [
   "checked in stages, each naming every wrong field it finds: its format, then its providers' key variables and",
   'addresses, then its engines, then the prices its budgets need; a stage that finds one ends the check.',
   'Unknown fields are refused everywhere. "required" means the field must be given; a value in the default column',
-  'is what an omitted field means; "optional" fields have no default.',
+  'is what an omitted field means; an "optional" field may be left out, and is then not set (no cap, no price), or as',
+  'its column says.',
   '',
 ];
 

@@ -173,9 +173,9 @@ export const packageDefinitionSchema = z.strictObject({
     concurrency: z.number().int().min(1).max(10_000),
     max_upload_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES).default(MAX_UPLOAD_BYTES),
     /** Each key's most provider cost (CURRENCY) per UTC day; past it, 429 with reason "budget". */
-    max_provider_cost_per_day: money.optional(),
+    max_provider_cost_per_day: money.optional().meta({ omitted: 'no cap' }),
     /** What one key may hold in storage at once (uploads and outputs); omitted: 10 x max_upload_bytes. */
-    max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ omitted: '10 x `max_upload_bytes`' }),
   }),
   /** What one unit sells for (CURRENCY): revenue = units charged × unit_price. */
   unit_price: money.optional(),
