@@ -4,7 +4,11 @@ import { disconnectDb } from '../server/db/client';
 import { provideDatabase, toolRunsInProduction } from '../server/db/provide-database';
 
 try {
-  const database = await provideDatabase({ log: (line) => process.stdout.write(`${line}\n`), createEmbedded: !toolRunsInProduction() });
+  const database = await provideDatabase({
+    borrow: true,
+    log: (line) => process.stdout.write(`${line}\n`),
+    createEmbedded: !toolRunsInProduction(),
+  });
   process.stdout.write('database is up to date\n');
   await disconnectDb();
   await database.stop();

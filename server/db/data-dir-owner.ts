@@ -127,8 +127,11 @@ export class DataDirInUse extends Error {
     readonly owner: DataDirOwner,
   ) {
     super(
-      `the data directory ${dataDir} is in use by another npm start (pid ${owner.pid}), which owns its PostgreSQL. ` +
-        'Stop that one first, or give this one another WGS_DATA_DIR.',
+      owner.kind === 'app'
+        ? `the data directory ${dataDir} is in use by another npm start (pid ${owner.pid}), which owns its PostgreSQL. ` +
+            'Stop that one first, or give this one another WGS_DATA_DIR.'
+        : `the embedded PostgreSQL of ${dataDir} is still used by a command (pid ${owner.pid}) that started it. ` +
+            'Let it finish or stop it first, or give this one another WGS_DATA_DIR.',
     );
     this.name = 'DataDirInUse';
   }

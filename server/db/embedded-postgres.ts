@@ -10,18 +10,10 @@ import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
 import { CONNECTION_WAIT_MS } from './connection-wait';
 import { freePort } from './free-port';
-import {
-  claimDataDir,
-  DataDirInUse,
-  handOver,
-  liveOwner,
-  noteBorrower,
-  otherLiveBorrowers,
-  releaseDataDir,
-  returnBorrowed,
-} from './data-dir-owner';
+import { claimDataDir, DataDirInUse, liveOwner, noteBorrower, releaseDataDir } from './data-dir-owner';
 import { withDataDirLock } from './data-dir-lock';
-import { isPostmasterOf, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
+import { giveBack, handedOverToBorrower, stopUnlessHandedOver } from './embedded-hand-over';
+import { isPostmasterOf, isRunning, readPostmaster, stopPostmaster, waitForExit, type RunningPostmaster } from './postmaster';
 
 export { isRunning } from './postmaster';
 
@@ -149,9 +141,10 @@ export interface EmbeddedOptions {
   /** Take over a server found running (the app after a crash); the CLI only borrows it. */
   adopt?: boolean;
   /**
-   * A tool that stops what it was given when done (the CLI, a migration, a worker): sharing a
-   * server, it is noted as a borrower, so that a CLI that started the server hands it over
-   * instead of stopping it under this one.
+   * A command done in moments that stops what it was given (the CLI, a migration; not a worker,
+   * which runs on): sharing a server, it is noted as a borrower, so that a CLI that started the
+   * server hands it over instead of stopping it under this one; finding one whose owner is gone,
+   * it takes it and stops it when done.
    */
   borrow?: boolean;
   log?: (line: string) => void;
@@ -223,31 +216,6 @@ async function untilCliIsDone(dataDir: string, pgDir: string, log: (line: string
   if (readPostmaster(pgDir) && stillOwner) throw new DataDirInUse(dataDir, stillOwner);
 }
 
-/**
- * When a CLI that started the server is done: the server goes to a tool still sharing it, which
- * stops it in turn; true when it did (and so is not to be stopped). Called with the data dir locked.
- */
-function handedOverToBorrower(dataDir: string): boolean {
-  const [next] = otherLiveBorrowers(dataDir);
-  if (!next) return false;
-  handOver(dataDir, next);
-  return true;
-}
-
-/**
- * What a borrower does when done: gives its note back and, when the server was handed over to it
- * meanwhile, hands it on or stops it.
- */
-async function giveBack({ dataDir, pgDir }: ServerPlace, name: string): Promise<void> {
-  await withDataDirLock(dataDir, async () => {
-    returnBorrowed(dataDir, name);
-    if (liveOwner(dataDir)?.borrower !== name || handedOverToBorrower(dataDir)) return;
-    const running = readPostmaster(pgDir);
-    if (running && isPostmasterOf(running.pid, pgDir)) await stopPostmaster(running.pid);
-    releaseDataDir(dataDir);
-  });
-}
-
 /** Shares a server found running, or adopts it when its owner is gone and this is an app. */
 async function shareOrAdopt(found: RunningPostmaster, place: ServerPlace, log: (line: string) => void): Promise<EmbeddedDatabase> {
   const { dataDir, pgDir, password } = place;
@@ -255,10 +223,17 @@ async function shareOrAdopt(found: RunningPostmaster, place: ServerPlace, log: (
   const url = urlFor(found.port, password);
   await ensureDatabaseExists(url);
   if (!place.adopt && !place.borrow) return { url, owned: false, stop: async () => {} };
+  if (!place.adopt && !liveOwner(dataDir)) {
+    // An orphan (its owner was killed, or interrupted after a hand-over): this command takes it, and
+    // stops it (or hands it on) when done, instead of leaving it running for the next npm start.
+    claimDataDir(dataDir, 'cli');
+    let stopped: Promise<void> | undefined;
+    return { url, owned: true, stop: () => (stopped ??= withDataDirLock(dataDir, () => stopUnlessHandedOver(dataDir, pgDir))) };
+  }
   if (!place.adopt) {
     const name = noteBorrower(dataDir);
     let given: Promise<void> | undefined;
-    return { url, owned: false, stop: () => (given ??= giveBack(place, name)) };
+    return { url, owned: false, stop: () => (given ??= giveBack(dataDir, pgDir, name)) };
   }
   // Its owner is gone: this app adopts it, and from now on is the one that stops it.
   claimDataDir(dataDir, 'app');
@@ -280,16 +255,17 @@ async function startNew(place: ServerPlace, log: (line: string) => void, portWan
   const port = portWanted ?? (await freePort());
   const server = await startServer(place, port);
   claimDataDir(dataDir, place.adopt ? 'app' : 'cli');
+  const started = readPostmaster(pgDir);
   const stopServer = server.stop.bind(server);
   let handedOver = false;
   server.stop = stopOnce(place.beforeStop, () =>
     withDataDirLock(dataDir, async () => {
       if (!place.adopt && (handedOver = handedOverToBorrower(dataDir))) return;
-      await stopServer();
+      // One already gone (killed under this process): the library would wait for an exit that came already.
+      if (!started || isRunning(started.pid)) await stopServer();
       releaseDataDir(dataDir);
     }),
   );
-  const started = readPostmaster(pgDir);
   const url = urlFor(port, place.password);
   await ensureDatabaseExists(url);
   log(`embedded PostgreSQL started on port ${port}`);

@@ -39,8 +39,11 @@ export async function provideDatabase({
   beforeStop,
   migrate = true,
   createEmbedded = true,
+  borrow = false,
 }: {
   adopt?: boolean;
+  /** A command that is done in moments (the CLI, a migration): see startEmbeddedPostgres's `borrow`. */
+  borrow?: boolean;
   log?: (line: string) => void;
   beforeStop?: () => Promise<void>;
   migrate?: boolean;
@@ -55,7 +58,7 @@ export async function provideDatabase({
   const database = config.DATABASE_URL
     ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
     : {
-        ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, borrow: !adopt, log, beforeStop }).catch(namingDataDir)),
+        ...(await startEmbeddedPostgres({ dataDir: config.dataDir, adopt, borrow, log, beforeStop }).catch(namingDataDir)),
         embedded: true,
       };
   try {

@@ -649,6 +649,23 @@ describe('cli on a stopped data dir', () => {
   });
 });
 
+describe("cli on a data dir whose PostgreSQL's owner is gone", () => {
+  it('takes the orphan and stops it when done; its starter, stopping after, neither hangs nor blocks another command', async () => {
+    const dataDir = freshDataDir();
+    const server = await startEmbeddedPostgres({ dataDir });
+    const pid = postmasterPid(dataDir)!;
+    // What a starter killed (or a borrower interrupted after a hand-over) leaves: an owner that is gone.
+    writeFileSync(join(dataDir, 'pg-owner'), `${JSON.stringify({ pid: 2 ** 22 + 1, startedAt: null, kind: 'cli' })}\n`);
+    expect(parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir)))).toEqual({ keys: [] });
+    expect(isRunning(pid)).toBe(false);
+    expect(postmasterPid(dataDir)).toBeUndefined();
+    // The library's stop waits for an exit that came already: before, it hung here holding the data dir's lock.
+    await server.stop();
+    expect(parseJsonOutput(ok(await runCli(['keys', 'list', '--json'], dataDir)))).toEqual({ keys: [] });
+    expect(postgresProcessesOf(dataDir)).toEqual([]);
+  }, 120_000);
+});
+
 describe("cli while the data dir's PostgreSQL is already running", () => {
   let dataDir: string;
   let server: EmbeddedDatabase;

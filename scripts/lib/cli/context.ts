@@ -19,7 +19,7 @@ export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Pr
   // a placeholder or guessable one is refused here as the production command refuses it.
   if (toolRunsInProduction()) (await import('../../../server/instance/placeholder-secrets')).refusePlaceholderSecrets();
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
-  database = await provideDatabase({ log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
+  database = await provideDatabase({ borrow: true, log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
   const { getPrisma, getSqlDb } = await import('../../../server/db/client');
   connected = true;
   return work(getPrisma(), getSqlDb());
