@@ -1,5 +1,4 @@
 import type Stripe from 'stripe';
-import { ApiError } from '../domain/errors';
 
 // A Stripe webhook delivery: verified against the raw body with the endpoint's signing secret,
 // then reduced to the few events selling acts on.
@@ -11,25 +10,29 @@ export type SalesEvent =
   | { type: 'expired'; sessionId: string }
   | { type: 'refund'; paymentIntentId: string; amountRefunded: number; chargeId: string }
   | { type: 'dispute'; paymentIntentId: string; chargeId: string; disputeId: string; reason: string }
-  | { type: 'ignored'; stripeType: string };
+  | { type: 'ignored'; stripeType: string }
+  /** Signed, but its fields are not of Stripe's types (never Stripe's own): refused, not a 500 Stripe retries for days. */
+  | { type: 'malformed'; stripeType: string };
 
 /** Throws Stripe's StripeSignatureVerificationError when the signature, secret or timestamp is wrong. */
 export function verifyStripeEvent(stripe: Stripe, rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
   return stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
 }
 
-const idOf = (value: string | { id: string } | null | undefined): string | null =>
-  value == null ? null : typeof value === 'string' ? value : value.id;
+/** An expandable field's id: the string, or the expanded object's `id`; anything else (never Stripe's) is none. */
+const idOf = (value: unknown): string | null => {
+  const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : value;
+  return typeof id === 'string' && id !== '' ? id : null;
+};
 
 const sessionIdOf = (event: Stripe.Event): string | null => {
   const id: unknown = (event.data.object as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' && id !== '' ? id : null;
 };
 
-/** A signed event whose fields are not of Stripe's types (never Stripe's own): refused, not a 500 retried for days. */
-const malformed = (type: string) => new ApiError('invalid_request', { message: `The ${type} event's fields are not of Stripe's types.` });
-
 export function salesEventOf(event: Stripe.Event): SalesEvent {
+  const object: unknown = (event.data as { object?: unknown } | undefined)?.object;
+  if (typeof object !== 'object' || object === null) return { type: 'malformed', stripeType: event.type };
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
@@ -44,8 +47,8 @@ export function salesEventOf(event: Stripe.Event): SalesEvent {
       const paymentIntentId = idOf(charge.payment_intent);
       if (!paymentIntentId) return { type: 'ignored', stripeType: event.type };
       const amount: unknown = charge.amount_refunded;
-      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0 || typeof charge.id !== 'string') {
-        throw malformed(event.type);
+      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0 || !idOf(charge.id)) {
+        return { type: 'malformed', stripeType: event.type };
       }
       return { type: 'refund', paymentIntentId, amountRefunded: amount, chargeId: charge.id };
     }
@@ -53,7 +56,9 @@ export function salesEventOf(event: Stripe.Event): SalesEvent {
       const dispute = event.data.object;
       const paymentIntentId = idOf(dispute.payment_intent);
       if (!paymentIntentId) return { type: 'ignored', stripeType: event.type };
-      if (typeof dispute.id !== 'string' || typeof dispute.reason !== 'string') throw malformed(event.type);
+      if (!idOf(dispute.id) || typeof dispute.reason !== 'string' || (dispute.charge != null && !idOf(dispute.charge))) {
+        return { type: 'malformed', stripeType: event.type };
+      }
       return { type: 'dispute', paymentIntentId, chargeId: idOf(dispute.charge) ?? '', disputeId: dispute.id, reason: dispute.reason };
     }
     default:

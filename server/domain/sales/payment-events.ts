@@ -31,6 +31,8 @@ export async function handleSalesEvent(db: PrismaClient, stripe: Stripe, event: 
         disputeId: event.disputeId,
         reason: event.reason,
       });
+    case 'malformed':
+      throw new ApiError('invalid_request', { message: `The ${event.stripeType} event's fields are not of Stripe's types.` });
     default:
       return { state: 'ignored' };
   }
