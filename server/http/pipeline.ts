@@ -26,7 +26,7 @@ import { parseJsonObject, readBodyBytes } from './read-json-body';
 import { POST_ERRORS, type RouteCall, type RouteDoc, type RouteSpec } from './route-doc';
 import { newRequestId } from './request-id';
 import type { Outcome, RouteContext, RunContext } from './route-context';
-import { jsonResponse, jsonText, toErrorResponse } from './responses';
+import { jsonResponse, jsonText, toApiError, toErrorResponse } from './responses';
 
 // Every /v1 request passes these steps in the order of CONTRACT.md §3; the first failure
 // wins and nothing reaches an engine before the units are held. Billing (steps 8 to 10, and
@@ -162,11 +162,18 @@ async function answer<P>(
   return eventStreamResponse(ctx.requestId, headers, (disconnected, writeDelta) => {
     const settling = runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
     ctx.record.streamSettled = settling;
-    return settling.then((settled) => {
-      observeStreamCharged(ctx.record);
-      if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
-      return settled.body;
-    });
+    return settling
+      .then((settled) => {
+        observeStreamCharged(ctx.record);
+        if (settled.interrupted) throw settled.interrupted; // charged: the stream ends with output_interrupted
+        return settled.body;
+      })
+      .catch((error: unknown) => {
+        // Its `error` event's code is the line's and the metric's, as an error answer's is (the status stays 200).
+        const apiError = toApiError(error, ctx.requestId);
+        ctx.record.errorCode = apiError.code;
+        throw apiError;
+      });
   });
 }
 

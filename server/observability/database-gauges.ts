@@ -1,8 +1,11 @@
 import type pg from 'pg';
+import { getConfig } from '../config';
 import { getPool, getProvisionalPool } from '../db/client';
 import type { Metrics } from './metrics';
 
-// Read at scrape time only, so they cost nothing between scrapes: two indexed queries.
+// Read at scrape time only, so they cost nothing between scrapes: two indexed queries, waited for
+// as long as /readyz waits (READINESS_TIMEOUT_MS): a database that does not answer must not make
+// the scrape outlast Prometheus's timeout (10 s) and lose the process metrics with it.
 
 const JOB_STATES = ['submitted', 'running'] as const;
 
@@ -16,8 +19,12 @@ async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
   const pool = getPool();
   setPool(metrics, 'main', pool);
   setPool(metrics, 'provisional', getProvisionalPool());
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the database did not answer in time')), getConfig().READINESS_TIMEOUT_MS);
+  });
   try {
-    const [holds, jobs] = await Promise.all([
+    const queries = Promise.all([
       pool.query<{ open: string; units: string }>(
         "SELECT count(*) AS open, COALESCE(sum(units), 0) AS units FROM unit_holds WHERE status = 'held'",
       ),
@@ -26,6 +33,8 @@ async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
            FROM jobs WHERE status IN ('submitted', 'running') GROUP BY status`,
       ),
     ]);
+    queries.catch(() => {}); // one that fails after the wait is over
+    const [holds, jobs] = await Promise.race([queries, late]);
     metrics.holdsOpen.set(Number(holds.rows[0]?.open ?? 0));
     metrics.heldUnits.set(Number(holds.rows[0]?.units ?? 0));
     for (const state of JOB_STATES) {
@@ -33,8 +42,12 @@ async function collectDatabaseGauges(metrics: Metrics): Promise<void> {
       metrics.videoJobs.labels(state).set(Number(row?.count ?? 0));
       if (state === 'submitted') metrics.videoQueueAge.set(Math.max(0, row?.oldest_seconds ?? 0));
     }
+    metrics.databaseUp.set(1);
   } catch {
     // The database does not answer: the process metrics are still worth a scrape; these keep their last values.
+    metrics.databaseUp.set(0);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -12,7 +12,8 @@ import { enableMetrics } from './metrics';
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 function bearerMatches(header: string | null, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7).trim() : '');
+  // The scheme is case-insensitive (RFC 9110 §11.1), as /v1 reads it.
+  const given = Buffer.from(header && /^bearer /i.test(header) ? header.slice(7).trim() : '');
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -22,6 +22,7 @@ export interface Metrics {
   videoJobs: Gauge<'state'>;
   videoQueueAge: Gauge;
   dbPool: Gauge<'pool' | 'state'>;
+  databaseUp: Gauge;
 }
 
 // One registry per process, made by whichever asks first (the instance as it starts, a test).
@@ -50,7 +51,7 @@ type RecordedMetrics = Pick<
   | 'salesAlerts'
   | 'logLinesDropped'
 >;
-type ScrapedGauges = Pick<Metrics, 'holdsOpen' | 'heldUnits' | 'videoJobs' | 'videoQueueAge' | 'dbPool'>;
+type ScrapedGauges = Pick<Metrics, 'holdsOpen' | 'heldUnits' | 'videoJobs' | 'videoQueueAge' | 'dbPool' | 'databaseUp'>;
 
 /** What this instance records as it happens: requests, units charged, engine calls and their cost, webhook attempts. */
 function recordedMetrics(client: PromClient, registry: Registry): RecordedMetrics {
@@ -151,6 +152,11 @@ function scrapedGauges(client: PromClient, registry: Registry): ScrapedGauges {
       name: 'wgs_db_pool_connections',
       help: "Connections of this instance's PostgreSQL pools by state (total, idle, waiting = queries queued for one)",
       labelNames: ['pool', 'state'] as const,
+      registers: [registry],
+    }),
+    databaseUp: new client.Gauge({
+      name: 'wgs_database_up',
+      help: "1 when PostgreSQL answered this scrape's database-wide gauges within READINESS_TIMEOUT_MS; 0 when not (those gauges then keep their last values)",
       registers: [registry],
     }),
   };

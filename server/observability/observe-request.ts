@@ -114,7 +114,8 @@ function finish(
   const ms = ended - started;
   const { status } = response;
   const operation = record.operation ?? route.operation;
-  const code = status >= 400 ? (record.errorCode ?? 'unknown') : undefined;
+  // A stream answered 200 that ended in an `error` event has that event's code.
+  const code = status >= 400 ? (record.errorCode ?? 'unknown') : record.errorCode;
   // After the hold an error is the engine's, and its usage event already says so.
   if (code && !record.held) countRefusal(record.keyId, operation, status, code);
   const charged = chargedNow(response, record);

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as metricsRoute from '@/app/metrics/route';
 import { resetConfigForTests } from '@/server/config';
-import { disconnectDb } from '@/server/db/client';
+import { disconnectDb, getPool } from '@/server/db/client';
 import { freePort } from '@/server/db/free-port';
 import { isLoopbackHost } from '@/server/config/loopback-host';
 import { startMetricsServer } from '@/server/observability/metrics-endpoint';
@@ -36,6 +36,34 @@ describe('GET /metrics on the app port', () => {
   it('is 404 when METRICS_TOKEN is not set', async () => {
     const response = await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`));
     expect(response.status).toBe(404);
+  });
+
+  it('takes the scheme in any case, as /v1 does (RFC 9110 §11.1)', async () => {
+    process.env.METRICS_TOKEN = TOKEN;
+    resetConfigForTests();
+    for (const scheme of ['bearer', 'BEARER']) expect((await metricsRoute.GET(scrapeRequest(`${scheme} ${TOKEN}`))).status).toBe(200);
+  });
+
+  it('answers within READINESS_TIMEOUT_MS when the database does not answer, saying so (wgs_database_up 0)', async () => {
+    process.env.METRICS_TOKEN = TOKEN;
+    process.env.READINESS_TIMEOUT_MS = '300';
+    resetConfigForTests();
+    const pool = getPool();
+    const stalled = vi.spyOn(pool, 'query').mockImplementation((() => new Promise(() => {})) as never);
+    try {
+      const started = performance.now();
+      const response = await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`));
+      expect(response.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      const exposition = parsePrometheusText(await response.text());
+      expect(sampleValue(exposition, 'wgs_database_up')).toBe(0);
+      expect(sampleValue(exposition, 'wgs_db_pool_connections', { pool: 'main', state: 'total' })).toBeGreaterThanOrEqual(0);
+    } finally {
+      stalled.mockRestore();
+      delete process.env.READINESS_TIMEOUT_MS;
+    }
+    const again = parsePrometheusText(await (await metricsRoute.GET(scrapeRequest(`Bearer ${TOKEN}`))).text());
+    expect(sampleValue(again, 'wgs_database_up')).toBe(1);
   });
 
   it('is 401 without the token or with another one', async () => {

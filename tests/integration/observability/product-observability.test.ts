@@ -208,4 +208,36 @@ describe('observability of a running instance', () => {
     expect(line).toMatchObject({ status: 200, units: 1, operation: 'text.generate' });
     expect(line.duration_ms).toBeGreaterThanOrEqual(Math.floor(streamedMs) - 1);
   });
+
+  it("logs and counts a stream answered 200 that ended in an error event with that event's code (outside audit: as a success)", async () => {
+    const token = 'stream-metrics-token-0123456789';
+    const streaming = await startProduct({ databaseUrl: database.url, env: { LOG_FORMAT: 'json', METRICS_TOKEN: token } });
+    try {
+      const key = await createTestKey({
+        providers: { streamdown: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' } },
+        operations: { 'text.generate': { engine: 'streamdown:m', units: 1 } },
+      });
+      const response = await fetch(`${streaming.base}/v1/text/generate`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': newKey(),
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({ input: 'never answered' }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toMatch(/event: error\ndata: \{"error":\{"code":"provider_unavailable"/);
+      await waitFor("the stream's line", () => (linesFrom(streaming.output(), key.key).length > 0 ? true : undefined), 5_000);
+      expect(linesFrom(streaming.output(), key.key)[0]).toMatchObject({ status: 200, code: 'provider_unavailable', units: 0 });
+      const metrics = await fetch(`${streaming.base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      const exposition = parsePrometheusText(await metrics.text());
+      const line = { route: '/v1/text/generate', method: 'POST', status: '200' };
+      expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...line, code: 'provider_unavailable' })).toBe(1);
+      expect(sampleValue(exposition, 'wgs_http_request_duration_seconds_count', { ...line, code: '' })).toBeUndefined();
+    } finally {
+      await streaming.stop();
+    }
+  });
 });
