@@ -174,7 +174,15 @@ describe('the OpenAI SDK on /openai/v1', () => {
     const video = await client.videos.create({ model: 'sora-2', prompt: 'Waves on a beach' });
     expect(video.object).toBe('video');
     expect(video.status).toBe('queued');
+    // OpenAI's video object names its prompt (and was remixed from none), on create and on every read.
+    expect([video.prompt, video.remixed_from_video_id]).toEqual(['Waves on a beach', null]);
     await expect.poll(async () => (await client.videos.retrieve(video.id)).status, { timeout: 60_000, interval: 500 }).toBe('completed');
+    expect((await client.videos.retrieve(video.id)).prompt).toBe('Waves on a beach');
+    // Another key's video, or none, is OpenAI's 404 in this surface's words.
+    await expect(client.videos.retrieve('job_000000000000000000000000')).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('No such video.'),
+    });
     const content = await client.videos.downloadContent(video.id);
     expect(content.headers.get('content-type')).toMatch(/^video\//);
     const whole = Buffer.from(await content.arrayBuffer());

@@ -1,6 +1,6 @@
 import { getSqlDb } from '../../../db/client';
 import type { JobView } from '../../../contract/jobs-and-uploads';
-import { readOwnJob } from '../../../domain/jobs/job-view';
+import { findOwnJob, toJobView } from '../../../domain/jobs/job-view';
 import { ApiError } from '../../../domain/errors';
 import { verifyObjectUrl } from '../../../storage/signed-urls';
 import { jsonResponse } from '../../responses';
@@ -26,8 +26,11 @@ const STATUS: Record<JobView['status'], string> = {
 
 const unix = (timestamp: string) => Math.floor(Date.parse(timestamp) / 1000);
 
-/** A job as OpenAI's video object; `model` is the operation's own model id. */
-function videoOf(job: JobView) {
+/**
+ * A job as OpenAI's video object; `model` is the operation's own model id. No `seconds` or `size`:
+ * the package's engine decides them, and they are not known before the video is.
+ */
+function videoOf(job: JobView, prompt: string) {
   const done = job.status === 'succeeded';
   const error = job.status === 'cancelled' ? { code: 'cancelled', message: 'The job was cancelled.' } : job.error;
   return {
@@ -40,8 +43,18 @@ function videoOf(job: JobView) {
     completed_at: done ? unix(job.updated_at) : null,
     expires_at: job.result ? unix(job.result.expires_at) : null,
     error,
+    prompt,
+    remixed_from_video_id: null,
     usage: job.usage,
   };
+}
+
+/** The calling key's own job and its prompt; anything else is 404 in the words of this surface. */
+async function ownVideo(ctx: RouteContext) {
+  const job = await findOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '').catch((error: unknown) => {
+    throw error instanceof ApiError && error.code === 'not_found' ? new ApiError('not_found', { message: 'No such video.' }) : error;
+  });
+  return { view: toJobView(job, ctx.origin), prompt: job.input.prompt };
 }
 
 /** The form as the SDK's videos.create sends it (multipart), or the same fields as JSON. */
@@ -66,7 +79,13 @@ function translateVideo(body: MultipartBody, ctx: RouteContext): Translation<unk
     v1Body: { prompt: body.fields.prompt },
     params: { prompt: 'prompt' },
     fingerprinted: multipartFingerprintBody(body),
-    respond: (stored) => jsonResponse(200, videoOf(JSON.parse(stored) as JobView), ctx.requestId),
+    // A replay's body is this request's (the same fingerprint): the same prompt.
+    respond: (stored) =>
+      jsonResponse(
+        200,
+        videoOf(JSON.parse(stored) as JobView, typeof body.fields.prompt === 'string' ? body.fields.prompt : ''),
+        ctx.requestId,
+      ),
   });
 }
 
@@ -85,7 +104,10 @@ export const getVideoRoute = defineOpenAIGetRoute({
   operationId: 'retrieveVideo',
   operation: 'videos.get',
   summary: 'Retrieve an owned video job',
-  handle: async (ctx) => videoOf(await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin)),
+  handle: async (ctx) => {
+    const { view, prompt } = await ownVideo(ctx);
+    return videoOf(view, prompt);
+  },
 });
 
 export const getVideoContentRoute = defineOpenAIGetRoute({
@@ -96,7 +118,7 @@ export const getVideoContentRoute = defineOpenAIGetRoute({
   handle: async (ctx) => {
     const variant = new URL(ctx.request.url).searchParams.get('variant') ?? 'video';
     if (variant !== 'video') throw refuseParam('variant', 'variant: only "video" is served.', 'unsupported_value');
-    const job = await readOwnJob(getSqlDb(), ctx.key.id, ctx.params.video_id ?? '', ctx.origin);
+    const { view: job } = await ownVideo(ctx);
     const verified = job.result ? verifyObjectUrl(new URL(job.result.url)) : undefined;
     if (!verified?.ok) throw new ApiError('not_found', { message: `The video ${job.job_id} is ${STATUS[job.status]}: it has no content.` });
     return objectResponse(verified.key, verified.contentType, ctx.requestId, ctx.request);
