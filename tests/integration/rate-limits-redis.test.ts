@@ -100,8 +100,16 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
 
   it('Redis down: 503 with Retry-After, nothing charged, the key free; back up: served again', async () => {
     const { key, id } = await createTestKey({ rpm: 100, quota: 10 });
-    expect((await call(api, TEXT, { input: 'before' }, { key })).status).toBe(200);
+    const finished = newIdempotencyKey();
+    const first = await call(api, TEXT, { input: 'before' }, { key, idempotencyKey: finished });
+    expect(first.status).toBe(200);
     await redis.stop();
+
+    // Step 8 comes before step 9 (CONTRACT.md §3): a finished request's retry is its replay, Redis
+    // or not, and the same key with another body 422 (outside audit: both were 503).
+    const replay = await call(api, TEXT, { input: 'before' }, { key, idempotencyKey: finished });
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.text]).toEqual([200, 'true', first.text]);
+    expectEnvelope(await call(api, TEXT, { input: 'another body' }, { key, idempotencyKey: finished }), 422, 'idempotency_key_reused');
 
     const idempotencyKey = newIdempotencyKey();
     const down = await call(api, TEXT, { input: 'while down' }, { key, idempotencyKey });

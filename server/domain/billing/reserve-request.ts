@@ -1,5 +1,6 @@
 import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
+import { isRedisUnavailable } from '../../db/redis';
 import { ApiError, isApiError } from '../errors';
 import { engineNamesOf } from '../engine-names';
 import { claimIdempotencyKey, findExisting, judgeExisting } from './idempotency-store';
@@ -100,15 +101,17 @@ async function reserveAfterRatePoint(db: SqlDb, request: BillingRequest): Promis
 
 /**
  * Step 9's point is taken before step 8's claim (they share round trips) and given back when the
- * key turns out to be another request's, so those answer as if step 9 never ran; a rate-limited
- * request whose key has a record still gets step 8's answer (a replay, 409 or 422).
+ * key turns out to be another request's, so those answer as if step 9 never ran; a request
+ * rate-limited, or whose point Redis could not take, whose key has a record still gets step 8's
+ * answer (a replay, 409 or 422).
  */
 async function takeRatePoint(db: SqlDb, request: BillingRequest): Promise<Replay | { kind: 'counted'; rate: RateState }> {
   const { key } = request;
   try {
     return { kind: 'counted', rate: await consumeRequest(db, key.id, key.requestsPerMinute) };
   } catch (error) {
-    const existing = isApiError(error) && error.code === 'rate_limited' ? await findExisting(db, request.scope) : undefined;
+    const beforeStep8 = (isApiError(error) && error.code === 'rate_limited') || isRedisUnavailable(error);
+    const existing = beforeStep8 ? await findExisting(db, request.scope).catch(() => undefined) : undefined;
     if (!existing) throw error;
     // A refused point is not counted, so a burst of retries answered by step 8 (409 while the
     // first runs) does not use up the minute.
