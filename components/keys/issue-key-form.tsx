@@ -19,7 +19,8 @@ interface PackageChoice {
   slug: string;
   name: string;
   latest_version: number;
-  quota_units: number;
+  /** Each version's quota units, by version number. */
+  version_quotas: Record<number, number>;
 }
 
 interface Issued {
@@ -38,6 +39,8 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const selected = props.packages.find((pkg) => pkg.slug === slug);
+  const [version, setVersion] = useState<number | undefined>(undefined);
+  const chosenVersion = version ?? selected?.latest_version ?? 0;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -112,7 +115,10 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
             id="package"
             name="package"
             value={slug}
-            onChange={(event) => setSlug(event.target.value)}
+            onChange={(event) => {
+              setSlug(event.target.value);
+              setVersion(undefined); // the new package's select starts at its latest version
+            }}
             required
             {...FieldError.props('packageSlug', errors)}
           >
@@ -126,7 +132,13 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
         </div>
         <div className="field">
           <label htmlFor="version">Version</label>
-          <select id="version" name="version" key={slug} defaultValue={selected?.latest_version}>
+          <select
+            id="version"
+            name="version"
+            key={slug}
+            defaultValue={selected?.latest_version}
+            onChange={(event) => setVersion(Number(event.currentTarget.value))}
+          >
             {Array.from({ length: selected?.latest_version ?? 0 }, (_, index) => (selected?.latest_version ?? 0) - index).map((version) => (
               <option key={version} value={version}>
                 {version}
@@ -175,7 +187,7 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
             {...FieldError.props('extraUnits', errors, 'extraUnits-hint')}
           />
           <span className="hint" id="extraUnits-hint">
-            On top of the version&apos;s {formatNumber(selected?.quota_units ?? 0)} units
+            On top of version {chosenVersion}&apos;s {formatNumber(selected?.version_quotas[chosenVersion] ?? 0)} units
           </span>
           <FieldError name="extraUnits" errors={errors} />
         </div>

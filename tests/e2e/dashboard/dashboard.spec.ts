@@ -150,6 +150,11 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await page.getByRole('link', { name: 'Issue a key' }).click();
     await expect(page.getByLabel('Package')).toHaveValue('starter');
     await expect(page.getByLabel('Version')).toHaveValue('2');
+    // The hint names the chosen version's own quota (outside audit: always the latest's).
+    await expect(page.getByText("On top of version 2's 2,000 units")).toBeVisible();
+    await page.getByLabel('Version').selectOption('1');
+    await expect(page.getByText("On top of version 1's 1,000 units")).toBeVisible();
+    await page.getByLabel('Version').selectOption('2');
     await page.getByLabel('Label').fill('e2e customer');
     await page.getByRole('button', { name: 'Issue key' }).click();
     key = (await page.getByTestId('issued-key').textContent()) ?? '';

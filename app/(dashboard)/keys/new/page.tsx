@@ -11,7 +11,14 @@ export const metadata: Metadata = { title: 'Issue a key' };
 export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
   const { caller } = await dashboardCaller('/keys/new', 'admin');
   // An archived package sells no new keys: it is not offered.
-  const packages = (await caller.packages.list()).filter((pkg) => !pkg.archived_at);
+  const listed = (await caller.packages.list()).filter((pkg) => !pkg.archived_at);
+  // Each version's own quota, for the form's hint on the version chosen (not only the latest's).
+  const packages = await Promise.all(
+    listed.map(async (pkg) => ({
+      ...pkg,
+      version_quotas: Object.fromEntries((await caller.packages.get({ slug: pkg.slug })).versions.map((v) => [v.version, v.quota_units])),
+    })),
+  );
   const requested = param(await searchParams, 'package');
   return (
     <div className="stack">
