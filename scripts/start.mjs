@@ -9,9 +9,29 @@
 import { restartWithAsyncContextFrame } from './lib/async-context-frame.mjs';
 
 restartWithAsyncContextFrame();
+await refuseBusyPort();
 const { register } = await import('tsx/esm/api');
 const tsx = register({ namespace: 'wgs-build-check' });
 const { ensureBuilds } = await tsx.import('./lib/server-bundle.ts', import.meta.url);
 await tsx.unregister();
 ensureBuilds(process.cwd(), process.env.NEXT_DIST_DIR || '.next', (line) => process.stdout.write(`[wgs] ${line}\n`));
 await import(new URL('../dist/serve.js', import.meta.url).href);
+
+/**
+ * A PORT another process listens on is said at once, not after a first build and the database's
+ * start (minutes). A PORT that is no port is left to the configuration's own check.
+ */
+async function refuseBusyPort() {
+  const port = Number(process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return;
+  const host = process.env.HOST || '0.0.0.0';
+  const { createServer } = await import('node:net');
+  const error = await new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', resolve);
+    probe.listen(port, host, () => probe.close(() => resolve(undefined)));
+  });
+  if (error?.code !== 'EADDRINUSE') return;
+  process.stderr.write(`[wgs] failed to start: ${host}:${port} is in use by another process; stop it or set PORT to another port\n`);
+  process.exit(1);
+}

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,6 +162,16 @@ describe('two npm starts on one data dir', () => {
     const health = await fetch(`http://127.0.0.1:${firstPort}/healthz`);
     expect(health.status).toBe(200);
     await health.arrayBuffer();
+    // A start on the first one's port says so at once, before a build or a database of its own.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'wgs-busy-port-'));
+    try {
+      const busy = startApp(elsewhere, firstPort);
+      expect((await exitOf(busy, 'a start on a busy port')).code).toBe(1);
+      expect(busy.output()).toContain(`:${firstPort} is in use by another process`);
+      expect(existsSync(join(elsewhere, 'pg'))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
     // The CLI meanwhile borrows the first one's server and leaves it running.
     expect(parseJsonOutput(await runCli(['keys', 'list', '--json'], shared))).toMatchObject({ keys: [] });
     expect(isRunning(postmaster!)).toBe(true);
