@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -12,6 +13,8 @@ const STALE_MS = 30_000;
 const WAIT_MS = 120_000;
 
 export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>): Promise<T> {
+  // A data dir removed meanwhile (a test cleaning up, before its server's stop): nobody to take turns with.
+  if (!existsSync(dataDir)) return work();
   const release = await lockfile
     .lock(dataDir, {
       lockfilePath: join(dataDir, 'pg-start.lock'),
@@ -22,6 +25,7 @@ export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>
       onCompromised: () => {},
     })
     .catch((error: unknown) => {
+      if ((error as { code?: string }).code === 'ENOENT') return undefined; // removed as it was locked
       throw (error as { code?: string }).code === 'ELOCKED'
         ? new Error(`another process has been starting or stopping the embedded PostgreSQL of ${dataDir} for over ${WAIT_MS / 1000} s`)
         : error;
@@ -29,6 +33,6 @@ export async function withDataDirLock<T>(dataDir: string, work: () => Promise<T>
   try {
     return await work();
   } finally {
-    await release().catch(() => {});
+    await release?.().catch(() => {});
   }
 }
