@@ -107,6 +107,7 @@ describe('cli providers', () => {
     const empty = await runCli(['providers', 'set-key', 'spare'], dataDir, 90_000, {}, '\n');
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/apiKey: the key is empty/);
+    expect(empty.stderr).not.toMatch(/printable characters/); // said once, not also as wrong characters
     const listed = parseJsonOutput(await runCli(['providers', 'list', '--json'], dataDir)) as {
       providers: { name: string; key: { source: string } }[];
     };

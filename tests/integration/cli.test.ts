@@ -630,6 +630,15 @@ describe('cli on a stopped data dir', () => {
     expect(postmasterPid(dataDir)).toBeUndefined();
   });
 
+  it('says how packages get into a database that has none, when asked for a key of one', async () => {
+    const refused = await runCli(['keys', 'create', '--package', 'starter', '--json'], freshDataDir());
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('No package has been applied to this database yet: npm start applies packages.example.json'),
+    });
+  });
+
   it('runs commands started at once: one starts the server, the others share it, and the last one done stops it', async () => {
     const dataDir = freshDataDir();
     ok(await runCli(['packages', 'apply', EXAMPLE], dataDir));

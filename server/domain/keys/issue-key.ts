@@ -89,7 +89,15 @@ export async function insertKey(tx: Prisma.TransactionClient, actor: Actor, row:
 /** The package version the key is sold on: the package must exist and not be archived. */
 async function sellableVersion(db: PrismaClient, input: IssueKeyInput) {
   const pkg = await db.package.findUnique({ where: { slug: input.packageSlug } });
-  if (!pkg) throw new ApiError('not_found', { message: `No package "${input.packageSlug}".` });
+  if (!pkg) {
+    // A database with no package at all is one nothing was applied to yet (a CLI run before npm
+    // start's first start, or on another WGS_DATA_DIR): say how packages get there.
+    const none = (await db.package.count()) === 0;
+    const hint = none
+      ? ' No package has been applied to this database yet: npm start applies packages.example.json to an empty database as it starts, and `packages apply FILE` applies a file.'
+      : '';
+    throw new ApiError('not_found', { message: `No package "${input.packageSlug}".${hint}` });
+  }
   if (pkg.archivedAt) {
     throw ApiError.validation([
       {

@@ -9,8 +9,9 @@ export const setProviderKeyInput = z.strictObject({
   // Printable ASCII without spaces: what every provider's keys are made of; a pasted line break is refused, not stored.
   apiKey: z
     .string()
-    .min(1, 'the key is empty')
-    .max(4096, 'the key is longer than 4096 characters')
+    // Each bound ends the check: an empty key is said once, not also as one of wrong characters.
+    .min(1, { error: 'the key is empty', abort: true })
+    .max(4096, { error: 'the key is longer than 4096 characters', abort: true })
     .regex(/^[\x21-\x7e]+$/, 'the key must be printable characters without spaces or line breaks'),
 });
 
