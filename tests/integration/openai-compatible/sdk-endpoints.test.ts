@@ -157,6 +157,8 @@ describe('the OpenAI SDK on /openai/v1', () => {
     });
     expect(typeof transcript.text).toBe('string');
     expect(Array.isArray(transcript.segments)).toBe(true);
+    // Asked for none, the language transcribed in is the package's default (its first), as OpenAI names the one it heard.
+    expect(transcript.language).toBe('en');
     // duration is the recording's length, as OpenAI's is, not where the last segment ends (outside audit).
     const recorded = (withSilence.length - 44) / wav.readUInt32LE(28); // the local engine's WAV: a 44-byte header, then PCM
     expect(transcript.duration).toBeCloseTo(recorded, 1);

@@ -41,7 +41,7 @@ export const surfaceKey = (options: { quota?: number; requireKey?: boolean } = {
       'code.generate': { engine: 'local', units: 2, model_aliases: ['gpt-4.1-code'] },
       'images.generate': { engine: 'local', units: 5, output_formats: ['png', 'webp'], model_aliases: ['gpt-image-1'] },
       'audio.speech': { engine: 'local', units: 3, voices: ['alloy'], output_formats: ['mp3', 'wav'], model_aliases: ['tts-1'] },
-      'audio.transcribe': { engine: 'local', units: 4, model_aliases: ['whisper-1'] },
+      'audio.transcribe': { engine: 'local', units: 4, languages: ['en', 'fr'], model_aliases: ['whisper-1'] },
       'videos.generate': { engine: 'local', units: 20, model_aliases: ['sora-2'] },
     },
   });

@@ -23,6 +23,8 @@ interface StoredTranscript {
   units: GenerationResult['usage'];
   /** The recording's length (verbose_json), kept for a replay; absent from answers stored before it was. */
   duration?: number | null;
+  /** The language transcribed in (the request's, else the package's default; none when the engine chose), kept for a replay. */
+  language?: string | null;
 }
 
 function field(body: MultipartBody, name: string): string | undefined {
@@ -57,8 +59,8 @@ function readFields(body: MultipartBody) {
   return { format, language, file, segments: format === 'verbose_json' };
 }
 
-function answer(stored: string, ctx: RouteContext, format: Format, language: string | undefined): Response {
-  const { output, units, duration: recorded } = JSON.parse(stored) as StoredTranscript;
+function answer(stored: string, ctx: RouteContext, format: Format, requested: string | undefined): Response {
+  const { output, units, duration: recorded, language = requested } = JSON.parse(stored) as StoredTranscript;
   const headers = unitHeaders(units);
   if (format === 'text') {
     const plain = baseHeaders(ctx.requestId, headers);
@@ -81,6 +83,7 @@ function translateTranscription(body: MultipartBody, ctx: RouteContext): Transla
   resolveModel(ctx.key, field(body, 'model'), ['audio.transcribe']);
   const request = readFields(body);
   let duration: number | null = null;
+  let language: string | null = null;
   return translated({
     steps: audioTranscribeRoute.steps,
     prepare: async () => {
@@ -91,11 +94,12 @@ function translateTranscription(body: MultipartBody, ctx: RouteContext): Transla
         file,
       );
       if (request.segments) duration = await recordingSeconds(prepared, file);
+      language = prepared.task.language ?? null;
       return prepared;
     },
     params: { language: 'language', timestamps: 'timestamp_granularities', file: 'file', input_upload_id: 'file' },
     fingerprinted: multipartFingerprintBody(body),
-    render: (result) => JSON.stringify({ output: result.output, units: result.usage, duration } as StoredTranscript),
+    render: (result) => JSON.stringify({ output: result.output, units: result.usage, duration, language } as StoredTranscript),
     respond: (stored) => answer(stored, ctx, request.format, request.language),
   });
 }
