@@ -1,6 +1,7 @@
 'use client';
 import type { FormEvent } from 'react';
 import { useFormAction } from '../forms/use-form-action';
+import { formatNumber } from '../ui/format';
 import { trpc } from '../trpc/client';
 
 export function TopUpForm(props: { id: string }) {
@@ -17,7 +18,7 @@ export function TopUpForm(props: { id: string }) {
     await run(async () => {
       const key = await trpc.keys.topUp.mutate({ id: props.id, units });
       formElement.reset();
-      return { tone: 'ok', text: `Added ${units} units; ${key.remaining_units} remaining.` };
+      return { tone: 'ok', text: `Added ${formatNumber(units)} units; ${formatNumber(key.remaining_units)} remaining.` };
     });
   }
 
