@@ -61,6 +61,20 @@ function linesFrom(output: string, secret: string) {
     .filter((line) => line.key_prefix === secret.slice(0, 13));
 }
 
+/** POST /v1/text/generate asking for the event stream. */
+function streamedGenerate(base: string, key: string, input: string): Promise<Response> {
+  return fetch(`${base}/v1/text/generate`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'idempotency-key': newKey(),
+      accept: 'text/event-stream',
+    },
+    body: JSON.stringify({ input }),
+  });
+}
+
 describe('observability of a running instance', () => {
   it('logs a client that hung up inside its body as its own 400, not as an outage (503)', async () => {
     const key = await createTestKey();
@@ -187,16 +201,7 @@ describe('observability of a running instance', () => {
     // An instance of its own: the metrics above count every call of theirs.
     const streaming = await startProduct({ databaseUrl: database.url, env: { LOG_FORMAT: 'json' } });
     const key = await createTestKey();
-    const response = await fetch(`${streaming.base}/v1/text/generate`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key.key}`,
-        'content-type': 'application/json',
-        'idempotency-key': newKey(),
-        accept: 'text/event-stream',
-      },
-      body: JSON.stringify({ input: 'A story about a lighthouse keeper, told slowly. '.repeat(20) }),
-    });
+    const response = await streamedGenerate(streaming.base, key.key, 'A story about a lighthouse keeper, told slowly. '.repeat(20));
     const started = performance.now();
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(await response.text()).toContain('event: done');
@@ -217,16 +222,7 @@ describe('observability of a running instance', () => {
         providers: { streamdown: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1' } },
         operations: { 'text.generate': { engine: 'streamdown:m', units: 1 } },
       });
-      const response = await fetch(`${streaming.base}/v1/text/generate`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key.key}`,
-          'content-type': 'application/json',
-          'idempotency-key': newKey(),
-          accept: 'text/event-stream',
-        },
-        body: JSON.stringify({ input: 'never answered' }),
-      });
+      const response = await streamedGenerate(streaming.base, key.key, 'never answered');
       expect(response.status).toBe(200);
       expect(await response.text()).toMatch(/event: error\ndata: \{"error":\{"code":"provider_unavailable"/);
       await waitFor("the stream's line", () => (linesFrom(streaming.output(), key.key).length > 0 ? true : undefined), 5_000);
