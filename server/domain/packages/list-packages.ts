@@ -45,6 +45,14 @@ export async function listPackages(db: PrismaClient) {
   });
 }
 
+/** Every version's quota, by package slug and version number (one query: the issue-key form's hint). */
+export async function versionQuotas(db: PrismaClient): Promise<Record<string, Record<number, number>>> {
+  const versions = await db.packageVersion.findMany({ select: { version: true, quotaUnits: true, package: { select: { slug: true } } } });
+  const quotas: Record<string, Record<number, number>> = {};
+  for (const { version, quotaUnits, package: pkg } of versions) (quotas[pkg.slug] ??= {})[version] = quotaUnits;
+  return quotas;
+}
+
 /** A package with every version, newest first, and how many keys each version has sold. */
 export async function getPackage(db: PrismaClient, slug: string) {
   const pkg = await db.package.findUnique({

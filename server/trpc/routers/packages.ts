@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { setPackageArchived } from '../../domain/packages/archive-package';
 import { createPackageVersion } from '../../domain/packages/create-package-version';
-import { getPackage, listPackages } from '../../domain/packages/list-packages';
+import { getPackage, listPackages, versionQuotas } from '../../domain/packages/list-packages';
 import { diffVersions } from '../../domain/packages/version-diff';
 import { ApiError } from '../../domain/errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
@@ -12,6 +12,7 @@ const versionNumber = z.number().int().min(1).max(PG_INTEGER_MAX);
 
 export const packagesRouter = router({
   list: viewerProcedure.query(({ ctx }) => listPackages(ctx.db)),
+  versionQuotas: viewerProcedure.query(({ ctx }) => versionQuotas(ctx.db)),
   get: viewerProcedure.input(z.strictObject({ slug })).query(({ ctx, input }) => getPackage(ctx.db, input.slug)),
   /** The definition is checked by the packages-file schema inside the domain, field by field. */
   createVersion: adminProcedure

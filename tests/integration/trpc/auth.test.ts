@@ -186,6 +186,7 @@ describe('every procedure refuses an unauthenticated caller', () => {
   const calls: [string, () => Promise<unknown>][] = [
     ['overview.get', () => caller.overview.get()],
     ['packages.list', () => caller.packages.list()],
+    ['packages.versionQuotas', () => caller.packages.versionQuotas()],
     ['packages.get', () => caller.packages.get({ slug: 'starter' })],
     ['packages.createVersion', () => caller.packages.createVersion({ definition: {}, mode: 'new-package' })],
     ['providers.list', () => caller.providers.list()],

@@ -11,14 +11,9 @@ export const metadata: Metadata = { title: 'Issue a key' };
 export default async function NewKeyPage({ searchParams }: { searchParams: SearchParams }) {
   const { caller } = await dashboardCaller('/keys/new', 'admin');
   // An archived package sells no new keys: it is not offered.
-  const listed = (await caller.packages.list()).filter((pkg) => !pkg.archived_at);
+  const [listed, quotas] = await Promise.all([caller.packages.list(), caller.packages.versionQuotas()]);
   // Each version's own quota, for the form's hint on the version chosen (not only the latest's).
-  const packages = await Promise.all(
-    listed.map(async (pkg) => ({
-      ...pkg,
-      version_quotas: Object.fromEntries((await caller.packages.get({ slug: pkg.slug })).versions.map((v) => [v.version, v.quota_units])),
-    })),
-  );
+  const packages = listed.filter((pkg) => !pkg.archived_at).map((pkg) => ({ ...pkg, version_quotas: quotas[pkg.slug] ?? {} }));
   const requested = param(await searchParams, 'package');
   return (
     <div className="stack">
