@@ -17,7 +17,7 @@ import {
 } from './normalize-request';
 import type { DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
-import { DRAIN_LIMIT_BYTES, DRAIN_LIMIT_MS } from './unread-body';
+import { DRAIN_LIMIT_BYTES, drainBody } from './unread-body';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
 // request on, so that every answer of the API comes in the error envelope: the API's surfaces
@@ -75,22 +75,8 @@ function dropFrameworkVary(res: ServerResponse): void {
  * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
  */
 function answerAfterDraining(req: IncomingMessage, send: () => void): void {
-  let sent = false;
-  const once = () => {
-    if (sent) return;
-    sent = true;
-    clearTimeout(timer);
-    send();
-  };
-  const timer = setTimeout(once, DRAIN_LIMIT_MS);
-  let received = 0;
-  req.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > DRAIN_LIMIT_BYTES) once();
-  });
-  req.once('end', once);
-  req.once('error', once);
-  if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) once();
+  if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) send();
+  else drainBody(req, send);
 }
 
 function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer): void {
