@@ -368,6 +368,14 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     expect(topped).toMatchObject({ id: issued.id, remaining_units: 1025 });
     const human = ok(await runCli(['keys', 'topup', issued.id as string, '--units', '5'], running.dataDir));
     expect(human.stdout.trim()).toBe(`${issued.id}: 1030 units remaining`);
+    // Without SMTP_URL and MAIL_FROM the address is kept, and the operator is told the portal cannot confirm by mail.
+    const emailed = ok(await runCli(['keys', 'email', issued.id as string, '--email', 'buyer@example.com'], running.dataDir));
+    expect([emailed.stdout.trim(), emailed.stderr]).toEqual([
+      `${issued.id}: buyer buyer@example.com`,
+      expect.stringMatching(/notice: mail is off here/),
+    ]);
+    const cleared = ok(await runCli(['keys', 'email', issued.id as string, '--clear'], running.dataDir));
+    expect(cleared.stderr).not.toMatch(/mail is off/);
 
     const revoked = parseJsonOutput(ok(await runCli(['keys', 'revoke', issued.id as string, '--json'], running.dataDir)));
     expect(revoked).toMatchObject({ id: issued.id, status: 'revoked', revoked_at: expect.any(String) });
@@ -400,7 +408,7 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
       const { rows } = await client.query(`SELECT status, remaining_units FROM api_keys WHERE id = $1`, [issued.id]);
       expect(rows).toEqual([{ status: 'revoked', remaining_units: 1030 }]);
       const { rows: audit } = await client.query(`SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id`, [issued.id]);
-      expect(audit.map((a) => a.action)).toEqual(['key.create', 'key.topup', 'key.topup', 'key.revoke']);
+      expect(audit.map((a) => a.action)).toEqual(['key.create', 'key.topup', 'key.topup', 'key.email', 'key.email', 'key.revoke']);
     });
 
     // Without --limit every key is listed; with it, the newest n.

@@ -22,6 +22,13 @@ export function addKeyOwnerCommands(keys: Command): void {
         const { setBuyerEmail } = await import('../../../server/domain/portal/owner-email');
         const key = await setBuyerEmail(prisma, CLI_ACTOR, id, options.clear ? null : options.email!);
         output(Boolean(options.json), key, () => (key.buyer_email ? `${key.id}: buyer ${key.buyer_email}` : `${key.id}: no buyer e-mail`));
+        const { mailOn } = await import('../../../server/mail/mailer');
+        // The address is kept either way; without mail the portal offers no rotation or webhook change (docs/selling.md).
+        if (key.buyer_email && !mailOn()) {
+          process.stderr.write(
+            'notice: mail is off here (SMTP_URL and MAIL_FROM are not both set): the portal confirms by e-mail only where they are\n',
+          );
+        }
       }),
     );
   keys
