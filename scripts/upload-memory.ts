@@ -107,7 +107,7 @@ function sampleRss() {
 /** Create, PUT the streamed content, complete: what each step answered and the RSS around the PUT. */
 async function uploadThroughRoutes(key: string, sha256: string) {
   const { createUploadRoute, completeUploadRoute } = await import('../server/http/routes/uploads');
-  const { handleUploadPut } = await import('../server/http/upload-put');
+  const { uploadUrlMethods } = await import('../server/http/upload-put');
   global.gc?.();
   const rss = sampleRss();
   const created = postRequest(key, '/v1/uploads', {
@@ -130,7 +130,7 @@ async function uploadThroughRoutes(key: string, sha256: string) {
     },
   });
   const started = Date.now();
-  const putRes = await handleUploadPut(
+  const putRes = await uploadUrlMethods.PUT(
     new Request(upload.upload_url, { method: 'PUT', body, headers: { 'Content-Type': 'image/png' }, duplex: 'half' } as RequestInit),
     { params: Promise.resolve({ uploadId: upload.upload_id }) },
   );

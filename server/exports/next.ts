@@ -29,7 +29,7 @@ export { handleStripeWebhook } from '../http/sales/stripe-webhook';
 export { crossSiteRefusal } from '../http/same-origin';
 export { csvExportResponse } from '../http/csv-export';
 export { outputUrlMethods } from '../http/serve-signed-object';
-export { handleUploadPut } from '../http/upload-put';
+export { uploadUrlMethods } from '../http/upload-put';
 export { startInstance } from '../instance/start-instance';
 export { serveMetrics } from '../observability/metrics-endpoint';
 export { startTracing } from '../observability/tracing';

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors';
 import { newRequestId } from './request-id';
-import { toErrorResponse } from './responses';
+import { noReferrer, toErrorResponse } from './responses';
 
 // The exports of a route file Next serves beside the API's own app: the signed URLs' routes
 // (/files, /uploads), part of the API, so every method Next can route answers in the envelope.
@@ -32,4 +32,15 @@ export function routeMethods<R extends Request = Request>(given: Partial<Record<
   const notAllowed: Handler<R> = async () =>
     toErrorResponse(new ApiError('method_not_allowed', { headers: { Allow: allow } }), newRequestId());
   return Object.fromEntries(METHODS.map((method) => [method, withHead[method] ?? notAllowed])) as RouteMethods<R>;
+}
+
+/**
+ * The methods of a signed URL's route (an output or upload URL, the URL its only credential): as
+ * routeMethods, and no answer lets a Referer carry the URL on.
+ */
+export function signedUrlMethods(given: Partial<Record<Method, Handler>>): RouteMethods {
+  const methods = routeMethods(given);
+  return Object.fromEntries(
+    METHODS.map((method) => [method, async (request: Request, next?: RouteParams) => noReferrer(await methods[method](request, next))]),
+  ) as RouteMethods;
 }

@@ -4,8 +4,8 @@ import { getObjectStore } from '../storage/get-object-store';
 import { verifyObjectUrl } from '../storage/signed-urls';
 import { parseRangeHeader } from '../storage/byte-range';
 import { newRequestId } from './request-id';
-import { routeMethods, type RouteMethods } from './route-methods';
-import { baseHeaders, noReferrer, toErrorResponse } from './responses';
+import { signedUrlMethods, type RouteMethods } from './route-methods';
+import { baseHeaders, toErrorResponse } from './responses';
 
 /**
  * GET /files/<key>?exp&type&n&sig (served through outputUrlMethods, below): streams a private object
@@ -48,10 +48,5 @@ export async function objectResponse(key: string, contentType: string, requestId
   return new Response(Readable.toWeb(object.body) as ReadableStream, { status: part ? 206 : 200, headers });
 }
 
-/** Every method of an output URL: GET and HEAD serve it, the others are 405; none lets a Referer carry the URL on. */
-export const outputUrlMethods: RouteMethods = Object.fromEntries(
-  Object.entries(routeMethods({ GET: serveSignedObject })).map(([method, handle]) => [
-    method,
-    async (request: Request) => noReferrer(await handle(request)),
-  ]),
-) as RouteMethods;
+/** Every method of an output URL: GET and HEAD serve it, the others are 405. */
+export const outputUrlMethods: RouteMethods = signedUrlMethods({ GET: serveSignedObject });

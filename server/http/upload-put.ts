@@ -5,7 +5,8 @@ import { receiveUploadBytes } from '../domain/uploads/receive-upload-bytes';
 import { verifyUploadUrl } from '../storage/upload-urls';
 import { dropRestOfBody } from './read-json-body';
 import { newRequestId } from './request-id';
-import { jsonResponse, noReferrer, toErrorResponse } from './responses';
+import { signedUrlMethods, type RouteMethods } from './route-methods';
+import { jsonResponse, toErrorResponse } from './responses';
 
 type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
@@ -32,7 +33,7 @@ function bodyReadable(body: ReadableStream<Uint8Array>): Readable {
 }
 
 /** PUT /uploads/<uploadId>?exp&sig: the direct upload of the local store; the signed URL is the only credential. */
-export async function handleUploadPut(request: Request, next?: NextContext): Promise<Response> {
+async function handleUploadPut(request: Request, next?: NextContext): Promise<Response> {
   const requestId = newRequestId();
   let body: Readable | undefined;
   try {
@@ -48,11 +49,14 @@ export async function handleUploadPut(request: Request, next?: NextContext): Pro
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
     body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]);
     const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
-    return noReferrer(jsonResponse(200, received, requestId));
+    return jsonResponse(200, received, requestId);
   } catch (error) {
     // Every refusal (an upload gone or finished, a database away, not only the ones that read part
     // of the body) drops what is left of it: a body taken and left unread stalls its connection.
     body?.destroy();
-    return noReferrer(toErrorResponse(error, requestId));
+    return toErrorResponse(error, requestId);
   }
 }
+
+/** Every method of an upload URL: PUT takes the bytes, the others are 405. */
+export const uploadUrlMethods: RouteMethods = signedUrlMethods({ PUT: handleUploadPut });

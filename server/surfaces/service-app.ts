@@ -4,12 +4,13 @@ import { newRequestId } from '../http/request-id';
 import { toErrorResponse } from '../http/responses';
 import type { Handler } from '../http/route-methods';
 import { outputUrlMethods } from '../http/serve-signed-object';
+import { uploadUrlMethods } from '../http/upload-put';
 import { serveReadiness } from '../instance/readiness';
 import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './surface';
 import { openaiSurface } from './openai';
 import { v1Surface } from './v1';
 
-// The one app that serves the public surfaces and the load balancers' probes: `npm start`'s
+// The one app that serves the public surfaces, the signed URLs and the load balancers' probes: `npm start`'s
 // server hands it every request of these paths (server/http/edge), and under `next dev` and on
 // Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and the probes' route
 // files hand it theirs. Both ways run the same routes, checks and answers.
@@ -58,6 +59,21 @@ function mountOutputUrls(app: Hono<ServiceEnv>): void {
   });
 }
 
+const UPLOAD_URLS = '/uploads/';
+
+/**
+ * Upload URLs, served here as Next's route file (app/uploads) serves them, so that the rest of a
+ * body they refuse is dropped within the edge's limits (server/http/edge/unread-body.ts): behind
+ * Next's own body stream a refused upload of 100 MiB held its connection for a minute.
+ */
+function mountUploadUrls(app: Hono<ServiceEnv>): void {
+  app.all(`${UPLOAD_URLS}:uploadId`, async (c) => {
+    const methods: Record<string, Handler> = uploadUrlMethods;
+    const handle = methods[c.req.raw.method] ?? methods.PATCH!; // 405 with Allow: PUT
+    return withApiHeaders(await handle(c.req.raw, { params: Promise.resolve({ uploadId: c.req.param('uploadId') }) }));
+  });
+}
+
 function mountProbes(app: Hono<ServiceEnv>): void {
   for (const [path, probe] of Object.entries(PROBES)) {
     app.get(path, async () => withApiHeaders(await probe()));
@@ -74,6 +90,7 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
   for (const surface of surfaces) mountSurface(app, surface);
   mountProbes(app);
   mountOutputUrls(app);
+  mountUploadUrls(app);
   app.notFound(() => withApiHeaders(toErrorResponse(new ApiError('not_found'), newRequestId())));
   app.onError(internalError);
   return app;
@@ -81,11 +98,16 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
 
 export const serviceApp = createServiceApp(SURFACES);
 
-/** Whether the app serves a request target (path and query): a surface's path, an output URL's, or a probe's. */
+/** Whether the app serves a request target (path and query): a surface's path, a signed URL's, or a probe's. */
 export function servesTarget(target: string): boolean {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
-  if (SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`)) || path.startsWith(OUTPUT_URLS)) return true;
+  if (
+    SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`)) ||
+    path.startsWith(OUTPUT_URLS) ||
+    path.startsWith(UPLOAD_URLS)
+  )
+    return true;
   return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
 }
 

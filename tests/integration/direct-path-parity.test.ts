@@ -189,6 +189,8 @@ const CASES: Record<string, Case> = {
   'text, merged slashes': (k) => json('/v1//text/generate', k.full!.key, '{"input":""}'),
   'text, RSC header': (k) => json('/v1/text/generate', k.full!.key, '{"input":""}', 'RSC: 1\r\nNext-Router-Prefetch: 1\r\n'),
   'text, absolute form': (k) => json('http://other.example.test/v1/text/generate', k.full!.key, '{"input":""}'),
+  'text, dot segments': (k) => json('/x/%2e%2e/v1/text/generate', k.full!.key, '{"input":""}'),
+  'text, unknown expectation': (k) => json('/v1/text/generate', k.full!.key, '{"input":""}', 'Expect: something-else\r\n'),
   'code 200': (k) => json('/v1/code/generate', k.full!.key, '{"input":"def f(): pass","task":"explain"}'),
   'images 422': (k) => json('/v1/images/generate', k.full!.key, '{}'),
   'images 403': (k) => json('/v1/images/generate', k.textOnly!.key, '{"prompt":"a cat"}'),
@@ -197,6 +199,9 @@ const CASES: Record<string, Case> = {
   'transcribe 422': (k) => json('/v1/audio/transcribe', k.full!.key, '{}'),
   'uploads 201': (k) => json('/v1/uploads', k.full!.key, '{"filename":"a.png","content_type":"image/png","size_bytes":10}'),
   'uploads 403': (k) => json('/v1/uploads', k.textOnly!.key, '{"filename":"a.png","content_type":"image/png","size_bytes":10}'),
+  'upload URL 404': () =>
+    `PUT /uploads/upl_missing?exp=1&sig=x HTTP/1.1\r\n${HOST}Content-Type: image/png\r\nContent-Length: 4\r\n\r\nabcd`,
+  'upload URL 405': () => get('/uploads/upl_missing?exp=1&sig=x', null),
   'upload complete 404': (k) => json('/v1/uploads/upl_missing/complete', k.full!.key, `{"sha256":"${'0'.repeat(64)}"}`),
   'job 404': (k) => get('/v1/jobs/job_missing', k.full!.key),
   'job HEAD 404': (k) => get('/v1/jobs/job_missing', k.full!.key, 'HEAD'),
@@ -246,6 +251,33 @@ describe('the direct path and Next’s router answer alike', () => {
   it('believes X-Forwarded-Proto only with TRUST_PROXY, where Next’s router believed it always', async () => {
     const direct = parse(await exchange(servers.direct.port, CASES['openapi, forwarded host']!(keys.direct)));
     expect(JSON.parse(direct.body).servers).toEqual([{ url: 'http://api.example.test' }]);
+  });
+});
+
+describe('npm start, as a client meets it', () => {
+  it('reads a target with dot segments as its path: an API path stays the API’s, its framework headers dropped', async () => {
+    const prefetch = 'X-Middleware-Prefetch: 1\r\nRSC: 1\r\n';
+    for (const target of ['/x/../v1/key', '/./v1/key', '/.%2e/v1/key', '/x/%2E%2E/openai/v1/models']) {
+      const answer = parse(await exchange(servers.direct.port, get(target, null, 'GET', prefetch)));
+      expect([target, answer.status, JSON.parse(answer.body).error.code]).toEqual([target, 401, 'invalid_api_key']);
+      expect(answer.headers).toContainEqual(['cache-control', 'no-store']);
+    }
+  });
+
+  it('serves pipelined requests one after another: the second of two alike is the first’s replay', async () => {
+    const idem = newKey('pipelined');
+    const keepAlive = (raw: string) => raw.replace('Connection: close\r\n', '');
+    const first = keepAlive(json('/v1/text/generate', keys.direct.full!.key, TEXT, '', idem));
+    const raw = await exchange(servers.direct.port, first + json('/v1/text/generate', keys.direct.full!.key, TEXT, '', idem));
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(raw.match(/\r\nidempotent-replayed: true\r\n/gi)).toHaveLength(1);
+  });
+
+  it('serves a request with an expectation it does not know, in the envelope (no bare 417)', async () => {
+    const answer = parse(
+      await exchange(servers.direct.port, json('/v1/text/generate', keys.direct.full!.key, TEXT, 'Expect: something-else\r\n')),
+    );
+    expect([answer.status, typeof JSON.parse(answer.body).output.text]).toEqual([200, 'string']);
   });
 });
 
@@ -363,4 +395,65 @@ describe('upload URLs', () => {
     expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
     expect(Date.now() - startedAt).toBeLessThan(4_000);
   }, 30_000);
+
+  it('read a refused body only so far (16 MiB) and so long (5 s), then close its connection', async () => {
+    const { key } = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } }, maxUploadBytes: 1_048_576 });
+    const upload = JSON.stringify({
+      purpose: 'audio_input',
+      filename: 'a.wav',
+      mime_type: 'audio/wav',
+      size_bytes: 1000,
+      sha256: '0'.repeat(64),
+    });
+    const made = parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload)));
+    const target = new URL((JSON.parse(made.body) as { upload_url: string }).upload_url);
+    const put = (length: number) =>
+      `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: api.example.test\r\nContent-Type: audio/wav\r\nContent-Length: ${length}\r\n\r\n`;
+    // 100 MiB sent as fast as it goes: cut off after 16 MiB (behind Next's body stream it stalled a minute).
+    const flood = await sendUntilClosed(servers.direct.port, put(100 * 1024 * 1024), 100 * 1024 * 1024, 0);
+    expect(flood.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(flood.sent).toBeLessThan(40 * 1024 * 1024);
+    // The same of a /v1 body refused by its Content-Length, unread (Node's own clean-up read all 100 MiB).
+    const unread = json('/v1/uploads', key, '')
+      .replace(/Content-Length: \d+/, `Content-Length: ${100 * 1024 * 1024}`)
+      .replace('Connection: close\r\n', '');
+    const refused = await sendUntilClosed(servers.direct.port, unread, 100 * 1024 * 1024, 0);
+    expect(refused.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(refused.sent).toBeLessThan(40 * 1024 * 1024);
+    // 100 bytes every 50 ms: closed once the body has been arriving for 5 s (it was read on and on).
+    const trickle = await sendUntilClosed(servers.direct.port, put(1_000_000), 1_000_000, 50);
+    expect(trickle.answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(trickle.closedAfterMs).toBeLessThan(15_000);
+  }, 60_000);
 });
+
+/** Sends `head`, then up to `total` body bytes (64 KiB at once, or 100 bytes every `gapMs`), until the server closes. */
+function sendUntilClosed(
+  port: number,
+  head: string,
+  total: number,
+  gapMs: number,
+): Promise<{ answer: string; sent: number; closedAfterMs: number }> {
+  return new Promise((resolve) => {
+    const startedAt = Date.now();
+    let sent = 0;
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      void send();
+    });
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ answer, sent, closedAfterMs: Date.now() - startedAt }));
+    async function send(): Promise<void> {
+      const piece = Buffer.alloc(gapMs ? 100 : 65_536);
+      while (sent < total && !socket.destroyed && Date.now() - startedAt < 30_000) {
+        const drained = socket.write(piece);
+        sent += piece.length;
+        if (gapMs) await new Promise((wake) => setTimeout(wake, gapMs));
+        else if (!drained) await new Promise((wake) => socket.once('drain', wake).once('close', wake));
+      }
+      socket.destroy();
+    }
+  });
+}

@@ -9,6 +9,7 @@ import {
   escapeMalformedPath,
   mergeSlashes,
   normalizeTarget,
+  removeDotSegments,
   repeatedHeaders,
   routedMethod,
   toOriginForm,
@@ -32,6 +33,27 @@ describe('mergeSlashes (npm start, before Next routes a request)', () => {
   });
 });
 
+describe('removeDotSegments (npm start, before it tells API paths from the rest)', () => {
+  it.each([
+    ['/x/../v1/key', '/v1/key'],
+    ['/../v1/key', '/v1/key'],
+    ['/./v1/key', '/v1/key'],
+    ['/x/%2e%2e/v1/key', '/v1/key'],
+    ['/.%2E/v1/key', '/v1/key'],
+    ['/x/../openai/v1/models?a=/../b', '/openai/v1/models?a=/../b'],
+    ['/v1/text/..', '/v1/'],
+    ['/v1/jobs/.', '/v1/jobs/'],
+  ])('reads %j as %j (RFC 3986 §5.2.4)', (target, path) => {
+    expect(removeDotSegments(target)).toBe(path);
+  });
+
+  it('leaves segments that only contain dots alone', () => {
+    for (const target of ['/v1/text/generate', '/files/a..b/c.mp4', '/v1/.../x', '/v1/%2e%2e%2e', '/v1/text?x=..']) {
+      expect(removeDotSegments(target)).toBe(target);
+    }
+  });
+});
+
 describe('escapeMalformedPath (npm start, before Next routes a request)', () => {
   it.each(['/v1/%zz', '/v1/%', '/v1/%E0%A4%A', '/v1/text/%zz?x=1'])('escapes the %% signs of %j so it routes as literal text', (target) => {
     const escaped = escapeMalformedPath(target);
@@ -45,8 +67,9 @@ describe('escapeMalformedPath (npm start, before Next routes a request)', () => 
     expect(escapeMalformedPath('/v1/text/generate?q=%zz')).toBe('/v1/text/generate?q=%zz');
   });
 
-  it('normalizeTarget merges slashes, then escapes', () => {
+  it('normalizeTarget merges slashes, removes dot segments, then escapes', () => {
     expect(normalizeTarget('/v1//%zz')).toBe('/v1/%25zz');
+    expect(normalizeTarget('/x//../v1/%zz')).toBe('/v1/%25zz');
     expect(normalizeTarget('*')).toBe('*');
   });
 });

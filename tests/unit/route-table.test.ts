@@ -76,7 +76,7 @@ describe('the route table of /v1', () => {
     }
   });
 
-  it("is what npm start's server hands the app: the surfaces' paths, the output URLs and the probes, nothing else", () => {
+  it("is what npm start's server hands the app: the surfaces' paths, the signed URLs and the probes, nothing else", () => {
     for (const target of [
       '/v1',
       '/v1/',
@@ -87,6 +87,7 @@ describe('the route table of /v1', () => {
       '/healthz/',
       '/readyz?x=1',
       '/files/a?exp=1',
+      '/uploads/upl_x?exp=1',
     ])
       expect(servesTarget(target), target).toBe(true);
     for (const target of [
@@ -97,7 +98,7 @@ describe('the route table of /v1', () => {
       '/healthzz',
       '/signin',
       '/api/trpc/keys.list',
-      '/uploads/upl_x',
+      '/uploads',
       '/files',
       '/filesx/a',
     ])

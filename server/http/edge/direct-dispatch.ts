@@ -39,7 +39,8 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
     },
   );
   return (req, res) => {
-    res.once('finish', () => dropUnreadBody(req));
+    // Before 'finish': there Node drops a body nobody began to read itself, reading all of it, however large.
+    res.once('prefinish', () => dropUnreadBody(req));
     void listener(req, res);
   };
 }

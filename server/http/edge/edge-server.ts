@@ -131,13 +131,46 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
 }
 
+/** The requests of a connection waiting for the one before them to be answered. */
+const waiting = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Serves a connection's requests one after another. Node emits every pipelined request as soon
+ * as it is parsed, and only orders their answers; RFC 9112 §9.3.2 lets a server work on them side
+ * by side only when all are safe. A POST sent after another, on one connection, would otherwise
+ * be refused as the other's still running (409, or 429 for the key's concurrency).
+ */
+function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
+  const socket = req.socket;
+  const queue = waiting.get(socket);
+  if (queue) {
+    queue.push(() => serveThenNext());
+    return;
+  }
+  waiting.set(socket, []);
+  serveThenNext();
+
+  function serveThenNext(): void {
+    res.once('close', () => {
+      const next = waiting.get(socket)?.shift();
+      if (next) next();
+      else waiting.delete(socket);
+    });
+    serve();
+  }
+}
+
 /**
  * The server that answers in the envelope what Node or Next would not, serves the app's paths with
  * `routes.app` (when given; without it Next routes them too), and passes the rest to `handle`.
  */
 export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Server {
+  const serve = (req: IncomingMessage, res: ServerResponse) => inTurn(req, res, () => routeRequest(req, res, handle, routes));
   // Without a Host Node would answer a bare 400 itself; routeRequest answers in the envelope.
-  const server = createServer({ requireHostHeader: false }, (req, res) => routeRequest(req, res, handle, routes));
+  const server = createServer({ requireHostHeader: false }, serve);
+  // An expectation other than 100-continue is ignored, as RFC 9110 §10.1.1 allows: Node would
+  // answer it 417 itself, outside the envelope, with a status the interface does not have.
+  server.on('checkExpectation', serve);
   server.on('clientError', answerClientError);
   server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
     // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,

@@ -28,6 +28,31 @@ export function mergeSlashes(target: string): string {
   return path.replace(/\/{2,}/g, '/') + rest;
 }
 
+/** A `.` or `..` segment, its dots as they are or percent-encoded (`%2e`): what Next removes before it routes. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/**
+ * `/x/../v1/key` is `/v1/key` (RFC 3986 §5.2.4's remove_dot_segments, `%2e` read as a dot, as Next
+ * reads it): tested before the dots are gone, an API path would not be seen as one and Next would
+ * route it past the edge's handling of the API. Only the path is touched, never the query string.
+ */
+export function removeDotSegments(target: string): string {
+  if (!target.startsWith('/')) return target;
+  const { path, rest } = splitTarget(target);
+  if (!DOT_SEGMENT.test(path)) return target;
+  const segments = path.slice(1).split('/');
+  const kept: string[] = [];
+  for (const [index, segment] of segments.entries()) {
+    const dots = segment.replace(/%2e/gi, '.');
+    const last = index === segments.length - 1;
+    if (dots === '..') kept.pop();
+    if (dots === '.' || dots === '..') {
+      if (last) kept.push(''); // `/a/b/..` is `/a/`
+    } else kept.push(segment);
+  }
+  return `/${kept.join('/')}${rest}`;
+}
+
 /**
  * A path whose percent-encoding does not decode (`/v1/%zz`, a cut UTF-8 sequence) makes Next
  * fail with a bare 500. Its `%` signs are escaped instead, so the path is routed as the literal
@@ -69,9 +94,9 @@ export function apiPaths(surfacePrefixes: readonly string[]): (target: string) =
   return (target) => pattern.test(target);
 }
 
-/** Both of the above, on an origin-form target. */
+/** All of the above, on an origin-form target. */
 export function normalizeTarget(target: string): string {
-  return escapeMalformedPath(mergeSlashes(target));
+  return escapeMalformedPath(removeDotSegments(mergeSlashes(target)));
 }
 
 /**
