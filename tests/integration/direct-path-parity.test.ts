@@ -327,7 +327,8 @@ describe('output URLs, served without Next', () => {
 });
 
 describe('upload URLs', () => {
-  it('answer a chunked body past size_bytes 413, and take the next request on the same connection', async () => {
+  /** A key that may upload, and its upload of a 1,000-byte WAV (its sha256 left unchecked). */
+  async function newWavUpload(): Promise<{ key: string; made: Answer }> {
     const { key } = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } }, maxUploadBytes: 1_048_576 });
     const upload = JSON.stringify({
       purpose: 'audio_input',
@@ -336,7 +337,11 @@ describe('upload URLs', () => {
       size_bytes: 1000,
       sha256: '0'.repeat(64),
     });
-    const made = parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload)));
+    return { key, made: parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload))) };
+  }
+
+  it('answer a chunked body past size_bytes 413, and take the next request on the same connection', async () => {
+    const { made } = await newWavUpload();
     expect(made.status, made.body).toBe(201);
     const target = new URL((JSON.parse(made.body) as { upload_url: string }).upload_url);
     const piece = Buffer.alloc(50_000, 0x41);
@@ -397,15 +402,7 @@ describe('upload URLs', () => {
   }, 30_000);
 
   it('read a refused body only so far (16 MiB) and so long (5 s), then close its connection', async () => {
-    const { key } = await createTestKey({ operations: { 'audio.transcribe': { engine: 'local', units: 1 } }, maxUploadBytes: 1_048_576 });
-    const upload = JSON.stringify({
-      purpose: 'audio_input',
-      filename: 'a.wav',
-      mime_type: 'audio/wav',
-      size_bytes: 1000,
-      sha256: '0'.repeat(64),
-    });
-    const made = parse(await exchange(servers.direct.port, json('/v1/uploads', key, upload)));
+    const { key, made } = await newWavUpload();
     const target = new URL((JSON.parse(made.body) as { upload_url: string }).upload_url);
     const put = (length: number) =>
       `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: api.example.test\r\nContent-Type: audio/wav\r\nContent-Length: ${length}\r\n\r\n`;
