@@ -176,3 +176,60 @@ describe('the direct path of npm start', () => {
     expect(samples.find((s) => s.labels.route === '/v1/key' && s.labels.method === 'HEAD')).toBeDefined();
   });
 });
+
+describe('pipelined requests on one connection', () => {
+  let edge: ReturnType<typeof createEdgeServer>;
+  let port: number;
+  const served: string[] = [];
+
+  beforeAll(async () => {
+    // Next's handler stands in for any slow answer: /slow takes 300 ms.
+    edge = createEdgeServer(
+      async (req, res) => {
+        served.push(req.url ?? '');
+        if (req.url === '/slow') await new Promise((resolve) => setTimeout(resolve, 300));
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(req.url ?? '') }).end(req.url);
+      },
+      { isApiPath: () => false },
+    );
+    edge.listen(0, '127.0.0.1');
+    await once(edge, 'listening');
+    port = (edge.address() as AddressInfo).port;
+  });
+  afterAll(() => edge?.close());
+
+  /** Writes `raw` at once; the answers received until the server closes, or `closeAfterMs` when given. */
+  async function pipeline(raw: string, closeAfterMs?: number): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => {}); // a reset closes it too
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(raw);
+    if (closeAfterMs !== undefined) setTimeout(() => socket.destroy(), closeAfterMs);
+    await closed;
+    return received;
+  }
+  const get = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+
+  it('serves them one after another, in order', async () => {
+    served.length = 0;
+    const answers = await pipeline(get('/slow') + get('/a') + get('/b', true));
+    expect(served).toEqual(['/slow', '/a', '/b']);
+    expect(answers.split(/HTTP\/1\.1 200 OK\r\n[^]*?\r\n\r\n/)).toEqual(['', '/slow', '/a', '/b']);
+  });
+
+  it('closes a connection that sends more than it keeps waiting, without serving them (a flood held every one in memory)', async () => {
+    served.length = 0;
+    const answers = await pipeline(get('/slow') + get('/fast').repeat(5_000));
+    expect(served).toEqual(['/slow']);
+    expect(answers).toBe('');
+  });
+
+  it('starts no waiting request once its client has gone (it would run, and be charged, for no one)', async () => {
+    served.length = 0;
+    await pipeline(get('/slow') + get('/after'), 50);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(served).toEqual(['/slow']);
+  });
+});

@@ -131,30 +131,48 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
 }
 
-/** The requests of a connection waiting for the one before them to be answered. */
-const waiting = new WeakMap<object, (() => void)[]>();
+/** How many requests of one connection may wait behind the one being served; more closes it. */
+export const MAX_PIPELINED = 32;
+
+/** A connection's requests waiting for the one before them to be answered, and whether it was paused for them. */
+interface Waiting {
+  queue: (() => void)[];
+  paused: boolean;
+}
+const waiting = new WeakMap<object, Waiting>();
 
 /**
  * Serves a connection's requests one after another. Node emits every pipelined request as soon
  * as it is parsed, and only orders their answers; RFC 9112 §9.3.2 lets a server work on them side
- * by side only when all are safe. A POST sent after another, on one connection, would otherwise
- * be refused as the other's still running (409, or 429 for the key's concurrency).
+ * by side only when all are safe: a POST sent after another, on one connection, would be refused
+ * as the other's still running (409, or 429 for the key's concurrency). While requests wait the
+ * connection is not read (Node's own guard counts only answers written, which waiting requests
+ * have none of), and one that sent more than MAX_PIPELINED at once is closed. Once the connection
+ * is gone, a waiting request is never started: its client cannot read the answer, and would pay.
  */
 function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
   const socket = req.socket;
-  const queue = waiting.get(socket);
-  if (queue) {
-    queue.push(() => serveThenNext());
+  const line = waiting.get(socket);
+  if (line) {
+    if (line.queue.length >= MAX_PIPELINED) {
+      socket.destroy();
+      return;
+    }
+    line.queue.push(serveThenNext);
+    line.paused = true;
+    socket.pause(); // again if a request served meanwhile resumed it to read its body
     return;
   }
-  waiting.set(socket, []);
+  waiting.set(socket, { queue: [], paused: false });
   serveThenNext();
 
   function serveThenNext(): void {
     res.once('close', () => {
-      const next = waiting.get(socket)?.shift();
-      if (next) next();
-      else waiting.delete(socket);
+      const line = waiting.get(socket)!;
+      const next = socket.destroyed || !socket.writable ? undefined : line.queue.shift();
+      if (next) return next();
+      waiting.delete(socket);
+      if (line.paused && !socket.destroyed) socket.resume();
     });
     serve();
   }
