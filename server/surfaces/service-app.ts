@@ -33,8 +33,8 @@ const PROBES: Record<string, () => Promise<Response>> = { '/healthz': liveness, 
 
 /**
  * The path a route is matched on: the request's own, undecoded (a percent-encoded letter names no
- * route, as the idempotency scope is the path as sent), one trailing slash dropped (Next serves
- * `/v1/key/` as `/v1/key`).
+ * route, as the idempotency scope is the path as sent; npm start's edge decodes those first,
+ * normalize-request.ts), one trailing slash dropped (Next serves `/v1/key/` as `/v1/key`).
  */
 function routedPath(request: Request): string {
   const url = request.url;

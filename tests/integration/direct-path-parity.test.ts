@@ -273,6 +273,14 @@ describe('npm start, as a client meets it', () => {
     expect(raw.match(/\r\nidempotent-replayed: true\r\n/gi)).toHaveLength(1);
   });
 
+  it('reads a percent-encoded letter as the letter, in the route and in the idempotency scope', async () => {
+    const idem = newKey('encoded');
+    const plain = parse(await exchange(servers.direct.port, json('/v1/text/generate', keys.direct.full!.key, TEXT, '', idem)));
+    const encoded = parse(await exchange(servers.direct.port, json('/v1/%74ext/generat%65', keys.direct.full!.key, TEXT, '', idem)));
+    expect([plain.status, encoded.status, encoded.body]).toEqual([200, 200, plain.body]);
+    expect(encoded.headers).toContainEqual(['idempotent-replayed', 'true']);
+  });
+
   it('serves a request with an expectation it does not know, in the envelope (no bare 417)', async () => {
     const answer = parse(
       await exchange(servers.direct.port, json('/v1/text/generate', keys.direct.full!.key, TEXT, 'Expect: something-else\r\n')),

@@ -9,6 +9,7 @@ import {
   escapeMalformedPath,
   mergeSlashes,
   normalizeTarget,
+  decodeUnreserved,
   removeDotSegments,
   repeatedHeaders,
   routedMethod,
@@ -30,6 +31,16 @@ describe('mergeSlashes (npm start, before Next routes a request)', () => {
 
   it('leaves an absolute-form target alone (toOriginForm comes first)', () => {
     expect(mergeSlashes('http://127.0.0.1:3000//v1')).toBe('http://127.0.0.1:3000//v1');
+  });
+});
+
+describe('decodeUnreserved (npm start, so that a path has one spelling for routes and idempotency scopes)', () => {
+  it('decodes letters, digits and -._~ and nothing else (RFC 3986 §6.2.2.2)', () => {
+    expect(decodeUnreserved('/v1/jobs/job%5Fabc%2D%7e%2E/cancel')).toBe('/v1/jobs/job_abc-~./cancel');
+    expect(decodeUnreserved('/v1/%74ext/generate?q=%74')).toBe('/v1/text/generate?q=%74');
+    for (const target of ['/v1/a%2Fb', '/v1/a%25b', '/v1/a%20b', '/v1/%E2%82%AC', '/v1/%zz', '/v1/plain']) {
+      expect(decodeUnreserved(target)).toBe(target);
+    }
   });
 });
 

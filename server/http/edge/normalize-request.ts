@@ -28,6 +28,21 @@ export function mergeSlashes(target: string): string {
   return path.replace(/\/{2,}/g, '/') + rest;
 }
 
+/** A percent-encoded unreserved character (RFC 3986 §2.3: letters, digits, `-._~`), which names the same as the character. */
+const ENCODED_UNRESERVED = /%(?:[46][1-9A-F]|[57][0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
+
+/**
+ * `/v1/jobs/job%5Fabc/cancel` is `/v1/jobs/job_abc/cancel` (RFC 3986 §6.2.2.2): the route decodes
+ * its parameters, so the idempotency scope, which is the path, must be this path too, or one call
+ * would be two. Reserved characters (`%2F`) keep their encoding: decoded, they would mean another path.
+ */
+export function decodeUnreserved(target: string): string {
+  if (!target.startsWith('/')) return target;
+  const { path, rest } = splitTarget(target);
+  if (!path.includes('%')) return target;
+  return path.replace(ENCODED_UNRESERVED, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16))) + rest;
+}
+
 /** A `.` or `..` segment, its dots as they are or percent-encoded (`%2e`): what Next removes before it routes. */
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
@@ -96,7 +111,7 @@ export function apiPaths(surfacePrefixes: readonly string[]): (target: string) =
 
 /** All of the above, on an origin-form target. */
 export function normalizeTarget(target: string): string {
-  return escapeMalformedPath(removeDotSegments(mergeSlashes(target)));
+  return escapeMalformedPath(removeDotSegments(decodeUnreserved(mergeSlashes(target))));
 }
 
 /**
