@@ -35,7 +35,7 @@ import { jsonResponse, jsonText, toApiError, toErrorResponse } from './responses
 export type { Charge };
 
 /** The route's OpenAPI operation (see route-doc.ts); the method and the request schema come from the spec. */
-type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream'>;
+type OperationDoc = Pick<RouteDoc, 'path' | 'operationId' | 'summary' | 'pathParams' | 'response' | 'eventStream' | 'countedErrors'>;
 
 export interface PostRouteSpec<S extends z.ZodType, P> extends OperationDoc {
   /** Step 2: the operation the key's package must sell, or a rule for routes that are not operations. */
@@ -86,7 +86,7 @@ function allowed(scope: PostRouteSpec<z.ZodType, unknown>['scope'], key: Authent
 export type PostRoute<S extends z.ZodType, P> = RouteSpec & { steps: PostRouteSpec<S, P> };
 
 export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P>): PostRoute<S, P> {
-  const { path, operationId, summary, pathParams, response, eventStream, schema, scope } = spec;
+  const { path, operationId, summary, pathParams, response, eventStream, schema, scope, countedErrors } = spec;
   const operation = spec.operation ?? (typeof scope === 'string' ? scope : undefined);
   if (operation === undefined) throw new Error(`${path}: a route whose scope is a rule names its operation`);
   const route: RouteDoc = {
@@ -100,6 +100,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
     eventStream,
     request: schema,
     errors: POST_ERRORS,
+    countedErrors,
   };
   async function handle(request: Request, call: RouteCall): Promise<Response> {
     const requestId = newRequestId();

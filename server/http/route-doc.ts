@@ -33,6 +33,11 @@ export interface RouteDoc {
    * the route is never refused by it (405 belongs to the route's other methods).
    */
   errors: number[];
+  /**
+   * Error statuses that, on this route, come after the rate step too and carry its count, beyond
+   * those that do on every route (an upload's 413 for what its key holds in storage).
+   */
+  countedErrors?: number[];
 }
 
 /** Every error a POST can give, in CONTRACT.md §3's order and beyond. */

@@ -35,13 +35,13 @@ const rateHeaders = {
   },
   'RateLimit-Limit': {
     description:
-      'Requests allowed per minute by the key’s package (on fresh answers; a replay carries the stored response’s headers only).',
+      'Requests allowed per minute by the key’s package (on the answers that took a point of the minute; a replay takes none and carries none).',
     schema: { type: 'integer' as const },
   },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
   'RateLimit-Reset': {
     description:
-      'Seconds until the oldest request counted in the key’s sliding 60-second window leaves it (a place frees then). Counted: the answers that took a point of the minute (see `RateLimit-Policy`); requests refused before the rate step (401 to 422), replays and idempotency conflicts are not; a request refused by the concurrency limit is.',
+      'Seconds until the oldest request counted in the key’s sliding 60-second window leaves it (a place frees then). Counted: the answers that took a point of the minute (see `RateLimit-Policy`); requests refused before the rate step (401 to 422, but for an upload’s 413 for what its key holds in storage, which comes after it), replays and idempotency conflicts are not; a request refused by the concurrency limit is.',
     schema: { type: 'integer' as const },
   },
 };
@@ -64,14 +64,14 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Provider (or the service’s database) unavailable; no units were charged.',
 };
 
-function errorResponses(statuses: number[]): ZodOpenApiResponsesObject {
+function errorResponses(statuses: number[], counted: number[]): ZodOpenApiResponsesObject {
   return Object.fromEntries(
     statuses.map((status) => {
       const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
       const headers = {
         ...commonHeaders,
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
-        ...(COUNTED_ERROR_STATUSES.includes(status) ? rateHeaders : {}),
+        ...(counted.includes(status) ? rateHeaders : {}),
         ...(status === 405 ? { Allow: { description: 'Methods this path accepts.', schema: { type: 'string' as const } } } : {}),
         ...(status === 401
           ? {
@@ -131,7 +131,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
           ...(route.eventStream ? { 'text/event-stream': { schema: route.eventStream.event } } : {}),
         },
       },
-      ...errorResponses(route.errors),
+      ...errorResponses(route.errors, [...COUNTED_ERROR_STATUSES, ...(route.countedErrors ?? [])]),
     },
   };
 }

@@ -64,6 +64,7 @@ describe('OpenAPI document: extensions of v1', () => {
       ['/v1/text/generate', 'post', '503'],
       ['/v1/text/generate', 'post', '402'],
       ['/v1/text/generate', 'post', '429'],
+      ['/v1/uploads', 'post', '413'], // what the key holds in storage, judged with its units
     ] as const) {
       expect(headersOf(path, method, status), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(rateHeaderNames));
     }

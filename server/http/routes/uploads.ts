@@ -16,6 +16,8 @@ export const createUploadRoute = definePostRoute({
     description:
       'The upload, with `upload_url`, `upload_method` and `upload_headers` for sending the bytes directly (without the API key).',
   },
+  // What the key holds in storage is judged with its units, after the rate step (docs/api.md).
+  countedErrors: [413],
   scope: canCreateUploads,
   operation: 'uploads.create',
   schema: createUploadRequest,
