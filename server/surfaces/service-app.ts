@@ -10,10 +10,11 @@ import { mountSurface, withApiHeaders, type ServiceEnv, type Surface } from './s
 import { openaiSurface } from './openai';
 import { v1Surface } from './v1';
 
-// The one app that serves the public surfaces, the signed URLs and the load balancers' probes: `npm start`'s
-// server hands it every request of these paths (server/http/edge), and under `next dev` and on
-// Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and the probes' route
-// files hand it theirs. Both ways run the same routes, checks and answers.
+// The one app that serves the public surfaces, the signed URLs and the load balancers' probes:
+// `npm start`'s server hands it every request of these paths (server/http/edge), and under
+// `next dev` and on Vercel one catch-all route file per surface prefix (app/v1/[[...route]]) and
+// the probes' route files hand it theirs (the signed URLs' route files call the same methods).
+// Both ways run the same routes, checks and answers.
 
 /**
  * The surfaces served, each under its own prefix. Another surface is its table beside v1.ts, its
@@ -45,33 +46,27 @@ function routedPath(request: Request): string {
 }
 
 /**
- * Output URLs, served here as Next's route file (app/files) serves them, and with their length,
- * which Next drops from a streamed answer: by it a client knows the size and that all came.
+ * The signed URLs, served here as Next's route files (app/files, app/uploads) serve them: output
+ * URLs with their length, which Next drops from a streamed answer (by it a client knows the size
+ * and that all came); upload URLs so that the rest of a body they refuse is dropped within the
+ * edge's limits (server/http/edge/unread-body.ts), where Next's body stream held a refused upload
+ * of 100 MiB a minute. Hono hands HEAD to a GET route: the request's own method picks the handler
+ * (every other than the route's own: 405 with Allow), which closes an object HEAD leaves unread.
  */
 const OUTPUT_URLS = '/files/';
-
-function mountOutputUrls(app: Hono<ServiceEnv>): void {
-  // Hono hands HEAD to the GET route; the request's own method picks the handler, which closes the object unread.
-  app.all(`${OUTPUT_URLS}*`, async (c) => {
-    const methods: Record<string, Handler> = outputUrlMethods;
-    const handle = methods[c.req.raw.method] ?? methods.PATCH!; // 405 with Allow, as every method but GET and HEAD
-    return withApiHeaders(await handle(c.req.raw));
-  });
-}
-
 const UPLOAD_URLS = '/uploads/';
+const SIGNED_URL_ROUTES: [pattern: string, methods: Record<string, Handler>][] = [
+  [`${OUTPUT_URLS}*`, outputUrlMethods],
+  [`${UPLOAD_URLS}:uploadId`, uploadUrlMethods],
+];
 
-/**
- * Upload URLs, served here as Next's route file (app/uploads) serves them, so that the rest of a
- * body they refuse is dropped within the edge's limits (server/http/edge/unread-body.ts): behind
- * Next's own body stream a refused upload of 100 MiB held its connection for a minute.
- */
-function mountUploadUrls(app: Hono<ServiceEnv>): void {
-  app.all(`${UPLOAD_URLS}:uploadId`, async (c) => {
-    const methods: Record<string, Handler> = uploadUrlMethods;
-    const handle = methods[c.req.raw.method] ?? methods.PATCH!; // 405 with Allow: PUT
-    return withApiHeaders(await handle(c.req.raw, { params: Promise.resolve({ uploadId: c.req.param('uploadId') }) }));
-  });
+function mountSignedUrls(app: Hono<ServiceEnv>): void {
+  for (const [pattern, methods] of SIGNED_URL_ROUTES) {
+    app.all(pattern, async (c) => {
+      const handle = methods[c.req.raw.method] ?? methods.PATCH!;
+      return withApiHeaders(await handle(c.req.raw, { params: Promise.resolve(c.req.param()) }));
+    });
+  }
 }
 
 function mountProbes(app: Hono<ServiceEnv>): void {
@@ -89,8 +84,7 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
   const app = new Hono<ServiceEnv>({ getPath: routedPath });
   for (const surface of surfaces) mountSurface(app, surface);
   mountProbes(app);
-  mountOutputUrls(app);
-  mountUploadUrls(app);
+  mountSignedUrls(app);
   app.notFound(() => withApiHeaders(toErrorResponse(new ApiError('not_found'), newRequestId())));
   app.onError(internalError);
   return app;
