@@ -56,7 +56,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found, or not owned by the calling key.',
   405: 'Known path, wrong method (see the Allow header).',
   409: 'A request with the same Idempotency-Key is still running; or, on POST /v1/jobs/{jobId}/cancel, the job has already ended (`job_not_cancellable`, its `status` in `details`).',
-  413: 'Request body over 1 MiB, or a declared upload above the package limit.',
+  413: 'Request body over 1 MiB, or a declared upload above the package limit; on POST /v1/uploads also an upload its key cannot hold with what it holds (`max_stored_bytes`, `details` `{"max_stored_bytes","stored_bytes"}`: judged after the rate step, the only 413 with the RateLimit headers).',
   415: 'Content-Type is not application/json.',
   422: 'Schema or package-settings validation failed (no units charged), or the Idempotency-Key was used for a different request.',
   429: 'Rate or concurrency limit reached, or the key’s daily provider-cost budget; or too many failed authentications from the client’s address (before any key is read: no `RateLimit` headers).',

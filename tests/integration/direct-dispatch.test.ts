@@ -226,6 +226,15 @@ describe('pipelined requests on one connection', () => {
     expect(answers).toBe('');
   });
 
+  it('answers bytes it cannot parse, or a CONNECT, after the request in service, not in its place', async () => {
+    for (const refused of ['GET /x HTTP/1.1\r\nBad Header\r\n\r\n', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n']) {
+      served.length = 0;
+      const answers = await pipeline(get('/slow') + refused);
+      expect(served).toEqual(['/slow']);
+      expect(answers.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', refused.startsWith('GET') ? 'HTTP/1.1 400' : 'HTTP/1.1 405']);
+    }
+  });
+
   it('starts no waiting request once its client has gone (it would run, and be charged, for no one)', async () => {
     served.length = 0;
     await pipeline(get('/slow') + get('/after'), 50);

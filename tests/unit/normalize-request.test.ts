@@ -42,6 +42,13 @@ describe('decodeUnreserved (npm start, so that a path has one spelling for route
       expect(decodeUnreserved(target)).toBe(target);
     }
   });
+
+  it('decodes nothing in a path whose encoding does not decode, so that no new escape is made of its pieces', () => {
+    expect(decodeUnreserved('/v1/uploads/upl%%35%46X/complete')).toBe('/v1/uploads/upl%%35%46X/complete');
+    expect(normalizeTarget('/v1/uploads/upl%%35%46X/complete')).toBe('/v1/uploads/upl%25%2535%2546X/complete');
+    expect(normalizeTarget('/v1/%%32%65%%32%65/v1/key')).toBe('/v1/%25%2532%2565%25%2532%2565/v1/key');
+    expect(normalizeTarget(normalizeTarget('/%5%41%41'))).toBe(normalizeTarget('/%5%41%41'));
+  });
 });
 
 describe('removeDotSegments (npm start, before it tells API paths from the rest)', () => {

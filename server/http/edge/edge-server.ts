@@ -179,6 +179,17 @@ function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): v
 }
 
 /**
+ * Runs `answer` (a refusal that ends the connection: bytes Node could not parse, a CONNECT) once
+ * the requests before it on its connection are answered: written at once, it would be read as the
+ * answer of the request in service, which still runs, and is charged.
+ */
+function afterInService(socket: object, answer: () => void): void {
+  const line = waiting.get(socket);
+  if (line) line.queue.push(answer);
+  else answer();
+}
+
+/**
  * The server that answers in the envelope what Node or Next would not, serves the app's paths with
  * `routes.app` (when given; without it Next routes them too), and passes the rest to `handle`.
  */
@@ -189,14 +200,23 @@ export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Serve
   // An expectation other than 100-continue is ignored, as RFC 9110 §10.1.1 allows: Node would
   // answer it 417 itself, outside the envelope, with a status the interface does not have.
   server.on('checkExpectation', serve);
-  server.on('clientError', answerClientError);
+  const refused = new WeakSet<Duplex>();
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET') return answerClientError(error, socket);
+    if (refused.has(socket)) return; // the parser refuses each chunk after the first it could not parse
+    refused.add(socket);
+    socket.pause();
+    afterInService(socket, () => answerClientError(error, socket));
+  });
   server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
     // Node hands the tunnel's socket over paused and unwatched: read and drop whatever follows,
     // survive a reset, and make sure it closes even if the client never does.
     socket.on('error', () => socket.destroy());
     socket.setTimeout(5_000, () => socket.destroy());
-    socket.resume();
-    socket.end(rawAnswer(connectAnswer()));
+    afterInService(socket, () => {
+      socket.resume();
+      socket.end(rawAnswer(connectAnswer()));
+    });
   });
   return server;
 }

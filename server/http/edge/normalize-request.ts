@@ -39,7 +39,7 @@ const ENCODED_UNRESERVED = /%(?:[46][1-9A-F]|[57][0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
 export function decodeUnreserved(target: string): string {
   if (!target.startsWith('/')) return target;
   const { path, rest } = splitTarget(target);
-  if (!path.includes('%')) return target;
+  if (!path.includes('%') || !decodes(path)) return target; // `%%35%46` is not `%5F`: escapeMalformedPath makes it literal
   return path.replace(ENCODED_UNRESERVED, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16))) + rest;
 }
 
@@ -76,12 +76,17 @@ export function removeDotSegments(target: string): string {
 export function escapeMalformedPath(target: string): string {
   if (!target.startsWith('/')) return target;
   const { path, rest } = splitTarget(target);
-  if (!path.includes('%')) return target;
+  if (!path.includes('%') || decodes(path)) return target;
+  return path.replace(/%/g, '%25') + rest;
+}
+
+/** Whether a path's percent-encoding decodes (every `%` starts an escape of UTF-8). */
+function decodes(path: string): boolean {
   try {
     decodeURIComponent(path);
-    return target;
+    return true;
   } catch {
-    return path.replace(/%/g, '%25') + rest;
+    return false;
   }
 }
 
