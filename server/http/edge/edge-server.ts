@@ -138,6 +138,8 @@ export const MAX_PIPELINED = 32;
 interface Waiting {
   queue: (() => void)[];
   paused: boolean;
+  /** The request being served. */
+  inService: IncomingMessage;
 }
 const waiting = new WeakMap<object, Waiting>();
 
@@ -163,10 +165,11 @@ function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): v
     socket.pause(); // again if a request served meanwhile resumed it to read its body
     return;
   }
-  waiting.set(socket, { queue: [], paused: false });
+  waiting.set(socket, { queue: [], paused: false, inService: req });
   serveThenNext();
 
   function serveThenNext(): void {
+    waiting.get(socket)!.inService = req;
     res.once('close', () => {
       const line = waiting.get(socket)!;
       const next = socket.destroyed || !socket.writable ? undefined : line.queue.shift();
@@ -185,7 +188,8 @@ function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): v
  */
 function afterInService(socket: object, answer: () => void): void {
   const line = waiting.get(socket);
-  if (line) line.queue.push(answer);
+  // Bytes inside the body of the request in service are that request's own refusal: at once.
+  if (line?.inService.complete) line.queue.push(answer);
   else answer();
 }
 
@@ -205,7 +209,6 @@ export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Serve
     if (error.code === 'ECONNRESET') return answerClientError(error, socket);
     if (refused.has(socket)) return; // the parser refuses each chunk after the first it could not parse
     refused.add(socket);
-    socket.pause();
     afterInService(socket, () => answerClientError(error, socket));
   });
   server.on('connect', (_req, socket: Duplex & { setTimeout(ms: number, callback: () => void): void }) => {
