@@ -132,7 +132,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
 }
 
 /** How many requests of one connection may wait behind the one being served; more closes it. */
-export const MAX_PIPELINED = 32;
+const MAX_PIPELINED = 32;
 
 /** A connection's requests waiting for the one before them to be answered, and whether it was paused for them. */
 interface Waiting {
@@ -169,9 +169,9 @@ function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): v
   serveThenNext();
 
   function serveThenNext(): void {
-    waiting.get(socket)!.inService = req;
+    const line = waiting.get(socket)!; // the same until its last request is answered
+    line.inService = req;
     res.once('close', () => {
-      const line = waiting.get(socket)!;
       const next = socket.destroyed || !socket.writable ? undefined : line.queue.shift();
       if (next) return next();
       waiting.delete(socket);
