@@ -85,7 +85,7 @@ describe('batched reservations and captures', () => {
     const { id } = await createTestKey({ quota: 10 });
     const db = getSqlDb();
     const holdRequest = { apiKeyId: id, units: 2, operation: 'text.generate', requestId: 'r', concurrency: 100, leaseSeconds: 300 };
-    const holds = [await holdUnits(db, holdRequest), await holdUnits(db, holdRequest), await holdUnits(db, holdRequest)];
+    const holds = [await holdUnits(db, holdRequest, null), await holdUnits(db, holdRequest, null), await holdUnits(db, holdRequest, null)];
     const { rows } = await getPool().query<{ version: string }>('SELECT package_version_id AS version FROM api_keys WHERE id = $1', [id]);
     const usage = {
       packageVersionId: rows[0]!.version,

@@ -184,16 +184,20 @@ describe("the expected cost of held jobs is read under the key's row lock", () =
     const key = await createTestKey({ quota: 1000, maxProviderCostPerDay: BUDGET });
     await getPool().query(`UPDATE api_keys SET cost_day = (now() AT TIME ZONE 'UTC')::date, cost_today = 0.3 WHERE id = $1`, [key.id]);
     const hold = (expectedCost: string | null) =>
-      holdUnits(getSqlDb(), {
-        apiKeyId: key.id,
-        units: 10,
-        operation: expectedCost ? 'videos.generate' : 'text.generate',
-        requestId: `req_lock_${expectedCost ?? 'text'}`,
-        concurrency: 10,
-        leaseSeconds: 300,
-        budget: String(BUDGET),
-        expectedCost,
-      });
+      holdUnits(
+        getSqlDb(),
+        {
+          apiKeyId: key.id,
+          units: 10,
+          operation: expectedCost ? 'videos.generate' : 'text.generate',
+          requestId: `req_lock_${expectedCost ?? 'text'}`,
+          concurrency: 10,
+          leaseSeconds: 300,
+          budget: String(BUDGET),
+          expectedCost,
+        },
+        null,
+      );
     // Another transaction holds the key's row: the job's hold, then the request's, wait behind it, in that order.
     const blocker = await getPool().connect();
     const waiting = async (count: number) =>

@@ -274,6 +274,119 @@ describe('a request whose key was taken over after its lease', () => {
     expect(replay.text).toBe(retry.text);
     fake.reset();
   });
+
+  it('whose hold has the last units: the retry gets them at once, and charges once', async () => {
+    const { key, id } = await fakeKey(3);
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_500 });
+    const idempotencyKey = newIdempotencyKey();
+    const first = call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await getPool().query(
+      `UPDATE idempotency_records SET locked_until = now() - interval '1 second' WHERE api_key_id = $1 AND key = $2 AND status = 'running'`,
+      [id, idempotencyKey],
+    );
+    fake.setMode({ kind: 'ok' });
+    const retry = await call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
+    expect(retry.status, retry.text).toBe(200);
+    expectEnvelope(await first, 503, 'provider_unavailable');
+    expect(await holdsAndEvents(id)).toEqual({
+      holds: [
+        { status: 'captured', n: 1 },
+        { status: 'released', n: 1 },
+      ],
+      events: [
+        { outcome: 'failed', units: 0, error_code: 'request_lost', engines_tried: ['fakeidem:model-idem'] },
+        { outcome: 'succeeded', units: 3, error_code: null, engines_tried: ['fakeidem:model-idem'] },
+      ],
+      key: { remaining_units: 0, in_flight: 0 },
+    });
+    fake.reset();
+  });
+});
+
+/** A hold of `units` taken under the record `recordId` by a request that has not settled it (it died, or still runs). */
+async function insertOpenHold(apiKeyId: string, recordId: string | null, units: number): Promise<void> {
+  await getPool().query(
+    `WITH hold AS (
+       INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, engines, record_id)
+       VALUES (gen_random_uuid(), $1, $2, 'text.generate', 'req_dead', now() + interval '300 seconds', ARRAY['local'], $3)
+     )
+     UPDATE api_keys SET remaining_units = remaining_units - $2, in_flight = in_flight + 1 WHERE id = $1`,
+    [apiKeyId, units, recordId],
+  );
+}
+
+async function holdsAndEvents(apiKeyId: string) {
+  const holds = await getPool().query(
+    `SELECT status::text, count(*)::int AS n FROM unit_holds WHERE api_key_id = $1 GROUP BY 1 ORDER BY 1`,
+    [apiKeyId],
+  );
+  const events = await getPool().query(
+    `SELECT outcome::text, units, error_code, engines_tried FROM usage_events WHERE api_key_id = $1 ORDER BY outcome::text`,
+    [apiKeyId],
+  );
+  const key = await getPool().query(`SELECT remaining_units, in_flight FROM api_keys WHERE id = $1`, [apiKeyId]);
+  return { holds: holds.rows, events: events.rows, key: key.rows[0] };
+}
+
+describe('a retry that takes over the key of a request that died', () => {
+  const deadRequest = async (apiKeyId: string, idempotencyKey: string, units: number) => {
+    const recordId = await insertRecord({
+      apiKeyId,
+      key: idempotencyKey,
+      body: { input: 'died' },
+      status: 'running',
+      lockedUntil: '-1 second',
+      expiresAt: '24 hours',
+    });
+    await insertOpenHold(apiKeyId, recordId, units);
+  };
+
+  it('gets the units the dead request held at once (402 is final, CONTRACT.md §2), and the dead call is on the books', async () => {
+    const { key, id } = await createTestKey({ quota: 1 });
+    const idempotencyKey = newIdempotencyKey();
+    await deadRequest(id, idempotencyKey, 1);
+    const taken = await call(api, TEXT, { input: 'died' }, { key, idempotencyKey });
+    expect(taken.status, taken.text).toBe(200);
+    expect(textGenerateResponse.parse(taken.json).usage).toEqual({ charged_units: 1, remaining_units: 0 });
+    expect(await holdsAndEvents(id)).toEqual({
+      holds: [
+        { status: 'captured', n: 1 },
+        { status: 'released', n: 1 },
+      ],
+      events: [
+        { outcome: 'failed', units: 0, error_code: 'request_lost', engines_tried: ['local'] },
+        { outcome: 'succeeded', units: 1, error_code: null, engines_tried: ['local'] },
+      ],
+      key: { remaining_units: 0, in_flight: 0 },
+    });
+  });
+
+  it('gets the concurrency slot the dead request held at once', async () => {
+    const { key, id } = await createTestKey({ quota: 10, concurrency: 1 });
+    const idempotencyKey = newIdempotencyKey();
+    await deadRequest(id, idempotencyKey, 1);
+    const taken = await call(api, TEXT, { input: 'died' }, { key, idempotencyKey });
+    expect(taken.status, taken.text).toBe(200);
+    expect((await holdsAndEvents(id)).key).toEqual({ remaining_units: 9, in_flight: 0 });
+  });
+
+  it('leaves the holds of requests whose keys are still their own, and the refusal stands', async () => {
+    const { key, id } = await createTestKey({ quota: 2 });
+    const live = await insertRecord({
+      apiKeyId: id,
+      key: newIdempotencyKey(),
+      body: { input: 'running' },
+      status: 'running',
+      lockedUntil: '60 seconds',
+      expiresAt: '24 hours',
+    });
+    await insertOpenHold(id, live, 1);
+    await insertOpenHold(id, null, 1); // a hold written before holds named their record
+    expectEnvelope(await call(api, TEXT, { input: 'another' }, { key, idempotencyKey: newIdempotencyKey() }), 402, 'quota_exhausted');
+    expect(await holdsAndEvents(id)).toEqual({ holds: [{ status: 'held', n: 2 }], events: [], key: { remaining_units: 0, in_flight: 2 } });
+  });
 });
 
 describe('errors leave the key free', () => {

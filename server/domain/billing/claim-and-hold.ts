@@ -1,4 +1,7 @@
 import type { SqlDb } from '../../db/client';
+import type { ApiError } from '../errors';
+import type { HoldOutcome } from './hold-sql';
+import { settleTakenOverHolds } from './sweep-expired-holds';
 import { claimIdempotencyKey, judgeExisting, type ClaimResult } from './idempotency-store';
 import { queueRelease, writeRelease } from './pending-releases';
 import { claimValuesOf, type ClaimOutcome, type IdempotencyScope } from './claim-sql';
@@ -44,19 +47,32 @@ export function judgeRow(row: ClaimOutcome, fingerprint: string): Extract<ClaimR
 
 /**
  * The key was claimed but the hold refused: the refusal judged on the key's row as the statement
- * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its own.
+ * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its
+ * own (as after returning the holds of requests whose keys were taken over).
  */
 export async function afterRefusedHold(
   db: SqlDb,
-  row: Parameters<typeof holdRefusal>[0],
+  row: HoldOutcome,
   recordId: string,
   scope: IdempotencyScope,
   request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<ClaimAndHoldResult> {
   const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
-  if (!refusal) return holdForClaim(db, recordId, scope, request);
+  if (!refusal || (await returnedTakenOverHolds(db, row, refusal, scope.apiKeyId))) return holdForClaim(db, recordId, scope, request);
   await freeKey(db, recordId);
   throw refusal;
+}
+
+/**
+ * A refusal for units, a slot or the budget while the key has calls in flight may be a dead
+ * request's doing: one whose key a retry took over (this request, or another) still holds them
+ * until its lease runs out. Such holds are returned at once (CONTRACT.md §2: a 402 is final);
+ * true when any was, and the hold is tried again. A database that cannot return them now leaves
+ * them to the sweeper, and the refusal stands.
+ */
+async function returnedTakenOverHolds(db: SqlDb, row: HoldOutcome, refusal: ApiError, apiKeyId: string): Promise<boolean> {
+  if (refusal.code === 'invalid_api_key' || !row.current_in_flight) return false;
+  return (await settleTakenOverHolds(db, apiKeyId).catch(() => 0)) > 0;
 }
 
 /** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
@@ -67,7 +83,7 @@ async function holdForClaim(
   request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<ClaimAndHoldResult> {
   try {
-    return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }) };
+    return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }, recordId) };
   } catch (error) {
     await freeKey(db, recordId);
     throw error;

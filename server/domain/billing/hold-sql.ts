@@ -39,8 +39,10 @@ const BUDGETED_COST = sql`(CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 
  * taken, when they were) and `hold`. Nothing is taken unless `gate` holds. The budget is judged on
  * the key's locked row, whose held_expected_cost the same UPDATE adds this hold's expected cost to
  * (and its settling takes away): a request that waited on the lock sees the jobs held meanwhile.
+ * The hold names the idempotency record `recordId` its request claimed (null: none): should a retry
+ * take that record over (its request died), the hold is known to be dead (sweep-expired-holds.ts settleTakenOverHolds).
  */
-export function unitHoldCtes(hold: HoldValues, gate: Sql = sql`true`): Sql {
+export function unitHoldCtes(hold: HoldValues, recordId: string | null, gate: Sql = sql`true`): Sql {
   const { apiKeyId, units, budget } = hold;
   return sql`current AS (
                SELECT status, remaining_units, in_flight, ${BUDGETED_COST} AS cost_today FROM api_keys WHERE id = ${apiKeyId}::uuid
@@ -53,10 +55,10 @@ export function unitHoldCtes(hold: HoldValues, gate: Sql = sql`true`): Sql {
                   AND ${gate}
                RETURNING remaining_units
              ), hold AS (
-               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost, engines, surface)
+               INSERT INTO unit_holds (id, api_key_id, units, operation, request_id, lease_until, expected_cost, engines, surface, record_id)
                SELECT ${hold.holdId}::uuid, ${apiKeyId}::uuid, ${units}::int, ${hold.operation}::text, ${hold.requestId}::text,
                       now() + make_interval(secs => ${hold.leaseSeconds}::int), ${hold.expectedCost}::numeric,
-                      ${hold.engines ?? []}::text[], ${hold.surface}::text FROM taken
+                      ${hold.engines ?? []}::text[], ${hold.surface}::text, ${recordId}::uuid FROM taken
                RETURNING id
              )`;
 }

@@ -42,7 +42,7 @@ export function rateClaimHoldStatement(values: { rate: RateWindow; claim: ClaimV
   if (!hold) return prepared('wgs-reserve-unpaid', sql`${head} SELECT ${CLAIM_OUTCOME_COLUMNS}, ${RATE_COLUMNS} ${from}`);
   return prepared(
     'wgs-reserve-paid',
-    sql`${head}, ${unitHoldCtes(hold, CLAIM_GATE)}
+    sql`${head}, ${unitHoldCtes(hold, claim.recordId, CLAIM_GATE)}
         SELECT ${CLAIM_OUTCOME_COLUMNS}, ${RATE_COLUMNS}, ${HOLD_OUTCOME_COLUMNS} ${from}`,
   );
 }
@@ -54,7 +54,7 @@ export type RateClaimHoldRow = ClaimOutcome & RatePointOutcome & HoldOutcome;
 export function claimAndHoldStatement(values: { claim: ClaimValues; hold: HoldValues }): QueryConfig {
   return prepared(
     'wgs-claim-and-hold',
-    sql`WITH ${claimCte(values.claim)}, ${existingCte(values.claim.scope)}, ${unitHoldCtes(values.hold, CLAIM_GATE)}
+    sql`WITH ${claimCte(values.claim)}, ${existingCte(values.claim.scope)}, ${unitHoldCtes(values.hold, values.claim.recordId, CLAIM_GATE)}
         SELECT ${CLAIM_OUTCOME_COLUMNS}, ${HOLD_OUTCOME_COLUMNS}
           FROM (SELECT 1) AS one LEFT JOIN existing e ON true`,
   );

@@ -1,4 +1,4 @@
-import sql, { raw } from 'sql-template-tag';
+import sql, { raw, type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { usageEventCte, UTC_TODAY } from './settlement-sql';
 import { prepared } from './sql-statement';
@@ -21,13 +21,14 @@ export const REQUEST_LOST = 'request_lost';
 const TODAY = raw(UTC_TODAY);
 const CAPTURED = sql`h.status = 'captured'`;
 
-const SWEEP_SQL = sql`WITH expired AS (
-       SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now()
-        ORDER BY lease_until LIMIT 1000 FOR UPDATE SKIP LOCKED
-     ), hold AS (
+/**
+ * Settles the held holds `dead` selects (a query of their ids, locking them, SKIP LOCKED): returns
+ * each, or captures it when delivered, with its usage event and its key's balance, slot and cost.
+ */
+const settleDeadHolds = (dead: Sql) => sql`WITH dead AS (${dead}), hold AS (
        UPDATE unit_holds h
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
-         FROM expired e WHERE h.id = e.id
+         FROM dead e WHERE h.id = e.id
        RETURNING h.id, h.api_key_id, h.units, h.counts_in_flight, h.expected_cost, h.status, h.operation, h.request_id, h.created_at,
                  h.delivered_at, h.delivered_engine, h.delivered_engines_tried, h.delivered_metering, h.delivered_usage_event_id,
                  h.engines, h.surface
@@ -73,6 +74,10 @@ const SWEEP_SQL = sql`WITH expired AS (
      SELECT (SELECT count(*) FROM hold)::int AS settled, (SELECT count(*) FROM key)::int AS keys,
             (SELECT count(*) FROM usage)::int AS usage`;
 
+const SWEEP_SQL = settleDeadHolds(
+  sql`SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now() ORDER BY lease_until LIMIT 1000 FOR UPDATE SKIP LOCKED`,
+);
+
 /**
  * Settles holds whose lease ran out (their request died): a delivered one is captured with a
  * usage event `succeeded` / `stream_interrupted`, any other returned to its key with one `failed` /
@@ -80,5 +85,28 @@ const SWEEP_SQL = sql`WITH expired AS (
  */
 export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
   const { rows } = await db.pool.query<{ settled: number }>(prepared('wgs-sweep-expired-holds', SWEEP_SQL));
+  return rows[0]!.settled;
+}
+
+/**
+ * Settles at once the holds of `apiKeyId` whose request's idempotency record is gone: a retry took
+ * the record over after its lease ran out (its request died, or can no longer charge:
+ * settlement-sql.ts recordStillHeld), so the hold can never be captured, and would otherwise keep
+ * its units and slot until its own lease ran out. Only a hold that still counts in flight and
+ * delivered nothing (a delivered answer's record is never taken over; a job past its request is on
+ * its own lease). Returned as the sweeper returns a hold. Returns how many it settled.
+ */
+export async function settleTakenOverHolds(db: SqlDb, apiKeyId: string): Promise<number> {
+  const { rows } = await db.pool.query<{ settled: number }>(
+    prepared(
+      'wgs-settle-taken-over-holds',
+      settleDeadHolds(
+        sql`SELECT h.id FROM unit_holds h
+             WHERE h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
+               AND h.record_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = h.record_id)
+               FOR UPDATE OF h SKIP LOCKED`,
+      ),
+    ),
+  );
   return rows[0]!.settled;
 }

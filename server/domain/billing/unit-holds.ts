@@ -70,11 +70,12 @@ export function holdValuesOf(request: HoldRequest): HoldValues {
   };
 }
 
-export async function holdUnits(db: SqlDb, request: HoldRequest): Promise<Hold> {
+/** Holds units for a request that claimed the idempotency record `recordId` (null: none) before. */
+export async function holdUnits(db: SqlDb, request: HoldRequest, recordId: string | null): Promise<Hold> {
   const hold = holdValuesOf(request);
   for (let attempt = 0; attempt < 2; attempt++) {
     const { rows } = await db.provisional.query<HoldOutcome>(
-      prepared('wgs-hold-units', sql`WITH ${unitHoldCtes(hold)} SELECT ${HOLD_OUTCOME_COLUMNS}`),
+      prepared('wgs-hold-units', sql`WITH ${unitHoldCtes(hold, recordId)} SELECT ${HOLD_OUTCOME_COLUMNS}`),
     );
     const row = rows[0]!;
     if (row.remaining !== null) return { holdId: hold.holdId, remainingUnits: row.remaining };
