@@ -1,12 +1,12 @@
 import { cache } from 'react';
 import type { OperatorRole } from '@/server/contract/dashboard/roles';
-import { dashboardCallerOf, getOperatorSession } from '@wgs/server/next';
+import { dashboardCallerOf, pageOperatorSession } from '@wgs/server/next';
 
 // The signed-in operator of a dashboard page, read once per render (the layout and the page both
 // ask; each read is a JWT decode and a database read): React's cache is Next's, so it is applied
 // here, in the app, and the server gets the session as a parameter.
 
-export const currentOperator = cache(getOperatorSession);
+export const currentOperator = cache(pageOperatorSession);
 
 /** The page's tRPC caller for the operator of this render (server/trpc/server-caller.ts). */
 export async function dashboardCaller(callbackPath?: string, minimumRole?: OperatorRole) {

@@ -3,14 +3,14 @@ import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { param, type SearchParams } from '@/components/ui/format';
 import { CentredPage } from '@/components/ui/page-shell';
-import { getOperatorSession, oauthProviders, safeCallbackPath } from '@wgs/server/next';
+import { oauthProviders, pageOperatorSession, safeCallbackPath } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Sign in · Workflow Generation Service' };
 
 export default async function SignInPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
   const callbackUrl = safeCallbackPath(param(params, 'callbackUrl'));
-  if (await getOperatorSession()) redirect(callbackUrl);
+  if (await pageOperatorSession()) redirect(callbackUrl);
   const oauth = oauthProviders().map((provider) => ({ id: provider.id, name: provider.name }));
   return (
     <CentredPage>

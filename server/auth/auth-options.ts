@@ -8,6 +8,8 @@ import { acceptedConnection } from './connection';
 import { isVerifiedOAuthEmail } from './verified-email';
 import { getConfig } from '../config';
 import { isUuid } from '../domain/uuid';
+import { isStoreUnavailable } from '../db/store-unavailable';
+import type { OperatorRole } from '../contract/dashboard/roles';
 import { endOperatorSession, liveSessionRole, startOperatorSession } from './operator-sessions';
 
 /**
@@ -102,10 +104,15 @@ export const authOptions: NextAuthOptions = {
       // disabled, since the cookie was issued names no one (here, for pages, tRPC and /api/auth/session alike).
       const { operatorId, sessionId, signedInAt } = token;
       const fresh = typeof signedInAt === 'number' && Date.now() - signedInAt < SESSION_MAX_AGE_SECONDS * 1000;
-      const role =
-        fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId)
-          ? await liveSessionRole(sessionId, operatorId)
-          : null;
+      const named = fresh && typeof operatorId === 'string' && typeof sessionId === 'string' && isUuid(operatorId) && isUuid(sessionId);
+      let role: OperatorRole | null = null;
+      try {
+        role = named ? await liveSessionRole(sessionId, operatorId) : null;
+      } catch (error) {
+        // Thrown, next-auth would clear the cookie: the database's outage would sign everyone out.
+        if (isStoreUnavailable(error)) return { expires: session.expires, storeUnavailable: true };
+        throw error;
+      }
       if (!role) return { expires: session.expires };
       return { ...session, user: { ...session.user, id: operatorId, email: token.email ?? session.user?.email, role }, sessionId };
     },

@@ -6,6 +6,8 @@ declare module 'next-auth' {
   interface Session {
     /** The operator_sessions row this sign-in created (sign-out ends it). */
     sessionId?: string;
+    /** The database was away: the session could not be checked (auth/session.ts answers 503, the cookie is kept). */
+    storeUnavailable?: boolean;
     user?: {
       id?: string;
       name?: string | null;

@@ -45,9 +45,16 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** The database was found away where its error could not travel (next-auth's session callback, auth/session.ts). */
+export class StoreUnavailableError extends Error {
+  constructor() {
+    super('the database is unavailable');
+  }
+}
+
 /** Whether a thrown value says the database or Redis is away (answered 503 with Retry-After, never 500). */
 export function isStoreUnavailable(error: unknown): boolean {
-  return isDatabaseUnavailable(error) || isRedisUnavailable(error);
+  return error instanceof StoreUnavailableError || isDatabaseUnavailable(error) || isRedisUnavailable(error);
 }
 
 /** The Retry-After (seconds) of an answer refused while the database or Redis is away. */

@@ -12,6 +12,8 @@ import { startEmbeddedPostgres, stopEmbeddedPostgres } from '@/server/db/embedde
 import { migrateDatabase } from '@/server/db/migrate';
 import { sweepExpiredHolds } from '@/server/domain/billing/sweep-expired-holds';
 import { createTestKey } from '../helpers/api';
+import { CLI_ACTOR } from '@/server/domain/actor';
+import { createOperator } from '@/server/domain/operators/create-operator';
 import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/fake-openai';
 import { startFakeStripe, type FakeStripe } from '../../fakes/fake-stripe';
 import { ownAddresses, originAt } from './support/product/addresses';
@@ -235,7 +237,32 @@ describe('PostgreSQL away between the engine answering and the capture', () => {
   }, 240_000);
 });
 
-describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () => {
+const OPERATOR_PASSWORD = 'a long enough password for the faults test';
+
+/** An operator signed in through next-auth's credentials form, as the sign-in page does: the cookies. */
+async function operatorCookie(origin: string): Promise<string> {
+  const email = `faults-${randomUUID()}@example.com`;
+  await createOperator(getSqlDb(), CLI_ACTOR, { email, password: OPERATOR_PASSWORD, role: 'owner' });
+  const cookiesOf = (response: Response) =>
+    response.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0]!)
+      .join('; ');
+  const csrf = await fetch(`${origin}/api/auth/csrf`, { headers: { origin } });
+  const csrfCookies = cookiesOf(csrf);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const signIn = await fetch(`${origin}/api/auth/callback/credentials`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin, cookie: csrfCookies, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrfToken, email, password: OPERATOR_PASSWORD, json: 'true' }).toString(),
+  });
+  const session = cookiesOf(signIn);
+  expect(session, 'a session cookie').toMatch(/session-token=/);
+  return `${csrfCookies}; ${session}`;
+}
+
+describe('PostgreSQL away: /buy, the portal and the dashboard answer 503 with Retry-After', () => {
   const awayDir = mkdtempSync(join(tmpdir(), 'wgs-faults-pages-'));
   let stripe: FakeStripe | undefined;
   let back: EmbeddedPostgres | undefined;
@@ -271,8 +298,14 @@ describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () 
     });
     expect(signedIn.status).toBe(200);
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    const operator = await operatorCookie(origin);
+    const keysList = () => browse(`/api/trpc/keys.list?input=${encodeURIComponent('{}')}`, { headers: { cookie: operator } });
+    expect((await keysList()).status).toBe(200);
 
     await stopEmbeddedPostgres(awayDir);
+    // The dashboard's session cannot be checked: 503, and the cookie is kept (it was cleared, which signed every operator out).
+    const session = await fetch(`${origin}/api/auth/session`, { headers: { origin, cookie: operator } });
+    expect(session.headers.getSetCookie().filter((line) => /session-token=;|Max-Age=0/i.test(line))).toEqual([]);
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const answers = {
       checkout: await browse('/buy/checkout', { method: 'POST', headers: form, body: `package_version_id=${randomUUID()}` }),
@@ -285,6 +318,8 @@ describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () 
         body: JSON.stringify({ units: 10 }),
       }),
       overview: await browse('/api/portal/trpc/overview', { headers: { cookie } }),
+      dashboardTrpc: await keysList(),
+      dashboardPage: await browse('/keys', { headers: { cookie: operator } }),
     };
     for (const [name, answer] of Object.entries(answers)) {
       expect([name, answer.status], answer.text).toEqual([name, 503]);
@@ -294,6 +329,7 @@ describe('PostgreSQL away: /buy and the portal answer 503 with Retry-After', () 
 
     back = await restartOnPort(awayDir, Number(new URL(url).port));
     await expect.poll(async () => (await signIn()).status, { timeout: 30_000, interval: 500 }).toBe(200);
+    expect((await keysList()).status).toBe(200); // still signed in
     expect(app.output()).not.toMatch(/uncaughtException|unhandledRejection/);
     expect(app.child.exitCode).toBeNull();
     await app.stop();
