@@ -19,15 +19,18 @@ export function encodeCursor(position: KeysetPosition, before = false): string {
   return Buffer.from(`${before ? 'b|' : ''}${position.createdAt.toISOString()}|${position.id}`, 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined): CursorPosition | undefined {
+/** Whether a cursor's id is one of the list's rows' ids (uuids, but for jobs and uploads: reports/jobs.ts, reports/uploads.ts). */
+export type RowIdCheck = (id: string) => boolean;
+
+export function decodeCursor(cursor: string | undefined, isRowId: RowIdCheck = isUuid): CursorPosition | undefined {
   if (!cursor) return undefined;
   const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const before = parts.length === 3 && parts[0] === 'b';
   const [at, id] = before ? parts.slice(1) : parts;
   const createdAt = new Date(at ?? '');
-  // Forged positions are refused here, not by the database (a 500): ids are uuids, times within 1970-9999.
+  // Forged positions are refused here, not by the database (a 500): ids of the list's kind, times within 1970-9999.
   const year = createdAt.getUTCFullYear();
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
+  if (!id || !isRowId(id) || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) {
     throw ApiError.validation([{ path: 'cursor', code: 'invalid_cursor', message: 'cursor is not one this service returned' }]);
   }
   return { createdAt, id, before };
@@ -54,8 +57,9 @@ export function keysetPageQuery<Where extends object, Include extends object = t
   cursor: string | undefined,
   limit: number,
   include: Include = WITH_KEY as Include,
+  isRowId: RowIdCheck = isUuid,
 ) {
-  const position = decodeCursor(cursor);
+  const position = decodeCursor(cursor, isRowId);
   // Paging back reads the newer rows nearest the position first; toPage puts them newest first again.
   const order = position?.before ? ('asc' as const) : ('desc' as const);
   return {
@@ -74,8 +78,14 @@ export function clampLimit(limit: number | undefined, fallback = 50): number {
  * Cuts the extra probe row and returns the cursors of the next and previous pages, if any. A
  * page reached from a cursor always has a page on the side it came from.
  */
-export function toPage<Row extends KeysetPosition, View>(rows: Row[], limit: number, view: (row: Row) => View, cursor?: string) {
-  const position = cursor ? decodeCursor(cursor) : undefined;
+export function toPage<Row extends KeysetPosition, View>(
+  rows: Row[],
+  limit: number,
+  view: (row: Row) => View,
+  cursor?: string,
+  isRowId: RowIdCheck = isUuid,
+) {
+  const position = decodeCursor(cursor, isRowId);
   const more = rows.length > limit;
   const page = position?.before ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
   const first = page[0];

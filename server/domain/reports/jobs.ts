@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from '../pagination';
 import { keyMatch } from './usage-events';
 
-import { JOB_STATUSES } from '../../contract/values';
+import { JOB_ID_PATTERN, JOB_STATUSES } from '../../contract/values';
 
 export { JOB_STATUSES };
 export type JobStatusFilter = (typeof JOB_STATUSES)[number];
@@ -57,8 +57,8 @@ export async function listJobs(
     ...(input.operation ? { operation: input.operation } : {}),
     ...(input.from || input.to ? { createdAt: { ...(input.from ? { gte: input.from } : {}), ...(input.to ? { lt: input.to } : {}) } } : {}),
   };
-  const rows = await db.job.findMany(keysetPageQuery(filter, input.cursor, limit));
-  return toPage(rows, limit, toJobView, input.cursor);
+  const rows = await db.job.findMany(keysetPageQuery(filter, input.cursor, limit, WITH_KEY, isJobId));
+  return toPage(rows, limit, toJobView, input.cursor, isJobId);
 }
 
 /** What the caller asked for, in the API's own terms (not where the input's bytes are stored). */
@@ -80,3 +80,5 @@ export async function getJob(db: PrismaClient, id: string): Promise<JobView & { 
   if (!job) throw new ApiError('not_found', { message: `No job with id "${id}".` });
   return { ...toJobView(job), input: toRequestView(job.input as unknown as JobInput) };
 }
+
+const isJobId = (id: string) => JOB_ID_PATTERN.test(id);

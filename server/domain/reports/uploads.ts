@@ -2,7 +2,7 @@ import type { PrismaClient, Upload } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { clampLimit, iso, keysetPageQuery, toPage, WITH_KEY } from '../pagination';
 
-import { UPLOAD_STATUSES } from '../../contract/values';
+import { UPLOAD_ID_PATTERN, UPLOAD_STATUSES } from '../../contract/values';
 
 export { UPLOAD_STATUSES };
 export type UploadStatusFilter = (typeof UPLOAD_STATUSES)[number];
@@ -36,8 +36,8 @@ export async function listUploads(
 ): Promise<{ items: UploadView[]; nextCursor: string | null; prevCursor: string | null }> {
   const limit = clampLimit(input.limit);
   const filter = { ...(input.status ? { status: input.status } : {}), ...(input.apiKeyId ? { apiKeyId: input.apiKeyId } : {}) };
-  const rows = await db.upload.findMany(keysetPageQuery(filter, input.cursor, limit));
-  return toPage(rows, limit, toUploadView, input.cursor);
+  const rows = await db.upload.findMany(keysetPageQuery(filter, input.cursor, limit, WITH_KEY, isUploadId));
+  return toPage(rows, limit, toUploadView, input.cursor, isUploadId);
 }
 
 export async function getUpload(db: PrismaClient, id: string): Promise<UploadView> {
@@ -45,3 +45,5 @@ export async function getUpload(db: PrismaClient, id: string): Promise<UploadVie
   if (!upload) throw new ApiError('not_found', { message: `No upload with id "${id}".` });
   return toUploadView(upload);
 }
+
+const isUploadId = (id: string) => UPLOAD_ID_PATTERN.test(id);

@@ -105,3 +105,61 @@ describe('uploads: preview link and the calls that used it', () => {
     await expectTrpcError(caller.uploads.fileLink({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
   });
 });
+
+describe('jobs and uploads page through every row with the cursors they return', () => {
+  /** Every id of a list, following nextCursor with pages of 2, then back with prevCursor from the last page. */
+  async function pageThrough(
+    list: (cursor?: string) => Promise<{ items: { id: string }[]; nextCursor: string | null; prevCursor: string | null }>,
+  ) {
+    const forward: string[][] = [];
+    let page = await list();
+    forward.push(page.items.map((item) => item.id));
+    while (page.nextCursor) {
+      page = await list(page.nextCursor);
+      forward.push(page.items.map((item) => item.id));
+    }
+    const backward: string[][] = [];
+    while (page.prevCursor) {
+      page = await list(page.prevCursor);
+      backward.unshift(page.items.map((item) => item.id));
+    }
+    return { forward, backward };
+  }
+
+  it('jobs (ids job_...) and uploads (upl_...): forward and back, no row missed or repeated', async () => {
+    const { caller } = await operatorCaller();
+    const mine = await key(caller, 'pager');
+    const jobIds: string[] = [];
+    const uploadIds: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const jobId = newId('job');
+      jobIds.unshift(jobId); // newest first
+      await createVideoJob(mine.id, { id: jobId, status: 'submitted', requestId: `req_page_${i}`, input: { prompt: 'p' } });
+      const uploadId = newId('upl');
+      uploadIds.unshift(uploadId);
+      await getPrisma().upload.create({
+        data: {
+          id: uploadId,
+          apiKeyId: mine.id,
+          purpose: 'image_input',
+          filename: 'cat.png',
+          mimeType: 'image/png',
+          sizeBytes: 10,
+          sha256: 'a'.repeat(64),
+          storageKey: `uploads/${mine.id}/${uploadId}`,
+          expiresAt: new Date(Date.now() + 3_600_000),
+        },
+      });
+    }
+    const pagesOf = (ids: string[]) => [ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)];
+    const jobs = await pageThrough((cursor) => caller.jobs.list({ apiKeyId: mine.id, limit: 2, cursor }));
+    expect(jobs.forward).toEqual(pagesOf(jobIds));
+    expect(jobs.backward).toEqual(pagesOf(jobIds).slice(0, 2));
+    const uploads = await pageThrough((cursor) => caller.uploads.list({ apiKeyId: mine.id, limit: 2, cursor }));
+    expect(uploads.forward).toEqual(pagesOf(uploadIds));
+    expect(uploads.backward).toEqual(pagesOf(uploadIds).slice(0, 2));
+    // A cursor of one list is not another's: a job's position in the keys' list is refused, never a 500.
+    const jobCursor = (await caller.jobs.list({ apiKeyId: mine.id, limit: 2 })).nextCursor!;
+    await expectTrpcError(caller.keys.list({ cursor: jobCursor }), 'UNPROCESSABLE_CONTENT', 'validation_error');
+  });
+});
