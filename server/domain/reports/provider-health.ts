@@ -1,10 +1,13 @@
-import sql from 'sql-template-tag';
+import sql, { join } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { prepared } from '../../db/named-statement';
+import type { StreamEnding } from '../generation/stream-endings';
 
 // Each provider's last 24 hours, from usage_events: every engine a request called is one call
 // to its provider (fallbacks included); a call failed unless its engine answered a request that
-// succeeded. p95 is of the requests the provider answered (the whole request, as the customer waited).
+// succeeded, and a streamed answer the provider broke off after its first piece (charged, its
+// usage event `succeeded` with why it ended) failed too. p95 is of the requests the provider
+// answered (the whole request, as the customer waited: a fallback's includes the engines tried before it).
 
 export interface ProviderHealth {
   provider: string;
@@ -24,6 +27,11 @@ interface HealthRow {
 
 export const HEALTH_WINDOW_HOURS = 24;
 
+/** How a charged stream ends when its provider broke it off (generation/stream-endings.ts): the provider failed, or was cut off at the deadline. */
+const BROKEN_OFF = join(
+  (['provider_failed', 'deadline_exceeded'] as const satisfies readonly StreamEnding[]).map((ending) => sql`${ending}`),
+);
+
 export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
   const since = new Date((input.now ?? new Date()).getTime() - HEALTH_WINDOW_HOURS * 3_600_000);
   const { rows } = await db.pool.query<HealthRow>(
@@ -31,7 +39,7 @@ export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Pro
       'wgs-report-provider-health',
       sql`SELECT split_part(t.name, ':', 1) AS provider,
                  COUNT(*) AS calls,
-                 COUNT(*) FILTER (WHERE t.name <> e.engine OR e.outcome <> 'succeeded') AS failures,
+                 COUNT(*) FILTER (WHERE t.name <> e.engine OR e.outcome <> 'succeeded' OR e.error_code IN (${BROKEN_OFF})) AS failures,
                  (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms)
                     FILTER (WHERE t.name = e.engine AND e.outcome = 'succeeded'))::float8 AS p95_ms
             FROM usage_events e

@@ -201,7 +201,14 @@ describe('providers: last 24 hours', () => {
     await applyOnePackage(slug, { 'text.generate': { engine: [`${first}:a`, `${second}:b`], units: 1 } }, 100);
     const key = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: slug });
     const version = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    const event = (engine: string, tried: string[], outcome: 'succeeded' | 'failed', durationMs: number, hoursAgo = 0) => ({
+    const event = (
+      engine: string,
+      tried: string[],
+      outcome: 'succeeded' | 'failed',
+      durationMs: number,
+      hoursAgo = 0,
+      errorCode?: string,
+    ) => ({
       apiKeyId: key.id,
       packageVersionId: version.packageVersionId,
       operation: 'text.generate',
@@ -211,6 +218,7 @@ describe('providers: last 24 hours', () => {
       units: outcome === 'succeeded' ? 1 : 0,
       requestId: `req_${randomUUID()}`,
       durationMs,
+      errorCode,
       createdAt: new Date(Date.now() - hoursAgo * 3_600_000),
     });
     await getPrisma().usageEvent.createMany({
@@ -220,12 +228,16 @@ describe('providers: last 24 hours', () => {
         event(`${second}:b`, [`${first}:a`, `${second}:b`], 'succeeded', 400),
         event(`${second}:b`, [`${first}:a`, `${second}:b`], 'failed', 50),
         event(`${first}:a`, [`${first}:a`], 'succeeded', 99_999, 25), // outside the window
+        // Streams charged after their first piece: one the provider broke off (a failure), one the client left (not).
+        event(`${first}:a`, [`${first}:a`], 'succeeded', 110, 0, 'provider_failed'),
+        event(`${first}:a`, [`${first}:a`], 'succeeded', 110, 0, 'client_disconnected'),
       ],
     });
     const overview = await caller.providers.overview();
     const health = (name: string) => overview.find((provider) => provider.name === name)!.health;
-    // first: 20 answered + 2 failed before the fallback; p95 of its 20 answers (100..118, 1000), interpolated: 118 + 0.05 × 882.
-    expect(health(first)).toEqual({ provider: first, calls: 22, failures: 2, p95_ms: 162 });
+    // first: 22 answered (one broken off) + 2 failed before the fallback; p95 of its 22 answers (100..118, 110 twice more,
+    // 1000), interpolated at 0.95 × 21 = 19.95: 117 + 0.95 × 1.
+    expect(health(first)).toEqual({ provider: first, calls: 24, failures: 3, p95_ms: 118 });
     expect(health(second)).toEqual({ provider: second, calls: 2, failures: 1, p95_ms: 400 });
   });
 });
