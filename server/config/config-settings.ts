@@ -101,10 +101,7 @@ export const settings = {
     'On SIGTERM, how long requests in flight may run on; those still running then are answered 503 and charged nothing. Keep it below the orchestrator’s kill timeout (Kubernetes terminationGracePeriodSeconds, minus the preStop pause).',
     RUNNING,
   ),
-  PROVIDER_TIMEOUT_MS: doc(
-    positiveInt(30_000),
-    'How long one attempt of a provider call may take; each retry (PROVIDER_MAX_RETRIES) has its own, and the whole call ends IDEMPOTENCY_LEASE_SECONDS - 5 s after it starts.',
-  ),
+  PROVIDER_TIMEOUT_MS: doc(positiveInt(30_000), 'How long one attempt of a provider call may take (each retry has its own).'),
   PROVIDER_MAX_RETRIES: doc(
     z.coerce.number().int().min(0).max(5).default(2),
     'Retries of a provider call that may succeed on a second try (408, 409, 429, 5xx, no answer in time or at all), to the same engine, before any fallback.',

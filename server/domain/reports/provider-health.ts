@@ -1,7 +1,6 @@
 import sql, { join } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { prepared } from '../../db/named-statement';
-import type { StreamEnding } from '../generation/stream-endings';
 
 // Each provider's last 24 hours, from usage_events: every engine a request called is one call
 // to its provider (fallbacks included); a call failed unless its engine answered a request that
@@ -28,9 +27,7 @@ interface HealthRow {
 export const HEALTH_WINDOW_HOURS = 24;
 
 /** How a charged stream ends when its provider broke it off (generation/stream-endings.ts): the provider failed, or was cut off at the deadline. */
-const BROKEN_OFF = join(
-  (['provider_failed', 'deadline_exceeded'] as const satisfies readonly StreamEnding[]).map((ending) => sql`${ending}`),
-);
+const BROKEN_OFF = join(['provider_failed', 'deadline_exceeded'].map((ending) => sql`${ending}`));
 
 export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
   const since = new Date((input.now ?? new Date()).getTime() - HEALTH_WINDOW_HOURS * 3_600_000);
