@@ -363,6 +363,19 @@ describe('a retry that takes over the key of a request that died', () => {
     });
   });
 
+  it('two retries at once, each of a dead request: both run, whichever returns the holds (8 rounds)', async () => {
+    for (let round = 0; round < 8; round++) {
+      const { key, id } = await createTestKey({ quota: 2, concurrency: 2 });
+      const idempotencyKeys = [newIdempotencyKey(), newIdempotencyKey()];
+      for (const idempotencyKey of idempotencyKeys) await deadRequest(id, idempotencyKey, 1);
+      const retries = await Promise.all(
+        idempotencyKeys.map((idempotencyKey) => call(api, TEXT, { input: 'died' }, { key, idempotencyKey })),
+      );
+      expect(retries.map((retry) => [retry.status, retry.text])).toEqual(retries.map((retry) => [200, retry.text]));
+      expect((await holdsAndEvents(id)).key).toEqual({ remaining_units: 0, in_flight: 0 });
+    }
+  });
+
   it('gets the concurrency slot the dead request held at once', async () => {
     const { key, id } = await createTestKey({ quota: 10, concurrency: 1 });
     const idempotencyKey = newIdempotencyKey();

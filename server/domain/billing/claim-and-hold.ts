@@ -1,5 +1,5 @@
 import type { SqlDb } from '../../db/client';
-import type { ApiError } from '../errors';
+import { isApiError, type ApiError } from '../errors';
 import type { HoldOutcome } from './hold-sql';
 import { settleTakenOverHolds } from './sweep-expired-holds';
 import { claimIdempotencyKey, judgeExisting, type ClaimResult } from './idempotency-store';
@@ -47,8 +47,13 @@ export function judgeRow(row: ClaimOutcome, fingerprint: string): Extract<ClaimR
 
 /**
  * The key was claimed but the hold refused: the refusal judged on the key's row as the statement
- * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its
- * own (as after returning the holds of requests whose keys were taken over).
+ * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its own.
+ *
+ * A refusal for units, a slot or the budget while the key has calls in flight may be a dead
+ * request's doing: one whose key a retry took over (this request, or another) still holds them
+ * until its lease runs out. Such holds are returned at once (CONTRACT.md §2: a 402 is final) and
+ * the hold tried again, a few rounds: a retry racing this one may take what this one returned
+ * before its own dead request's hold is known dead.
  */
 export async function afterRefusedHold(
   db: SqlDb,
@@ -57,22 +62,42 @@ export async function afterRefusedHold(
   scope: IdempotencyScope,
   request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<ClaimAndHoldResult> {
-  const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
-  if (!refusal || (await returnedTakenOverHolds(db, row, refusal, scope.apiKeyId))) return holdForClaim(db, recordId, scope, request);
+  const hold = async (): Promise<ClaimAndHoldResult | ApiError> => {
+    try {
+      return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }, recordId) };
+    } catch (error) {
+      if (isApiError(error)) return error;
+      await freeKey(db, recordId);
+      throw error;
+    }
+  };
+  let outcome = holdRefusal(row, request.units, request.concurrency, request.budget) ?? (await hold());
+  for (let round = 0; round < TAKEOVER_ROUNDS && isApiError(outcome) && row.current_in_flight; round++) {
+    if (!(await freedByTakenOverHolds(db, outcome, scope.apiKeyId, request))) break;
+    outcome = await hold();
+  }
+  if (!isApiError(outcome)) return outcome;
   await freeKey(db, recordId);
-  throw refusal;
+  throw outcome;
 }
 
+const TAKEOVER_ROUNDS = 3;
+
 /**
- * A refusal for units, a slot or the budget while the key has calls in flight may be a dead
- * request's doing: one whose key a retry took over (this request, or another) still holds them
- * until its lease runs out. Such holds are returned at once (CONTRACT.md §2: a 402 is final);
- * true when any was, and the hold is tried again. A database that cannot return them now leaves
- * them to the sweeper, and the refusal stands.
+ * Returns the key's holds whose records were taken over; true when the hold may be tried again:
+ * some were returned, or the key's row no longer refuses (a retry racing this one returned them
+ * first). A database that cannot return them now leaves them to the sweeper, and the refusal stands.
  */
-async function returnedTakenOverHolds(db: SqlDb, row: HoldOutcome, refusal: ApiError, apiKeyId: string): Promise<boolean> {
-  if (refusal.code === 'invalid_api_key' || !row.current_in_flight) return false;
-  return (await settleTakenOverHolds(db, apiKeyId).catch(() => 0)) > 0;
+async function freedByTakenOverHolds(
+  db: SqlDb,
+  refusal: ApiError,
+  apiKeyId: string,
+  request: Omit<HoldRequest, 'apiKeyId'>,
+): Promise<boolean> {
+  if (refusal.code === 'invalid_api_key') return false;
+  const returned = await settleTakenOverHolds(db, apiKeyId).catch(() => undefined);
+  if (!returned) return false;
+  return returned.settled > 0 || !holdRefusal(returned.key, request.units, request.concurrency, request.budget);
 }
 
 /** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */

@@ -45,7 +45,7 @@ const BUDGETED_COST = sql`(CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 
 export function unitHoldCtes(hold: HoldValues, recordId: string | null, gate: Sql = sql`true`): Sql {
   const { apiKeyId, units, budget } = hold;
   return sql`current AS (
-               SELECT status, remaining_units, in_flight, ${BUDGETED_COST} AS cost_today FROM api_keys WHERE id = ${apiKeyId}::uuid
+               ${currentKeyRow(apiKeyId)}
              ), taken AS (
                UPDATE api_keys SET remaining_units = remaining_units - ${units}::int, in_flight = in_flight + 1,
                       held_expected_cost = held_expected_cost + COALESCE(${hold.expectedCost}::numeric, 0)
@@ -63,12 +63,20 @@ export function unitHoldCtes(hold: HoldValues, recordId: string | null, gate: Sq
              )`;
 }
 
-/** What a statement with unitHoldCtes selects about the hold. */
-export const HOLD_OUTCOME_COLUMNS = sql`(SELECT remaining_units FROM taken) AS remaining,
-                    (SELECT status FROM current) AS status,
+/** The body of a CTE `current`: the key's row as the statement began, what a refusal is judged on (holdRefusal). */
+export function currentKeyRow(apiKeyId: string): Sql {
+  return sql`SELECT status, remaining_units, in_flight, ${BUDGETED_COST} AS cost_today FROM api_keys WHERE id = ${apiKeyId}::uuid`;
+}
+
+/** What a statement with a CTE `current` selects of it (HoldOutcome but `remaining`). */
+export const CURRENT_KEY_COLUMNS = sql`(SELECT status FROM current) AS status,
                     (SELECT remaining_units FROM current) AS current_remaining,
                     (SELECT in_flight FROM current) AS current_in_flight,
                     (SELECT cost_today FROM current) AS current_cost_today`;
+
+/** What a statement with unitHoldCtes selects about the hold. */
+export const HOLD_OUTCOME_COLUMNS = sql`(SELECT remaining_units FROM taken) AS remaining,
+                    ${CURRENT_KEY_COLUMNS}`;
 
 export interface HoldOutcome {
   remaining: number | null;

@@ -2,6 +2,7 @@ import sql, { raw, type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { usageEventCte, UTC_TODAY } from './settlement-sql';
 import { prepared } from './sql-statement';
+import { CURRENT_KEY_COLUMNS, currentKeyRow, type HoldOutcome } from './hold-sql';
 
 // The crash side of a hold: a request that died (its process gone) leaves its hold until its
 // lease runs out; the background sweeper then settles it here, on any instance. A hold whose
@@ -25,7 +26,10 @@ const CAPTURED = sql`h.status = 'captured'`;
  * Settles the held holds `dead` selects (a query of their ids, locking them, SKIP LOCKED): returns
  * each, or captures it when delivered, with its usage event and its key's balance, slot and cost.
  */
-const settleDeadHolds = (dead: Sql) => sql`WITH dead AS (${dead}), hold AS (
+const settleDeadHolds = (
+  dead: Sql,
+  also: { ctes: Sql; columns: Sql } = { ctes: sql``, columns: sql`` },
+) => sql`WITH ${also.ctes}dead AS (${dead}), hold AS (
        UPDATE unit_holds h
           SET status = (CASE WHEN h.delivered_at IS NULL THEN 'released' ELSE 'captured' END)::"HoldStatus", settled_at = now()
          FROM dead e WHERE h.id = e.id
@@ -72,7 +76,7 @@ const settleDeadHolds = (dead: Sql) => sql`WITH dead AS (${dead}), hold AS (
        sql`LATERAL (SELECT CASE WHEN ${CAPTURED} THEN h.delivered_metering END AS doc) m`,
      )}
      SELECT (SELECT count(*) FROM hold)::int AS settled, (SELECT count(*) FROM key)::int AS keys,
-            (SELECT count(*) FROM usage)::int AS usage`;
+            (SELECT count(*) FROM usage)::int AS usage${also.columns}`;
 
 const SWEEP_SQL = settleDeadHolds(
   sql`SELECT id FROM unit_holds WHERE status = 'held' AND lease_until < now() ORDER BY lease_until LIMIT 1000 FOR UPDATE SKIP LOCKED`,
@@ -94,19 +98,24 @@ export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
  * settlement-sql.ts recordStillHeld), so the hold can never be captured, and would otherwise keep
  * its units and slot until its own lease ran out. Only a hold that still counts in flight and
  * delivered nothing (a delivered answer's record is never taken over; a job past its request is on
- * its own lease). Returned as the sweeper returns a hold. Returns how many it settled.
+ * its own lease). Returned as the sweeper returns a hold. Returns how many it settled, and the
+ * key's row before its own settling. That row is locked first (the holds are read only once it is:
+ * `EXISTS (SELECT 1 FROM current)` is evaluated before their scan), so a settling racing this one
+ * has committed by then: its holds are no longer held, and the row is the one after it.
  */
-export async function settleTakenOverHolds(db: SqlDb, apiKeyId: string): Promise<number> {
-  const { rows } = await db.pool.query<{ settled: number }>(
+export async function settleTakenOverHolds(db: SqlDb, apiKeyId: string): Promise<{ settled: number; key: HoldOutcome }> {
+  const { rows } = await db.pool.query<{ settled: number } & HoldOutcome>(
     prepared(
       'wgs-settle-taken-over-holds',
       settleDeadHolds(
         sql`SELECT h.id FROM unit_holds h
-             WHERE h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
+             WHERE EXISTS (SELECT 1 FROM current) AND h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
                AND h.record_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = h.record_id)
                FOR UPDATE OF h SKIP LOCKED`,
+        { ctes: sql`current AS (${currentKeyRow(apiKeyId)} FOR UPDATE), `, columns: sql`, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}` },
       ),
     ),
   );
-  return rows[0]!.settled;
+  const { settled, ...key } = rows[0]!;
+  return { settled, key };
 }
