@@ -136,10 +136,13 @@ const MAX_PIPELINED = 32;
 
 /** A connection's requests waiting for the one before them to be answered, and whether it was paused for them. */
 interface Waiting {
-  queue: (() => void)[];
+  /** In order; an entry without a request is a refusal that ends the connection (afterInService). */
+  queue: { req?: IncomingMessage; run: () => void }[];
   paused: boolean;
   /** The request being served. */
   inService: IncomingMessage;
+  /** More than MAX_PIPELINED were sent at once: none of the waiting is served, and the connection closes after the one in service. */
+  flooded: boolean;
 }
 const waiting = new WeakMap<object, Waiting>();
 
@@ -149,33 +152,37 @@ const waiting = new WeakMap<object, Waiting>();
  * by side only when all are safe: a POST sent after another, on one connection, would be refused
  * as the other's still running (409, or 429 for the key's concurrency). While requests wait the
  * connection is not read (Node's own guard counts only answers written, which waiting requests
- * have none of), and one that sent more than MAX_PIPELINED at once is closed. Once the connection
- * is gone, a waiting request is never started: its client cannot read the answer, and would pay.
+ * have none of); one that sent more than MAX_PIPELINED at once gets the answer of the request in
+ * service, then is closed, the waiting ones never served. Once the connection is gone, a waiting
+ * request is never started: its client cannot read the answer, and would pay.
  */
 function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
   const socket = req.socket;
   const line = waiting.get(socket);
   if (line) {
+    socket.pause(); // again if a request served meanwhile resumed it to read its body
+    line.paused = true;
+    if (line.flooded) return;
     if (line.queue.length >= MAX_PIPELINED) {
-      socket.destroy();
+      line.flooded = true;
+      line.queue.length = 0;
       return;
     }
-    line.queue.push(serveThenNext);
-    line.paused = true;
-    socket.pause(); // again if a request served meanwhile resumed it to read its body
+    line.queue.push({ req, run: serveThenNext });
     return;
   }
-  waiting.set(socket, { queue: [], paused: false, inService: req });
+  waiting.set(socket, { queue: [], paused: false, inService: req, flooded: false });
   serveThenNext();
 
   function serveThenNext(): void {
     const line = waiting.get(socket)!; // the same until its last request is answered
     line.inService = req;
     res.once('close', () => {
-      const next = socket.destroyed || !socket.writable ? undefined : line.queue.shift();
-      if (next) return next();
+      const next = socket.destroyed || !socket.writable || line.flooded ? undefined : line.queue.shift();
+      if (next) return next.run();
       waiting.delete(socket);
-      if (line.paused && !socket.destroyed) socket.resume();
+      if (line.flooded) socket.destroy();
+      else if (line.paused && !socket.destroyed) socket.resume();
     });
     serve();
   }
@@ -184,13 +191,18 @@ function inTurn(req: IncomingMessage, res: ServerResponse, serve: () => void): v
 /**
  * Runs `answer` (a refusal that ends the connection: bytes Node could not parse, a CONNECT) once
  * the requests before it on its connection are answered: written at once, it would be read as the
- * answer of the request in service, which still runs, and is charged.
+ * answer of the request in service, which still runs, and is charged. Bytes inside the body of a
+ * request (the last one parsed, its body not complete) are that request's own refusal: at once for
+ * the request in service, in its turn, in its place, for a waiting one (served, it would wait for
+ * a body that never comes).
  */
 function afterInService(socket: object, answer: () => void): void {
   const line = waiting.get(socket);
-  // Bytes inside the body of the request in service are that request's own refusal: at once.
-  if (line?.inService.complete) line.queue.push(answer);
-  else answer();
+  if (!line) return answer();
+  const last = line.queue.at(-1);
+  if (last?.req && !last.req.complete) last.run = answer;
+  else if (!last && !line.inService.complete) answer();
+  else line.queue.push({ run: answer });
 }
 
 /**
