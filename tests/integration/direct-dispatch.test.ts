@@ -163,6 +163,28 @@ describe('the direct path of npm start', () => {
     expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 200']);
   });
 
+  it('answers a path with a backslash 404 in the envelope, as the literal text it is (Next read it as / and redirected, 308)', async () => {
+    const { key } = await createTestKey();
+    const nextCallsBefore = nextCalls.length;
+    for (const target of ['/v1\\key', '/v1/key\\', '/v1\\text\\generate']) {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const closed = once(socket, 'close');
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      await closed;
+      expect([target, received.match(/^HTTP\/1\.1 \d{3}/)?.[0]]).toEqual([target, 'HTTP/1.1 404']);
+      expect(received).toContain('"code":"not_found"');
+      expect(received.toLowerCase()).toContain('cache-control: no-store');
+    }
+    expect(nextCalls.slice(nextCallsBefore)).toEqual([]);
+  });
+
+  it("answers a method Next cannot route on the probes in the envelope, with the probe's own Allow", async () => {
+    const probe = await send('/healthz', { method: 'PROPFIND' });
+    expect([probe.status, probe.headers.get('allow'), JSON.parse(probe.text).error.code]).toEqual([405, 'GET, HEAD', 'method_not_allowed']);
+  });
+
   it('labels GET /v1/key and POST /v1/jobs/{jobId}/cancel by their own route in the request metric', async () => {
     const metrics = await enableMetrics();
     const samples = parsePrometheusText(await metrics.registry.metrics()).samples.filter(
@@ -242,6 +264,14 @@ describe('pipelined requests on one connection', () => {
       expect(served).toEqual(['/slow']);
       expect(answers.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', refused.startsWith('GET') ? 'HTTP/1.1 400' : 'HTTP/1.1 405']);
     }
+  });
+
+  it('closes the connection after a request that asks for an Upgrade (Node reads nothing after it: one pipelined behind it waited unanswered)', async () => {
+    served.length = 0;
+    const upgrade = 'GET /up HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n';
+    const answers = await pipeline(upgrade + get('/after'));
+    expect(answers.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200']);
+    expect(answers.toLowerCase()).toContain('connection: close');
   });
 
   it('starts no waiting request once its client has gone (it would run, and be charged, for no one)', async () => {

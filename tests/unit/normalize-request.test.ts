@@ -85,6 +85,13 @@ describe('escapeMalformedPath (npm start, before Next routes a request)', () => 
     expect(escapeMalformedPath('/v1/text/generate?q=%zz')).toBe('/v1/text/generate?q=%zz');
   });
 
+  it('escapes a backslash, which Next would read as / and redirect (308, outside the envelope)', () => {
+    expect(normalizeTarget('/v1\\text\\generate')).toBe('/v1%5Ctext%5Cgenerate');
+    expect(normalizeTarget('/v1/key\\?q=\\')).toBe('/v1/key%5C?q=\\');
+    expect(normalizeTarget('/v1/%zz\\')).toBe('/v1/%25zz%5C');
+    expect(isApiPath(normalizeTarget('/v1\\key'))).toBe(true);
+  });
+
   it('normalizeTarget merges slashes, removes dot segments, then escapes', () => {
     expect(normalizeTarget('/v1//%zz')).toBe('/v1/%25zz');
     expect(normalizeTarget('/x//../v1/%zz')).toBe('/v1/%25zz');

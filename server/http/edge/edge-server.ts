@@ -86,6 +86,9 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
 /** Answers or rewrites one request, then hands it to the app or to Next. */
 function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, routes: EdgeRoutes): void {
   stampRequestId(res);
+  // An Upgrade this server never accepts is ignored (RFC 9110 §7.8), but Node's parser reads no
+  // further on its connection: a request pipelined behind it would wait unanswered. Closed instead.
+  if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
   const repeated = repeatedHeaders(req.rawHeaders);
   if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
     answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
@@ -101,7 +104,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   const api = routes.isApiPath(req.url);
   const served = routes.app?.serves(req.url) ? routes.app.dispatch : undefined;
   if (!served && api) dropFrameworkVary(res);
-  const method = routedMethod(req.method ?? 'GET', api);
+  const method = routedMethod(req.method ?? 'GET', api || served !== undefined); // the app answers its probes' 405 too
   if (method === undefined) {
     // Outside the API (dashboard pages, sign-in, tRPC) only these methods mean anything.
     res.writeHead(405, { Allow: 'GET, HEAD, POST', 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('Method Not Allowed');

@@ -71,13 +71,15 @@ export function removeDotSegments(target: string): string {
 /**
  * A path whose percent-encoding does not decode (`/v1/%zz`, a cut UTF-8 sequence) makes Next
  * fail with a bare 500. Its `%` signs are escaped instead, so the path is routed as the literal
- * text it is, which no route has: 404 in the envelope.
+ * text it is, which no route has: 404 in the envelope. So is a backslash (not allowed in a path,
+ * RFC 3986 §3.3), which Next reads as `/`, as WHATWG URLs do, and answers with a 308 redirect.
  */
 export function escapeMalformedPath(target: string): string {
   if (!target.startsWith('/')) return target;
   const { path, rest } = splitTarget(target);
-  if (!path.includes('%') || decodes(path)) return target;
-  return path.replace(/%/g, '%25') + rest;
+  const malformed = path.includes('%') && !decodes(path);
+  if (!malformed && !path.includes('\\')) return target;
+  return (malformed ? path.replace(/%/g, '%25') : path).replace(/\\/g, '%5C') + rest;
 }
 
 /** Whether a path's percent-encoding decodes (every `%` starts an escape of UTF-8). */
@@ -109,7 +111,7 @@ export function toOriginForm(target: string): { target: string; host?: string } 
  */
 export function apiPaths(surfacePrefixes: readonly string[]): (target: string) => boolean {
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const surfaces = surfacePrefixes.map((prefix) => `${escaped(prefix)}(?:[/?]|$)`);
+  const surfaces = surfacePrefixes.map((prefix) => `${escaped(prefix)}(?:[/?]|%5C|$)`); // `/v1\key` is `/v1%5Ckey`: the API's 404
   const pattern = new RegExp(`^(?:${[...surfaces, ...SIGNED_URL_PATHS.map(escaped)].join('|')})`);
   return (target) => pattern.test(target);
 }
@@ -117,7 +119,7 @@ export function apiPaths(surfacePrefixes: readonly string[]): (target: string) =
 /** All of the above, on an origin-form target. */
 export function normalizeTarget(target: string): string {
   // Nearly every target has nothing any of them changes: it is passed on without being split four times.
-  if (!target.includes('//') && !target.includes('%') && !target.includes('/.')) return target;
+  if (!target.includes('//') && !target.includes('%') && !target.includes('/.') && !target.includes('\\')) return target;
   return escapeMalformedPath(removeDotSegments(decodeUnreserved(mergeSlashes(target))));
 }
 
