@@ -290,17 +290,7 @@ describe('a request whose key was taken over after its lease', () => {
     const retry = await call(api, TEXT, { input: 'late' }, { key, idempotencyKey });
     expect(retry.status, retry.text).toBe(200);
     expectEnvelope(await first, 503, 'provider_unavailable');
-    expect(await holdsAndEvents(id)).toEqual({
-      holds: [
-        { status: 'captured', n: 1 },
-        { status: 'released', n: 1 },
-      ],
-      events: [
-        { outcome: 'failed', units: 0, error_code: 'request_lost', engines_tried: ['fakeidem:model-idem'] },
-        { outcome: 'succeeded', units: 3, error_code: null, engines_tried: ['fakeidem:model-idem'] },
-      ],
-      key: { remaining_units: 0, in_flight: 0 },
-    });
+    expect(await holdsAndEvents(id)).toEqual(chargedOnceAfterALostCall('fakeidem:model-idem', 3));
     fake.reset();
   });
 });
@@ -316,6 +306,19 @@ async function insertOpenHold(apiKeyId: string, recordId: string | null, units: 
     [apiKeyId, units, recordId],
   );
 }
+
+/** The books of a key whose one call was lost (its hold returned), then run and charged `units` once, both on `engine`. */
+const chargedOnceAfterALostCall = (engine: string, units: number) => ({
+  holds: [
+    { status: 'captured', n: 1 },
+    { status: 'released', n: 1 },
+  ],
+  events: [
+    { outcome: 'failed', units: 0, error_code: 'request_lost', engines_tried: [engine] },
+    { outcome: 'succeeded', units, error_code: null, engines_tried: [engine] },
+  ],
+  key: { remaining_units: 0, in_flight: 0 },
+});
 
 async function holdsAndEvents(apiKeyId: string) {
   const holds = await getPool().query(
@@ -350,17 +353,7 @@ describe('a retry that takes over the key of a request that died', () => {
     const taken = await call(api, TEXT, { input: 'died' }, { key, idempotencyKey });
     expect(taken.status, taken.text).toBe(200);
     expect(textGenerateResponse.parse(taken.json).usage).toEqual({ charged_units: 1, remaining_units: 0 });
-    expect(await holdsAndEvents(id)).toEqual({
-      holds: [
-        { status: 'captured', n: 1 },
-        { status: 'released', n: 1 },
-      ],
-      events: [
-        { outcome: 'failed', units: 0, error_code: 'request_lost', engines_tried: ['local'] },
-        { outcome: 'succeeded', units: 1, error_code: null, engines_tried: ['local'] },
-      ],
-      key: { remaining_units: 0, in_flight: 0 },
-    });
+    expect(await holdsAndEvents(id)).toEqual(chargedOnceAfterALostCall('local', 1));
   });
 
   it('two retries at once, each of a dead request: both run, whichever returns the holds (8 rounds)', async () => {

@@ -22,6 +22,23 @@ async function createVideoJob(apiKeyId: string, fields: JobFields) {
   await getPrisma().job.create({ data: { apiKeyId, operation: 'videos.generate', engine: 'local', units: 5, ...fields } });
 }
 
+/** A pending image upload of the key, 10 bytes, expiring in an hour. */
+async function createPendingUpload(apiKeyId: string, id: string) {
+  await getPrisma().upload.create({
+    data: {
+      id,
+      apiKeyId,
+      purpose: 'image_input',
+      filename: 'cat.png',
+      mimeType: 'image/png',
+      sizeBytes: 10,
+      sha256: 'a'.repeat(64),
+      storageKey: `uploads/${apiKeyId}/${id}`,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    },
+  });
+}
+
 describe('jobs: filters and a fresh link to the video', () => {
   it('filters by key text, operation, status and day; signs a new short-lived URL on each read', async () => {
     const { caller } = await operatorCaller();
@@ -73,19 +90,7 @@ describe('uploads: preview link and the calls that used it', () => {
     const mine = await key(caller, 'uploader');
     const uploadId = newId('upl');
     const sealed = `uploads/${mine.id}/${uploadId}.0a1b2c3d4e5f.verified`;
-    await getPrisma().upload.create({
-      data: {
-        id: uploadId,
-        apiKeyId: mine.id,
-        purpose: 'image_input',
-        filename: 'cat.png',
-        mimeType: 'image/png',
-        sizeBytes: 10,
-        sha256: 'a'.repeat(64),
-        storageKey: `uploads/${mine.id}/${uploadId}`,
-        expiresAt: new Date(Date.now() + 3_600_000),
-      },
-    });
+    await createPendingUpload(mine.id, uploadId);
     expect(await caller.uploads.fileLink({ id: uploadId })).toBeNull();
     await getPrisma().upload.update({ where: { id: uploadId }, data: { status: 'verified', storageKey: sealed, verifiedAt: new Date() } });
     const link = await caller.uploads.fileLink({ id: uploadId });
@@ -137,19 +142,7 @@ describe('jobs and uploads page through every row with the cursors they return',
       await createVideoJob(mine.id, { id: jobId, status: 'submitted', requestId: `req_page_${i}`, input: { prompt: 'p' } });
       const uploadId = newId('upl');
       uploadIds.unshift(uploadId);
-      await getPrisma().upload.create({
-        data: {
-          id: uploadId,
-          apiKeyId: mine.id,
-          purpose: 'image_input',
-          filename: 'cat.png',
-          mimeType: 'image/png',
-          sizeBytes: 10,
-          sha256: 'a'.repeat(64),
-          storageKey: `uploads/${mine.id}/${uploadId}`,
-          expiresAt: new Date(Date.now() + 3_600_000),
-        },
-      });
+      await createPendingUpload(mine.id, uploadId);
     }
     const pagesOf = (ids: string[]) => [ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)];
     const jobs = await pageThrough((cursor) => caller.jobs.list({ apiKeyId: mine.id, limit: 2, cursor }));
