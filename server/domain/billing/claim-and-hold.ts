@@ -1,7 +1,7 @@
 import type { SqlDb } from '../../db/client';
 import { isApiError, type ApiError } from '../errors';
 import type { HoldOutcome } from './hold-sql';
-import { settleTakenOverHolds } from './sweep-expired-holds';
+import { returnTakenOverHolds } from './sweep-expired-holds';
 import { claimIdempotencyKey, judgeExisting, type ClaimResult } from './idempotency-store';
 import { queueRelease, writeRelease } from './pending-releases';
 import { claimValuesOf, type ClaimOutcome, type IdempotencyScope } from './claim-sql';
@@ -47,13 +47,8 @@ export function judgeRow(row: ClaimOutcome, fingerprint: string): Extract<ClaimR
 
 /**
  * The key was claimed but the hold refused: the refusal judged on the key's row as the statement
- * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its own.
- *
- * A refusal for units, a slot or the budget while the key has calls in flight may be a dead
- * request's doing: one whose key a retry took over (this request, or another) still holds them
- * until its lease runs out. Such holds are returned at once (CONTRACT.md §2: a 402 is final) and
- * the hold tried again, a few rounds: a retry racing this one may take what this one returned
- * before its own dead request's hold is known dead.
+ * began frees the key and is thrown; none means the row changed meanwhile, so hold again on its
+ * own. A refusal while the key had calls in flight may be a dead request's doing (holdForClaim).
  */
 export async function afterRefusedHold(
   db: SqlDb,
@@ -61,6 +56,32 @@ export async function afterRefusedHold(
   recordId: string,
   scope: IdempotencyScope,
   request: Omit<HoldRequest, 'apiKeyId'>,
+): Promise<ClaimAndHoldResult> {
+  const refusal = holdRefusal(row, request.units, request.concurrency, request.budget);
+  if (refusal && !row.current_in_flight) {
+    await freeKey(db, recordId);
+    throw refusal;
+  }
+  return holdForClaim(db, recordId, scope, request, refusal);
+}
+
+/** How many times a refused hold returns the key's taken-over holds and tries again. */
+const TAKEOVER_ROUNDS = 3;
+
+/**
+ * The hold on its own, for a key this request has claimed (after `refusal`, when one was judged
+ * already); a refused hold frees the key again and is thrown. A refusal for units, a slot or the
+ * budget may be a dead request's doing: one whose key a retry took over (this request, or another)
+ * still holds them until its lease runs out. Such holds are returned at once (CONTRACT.md §2: a
+ * 402 is final) and the hold tried again, a few rounds: a retry racing this one may take what this
+ * one returned before its own dead request's hold is known dead.
+ */
+async function holdForClaim(
+  db: SqlDb,
+  recordId: string,
+  scope: IdempotencyScope,
+  request: Omit<HoldRequest, 'apiKeyId'>,
+  refusal?: ApiError,
 ): Promise<ClaimAndHoldResult> {
   const hold = async (): Promise<ClaimAndHoldResult | ApiError> => {
     try {
@@ -71,8 +92,8 @@ export async function afterRefusedHold(
       throw error;
     }
   };
-  let outcome = holdRefusal(row, request.units, request.concurrency, request.budget) ?? (await hold());
-  for (let round = 0; round < TAKEOVER_ROUNDS && isApiError(outcome) && row.current_in_flight; round++) {
+  let outcome = refusal ?? (await hold());
+  for (let round = 0; round < TAKEOVER_ROUNDS && isApiError(outcome); round++) {
     if (!(await freedByTakenOverHolds(db, outcome, scope.apiKeyId, request))) break;
     outcome = await hold();
   }
@@ -80,8 +101,6 @@ export async function afterRefusedHold(
   await freeKey(db, recordId);
   throw outcome;
 }
-
-const TAKEOVER_ROUNDS = 3;
 
 /**
  * Returns the key's holds whose records were taken over; true when the hold may be tried again:
@@ -95,24 +114,9 @@ async function freedByTakenOverHolds(
   request: Omit<HoldRequest, 'apiKeyId'>,
 ): Promise<boolean> {
   if (refusal.code === 'invalid_api_key') return false;
-  const returned = await settleTakenOverHolds(db, apiKeyId).catch(() => undefined);
+  const returned = await returnTakenOverHolds(db, apiKeyId).catch(() => undefined);
   if (!returned) return false;
   return returned.settled > 0 || !holdRefusal(returned.key, request.units, request.concurrency, request.budget);
-}
-
-/** The hold on its own, for a key this request has claimed; a refused hold frees the key again. */
-async function holdForClaim(
-  db: SqlDb,
-  recordId: string,
-  scope: IdempotencyScope,
-  request: Omit<HoldRequest, 'apiKeyId'>,
-): Promise<ClaimAndHoldResult> {
-  try {
-    return { kind: 'held', recordId, hold: await holdUnits(db, { ...request, apiKeyId: scope.apiKeyId }, recordId) };
-  } catch (error) {
-    await freeKey(db, recordId);
-    throw error;
-  }
 }
 
 /**

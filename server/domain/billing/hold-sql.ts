@@ -40,7 +40,7 @@ const BUDGETED_COST = sql`(CASE WHEN cost_day = ${TODAY} THEN cost_today ELSE 0 
  * the key's locked row, whose held_expected_cost the same UPDATE adds this hold's expected cost to
  * (and its settling takes away): a request that waited on the lock sees the jobs held meanwhile.
  * The hold names the idempotency record `recordId` its request claimed (null: none): should a retry
- * take that record over (its request died), the hold is known to be dead (sweep-expired-holds.ts settleTakenOverHolds).
+ * take that record over (its request died), the hold is known to be dead (sweep-expired-holds.ts returnTakenOverHolds).
  */
 export function unitHoldCtes(hold: HoldValues, recordId: string | null, gate: Sql = sql`true`): Sql {
   const { apiKeyId, units, budget } = hold;

@@ -93,27 +93,41 @@ export async function sweepExpiredHolds(db: SqlDb): Promise<number> {
 }
 
 /**
- * Settles at once the holds of `apiKeyId` whose request's idempotency record is gone: a retry took
- * the record over after its lease ran out (its request died, or can no longer charge:
- * settlement-sql.ts recordStillHeld), so the hold can never be captured, and would otherwise keep
- * its units and slot until its own lease ran out. Only a hold that still counts in flight and
- * delivered nothing (a delivered answer's record is never taken over; a job past its request is on
- * its own lease). Returned as the sweeper returns a hold. Returns how many it settled, and the
- * key's row before its own settling. That row is locked first (the holds are read only once it is:
- * `EXISTS (SELECT 1 FROM current)` is evaluated before their scan), so a settling racing this one
- * has committed by then: its holds are no longer held, and the row is the one after it.
+ * The held holds of `apiKeyId` whose request's idempotency record is gone: a retry took the record
+ * over after its lease ran out (its request died, or can no longer charge: settlement-sql.ts
+ * recordStillHeld), so the hold can never be captured, and would otherwise keep its units and slot
+ * until its own lease ran out. Only a hold that still counts in flight and delivered nothing (a
+ * delivered answer's record is never taken over; a job past its request is on its own lease).
  */
-export async function settleTakenOverHolds(db: SqlDb, apiKeyId: string): Promise<{ settled: number; key: HoldOutcome }> {
+const takenOverHolds = (apiKeyId: string) =>
+  sql`unit_holds h WHERE h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
+        AND h.record_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = h.record_id)`;
+
+/**
+ * Returns at once, as the sweeper returns a hold, the key's holds whose records were taken over
+ * (takenOverHolds). Returns how many, and the key's row before that. Read first without a lock
+ * (a refusal of a key at its limit usually finds none: one read, no write); when there are some,
+ * the key's row is locked before they are (`EXISTS (SELECT 1 FROM current)` is evaluated before
+ * their scan), so a return racing this one has committed by then: its holds are no longer held,
+ * and the row is the one after it.
+ */
+export async function returnTakenOverHolds(db: SqlDb, apiKeyId: string): Promise<{ settled: number; key: HoldOutcome }> {
+  const found = await db.pool.query<{ dead: boolean } & HoldOutcome>(
+    prepared(
+      'wgs-find-taken-over-holds',
+      sql`WITH current AS (${currentKeyRow(apiKeyId)})
+          SELECT EXISTS (SELECT 1 FROM ${takenOverHolds(apiKeyId)}) AS dead, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}`,
+    ),
+  );
+  const { dead, ...seen } = found.rows[0]!;
+  if (!dead) return { settled: 0, key: seen };
   const { rows } = await db.pool.query<{ settled: number } & HoldOutcome>(
     prepared(
       'wgs-settle-taken-over-holds',
-      settleDeadHolds(
-        sql`SELECT h.id FROM unit_holds h
-             WHERE EXISTS (SELECT 1 FROM current) AND h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
-               AND h.record_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = h.record_id)
-               FOR UPDATE OF h SKIP LOCKED`,
-        { ctes: sql`current AS (${currentKeyRow(apiKeyId)} FOR UPDATE), `, columns: sql`, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}` },
-      ),
+      settleDeadHolds(sql`SELECT h.id FROM ${takenOverHolds(apiKeyId)} AND EXISTS (SELECT 1 FROM current) FOR UPDATE OF h SKIP LOCKED`, {
+        ctes: sql`current AS (${currentKeyRow(apiKeyId)} FOR UPDATE), `,
+        columns: sql`, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}`,
+      }),
     ),
   );
   const { settled, ...key } = rows[0]!;
