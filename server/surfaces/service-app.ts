@@ -97,7 +97,7 @@ export function servesTarget(target: string): boolean {
   const queryAt = target.indexOf('?');
   const path = queryAt === -1 ? target : target.slice(0, queryAt);
   if (
-    SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}%5C`)) ||
+    SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`) || /^%5c/i.test(path.slice(prefix.length))) ||
     path.startsWith(OUTPUT_URLS) ||
     path.startsWith(UPLOAD_URLS)
   )

@@ -90,6 +90,7 @@ describe('escapeMalformedPath (npm start, before Next routes a request)', () => 
     expect(normalizeTarget('/v1/key\\?q=\\')).toBe('/v1/key%5C?q=\\');
     expect(normalizeTarget('/v1/%zz\\')).toBe('/v1/%25zz%5C');
     expect(isApiPath(normalizeTarget('/v1\\key'))).toBe(true);
+    expect(isApiPath('/v1%5ckey')).toBe(true); // as sent, in either case
   });
 
   it('normalizeTarget merges slashes, removes dot segments, then escapes', () => {

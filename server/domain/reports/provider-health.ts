@@ -28,6 +28,8 @@ export const HEALTH_WINDOW_HOURS = 24;
 
 /** How a charged stream ends when its provider broke it off (generation/stream-endings.ts): the provider failed, or was cut off at the deadline. */
 const BROKEN_OFF = join(['provider_failed', 'deadline_exceeded'].map((ending) => sql`${ending}`));
+/** The call `t` (an engine of the request `e`) answered: its engine's, of a request that succeeded, not broken off. */
+const ANSWERED = sql`(t.name = e.engine AND e.outcome = 'succeeded' AND COALESCE(e.error_code NOT IN (${BROKEN_OFF}), true))`;
 
 export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
   const since = new Date((input.now ?? new Date()).getTime() - HEALTH_WINDOW_HOURS * 3_600_000);
@@ -36,9 +38,8 @@ export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Pro
       'wgs-report-provider-health',
       sql`SELECT split_part(t.name, ':', 1) AS provider,
                  COUNT(*) AS calls,
-                 COUNT(*) FILTER (WHERE t.name <> e.engine OR e.outcome <> 'succeeded' OR e.error_code IN (${BROKEN_OFF})) AS failures,
-                 (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms)
-                    FILTER (WHERE t.name = e.engine AND e.outcome = 'succeeded'))::float8 AS p95_ms
+                 COUNT(*) FILTER (WHERE NOT ${ANSWERED}) AS failures,
+                 (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE ${ANSWERED}))::float8 AS p95_ms
             FROM usage_events e
             CROSS JOIN LATERAL unnest(e.engines_tried) AS t(name)
            WHERE e.created_at >= ${since} AND t.name <> 'local'

@@ -111,7 +111,7 @@ export function toOriginForm(target: string): { target: string; host?: string } 
  */
 export function apiPaths(surfacePrefixes: readonly string[]): (target: string) => boolean {
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const surfaces = surfacePrefixes.map((prefix) => `${escaped(prefix)}(?:[/?]|%5C|$)`); // `/v1\key` is `/v1%5Ckey`: the API's 404
+  const surfaces = surfacePrefixes.map((prefix) => `${escaped(prefix)}(?:[/?]|%5[Cc]|$)`); // `/v1\key` is `/v1%5Ckey`: the API's 404
   const pattern = new RegExp(`^(?:${[...surfaces, ...SIGNED_URL_PATHS.map(escaped)].join('|')})`);
   return (target) => pattern.test(target);
 }

@@ -229,14 +229,14 @@ describe('providers: last 24 hours', () => {
         event(`${second}:b`, [`${first}:a`, `${second}:b`], 'failed', 50),
         event(`${first}:a`, [`${first}:a`], 'succeeded', 99_999, 25), // outside the window
         // Streams charged after their first piece: one the provider broke off (a failure), one the client left (not).
-        event(`${first}:a`, [`${first}:a`], 'succeeded', 110, 0, 'provider_failed'),
+        event(`${first}:a`, [`${first}:a`], 'succeeded', 5_000, 0, 'provider_failed'),
         event(`${first}:a`, [`${first}:a`], 'succeeded', 110, 0, 'client_disconnected'),
       ],
     });
     const overview = await caller.providers.overview();
     const health = (name: string) => overview.find((provider) => provider.name === name)!.health;
-    // first: 22 answered (one broken off) + 2 failed before the fallback; p95 of its 22 answers (100..118, 110 twice more,
-    // 1000), interpolated at 0.95 × 21 = 19.95: 117 + 0.95 × 1.
+    // first: 21 answered + 1 broken off (5 s, not an answer) + 2 failed before the fallback; p95 of its 21 answers
+    // (100..118, 110 once more, 1000), interpolated at 0.95 × 20 = 19: 118.
     expect(health(first)).toEqual({ provider: first, calls: 24, failures: 3, p95_ms: 118 });
     expect(health(second)).toEqual({ provider: second, calls: 2, failures: 1, p95_ms: 400 });
   });
