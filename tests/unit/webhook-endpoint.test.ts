@@ -44,6 +44,18 @@ describe('webhook endpoints', () => {
     expect(webhookUrlProblem('https://[fec0::1]:22/')).toMatch(/public/);
   });
 
+  it('refuses a URL with whitespace or control characters, which new URL() would drop silently (they reached the security e-mail)', () => {
+    for (const url of [
+      'https://hooks.example.com/x\n\nReply with the code below',
+      'https://hooks.example.com/a\r\nCode: AAAA',
+      'https://hooks.example.com/\tx',
+      ' https://hooks.example.com/x',
+      'https://hooks.example.com/x\u0085',
+    ]) {
+      expect(webhookUrlProblem(url), JSON.stringify(url)).toMatch(/control characters/);
+    }
+  });
+
   it('refuses localhost in every spelling, private addresses in every notation and names outside the public DNS, saying why', () => {
     withEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
     const refusals: [url: string, reason: RegExp][] = [

@@ -41,6 +41,10 @@ function privateHostReason(host: string): string | null {
   return isPublicDnsName(name) ? null : 'not a public DNS name';
 }
 
+/** A character a URL never holds as it is (RFC 3986 §2): whitespace and every control character. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u0020\u007f-\u009f]/;
+
 /** Why a webhook URL is refused, or null when it may be used. */
 export function webhookUrlProblem(raw: string): string | null {
   let url: URL;
@@ -49,6 +53,8 @@ export function webhookUrlProblem(raw: string): string | null {
   } catch {
     return 'must be an absolute URL';
   }
+  // new URL() drops tabs and line breaks silently: the URL stored and shown (in the security e-mail too) would carry them.
+  if (CONTROL_CHARACTER.test(raw)) return 'must not contain spaces, tabs, line breaks or other control characters';
   if (raw.length > 2000) return 'must be at most 2000 characters';
   if (url.username || url.password) return 'must not carry a user name or password';
   const allowPrivate = privateNetworksAllowed();
