@@ -24,7 +24,8 @@ export function trpcCodeForStatus(status: number): TRPC_ERROR_CODE_KEY {
 }
 
 export function toTRPCError(error: ApiError): TRPCError {
-  const message = error.status >= 500 ? ERROR_CATALOG.internal_error.message : error.message;
+  // A 500 says nothing of its insides; a 503 of the domain's says its own sentence (an e-mail that could not be sent).
+  const message = error.status === 500 ? ERROR_CATALOG.internal_error.message : error.message;
   return new TRPCError({ code: trpcCodeForStatus(error.status), message, cause: error });
 }
 

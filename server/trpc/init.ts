@@ -15,12 +15,14 @@ const t = initTRPC.context<TrpcContext>().create({
     const hidden = error.code === 'INTERNAL_SERVER_ERROR';
     const { stack: _stack, ...data } = shape.data;
     const unavailable = isUnavailableError(error);
+    // A 503 of the domain's own (an e-mail that could not be sent) says its own sentence.
+    const storeAway = unavailable && !isApiError(error.cause);
     const api = apiErrorData(error.cause);
     // tRPC's own input validation says its issues as JSON; the first issue's sentence is what a form shows.
     const inputIssue = !isApiError(error.cause) && api.issues?.length ? (api.issues[0] as { message: string }).message : undefined;
     return {
       ...shape,
-      message: unavailable ? STORE_UNAVAILABLE_MESSAGE : hidden ? ERROR_CATALOG.internal_error.message : (inputIssue ?? shape.message),
+      message: storeAway ? STORE_UNAVAILABLE_MESSAGE : hidden ? ERROR_CATALOG.internal_error.message : (inputIssue ?? shape.message),
       data: { ...data, ...(unavailable ? { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } : {}), ...api },
     };
   },

@@ -84,8 +84,12 @@ export async function requestChange(
   const code = newConfirmationCode();
   const expiresAt = new Date(Date.now() + CODE_MINUTES * 60_000);
   const webhookUrl = input.action === 'set_webhook' ? input.url! : null;
+  // The new code replaces the session's pending one, unless its e-mail cannot be sent (then nothing changed).
+  const replaced = (
+    await db.portalConfirmation.findMany({ where: { portalSessionId: session.sessionId, usedAt: null }, select: { id: true } })
+  ).map((row) => row.id);
   await db.$transaction([
-    db.portalConfirmation.updateMany({ where: { portalSessionId: session.sessionId, usedAt: null }, data: { usedAt: new Date() } }),
+    db.portalConfirmation.updateMany({ where: { id: { in: replaced }, usedAt: null }, data: { usedAt: new Date() } }),
     db.portalConfirmation.create({
       data: {
         id,
@@ -100,7 +104,10 @@ export async function requestChange(
   ]);
   const mail = { to: key.buyerEmail, keyPrefix: key.prefix, change: input.action, webhookUrl, code, minutes: CODE_MINUTES };
   await mailConfirmationCode({ ...mail, contact: supportContact() }).catch(async (error: unknown) => {
-    await db.portalConfirmation.delete({ where: { id } });
+    await db.$transaction([
+      db.portalConfirmation.delete({ where: { id } }),
+      db.portalConfirmation.updateMany({ where: { id: { in: replaced } }, data: { usedAt: null } }),
+    ]);
     throw error;
   });
   return { sent_to: maskEmail(key.buyerEmail), expires_at: expiresAt.toISOString() };

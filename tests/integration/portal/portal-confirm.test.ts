@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
+import { getTRPCErrorShape } from '@trpc/server';
+import { portalRouter } from '@/server/trpc/portal/portal-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as signInPost } from '@/app/api/portal/session/route';
 import { POST as portalTrpcPost } from '@/app/api/portal/trpc/[trpc]/route';
@@ -84,6 +86,31 @@ describe('the code e-mailed to the buyer', () => {
       inbox.refuseAll(false);
     }
     expect(await getPrisma().portalConfirmation.count({ where: { apiKeyId: key.id } })).toBe(0);
+  });
+
+  it('a code that cannot be sent leaves the one sent before it waiting, and says why (not that the database is away)', async () => {
+    const key = await keyOnFreshPackage('confirm');
+    const { caller } = await portalSignIn(key.secret);
+    const before = inbox.mailTo(key.email).length;
+    await caller.requestChange({ action: 'rotate_key' });
+    const code = codeIn(await inbox.waitForMail(key.email, before + 1));
+    inbox.refuseAll(true);
+    try {
+      const error = await expectTrpcError(caller.requestChange({ action: 'rotate_key' }), 'SERVICE_UNAVAILABLE', 'provider_unavailable');
+      // What the portal's HTTP answer says: its error shape.
+      const shape = getTRPCErrorShape({
+        config: portalRouter._def._config,
+        error,
+        type: 'mutation',
+        path: 'requestChange',
+        input: undefined,
+        ctx: undefined,
+      });
+      expect(shape.message).toContain('The confirmation e-mail could not be sent');
+    } finally {
+      inbox.refuseAll(false);
+    }
+    expect(await caller.confirmChange({ code })).toMatchObject({ action: 'rotate_key' });
   });
 });
 

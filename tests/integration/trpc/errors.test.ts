@@ -20,7 +20,8 @@ describe('errors map from the catalog of the REST API', () => {
     const status = ERROR_CATALOG[code].status;
     expect(getHTTPStatusCodeFromError(error)).toBe(status);
     expect(error.cause).toBeInstanceOf(ApiError);
-    if (status >= 500) expect(error.message).toBe(ERROR_CATALOG.internal_error.message);
+    // A 500 says nothing of its insides; a 503 says its own sentence (the service or the database away says it is).
+    expect(error.message).toBe(status === 500 ? ERROR_CATALOG.internal_error.message : ERROR_CATALOG[code].message);
   });
 });
 
