@@ -59,6 +59,15 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
         {returned?.state === 'topped_up' ? (
           <Alert tone="ok">Thank you: {formatNumber(returned.units)} units were added to your key.</Alert>
         ) : null}
+        {returned?.state === 'expired' ? (
+          <Alert tone="warn">This checkout expired before it was paid; nothing was charged and no units were added.</Alert>
+        ) : null}
+        {returned?.state === 'refused' ? (
+          <Alert tone="error">
+            The payment Stripe reported is not the price of this top-up, so no units were added. The operator has been told and will refund
+            or settle it; ask {owner.contact}.
+          </Alert>
+        ) : null}
         {returned?.state === 'processing' ? (
           <Alert tone="warn">
             Your payment is being processed: the units are added when it completes, and this page shows them then.

@@ -100,19 +100,21 @@ export async function startPortalTopUp(
 
 /**
  * Back from Stripe with `session_id`: the top-up of this key that session paid for, its units
- * added now if the webhook has not done it. Another key's session, or a package purchase, is not found.
+ * added now if the webhook has not done it (or why they never will be: expired, refused). Another key's session, or a package purchase, is not found.
  */
 export async function topUpReturn(
   db: PrismaClient,
   sql: SqlDb,
   stripe: Stripe | null,
   input: { apiKeyId: string; sessionId: string },
-): Promise<{ state: 'topped_up'; units: number } | { state: 'processing' }> {
+): Promise<{ state: 'topped_up'; units: number } | { state: 'processing' | 'expired' | 'refused' }> {
   if (!stripe) throw sellingOff();
   const purchase = await db.purchase.findUnique({ where: { stripeSessionId: input.sessionId } });
   if (!purchase || purchase.kind !== 'top_up' || purchase.apiKeyId !== input.apiKeyId) {
     throw new ApiError('not_found', { message: 'No top-up of this key was paid in that checkout.' });
   }
   const state = await checkoutPageState(db, sql, stripe, { sessionId: input.sessionId, keyId: input.apiKeyId });
-  return state.state === 'topped_up' ? { state: 'topped_up', units: state.units } : { state: 'processing' };
+  if (state.state === 'topped_up') return { state: 'topped_up', units: state.units };
+  // Expired unpaid, or paid an amount that is not the pack's price (refused: the operator was told): it will not complete.
+  return { state: state.state === 'expired' || state.state === 'refused' ? state.state : 'processing' };
 }

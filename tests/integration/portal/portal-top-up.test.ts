@@ -77,6 +77,16 @@ describe('top-ups from the portal', () => {
     expect(await getPrisma().auditLog.count({ where: { action: 'key.topup', targetId: session.apiKeyId } })).toBe(1);
   });
 
+  it('a payment that is not the pack\'s price says so on return (it said "being processed" for ever), and adds nothing', async () => {
+    const { caller } = await signedInBuyer();
+    const { url } = await caller.buyTopUp({ units: 1000 });
+    const sessionId = url.split('/').at(-1)!;
+    fake.sessions.get(sessionId)!.amount_total = 100;
+    fake.pay(sessionId);
+    await expect.poll(() => caller.topUpReturn({ sessionId }), { timeout: 15_000, interval: 500 }).toEqual({ state: 'refused' });
+    expect((await caller.overview()).key.remaining_units).toBe(500);
+  });
+
   it("refuses a pack the package does not sell, and another key's checkout on return", async () => {
     const a = await signedInBuyer();
     const b = await signedInBuyer();
