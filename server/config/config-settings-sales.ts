@@ -18,7 +18,7 @@ export const salesSettings = {
   ),
   PORTAL_ENABLED: doc(
     z.enum(['true', 'false'], 'must be true or false').default('true'),
-    'Whether the customer portal (/portal, /api/portal/*) is served; false: its pages and endpoints answer 404 (and no top-up can be bought).',
+    'Whether the customer portal (/portal, /api/portal/*) is served; false: its pages and endpoints answer 404 (a method an endpoint never takes, 405) and no top-up can be bought.',
     RUNNING,
   ),
   SMTP_URL: doc(
