@@ -33,7 +33,7 @@ export async function mailConfirmationCode(input: {
   contact: string;
 }): Promise<void> {
   const lines = [
-    `Someone signed in to the customer portal with your API key ${input.keyPrefix}… asked to ${WHAT[input.change]}.`,
+    `Someone who signed in to the customer portal with your API key ${input.keyPrefix}… asked to ${WHAT[input.change]}.`,
     ...(input.webhookUrl ? [`Endpoint: ${input.webhookUrl}`] : []),
     '',
     `Code: ${input.code}`,
