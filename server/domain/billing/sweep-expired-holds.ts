@@ -103,6 +103,9 @@ const takenOverHolds = (apiKeyId: string) =>
   sql`unit_holds h WHERE h.api_key_id = ${apiKeyId}::uuid AND h.status = 'held' AND h.counts_in_flight AND h.delivered_at IS NULL
         AND h.record_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idempotency_records r WHERE r.id = h.record_id)`;
 
+/** The key's row as the CTE `current` read it, as a refused hold's HoldOutcome (nothing taken). */
+const KEY_ROW_COLUMNS = sql`NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}`;
+
 /**
  * Returns at once, as the sweeper returns a hold, the key's holds whose records were taken over
  * (takenOverHolds). Returns how many, and the key's row before that. Read first without a lock
@@ -116,7 +119,7 @@ export async function returnTakenOverHolds(db: SqlDb, apiKeyId: string): Promise
     prepared(
       'wgs-find-taken-over-holds',
       sql`WITH current AS (${currentKeyRow(apiKeyId)})
-          SELECT EXISTS (SELECT 1 FROM ${takenOverHolds(apiKeyId)}) AS dead, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}`,
+          SELECT EXISTS (SELECT 1 FROM ${takenOverHolds(apiKeyId)}) AS dead, ${KEY_ROW_COLUMNS}`,
     ),
   );
   const { dead, ...seen } = found.rows[0]!;
@@ -126,7 +129,7 @@ export async function returnTakenOverHolds(db: SqlDb, apiKeyId: string): Promise
       'wgs-settle-taken-over-holds',
       settleDeadHolds(sql`SELECT h.id FROM ${takenOverHolds(apiKeyId)} AND EXISTS (SELECT 1 FROM current) FOR UPDATE OF h SKIP LOCKED`, {
         ctes: sql`current AS (${currentKeyRow(apiKeyId)} FOR UPDATE), `,
-        columns: sql`, NULL::int AS remaining, ${CURRENT_KEY_COLUMNS}`,
+        columns: sql`, ${KEY_ROW_COLUMNS}`,
       }),
     ),
   );
