@@ -22,6 +22,8 @@ export interface JobRow {
   hold_id: string | null;
   request_id: string;
   attempts: number;
+  /** The attempt that last reached its engine (job-store.ts startJobAttempt). */
+  engine_attempt: number | null;
   result_key: string | null;
   result_mime_type: string | null;
   error_code: string | null;

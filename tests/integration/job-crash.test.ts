@@ -15,7 +15,8 @@ import { probeVideo } from './support/jobs/video-probe';
 import { childEnv, killAllSpawned, REPO_ROOT, track } from './support/processes';
 
 // A worker process killed with SIGKILL in the middle of a job: the job is not lost, a second
-// worker process completes it, and its units are charged exactly once.
+// worker process completes it, and its units are charged exactly once; the dead attempt's provider
+// call is on the books as a lost one.
 
 const QUEUE_ENV = {
   JOB_HEARTBEAT_SECONDS: '10',
@@ -138,8 +139,17 @@ it('a second worker completes the job of a SIGKILLed worker; units are charged e
   expect(provider.requests.filter((r) => r.startsWith('POST ')).length).toBe(2);
   const holds = await getPool().query('SELECT status, units FROM unit_holds WHERE api_key_id = $1', [key.id]);
   expect(holds.rows).toEqual([{ status: 'captured', units: 30 }]);
-  const usage = await getPool().query('SELECT outcome, units, job_id FROM usage_events WHERE api_key_id = $1', [key.id]);
-  expect(usage.rows).toEqual([{ outcome: 'succeeded', units: 30, job_id: jobId }]);
+  // Worker A's attempt called the provider too: it is on the books as lost (0 units), named by the job.
+  const usage = await getPool().query(
+    'SELECT outcome, units, job_id, error_code, engines_tried, hold_id IS NULL AS no_hold FROM usage_events WHERE api_key_id = $1 ORDER BY created_at',
+    [key.id],
+  );
+  const engines = usage.rows[0]?.engines_tried;
+  expect(usage.rows).toEqual([
+    { outcome: 'failed', units: 0, job_id: jobId, error_code: 'request_lost', engines_tried: engines, no_hold: true },
+    { outcome: 'succeeded', units: 30, job_id: jobId, error_code: null, engines_tried: engines, no_hold: false },
+  ]);
+  expect(engines).toHaveLength(1);
   expect(await remainingUnits(key.id)).toBe(70);
 
   second.kill('SIGTERM');

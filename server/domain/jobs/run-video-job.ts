@@ -10,7 +10,7 @@ import { discardOutput, storeOutputObject } from '../retention/retention';
 import { loadUploadBytes } from '../uploads/resolve-input-upload';
 import { EXHAUSTED_MESSAGE, PROVIDER_FAILURE_MESSAGE, failJob, succeedJob } from './job-settlement';
 import { BUDGET_JOB_MESSAGE, jobKeyOverBudget } from './job-budget';
-import { findJob, packageVersionOfKey, startJobAttempt } from './job-store';
+import { findJob, markEngineReached, packageVersionOfKey, startJobAttempt } from './job-store';
 
 // One attempt of a video job, run by a queue worker. Safe to run again for the same job at
 // any point (a retry after a crash, or a second worker): a finished job is left alone, and
@@ -96,6 +96,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     enginesTried: report.tried,
     metering: meteringJson(report.metering),
   });
+  await markEngineReached(db, job);
   const watch = watchCancellation(db, job.id, signal);
   let call;
   try {
