@@ -4,7 +4,7 @@ import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
-import { dropUnreadBody } from './unread-body';
+import { DRAIN_LIMIT_BYTES, dropUnreadBody } from './unread-body';
 
 // `npm start` serves the API's surfaces and the probes itself: the service's app (server/surfaces)
 // gets a Fetch Request that @hono/node-server builds from the Node request only as far as the
@@ -41,6 +41,19 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
   return (req, res) => {
     // Before 'finish': there Node drops a body nobody began to read itself, reading all of it, however large.
     res.once('prefinish', () => dropUnreadBody(req));
+    if (Number(req.headers['content-length']) > DRAIN_LIMIT_BYTES) closeIfAnsweredUnread(req, res);
     void listener(req, res);
   };
+}
+
+/**
+ * A body too large to be dropped (dropUnreadBody) closes its connection once answered: the answer,
+ * written before the body was read, says so (`Connection: close`) rather than keep-alive.
+ */
+function closeIfAnsweredUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!req.readableEnded) this.shouldKeepAlive = false;
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
 }
