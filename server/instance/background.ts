@@ -12,7 +12,7 @@ import { sweepExpiredHolds } from '../domain/billing/sweep-expired-holds';
 import { overdueDeliveries } from '../domain/webhooks/job-events';
 import { queueDeliveries } from '../domain/webhooks/webhook-queue';
 import { deleteIdleRateWindows } from '../domain/rate-limit/sliding-window';
-import { deleteExpiredOutputs, deleteExpiredUploads } from '../domain/retention/retention';
+import { deleteAbandonedWrites, deleteExpiredOutputs, deleteExpiredUploads } from '../domain/retention/retention';
 import { clearClosedUploadKeys, expireStaleUploads } from '../domain/uploads/expire-uploads';
 
 // Housekeeping every instance runs: each task is safe to run on many instances at once
@@ -34,6 +34,7 @@ export const BACKGROUND_TASKS: Record<string, () => Promise<number>> = {
   'delete bytes PUT to upload URLs after their upload was settled': () => clearClosedUploadKeys(getSqlDb()),
   'delete uploads past UPLOAD_RETENTION_HOURS': () => deleteExpiredUploads(getSqlDb(), getConfig().UPLOAD_RETENTION_HOURS),
   'delete outputs past OUTPUT_RETENTION_HOURS': () => deleteExpiredOutputs(getSqlDb(), getConfig().OUTPUT_RETENTION_HOURS),
+  'delete the temp files of writes a killed process left (local disk; hourly)': () => deleteAbandonedWrites(),
   'delete dashboard sessions that ended a day ago': deleteFinishedOperatorSessions,
   'delete portal sessions that ended a day ago': () => deleteFinishedPortalSessions(getPrisma()),
   'expire purchases whose Checkout Session expired': () => expireOverduePurchases(getSqlDb()),

@@ -31,6 +31,8 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Deletes up to 1,000 objects in as few calls as the store allows; keys with no object are no error. */
   deleteMany(keys: string[]): Promise<void>;
+  /** Where a write leaves a file of its own until it ends (local disk): deletes those a killed process left. */
+  deleteAbandonedParts?(before: Date): Promise<number>;
 }
 
 const SAFE_KEY = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9/_.-]{0,400}$/;

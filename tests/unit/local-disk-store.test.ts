@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -29,5 +29,28 @@ describe('LocalDiskStore', () => {
     expect(object?.size).toBe(bytes.length);
     expect((await buffer(object!.body)).equals(bytes)).toBe(true);
     expect(await store.get('uploads/key-1/upl_race')).toBeNull();
+  });
+
+  it('deletes the temp files of writes a killed process left, an hour old, and nothing else', async () => {
+    const store = new LocalDiskStore(root);
+    const folder = join(root, 'uploads', 'key-2');
+    mkdirSync(folder, { recursive: true });
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    const files = {
+      left: join(folder, 'upl_a.0123456789ab.part'),
+      writing: join(folder, 'upl_b.0123456789ab.part'),
+      object: join(folder, 'upl_c'),
+      named: join(folder, 'upl_d.part'),
+    };
+    for (const path of Object.values(files)) writeFileSync(path, 'x');
+    for (const path of [files.left, files.object, files.named]) utimesSync(path, old, old);
+    expect(await store.deleteAbandonedParts(new Date(Date.now() - 3_600_000))).toBe(1);
+    expect(Object.entries(files).map(([name, path]) => [name, existsSync(path)])).toEqual([
+      ['left', false],
+      ['writing', true],
+      ['object', true],
+      ['named', true],
+    ]);
+    expect(await new LocalDiskStore(join(root, 'none')).deleteAbandonedParts(new Date())).toBe(0);
   });
 });

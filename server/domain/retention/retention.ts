@@ -117,3 +117,18 @@ export function deleteExpiredOutputs(db: SqlDb, hours: number): Promise<number> 
       ),
   );
 }
+
+const HOUR_MS = 3_600_000;
+let nextPartsSweep = 0;
+
+/**
+ * Deletes what writes to the local disk a killed process left (an upload's PUT cut short by a
+ * kill leaves its temp file), once an hour per process, the first at its start: walking the store
+ * costs more than the other sweeps. A write is never left alone for an hour.
+ */
+export async function deleteAbandonedWrites(now = Date.now()): Promise<number> {
+  const store = getObjectStore();
+  if (!store.deleteAbandonedParts || now < nextPartsSweep) return 0;
+  nextPartsSweep = now + HOUR_MS;
+  return store.deleteAbandonedParts(new Date(now - HOUR_MS));
+}
