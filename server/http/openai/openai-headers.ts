@@ -27,3 +27,9 @@ export function openAIRateHeaders(headers: Record<string, string>): Record<strin
 export function unitHeaders(usage: { charged_units: number; remaining_units: number }): Record<string, string> {
   return { 'x-wgs-units-charged': String(usage.charged_units), 'x-wgs-units-remaining': String(usage.remaining_units) };
 }
+
+/** `response` with `headers` set on it. */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}

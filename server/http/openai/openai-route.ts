@@ -15,7 +15,7 @@ import type { RouteContext } from '../route-context';
 import { newRequestId } from '../request-id';
 import { jsonResponse } from '../responses';
 import { noModelForPath, toOpenAIErrorResponse } from './openai-errors';
-import { rateHeadersOf } from './openai-headers';
+import { rateHeadersOf, withHeaders } from './openai-headers';
 import { openAIBillingRequest, sentIdempotencyKey } from './openai-idempotency';
 import { endingOf, streamAnswer, type ChunkStream } from './openai-stream';
 
@@ -100,11 +100,6 @@ function toKeylessCaller(error: unknown, sentKey: string | undefined): unknown {
   const { details, retryAfter, headers, cause } = error;
   const message = 'The call this request retries is still running. Retry shortly: it runs once, and its answer is given again.';
   return new ApiError('idempotency_key_in_use', { message, details, retryAfter, headers, cause });
-}
-
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
 }
 
 export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {

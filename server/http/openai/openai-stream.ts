@@ -8,6 +8,7 @@ import type { RouteContext } from '../route-context';
 import { toApiError } from '../responses';
 import { streamChannel } from '../stream-channel';
 import { openAIError, toOpenAIErrorResponse } from './openai-errors';
+import { withHeaders } from './openai-headers';
 
 // A chat completion streamed as OpenAI streams it: `data: {chat.completion.chunk}` events, then
 // `data: [DONE]`. It is the /v1 stream's lifecycle (stream-channel.ts, CONTRACT.md §8): the first
@@ -77,7 +78,8 @@ export function streamAnswer<P>(
   const event = (data: string) => send(`data: ${data}\n\n`);
   const channel = streamChannel(steps.stream!, prepared, disconnect.signal, (text) => event(chunks.delta(text)), reservation);
   const fail = (error: unknown) => {
-    if (!opened) return answer(toOpenAIErrorResponse(error, ctx.requestId, ctx.record));
+    // Before any piece, an error answer: its call took its point of the minute as a JSON one does.
+    if (!opened) return answer(withHeaders(toOpenAIErrorResponse(error, ctx.requestId, ctx.record), headers));
     const apiError = toApiError(error, ctx.requestId);
     ctx.record.errorCode = apiError.code;
     event(errorChunk(apiError));

@@ -127,7 +127,7 @@ describe('an Idempotency-Key on /openai/v1', () => {
   });
 });
 
-describe('a stream that fails after its first chunk', () => {
+describe('a stream that fails, or is left, before or after its first chunk', () => {
   it('ends with data: {"error"} the SDK raises, charged once, and its key answers what was delivered without running again', async () => {
     const { key, id } = await fakeEngineKey();
     fake.reset();
@@ -184,6 +184,22 @@ describe('a stream that fails after its first chunk', () => {
     await expect.poll(() => fake.streamsAbandoned).toBe(1); // the provider call is aborted
     await expect.poll(() => books(setup.database.url, id)).toMatchObject({ remaining: 10, captured: 0, held: 0, inFlight: 0 });
     expect(await usageEvents(id)).toEqual([{ surface: 'openai', error_code: 'client_disconnected' }]);
+  });
+
+  it('answers a stream that fails before its first chunk 503, charged nothing, with the point of the minute it took in x-ratelimit-*', async () => {
+    const { key, id } = await fakeEngineKey();
+    fake.reset();
+    fake.setMode({ kind: 'status', status: 500 });
+    const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
+    const failed = (await client.chat.completions
+      .create({ model: 'text.generate', messages, stream: true })
+      .catch((error: unknown) => error)) as APIError;
+    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    expect([failed.status, failed.code, failed.headers?.get('x-should-retry')]).toEqual([503, 'service_unavailable', 'true']);
+    expect(failed.headers?.get('x-ratelimit-limit-requests')).toMatch(/^\d+$/);
+    expect(failed.headers?.get('x-ratelimit-remaining-requests')).toMatch(/^\d+$/);
+    expect(failed.headers?.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 10, captured: 0, held: 0, inFlight: 0 });
   });
 });
 
