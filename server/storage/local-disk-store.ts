@@ -7,8 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { assertSafeKey, type ObjectStore, type StoredObject } from './object-store';
 import { selectBytes, type ByteRange } from './byte-range';
 
-/** What a write in progress is named: its object's path, a random tag, this. */
-const PART_SUFFIX = '.part';
+/** The name of a write in progress (put): its object's path, a random tag, `.part`. */
 const PART_NAME = /\.[0-9a-f]{12}\.part$/;
 
 /** The default store: files under the data dir, written to a temp name and renamed into place. */
@@ -25,7 +24,7 @@ export class LocalDiskStore implements ObjectStore {
   async put(key: string, body: Buffer | Readable, _contentType: string): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 }); // object names hold key and upload ids: the app's user only
-    const temp = `${path}.${randomBytes(6).toString('hex')}${PART_SUFFIX}`;
+    const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
     try {
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { mode: 0o600 }));
       await rename(temp, path);

@@ -124,7 +124,8 @@ let nextPartsSweep = 0;
 /**
  * Deletes what writes to the local disk a killed process left (an upload's PUT cut short by a
  * kill leaves its temp file), once an hour per process, the first at its start: walking the store
- * costs more than the other sweeps. A write is never left alone for an hour.
+ * costs more than the other sweeps. A write still going changes its file; one unchanged for an
+ * hour was abandoned.
  */
 export async function deleteAbandonedWrites(now = Date.now()): Promise<number> {
   const store = getObjectStore();
