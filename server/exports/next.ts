@@ -19,6 +19,7 @@ export { JOB_STATUSES } from '../domain/reports/jobs';
 export { UPLOAD_STATUSES } from '../domain/reports/uploads';
 export { dashboardPolicy, hashedPolicy, newNonce, STRICT_TRANSPORT_SECURITY } from '../http/content-security-policy';
 export { pageOperatorSession } from '../http/page-operator-session';
+export { noteStoreUnavailable } from '../http/page-answer';
 export { portalOffResponse } from '../http/portal/portal-off';
 export { signInRoute, signOutRoute } from '../http/portal/portal-session-route';
 export { routeMethods } from '../http/route-methods';

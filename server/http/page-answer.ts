@@ -22,13 +22,18 @@ export function answeringPage<T>(res: ServerResponse, handle: () => T): T {
   return pages.run(state, handle);
 }
 
+/** Notes, for the page being rendered, that its data could not be read: the database (or Redis) is away. */
+export function noteStoreUnavailable(): void {
+  const state = pages.getStore();
+  if (state) state.storeUnavailable = true;
+}
+
 /** A page's data, read with the database away noted (see above); any failure is rethrown. */
 export async function pageData<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    const state = pages.getStore();
-    if (state && isStoreUnavailable(error)) state.storeUnavailable = true;
+    if (isStoreUnavailable(error)) noteStoreUnavailable();
     throw error;
   }
 }

@@ -4,19 +4,30 @@ import type { OperatorSession } from '../auth/session';
 import { roleAllows, type OperatorRole } from '../contract/dashboard/roles';
 import { createCaller } from './app-router';
 import { createInnerContext } from './context';
+import { isUnavailableError } from './response-meta';
 
 /**
  * For server components: the caller of `session`'s operator (the page's signed-in operator), or a
  * redirect to the sign-in page. Every dashboard page starts here (app/(dashboard)/operator.ts), so
  * none renders data for an unauthenticated request. A page for a role above the operator's (a
  * form to change something) is not found for them; `can` tells a page which controls to leave out.
+ * `onStoreUnavailable` hears of a procedure that found the database away.
  */
-export async function dashboardCallerOf(session: OperatorSession | null, callbackPath = '/', minimumRole: OperatorRole = 'viewer') {
+export async function dashboardCallerOf(
+  session: OperatorSession | null,
+  callbackPath = '/',
+  minimumRole: OperatorRole = 'viewer',
+  onStoreUnavailable?: () => void,
+) {
   const ctx = createInnerContext(session);
   if (!ctx.session) redirect(`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);
   const { role } = ctx.session;
   if (!roleAllows(role, minimumRole)) notFound();
-  return { caller: createCaller(ctx), session: ctx.session, can: (minimum: OperatorRole) => roleAllows(role, minimum) };
+  // A procedure that met the database away tells the page (its answer is then 503, not Next's 500).
+  const onError = ({ error }: { error: TRPCError }) => {
+    if (isUnavailableError(error)) onStoreUnavailable?.();
+  };
+  return { caller: createCaller(ctx, { onError }), session: ctx.session, can: (minimum: OperatorRole) => roleAllows(role, minimum) };
 }
 
 /** A procedure's refusal that means "no such record" for a page: not found, or an id that cannot be one. */

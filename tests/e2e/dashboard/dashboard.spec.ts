@@ -95,6 +95,13 @@ test('odd cookies and next-auth requests are answered (no 500), and no page may 
   expect(callback.status()).toBe(405);
   expect(await callback.text()).not.toContain('Error');
   expect((await page.request.post('/api/auth/_log', { form: { level: 'error', code: 'x', message: 'forged' } })).status()).toBe(404);
+  // next-auth put an error name that is no header value into its redirect's Location: a 500.
+  for (const error of ['%ff', '%0d%0aSet-Cookie:x=1', '%E2%82']) {
+    const answer = await page.request.get(`/api/auth/error?error=${error}`, { maxRedirects: 0 });
+    expect([error, answer.status(), answer.headers().location]).toEqual([error, 302, '/signin?error=Default']);
+  }
+  const named = await page.request.get('/api/auth/error?error=CredentialsSignin', { maxRedirects: 0 });
+  expect([named.status(), named.headers().location]).toEqual([302, expect.stringContaining('/signin?error=CredentialsSignin')]);
 });
 
 test('the sign-in form posts: without its script, the password never lands in the URL', async ({ browser, baseURL }) => {

@@ -3,13 +3,14 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPCError } from '@trpc/server';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { disconnectDb } from '@/server/db/client';
+import { disconnectDb, getSqlDb } from '@/server/db/client';
 import { isStreamOnly } from '@/server/contract/error-catalog';
 import { ApiError, ERROR_CATALOG, ERROR_CODES } from '@/server/domain/errors';
 import { appRouter } from '@/server/trpc/app-router';
 import { createInnerContext } from '@/server/trpc/context';
 import { toTRPCError } from '@/server/trpc/error-map';
 import { trpcOnError } from '@/server/trpc/response-meta';
+import { dashboardCallerOf } from '@/server/trpc/server-caller';
 import { expectTrpcError, operatorCaller } from './helpers';
 
 afterAll(() => disconnectDb());
@@ -100,5 +101,30 @@ describe('the /api/trpc wire format', () => {
     expect(badInput.body.error.message).not.toMatch(/^\s*\[/);
     const anonymous = await post('keys.topUp', { id: randomUUID(), units: 5 }, false);
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("a dashboard page's caller", () => {
+  it('tells its page when a procedure found the database away, so that its answer is 503 (it was Next 500)', async () => {
+    const { operator } = await operatorCaller('viewer');
+    const session = {
+      operatorId: operator.id,
+      email: operator.email,
+      role: operator.role,
+      expires: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const heard = vi.fn();
+    const { caller } = await dashboardCallerOf(session, '/', 'viewer', heard);
+    await caller.refusals.overview({});
+    await expectTrpcError(caller.keys.get({ id: 'not-a-uuid' }), 'BAD_REQUEST');
+    expect(heard).not.toHaveBeenCalled();
+    // What pg says when PostgreSQL takes no new connection (its postmaster stopped) while the session's was open.
+    const refused = vi.spyOn(getSqlDb().pool, 'query').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+    try {
+      await expect(caller.refusals.overview({})).rejects.toBeInstanceOf(TRPCError);
+    } finally {
+      refused.mockRestore();
+    }
+    expect(heard).toHaveBeenCalled();
   });
 });

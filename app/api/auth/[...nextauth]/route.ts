@@ -9,6 +9,9 @@ type Context = { params: Promise<{ nextauth: string[] }> };
 const plain = (status: number, text: string, headers: Record<string, string> = {}) =>
   new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
 
+/** An error's name as next-auth gives it (`CredentialsSignin`, `SessionRequired`, ...). */
+const NEXT_AUTH_ERROR = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** The callbackUrl a request gives next-auth (query, or form field of a POST), if any. */
 async function callbackUrlOf(request: Request, url: URL): Promise<string | undefined> {
   const query = url.searchParams.get('callbackUrl');
@@ -30,7 +33,7 @@ function isPlainForm(contentType: string | null): boolean {
 /**
  * next-auth's routes, less what it answers badly: `_log` (its client logger's endpoint, which
  * takes log lines from anyone; the dashboard does not use it), a GET of the credentials callback
- * and a callbackUrl it cannot parse (both 500s naming next-auth's internals).
+ * a callbackUrl it cannot parse (both 500s naming next-auth's internals) and an error name that is no header value.
  */
 async function handler(request: Request, context: Context): Promise<Response> {
   const url = new URL(request.url);
@@ -45,6 +48,11 @@ async function handler(request: Request, context: Context): Promise<Response> {
   // `application/json`; its forms are all this dashboard sends.
   if (request.method === 'POST' && !isPlainForm(request.headers.get('content-type'))) {
     return plain(415, 'Sign-in and sign-out take a form: Content-Type application/x-www-form-urlencoded.');
+  }
+  // next-auth puts its error page's `error`, decoded, into a Location header: one that is no header value was a
+  // 500, and none was `error=undefined`.
+  if (/^error\/?$/.test(action) && !NEXT_AUTH_ERROR.test(url.searchParams.get('error') ?? '')) {
+    return new Response(null, { status: 302, headers: { Location: '/signin?error=Default', 'Cache-Control': 'no-store' } });
   }
   const callbackUrl = await callbackUrlOf(request, url);
   if (callbackUrl !== undefined && !isParseableCallbackUrl(callbackUrl)) return plain(400, 'callbackUrl must be a path or an http(s) URL.');
