@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobSchema } from '@/server/contract/jobs-and-uploads';
 import { resetConfigForTests } from '@/server/config';
 import { getPool, getPrisma } from '@/server/db/client';
@@ -181,6 +181,30 @@ describe('POST /v1/videos/generate and GET /v1/jobs/{jobId}', () => {
     expect(await remainingUnits(key.id)).toBe(60);
     expect(await holdsOf(key.id)).toEqual([{ status: 'released', units: 25, counts_in_flight: false }]);
     expect(await usageOf(key.id)).toEqual([{ outcome: 'failed', units: 0, job_id: view.job_id, error_code: 'provider_unavailable' }]);
+  });
+
+  it('records every attempt that reached its engine and never finished (its result never stored) as a lost call, the last one too', async () => {
+    const key = await createTestKey({ quota: 100, operations: localVideos() });
+    const put = vi.spyOn(getObjectStore(), 'put').mockRejectedValue(new Error('the store is away'));
+    let done;
+    try {
+      const submitted = await submit(key.key, { prompt: 'a result nobody can keep' });
+      expect(submitted.status, submitted.text).toBe(202);
+      done = jobSchema.parse((await waitForStatus(key.key, submitted.json.job_id, ['succeeded', 'failed'])).json);
+    } finally {
+      put.mockRestore();
+    }
+    expect([done.status, done.error?.code, done.usage.charged_units]).toEqual(['failed', 'internal_error', 0]);
+    expect(await remainingUnits(key.id)).toBe(100);
+    // JOB_RETRY_LIMIT=1: two attempts, each called the engine; the second's is the job's end.
+    const { rows } = await getPool().query(
+      `SELECT error_code, units, engines_tried, hold_id IS NOT NULL AS ends_job FROM usage_events WHERE job_id = $1 ORDER BY created_at`,
+      [done.job_id],
+    );
+    expect(rows).toEqual([
+      { error_code: 'request_lost', units: 0, engines_tried: ['local'], ends_job: false },
+      { error_code: 'request_lost', units: 0, engines_tried: ['local'], ends_job: true },
+    ]);
   });
 
   it('falls back to the next engine of the list when the provider fails: succeeded, charged once, both engines recorded', async () => {

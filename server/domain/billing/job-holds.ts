@@ -19,6 +19,8 @@ export interface JobUsage {
   /** The engine that answered (else the last tried); the job's first engine when omitted. */
   engine?: string;
   enginesTried?: readonly string[];
+  /** The usage event's error_code when not the job's own (a lost attempt's `request_lost`). */
+  errorCode?: string;
   /** What the providers reported and its cost: billing/provider-cost.ts meteringJson. */
   metering?: string | null;
 }
@@ -119,7 +121,7 @@ export async function releaseJobHold(db: SqlDb, jobId: string, failure: JobFailu
     engine: sql`COALESCE(${usage?.engine ?? null}::text, j.engine)`,
     outcome: sql`'failed'`,
     units: sql`0`,
-    error_code: sql`${failure.code}::text`,
+    error_code: sql`${usage?.errorCode ?? failure.code}::text`,
     request_id: sql`j.request_id`,
     hold_id: sql`h.id`,
     job_id: sql`j.id`,

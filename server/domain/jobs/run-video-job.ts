@@ -3,6 +3,8 @@ import { getConfig } from '../../config';
 import type { SqlDb } from '../../db/client';
 import type { MediaResult, VideoTask } from '../../providers/engine';
 import { ApiError } from '../errors';
+import { REQUEST_LOST } from '../billing/sweep-expired-holds';
+import type { JobRow } from '../job-row';
 import { meteringJson } from '../billing/provider-cost';
 import { readMediaSeconds } from '../../providers/local/media-duration';
 import { callEngine, engineFailureOf, type CallEngineOptions, type EngineReport } from '../generation/call-engine';
@@ -63,6 +65,9 @@ function watchCancellation(db: SqlDb, jobId: string, queueSignal: AbortSignal): 
   };
 }
 
+/** The engines a job may call, in order (jobs from before engine lists have `engine` alone). */
+const engineListOf = (job: JobRow): string[] => (job.engines?.length ? job.engines : [job.engine]);
+
 /** A job's engine call: under its own signal; most providers' videos say nothing of their length, so its cost is estimated from the video's own. */
 const videoCallOptions = (signal: AbortSignal): CallEngineOptions<MediaResult> => ({
   signal,
@@ -89,8 +94,7 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
     task.inputMimeType = job.input.inputUpload.mimeType;
   }
 
-  // Jobs from before engine lists have `engine` alone.
-  const engines = job.engines?.length ? job.engines : job.engine;
+  const engines = engineListOf(job);
   const used = (report: EngineReport = { tried: [] }) => ({
     engine: report.answered ?? report.tried.at(-1),
     enginesTried: report.tried,
@@ -141,14 +145,23 @@ export async function runVideoJob(db: SqlDb, jobId: string, signal: AbortSignal)
   return 'failed';
 }
 
-/** A job whose attempts are all used up (dead-letter queue): failed, units returned. */
+/**
+ * A job whose attempts are all used up (dead-letter queue): failed, units returned. Its last
+ * attempt, when it reached its engine, is recorded as the lost call it is (job-store.ts).
+ */
 export async function failExhaustedJob(db: SqlDb, jobId: string): Promise<boolean> {
   const job = await findJob(db, jobId);
   if (!job) return false;
   const packageVersionId = await packageVersionOfKey(db, job.api_key_id);
+  const lost = job.status === 'running' && job.engine_attempt === job.attempts;
   return failJob(db, jobId, {
     code: 'internal_error',
     message: EXHAUSTED_MESSAGE,
-    usage: { usageEventId: randomUUID(), packageVersionId, durationMs: Date.now() - job.updated_at.getTime() },
+    usage: {
+      usageEventId: randomUUID(),
+      packageVersionId,
+      durationMs: Date.now() - job.updated_at.getTime(),
+      ...(lost ? { enginesTried: engineListOf(job), errorCode: REQUEST_LOST } : {}),
+    },
   });
 }
