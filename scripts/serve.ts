@@ -26,6 +26,19 @@ import { startTracing } from '../server/observability/tracing';
 import { serviceApp, servesTarget, SURFACE_PREFIXES } from '../server/surfaces/service-app';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
+/**
+ * A stop signal this soon after the first is the same stop: one Ctrl-C reaches this process twice
+ * at once (the terminal signals npm's whole process group, and npm passes its own on). Only a
+ * second stop asked for later cuts the requests still running.
+ */
+const REPEAT_SIGNAL_MS = 1_000;
+
+/** A second stop: the requests still running are cut, and the process exits in 5 s at most. */
+function cutRequests(server: { closeAllConnections(): void }, signal: string): void {
+  log(`${signal} again: cutting the requests still running, exiting in 5 s at most`);
+  server.closeAllConnections();
+  setTimeout(() => process.exit(1), 5_000).unref();
+}
 
 /** Where this process reaches its own listener. */
 function loopbackFor(host: string): string {
@@ -120,15 +133,13 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
 
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = async (signal: string) => {
-    if (stopping) {
-      log(`${signal} again: cutting the requests still running, exiting in 5 s at most`);
-      server.closeAllConnections();
-      setTimeout(() => process.exit(1), 5_000).unref();
+    if (stoppingSince !== undefined) {
+      if (Date.now() - stoppingSince >= REPEAT_SIGNAL_MS) cutRequests(server, signal);
       return;
     }
-    stopping = true;
+    stoppingSince = Date.now();
     markStopping(); // GET /readyz answers 503 from here on
     const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
     log(`${signal}: shutting down; requests in flight get ${config.SHUTDOWN_GRACE_SECONDS} s to finish`);
@@ -150,10 +161,10 @@ async function main(): Promise<void> {
 
   const warm = await listenAndWarmUp(server, config).then(
     () => true,
-    (error: unknown) => (stopping ? false : Promise.reject(error)),
+    (error: unknown) => (stoppingSince !== undefined ? false : Promise.reject(error)),
   );
   if (!warm) return; // closed under the warm-up by stop(), which exits
-  if (!stopping)
+  if (stoppingSince === undefined)
     log(`serving on ${listeningUrl(config.HOST, config.PORT)} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 }
 

@@ -520,7 +520,7 @@ describe('app process killed and provider faults', () => {
     expect(await books(database!.url, key.id)).toMatchObject({ remaining: quota - 4, captured: 1, succeeded: 1, failed: 1, held: 0 });
   }, 60_000);
 
-  it('SIGTERM mid-request (a rolling restart): the request in flight finishes and is charged once, then the process exits 0', async () => {
+  it('SIGTERM mid-request (a rolling restart), and a second stop signal at once (one Ctrl-C delivers two): the request in flight finishes and is charged once, then the process exits 0', async () => {
     const quota = 10;
     const key = await createTestKey({
       quota,
@@ -535,6 +535,7 @@ describe('app process killed and provider faults', () => {
     for (let i = 0; i < 200 && fake.callCount === 0; i++) await sleep(25);
     expect(fake.callCount).toBe(1);
     app.child.kill('SIGTERM');
+    app.child.kill('SIGINT'); // the same stop: only one asked for a second or more later cuts the requests
     const reply = await inFlight;
     expect(reply.status, reply.text).toBe(200);
     expect(reply.json.usage).toEqual({ charged_units: 2, remaining_units: quota - 2 });
