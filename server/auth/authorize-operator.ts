@@ -3,6 +3,7 @@ import { getPool, getPrisma } from '../db/client';
 import { isApiError } from '../domain/errors';
 import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-limit/auth-failures';
 import { ACCOUNT_AT_ADDRESS, ADDRESS, countAttempt, succeeded, throttleKeys } from './sign-in-throttle';
+import { codePointLength } from '../contract/fields';
 
 // Checks an operator's e-mail and password. Attempts are throttled in PostgreSQL (shared by every
 // instance, sign-in-throttle.ts) per account at the client's address and per address: a growing
@@ -33,7 +34,7 @@ export async function authorizeOperator(
 ): Promise<SignedInOperator | null> {
   const email = typeof credentials.email === 'string' ? credentials.email.trim().toLowerCase() : '';
   const password = typeof credentials.password === 'string' ? credentials.password : '';
-  if (!email || !password || email.length > 320 || password.length > 200) return null;
+  if (!email || !password || email.length > 320 || password.length > 400 || codePointLength(password) > 200) return null;
 
   refuseFailingAddressAsSignIn(clientAddress);
   // Counted first (atomic, so parallel guesses cannot slip past the limit).

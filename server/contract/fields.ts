@@ -16,6 +16,9 @@ function countCodePoints(text: string, stopAfter: number): number {
 
 const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 
+/** A text's length in characters as CONTRACT.md §1 counts them: Unicode code points (an emoji is 1). */
+export const codePointLength = (text: string): number => countCodePoints(text, Number.POSITIVE_INFINITY);
+
 export function text(min: number, max: number) {
   return (
     z

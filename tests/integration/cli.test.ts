@@ -267,9 +267,26 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     writeFileSync(notUtf8, Buffer.concat([Buffer.from('{"packages": [{"name": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]));
     const latin = await runCli(['packages', 'apply', notUtf8], running.dataDir);
     expect([latin.code, latin.stderr]).toEqual([1, expect.stringMatching(/not-utf8\.json is not valid UTF-8/)]);
-    const missingFile = await runCli(['packages', 'apply', join(running.dataDir, 'nope.json')], running.dataDir);
+    const missingFile = await runCli(['packages', 'apply', join(running.dataDir, 'nope.json'), '--json'], running.dataDir);
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);
+    expect(JSON.parse(missingFile.stdout)).toMatchObject({ error: { code: 'invalid_request' } });
+    // A path that names no packages file (a device, a dump) is refused before it is read (it was read whole, for ever).
+    for (const [path, said] of [
+      ['/dev/zero', /\/dev\/zero is not a file/],
+      [running.dataDir, /is not a file/],
+    ] as const) {
+      const refused = await runCli(['packages', 'apply', path, '--json'], running.dataDir);
+      expect([refused.code, JSON.parse(refused.stdout).error.code, refused.stderr]).toEqual([
+        1,
+        'invalid_request',
+        expect.stringMatching(said),
+      ]);
+    }
+    const huge = join(running.dataDir, 'huge.json');
+    writeFileSync(huge, Buffer.alloc(11 * 1024 * 1024, 0x20));
+    const tooLarge = await runCli(['packages', 'apply', huge], running.dataDir);
+    expect([tooLarge.code, tooLarge.stderr]).toEqual([1, expect.stringMatching(/huge\.json is larger than 10 MiB/)]);
 
     await inDatabase(running.url, async (client) => {
       expect(await counts(client)).toEqual({ providers: 0, packages: 0, package_versions: 0, audit_log: 0, api_keys: 0 });
@@ -512,6 +529,9 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     const blank = await runCli(['operators', 'create', '--email', 'blank-ops@example.com'], running.dataDir, 90_000, {}, ' '.repeat(12));
     expect(blank.code).toBe(1);
     expect(blank.stderr).toBe('error: password must not be blanks only\n');
+    // Characters are code points (CONTRACT.md §1): six emoji are six, whatever their 12 UTF-16 units.
+    const emoji = await runCli(['operators', 'create', '--email', 'emoji-ops@example.com'], running.dataDir, 90_000, {}, '😀'.repeat(6));
+    expect([emoji.code, emoji.stderr]).toEqual([1, 'error: password must be 12 to 200 characters\n']);
   });
 
   it('warns on stderr about an applied migration that was edited since, and still works', async () => {

@@ -89,11 +89,13 @@ describe('keys', () => {
     }
   });
 
-  it('refuses an empty label as too short and a 201-character one as too long', async () => {
+  it('refuses an empty label as too short and a 201-character one as too long, counting code points (an emoji is 1)', async () => {
     await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
+    await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label: '😀'.repeat(200) })).resolves.toBeDefined();
     for (const [label, code] of [
       ['', 'too_short'],
       ['x'.repeat(201), 'too_long'],
+      ['😀'.repeat(201), 'too_long'],
     ] as const) {
       await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label })).rejects.toMatchObject({
         code: 'validation_error',

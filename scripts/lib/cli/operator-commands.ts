@@ -20,7 +20,7 @@ function addCreate(operators: Command): void {
       'Create an operator who can sign in to the dashboard; the password is read from standard input (typed without echo, or piped)',
     )
     .requiredOption('--email <email>', 'e-mail address (the login)')
-    .option('--password <password>', 'password, 12 characters or more (shown in the process list: prefer standard input)')
+    .option('--password <password>', 'password, 12 to 200 characters (shown in the process list: prefer standard input)')
     .addOption(
       new Option('--role <role>', 'owner, admin or viewer (default: owner for the first operator, viewer after)').choices(OPERATOR_ROLES),
     )

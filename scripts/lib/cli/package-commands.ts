@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CLI_ACTOR } from '../../../server/domain/actor';
+import { ApiError, isApiError } from '../../../server/domain/errors';
 import { findDuplicateMember } from '../../../server/http/duplicate-keys';
 import { output, withDb } from './context';
 
@@ -54,21 +55,30 @@ export function addPackageCommands(program: Command): void {
   }
 }
 
+/** A packages file is a few KB; a path that names something else (a device, a dump) is refused before it is read. */
+const MAX_PACKAGES_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A file that cannot be read or parsed: `invalid_request` (a --json error's code). */
+const fileProblem = (message: string) => new ApiError('invalid_request', { message });
+
 async function readPackagesFile(file: string): Promise<unknown> {
   // npm run starts scripts in the project root; a relative path means the operator's directory.
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
   let bytes: Buffer;
   try {
+    const info = statSync(path);
+    if (!info.isFile()) throw fileProblem(`${file} is not a file`);
+    if (info.size > MAX_PACKAGES_FILE_BYTES) throw fileProblem(`${file} is larger than 10 MiB, which no packages file needs`);
     bytes = readFileSync(path);
-  } catch {
-    throw new Error(`Cannot read ${file}`);
+  } catch (error) {
+    throw isApiError(error) ? error : fileProblem(`Cannot read ${file}`);
   }
   let text: string;
   try {
     // Refused, as a request body would be, rather than stored with U+FFFD in place of what was meant.
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new Error(`${file} is not valid UTF-8`);
+    throw fileProblem(`${file} is not valid UTF-8`);
   }
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   const parseYaml = yaml ? (await import('yaml')).parse : undefined;
@@ -76,11 +86,11 @@ async function readPackagesFile(file: string): Promise<unknown> {
   try {
     parsed = parseYaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+    throw fileProblem(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
   }
   // JSON.parse keeps the last of a repeated member silently (YAML refuses it): which value was
   // meant cannot be told, so the file is refused, as a request body would be.
   const repeated = yaml ? undefined : findDuplicateMember(text);
-  if (repeated !== undefined) throw new Error(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
+  if (repeated !== undefined) throw fileProblem(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
   return parsed;
 }

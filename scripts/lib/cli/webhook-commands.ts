@@ -10,7 +10,10 @@ export function addWebhookCommands(keys: Command): void {
     .command('set')
     .description('Set the endpoint and a new signing secret, printed once (job.succeeded, job.failed, job.cancelled are POSTed to it)')
     .argument('<id>', 'key id')
-    .requiredOption('--url <url>', 'https URL of the endpoint (public addresses only unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)')
+    .requiredOption(
+      '--url <url>',
+      'https URL of the endpoint (public addresses only unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, in the environment of the CLI as of the server)',
+    )
     .option('--json', 'print {"id","url","secret"}')
     .action((id: string, options: { url: string; json?: boolean }) =>
       withDb(async (prisma) => {

@@ -5,6 +5,7 @@ import { ApiError } from '../errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { CONTROL_CHARACTERS } from '../../contract/fields';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
+import { codePointLength } from '../../contract/fields';
 
 export interface IssueKeyInput {
   packageSlug: string;
@@ -119,8 +120,9 @@ async function sellableVersion(db: PrismaClient, input: IssueKeyInput) {
 
 /** The key's own terms: its label, the units sold on top of the quota, its expiry. */
 function checkKeyTerms(input: IssueKeyInput, quotaUnits: number): void {
-  if (input.label !== undefined && (input.label.length < 1 || input.label.length > 200)) {
-    const code = input.label.length < 1 ? 'too_short' : 'too_long';
+  const labelLength = input.label === undefined ? undefined : codePointLength(input.label);
+  if (labelLength !== undefined && (labelLength < 1 || labelLength > 200)) {
+    const code = labelLength < 1 ? 'too_short' : 'too_long';
     throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
   }
   if (input.label !== undefined && CONTROL_CHARACTERS.test(input.label)) {

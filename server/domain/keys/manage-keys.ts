@@ -15,6 +15,7 @@ import { forgetKeyHash } from './authenticate-key';
 import { announceKeyHashChangeOn } from './key-cache-invalidation';
 import type { ShownKeyStatus } from '../../contract/dashboard/key-status';
 import { KEY_INCLUDE, toKeyView, type KeyView } from './key-view';
+import { codePointLength } from '../../contract/fields';
 
 export async function getKey(db: PrismaClient, id: string): Promise<KeyView> {
   const key = isUuid(id) ? await db.apiKey.findUnique({ where: { id }, include: KEY_INCLUDE }) : null;
@@ -153,7 +154,7 @@ export async function revokeKey(db: SqlDb, actor: Actor, id: string): Promise<Ke
 /** Renames a key (the label operators search by); audited with the old and new label. */
 export async function editKeyLabel(db: SqlDb, actor: Actor, id: string, label: string | null): Promise<KeyView> {
   const next = label?.trim() || null;
-  if (next !== null && next.length > 200) {
+  if (next !== null && codePointLength(next) > 200) {
     throw ApiError.validation([{ path: 'label', code: 'too_long', message: 'label must be at most 200 characters' }]);
   }
   return inPgTransaction(db.pool, async (client) => {

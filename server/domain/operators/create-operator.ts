@@ -9,6 +9,7 @@ import { ApiError, type ValidationIssue } from '../errors';
 import { findOperatorByEmail } from './manage-operators';
 import { lockOwners } from './owner-lock';
 import { isOperatorRole, OPERATOR_ROLES, type OperatorRole } from '../../contract/dashboard/roles';
+import { codePointLength } from '../../contract/fields';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -24,7 +25,7 @@ export async function createOperator(
   const email = input.email.trim().toLowerCase();
   const issues: ValidationIssue[] = [
     ...(EMAIL.test(email) ? [] : [{ path: 'email', code: 'invalid_email', message: 'email must be an e-mail address' }]),
-    ...(input.password.length >= 12 && input.password.length <= 200
+    ...(codePointLength(input.password) >= 12 && codePointLength(input.password) <= 200
       ? []
       : [{ path: 'password', code: 'weak_password', message: 'password must be 12 to 200 characters' }]),
     ...(input.password.length > 0 && input.password.trim() === ''
