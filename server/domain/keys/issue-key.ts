@@ -3,9 +3,8 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
-import { CONTROL_CHARACTERS } from '../../contract/fields';
+import { codePointLength, CONTROL_CHARACTERS } from '../../contract/fields';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
-import { codePointLength } from '../../contract/fields';
 
 export interface IssueKeyInput {
   packageSlug: string;

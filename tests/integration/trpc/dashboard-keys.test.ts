@@ -65,6 +65,9 @@ describe('keys: expiry, extra units, totals and labels', () => {
     expect(audit).toMatchObject({ actorId: operator.id, before: { label: 'old name' }, after: { label: `new ${marker}` } });
     expect((await caller.keys.updateLabel({ id, label: '' })).label).toBeNull();
     await expectTrpcError(caller.keys.updateLabel({ id, label: 'x'.repeat(201) }), 'BAD_REQUEST');
+    // Characters are code points (CONTRACT.md §1): 200 emoji are 200, whatever their 400 UTF-16 units.
+    expect((await caller.keys.updateLabel({ id, label: '😀'.repeat(200) })).label).toBe('😀'.repeat(200));
+    await expectTrpcError(caller.keys.updateLabel({ id, label: '😀'.repeat(201) }), 'BAD_REQUEST');
     await expectTrpcError(caller.keys.updateLabel({ id: randomUUID(), label: 'x' }), 'NOT_FOUND', 'not_found');
   });
 });
