@@ -11,7 +11,7 @@
 import next from 'next';
 import { get as httpGet, type Server } from 'node:http';
 import { getConfig, type Config } from '../server/config';
-import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
+import { onStopSignals } from './lib/stop-signals';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
 import { listeningUrl } from '../server/config/listening-url';
@@ -26,13 +26,6 @@ import { startTracing } from '../server/observability/tracing';
 import { serviceApp, servesTarget, SURFACE_PREFIXES } from '../server/surfaces/service-app';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
-/**
- * A stop signal this soon after the first is the same stop: one Ctrl-C reaches this process twice
- * at once (the terminal signals npm's whole process group, and npm passes its own on). Only a
- * second stop asked for later cuts the requests still running.
- */
-const REPEAT_SIGNAL_MS = 1_000;
-
 /** A second stop: the requests still running are cut, and the process exits in 5 s at most. */
 function cutRequests(server: { closeAllConnections(): void }, signal: string): void {
   log(`${signal} again: cutting the requests still running, exiting in 5 s at most`);
@@ -133,13 +126,9 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   server.maxConnections = config.MAX_CONNECTIONS; // past it Node closes a new connection at accept
 
-  let stoppingSince: number | undefined;
+  let stopping = false;
   const stop = async (signal: string) => {
-    if (stoppingSince !== undefined) {
-      if (Date.now() - stoppingSince >= REPEAT_SIGNAL_MS) cutRequests(server, signal);
-      return;
-    }
-    stoppingSince = Date.now();
+    stopping = true;
     markStopping(); // GET /readyz answers 503 from here on
     const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
     log(`${signal}: shutting down; requests in flight get ${config.SHUTDOWN_GRACE_SECONDS} s to finish`);
@@ -155,16 +144,17 @@ async function main(): Promise<void> {
   };
   // Ours before the port opens (/healthz answers from then on): a stop during the warm-up drains as any
   // other; embedded-postgres's hook stopped the database under the warm-up, which then failed (exit 1).
-  leaveStopSignalsToCaller();
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  onStopSignals(
+    (signal) => void stop(signal),
+    (signal) => cutRequests(server, signal),
+  );
 
   const warm = await listenAndWarmUp(server, config).then(
     () => true,
-    (error: unknown) => (stoppingSince !== undefined ? false : Promise.reject(error)),
+    (error: unknown) => (stopping ? false : Promise.reject(error)),
   );
   if (!warm) return; // closed under the warm-up by stop(), which exits
-  if (stoppingSince === undefined)
+  if (!stopping)
     log(`serving on ${listeningUrl(config.HOST, config.PORT)} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
 }
 

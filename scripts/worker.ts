@@ -5,12 +5,12 @@
 // required, and a schema that is behind is refused unless MIGRATE_ON_START=true.
 import { getConfig } from '../server/config';
 import { disconnectDb } from '../server/db/client';
-import { leaveStopSignalsToCaller } from '../server/db/embedded-postgres';
 import { provideDatabase } from '../server/db/provide-database';
 import { isProductionMode, migratesAtStart, requireProductionSettings } from '../server/instance/production-mode';
 import { markStopping, onShutdown, runShutdownHooks } from '../server/lifecycle/shutdown-hooks';
 import { startWorker } from '../server/jobs/worker';
 import { startBackgroundTasks } from '../server/instance/background';
+import { onStopSignals } from './lib/stop-signals';
 
 const log = (line: string) => process.stdout.write(`[wgs-worker] ${line}\n`);
 
@@ -29,13 +29,7 @@ async function main(): Promise<void> {
   startBackgroundTasks(); // sweeps are safe on any number of processes
   log(`working on video jobs (concurrency ${config.WORKER_CONCURRENCY}, pid ${process.pid})`);
 
-  let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) {
-      log(`${signal} again: exiting now (jobs cut short are retried by another worker)`);
-      process.exit(1);
-    }
-    stopping = true;
     markStopping();
     log(`${signal}: finishing running jobs, then stopping`);
     setTimeout(() => process.exit(1), 60_000).unref(); // a database that hangs must not keep it alive
@@ -43,9 +37,13 @@ async function main(): Promise<void> {
     if (database.embedded) await database.stop().catch(() => {});
     process.exit(0);
   };
-  leaveStopSignalsToCaller();
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  onStopSignals(
+    (signal) => void stop(signal),
+    (signal) => {
+      log(`${signal} again: exiting now (jobs cut short are retried by another worker)`);
+      process.exit(1);
+    },
+  );
 }
 
 main().catch((error: unknown) => {
