@@ -47,9 +47,15 @@ let startedDatabase: { stop(): Promise<void> } | undefined;
 async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
   // (A supervisor restarts a process that stops here.)
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`PORT ${config.PORT} is in use by another process; stop it or set PORT to another port`)
+          : error,
+      );
+    server.once('error', refused);
     server.listen(config.PORT, config.HOST, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });

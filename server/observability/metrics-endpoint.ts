@@ -59,9 +59,15 @@ export async function startMetricsServer(port: number, host: string, token?: str
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`METRICS_PORT ${port} is in use by another process; stop it or set METRICS_PORT to another port`)
+          : error,
+      );
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });

@@ -97,6 +97,10 @@ describe('migrations as their own step', () => {
     expect(await ready.json()).toEqual({ status: 'ready', failing: [], checks: { postgres: 'ok', schema: 'ok', redis: 'not_configured' } });
     const spec = (await (await fetch(`${app.base}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(spec.paths).filter((path) => /healthz|readyz/.test(path))).toEqual([]);
+    // A second instance on its port names the setting (it said `listen EADDRINUSE`).
+    const busy = startProduction(env);
+    expect((await busy.exited).code).toBe(1);
+    expect(busy.output()).toContain(`PORT ${port} is in use by another process; stop it or set PORT to another port`);
     app.child.kill('SIGTERM');
     expect(await app.exited).toEqual({ code: 0, signal: null });
   });

@@ -123,6 +123,8 @@ describe('GET /metrics on METRICS_PORT', () => {
       expect(exposition.types.get('wgs_http_request_duration_seconds')).toBe('histogram');
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(404);
       expect((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status).toBe(404);
+      // A second one on its port names the setting (it said `listen EADDRINUSE`).
+      await expect(startMetricsServer(port, '127.0.0.1')).rejects.toThrow(`METRICS_PORT ${port} is in use by another process`);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
