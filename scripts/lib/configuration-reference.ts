@@ -16,16 +16,53 @@ function defaultOf(schema: { safeParse(value: unknown): { success: boolean; data
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+interface Check {
+  check: string;
+  value?: number;
+  inclusive?: boolean;
+  minimum?: number;
+  format?: string;
+}
+
+/** The schema under its default, optional and similar wrappers. */
+function innerSchema(schema: unknown): { _zod?: { def?: { checks?: { _zod: { def: Check } }[] } } } {
+  let current = schema as { _zod?: { def?: { innerType?: unknown } } };
+  while (current._zod?.def?.innerType) current = current._zod.def.innerType as typeof current;
+  return current as ReturnType<typeof innerSchema>;
+}
+
+/** The bounds a number or text setting is checked against, as the schema states them ("1 to 3600"); '' when none. */
+function boundsOf(schema: unknown): string {
+  const checks = (innerSchema(schema)._zod?.def?.checks ?? []).map((check) => check._zod.def);
+  const integer = checks.some((check) => check.format === 'safeint' || check.format === 'int32');
+  const low = checks.find((check) => check.check === 'greater_than');
+  const high = checks.find((check) => check.check === 'less_than');
+  const minimum = low && (low.inclusive || !integer ? low.value! : low.value! + 1);
+  const maximum = high && (high.inclusive || !integer ? high.value! : high.value! - 1);
+  const shown = (value: number) => value.toLocaleString('en-US').replaceAll(',', '');
+  if (maximum !== undefined && maximum < 2_147_483_647) {
+    return minimum !== undefined && minimum > 0 ? `${shown(minimum)} to ${shown(maximum)}` : `at most ${shown(maximum)}`;
+  }
+  if (minimum !== undefined && minimum > 1) return `at least ${shown(minimum)}`;
+  const length = checks.find((check) => check.check === 'min_length');
+  return length?.minimum && length.minimum > 1 ? `at least ${length.minimum} characters` : '';
+}
+
 /** The page as `npm run docs:config` writes it (formatted as `prettier --write` would). */
 export async function renderConfigurationReference(root: string): Promise<string> {
   const file = join(root, 'docs', 'configuration.md');
   return format(markdown(), { ...(await resolveConfig(file)), filepath: file });
 }
 
+const boundsNote = (schema: unknown) => {
+  const bounds = boundsOf(schema);
+  return bounds ? ` Allowed: ${bounds}.` : '';
+};
+
 function markdown(): string {
   const rows = [...SETTINGS.entries()].map(
     ([name, setting]) =>
-      `| \`${name}\` | ${defaultOf(setting.schema)} | ${setting.shapes.map((shape) => SHAPE_NAMES[shape]).join(', ')} | ${cell(setting.description)}${setting.readElsewhere ? ' (Read where it is used, not validated at start.)' : ''} |`,
+      `| \`${name}\` | ${defaultOf(setting.schema)} | ${setting.shapes.map((shape) => SHAPE_NAMES[shape]).join(', ')} | ${cell(setting.description)}${boundsNote(setting.schema)}${setting.readElsewhere ? ' (Read where it is used, not validated at start.)' : ''} |`,
   );
   return [
     '# Configuration reference',
