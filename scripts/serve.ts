@@ -12,6 +12,7 @@ import next from 'next';
 import { get as httpGet, type Server } from 'node:http';
 import { getConfig, type Config } from '../server/config';
 import { onStopSignals } from './lib/stop-signals';
+import { listenOn } from '../server/lifecycle/listen';
 import { provideDatabase } from '../server/db/provide-database';
 import { drain } from '../server/instance/drain';
 import { listeningUrl } from '../server/config/listening-url';
@@ -46,19 +47,7 @@ let startedDatabase: { stop(): Promise<void> } | undefined;
 /** Listens, then warms Next up with its first request; a port in use or a bad HOST throws. */
 async function listenAndWarmUp(server: Server, config: Config): Promise<void> {
   // (A supervisor restarts a process that stops here.)
-  await new Promise<void>((resolve, reject) => {
-    const refused = (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`PORT ${config.PORT} is in use by another process; stop it or set PORT to another port`)
-          : error,
-      );
-    server.once('error', refused);
-    server.listen(config.PORT, config.HOST, () => {
-      server.off('error', refused);
-      resolve();
-    });
-  });
+  await listenOn(server, config.PORT, config.HOST, 'PORT');
   // /healthz proves the server answers (the service's app serves it, or Next when it routes the
   // API). Next prepares itself (instrumentation.ts) on its first request: /favicon.ico, a path
   // only Next serves, makes that request now, so Next is ready before anyone is told the

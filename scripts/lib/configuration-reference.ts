@@ -39,11 +39,10 @@ function boundsOf(schema: unknown): string {
   const high = checks.find((check) => check.check === 'less_than');
   const minimum = low && (low.inclusive || !integer ? low.value! : low.value! + 1);
   const maximum = high && (high.inclusive || !integer ? high.value! : high.value! - 1);
-  const shown = (value: number) => value.toLocaleString('en-US').replaceAll(',', '');
   if (maximum !== undefined && maximum < 2_147_483_647) {
-    return minimum !== undefined && minimum > 0 ? `${shown(minimum)} to ${shown(maximum)}` : `at most ${shown(maximum)}`;
+    return minimum !== undefined && minimum > 0 ? `${minimum} to ${maximum}` : `at most ${maximum}`;
   }
-  if (minimum !== undefined && minimum > 1) return `at least ${shown(minimum)}`;
+  if (minimum !== undefined && minimum > 1) return `at least ${minimum}`;
   const length = checks.find((check) => check.check === 'min_length');
   return length?.minimum && length.minimum > 1 ? `at least ${length.minimum} characters` : '';
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
+import { beforeHead } from './before-head';
 
 // A page cannot choose its status: one that throws is Next's 500. A page that met the database (or
 // Redis) away notes it here, and `npm start`'s server (edge/edge-server.ts), which runs Next's
@@ -11,14 +12,12 @@ const pages = new AsyncLocalStorage<{ storeUnavailable: boolean }>();
 /** Runs Next's handling of one request; its 500 becomes 503 with Retry-After if the page noted the store away. */
 export function answeringPage<T>(res: ServerResponse, handle: () => T): T {
   const state = { storeUnavailable: false };
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (state.storeUnavailable && args[0] === 500) {
-      args[0] = 503;
-      this.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+  beforeHead(res, (head) => {
+    if (state.storeUnavailable && head[0] === 500) {
+      head[0] = 503;
+      res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
     }
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
+  });
   return pages.run(state, handle);
 }
 

@@ -4,6 +4,7 @@ import { getConfig } from '../config';
 import { isLoopbackHost } from '../config/loopback-host';
 import { scrapeMetrics } from './database-gauges';
 import { enableMetrics } from './metrics';
+import { listenOn } from '../lifecycle/listen';
 
 // GET /metrics: on METRICS_PORT (open only when bound to loopback; on any other address it needs
 // `Authorization: Bearer <METRICS_TOKEN>` too, and does not start without one), and/or on the
@@ -58,18 +59,6 @@ export async function startMetricsServer(port: number, host: string, token?: str
       () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n'),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    const refused = (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`METRICS_PORT ${port} is in use by another process; stop it or set METRICS_PORT to another port`)
-          : error,
-      );
-    server.once('error', refused);
-    server.listen(port, host, () => {
-      server.off('error', refused);
-      resolve();
-    });
-  });
+  await listenOn(server, port, host, 'METRICS_PORT');
   return server;
 }

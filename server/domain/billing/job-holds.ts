@@ -48,7 +48,9 @@ export async function handHoldToJob(client: pg.PoolClient, holdId: string, lease
 }
 
 /** The upload a job's input names (JobInput.inputUpload.uploadId), for its usage event. */
-const JOB_INPUT_UPLOAD = raw(`input->'inputUpload'->>'uploadId'`);
+export const JOB_INPUT_UPLOAD = raw(`input->'inputUpload'->>'uploadId'`);
+/** The engines job `j` may call (jobs from before engine lists have `engine` alone). */
+export const JOB_ENGINE_LIST = sql`CASE WHEN cardinality(j.engines) > 0 THEN j.engines ELSE ARRAY[j.engine] END`;
 const EVENT_IDS = sql`(SELECT array_agg(id) FROM event) AS events`;
 
 /**
@@ -181,7 +183,7 @@ const CANCELLED_RUN: Record<UsageEventColumn, Sql> = {
   job_id: sql`j.id`,
   input_upload_id: sql`j.${JOB_INPUT_UPLOAD}`,
   duration_ms: sql`(extract(epoch FROM now() - j.created_at) * 1000)::int`,
-  engines_tried: sql`CASE WHEN cardinality(j.engines) > 0 THEN j.engines ELSE ARRAY[j.engine] END`,
+  engines_tried: JOB_ENGINE_LIST,
   surface: sql`h.surface`,
 };
 

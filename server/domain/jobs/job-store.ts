@@ -7,6 +7,7 @@ import type { JobInput, JobRow } from '../job-row';
 import { engineNamesOf } from '../engine-names';
 import { usageEventCte, type UsageEventColumn } from '../billing/settlement-sql';
 import { REQUEST_LOST } from '../billing/sweep-expired-holds';
+import { JOB_ENGINE_LIST, JOB_INPUT_UPLOAD } from '../billing/job-holds';
 
 // The `jobs` rows: submission (on the submitting request's transaction), look-ups and attempts.
 // Their settlement (success, failure, orphans) is job-settlement.ts; their shape is ../job-row.ts.
@@ -59,10 +60,10 @@ const LOST_ATTEMPT: Record<UsageEventColumn, Sql> = {
   request_id: sql`j.request_id`,
   hold_id: sql`NULL`, // the hold's own event is the job's end
   job_id: sql`j.id`,
-  input_upload_id: sql`j.input->'inputUpload'->>'uploadId'`,
+  input_upload_id: sql`j.${JOB_INPUT_UPLOAD}`,
   duration_ms: sql`0`, // how long it ran died with it
   // Which of them it reached died with its worker, as for a request's lost hold.
-  engines_tried: sql`CASE WHEN cardinality(j.engines) > 0 THEN j.engines ELSE ARRAY[j.engine] END`,
+  engines_tried: JOB_ENGINE_LIST,
   surface: sql`COALESCE(h.surface, 'v1')`,
 };
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
+import { beforeHead } from '../before-head';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
 import { DRAIN_LIMIT_BYTES, dropUnreadBody } from './unread-body';
@@ -51,9 +52,7 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
  * written before the body was read, says so (`Connection: close`) rather than keep-alive.
  */
 function closeIfAnsweredUnread(req: IncomingMessage, res: ServerResponse): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (!req.readableEnded) this.shouldKeepAlive = false;
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
+  beforeHead(res, () => {
+    if (!req.readableEnded) res.shouldKeepAlive = false;
+  });
 }

@@ -18,6 +18,7 @@ import {
 import type { DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
 import { DRAIN_LIMIT_BYTES, drainBody } from './unread-body';
+import { beforeHead } from '../before-head';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
 // request on, so that every answer of the API comes in the error envelope: the API's surfaces
@@ -34,15 +35,6 @@ export interface EdgeRoutes {
   isApiPath(target: string): boolean;
   /** The service's app and the targets it serves; without it Next serves them too (`--v1-through-next`). */
   app?: { serves(target: string): boolean; dispatch: DirectDispatch };
-}
-
-/** Runs `fix` as the head goes out, after Next and the route have set their headers. */
-function beforeHead(res: ServerResponse, fix: () => void): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    fix();
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
 }
 
 /**
