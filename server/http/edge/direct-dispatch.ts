@@ -2,10 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
-import { beforeHead } from '../before-head';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
-import { DRAIN_LIMIT_BYTES, dropUnreadBody } from './unread-body';
+import { dropUnreadBody } from './unread-body';
 
 // `npm start` serves the API's surfaces and the probes itself: the service's app (server/surfaces)
 // gets a Fetch Request that @hono/node-server builds from the Node request only as far as the
@@ -42,17 +41,6 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
   return (req, res) => {
     // Before 'finish': there Node drops a body nobody began to read itself, reading all of it, however large.
     res.once('prefinish', () => dropUnreadBody(req));
-    if (Number(req.headers['content-length']) > DRAIN_LIMIT_BYTES) closeIfAnsweredUnread(req, res);
     void listener(req, res);
   };
-}
-
-/**
- * A body too large to be dropped (dropUnreadBody) closes its connection once answered: the answer,
- * written before the body was read, says so (`Connection: close`) rather than keep-alive.
- */
-function closeIfAnsweredUnread(req: IncomingMessage, res: ServerResponse): void {
-  beforeHead(res, () => {
-    if (!req.readableEnded) res.shouldKeepAlive = false;
-  });
 }
