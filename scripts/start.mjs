@@ -22,8 +22,9 @@ await import(new URL('../dist/serve.js', import.meta.url).href);
  * start (minutes). A PORT that is no port is left to the configuration's own check.
  */
 async function refuseBusyPort() {
-  const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return;
+  const written = process.env.PORT?.trim() || '3000';
+  const port = Number(written);
+  if (!/^\d+$/.test(written) || port < 1 || port > 65535) return;
   const host = process.env.HOST || '0.0.0.0';
   const { createServer } = await import('node:net');
   const error = await new Promise((resolve) => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
+import { innerSchema } from '../../server/config/config-doc';
 import { SETTINGS, type ConfigShape } from '../../server/config/config-settings';
 
 // docs/configuration.md, rendered from the configuration schema (server/config/config-settings.ts):
@@ -15,21 +16,6 @@ function defaultOf(schema: { safeParse(value: unknown): { success: boolean; data
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-
-interface Check {
-  check: string;
-  value?: number;
-  inclusive?: boolean;
-  minimum?: number;
-  format?: string;
-}
-
-/** The schema under its default, optional and similar wrappers. */
-function innerSchema(schema: unknown): { _zod?: { def?: { checks?: { _zod: { def: Check } }[] } } } {
-  let current = schema as { _zod?: { def?: { innerType?: unknown } } };
-  while (current._zod?.def?.innerType) current = current._zod.def.innerType as typeof current;
-  return current as ReturnType<typeof innerSchema>;
-}
 
 /** The bounds a number or text setting is checked against, as the schema states them ("1 to 3600"); '' when none. */
 function boundsOf(schema: unknown): string {
@@ -70,7 +56,8 @@ function markdown(): string {
     '',
     'Every environment variable the service reads. The product validates them once as a process starts',
     '(server/config/index.ts): a wrong value stops it with a line naming the variable. A blank value (`FOO=`, as',
-    'compose writes an unset `${FOO}`) means unset; every number is at most 2147483647 (less where said); the',
+    'compose writes an unset `${FOO}`) means unset; every number is written in decimal (`0x10` or `1e3` are',
+    'refused) and is at most 2147483647 (less where said); the',
     "settings that only mean something together (Stripe's two, each sign-in provider's id and secret) are set",
     'together or not at all. **Shapes** says where a',
     'variable matters: *embedded* is `npm start` on one machine (embedded PostgreSQL, secrets generated',

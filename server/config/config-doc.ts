@@ -24,3 +24,24 @@ export function doc<T extends z.ZodType>(schema: T, description: string, shapes:
   settingDocs.set(schema, { description, shapes, ...(readElsewhere ? { readElsewhere } : {}) });
   return schema;
 }
+
+/** The schema under its default, optional and similar wrappers. */
+export function innerSchema(schema: unknown): InnerSchema {
+  let current = schema as { _zod?: { def?: { innerType?: unknown } } };
+  while (current._zod?.def?.innerType) current = current._zod.def.innerType as typeof current;
+  return current as InnerSchema;
+}
+
+/** What the configuration reference and the number check read of a setting's innermost schema. */
+export interface InnerSchema {
+  _zod?: { def?: { type?: string; checks?: { _zod: { def: SchemaCheck } }[] } };
+}
+
+/** One check of a zod schema, as zod 4 describes it. */
+export interface SchemaCheck {
+  check: string;
+  value?: number;
+  inclusive?: boolean;
+  minimum?: number;
+  format?: string;
+}

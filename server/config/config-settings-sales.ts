@@ -3,6 +3,9 @@ import { doc, RUNNING } from './config-doc';
 
 // Selling's abuse limits, the customer portal's switch and the buyer's e-mail (part of
 // server/config/config-settings.ts; docs/selling.md).
+/** An address, or a name and an address in angle brackets: what nodemailer sends as From. */
+const SENDER = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>.][^\s@<>]*\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>.][^\s@<>]*\.[^\s@<>]+)$/;
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const salesSettings = {
@@ -30,8 +33,8 @@ export const salesSettings = {
     RUNNING,
   ),
   MAIL_FROM: doc(
-    z.string().min(3, 'must be a sender such as "Example API <no-reply@example.com>"').optional(),
-    'The sender of those e-mails, such as `Example API <no-reply@example.com>`; needed with SMTP_URL.',
+    z.string().regex(SENDER, 'must be a sender such as "Example API <no-reply@example.com>" or no-reply@example.com').optional(),
+    'The sender of those e-mails: an address, or a name and an address such as `Example API <no-reply@example.com>`; needed with SMTP_URL.',
     RUNNING,
   ),
   SUPPORT_CONTACT: doc(

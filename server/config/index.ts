@@ -1,7 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { innerSchema } from './config-doc';
 import { settings } from './config-settings';
 import { isLoopbackHost } from './loopback-host';
+import { isServiceVariable } from './service-variables';
+
+export { CONFIG_VARIABLES } from './service-variables';
 
 // Every setting the product reads (server/config/config-settings.ts), validated once. A wrong value
 // stops the process with a message naming the variable, instead of failing later somewhere deep.
@@ -50,6 +54,13 @@ const envSchema = z.object(settings).superRefine((env, ctx) => {
       message: `is required with METRICS_PORT on HOST ${env.HOST} (not loopback): set one, or bind to 127.0.0.1 with HOST`,
     });
   }
+  for (const name of env.PROVIDER_KEY_ENV_ALLOWED.filter(isServiceVariable)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PROVIDER_KEY_ENV_ALLOWED'],
+      message: `lists ${name}, a variable the service itself reads: never a provider's key (docs/providers.md)`,
+    });
+  }
   // Every number ends up in a PostgreSQL integer, a timer or a date: past int4 it would fail there, at the first request.
   for (const [name, value] of Object.entries(env)) {
     if (typeof value === 'number' && value > INT4_MAX)
@@ -76,9 +87,6 @@ function withoutBlanks(env: NodeJS.ProcessEnv): Record<string, string | undefine
 
 export type Config = z.infer<typeof envSchema> & { dataDir: string };
 
-/** Every variable of the schema above: none of them may be handed to a provider as its key. */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
-
 let cached: Config | undefined;
 
 /** What a launcher settles as it starts, when the environment leaves it unset. */
@@ -100,10 +108,28 @@ export function settleConfig(values: SettledSettings): void {
   if (cached) Object.assign(cached, values);
 }
 
+/** Number settings are written in decimal: Number() would also read 0x10, 0b1 or 1e3, which no one setting a port means. */
+const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
+const NUMBER_SETTINGS = Object.entries(settings)
+  .filter(([, schema]) => innerSchema(schema)._zod?.def?.type === 'number')
+  .map(([name]) => name);
+
+/** The number settings written otherwise than in decimal. */
+function notDecimal(env: Record<string, string | undefined>): string[] {
+  return NUMBER_SETTINGS.filter((name) => env[name] !== undefined && !DECIMAL.test(env[name]));
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(withoutBlanks(env));
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  const present = withoutBlanks(env);
+  const parsed = envSchema.safeParse(present);
+  const undecimal = notDecimal(present);
+  if (!parsed.success || undecimal.length > 0) {
+    // A setting not in decimal is named once, so; its other problems come of the misreading.
+    const issues = (parsed.error?.issues ?? []).filter((issue) => !undecimal.includes(String(issue.path[0])));
+    const lines = [
+      ...undecimal.map((name) => `  ${name}: must be a decimal number, such as 30`),
+      ...issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`),
+    ];
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const dataDir = isAbsolute(parsed.data.WGS_DATA_DIR)

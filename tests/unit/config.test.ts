@@ -45,6 +45,10 @@ describe('getConfig', () => {
     ['CURRENCY', 'usd'],
     ['SESSION_MAX_AGE_SECONDS', 'abc'], // was read as the default, silently (outside audit)
     ['SESSION_MAX_AGE_SECONDS', '0'],
+    ['PROVIDER_KEY_ENV_ALLOWED', 'OPENROUTER_API_KEY,DATABASE_URL'], // never a provider's key (configuration audit)
+    ['PROVIDER_KEY_ENV_ALLOWED', 'SIGNING_SECRET'],
+    ['MAIL_FROM', 'abc'], // no address to send from
+    ['MAIL_FROM', 'Shop <shop>'],
   ])('refuses %s=%j, naming it', (name, value) => {
     const message = problemWith(name, value);
     expect(message).toMatch(new RegExp(`^Invalid configuration:[\\s\\S]*\\b${name}\\b`));
@@ -80,6 +84,22 @@ describe('getConfig', () => {
   });
 
   it.each([
+    ['PORT', '0x10'], // Number() reads 16 (configuration audit)
+    ['PORT', '1e3'],
+    ['JOB_RETRY_LIMIT', '0b1'],
+    ['SHUTDOWN_GRACE_SECONDS', '25s'],
+    ['PROVIDER_TIMEOUT_MS', 'Infinity'],
+  ])('refuses %s=%j: numbers are written in decimal', (name, value) => {
+    expect(problemWith(name, value)).toBe(`Invalid configuration:\n  ${name}: must be a decimal number, such as 30`);
+  });
+
+  it('reads a number with spaces around it, and names a negative one by its bound', () => {
+    expect(problemWith('PORT', ' 8080 ')).toBe('(accepted)');
+    expect(getConfig().PORT).toBe(8080);
+    expect(problemWith('JOB_RETRY_LIMIT', '-1')).toMatch(/JOB_RETRY_LIMIT: JOB_RETRY_LIMIT must be 0 or more/);
+  });
+
+  it.each([
     ['120', '120'],
     ['120', '60'],
     ['10', '5'],
@@ -103,6 +123,9 @@ describe('getConfig', () => {
     ['DATABASE_URL', 'postgres://u:p@127.0.0.1:5432/wgs'],
     ['DATABASE_URL', 'postgresql://u:p@localhost/wgs?host=/var/run/postgresql'],
     ['NEXTAUTH_URL', 'https://ops.example.com'],
+    ['PROVIDER_KEY_ENV_ALLOWED', 'OPENROUTER_API_KEY, TOGETHER_KEY'],
+    ['MAIL_FROM', 'no-reply@example.com'],
+    ['MAIL_FROM', '"Shop, Inc." <no-reply@shop.example>'],
   ])('accepts %s=%j', (name, value) => {
     expect(problemWith(name, value)).toBe('(accepted)');
   });
