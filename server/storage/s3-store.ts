@@ -68,7 +68,7 @@ export class S3Store implements ObjectStore {
   async createDirectUpload(key: string, options: { contentType: string; sizeBytes: number; expiresAt: Date }): Promise<DirectUpload> {
     assertSafeKey(key);
     const { client, s3, presign } = await this.connect();
-    const expiresIn = Math.max(1, Math.floor((options.expiresAt.getTime() - Date.now()) / 1000));
+    const expiresIn = Math.max(1, Math.ceil((options.expiresAt.getTime() - Date.now()) / 1000)); // not before expires_at
     const command = new s3.PutObjectCommand({
       Bucket: this.bucket,
       Key: key,

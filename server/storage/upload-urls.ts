@@ -12,8 +12,9 @@ function signature(uploadId: string, expires: number): string {
   return createHmac('sha256', secret).update(`upload\n${uploadId}\n${expires}`).digest('base64url');
 }
 
+/** The URL holds until the second that ends at or after `expiresAt`; the upload's own expires_at refuses a PUT past it. */
 export function signUploadUrl(origin: string, uploadId: string, expiresAt: Date): string {
-  const expires = Math.floor(expiresAt.getTime() / 1000);
+  const expires = Math.ceil(expiresAt.getTime() / 1000);
   const query = new URLSearchParams({ exp: String(expires), sig: signature(uploadId, expires) });
   return `${origin}${UPLOADS_PREFIX}${encodeURIComponent(uploadId)}?${query}`;
 }

@@ -322,6 +322,17 @@ describe('direct PUT and complete', () => {
     expect((await resolveInputUpload(getPrisma(), ownerKey, created.json.upload_id, ['image_input'])).sizeBytes).toBe(png.length);
   });
 
+  it("the PUT URL lasts until the upload's expires_at, not the whole second before it (uploads audit)", async () => {
+    const created = await createUpload(owner.key, IMAGE, png);
+    const exp = Number(new URL(created.json.upload_url).searchParams.get('exp')) * 1000;
+    expect(exp).toBeGreaterThanOrEqual(Date.parse(created.json.expires_at));
+    expect(exp - Date.parse(created.json.expires_at)).toBeLessThan(1000);
+    const halfPast = new Date(Math.floor(Date.now() / 1000) * 1000 + 1500);
+    expect(Number(new URL(signUploadUrl(BASE, 'up_x', halfPast)).searchParams.get('exp')) * 1000).toBeGreaterThanOrEqual(
+      halfPast.getTime(),
+    );
+  });
+
   it('a tampered, expired or foreign PUT URL is refused in the envelope', async () => {
     const created = await createUpload(owner.key, IMAGE, png);
     const url = new URL(created.json.upload_url);
