@@ -14,9 +14,15 @@ export type SalesEvent =
   /** Signed, but its fields are not of Stripe's types (never Stripe's own): refused, not a 500 Stripe retries for days. */
   | { type: 'malformed'; stripeType: string };
 
-/** Throws Stripe's StripeSignatureVerificationError when the signature, secret or timestamp is wrong. */
+/** Stripe's tolerance, in seconds, both ways: its SDK refuses a signature older than this, not one dated later. */
+const TOLERANCE_SECONDS = 300;
+
+/** Throws (Stripe's StripeSignatureVerificationError, mostly) when the signature, secret or timestamp is wrong. */
 export function verifyStripeEvent(stripe: Stripe, rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
-  return stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
+  const event = stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, TOLERANCE_SECONDS);
+  const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
+  if (signedAt > Date.now() / 1000 + TOLERANCE_SECONDS) throw new Error('The signature is dated in the future.');
+  return event;
 }
 
 /** An expandable field's id: the string, or the expanded object's `id`; anything else (never Stripe's) is none. */
@@ -32,6 +38,7 @@ const sessionIdOf = (event: Stripe.Event): string | null => {
 
 export function salesEventOf(event: Stripe.Event): SalesEvent {
   const object: unknown = (event.data as { object?: unknown } | undefined)?.object;
+  if (typeof event.type !== 'string') return { type: 'malformed', stripeType: '' };
   if (typeof object !== 'object' || object === null) return { type: 'malformed', stripeType: event.type };
   switch (event.type) {
     case 'checkout.session.completed':

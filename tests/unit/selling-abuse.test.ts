@@ -77,6 +77,8 @@ describe('Stripe events selling acts on', () => {
       expect(salesEventOf(event('charge.dispute.created', { ...bad, payment_intent: 'pi_1', reason: 'x' }))).toEqual(malformed);
     }
     expect(salesEventOf({ type: 'charge.refunded', data: { object: null } } as unknown as Stripe.Event)).toEqual(malformed);
+    // A signed body that is no event object at all names no type (it said "The undefined event"; sales audit).
+    expect(salesEventOf([] as unknown as Stripe.Event)).toEqual({ type: 'malformed', stripeType: '' });
   });
 });
 

@@ -32,7 +32,9 @@ export async function handleSalesEvent(db: PrismaClient, stripe: Stripe, event: 
         reason: event.reason,
       });
     case 'malformed':
-      throw new ApiError('invalid_request', { message: `The ${event.stripeType} event's fields are not of Stripe's types.` });
+      throw new ApiError('invalid_request', {
+        message: event.stripeType ? `The ${event.stripeType} event's fields are not of Stripe's types.` : 'The body is no Stripe event.',
+      });
     default:
       return { state: 'ignored' };
   }

@@ -1,3 +1,4 @@
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma, getSqlDb } from '@/server/db/client';
@@ -9,7 +10,16 @@ import { listKeys } from '@/server/domain/keys/manage-keys';
 import type { FakeStripe } from '../../../fakes/fake-stripe';
 import { POST as checkoutStart } from '@/app/buy/checkout/route';
 import { api, BASE, call, createTestKey } from '../../helpers/api';
-import { deliver, keysOfPurchase, packageForSale, startCheckout, turnSellingOff, turnSellingOn, visitSuccess } from './support';
+import {
+  deliver,
+  keysOfPurchase,
+  packageForSale,
+  startCheckout,
+  turnSellingOff,
+  turnSellingOn,
+  visitSuccess,
+  WEBHOOK_SECRET,
+} from './support';
 
 // Fulfilment exactly once (issue 38 point 3 and 4): one key per paid session whatever the
 // deliveries and races, a bad signature changes nothing, an unpaid or unknown session issues
@@ -152,6 +162,12 @@ describe('fulfilment exactly once', () => {
     // A valid signature of another body does not carry over to this one.
     const tampered = { ...delivery, payload: delivery.payload.replace(started.sessionId, 'cs_test_forged') };
     expect((await deliver(tampered)).status).toBe(400);
+    // Outside Stripe's 5 minutes either way (its SDK refuses only the past side; sales audit).
+    for (const offset of [-400, 400]) {
+      const timestamp = Math.floor(Date.now() / 1000) + offset;
+      const dated = Stripe.webhooks.generateTestHeaderString({ payload: delivery.payload, secret: WEBHOOK_SECRET, timestamp });
+      expect(await deliver(delivery, dated), `signed ${offset} s from now`).toMatchObject({ status: 400 });
+    }
     const { keys, purchase } = await keysOfPurchase(started.sessionId);
     expect(keys).toHaveLength(0);
     expect(purchase.status).toBe('open');
