@@ -3,6 +3,8 @@ import { getPrisma } from '../db/client';
 import type { Actor } from '../domain/actor';
 import { getOperatorSession, operatorActor, type OperatorSession } from '../auth/session';
 import type { PortalSession } from '../domain/portal/portal-session';
+import { ApiError } from '../domain/errors';
+import { toTRPCError } from './error-map';
 
 export interface TrpcContext {
   db: PrismaClient;
@@ -25,4 +27,11 @@ export function createInnerContext(session: OperatorSession | null, db: PrismaCl
 /** The context of the current request (the /api/trpc handler and server components). */
 export async function createRequestContext(): Promise<TrpcContext> {
   return createInnerContext(await getOperatorSession());
+}
+
+/** The context of a call refused before it runs (its body broke the JSON rules: server/http/strict-json-body.ts). */
+export function refusedContext(message: string): () => never {
+  return () => {
+    throw toTRPCError(new ApiError('invalid_request', { message }));
+  };
 }

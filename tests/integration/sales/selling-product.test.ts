@@ -236,6 +236,15 @@ describe('the portal through npm start', () => {
     const owner = `owner-${Date.now()}@example.com`;
     const { key } = await paidKey(owner);
     const cookie = await signIn(key);
+    const mailed = inbox.mailTo(owner).length;
+    // A member named twice is refused as /v1 refuses it, not read as its last (outside audit): no code is sent.
+    const repeated = await from('/api/portal/trpc/requestChange', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base, cookie },
+      body: '{"action":"set_webhook","url":"https://a.example.com/x","url":"https://hooks.example.com/wgs"}',
+    });
+    expect([repeated.status, JSON.parse(repeated.text).error.message]).toEqual([400, 'The request body repeats the member "url".']);
+    expect(inbox.mailTo(owner)).toHaveLength(mailed);
     expect((await procedure(cookie, 'requestChange', { action: 'set_webhook', url: 'https://hooks.example.com/wgs' })).status).toBe(200);
     const webhookCode = codeIn(await inbox.waitForMail(owner, 1));
     const set = await procedure(cookie, 'confirmChange', { code: webhookCode });

@@ -12,6 +12,8 @@ import { toTRPCError } from '@/server/trpc/error-map';
 import { trpcOnError } from '@/server/trpc/response-meta';
 import { dashboardCallerOf } from '@/server/trpc/server-caller';
 import { expectTrpcError, operatorCaller } from './helpers';
+import { POST as dashboardPost } from '@/app/api/trpc/[trpc]/route';
+import { POST as portalPost } from '@/app/api/portal/trpc/[trpc]/route';
 
 afterAll(() => disconnectDb());
 
@@ -68,6 +70,26 @@ describe('the /api/trpc wire format', () => {
     }
     // A pair is a character like any other: past the check, the unknown key is 404.
     expect((await post('keys.updateLabel', { id: randomUUID(), label: 'ok \ud83d\ude00' }, true)).status).toBe(404);
+  });
+
+  it('refuses, as /v1 does, a body whose bytes are no UTF-8 or that names a member twice (stored as U+FFFD, the last kept; outside audit)', async () => {
+    const origin = 'http://ops.example.com:3000';
+    const send = (route: typeof dashboardPost, path: string, body: string | Uint8Array<ArrayBuffer>) =>
+      route(new Request(`${origin}${path}`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body }));
+    const invalidUtf8 = new Uint8Array([...Buffer.from('{"label":"'), 0xff, 0xfe, ...Buffer.from('","packageSlug":"starter"}')]);
+    for (const [route, path] of [
+      [dashboardPost, '/api/trpc/keys.issue'],
+      [portalPost, '/api/portal/trpc/requestChange'],
+    ] as const) {
+      for (const [body, message] of [
+        ['{"label":"a","label":"b","packageSlug":"starter"}', 'The request body repeats the member "label".'],
+        [invalidUtf8, 'The request body is not valid UTF-8.'],
+      ] as const) {
+        const refused = await send(route, path, body);
+        const answer = (await refused.json()) as { error: { message: string; data: { apiCode: string } } };
+        expect([refused.status, answer.error.message, answer.error.data.apiCode], path).toEqual([400, message, 'invalid_request']);
+      }
+    }
   });
 
   it('logs a failure nobody expected for the operator (the browser gets a sentence)', () => {

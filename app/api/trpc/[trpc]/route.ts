@@ -1,5 +1,14 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter, createRequestContext, crossSiteRefusal, routeMethods, trpcOnError, trpcResponseMeta } from '@wgs/server/next';
+import {
+  appRouter,
+  createRequestContext,
+  crossSiteRefusal,
+  refusedContext,
+  routeMethods,
+  strictJsonBody,
+  trpcOnError,
+  trpcResponseMeta,
+} from '@wgs/server/next';
 import { TRPC_MAX_BATCH_SIZE } from '@/server/contract/dashboard/trpc-limits';
 
 export const dynamic = 'force-dynamic';
@@ -8,11 +17,12 @@ async function handler(req: Request): Promise<Response> {
   // Mutations are POSTs: another site's is refused before anything runs.
   const refused = crossSiteRefusal(req, true);
   if (refused) return refused;
+  const { request, problem } = await strictJsonBody(req);
   return fetchRequestHandler({
     endpoint: '/api/trpc',
-    req,
+    req: request,
     router: appRouter,
-    createContext: createRequestContext,
+    createContext: problem ? refusedContext(problem) : createRequestContext,
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: trpcResponseMeta,
     onError: trpcOnError,

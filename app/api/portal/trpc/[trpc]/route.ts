@@ -4,7 +4,9 @@ import {
   crossSiteRefusal,
   portalOffResponse,
   portalRouter,
+  refusedContext,
   routeMethods,
+  strictJsonBody,
   trpcOnError,
   trpcResponseMeta,
 } from '@wgs/server/next';
@@ -18,11 +20,12 @@ async function handler(req: Request): Promise<Response> {
   // Mutations are POSTs: another site's is refused before anything runs, as on /api/trpc.
   const refused = crossSiteRefusal(req, true);
   if (refused) return refused;
+  const { request, problem } = await strictJsonBody(req);
   return fetchRequestHandler({
     endpoint: '/api/portal/trpc',
-    req,
+    req: request,
     router: portalRouter,
-    createContext: ({ req: request }) => createPortalRequestContext(request),
+    createContext: problem ? refusedContext(problem) : () => createPortalRequestContext(request),
     maxBatchSize: TRPC_MAX_BATCH_SIZE,
     responseMeta: trpcResponseMeta,
     onError: trpcOnError,
