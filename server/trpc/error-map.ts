@@ -30,6 +30,14 @@ export function toTRPCError(error: ApiError): TRPCError {
 }
 
 /** The catalog code and issues carried to the client in `error.data`. */
+/** What zod says of one problem of an input (through Standard Schema: its own fields kept). */
+interface SchemaIssue {
+  path?: PropertyKey[];
+  message?: string;
+  code?: string;
+  origin?: string;
+}
+
 export function apiErrorData(cause: unknown): { apiCode: string | null; issues: unknown[] | null } {
   if (isApiError(cause)) {
     const issues = validationIssuesOf(cause);
@@ -38,16 +46,18 @@ export function apiErrorData(cause: unknown): { apiCode: string | null; issues: 
   // tRPC's own input validation (zod via Standard Schema) fails with the schema's issues.
   const issues = (cause as { issues?: unknown } | undefined)?.issues;
   if (Array.isArray(issues)) {
-    return {
-      apiCode: 'validation_error',
-      issues: issues.map((issue: { path?: PropertyKey[]; message?: string; code?: string }) => ({
-        path: (issue.path ?? [])
-          .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
-          .join('.'),
-        code: issue.code ?? 'invalid',
-        message: issue.message ?? 'invalid value',
-      })),
-    };
+    const listed = issues.map((issue: SchemaIssue) => ({
+      path: (issue.path ?? [])
+        .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
+        .join('.'),
+      code: issue.code ?? 'invalid',
+      message: issue.message ?? 'invalid value',
+      safeIntegerBound: issue.origin === 'int' && (issue.code === 'too_big' || issue.code === 'too_small'),
+    }));
+    // zod's int() bounds a number to JavaScript's safe integers too; where the field has its own
+    // bound (units: 1,000,000,000), that one is said, not 9007199254740991.
+    const said = listed.filter((issue) => !issue.safeIntegerBound || !listed.some((other) => other !== issue && other.path === issue.path));
+    return { apiCode: 'validation_error', issues: said.map(({ safeIntegerBound: _, ...issue }) => issue) };
   }
   return { apiCode: null, issues: null };
 }

@@ -92,6 +92,14 @@ describe('the /api/trpc wire format', () => {
     }
   });
 
+  it("says a field's own bound, not JavaScript's safe-integer one, for a number past both (outside audit)", async () => {
+    const refused = await post('keys.topUp', { id: randomUUID(), units: 1e16 }, true);
+    expect([refused.status, refused.body.error.message]).toEqual([400, 'Too big: expected number to be <=1000000000']);
+    expect(refused.body.error.data.issues).toEqual([
+      { path: 'units', code: 'too_big', message: 'Too big: expected number to be <=1000000000' },
+    ]);
+  });
+
   it('logs a failure nobody expected for the operator (the browser gets a sentence)', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
