@@ -11,11 +11,20 @@ import type { VideoAdapter } from '../provider-module';
 
 const VIDEO_POLL_MS = 2_000;
 
+/**
+ * A video not finished this long after it was asked for fails as provider_unavailable, as the AI
+ * SDK's Google and xAI video models give up (10 minutes): polled on, it held its job's units
+ * until the queue expired the attempt (JOB_EXPIRE_SECONDS) and tried it again.
+ */
+export const VIDEO_POLL_DEADLINE_MS = 600_000;
+
 export interface OpenAiVideoConfig {
   baseURL: string;
   apiKey: string;
   timeoutMs: number;
   maxRetries: number;
+  /** VIDEO_POLL_DEADLINE_MS unless given (tests). */
+  pollDeadlineMs?: number;
 }
 
 /** An OpenAI client error as the AI SDK would have thrown it: an APICallError (status, headers) or a timeout. */
@@ -51,6 +60,7 @@ export function openAiVideoAdapter(config: OpenAiVideoConfig, model: string): Vi
     fetch: cappedFetch,
   });
   const url = `${config.baseURL}/videos`;
+  const pollDeadlineMs = config.pollDeadlineMs ?? VIDEO_POLL_DEADLINE_MS;
   return {
     async generate(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
       try {
@@ -62,7 +72,13 @@ export function openAiVideoAdapter(config: OpenAiVideoConfig, model: string): Vi
           },
           { signal },
         );
+        const deadline = Date.now() + pollDeadlineMs;
         while (video.status === 'queued' || video.status === 'in_progress') {
+          if (Date.now() >= deadline) {
+            throw new ProviderUnavailableError(`video generation did not finish within ${pollDeadlineMs / 60_000} minutes`, 5, {
+              kind: 'timeout',
+            });
+          }
           await new Promise((resolve) => setTimeout(resolve, VIDEO_POLL_MS));
           if (signal.aborted) throw new ProviderUnavailableError('video generation timed out', 5, { kind: 'timeout' });
           video = await client.videos.retrieve(video.id, { signal });
