@@ -15,13 +15,14 @@ const polls: string[] = [];
 beforeAll(async () => {
   server = createServer((request, response) => {
     polls.push(`${request.method} ${request.url}`);
-    const video = {
-      id: 'video_1',
-      object: 'video',
-      model: 'sora-2',
-      status: request.method === 'POST' ? 'queued' : 'in_progress',
-      progress: 10,
-    };
+    if (request.url?.endsWith('/content')) {
+      response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '1000000' }).write(Buffer.alloc(100)); // then nothing
+      return;
+    }
+    // Key sk-finished: the video is done at once; any other: it never is.
+    const finished = request.headers.authorization === 'Bearer sk-finished';
+    const status = finished ? 'completed' : request.method === 'POST' ? 'queued' : 'in_progress';
+    const video = { id: 'video_1', object: 'video', model: 'sora-2', status, progress: 10 };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(video));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -41,5 +42,13 @@ describe('openai videos', () => {
     expect(failed).toBeInstanceOf(ProviderUnavailableError);
     expect(failed).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/did not finish within/) });
     expect(polls).toEqual(['POST /v1/videos', 'GET /v1/videos/video_1']);
+  });
+
+  it('are downloaded within PROVIDER_TIMEOUT_MS an attempt, body included: a download that stalls after its headers ends (jobs audit)', async () => {
+    polls.length = 0;
+    const adapter = openAiVideoAdapter({ baseURL, apiKey: 'sk-finished', timeoutMs: 500, maxRetries: 0 }, 'sora-2');
+    const failed = await adapter.generate({ prompt: 'a cat' }, new AbortController().signal).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ name: 'TimeoutError' });
+    expect(polls).toEqual(['POST /v1/videos', 'GET /v1/videos/video_1/content']);
   });
 });

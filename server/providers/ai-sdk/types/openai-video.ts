@@ -57,7 +57,10 @@ export function openAiVideoAdapter(config: OpenAiVideoConfig, model: string): Vi
     baseURL: config.baseURL,
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
-    fetch: cappedFetch,
+    // The client's own timeout ends when the headers arrive: a download that stalls after them
+    // held its job (and a worker's slot) until the queue expired it. Each attempt, body included,
+    // is bounded as every other provider call is.
+    fetch: ((input: string | URL | Request, init?: RequestInit) => cappedFetch(input, init, config.timeoutMs)) as typeof fetch,
   });
   const url = `${config.baseURL}/videos`;
   const pollDeadlineMs = config.pollDeadlineMs ?? VIDEO_POLL_DEADLINE_MS;
