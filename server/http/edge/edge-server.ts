@@ -207,7 +207,8 @@ function afterInService(socket: object, answer: () => void): void {
 export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Server {
   const serve = (req: IncomingMessage, res: ServerResponse) => inTurn(req, res, () => routeRequest(req, res, handle, routes));
   // Without a Host Node would answer a bare 400 itself; routeRequest answers in the envelope.
-  const server = createServer({ requireHostHeader: false }, serve);
+  // Node checks its header and request deadlines every 30 s unless told: a slow client then had up to 90 s, not 60.
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: 5_000 }, serve);
   // An expectation other than 100-continue is ignored, as RFC 9110 §10.1.1 allows: Node would
   // answer it 417 itself, outside the envelope, with a status the interface does not have.
   server.on('checkExpectation', serve);
