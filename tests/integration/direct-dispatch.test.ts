@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { resetConfigForTests } from '@/server/config';
 import { acceptedConnection, type Connection } from '@/server/auth/connection';
 import { disconnectDb } from '@/server/db/client';
 import { createDirectDispatch } from '@/server/http/edge/direct-dispatch';
@@ -283,6 +284,26 @@ describe('pipelined requests on one connection', () => {
     await pipeline(get('/slow') + get('/after'), 50);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(served).toEqual(['/slow']);
+  });
+});
+
+describe('an absolute-form target', () => {
+  it("names the host the app's URLs are built on, not the Host header (RFC 9112 §3.2.2; security audit)", async () => {
+    const publicBaseUrl = process.env.PUBLIC_BASE_URL;
+    delete process.env.PUBLIC_BASE_URL; // URLs then follow the request's host
+    resetConfigForTests();
+    onTestFinished(() => {
+      process.env.PUBLIC_BASE_URL = publicBaseUrl;
+      resetConfigForTests();
+    });
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write(`GET http://abs.example:99/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    const answer = Buffer.concat(chunks).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain('"url":"http://abs.example:99');
+    expect(answer).not.toContain('"url":"http://127.0.0.1');
   });
 });
 

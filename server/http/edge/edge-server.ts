@@ -71,6 +71,17 @@ function answerAfterDraining(req: IncomingMessage, send: () => void): void {
   else drainBody(req, send);
 }
 
+/**
+ * The host of an absolute-form target stands for the Host header (RFC 9112 §3.2.2), in both forms
+ * of the headers: the app's Request reads the raw ones, so URLs it builds (an upload's) named the Host header.
+ */
+function useTargetHost(req: IncomingMessage, host: string): void {
+  req.headers.host = host;
+  const at = req.rawHeaders.findIndex((name, index) => index % 2 === 0 && name.toLowerCase() === 'host');
+  if (at >= 0) req.rawHeaders[at + 1] = host;
+  else req.rawHeaders.push('Host', host);
+}
+
 function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer): void {
   res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
@@ -91,7 +102,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
     answer(res, nonPathTargetAnswer(req.method ?? '', originForm.target));
     return;
   }
-  if (originForm.host) req.headers.host = originForm.host;
+  if (originForm.host) useTargetHost(req, originForm.host);
   req.url = normalizeTarget(originForm.target);
   const api = routes.isApiPath(req.url);
   const served = routes.app?.serves(req.url) ? routes.app.dispatch : undefined;
