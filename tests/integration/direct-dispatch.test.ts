@@ -307,6 +307,44 @@ describe('an absolute-form target', () => {
   });
 });
 
+describe('Expect: 100-continue', () => {
+  const firstAnswer = async (head: string) => {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write(head);
+    const [chunk] = (await once(socket, 'data')) as [Buffer];
+    return { socket, text: chunk.toString('latin1') };
+  };
+
+  it('a body the edge refuses by its headers is answered at once, without inviting it first (security audit: 100, then 5 s)', async () => {
+    const { socket, text } = await firstAnswer(
+      'POST /api/trpc/keys.revoke HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nExpect: 100-continue\r\n\r\n',
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    socket.destroy();
+  });
+
+  it('a request the edge passes on is told to go on, and served', async () => {
+    const { key } = await createTestKey();
+    const body = '{"input":"hello"}';
+    const head = [
+      'POST /v1/text/generate HTTP/1.1',
+      'Host: x',
+      `Authorization: Bearer ${key}`,
+      `Idempotency-Key: ${newIdempotencyKey()}`,
+      'Content-Type: application/json',
+      `Content-Length: ${body.length}`,
+      'Expect: 100-continue',
+    ];
+    const { socket, text } = await firstAnswer(`${head.join('\r\n')}\r\n\r\n`);
+    expect(text).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    const answered = once(socket, 'data');
+    socket.write(body);
+    const [chunk] = (await answered) as [Buffer];
+    expect(chunk.toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+});
+
 describe('slow clients', () => {
   it("are answered 408 within a few seconds of the headers' deadline, not up to 30 s after it (Node's default check; security audit)", async () => {
     const headersTimeout = server.headersTimeout;

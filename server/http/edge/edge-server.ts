@@ -17,7 +17,7 @@ import {
 } from './normalize-request';
 import type { DirectDispatch } from './direct-dispatch';
 import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
-import { DRAIN_LIMIT_BYTES, drainBody } from './unread-body';
+import { answerAfterDraining, awaitContinue, continueIfAwaited } from './refused-body';
 import { beforeHead } from '../before-head';
 
 // The HTTP server of `npm start`: what it answers itself and what it rewrites before handing a
@@ -62,20 +62,10 @@ function dropFrameworkVary(res: ServerResponse): void {
 }
 
 /**
- * Answers a refused request once its body has gone by, read and dropped, never kept: closing
- * while the client still sends would cut it off mid-write (EPIPE) before it reads the answer. A
- * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
- */
-function answerAfterDraining(req: IncomingMessage, send: () => void): void {
-  if (Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) send();
-  else drainBody(req, send);
-}
-
-/**
  * The host of an absolute-form target stands for the Host header (RFC 9112 §3.2.2), in both forms
  * of the headers: the app's Request reads the raw ones, so URLs it builds (an upload's) named the Host header.
  */
-function useTargetHost(req: IncomingMessage, host: string): void {
+function adoptTargetHost(req: IncomingMessage, host: string): void {
   req.headers.host = host;
   const at = req.rawHeaders.findIndex((name, index) => index % 2 === 0 && name.toLowerCase() === 'host');
   if (at >= 0) req.rawHeaders[at + 1] = host;
@@ -102,7 +92,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
     answer(res, nonPathTargetAnswer(req.method ?? '', originForm.target));
     return;
   }
-  if (originForm.host) useTargetHost(req, originForm.host);
+  if (originForm.host) adoptTargetHost(req, originForm.host);
   req.url = normalizeTarget(originForm.target);
   const api = routes.isApiPath(req.url);
   const served = routes.app?.serves(req.url) ? routes.app.dispatch : undefined;
@@ -133,6 +123,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
   if (cookie !== undefined) req.headers.cookie = cookie;
   Object.assign(req.headers, repeated);
+  continueIfAwaited(req, res);
   if (served) served(req, res);
   else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
 }
@@ -223,6 +214,10 @@ export function createEdgeServer(handle: NextHandler, routes: EdgeRoutes): Serve
   // An expectation other than 100-continue is ignored, as RFC 9110 §10.1.1 allows: Node would
   // answer it 417 itself, outside the envelope, with a status the interface does not have.
   server.on('checkExpectation', serve);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitContinue(req);
+    serve(req, res);
+  });
   const refused = new WeakSet<Duplex>();
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     if (error.code === 'ECONNRESET') return answerClientError(error, socket);

@@ -1,0 +1,32 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DRAIN_LIMIT_BYTES, drainBody } from './unread-body';
+
+// How npm start's server answers a request it refuses by its headers alone, whose body the client
+// may be sending or may be waiting to send.
+
+/**
+ * Answers a refused request once its body has gone by, read and dropped, never kept: closing
+ * while the client still sends would cut it off mid-write (EPIPE) before it reads the answer. A
+ * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
+ */
+export function answerAfterDraining(req: IncomingMessage, send: () => void): void {
+  // A client waiting for 100 Continue sends no body: it is answered at once, and sends none.
+  if (awaitingContinue.delete(req) || Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) send();
+  else drainBody(req, send);
+}
+
+/**
+ * Requests that asked `Expect: 100-continue` and were not told to go on yet: told only once the
+ * edge passes them on, so that one it refuses by its headers (a body too large, a transfer coding)
+ * is answered without inviting the body first (RFC 9110 §10.1.1).
+ */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): void {
+  if (awaitingContinue.delete(req)) res.writeContinue();
+}
+
+/** Marks a request that asked `Expect: 100-continue` (Node's 'checkContinue'). */
+export function awaitContinue(req: IncomingMessage): void {
+  awaitingContinue.add(req);
+}
