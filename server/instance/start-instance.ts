@@ -33,6 +33,12 @@ async function runInstance(): Promise<void> {
   for (const line of await refusedProviderLines(getPrisma())) process.stderr.write(`[wgs] error: ${line}\n`);
   const sealed = await sealLegacyWebhookSecrets(getPrisma(), getSqlDb());
   if (sealed > 0) log(`encrypted ${sealed} webhook signing secret(s) stored in plain text by an earlier version`);
+  // Checkout's return URLs then follow each request's Host: said once, where the operator looks (docs/selling.md).
+  if (config.STRIPE_SECRET_KEY && !config.PUBLIC_BASE_URL) {
+    log(
+      "notice: selling is on and PUBLIC_BASE_URL is unset: Checkout's success and cancel URLs name the origin each request came with (its Host header, or a trusted proxy's X-Forwarded-Host); set PUBLIC_BASE_URL to the public origin",
+    );
+  }
   startBackgroundTasks();
   onShutdown(disconnectDb);
   const keyCacheListener = listenForKeyCacheChanges();

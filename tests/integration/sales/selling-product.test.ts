@@ -104,6 +104,10 @@ async function paidKey(email = 'buyer@example.com') {
 }
 
 describe("selling's and the portal's routes through npm start", () => {
+  it("says at start that Checkout's return URLs follow each request's origin while PUBLIC_BASE_URL is unset (sales audit)", () => {
+    expect(product.output()).toContain('notice: selling is on and PUBLIC_BASE_URL is unset');
+  });
+
   it('answer a method they do not serve 405 in the envelope, with Allow (Next answered it bare)', async () => {
     const cases: [string, string, string][] = [
       ['GET', '/api/stripe/webhook', 'POST'],
