@@ -3,6 +3,7 @@ import { doc, RUNNING } from './config-doc';
 
 // Selling's abuse limits, the customer portal's switch and the buyer's e-mail (part of
 // server/config/config-settings.ts; docs/selling.md).
+
 /** An address, or a name and an address in angle brackets: what nodemailer sends as From. */
 const SENDER = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>.][^\s@<>]*\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>.][^\s@<>]*\.[^\s@<>]+)$/;
 

@@ -124,7 +124,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(present);
   const undecimal = notDecimal(present);
   if (!parsed.success || undecimal.length > 0) {
-    // A setting not in decimal is named once, so; its other problems come of the misreading.
+    // A setting not written in decimal is named for that alone: its other problems come of misreading it.
     const issues = (parsed.error?.issues ?? []).filter((issue) => !undecimal.includes(String(issue.path[0])));
     const lines = [
       ...undecimal.map((name) => `  ${name}: must be a decimal number, such as 30`),
