@@ -45,13 +45,34 @@ function unknownFieldIssues(issue: z.core.$ZodIssueUnrecognizedKeys): Validation
   ];
 }
 
+/** An issue as zod (or Standard Schema, which may wrap a path's part in `{ key }`) gives it. */
+interface SchemaIssue {
+  readonly path?: readonly PropertyKey[] | readonly (PropertyKey | { key: PropertyKey })[];
+  readonly code?: string;
+  readonly origin?: string;
+}
+
+const pathOf = (issue: SchemaIssue) =>
+  (issue.path ?? []).map((part) => String(typeof part === 'object' && part !== null ? part.key : part)).join('.');
+const isSafeIntegerBound = (issue: SchemaIssue) => issue.origin === 'int' && (issue.code === 'too_big' || issue.code === 'too_small');
+
+/**
+ * zod's int() bounds a number to JavaScript's safe integers besides the field's own bound: where
+ * another issue on the same path says the field's (units at most 1,000,000), 9007199254740991 is left out.
+ */
+export function withoutSafeIntegerBounds<T extends SchemaIssue>(issues: readonly T[]): T[] {
+  return issues.filter(
+    (issue) => !isSafeIntegerBound(issue) || !issues.some((other) => !isSafeIntegerBound(other) && pathOf(other) === pathOf(issue)),
+  );
+}
+
 /**
  * zod issues as the envelope's `details.issues`: dotted path, stable code, readable message.
  * A field of the wrong type is `invalid_type`; only a missing one is `required`, whatever the
  * field's type (judged on the input itself: zod leaves the value out of its issues).
  */
 export function formatZodIssues(error: z.ZodError, input: unknown): ValidationIssue[] {
-  return error.issues.flatMap((issue): ValidationIssue[] => {
+  return withoutSafeIntegerBounds(error.issues).flatMap((issue): ValidationIssue[] => {
     if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue);
     const path = dotted(issue.path);
     // Whatever zod calls it (an enum says invalid_value), a field that is not there is `required`.

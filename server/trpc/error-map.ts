@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { ERROR_CATALOG, isApiError, validationIssuesOf, type ApiError } from '../domain/errors';
+import { withoutSafeIntegerBounds } from '../domain/zod-issues';
 
 // The one place where the product's error catalog becomes tRPC codes: by HTTP status, so the
 // dashboard and the REST API always agree on what kind of failure an error is.
@@ -30,14 +31,6 @@ export function toTRPCError(error: ApiError): TRPCError {
 }
 
 /** The catalog code and issues carried to the client in `error.data`. */
-/** What zod says of one problem of an input (through Standard Schema: its own fields kept). */
-interface SchemaIssue {
-  path?: PropertyKey[];
-  message?: string;
-  code?: string;
-  origin?: string;
-}
-
 export function apiErrorData(cause: unknown): { apiCode: string | null; issues: unknown[] | null } {
   if (isApiError(cause)) {
     const issues = validationIssuesOf(cause);
@@ -46,18 +39,18 @@ export function apiErrorData(cause: unknown): { apiCode: string | null; issues: 
   // tRPC's own input validation (zod via Standard Schema) fails with the schema's issues.
   const issues = (cause as { issues?: unknown } | undefined)?.issues;
   if (Array.isArray(issues)) {
-    const listed = issues.map((issue: SchemaIssue) => ({
-      path: (issue.path ?? [])
-        .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
-        .join('.'),
-      code: issue.code ?? 'invalid',
-      message: issue.message ?? 'invalid value',
-      safeIntegerBound: issue.origin === 'int' && (issue.code === 'too_big' || issue.code === 'too_small'),
-    }));
-    // zod's int() bounds a number to JavaScript's safe integers too; where the field has its own
-    // bound (units: 1,000,000,000), that one is said, not 9007199254740991.
-    const said = listed.filter((issue) => !issue.safeIntegerBound || !listed.some((other) => other !== issue && other.path === issue.path));
-    return { apiCode: 'validation_error', issues: said.map(({ safeIntegerBound: _, ...issue }) => issue) };
+    return {
+      apiCode: 'validation_error',
+      issues: withoutSafeIntegerBounds(issues as { path?: PropertyKey[]; message?: string; code?: string; origin?: string }[]).map(
+        (issue) => ({
+          path: (issue.path ?? [])
+            .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
+            .join('.'),
+          code: issue.code ?? 'invalid',
+          message: issue.message ?? 'invalid value',
+        }),
+      ),
+    };
   }
   return { apiCode: null, issues: null };
 }
