@@ -30,6 +30,24 @@ describe('packages apply', () => {
     expect(changed.packages).toEqual([{ slug: 'pk-versions', version: 2, status: 'updated' }]);
   });
 
+  it('makes no version for what is written another way but means the same: a one-engine list, a default written out (packages audit)', async () => {
+    const prisma = getPrisma();
+    const apply = (change: (definition: Record<string, unknown> & { operations: Record<string, { engine: unknown }> }) => void) => {
+      const written = file('pk-same-terms');
+      change(written.packages[0]! as never);
+      return applyPackages(prisma, CLI_ACTOR, parsePackagesFile(written)).then((result) => result.packages[0]);
+    };
+    expect(await apply(() => {})).toEqual({ slug: 'pk-same-terms', version: 1, status: 'created' });
+    expect(await apply((p) => (p.operations['text.generate']!.engine = ['local']))).toMatchObject({ version: 1, status: 'unchanged' });
+    expect(await apply((p) => (p.openai_compatible = { require_idempotency_key: false }))).toMatchObject({
+      version: 1,
+      status: 'unchanged',
+    });
+    expect(await apply((p) => (p.openai_compatible = { require_idempotency_key: true }))).toMatchObject({ version: 2, status: 'updated' });
+    const stored = await prisma.packageVersion.findFirstOrThrow({ where: { package: { slug: 'pk-same-terms' }, version: 1 } });
+    expect(stored.operations).toEqual({ 'text.generate': { engine: 'local', units: 1 } });
+  });
+
   it('rejects an engine naming an unknown provider and changes nothing', async () => {
     const bad = file('pk-unknown-provider');
     bad.packages[0]!.operations['text.generate'].engine = 'ghost:model-1';

@@ -10,6 +10,7 @@ import { engineNamesOf } from '../engine-names';
 import { outputCapNotices } from '../../contract/output-cap-notices';
 import { packagesFileSchema, providerExtrasOf, type PackageDefinition, type PackagesFile } from '../../contract/package-schema';
 import { zodValidationError } from '../zod-issues';
+import { canonicalDefinition } from './canonical-definition';
 import { clearKeyOfMovedProvider } from '../providers/clear-moved-key';
 import { refuseUnlessOwner } from '../providers/owner-only-destination';
 import { refuseUnsafeProviders } from '../providers/provider-guard';
@@ -169,9 +170,10 @@ async function storedPackagesUnable(
 async function applyPackage(
   tx: Prisma.TransactionClient,
   actor: Actor,
-  definition: PackageDefinition,
+  written: PackageDefinition,
   options: ApplyOptions,
 ): Promise<ApplyResult['packages'][number]> {
+  const definition = canonicalDefinition(written);
   const hash = definitionHash(definition);
   const existing = await tx.package.findUnique({
     where: { slug: definition.slug },
