@@ -267,6 +267,11 @@ describe("cli on the data dir's running PostgreSQL", { timeout: 400_000 }, () =>
     writeFileSync(notUtf8, Buffer.concat([Buffer.from('{"packages": [{"name": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}')]));
     const latin = await runCli(['packages', 'apply', notUtf8], running.dataDir);
     expect([latin.code, latin.stderr]).toEqual([1, expect.stringMatching(/not-utf8\.json is not valid UTF-8/)]);
+    // A tag YAML cannot resolve is refused, not dropped with a warning and its text applied (packages audit).
+    const tagged = join(running.dataDir, 'tagged.yaml');
+    writeFileSync(tagged, 'packages:\n  - slug: p\n    name: !!js/function "function(){ return 1 }"\n');
+    const tag = await runCli(['packages', 'apply', tagged], running.dataDir);
+    expect([tag.code, tag.stderr]).toEqual([1, expect.stringMatching(/tagged\.yaml is not valid YAML: .*tag/i)]);
     const missingFile = await runCli(['packages', 'apply', join(running.dataDir, 'nope.json'), '--json'], running.dataDir);
     expect(missingFile.code).toBe(1);
     expect(missingFile.stderr).toMatch(/Cannot read/);

@@ -81,10 +81,9 @@ async function readPackagesFile(file: string): Promise<unknown> {
     throw fileProblem(`${file} is not valid UTF-8`);
   }
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
-  const parseYaml = yaml ? (await import('yaml')).parse : undefined;
   let parsed: unknown;
   try {
-    parsed = parseYaml ? parseYaml(text) : JSON.parse(text);
+    parsed = yaml ? strictYaml((await import('yaml')).parseDocument, text) : JSON.parse(text);
   } catch (error) {
     throw fileProblem(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
   }
@@ -93,4 +92,15 @@ async function readPackagesFile(file: string): Promise<unknown> {
   const repeated = yaml ? undefined : findDuplicateMember(text);
   if (repeated !== undefined) throw fileProblem(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
   return parsed;
+}
+
+/**
+ * YAML as its parser reads it, but a warning refuses it too: a tag it cannot resolve
+ * (`!!js/function`) was dropped with a warning on stderr, and the text under it applied.
+ */
+function strictYaml(parseDocument: typeof import('yaml').parseDocument, text: string): unknown {
+  const document = parseDocument(text);
+  const problem = document.errors[0] ?? document.warnings[0];
+  if (problem) throw problem;
+  return document.toJS();
 }
