@@ -4,6 +4,7 @@ import { CLI_ACTOR } from '@/server/domain/actor';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import { issueKey } from '@/server/domain/keys/issue-key';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
+import { setPackageArchived } from '@/server/domain/packages/archive-package';
 
 afterAll(() => disconnectDb());
 
@@ -46,6 +47,17 @@ describe('packages apply', () => {
     expect(await apply((p) => (p.openai_compatible = { require_idempotency_key: true }))).toMatchObject({ version: 2, status: 'updated' });
     const stored = await prisma.packageVersion.findFirstOrThrow({ where: { package: { slug: 'pk-same-terms' }, version: 1 } });
     expect(stored.operations).toEqual({ 'text.generate': { engine: 'local', units: 1 } });
+  });
+
+  it('says, applying an archived package, that it stays archived (packages audit: the output did not mention it)', async () => {
+    const prisma = getPrisma();
+    await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file('pk-archived-apply')));
+    await setPackageArchived(prisma, CLI_ACTOR, 'pk-archived-apply', true);
+    const again = await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file('pk-archived-apply', 300)));
+    expect(again.packages).toEqual([{ slug: 'pk-archived-apply', version: 2, status: 'updated' }]);
+    expect(again.notices).toContain(
+      'package pk-archived-apply is archived: no key can be issued on it (packages unarchive pk-archived-apply offers it again)',
+    );
   });
 
   it('rejects an engine naming an unknown provider and changes nothing', async () => {

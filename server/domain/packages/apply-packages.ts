@@ -98,7 +98,7 @@ export async function applyPackages(db: PrismaClient, actor: Actor, file: Packag
     if (unpriced.length > 0) throw ApiError.validation(unpriced, unpriced[0]!.message);
 
     for (const definition of file.packages) {
-      result.packages.push(await applyPackage(tx, actor, definition, options));
+      result.packages.push(await applyPackage(tx, actor, definition, options, result.notices));
     }
     return result;
   });
@@ -172,6 +172,7 @@ async function applyPackage(
   actor: Actor,
   written: PackageDefinition,
   options: ApplyOptions,
+  notices: string[],
 ): Promise<ApplyResult['packages'][number]> {
   const definition = canonicalDefinition(written);
   const hash = definitionHash(definition);
@@ -188,6 +189,11 @@ async function applyPackage(
   if (existing && options.basedOnVersion !== undefined && existing.latestVersion !== options.basedOnVersion) {
     const message = `Version ${existing.latestVersion} of "${definition.slug}" was created after version ${options.basedOnVersion}, which this change started from: start again from version ${existing.latestVersion}, so that neither change undoes the other.`;
     throw ApiError.validation([{ path: 'slug', code: 'version_changed', message }], message);
+  }
+  if (existing?.archivedAt) {
+    notices.push(
+      `package ${definition.slug} is archived: no key can be issued on it (packages unarchive ${definition.slug} offers it again)`,
+    );
   }
   const latest = existing?.versions[0];
   if (existing && latest && latest.definitionHash === hash) {
