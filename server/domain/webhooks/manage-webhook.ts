@@ -90,6 +90,13 @@ export async function clearKeyWebhook(db: PrismaClient, actor: Actor, keyId: str
   await db.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: null, webhookSecret: null, webhookDisabledAt: null } });
     await deleteWebhookSecret(tx, keyId);
+    // Skipped now, not when their next attempt comes: one waiting out a Retry-After went to the
+    // endpoint set next, another owner's perhaps. One being sent ends as its attempt does.
+    const now = new Date();
+    await tx.webhookDelivery.updateMany({
+      where: { apiKeyId: keyId, status: 'pending', OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
+      data: { status: 'skipped', nextAttemptAt: null, claimedUntil: null, updatedAt: now },
+    });
     await recordAudit(tx, actor, {
       action: 'key.webhook.clear',
       targetType: 'api_key',

@@ -48,6 +48,24 @@ describe('keys.webhook procedures', () => {
     await expectTrpcError(anonymousCaller().keys.webhook({ id: key.id }), 'UNAUTHORIZED');
   });
 
+  it('clearing the endpoint skips the deliveries waiting to be sent at once, not at their next attempt (webhooks audit: one waiting out a Retry-After went to the endpoint set next)', async () => {
+    const { caller, slug } = await operatorWithPackage('hook');
+    const key = await caller.keys.issue({ packageSlug: slug });
+    await caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/wgs' });
+    const waiting = `msg_${key.id.replace(/-/g, '')}`;
+    const sending = `msg_${key.id.replace(/-/g, '').split('').reverse().join('')}`;
+    await getPool().query(
+      `INSERT INTO webhook_deliveries (id, api_key_id, job_id, event_type, status, attempts, next_attempt_at, claimed_until)
+       VALUES ($1, $3, 'job_aaaaaaaaaaaaaaaaaaaaaaab', 'job.succeeded', 'pending', 1, now() + interval '30 seconds', NULL),
+              ($2, $3, 'job_aaaaaaaaaaaaaaaaaaaaaaac', 'job.succeeded', 'pending', 1, now(), now() + interval '20 seconds')`,
+      [waiting, sending, key.id],
+    );
+    await caller.keys.clearWebhook({ id: key.id });
+    const statuses = Object.fromEntries((await caller.keys.webhook({ id: key.id })).deliveries.map((d) => [d.id, d.status]));
+    // The one being sent ends as its attempt does (a retry of it then finds no endpoint, and is skipped).
+    expect(statuses).toEqual({ [waiting]: 'skipped', [sending]: 'pending' });
+  });
+
   it('lists the latest deliveries and resends one: pending again now, same id, a fresh round of attempts', async () => {
     const { caller, slug } = await operatorWithPackage('hook');
     const key = await caller.keys.issue({ packageSlug: slug });
