@@ -9,7 +9,7 @@ import { mimeMatchesDeclared, sniffMime, SNIFF_BYTES, type AcceptedMimeType } fr
 
 const SHARP_FORMATS = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' } as const;
 
-export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType, what: string): Promise<MediaResult> {
+export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType): Promise<MediaResult> {
   const sniffed = await sniffMime(bytes.subarray(0, SNIFF_BYTES));
   if (mimeMatchesDeclared(mimeType, sniffed)) return { bytes, mimeType };
   const target = SHARP_FORMATS[mimeType as keyof typeof SHARP_FORMATS];
@@ -21,6 +21,8 @@ export async function checkedMedia(bytes: Buffer, mimeType: AcceptedMimeType, wh
       // undecodable despite its magic bytes: refused below
     }
   }
-  console.error(`[provider ${what}] returned ${sniffed ?? 'bytes of no recognised format'} instead of ${mimeType}`);
-  throw new ProviderUnavailableError(`the provider's output is not ${mimeType}`, 5, { kind: 'malformed' });
+  // Said in the log by the engine's call, as every failure of its provider.
+  throw new ProviderUnavailableError(`its answer is ${sniffed ?? 'bytes of no recognised format'}, not ${mimeType}`, 5, {
+    kind: 'malformed',
+  });
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { codeGenerateResponse, textGenerateResponse } from '@/server/contract/generation';
 import { getConfig, resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPool } from '@/server/db/client';
@@ -153,7 +153,16 @@ describe('failures: bounded retries, then 503 with nothing charged and nothing l
     expectUnavailable(await call(api, TEXT, { input: 'x', output_format: 'json' }, { key }));
     expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
     fake.setReply('{"code":"x"}');
-    expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
+    // Said in the log as the provider's own failures are (observability audit: a 503 with no line).
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expectUnavailable(await call(api, CODE, { input: 'x' }, { key }));
+      expect(logged.mock.calls.map((args) => String(args[0]))).toContainEqual(
+        expect.stringMatching(/^\[provider \S+\] code generation failed \(malformed: the provider reply lacks code or explanation\)$/),
+      );
+    } finally {
+      logged.mockRestore();
+    }
     expect(await remainingUnits(id)).toBe(10);
   });
 

@@ -120,7 +120,12 @@ export class AiSdkEngine implements Engine {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) throw error;
+      // Judged here (an answer of no use: text that is no JSON, media of another format): said as
+      // the provider's own failures are, so that a 503 or a fallback it caused is in the log.
+      if (error instanceof ProviderUnavailableError) {
+        console.error(`[provider ${this.name}] ${what} failed (${error.kind}: ${error.message})`);
+        throw error;
+      }
       const kind = failureKindOf(error);
       const status = statusOf(error);
       console.error(`[provider ${this.name}] ${what} failed (${kind}${status ? `, HTTP ${status}` : ''})`);
@@ -186,7 +191,7 @@ export class AiSdkEngine implements Engine {
       });
       const bytes = Buffer.from(result.image.uint8Array);
       if (bytes.length === 0) throw malformed('the provider returned no image data');
-      const media = await checkedMedia(bytes, IMAGE_MIME[task.format], `${this.name} image`);
+      const media = await checkedMedia(bytes, IMAGE_MIME[task.format]);
       const { inputTokens, outputTokens } = result.usage;
       return { ...media, usage: { images: result.images.length, inputTokens, outputTokens } };
     });
@@ -207,7 +212,7 @@ export class AiSdkEngine implements Engine {
       });
       const bytes = Buffer.from(result.audio.uint8Array);
       if (bytes.length === 0) throw malformed('the provider returned no audio');
-      const media = await checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav', `${this.name} speech`);
+      const media = await checkedMedia(bytes, task.format === 'mp3' ? 'audio/mpeg' : 'audio/wav');
       // Speech is billed by the characters sent; the SDK's result reports no count of its own.
       return { ...media, usage: { characters: task.text.length } };
     });
@@ -252,7 +257,7 @@ export class AiSdkEngine implements Engine {
         }),
       );
       // The SDK's video result reports no duration: the event records none.
-      return checkedMedia(Buffer.from(result.video.uint8Array), 'video/mp4', `${this.name} video`);
+      return checkedMedia(Buffer.from(result.video.uint8Array), 'video/mp4');
     });
   }
 }

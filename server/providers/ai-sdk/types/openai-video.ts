@@ -88,7 +88,7 @@ export function openAiVideoAdapter(config: OpenAiVideoConfig, model: string): Vi
         }
         if (video.status !== 'completed') throw new ProviderUnavailableError('video generation failed');
         const content = await client.videos.downloadContent(video.id, {}, { signal });
-        const media = await checkedMedia(Buffer.from(await content.arrayBuffer()), 'video/mp4', `${model} video`);
+        const media = await checkedMedia(Buffer.from(await content.arrayBuffer()), 'video/mp4');
         // The video object says how long the video is (OpenAI bills video by the second).
         const seconds = Number(video.seconds);
         return Number.isFinite(seconds) && seconds > 0 ? { ...media, usage: { videoSeconds: seconds } } : media;
