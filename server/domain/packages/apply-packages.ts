@@ -203,24 +203,7 @@ async function applyPackage(
   const pkg = existing
     ? await tx.package.update({ where: { id: existing.id }, data: { name: definition.name, latestVersion: version } })
     : await tx.package.create({ data: { slug: definition.slug, name: definition.name, latestVersion: version } });
-  await tx.packageVersion.create({
-    data: {
-      packageId: pkg.id,
-      version,
-      name: definition.name,
-      definitionHash: hash,
-      quotaUnits: definition.quota_units,
-      requestsPerMinute: definition.limits.requests_per_minute,
-      concurrency: definition.limits.concurrency,
-      maxUploadBytes: definition.limits.max_upload_bytes,
-      unitPrice: definition.unit_price ?? null,
-      maxProviderCostPerDay: definition.limits.max_provider_cost_per_day ?? null,
-      maxStoredBytes: definition.limits.max_stored_bytes ?? null,
-      operations: definition.operations as Prisma.InputJsonValue,
-      sale: definition.sale ? (definition.sale as Prisma.InputJsonValue) : Prisma.DbNull,
-      openaiRequireIdempotencyKey: definition.openai_compatible?.require_idempotency_key ?? false,
-    },
-  });
+  await tx.packageVersion.create({ data: versionRow(pkg.id, version, definition, hash) });
   await recordAudit(tx, actor, {
     action: existing ? 'package.version.create' : 'package.create',
     targetType: 'package',
@@ -229,4 +212,29 @@ async function applyPackage(
     after: { version, definition },
   });
   return { slug: definition.slug, version, status: existing ? 'updated' : 'created' };
+}
+
+/** A new version's row: the definition's terms, in their columns. */
+function versionRow(
+  packageId: string,
+  version: number,
+  definition: PackageDefinition,
+  hash: string,
+): Prisma.PackageVersionUncheckedCreateInput {
+  return {
+    packageId,
+    version,
+    name: definition.name,
+    definitionHash: hash,
+    quotaUnits: definition.quota_units,
+    requestsPerMinute: definition.limits.requests_per_minute,
+    concurrency: definition.limits.concurrency,
+    maxUploadBytes: definition.limits.max_upload_bytes,
+    unitPrice: definition.unit_price ?? null,
+    maxProviderCostPerDay: definition.limits.max_provider_cost_per_day ?? null,
+    maxStoredBytes: definition.limits.max_stored_bytes ?? null,
+    operations: definition.operations as Prisma.InputJsonValue,
+    sale: definition.sale ? (definition.sale as Prisma.InputJsonValue) : Prisma.DbNull,
+    openaiRequireIdempotencyKey: definition.openai_compatible?.require_idempotency_key ?? false,
+  };
 }
