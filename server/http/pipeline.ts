@@ -15,7 +15,7 @@ import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-l
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observeStreamCharged } from '../observability/observe-request';
-import { noteKey } from '../observability/request-record';
+import { noteError, noteKey } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import { acceptsEventStream, doneEventResponse, eventStreamResponse, replayedEventsResponse } from './event-stream';
 import { jsonChannel, runAndSettle } from './answer-lifecycle';
@@ -172,7 +172,7 @@ async function answer<P>(
       .catch((error: unknown) => {
         // Its `error` event's code is the line's and the metric's, as an error answer's is (the status stays 200).
         const apiError = toApiError(error, ctx.requestId);
-        ctx.record.errorCode = apiError.code;
+        noteError(ctx.record, apiError);
         throw apiError;
       });
   });

@@ -1,6 +1,6 @@
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../db/store-unavailable';
 import { ApiError, ERROR_CATALOG, isApiError, type ErrorCode } from '../domain/errors';
-import type { RequestRecord } from '../observability/request-record';
+import { noteError, type RequestRecord } from '../observability/request-record';
 import { errorEnvelope } from './error-envelope';
 
 // The only place that builds /v1 responses: every one carries X-Request-Id and
@@ -42,7 +42,7 @@ export function toErrorResponse(error: unknown, requestId: string, record?: Requ
   if (apiError.retryAfterHeader) extra['Retry-After'] = apiError.retryAfterHeader;
   // RFC 9110 §15.5.2: a 401 names the scheme that would succeed (RFC 6750's Bearer).
   if (apiError.status === 401) extra['WWW-Authenticate'] ??= 'Bearer realm="api"';
-  if (record) record.errorCode = apiError.code;
+  if (record) noteError(record, apiError);
   return jsonResponse(apiError.status, errorBody(apiError, requestId), requestId, extra);
 }
 
@@ -69,6 +69,7 @@ export function toApiError(error: unknown, requestId: string): ApiError {
       message:
         'The service is temporarily unavailable. Retry later (a POST with the same Idempotency-Key): a request that did not complete is not charged, and one that did is replayed.',
       retryAfter: STORE_RETRY_AFTER_SECONDS,
+      cause: error, // the request's log line says so (not a provider)
     });
   } else {
     console.error(`[${requestId}] unexpected error`, error);

@@ -132,6 +132,7 @@ function finish(
     code,
     units: charged || record.streamCharged ? record.units : 0,
     engine: record.engine,
+    ...(record.storeAway ? { cause: 'store_unavailable' as const } : {}),
     duration_ms: Math.round(ms * 10) / 10,
   });
 }

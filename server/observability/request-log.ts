@@ -18,6 +18,8 @@ export interface RequestLine {
   code?: string;
   units?: number;
   engine?: string;
+  /** `store_unavailable`: a 503 because the database or Redis was away, not a provider (the code is the same). */
+  cause?: 'store_unavailable';
   duration_ms: number;
 }
 

@@ -1,3 +1,5 @@
+import { isStoreUnavailable } from '../db/store-unavailable';
+
 // What a /v1 request learns on its way (its key, then what it holds, and the error it is answered
 // with), in a record the surface's app makes for each request and hands the route's handler as a
 // parameter, so that the answer can be counted, measured and logged once it is made.
@@ -17,6 +19,14 @@ export interface RequestRecord {
   streamSettled?: Promise<unknown>;
   /** The error code of an error answer (the envelope's `code`). */
   errorCode?: string;
+  /** The answer was a 503 because the database or Redis was away, not a provider (the code is the same). */
+  storeAway?: boolean;
+}
+
+/** The error a request is answered with: its code, and whether the database or Redis being away caused it. */
+export function noteError(record: RequestRecord, error: { code: string; cause?: unknown }): void {
+  record.errorCode = error.code;
+  if (isStoreUnavailable(error.cause)) record.storeAway = true;
 }
 
 /** Step 1 passed: the request is the key's (its prefix is the public part of the secret). */

@@ -367,7 +367,7 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     const key = await createTestKey({ quota: 10 });
     const app = await startProduct({
       databaseUrl: url,
-      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '7' },
+      env: { DATABASE_QUERY_TIMEOUT_MS: '3000', IDEMPOTENCY_LEASE_SECONDS: '6', HOLD_LEASE_SECONDS: '7', LOG_FORMAT: 'json' },
     });
     expect((await post(app.base, TEXT, key.key, { input: 'warm' }, newKey('frz'))).status).toBe(200);
 
@@ -383,6 +383,14 @@ describe('PostgreSQL frozen (it accepts nothing and answers nothing)', () => {
     expect(reply.status, reply.text).toBe(503);
     expect(reply.json.error.code).toBe('provider_unavailable');
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Its log line tells the database's 503 from a provider's, whose code is the same (observability audit).
+    const requestId = reply.headers.get('x-request-id')!;
+    await expect.poll(() => app.output(), { timeout: 5_000 }).toContain(requestId);
+    const line = app
+      .output()
+      .split('\n')
+      .find((text) => text.includes(requestId));
+    expect(JSON.parse(line!)).toMatchObject({ status: 503, code: 'provider_unavailable', cause: 'store_unavailable' });
 
     await retryUntilOk(app.base, key.key, { input: 'while frozen' }, idem);
     await sleep(7_500);

@@ -1,5 +1,5 @@
 import { ApiError, ERROR_CATALOG, validationIssuesOf, type ErrorCode } from '../../domain/errors';
-import type { RequestRecord } from '../../observability/request-record';
+import { noteError, type RequestRecord } from '../../observability/request-record';
 import { jsonResponse, toApiError } from '../responses';
 import { openAIRateHeaders } from './openai-headers';
 
@@ -115,7 +115,7 @@ export function openAIError(error: ApiError): { status: number; body: OpenAIErro
 /** Any thrown value as this surface's error answer; its code is noted in `record` for logs and metrics. */
 export function toOpenAIErrorResponse(error: unknown, requestId: string, record?: RequestRecord): Response {
   const apiError = toApiError(error, requestId);
-  if (record) record.errorCode = apiError.code;
+  if (record) noteError(record, apiError);
   const { status, body, headers } = openAIError(apiError);
   return jsonResponse(status, body, requestId, headers);
 }

@@ -1,6 +1,7 @@
 import type { OpenReservation } from '../../domain/billing/reserve';
 import { ApiError, type ErrorCode } from '../../domain/errors';
 import { observeStreamCharged } from '../../observability/observe-request';
+import { noteError } from '../../observability/request-record';
 import { runAndSettle } from '../answer-lifecycle';
 import { eventStreamHeaders, KEEP_ALIVE_MS } from '../event-stream';
 import type { V1Steps } from './openai-route';
@@ -81,7 +82,7 @@ export function streamAnswer<P>(
     // Before any piece, an error answer: its call took its point of the minute as a JSON one does.
     if (!opened) return answer(withHeaders(toOpenAIErrorResponse(error, ctx.requestId, ctx.record), headers));
     const apiError = toApiError(error, ctx.requestId);
-    ctx.record.errorCode = apiError.code;
+    noteError(ctx.record, apiError);
     event(errorChunk(apiError));
   };
   ctx.record.streamSettled = runAndSettle(ctx, reservation, channel)
