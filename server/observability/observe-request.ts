@@ -132,7 +132,7 @@ function finish(
     code,
     units: charged || record.streamCharged ? record.units : 0,
     engine: record.engine,
-    ...(record.storeAway ? { cause: 'store_unavailable' as const } : {}),
+    cause: record.storeAway ? 'store_unavailable' : undefined,
     duration_ms: Math.round(ms * 10) / 10,
   });
 }
