@@ -217,7 +217,7 @@ export function renderPackagesFileReference(): string {
     '',
     ...HEADER,
     row('providers', { type: 'object', default: providers.default }, false),
-    `| \`providers.<name>\` | object | — | name ${cell(ruleOf(providers.propertyNames ?? {}).join('; '))}; one provider entry (below) |`,
+    `| \`providers.<name>\` | object | — | name ${cell(ruleOf(providers.propertyNames ?? {}).join('; '))} (not \`local\`, the built-in engine's name); one provider entry (below) |`,
     row('packages', { ...packages, items: { type: 'object' } }, (schema.required ?? []).includes('packages')),
     '',
     ...providerSections((providers.additionalProperties as JsonSchema).oneOf!),

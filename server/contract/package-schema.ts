@@ -17,6 +17,11 @@ import { isChargeableCurrency, priceDecimals } from './stripe-currency';
 
 export const ENGINE_PATTERN = /^(local|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9._/:-]{1,120})$/;
 
+/** A provider's name; never `local`, the built-in engine's: the engine picker could not tell the two apart. */
+export const PROVIDER_NAME = /^(?!local$)[a-z0-9][a-z0-9_-]{0,62}$/;
+export const PROVIDER_NAME_RULE =
+  'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit, and not "local" (the built-in engine)';
+
 const engineName = z.string().regex(ENGINE_PATTERN, 'engine must be "local" or PROVIDER:MODEL: a provider\'s name, a colon and a model id');
 /** The most engines one operation may name: the first answers, the others are its fallbacks in order. */
 export const MAX_ENGINE_FALLBACKS = 5;
@@ -272,11 +277,8 @@ export function providerExtrasOf(entry: ProviderEntry): Record<string, string> {
 export const packagesFileSchema = z
   .strictObject({
     providers: z
-      .record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/), providerSchema, {
-        error: (issue) =>
-          issue.code === 'invalid_key'
-            ? 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'
-            : undefined,
+      .record(z.string().regex(PROVIDER_NAME), providerSchema, {
+        error: (issue) => (issue.code === 'invalid_key' ? PROVIDER_NAME_RULE : undefined),
       })
       .default({}),
     packages: z.array(packageDefinitionSchema).min(1),

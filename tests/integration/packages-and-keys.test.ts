@@ -95,6 +95,11 @@ describe('packages apply', () => {
     expect(issuesOf(withProvider('Main', 'https://api.example.com/v1'))).toEqual([
       expect.objectContaining({ path: 'providers.Main', message: expect.stringContaining('lowercase letters, digits, _ and -') }),
     ]);
+    // The built-in engine's name: the dashboard's engine picker offered two `local`s and served the built-in one (dashboard audit).
+    expect(issuesOf(withProvider('local', 'https://api.example.com/v1'))).toEqual([
+      expect.objectContaining({ path: 'providers.local', message: expect.stringContaining('not "local" (the built-in engine)') }),
+    ]);
+    expect(issuesOf(withProvider('local2', 'https://api.example.com/v1'))).toEqual([]);
     expect(issuesOf(file('x'.repeat(64)))).toEqual([
       expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') }),
     ]);

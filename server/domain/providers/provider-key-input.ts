@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../../contract/package-schema';
 
 // One schema for a provider key handed in by an operator (CLI stdin, dashboard form, tRPC).
 
-export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-
 export const setProviderKeyInput = z.strictObject({
-  provider: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -'),
+  provider: z.string().regex(PROVIDER_NAME, PROVIDER_NAME_RULE),
   // Printable ASCII without spaces: what every provider's keys are made of; a pasted line break is refused, not stored.
   apiKey: z
     .string()

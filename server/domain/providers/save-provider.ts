@@ -14,7 +14,7 @@ import { zodValidationError } from '../zod-issues';
 import { clearKeyOfMovedProvider } from './clear-moved-key';
 import { refuseUnlessOwner } from './owner-only-destination';
 import { providerEntryIssues } from './provider-guard';
-import { PROVIDER_NAME } from './provider-key-input';
+import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../../contract/package-schema';
 import { storedSettings } from './stored-settings';
 
 // Adds or edits one provider from the dashboard: the entry is judged by the packages file's own
@@ -22,9 +22,7 @@ import { storedSettings } from './stored-settings';
 // engines' prefix (`NAME:MODEL`), so it is fixed once created.
 
 export const saveProviderInput = z.strictObject({
-  name: z
-    .string()
-    .regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -, starting with a letter or digit'),
+  name: z.string().regex(PROVIDER_NAME, PROVIDER_NAME_RULE),
   mode: z.enum(['create', 'update']),
   /** A packages-file provider entry: { type, base_url?, api_key_env?, ...the type's extras }. */
   entry: z.record(z.string(), z.unknown()),

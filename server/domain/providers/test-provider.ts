@@ -11,7 +11,7 @@ import { zodValidationError } from '../zod-issues';
 import { describeTestFailure, describeTestSuccess } from './describe-test-outcome';
 import { modelsInUse } from './models-in-use';
 import { apiKeyEnvProblem } from './provider-guard';
-import { PROVIDER_NAME } from './provider-key-input';
+import { PROVIDER_NAME, PROVIDER_NAME_RULE } from '../../contract/package-schema';
 import { callForTest, testOperationOf } from './provider-test-call';
 import { environmentVariable } from '../../config/environment';
 
@@ -24,7 +24,7 @@ export const TEST_TIMEOUT_MS = 10_000;
 export const TESTS_PER_MINUTE = 5;
 
 export const testProviderInput = z.strictObject({
-  provider: z.string().regex(PROVIDER_NAME, 'provider names are 1 to 63 characters: lowercase letters, digits, _ and -'),
+  provider: z.string().regex(PROVIDER_NAME, PROVIDER_NAME_RULE),
   model: z
     .string()
     .regex(/^[A-Za-z0-9._/:-]{1,120}$/, 'a model id is 1 to 120 letters, digits and . _ / : -')
