@@ -55,6 +55,12 @@ export async function setKeyWebhook(db: PrismaClient, actor: Actor, keyId: strin
   const problem = webhookUrlProblem(url);
   if (problem) throw ApiError.validation([{ path: 'url', code: 'invalid_webhook_url', message: `the webhook URL ${problem}` }]);
   const before = await keyOrThrow(db, keyId);
+  // Such a key runs no jobs, so it has no events to send (dashboard audit: the form took one and showed a secret).
+  const inactive = before.status !== 'active' ? before.status : before.expiresAt && before.expiresAt <= new Date() ? 'expired' : null;
+  if (inactive) {
+    const message = `API key ${keyId} is ${inactive}: it runs no jobs, so it takes no webhook endpoint.`;
+    throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message }], message);
+  }
   const secret = newWebhookSecret();
   await db.$transaction(async (tx) => {
     await tx.apiKey.update({ where: { id: keyId }, data: { webhookUrl: url, webhookDisabledAt: null } });

@@ -46,6 +46,15 @@ describe('keys.webhook procedures', () => {
     expect(await getPrisma().auditLog.count({ where: { action: 'key.webhook.clear', targetId: key.id } })).toBe(1);
     await expectTrpcError(caller.keys.rotateWebhookSecret({ id: key.id }), 'UNPROCESSABLE_CONTENT');
     await expectTrpcError(anonymousCaller().keys.webhook({ id: key.id }), 'UNAUTHORIZED');
+    // A revoked key runs no jobs: it takes no endpoint (the form took one and showed a secret; dashboard audit).
+    await caller.keys.revoke({ id: key.id });
+    const refused = await expectTrpcError(
+      caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/revoked' }),
+      'UNPROCESSABLE_CONTENT',
+      'validation_error',
+    );
+    expect(refused.message).toBe(`API key ${key.id} is revoked: it runs no jobs, so it takes no webhook endpoint.`);
+    expect((await caller.keys.webhook({ id: key.id })).url).toBeNull();
   });
 
   it('clearing the endpoint skips the deliveries waiting to be sent at once, not at their next attempt (webhooks audit: one waiting out a Retry-After went to the endpoint set next)', async () => {
