@@ -8,7 +8,9 @@ export function addWebhookCommands(keys: Command): void {
   const webhook = keys.command('webhook').description("Manage a key's job webhook endpoint (Standard Webhooks)");
   webhook
     .command('set')
-    .description('Set the endpoint and a new signing secret, printed once (job.succeeded, job.failed, job.cancelled are POSTed to it)')
+    .description(
+      "Set an active key's endpoint and a new signing secret, printed once (job.succeeded, job.failed, job.cancelled are POSTed to it)",
+    )
     .argument('<id>', 'key id')
     .requiredOption(
       '--url <url>',
