@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Card, EmptyState } from '@/components/ui/card';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
@@ -18,13 +19,13 @@ const JOB_FILTERS = ['key', 'operation', 'from', 'to'];
 export default async function JobsPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
   const { caller } = await dashboardCaller('/jobs');
-  // The same per-field reading as the usage page: a value that cannot apply is named, the rest apply.
+  // The same per-field reading as the usage page: a value that cannot be read is named, and nothing is listed until it can.
   const { filters, invalid } = parseUsageFilters((name) => (JOB_FILTERS.includes(name) ? param(params, name) : undefined));
   const rawStatus = param(params, 'status');
   const status = param(params, 'status', JOB_STATUSES);
   const cursor = param(params, 'cursor');
   const query = { key: filters.key, operation: filters.operation, status, from: filters.from, to: filters.to };
-  const jobs = await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
+  const jobs = Object.keys(invalid).length > 0 ? null : await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
   const filtered = Object.values(query).some(Boolean);
   return (
     <div className="stack">
@@ -61,30 +62,40 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
           { kind: 'date', name: 'to', label: 'To (inclusive)', value: filters.to ?? param(params, 'to'), error: invalid.to },
         ]}
       />
-      <DataTable
-        caption="Jobs"
-        rows={jobs.items}
-        rowKey={(row) => row.id}
-        empty={
-          filtered
-            ? { title: 'No jobs match these filters', hint: <Link href="/jobs">Clear the filters</Link> }
-            : { title: 'No jobs yet', hint: 'Jobs submitted to POST /v1/videos/generate appear here.' }
-        }
-        columns={[
-          { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
-          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-          { header: 'Operation', cell: (row) => row.operation },
-          { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
-          { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
-          {
-            header: 'Request id',
-            cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
-          },
-          { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
-          { header: 'Updated', cell: (row) => <span className="nowrap">{formatDate(row.updated_at)}</span> },
-        ]}
-      />
-      <Pager path="/jobs" params={query} nextCursor={jobs.nextCursor} prevCursor={jobs.prevCursor} hasCursor={Boolean(cursor)} />
+      {jobs ? (
+        <>
+          <DataTable
+            caption="Jobs"
+            rows={jobs.items}
+            rowKey={(row) => row.id}
+            empty={
+              filtered
+                ? { title: 'No jobs match these filters', hint: <Link href="/jobs">Clear the filters</Link> }
+                : { title: 'No jobs yet', hint: 'Jobs submitted to POST /v1/videos/generate appear here.' }
+            }
+            columns={[
+              { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
+              { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+              { header: 'Operation', cell: (row) => row.operation },
+              { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+              { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
+              {
+                header: 'Request id',
+                cell: (row) => <MonoId value={row.request_id} what="request id" href={usageRowHref(row.request_id)} head={8} tail={4} />,
+              },
+              { header: 'Created', cell: (row) => <span className="nowrap">{formatDate(row.created_at)}</span> },
+              { header: 'Updated', cell: (row) => <span className="nowrap">{formatDate(row.updated_at)}</span> },
+            ]}
+          />
+          <Pager path="/jobs" params={query} nextCursor={jobs.nextCursor} prevCursor={jobs.prevCursor} hasCursor={Boolean(cursor)} />
+        </>
+      ) : (
+        <Card>
+          <EmptyState title="Fix the filters above">
+            <p>Nothing is listed while a filter cannot be read.</p>
+          </EmptyState>
+        </Card>
+      )}
     </div>
   );
 }

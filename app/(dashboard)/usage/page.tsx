@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { UsageTable } from '@/components/usage/usage-table';
+import { Card, EmptyState } from '@/components/ui/card';
 import { Filters, optionsOf } from '@/components/ui/filters';
 import { param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
@@ -16,21 +17,18 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
   const { caller } = await dashboardCaller('/usage');
   const { filters, invalid } = parseUsageFilters((name) => param(params, name));
   const cursor = param(params, 'cursor');
-  const [events, totals] = await Promise.all([
-    pageAt((input) => caller.usage.list(input), { ...filters, cursor, limit: 50 }),
-    caller.usage.totals(filters),
-  ]);
+  // A filter that cannot be read lists nothing, nor exports (as /usage/export refuses it): the rest alone listed everything.
+  const unreadable = Object.keys(invalid).length > 0;
+  const listed = unreadable
+    ? null
+    : await Promise.all([pageAt((input) => caller.usage.list(input), { ...filters, cursor, limit: 50 }), caller.usage.totals(filters)]);
+  const totals = listed?.[1];
   const query: Record<string, string | undefined> = Object.fromEntries(
     Object.entries(USAGE_FILTER_PARAMS).map(([field, name]) => [name, filters[field as keyof typeof filters]]),
   );
   const exportQuery = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
-  const keyHint =
-    totals.matching_keys === null
-      ? undefined
-      : totals.matching_keys === 0
-        ? undefined
-        : `Matches ${totals.matching_keys} key${totals.matching_keys === 1 ? '' : 's'}.`;
-  const keyError = invalid.key ?? (totals.matching_keys === 0 ? 'No key has this prefix, label or id.' : undefined);
+  const keyHint = totals?.matching_keys ? `Matches ${totals.matching_keys} key${totals.matching_keys === 1 ? '' : 's'}.` : undefined;
+  const keyError = invalid.key ?? (totals?.matching_keys === 0 ? 'No key has this prefix, label or id.' : undefined);
   const filtered = Object.values(query).some(Boolean);
   return (
     <div className="stack">
@@ -38,9 +36,11 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
         title="Usage"
         description="One event per request that reached an engine: what it cost and how it ended. Dates are UTC."
         actions={
-          <a className="button button-secondary" href={`/usage/export${exportQuery ? `?${exportQuery}` : ''}`} download>
-            Export CSV{filtered ? ' (filtered)' : ''}
-          </a>
+          unreadable ? undefined : (
+            <a className="button button-secondary" href={`/usage/export${exportQuery ? `?${exportQuery}` : ''}`} download>
+              Export CSV{filtered ? ' (filtered)' : ''}
+            </a>
+          )
         }
       />
       <Filters
@@ -87,17 +87,33 @@ export default async function UsagePage({ searchParams }: { searchParams: Search
             : []),
         ]}
       />
-      <UsageTable
-        rows={events.items}
-        totals={totals}
-        highlight={filters.request}
-        empty={
-          filtered
-            ? { title: 'No usage events match these filters', hint: <Link href="/usage">Clear the filters</Link> }
-            : { title: 'No usage events yet', hint: 'Requests made with API keys appear here.' }
-        }
-      />
-      <Pager path="/usage" params={query} nextCursor={events.nextCursor} prevCursor={events.prevCursor} hasCursor={Boolean(cursor)} />
+      {listed ? (
+        <>
+          <UsageTable
+            rows={listed[0].items}
+            totals={listed[1]}
+            highlight={filters.request}
+            empty={
+              filtered
+                ? { title: 'No usage events match these filters', hint: <Link href="/usage">Clear the filters</Link> }
+                : { title: 'No usage events yet', hint: 'Requests made with API keys appear here.' }
+            }
+          />
+          <Pager
+            path="/usage"
+            params={query}
+            nextCursor={listed[0].nextCursor}
+            prevCursor={listed[0].prevCursor}
+            hasCursor={Boolean(cursor)}
+          />
+        </>
+      ) : (
+        <Card>
+          <EmptyState title="Fix the filters above">
+            <p>Nothing is listed or exported while a filter cannot be read.</p>
+          </EmptyState>
+        </Card>
+      )}
     </div>
   );
 }
