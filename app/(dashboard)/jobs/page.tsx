@@ -25,7 +25,8 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
   const status = param(params, 'status', JOB_STATUSES);
   const cursor = param(params, 'cursor');
   const query = { key: filters.key, operation: filters.operation, status, from: filters.from, to: filters.to };
-  const jobs = Object.keys(invalid).length > 0 ? null : await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
+  const unreadable = Object.keys(invalid).length > 0 || Boolean(rawStatus && !status);
+  const jobs = unreadable ? null : await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
   const filtered = Object.values(query).some(Boolean);
   return (
     <div className="stack">
