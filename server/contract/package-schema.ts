@@ -60,7 +60,8 @@ const modelAliases = uniqueList(
 
 const base = { engine, units, model_aliases: modelAliases };
 /** An amount of CURRENCY: at most 10 decimals are kept. */
-const money = z.number().min(0).max(1_000_000_000);
+const MONEY_RULE = "must be an amount from 0 to 1,000,000,000 (in the deployment's CURRENCY)";
+const money = z.number(MONEY_RULE).min(0, MONEY_RULE).max(1_000_000_000, MONEY_RULE);
 /** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
 const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional();
 

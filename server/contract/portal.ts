@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webhookUrlField } from './webhook-url';
 
 // The customer portal's requests (its sign-in route and its tRPC procedures). No procedure takes a
 // key id: every one acts on the key of the session, so strict objects refuse one if it is sent.
@@ -10,7 +11,7 @@ export const portalSignInInput = z.strictObject({ secret: z.string().trim().min(
 export const portalChangeInput = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('rotate_key') }),
   /** The job webhook endpoint (the same rules as the operator's, in endpoint-address.ts). */
-  z.strictObject({ action: z.literal('set_webhook'), url: z.string().trim().min(1).max(2000) }),
+  z.strictObject({ action: z.literal('set_webhook'), url: webhookUrlField }),
   z.strictObject({ action: z.literal('rotate_webhook_secret') }),
   z.strictObject({ action: z.literal('clear_webhook') }),
 ]);

@@ -100,6 +100,14 @@ describe('packages apply', () => {
       expect.objectContaining({ path: 'providers.local', message: expect.stringContaining('not "local" (the built-in engine)') }),
     ]);
     expect(issuesOf(withProvider('local2', 'https://api.example.com/v1'))).toEqual([]);
+    const priced = withProvider('main', 'https://api.example.com/v1') as unknown as { providers: { main: Record<string, unknown> } };
+    priced.providers.main.prices = { 'model-x': { input_per_mtok: -1 } };
+    expect(issuesOf(priced)).toEqual([
+      expect.objectContaining({
+        path: 'providers.main.prices.model-x.input_per_mtok',
+        message: "providers.main.prices.model-x.input_per_mtok: must be an amount from 0 to 1,000,000,000 (in the deployment's CURRENCY)",
+      }),
+    ]);
     expect(issuesOf(file('x'.repeat(64)))).toEqual([
       expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') }),
     ]);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webhookUrlField } from '../../contract/webhook-url';
 import { getSqlDb } from '../../db/client';
 import { issueKey } from '../../domain/keys/issue-key';
 import { topUpKey } from '../../domain/billing/top-up-key';
@@ -60,7 +61,7 @@ export const keysRouter = router({
     .query(({ ctx, input }) => keyWebhookPanel(ctx.db, input.id, roleAllows(ctx.session.role, 'admin'))),
   /** Returns the new signing secret: the only time it is shown. */
   setWebhook: adminProcedure
-    .input(z.strictObject({ id: uuid, url: z.string().trim().min(1).max(2000) }))
+    .input(z.strictObject({ id: uuid, url: webhookUrlField }))
     .mutation(({ ctx, input }) => setKeyWebhook(ctx.db, ctx.actor, input.id, input.url)),
   rotateWebhookSecret: adminProcedure
     .input(z.strictObject({ id: uuid }))

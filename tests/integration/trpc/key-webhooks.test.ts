@@ -31,6 +31,13 @@ describe('keys.webhook procedures', () => {
       'validation_error',
     );
 
+    // Said in plain words, as the dashboard's other forms say theirs (it was zod's own sentence; dashboard audit).
+    const empty = await expectTrpcError(caller.keys.setWebhook({ id: key.id, url: ' ' }), 'BAD_REQUEST');
+    const firstIssue = (error: { cause?: unknown }) => (error.cause as { issues: { message: string }[] }).issues[0]!.message;
+    expect(firstIssue(empty)).toBe('The endpoint URL is required: an https:// address.');
+    const long = await expectTrpcError(caller.keys.setWebhook({ id: key.id, url: `https://a.example/${'a'.repeat(2000)}` }), 'BAD_REQUEST');
+    expect(firstIssue(long)).toBe('The endpoint URL is at most 2,000 characters.');
+
     const set = await caller.keys.setWebhook({ id: key.id, url: 'https://hooks.example.com/wgs' });
     expect(set.secret).toMatch(/^whsec_/);
     const read = await caller.keys.webhook({ id: key.id });
