@@ -221,6 +221,20 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' })).toBeVisible();
     await keepScreenshot(page, 'keys-narrow');
+    // A phone's width: the key's page does not scroll sideways (its details ran 181 px past a 375 px screen; dashboard audit).
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page
+      .getByRole('region', { name: 'API keys' })
+      .getByRole('link', { name: /wgs_live_/ })
+      .click();
+    await expect(page.getByRole('heading', { level: 1, name: 'e2e customer' })).toBeVisible();
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    await keepScreenshot(page, 'key-narrow');
+    await page.goBack();
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
