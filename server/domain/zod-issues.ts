@@ -46,13 +46,14 @@ function unknownFieldIssues(issue: z.core.$ZodIssueUnrecognizedKeys): Validation
 }
 
 /** An issue as zod (or Standard Schema, which may wrap a path's part in `{ key }`) gives it. */
-interface SchemaIssue {
+export interface SchemaIssue {
   readonly path?: readonly PropertyKey[] | readonly (PropertyKey | { key: PropertyKey })[];
   readonly code?: string;
   readonly origin?: string;
 }
 
-const pathOf = (issue: SchemaIssue) =>
+/** An issue's dotted path. */
+export const pathOf = (issue: SchemaIssue) =>
   (issue.path ?? []).map((part) => String(typeof part === 'object' && part !== null ? part.key : part)).join('.');
 const isSafeIntegerBound = (issue: SchemaIssue) => issue.origin === 'int' && (issue.code === 'too_big' || issue.code === 'too_small');
 

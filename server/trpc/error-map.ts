@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { ERROR_CATALOG, isApiError, validationIssuesOf, type ApiError } from '../domain/errors';
-import { withoutSafeIntegerBounds } from '../domain/zod-issues';
+import { pathOf, withoutSafeIntegerBounds, type SchemaIssue } from '../domain/zod-issues';
 
 // The one place where the product's error catalog becomes tRPC codes: by HTTP status, so the
 // dashboard and the REST API always agree on what kind of failure an error is.
@@ -41,15 +41,11 @@ export function apiErrorData(cause: unknown): { apiCode: string | null; issues: 
   if (Array.isArray(issues)) {
     return {
       apiCode: 'validation_error',
-      issues: withoutSafeIntegerBounds(issues as { path?: PropertyKey[]; message?: string; code?: string; origin?: string }[]).map(
-        (issue) => ({
-          path: (issue.path ?? [])
-            .map((part) => String(typeof part === 'object' && part ? (part as { key: PropertyKey }).key : part))
-            .join('.'),
-          code: issue.code ?? 'invalid',
-          message: issue.message ?? 'invalid value',
-        }),
-      ),
+      issues: withoutSafeIntegerBounds(issues as (SchemaIssue & { message?: string })[]).map((issue) => ({
+        path: pathOf(issue),
+        code: issue.code ?? 'invalid',
+        message: issue.message ?? 'invalid value',
+      })),
     };
   }
   return { apiCode: null, issues: null };
