@@ -1,7 +1,7 @@
 import type { Prisma } from '../../db/generated/client';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import type { ValidationIssue } from '../errors';
-import { keyInactivity } from '../keys/key-status';
+import { keyInactivity } from '../key-status';
 import { isUuid } from '../uuid';
 
 // The statements that move a key's units outside a request's hold: units added (the operator's

@@ -5,7 +5,7 @@ import type { SqlDb } from '../../db/client';
 import { ApiError } from '../errors';
 import type { PackageOperations } from '../../contract/package-schema';
 import { hashKeySecret, KEY_PATTERN } from './key-secret';
-import { isKeyActive, type KeyStatus } from './key-status';
+import { isKeyActive, type KeyStatus } from '../key-status';
 
 // The key lookup of every /v1 request: one indexed query by hash, cached per process for
 // KEY_CACHE_TTL_MS (< 1 s) so a revocation reaches every instance within a second.

@@ -1,5 +1,5 @@
 import type { ApiKey, Package, PackageVersion } from '../../db/generated/client';
-import { shownKeyStatus } from './key-status';
+import { shownKeyStatus } from '../key-status';
 
 export type KeyWithPackage = ApiKey & { packageVersion: PackageVersion & { package: Package } };
 

@@ -3,7 +3,7 @@ import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
-import { keyInactivity } from '../keys/key-status';
+import { keyInactivity } from '../key-status';
 import { waitSeconds } from '../rate-limit/request-rate';
 import { windowStore } from '../rate-limit/sliding-window';
 import { clearKeyWebhook, rotateKeyWebhookSecret, setKeyWebhook } from '../webhooks/manage-webhook';

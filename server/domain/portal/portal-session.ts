@@ -3,7 +3,7 @@ import { getConfig } from '../../config';
 import type { PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
 import { hashKeySecret, KEY_PATTERN } from '../keys/key-secret';
-import { keyInactivity } from '../keys/key-status';
+import { keyInactivity } from '../key-status';
 import { noteFailedAuthentication, refuseFailingAddress } from '../rate-limit/auth-failures';
 
 // A customer signs in to the portal with their API key. The session is a random token (the cookie)

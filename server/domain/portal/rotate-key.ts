@@ -9,7 +9,7 @@ import { keyNotFound } from '../key-not-found';
 import { forgetKeyHash } from '../keys/authenticate-key';
 import { announceKeyHashChangeOn } from '../keys/key-cache-invalidation';
 import { displayPrefix, generateKeySecret, hashKeySecret } from '../keys/key-secret';
-import { isKeyActive } from '../keys/key-status';
+import { isKeyActive } from '../key-status';
 
 // A customer replaces their key's secret. The key keeps its id, so its units, package, usage,
 // jobs, uploads and webhook stay; only the secret changes. The old secret is refused at once on

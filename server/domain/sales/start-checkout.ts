@@ -6,7 +6,7 @@ import { sha256Hex } from '../canonical-json';
 import { ApiError } from '../errors';
 import { toMinorUnits } from '../../contract/stripe-currency';
 import { saleOf } from './sale-terms';
-import { isKeyActive } from '../keys/key-status';
+import { isKeyActive } from '../key-status';
 
 // Starting a purchase: a row in `purchases` (its id goes to Stripe as metadata), then a Checkout
 // Session priced from the package version. The session id is stored so a delivery or the success

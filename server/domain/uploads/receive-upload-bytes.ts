@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { PrismaClient } from '../../db/generated/client';
 import { getObjectStore } from '../../storage/get-object-store';
 import { ApiError } from '../errors';
-import { isKeyActive } from '../keys/key-status';
+import { isKeyActive } from '../key-status';
 
 // The bytes of a direct upload to this service (local store): streamed to storage, hashed and
 // counted on the way, refused as soon as more than the declared size arrives.

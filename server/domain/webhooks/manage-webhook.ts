@@ -4,6 +4,7 @@ import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { keyNotFound } from '../key-not-found';
+import { keyInactivity } from '../key-status';
 import { isUuid } from '../uuid';
 import { getSqlDb } from '../../db/client';
 import { endpointHost, webhookUrlProblem } from './endpoint-address';
@@ -56,7 +57,7 @@ export async function setKeyWebhook(db: PrismaClient, actor: Actor, keyId: strin
   if (problem) throw ApiError.validation([{ path: 'url', code: 'invalid_webhook_url', message: `the webhook URL ${problem}` }]);
   const before = await keyOrThrow(db, keyId);
   // Such a key runs no jobs, so it has no events to send (dashboard audit: the form took one and showed a secret).
-  const inactive = before.status !== 'active' ? before.status : before.expiresAt && before.expiresAt <= new Date() ? 'expired' : null;
+  const inactive = keyInactivity(before);
   if (inactive) {
     const message = `API key ${keyId} is ${inactive}: it runs no jobs, so it takes no webhook endpoint.`;
     throw ApiError.validation([{ path: 'id', code: `key_${inactive}`, message }], message);

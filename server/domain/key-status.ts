@@ -2,7 +2,7 @@
 // rotation, the portal): its status is `active` and its expiry, if it has one, is still ahead. A
 // suspended key (a disputed payment) is not active; the portal still signs it in to show it.
 
-import type { ShownKeyStatus } from '../../contract/dashboard/key-status';
+import type { ShownKeyStatus } from '../contract/dashboard/key-status';
 
 export type KeyStatus = 'active' | 'revoked' | 'suspended';
 
