@@ -5,6 +5,13 @@ import { DRAIN_LIMIT_BYTES, drainBody } from './unread-body';
 // may be sending or may be waiting to send.
 
 /**
+ * Requests that asked `Expect: 100-continue` and were not told to go on yet: told only once the
+ * edge passes them on, so that one it refuses by its headers (a body too large, a transfer coding)
+ * is answered without inviting the body first (RFC 9110 §10.1.1).
+ */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/**
  * Answers a refused request once its body has gone by, read and dropped, never kept: closing
  * while the client still sends would cut it off mid-write (EPIPE) before it reads the answer. A
  * body past DRAIN_LIMIT_BYTES, or one still arriving after DRAIN_LIMIT_MS, is not waited for.
@@ -14,13 +21,6 @@ export function answerAfterDraining(req: IncomingMessage, send: () => void): voi
   if (awaitingContinue.delete(req) || Number(req.headers['content-length'] ?? 0) > DRAIN_LIMIT_BYTES || req.complete) send();
   else drainBody(req, send);
 }
-
-/**
- * Requests that asked `Expect: 100-continue` and were not told to go on yet: told only once the
- * edge passes them on, so that one it refuses by its headers (a body too large, a transfer coding)
- * is answered without inviting the body first (RFC 9110 §10.1.1).
- */
-const awaitingContinue = new WeakSet<IncomingMessage>();
 
 export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): void {
   if (awaitingContinue.delete(req)) res.writeContinue();
