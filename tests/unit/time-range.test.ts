@@ -5,7 +5,7 @@ import { rangeFromParams } from '@/components/ui/time-range-picker';
 describe('resolveTimeRange', () => {
   const now = new Date('2026-03-10T15:20:00.000Z');
 
-  it('counts presets back from the end of the current hour, in hours up to two days and days beyond', () => {
+  it('counts 24 hours back from the end of the current hour, and the days presets in whole UTC days, today included', () => {
     const day = resolveTimeRange({ range: '24h' }, now);
     expect([day.from.toISOString(), day.to.toISOString(), day.bucket]).toEqual([
       '2026-03-09T16:00:00.000Z',
@@ -14,8 +14,21 @@ describe('resolveTimeRange', () => {
     ]);
     expect(bucketStarts(day)).toHaveLength(24);
     const week = resolveTimeRange({ range: '7d' }, now);
-    expect(week.bucket).toBe('day');
-    expect(bucketStarts(week)).toHaveLength(8); // the first and last days are partial
+    expect([week.from.toISOString(), week.to.toISOString(), week.bucket]).toEqual([
+      '2026-03-04T00:00:00.000Z',
+      '2026-03-11T00:00:00.000Z',
+      'day',
+    ]);
+    // The days the daily figures (usageByDay) and the usage list's day filters count: no part-days at either end.
+    expect(bucketStarts(week).map((d) => d.toISOString().slice(0, 10))).toEqual([
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+      '2026-03-07',
+      '2026-03-08',
+      '2026-03-09',
+      '2026-03-10',
+    ]);
     expect(resolveTimeRange({}, now).label).toBe('the last 14 days');
   });
 

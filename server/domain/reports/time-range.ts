@@ -30,12 +30,16 @@ export function resolveTimeRange(input: RangeInput = {}, now = new Date()): Time
     return { from, to, bucket: to.getTime() - from.getTime() <= 2 * DAY_MS ? 'hour' : 'day', label: `${input.from} to ${input.to} (UTC)` };
   }
   const preset = input.range ?? DEFAULT_RANGE_PRESET;
+  const hours = PRESET_HOURS[preset];
+  if (hours > 48) {
+    // Whole UTC days, today's included: the days the usage list's filters and the daily figures count
+    // (a rolling window drew part-days at both ends that no day filter matched: outside audit).
+    const to = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
+    return { from: new Date(to.getTime() - hours * HOUR_MS), to, bucket: 'day', label: `the last ${hours / 24} days` };
+  }
   // Whole hours, so the first bucket is not a sliver and a refresh within the hour keeps its buckets.
   const to = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
-  const hours = PRESET_HOURS[preset];
-  const from = new Date(to.getTime() - hours * HOUR_MS);
-  const label = preset === '24h' ? 'the last 24 hours' : `the last ${hours / 24} days`;
-  return { from, to, bucket: hours <= 48 ? 'hour' : 'day', label };
+  return { from: new Date(to.getTime() - hours * HOUR_MS), to, bucket: 'hour', label: 'the last 24 hours' };
 }
 
 /** Every bucket start of the range, so hours or days without traffic are zeros, not gaps. */
