@@ -147,16 +147,35 @@ export type ProviderFailureKind = 'timeout' | 'rate_limited' | 'server_error' | 
 /** Any failure of an engine: answered as 503 provider_unavailable, no provider text passed on. */
 export class ProviderUnavailableError extends Error {
   readonly kind: ProviderFailureKind;
+  /**
+   * The provider had begun its answer (its 2xx headers came; an answer of no use came whole), so
+   * it read the prompt and may bill it: the failed call's usage is recorded, estimated.
+   */
+  readonly answerBegan: boolean;
 
   constructor(
     message: string,
     readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown; kind?: ProviderFailureKind },
+    options?: { cause?: unknown; kind?: ProviderFailureKind; answerBegan?: boolean },
   ) {
     super(message, options);
     this.name = 'ProviderUnavailableError';
     this.kind = options?.kind ?? 'server_error';
+    this.answerBegan = options?.answerBegan ?? this.kind === 'malformed';
   }
+}
+
+const ANSWER_BEGAN = Symbol('wgs.answerBegan');
+
+/** Marks an error thrown once the provider's answer had begun (a stream that failed before its first text); returns it. */
+export function afterAnswerBegan<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) (error as { [ANSWER_BEGAN]?: boolean })[ANSWER_BEGAN] = true;
+  return error;
+}
+
+/** Whether an error was marked by afterAnswerBegan. */
+export function markedAfterAnswerBegan(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { [ANSWER_BEGAN]?: boolean })[ANSWER_BEGAN] === true;
 }
 
 const DEADLINE = Symbol('wgs.deadline');

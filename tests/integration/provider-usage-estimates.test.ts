@@ -114,3 +114,28 @@ describe('a provider that reports no usage', () => {
     expect(keys.find((row) => row.id === id)).toMatchObject({ estimated: 3 });
   });
 });
+
+describe('a provider that failed after it began its answer', () => {
+  it("records the prompt's tokens, estimated; one that failed before answering records none", async () => {
+    const { key, id } = await compatibleKey();
+    const input = 'Estimate me, please'; // 19 characters: 5 tokens
+    fake.setMode({ kind: 'garbage' }); // 200, then a body that is no JSON
+    expect((await call(api, '/v1/text/generate', { input }, { key })).status).toBe(503);
+    expect((await call(api, '/v1/code/generate', { input: 'a constant' }, { key })).status).toBe(503); // 3 tokens
+    fake.setMode({ kind: 'break', after: 0, pauseMs: 50 }); // a stream's 200 headers and a chunk of no text, then the connection dropped
+    expect((await (await openStream(key, { input })).rest()).at(-1)!.event).toBe('error');
+    fake.setMode({ kind: 'status', status: 500 }); // no answer begun
+    expect((await call(api, '/v1/text/generate', { input }, { key })).status).toBe(503);
+
+    const prompt = (tokens: number) => ({
+      input_tokens: tokens,
+      output_tokens: 0,
+      provider_cost: String(priced(tokens, 0)),
+      unpriced: false,
+      usage_estimated: true,
+    });
+    const none = { input_tokens: null, output_tokens: null, provider_cost: null, unpriced: false, usage_estimated: false };
+    expect(await used(id)).toEqual([prompt(5), prompt(3), prompt(5), none]);
+    expect(Number(await costToday(id))).toBeCloseTo(2 * priced(5, 0) + priced(3, 0), 10);
+  });
+});

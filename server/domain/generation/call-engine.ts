@@ -68,10 +68,11 @@ export interface CallEngineOptions<T = unknown> {
   /** False once part of an answer reached the customer (a stream): a failure then ends the call. */
   mayFallBack?: () => boolean;
   /**
-   * What a failed call used at its provider although it reported nothing (a stream cut short), as
-   * an estimate; undefined: nothing. Recorded with the failure, so its cost is counted.
+   * What a failed call used at its provider although it reported nothing (a stream cut short; an
+   * answer begun, then failed: answerBegan), as an estimate; undefined: nothing. Recorded with the
+   * failure, so its cost is counted.
    */
-  incurred?: () => ProviderUsage | undefined;
+  incurred?: (error: unknown) => ProviderUsage | undefined;
   /**
    * What an answer used, estimated from what was asked and answered (tokens from text, seconds of
    * media), for a provider that reported nothing: the call's usage and cost are then marked estimated.
@@ -143,7 +144,7 @@ async function callInOrder<T>(
       if (provider) await recordProviderSuccess(db, provider);
       return result;
     } catch (error) {
-      const incurred = engine && options.incurred?.();
+      const incurred = engine && options.incurred?.(error);
       if (incurred) meter(report, name, { ...priceCall(engine!.pricing, incurred), estimated: true });
       if (error instanceof ApiError) throw error;
       if (error instanceof MediaDecodeError) throw undecodableMedia(error);

@@ -1,6 +1,6 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
-import type { CodeTask, TextResult, TextTask } from '../../providers/engine';
+import { ProviderUnavailableError, type CodeTask, type TextResult, type TextTask } from '../../providers/engine';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
 import { operationSettings, PackageSettingsCheck } from './package-settings';
@@ -45,11 +45,18 @@ export function prepareCodeGenerate(body: CodeGenerateRequest, key: Authenticate
 /** The characters of a text task's prompt, for the estimate of its tokens. */
 const promptCharsOf = (task: TextTask) => task.input.length + (task.context?.length ?? 0);
 
+/** Whether a failed call's provider had begun its answer, so read (and may bill) the prompt. */
+const answerBegan = (error: unknown) => error instanceof ProviderUnavailableError && error.answerBegan;
+
+/** A failed call's usage when its provider had begun answering: the prompt's tokens, estimated (billing.md). */
+const promptIncurred = (promptChars: number) => (error: unknown) => (answerBegan(error) ? estimateTextUsage(promptChars, 0) : undefined);
+
 export async function generateText(db: SqlDb, prepared: Prepared<TextTask>, signal: AbortSignal): Promise<EngineCall<{ text: string }>> {
   // The customer's output only; the engine's finish reason and token usage stay with the engine.
   const call = await callEngine(db, prepared.engine, (engine) => engine.generateText(prepared.task, signal), {
     signal,
     operation: 'text.generate',
+    incurred: promptIncurred(promptCharsOf(prepared.task)),
     estimate: (answer) => estimateTextUsage(promptCharsOf(prepared.task), answer.text.length),
   });
   return { value: { text: call.value.text }, engines: call.engines };
@@ -96,7 +103,7 @@ export async function streamText(
         signal,
         operation: 'text.generate',
         mayFallBack: () => produced === 0,
-        incurred: () => (produced > 0 || signal.aborted ? estimateTextUsage(promptChars, produced) : undefined),
+        incurred: (error) => (produced > 0 || signal.aborted || answerBegan(error) ? estimateTextUsage(promptChars, produced) : undefined),
         estimate: (answer) => estimateTextUsage(promptChars, answer.text.length),
       },
     );
@@ -126,6 +133,7 @@ export async function generateCode(
   const call = await callEngine(db, prepared.engine, (engine) => engine.generateCode(task, signal), {
     signal,
     operation: 'code.generate',
+    incurred: promptIncurred(promptChars),
     estimate: (answer) => estimateTextUsage(promptChars, answer.code.length + answer.explanation.length),
   });
   return { value: { code: call.value.code, explanation: call.value.explanation }, engines: call.engines };

@@ -20,6 +20,7 @@ import {
   type Transcript,
   type TranscribeTask,
   type VideoTask,
+  markedAfterAnswerBegan,
 } from '../engine';
 import { failureKindOf, retryAfterSecondsOf, statusOf } from '../failure';
 import { generateOnce, malformed, parseJson, streamOnce, type LanguageCall } from './language-model-calls';
@@ -129,7 +130,8 @@ export class AiSdkEngine implements Engine {
       const kind = failureKindOf(error);
       const status = statusOf(error);
       console.error(`[provider ${this.name}] ${what} failed (${kind}${status ? `, HTTP ${status}` : ''})`);
-      throw new ProviderUnavailableError(`${what} failed`, retryAfterSecondsOf(error), { cause: error, kind });
+      const answerBegan = markedAfterAnswerBegan(error) || (status !== undefined && status < 300);
+      throw new ProviderUnavailableError(`${what} failed`, retryAfterSecondsOf(error), { cause: error, kind, answerBegan });
     }
   }
 

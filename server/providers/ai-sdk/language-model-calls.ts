@@ -4,7 +4,7 @@ import type {
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { deadlineOf, laterEngineRemains, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
+import { afterAnswerBegan, deadlineOf, laterEngineRemains, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
 import { withRetries } from '../retry';
 import type { Prompt } from './prompts';
 
@@ -112,7 +112,7 @@ export async function streamOnce(
       return { reader, first: await readToFirstText(reader) };
     } catch (error) {
       reader.cancel().catch(() => {});
-      throw error;
+      throw afterAnswerBegan(error); // its headers came (doStream resolved)
     }
   }, retryOptions(call));
   let text = '';
