@@ -179,7 +179,10 @@ describe('the OpenAI SDK on /openai/v1', () => {
     // OpenAI's video object names its prompt (and was remixed from none), on create and on every read.
     expect([video.prompt, video.remixed_from_video_id]).toEqual(['Waves on a beach', null]);
     await expect.poll(async () => (await client.videos.retrieve(video.id)).status, { timeout: 60_000, interval: 500 }).toBe('completed');
-    expect((await client.videos.retrieve(video.id)).prompt).toBe('Waves on a beach');
+    const completed = await client.videos.retrieve(video.id);
+    expect(completed.prompt).toBe('Waves on a beach');
+    // When the video may be deleted (OUTPUT_RETENTION_HOURS, 24 by default, after it was made), not a signed URL's expiry.
+    expect(completed.expires_at).toBe(completed.completed_at! + 24 * 3600);
     // Another key's video, or none, is OpenAI's 404 in this surface's words.
     await expect(client.videos.retrieve('job_000000000000000000000000')).rejects.toMatchObject({
       status: 404,

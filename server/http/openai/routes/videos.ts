@@ -1,3 +1,4 @@
+import { getConfig } from '../../../config';
 import { getSqlDb } from '../../../db/client';
 import type { JobView } from '../../../contract/jobs-and-uploads';
 import { findOwnJob, toJobView } from '../../../domain/jobs/job-view';
@@ -41,7 +42,9 @@ function videoOf(job: JobView, prompt: string) {
     model: 'videos.generate',
     progress: done ? 100 : 0,
     completed_at: done ? unix(job.updated_at) : null,
-    expires_at: job.result ? unix(job.result.expires_at) : null,
+    // When the video may be deleted (OUTPUT_RETENTION_HOURS after it was made), as OpenAI's field means;
+    // not its signed URL's expiry, which each read moves and which the content route does not need.
+    expires_at: done ? unix(job.updated_at) + getConfig().OUTPUT_RETENTION_HOURS * 3600 : null,
     error,
     prompt,
     remixed_from_video_id: null,
