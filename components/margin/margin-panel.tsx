@@ -1,19 +1,13 @@
 import { MarginChart } from '@/components/charts/margin-charts';
 import { Card, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatNumber } from '@/components/ui/format';
+import { formatMoney, formatNumber } from '@/components/ui/format';
 import type { MarginFigures, MarginReport } from '@/server/trpc/outputs';
 
 // Revenue, provider cost and margin of a range (the overview, a package, a key): totals, a chart
 // by day (or hour) and a table by operation, an operation that lost money marked. Failed calls'
 // cost, the unpriced calls and the estimated cost (providers that report no usage) are shown
 // beside, never folded in silently.
-
-export function formatMoney(value: string, currency: string): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
-    Number(value),
-  );
-}
 
 const pct = (f: MarginFigures) => (f.margin_pct === null ? '—' : `${f.margin_pct.toFixed(2)} %`);
 

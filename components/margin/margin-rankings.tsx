@@ -1,9 +1,8 @@
 import Link from 'next/link';
 import { Card } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatNumber } from '@/components/ui/format';
+import { formatMoney, formatNumber } from '@/components/ui/format';
 import type { MarginFigures } from '@/server/trpc/outputs';
-import { formatMoney } from './margin-panel';
 
 // Packages and keys of a range sorted by margin (lowest first by default: what loses money on top).
 

@@ -1,5 +1,6 @@
 import { StatusBadge } from '../ui/badge';
 import { Card } from '../ui/card';
+import { jobUnits } from '../jobs/job-units';
 import { DataTable } from '../ui/data-table';
 import { formatBytes, formatDate, formatNumber, surfacePath } from '../ui/format';
 import { MonoId } from '../ui/mono-id';
@@ -46,7 +47,7 @@ export function RecentJobs({ jobs }: { jobs: PortalJob[] }) {
           { header: 'Created', cell: (row) => when(row.created_at) },
           { header: 'Operation', cell: (row) => <code>{row.operation}</code> },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-          { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+          { header: 'Units', cell: (row) => jobUnits(row), numeric: true },
           { header: 'Error', cell: (row) => (row.error_code ? <code>{row.error_code}</code> : '—') },
         ]}
       />

@@ -12,6 +12,17 @@ export const operationName = (operation: string) => OPERATION_NAMES[operation as
 
 export const formatNumber = (value: number) => numberFormat.format(value);
 
+/**
+ * A decimal amount (margin report, unit price) in `currency`: to the cent, except a non-zero amount under a
+ * cent, given two significant digits ($0.0012), since provider costs of one call are often that small.
+ */
+export function formatMoney(value: string, currency: string): string {
+  const amount = Number(value);
+  const digits =
+    amount !== 0 && Math.abs(amount) < 0.01 ? { maximumSignificantDigits: 2 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency, ...digits }).format(amount);
+}
+
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
   return `${value.slice(0, 10)} ${value.slice(11, 19)} UTC`;

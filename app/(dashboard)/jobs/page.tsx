@@ -4,7 +4,8 @@ import { Card, EmptyState } from '@/components/ui/card';
 import { StatusBadge } from '@/components/ui/badge';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
-import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatDate, param, type SearchParams } from '@/components/ui/format';
+import { jobUnits } from '@/components/jobs/job-units';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
@@ -78,7 +79,7 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
               { header: 'Job', cell: (row) => <MonoId value={row.id} what="job id" href={`/jobs/${row.id}`} /> },
               { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
               { header: 'Operation', cell: (row) => row.operation },
-              { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
+              { header: 'Units', cell: (row) => jobUnits(row), numeric: true },
               { header: 'Key', cell: (row) => <MonoId value={row.key_prefix} what="key prefix" href={`/keys/${row.api_key_id}`} full /> },
               {
                 header: 'Request id',

@@ -31,7 +31,10 @@ export interface PortalCall {
 export interface PortalJob {
   operation: string;
   status: string;
+  /** The job's price, held while it runs. */
   units: number;
+  /** What it cost the key, as GET /v1/jobs/{id} says: 0 once it failed or was cancelled in time. */
+  charged_units: number;
   error_code: string | null;
   created_at: string;
 }
@@ -100,6 +103,7 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       operation: job.operation,
       status: job.status,
       units: job.units,
+      charged_units: job.charged_units,
       error_code: job.error_code,
       created_at: job.created_at,
     })),

@@ -219,7 +219,9 @@ describe("what the portal lists of a key's jobs and uploads", () => {
     });
     const { caller } = await portalSignIn(key.secret);
     const overview = await caller.overview();
-    expect(overview.jobs).toEqual([expect.objectContaining({ operation: 'video.generate', status: 'succeeded', units: 3 })]);
+    expect(overview.jobs).toEqual([
+      expect.objectContaining({ operation: 'video.generate', status: 'succeeded', units: 3, charged_units: 3 }),
+    ]);
     expect(overview.uploads).toEqual([expect.objectContaining({ purpose: 'image_input', status: 'verified', size_bytes: 10 })]);
     const shown = JSON.stringify({ jobs: overview.jobs, uploads: overview.uploads });
     for (const hidden of [jobId, uploadId, 'secret-plans.png', '"id"']) expect(shown).not.toContain(hidden);

@@ -4,6 +4,7 @@ import { MediaPreview } from '@/components/ui/media-preview';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
 import { formatDate, formatNumber } from '@/components/ui/format';
+import { jobUnits } from '@/components/jobs/job-units';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
@@ -32,7 +33,7 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
               ['Status', <StatusBadge key="status" status={job.status} />],
               ['Operation', job.operation],
               ['Engine', <code key="engine">{job.engine}</code>],
-              ['Units', formatNumber(job.units)],
+              ['Units', jobUnits(job)],
               ['Attempts', formatNumber(job.attempts)],
               ['Key', <MonoId key="key" value={job.key_prefix} what="key prefix" href={`/keys/${job.api_key_id}`} full />],
               ['Request id', <MonoId key="request" value={job.request_id} what="request id" href={usageRowHref(job.request_id)} full />],

@@ -5,12 +5,12 @@ import { VersionDiff } from '@/components/packages/version-diff';
 import { StatusBadge } from '@/components/ui/badge';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatBytes, formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatMoney, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { saleSummary } from '@/components/sales/money';
 import { PageHeader } from '@/components/ui/page-header';
 import { engineNamesOf, orNotFound } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
-import { formatMoney, MarginPanel } from '@/components/margin/margin-panel';
+import { MarginPanel } from '@/components/margin/margin-panel';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 
 export const metadata: Metadata = { title: 'Package' };
