@@ -91,7 +91,7 @@ export const LAYER_IMPORTS = {
   lifecycle: [],
   db: ['config', 'lifecycle'],
   storage: ['contract', 'config'],
-  providers: ['contract', 'config'],
+  providers: ['contract', 'config', 'lifecycle'],
   payments: ['contract', 'config'],
   mail: ['contract', 'config'],
   secrets: ['config'],

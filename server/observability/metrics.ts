@@ -71,7 +71,7 @@ function recordedMetrics(client: PromClient, registry: Registry): RecordedMetric
     }),
     providerCalls: new client.Histogram({
       name: 'wgs_provider_call_duration_seconds',
-      help: 'Engine calls by provider, model and outcome (ok, error), with their latency',
+      help: 'Engine calls by provider, model and outcome (ok, error, cancelled: stopped by their caller), with their latency',
       labelNames: ['provider', 'model', 'outcome'] as const,
       buckets: DURATION_BUCKETS,
       registers: [registry],
@@ -206,7 +206,7 @@ export function countUnitsCharged(packageSlug: string, operation: string, units:
   current?.unitsCharged.labels(packageSlug, operation).inc(units);
 }
 
-export function observeProviderCall(engineName: string, outcome: 'ok' | 'error', seconds: number): void {
+export function observeProviderCall(engineName: string, outcome: 'ok' | 'error' | 'cancelled', seconds: number): void {
   const metrics = current;
   if (!metrics) return;
   const separator = engineName.indexOf(':');

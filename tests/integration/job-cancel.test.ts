@@ -9,6 +9,8 @@ import { packageVersionOfKey, startJobAttempt } from '@/server/domain/jobs/job-s
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { renderVideo } from '@/server/providers/local/video';
 import { getObjectStore } from '@/server/storage/get-object-store';
+import { currentMetrics, enableMetrics } from '@/server/observability/metrics';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { api, call, createTestKey, expectEnvelope, newIdempotencyKey, remainingUnits, type TestKey } from '../helpers/api';
 import { startFakeVideoProvider, type FakeVideoProvider } from './support/jobs/fake-video-provider';
 import { getJob, holdsOf, setQuickJobQueue, submitVideo, usageOf } from './support/jobs/job-calls';
@@ -197,6 +199,7 @@ describe('a running job, with a worker', () => {
   let worker: RunningWorker;
   let provider: FakeVideoProvider;
   beforeAll(async () => {
+    await enableMetrics();
     worker = await startWorker({ concurrency: 2 });
     // Held until release(): the first test never releases it, the second does.
     provider = await startFakeVideoProvider({ mode: 'hold', video: (await renderVideo({ prompt: 'provider stand-in' })).bytes });
@@ -270,6 +273,16 @@ describe('a running job, with a worker', () => {
     expect(provider.requests.filter((request) => !request.startsWith('GET ') && request !== 'POST /v1/videos')).toEqual([]);
     // Its engine has no charged job yet: no cost can be estimated, and the event says so (never a silent nothing).
     expect(await cancelCost(key.id)).toEqual({ provider_cost: null, unpriced: true, usage_estimated: true, cost_today: '0' });
+    // The provider call it stopped is `cancelled` in the metrics, not the provider's error (outside audit).
+    const engine = (await getPool().query<{ engine: string }>('SELECT engine FROM jobs WHERE id = $1', [jobId])).rows[0]!.engine;
+    const exposition = parsePrometheusText(await currentMetrics()!.registry.metrics());
+    const calls = (outcome: string) =>
+      sampleValue(exposition, 'wgs_provider_call_duration_seconds_count', {
+        provider: engine.slice(0, engine.indexOf(':')),
+        model: 'fake-video',
+        outcome,
+      });
+    expect([calls('cancelled'), calls('error')]).toEqual([1, undefined]);
   });
 
   it("a running job's cancel adds its expected cost (its engine's recent jobs) to the key's day, as an estimate", async () => {

@@ -136,7 +136,7 @@ async function callInOrder<T>(
       engine = await resolveEngine(name);
       const resolved = engine;
       if (options.signal) markLaterEngine(options.signal, laterEngineRemains);
-      const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }));
+      const result = await measureProviderCall(name, () => work(resolved, { name, tried: report.tried }), options.signal);
       report.answered = name;
       const finishReason = (result as GenerationMeta | null)?.finishReason;
       if (finishReason) report.finishReason = finishReason;

@@ -1,5 +1,6 @@
 import type { CodeGenerateRequest, TextGenerateRequest } from '../../contract/generation';
 import type { SqlDb } from '../../db/client';
+import { isDeadline } from '../../lifecycle/abort-reason';
 import { ProviderUnavailableError, type CodeTask, type TextResult, type TextTask } from '../../providers/engine';
 import { ApiError } from '../errors';
 import type { AuthenticatedKey } from '../keys/authenticate-key';
@@ -120,7 +121,7 @@ export async function streamText(
 /** Why the request's signal cut a stream short, if it did: its deadline, or the instance stopping (in-flight.ts). */
 function cutShort(signal: AbortSignal): StreamEnding | undefined {
   if (!signal.aborted) return undefined;
-  return signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError' ? 'deadline_exceeded' : 'stream_interrupted';
+  return isDeadline(signal.reason) ? 'deadline_exceeded' : 'stream_interrupted';
 }
 
 export async function generateCode(

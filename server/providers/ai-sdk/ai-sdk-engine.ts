@@ -1,6 +1,7 @@
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { asSchema, experimental_generateSpeech, experimental_generateVideo, experimental_transcribe, generateImage } from 'ai';
 import { z } from 'zod';
+import { stoppedByCaller } from '../../lifecycle/abort-reason';
 import { checkedMedia } from '../checked-media';
 import { extractVideoFrame } from '../local/video';
 import { withProviderCancel } from './provider-cancel';
@@ -113,7 +114,7 @@ export class AiSdkEngine implements Engine {
     return model;
   }
 
-  private async call<T>(what: string, work: () => Promise<T>): Promise<T> {
+  private async call<T>(what: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
     if (!this.config.apiKey) {
       console.error(`[provider ${this.config.name}] its API key is not set`);
       throw new ProviderUnavailableError(`provider ${this.config.name} has no API key configured`, 30, { kind: 'not_configured' });
@@ -121,6 +122,11 @@ export class AiSdkEngine implements Engine {
     try {
       return await work();
     } catch (error) {
+      if (stoppedByCaller(signal)) {
+        // A job cancelled, a client gone, the instance stopping: not the provider's failure.
+        console.error(`[provider ${this.name}] ${what} stopped: its caller cancelled it`);
+        throw new ProviderUnavailableError(`${what} cancelled`, 5, { cause: error, kind: 'timeout' });
+      }
       // Judged here (an answer of no use: text that is no JSON, media of another format): said as
       // the provider's own failures are, so that a 503 or a fallback it caused is in the log.
       if (error instanceof ProviderUnavailableError) {
@@ -150,7 +156,7 @@ export class AiSdkEngine implements Engine {
   }
 
   generateText(task: TextTask, signal: AbortSignal): Promise<TextResult> {
-    return this.call('text generation', async () => {
+    return this.call('text generation', signal, async () => {
       const json = task.outputFormat === 'json';
       const result = await this.complete(textPrompt(task), json ? { type: 'json' } : undefined, limitsOf(task), signal);
       if (json) parseJson(result.text);
@@ -159,14 +165,14 @@ export class AiSdkEngine implements Engine {
   }
 
   streamText(task: TextTask, signal: AbortSignal, onDelta: TextDeltaSink): Promise<TextResult> {
-    return this.call('text generation', async () => {
+    return this.call('text generation', signal, async () => {
       const format = task.outputFormat === 'json' ? ({ type: 'json' } as const) : undefined;
       return this.complete(textPrompt(task), format, limitsOf(task), signal, onDelta);
     });
   }
 
   generateCode(task: CodeTask, signal: AbortSignal): Promise<CodeResult> {
-    return this.call('code generation', async () => {
+    return this.call('code generation', signal, async () => {
       // Structured output in the provider's own terms (JSON mode, a JSON schema, a tool call).
       const responseFormat: LanguageModelV3CallOptions['responseFormat'] =
         this.config.module.codeOutput === 'json-mode'
@@ -181,7 +187,7 @@ export class AiSdkEngine implements Engine {
   }
 
   generateImage(task: ImageTask, signal: AbortSignal): Promise<MediaResult> {
-    return this.call('image generation', async () => {
+    return this.call('image generation', signal, async () => {
       const text = task.style ? `${task.prompt}\n\nStyle: ${task.style}` : task.prompt;
       const result = await generateImage({
         model: this.model_('imageModel'),
@@ -200,7 +206,7 @@ export class AiSdkEngine implements Engine {
   }
 
   synthesizeSpeech(task: SpeechTask, signal: AbortSignal): Promise<MediaResult> {
-    return this.call('speech synthesis', async () => {
+    return this.call('speech synthesis', signal, async () => {
       const args = this.config.module.speechArgs?.(task) ?? { voice: task.voice, outputFormat: task.format, language: task.language };
       const result = await experimental_generateSpeech({
         model: this.model_('speechModel'),
@@ -221,7 +227,7 @@ export class AiSdkEngine implements Engine {
   }
 
   transcribe(task: TranscribeTask, signal: AbortSignal): Promise<Transcript> {
-    return this.call('transcription', async () => {
+    return this.call('transcription', signal, async () => {
       const result = await experimental_transcribe({
         model: this.model_('transcriptionModel'),
         audio: task.bytes,
@@ -235,7 +241,7 @@ export class AiSdkEngine implements Engine {
   }
 
   generateVideo(task: VideoTask, signal: AbortSignal): Promise<MediaResult> {
-    return this.call('video generation', async () => {
+    return this.call('video generation', signal, async () => {
       if (this.config.models.videoAdapter) return this.model_('videoAdapter').generate(task, signal);
       // The SDK sends `prompt.image` as an image (a video's bytes went labelled image/png): a
       // video input gives its first frame, as the local engine does.
