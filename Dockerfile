@@ -41,9 +41,10 @@ COPY --from=build /app/package.json /app/package-lock.json /app/next.config.mjs 
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
-# The build stays root's: the runtime user can read it but never change the code it serves.
+# The build stays root's: the runtime user can read it but never change the code it serves. Only
+# .next/cache is the user's, where Next's image optimizer writes (Kubernetes mounts an emptyDir there).
 COPY --from=build /app/.next ./.next
-RUN mkdir -p /app/data && chown node:node /app/data
+RUN mkdir -p /app/data /app/.next/cache && chown node:node /app/data /app/.next/cache
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \

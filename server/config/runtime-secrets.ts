@@ -19,6 +19,18 @@ export function providerKeysSecret(config: Config): string {
 }
 
 /**
+ * The operator CLI in production on a database others share (DATABASE_URL): a secret generated
+ * into its own data dir would seal provider keys and webhook secrets no instance or worker can
+ * open. On the data dir's embedded database (one machine, as `npm start`) the data dir's is right.
+ */
+export function requireSharedProviderKeysSecret(config: Config): void {
+  if (!config.DATABASE_URL || config.PROVIDER_KEYS_SECRET) return;
+  throw new Error(
+    'production mode needs PROVIDER_KEYS_SECRET with DATABASE_URL (docs/deploy.md): the CLI generates no secret, since what it seals must open in every instance and worker',
+  );
+}
+
+/**
  * `npm start` on one machine: the signing and session secrets the environment leaves unset are
  * generated into the data dir, and the dashboard's URL defaults to this port's.
  */

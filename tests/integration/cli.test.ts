@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -757,6 +758,8 @@ describe('cli against a database that does not answer', { timeout: 60_000 }, () 
       const port = (silent.address() as AddressInfo).port;
       const result = await runCli(['keys', 'list', '--json'], freshDataDir(), 40_000, {
         DATABASE_URL: `postgres://wgs:secret-password@127.0.0.1:${port}/wgs`,
+        // A shared database in production needs the instances' secret (tests/unit/cli-production-secrets.test.ts).
+        PROVIDER_KEYS_SECRET: randomBytes(32).toString('base64'),
       });
       expect(result.code).toBe(1);
       expect(result.stdout.trim().split('\n')).toHaveLength(1);

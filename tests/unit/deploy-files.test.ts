@@ -272,7 +272,7 @@ describe('deploy/kubernetes: the pods are locked down', () => {
 });
 
 describe('Dockerfile', () => {
-  it('runs as the non-root user, who cannot write the build it serves (.next)', () => {
+  it('runs as the non-root user, who cannot write the build it serves (.next) but owns .next/cache, for the image optimizer', () => {
     const instructions = dockerfile.getInstructions();
     const runtimeStart = instructions.findLastIndex((instruction) => instruction.getKeyword() === 'FROM');
     const runtime = instructions.slice(runtimeStart);
@@ -287,8 +287,10 @@ describe('Dockerfile', () => {
     );
     expect(copiesOfNext.length).toBeGreaterThan(0);
     for (const copy of copiesOfNext) expect(copy.getTextContent()).not.toMatch(/--chown|--chmod/);
-    for (const run of runtime.filter((instruction) => instruction.getKeyword() === 'RUN'))
-      expect(run.getTextContent()).not.toMatch(/(chown|chmod)[^&;]*\.next/);
+    const runs = runtime.filter((instruction) => instruction.getKeyword() === 'RUN').map((run) => run.getTextContent() ?? '');
+    for (const run of runs) expect(run).not.toMatch(/(chown|chmod)[^&;]*\.next(?!\/cache\b)/);
+    const ownsCache = /mkdir -p [^&;]*\/app\/\.next\/cache\b[^;]*&& chown node:node [^&;]*\/app\/\.next\/cache\b/;
+    expect(runs.some((run) => ownsCache.test(run))).toBe(true);
   });
 });
 
@@ -381,10 +383,11 @@ describe('compose.yaml keeps its secrets where they belong', () => {
     expect(hostPort).toBe('8080');
     const nginx = readFileSync(join(ROOT, 'deploy', 'compose', 'nginx.conf'), 'utf8');
     expect(nginx).toContain(`listen ${containerPort} default_server;`);
-    // presigned URLs name S3_ENDPOINT: the published proxy passes minio.localhost to MinIO
-    expect(services.app1.environment.S3_ENDPOINT).toBe(`http://minio.localhost:${hostPort}`);
+    // presigned URLs name S3_ENDPOINT (.env's, else this): the published proxy passes minio.localhost to MinIO
+    expect(services.app1.environment.S3_ENDPOINT).toBe(`\${S3_ENDPOINT:-http://minio.localhost:${hostPort}}`);
     expect(services.proxy.networks.default.aliases).toContain('minio.localhost');
-    expect(nginx).toMatch(/server_name minio\.localhost;[\s\S]*proxy_pass http:\/\/minio:9000;/);
+    expect(nginx).toMatch(/upstream minio \{[^}]*server minio:9000 resolve;/);
+    expect(nginx).toMatch(/server_name minio\.localhost;[\s\S]*proxy_pass http:\/\/minio;/);
   });
 
   it("gives the app a scoped object-store user made by the init step, never MinIO's root credentials", () => {

@@ -16,8 +16,15 @@ let connected = false;
 export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Promise<T>): Promise<T> {
   const { provideDatabase, toolRunsInProduction } = await import('../../../server/db/provide-database');
   // In production it acts with the instances' secrets (it seals provider keys with PROVIDER_KEYS_SECRET):
-  // a placeholder or guessable one is refused here as the production command refuses it.
-  if (toolRunsInProduction()) (await import('../../../server/instance/placeholder-secrets')).refusePlaceholderSecrets();
+  // a missing, placeholder or guessable one is refused here as the production command refuses it.
+  if (toolRunsInProduction()) {
+    (await import('../../../server/instance/placeholder-secrets')).refusePlaceholderSecrets();
+    const [{ getConfig }, { requireSharedProviderKeysSecret }] = await Promise.all([
+      import('../../../server/config'),
+      import('../../../server/config/runtime-secrets'),
+    ]);
+    requireSharedProviderKeysSecret(getConfig());
+  }
   // Migration warnings (an applied migration edited since) go to stderr; --json keeps stdout clean.
   database = await provideDatabase({ borrow: true, log: (line) => line.startsWith('warning') && process.stderr.write(`${line}\n`) });
   const { getPrisma, getSqlDb } = await import('../../../server/db/client');

@@ -122,7 +122,9 @@ const RUN_STEPS: Record<string, (stage: Stage, build: BuildContext) => void> = {
       throw new Error("Debian's ffmpeg is not installed on this machine: apt-get install -y ffmpeg (.ci/run does)");
     }
   },
-  'mkdir -p /app/data && chown node:node /app/data': (stage) => mkdirSync(hostPath(stage, '/app/data'), { recursive: true }),
+  'mkdir -p /app/data /app/.next/cache && chown node:node /app/data /app/.next/cache': (stage) => {
+    for (const dir of ['/app/data', '/app/.next/cache']) mkdirSync(hostPath(stage, dir), { recursive: true });
+  },
 };
 
 /** Where a path of the stage's filesystem is on this machine. */
