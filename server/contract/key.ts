@@ -27,7 +27,7 @@ export const keySchema = z
       max_upload_bytes: z.number().int().min(0),
       max_stored_bytes: z.number().int().min(1).meta({
         description:
-          "What the key may hold in storage at once (uploads and outputs until they expire): the package's `max_stored_bytes`, else 10 x `max_upload_bytes`. `POST /v1/uploads` past it is 413.",
+          "What the key may hold in storage at once: the package's `max_stored_bytes`, else 10 x `max_upload_bytes`. Uploads (pending or verified) and outputs count until they are deleted; `POST /v1/uploads` past it is 413. A generation is never refused for it (its output's size is not known before it is made), so outputs may take a key past it.",
       }),
     }),
     remaining_units: z.number().int().min(0),
