@@ -103,6 +103,27 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
     fake.reset();
   });
 
+  it('no units left but those a call in flight holds: 402 saying they come back if it fails (outside audit)', async () => {
+    const { key, id } = await createTestKey({
+      quota: 3,
+      providers: providers(),
+      operations: { [name]: { engine: 'fakequota:model-q', units: 3 } },
+    });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 800 });
+    const first = call(handler, path, body, { key });
+    await expect.poll(() => fake.callCount).toBe(1);
+    const refused = await call(handler, path, body, { key });
+    expectEnvelope(refused, 402, 'quota_exhausted');
+    expect(refused.json.error.message).toBe(
+      'The purchased quota is exhausted. A call of this key in flight holds units, returned if it fails.',
+    );
+    expect(refused.json.error.details).toEqual({ required_units: 3, remaining_units: 0 });
+    expect((await first).status).toBe(200);
+    expect(await keyState(id)).toEqual({ remaining_units: 0, in_flight: 0 });
+    fake.reset();
+  });
+
   it('units: 0 operations succeed and report 0 charged', async () => {
     const { key } = await createTestKey({ quota: 0, operations: { [name]: { engine: 'local', units: 0 } } });
     const result = await call(handler, path, body, { key });

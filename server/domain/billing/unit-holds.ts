@@ -49,14 +49,28 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
   }
   if (budget != null && Number(row.current_cost_today ?? 0) >= Number(budget)) return budgetRefusal();
   const remaining = row.current_remaining ?? 0;
-  if (remaining < units) {
-    // Said as it is: a balance too small for this call is not an empty one.
-    return new ApiError('quota_exhausted', {
-      ...(remaining > 0 ? { message: `This call needs ${units} units and only ${remaining} remain in the purchased quota.` } : {}),
-      details: { required_units: units, remaining_units: remaining },
-    });
-  }
+  if (remaining < units) return quotaRefusal(units, remaining, row.current_in_flight ?? 0);
   return undefined;
+}
+
+/**
+ * Said as it is: a balance too small for this call is not an empty one, and units held by calls
+ * still in flight come back should those fail (a 402 is final for this request, not for the key).
+ */
+function quotaRefusal(units: number, remaining: number, inFlight: number): ApiError {
+  const calls =
+    inFlight === 1
+      ? 'A call of this key in flight holds units, returned if it fails'
+      : `${inFlight} calls of this key in flight hold units, returned if they fail`;
+  const held = inFlight > 0 ? ` ${calls}.` : '';
+  const said =
+    remaining > 0
+      ? `This call needs ${units} units and only ${remaining} remain in the purchased quota.`
+      : held && 'The purchased quota is exhausted.';
+  return new ApiError('quota_exhausted', {
+    ...(said ? { message: `${said}${held}` } : {}),
+    details: { required_units: units, remaining_units: remaining },
+  });
 }
 
 /** A hold request's values for hold-sql.ts, under a new hold id. */
