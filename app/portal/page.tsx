@@ -14,14 +14,14 @@ import { Alert, Card } from '@/components/ui/card';
 import { formatDate, formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
 import { CentredPage } from '@/components/ui/page-shell';
-import { apiBaseUrls, portalCaller, portalEnabled, topUpReturnOf } from '@wgs/server/next';
+import { apiBaseUrls, noteStoreUnavailable, portalCaller, portalEnabled, topUpReturnOf } from '@wgs/server/next';
 
 export const metadata: Metadata = { title: 'Customer portal · Workflow Generation Service' };
 
 export default async function PortalPage({ searchParams }: { searchParams: SearchParams }) {
   if (!portalEnabled()) notFound();
   const sessionId = param(await searchParams, 'session_id');
-  const portal = await portalCaller();
+  const portal = await portalCaller(noteStoreUnavailable);
   if (!portal) {
     return (
       <CentredPage>
@@ -79,7 +79,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
           <PortalPackage overview={overview} />
           <PortalUsageChart overview={overview} />
         </div>
-        <ApiExamples urls={apiBaseUrls(await headers())} model={Object.keys(overview.key.operations)[0]} />
+        <ApiExamples urls={apiBaseUrls(await headers())} operations={Object.keys(overview.key.operations)} />
         <RecentCalls calls={overview.calls} />
         <RecentJobs jobs={overview.jobs} />
         <RecentUploads uploads={overview.uploads} />

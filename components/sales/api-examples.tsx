@@ -9,28 +9,39 @@ export interface BaseUrls {
   openai: string;
 }
 
-function examples(urls: BaseUrls, model: string) {
+/** The chat operations an example can call on both APIs, in the order one is chosen. */
+const CHAT_OPERATIONS = [
+  { operation: 'text.generate', path: 'text/generate', prompt: 'Write a haiku about the sea' },
+  { operation: 'code.generate', path: 'code/generate', prompt: 'A function that reverses a string' },
+] as const;
+
+function examples(urls: BaseUrls, chat: (typeof CHAT_OPERATIONS)[number]) {
   const curl = [
-    `curl ${urls.v1}/text/generate \\`,
+    `curl ${urls.v1}/${chat.path} \\`,
     '  -H "Authorization: Bearer $WGS_API_KEY" -H "Content-Type: application/json" \\',
     '  -H "Idempotency-Key: $(uuidgen)" \\',
-    `  -d '{"input": "Write a haiku about the sea"}'`,
+    `  -d '{"input": "${chat.prompt}"}'`,
   ].join('\n');
   const sdk = [
     "import OpenAI from 'openai';",
     '',
     `const client = new OpenAI({ baseURL: '${urls.openai}', apiKey: process.env.WGS_API_KEY });`,
     'const answer = await client.chat.completions.create({',
-    `  model: '${model}',`,
-    "  messages: [{ role: 'user', content: 'Write a haiku about the sea' }],",
+    `  model: '${chat.operation}',`,
+    `  messages: [{ role: 'user', content: '${chat.prompt}' }],`,
     '});',
   ].join('\n');
   return { curl, sdk };
 }
 
-/** Both base URLs, a curl call of /v1 and an OpenAI SDK call of /openai/v1 (`model`: a model the key's package sells). */
-export function ApiExamples({ urls, model = 'text.generate' }: { urls: BaseUrls; model?: string }) {
-  const { curl, sdk } = examples(urls, model);
+/**
+ * Both base URLs, a curl call of /v1 and an OpenAI SDK chat call of /openai/v1, of the first chat
+ * operation `operations` sells (a package that sells neither is pointed to the reference: a chat
+ * example of an operation it does not sell would answer 403 and 404).
+ */
+export function ApiExamples({ urls, operations = ['text.generate'] }: { urls: BaseUrls; operations?: readonly string[] }) {
+  const chat = CHAT_OPERATIONS.find((candidate) => operations.includes(candidate.operation));
+  const shown = chat ? examples(urls, chat) : undefined;
   return (
     <Card title="Using your key" id="api-examples">
       <div className="stack" data-testid="api-examples">
@@ -40,19 +51,28 @@ export function ApiExamples({ urls, model = 'text.generate' }: { urls: BaseUrls;
             ['OpenAI-compatible API', <code key="openai">{urls.openai}</code>],
           ]}
         />
-        <p>
-          With <code>curl</code>, on the service&apos;s own API (<a href="/docs">reference</a>):
-        </p>
-        <pre>
-          <code>{curl}</code>
-        </pre>
-        <p>
-          With the OpenAI SDK you already use, on the OpenAI-compatible API (models are the package&apos;s operations; see{' '}
-          <code>GET /openai/v1/models</code>):
-        </p>
-        <pre>
-          <code>{sdk}</code>
-        </pre>
+        {shown ? (
+          <>
+            <p>
+              With <code>curl</code>, on the service&apos;s own API (<a href="/docs">reference</a>):
+            </p>
+            <pre>
+              <code>{shown.curl}</code>
+            </pre>
+            <p>
+              With the OpenAI SDK you already use, on the OpenAI-compatible API (models are the package&apos;s operations; see{' '}
+              <code>GET /openai/v1/models</code>):
+            </p>
+            <pre>
+              <code>{shown.sdk}</code>
+            </pre>
+          </>
+        ) : (
+          <p>
+            Each call of your package ({operations.join(', ')}) is described in the <a href="/docs">reference</a>; on the OpenAI-compatible
+            API, <code>GET /openai/v1/models</code> lists them.
+          </p>
+        )}
       </div>
     </Card>
   );

@@ -85,6 +85,15 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     mkdirSync('tests/artifacts', { recursive: true });
     await page.screenshot({ path: 'tests/artifacts/portal.png', fullPage: false });
     await page.screenshot({ path: 'tests/artifacts/portal-full.png', fullPage: true });
+    // A phone's width: the examples' long lines scroll in their blocks, not the page (871 px at 375: portal audit).
+    await expect(page.getByTestId('api-examples')).toContainText("model: 'text.generate'");
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 375, height: 800 });
+    // Polled: the chart takes the new width a moment after the resize.
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth))
+      .toBeLessThanOrEqual(0);
+    await page.setViewportSize(viewport);
   });
 
   await test.step('the job webhook: its URL field as wide as the card, set with the e-mailed code, a secret shown once', async () => {
