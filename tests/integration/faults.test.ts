@@ -320,12 +320,17 @@ describe('PostgreSQL away: /buy, the portal and the dashboard answer 503 with Re
       overview: await browse('/api/portal/trpc/overview', { headers: { cookie } }),
       dashboardTrpc: await keysList(),
       dashboardPage: await browse('/keys', { headers: { cookie: operator } }),
+      portalPage: await browse('/portal', { headers: { cookie } }), // 500 before (portal audit)
     };
     for (const [name, answer] of Object.entries(answers)) {
       expect([name, answer.status], answer.text).toEqual([name, 503]);
       expect([name, answer.retryAfter]).toEqual([name, 2]);
     }
     expect(answers.overview.text).toContain('temporarily unavailable');
+    // The portal's sign-in in its own words, not /v1's advice about Idempotency-Key replays (portal audit).
+    expect(JSON.parse(answers.signIn.text).error.message).toBe(
+      'The service is temporarily unavailable. Retry in a moment: nothing was charged or changed.',
+    );
 
     back = await restartOnPort(awayDir, Number(new URL(url).port));
     await expect.poll(async () => (await signIn()).status, { timeout: 30_000, interval: 500 }).toBe(200);

@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { portalSignInInput } from '../../contract/portal';
 import { getPrisma } from '../../db/client';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_MESSAGE } from '../../db/store-unavailable';
 import { ApiError } from '../../domain/errors';
 import { endPortalSession, signInWithKey } from '../../domain/portal/portal-session';
 import { zodValidationError } from '../../domain/zod-issues';
@@ -20,6 +21,12 @@ import { portalOffResponse } from './portal-off';
 function refuseCrossSite(request: Request): void {
   if (isCrossSite(request))
     throw new ApiError('forbidden', { message: 'Cross-site requests to the portal are refused: use the portal itself.' });
+}
+
+/** The database away, in the portal's words: /v1's advice (an Idempotency-Key, replays) means nothing here. */
+function portalError(error: unknown): unknown {
+  if (!isStoreUnavailable(error)) return error;
+  return new ApiError('provider_unavailable', { message: STORE_UNAVAILABLE_MESSAGE, retryAfter: STORE_RETRY_AFTER_SECONDS, cause: error });
 }
 
 export async function signInRoute(request: NextRequest): Promise<Response> {
@@ -42,7 +49,7 @@ export async function signInRoute(request: NextRequest): Promise<Response> {
     response.cookies.set(portalCookieName(request.headers), session.token, portalCookieOptions(request.headers, session.expiresAt));
     return response;
   } catch (error) {
-    return toErrorResponse(error, requestId);
+    return toErrorResponse(portalError(error), requestId);
   }
 }
 
@@ -59,6 +66,6 @@ export async function signOutRoute(request: NextRequest): Promise<Response> {
     response.cookies.set(name, '', { ...portalCookieOptions(request.headers, new Date(0)), maxAge: 0 });
     return response;
   } catch (error) {
-    return toErrorResponse(error, requestId);
+    return toErrorResponse(portalError(error), requestId);
   }
 }

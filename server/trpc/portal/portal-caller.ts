@@ -1,14 +1,27 @@
 import { createPortalCaller } from './portal-router';
 import { createPortalRequestContext } from './portal-context';
+import type { TRPCError } from '@trpc/server';
+import { isStoreUnavailable } from '../../db/store-unavailable';
+import { isUnavailableError } from '../response-meta';
 import { isMissingRecord } from '../server-caller';
 
 type PortalCaller = ReturnType<typeof createPortalCaller>;
 
-/** For the portal's server components: the signed-in customer's caller and session, or null (show the sign-in form). */
-export async function portalCaller() {
-  const ctx = await createPortalRequestContext();
+/**
+ * For the portal's server components: the signed-in customer's caller and session, or null (show
+ * the sign-in form). A read that met the database away tells the page (`onStoreUnavailable`), whose
+ * answer is then 503 with Retry-After, not Next's 500 (as the dashboard's, server-caller.ts).
+ */
+export async function portalCaller(onStoreUnavailable?: () => void) {
+  const ctx = await createPortalRequestContext().catch((error: unknown) => {
+    if (isStoreUnavailable(error)) onStoreUnavailable?.();
+    throw error;
+  });
   if (!ctx.portal) return null;
-  return { caller: createPortalCaller(ctx), session: ctx.portal };
+  const onError = ({ error }: { error: TRPCError }) => {
+    if (isUnavailableError(error)) onStoreUnavailable?.();
+  };
+  return { caller: createPortalCaller(ctx, { onError }), session: ctx.portal };
 }
 
 /**
