@@ -58,6 +58,23 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(await remainingUnits(id)).toBe(9);
   });
 
+  it('response_format {"type": "text"} is asked for as surely as JSON: served, or refused when the package allows no text (settings audit)', async () => {
+    const formats = (outputFormats: string[]) =>
+      createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1, output_formats: outputFormats } }, quota: 10 });
+    const content = async (response: Response) =>
+      ((await response.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    const either = await formats(['json', 'text']);
+    const asDefault = await content(await chat(either.key, {}));
+    expect(() => JSON.parse(asDefault)).not.toThrow(); // the package's first format
+    const asText = await content(await chat(either.key, { response_format: { type: 'text' } }));
+    expect(() => JSON.parse(asText)).toThrow(); // text, as asked (it was JSON, the default)
+    const jsonOnly = await formats(['json']);
+    const refused = await chat(jsonOnly.key, { response_format: { type: 'text' } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { param: 'response_format', code: 'unsupported_value' } });
+    expect(await remainingUnits(jsonOnly.id)).toBe(10);
+  });
+
   it('a multipart field sent twice is 400 naming it, and nothing is charged', async () => {
     const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
     const form = new FormData();
@@ -68,6 +85,24 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'model', code: 'invalid_value', message: 'model: send it once.' } });
     expect(await remainingUnits(id)).toBe(10);
+  });
+
+  it('verbose_json on a package that allows no timestamps is refused naming response_format, the parameter sent (settings audit)', async () => {
+    const { id, key } = await createTestKey({
+      operations: { 'audio.transcribe': { engine: 'local', units: 2, timestamps: ['none'] } },
+      quota: 10,
+    });
+    const form = fileForm(await sampleWav('Hi.'), 'audio/wav', 't.wav');
+    form.append('response_format', 'verbose_json');
+    const refused = await transcription(key, form);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: { param: 'response_format', code: 'unsupported_value', message: expect.stringContaining("verbose_json's segment timestamps") },
+    });
+    expect(await remainingUnits(id)).toBe(10);
+    const plain = fileForm(await sampleWav('Hi.'), 'audio/wav', 't.wav');
+    plain.append('response_format', 'json');
+    expect((await transcription(key, plain)).status).toBe(200);
   });
 
   it("an inline MP3 is checked as an upload's: one whose ID3 tag hides another container is 400, and nothing is charged (outside audit)", async () => {

@@ -22,16 +22,21 @@ interface ChatRequest {
   prompt: ChatPrompt;
   maxTokens?: number;
   temperature?: number;
-  json: boolean;
+  format: 'text' | 'json' | undefined;
   stream: boolean;
   includeUsage: boolean;
 }
 
-function responseFormatOf(value: unknown): boolean {
-  if (value === undefined) return false;
+/**
+ * The output format asked for, as /v1's `output_format`: `text` is asked for as surely as JSON is
+ * (served the package's default instead, a key on `["json"]` got JSON for it: settings audit);
+ * none, the package's default.
+ */
+function responseFormatOf(value: unknown): 'text' | 'json' | undefined {
+  if (value === undefined) return undefined;
   const type = (value as { type?: unknown } | null)?.type;
-  if (type === 'text') return false;
-  if (type === 'json_object') return true;
+  if (type === 'text') return 'text';
+  if (type === 'json_object') return 'json';
   throw refuseParam(
     'response_format',
     'response_format: only {"type": "text"} and {"type": "json_object"} are supported.',
@@ -67,18 +72,18 @@ function readChat(body: Record<string, unknown>, ctx: RouteContext): ChatRequest
   const prompt = chatPrompt(params.optional('messages'));
   const maxTokens = tokenCap(params);
   const temperature = params.number('temperature', 0, 2);
-  const json = responseFormatOf(params.optional('response_format'));
+  const format = responseFormatOf(params.optional('response_format'));
   const stream = params.boolean('stream') ?? false;
   const includeUsage = includeUsageOf(params.optional('stream_options'), stream);
   params.onlyDefault('n', [1]);
   params.done();
-  if (model.operation === 'code.generate' && json) {
+  if (model.operation === 'code.generate' && format === 'json') {
     throw refuseParam('response_format', 'response_format: a code model answers code and its explanation, not JSON.', 'unsupported_value');
   }
   if (model.operation === 'code.generate' && temperature !== undefined) {
     throw refuseParam('temperature', 'temperature is not supported by code models.');
   }
-  return { model, prompt, maxTokens, temperature, json, stream, includeUsage };
+  return { model, prompt, maxTokens, temperature, format, stream, includeUsage };
 }
 
 /** The package's cap, or the request's where it is lower. */
@@ -114,7 +119,7 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
   };
   if (chat.model.operation === 'text.generate') {
     const steps = textGenerateRoute.steps;
-    const v1Body = { input: chat.prompt.input, context: chat.prompt.context, output_format: chat.json ? 'json' : undefined };
+    const v1Body = { input: chat.prompt.input, context: chat.prompt.context, output_format: chat.format };
     return {
       ...shared,
       steps: { ...steps, run: metered(steps.run, chars, seen), stream: metered(steps.stream!, chars, seen) },

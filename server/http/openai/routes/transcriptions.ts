@@ -4,6 +4,7 @@ import { checkInlineInput } from '../../../domain/generation/inline-input';
 import { prepareInlineTranscribe, recordingSeconds } from '../../../domain/generation/media';
 import { INPUT_UPLOAD_PURPOSES } from '../../../domain/operations';
 import { LANGUAGE_PATTERN } from '../../../contract/values';
+import { isApiError, validationIssuesOf } from '../../../domain/errors';
 import type { GenerationResult } from '../../../domain/billing/reservation';
 import { baseHeaders, jsonResponse } from '../../responses';
 import { refuseParam } from '../openai-errors';
@@ -56,7 +57,7 @@ function readFields(body: MultipartBody) {
   }
   const file = body.files.file;
   if (!file) throw refuseParam('file', 'file is required: the audio, as a multipart part.', 'missing_required_parameter');
-  return { format, language, file, segments: format === 'verbose_json' };
+  return { format, language, file, segments: format === 'verbose_json', granularitiesSent: granularities.length > 0 };
 }
 
 function answer(stored: string, ctx: RouteContext, format: Format, requested: string | undefined): Response {
@@ -92,7 +93,9 @@ function translateTranscription(body: MultipartBody, ctx: RouteContext): Transla
         { language: request.language, timestamps: request.segments ? 'segment' : undefined },
         ctx.key,
         file,
-      );
+      ).catch((error: unknown) => {
+        throw request.granularitiesSent ? error : segmentsRefusal(error);
+      });
       if (request.segments) duration = await recordingSeconds(prepared, file);
       language = prepared.task.language ?? null;
       return prepared;
@@ -102,6 +105,19 @@ function translateTranscription(body: MultipartBody, ctx: RouteContext): Transla
     render: (result) => JSON.stringify({ output: result.output, units: result.usage, duration, language } as StoredTranscript),
     respond: (stored) => answer(stored, ctx, request.format, request.language),
   });
+}
+
+/**
+ * verbose_json asks for segment timestamps: a package that allows none refuses it naming
+ * response_format, the parameter sent (it named timestamp_granularities, never sent: settings audit).
+ */
+function segmentsRefusal(error: unknown): unknown {
+  if (!isApiError(error) || !validationIssuesOf(error).some((issue) => issue.path === 'timestamps')) return error;
+  return refuseParam(
+    'response_format',
+    "response_format: verbose_json's segment timestamps are not allowed by this key's package; ask for json or text.",
+    'unsupported_value',
+  );
 }
 
 /** The type prefix of an upload purpose: `audio_input` takes `audio/`. */
