@@ -94,6 +94,7 @@ function cleanRun(): { history: History; books: Books } {
     createdAtMs,
   });
   const usage = (id: string, requestId: string, units: number, engines: string[], jobId: string | null = null) => ({
+    holdId: units > 0 ? `h${id.slice(1)}` : null,
     id,
     keyId: KEY,
     operation: jobId ? 'videos.generate' : 'text.generate',
@@ -102,7 +103,6 @@ function cleanRun(): { history: History; books: Books } {
     engine: engines.at(-1)!,
     errorCode: units > 0 ? null : 'client_disconnected',
     requestId,
-    holdId: null,
     jobId,
     enginesTried: engines,
   });
@@ -204,7 +204,7 @@ describe('the chaos checker', () => {
   function withThirdCallCharged() {
     const run = cleanRun();
     run.books.holds[2]!.status = 'captured';
-    Object.assign(run.books.usage[2]!, { outcome: 'succeeded', units: 1, errorCode: 'stream_interrupted' });
+    Object.assign(run.books.usage[2]!, { outcome: 'succeeded', units: 1, errorCode: 'stream_interrupted', holdId: 'h3' });
     run.books.keys[0]!.remaining = 7;
     run.history.samples[0]!.minRemaining = 7;
     return run;
@@ -242,6 +242,20 @@ describe('the chaos checker', () => {
     run.books.keys[0]!.remaining = 7;
     run.history.samples[0]!.minRemaining = 7;
     expect(broken(run)).toEqual({ 'delivered-output-charged-once': 1 });
+  });
+
+  it('charged-the-price: one call charged over its price and another under, their sums unchanged (chaos audit)', () => {
+    const run = cleanRun();
+    run.history.calls[0]!.units = 2; // c1 costs 2 but was charged 1 (its answer says 1) ...
+    run.history.calls[1]!.units = 0; // ... c2 costs 0 but was charged 1
+    expect(broken(run)).toEqual({ 'charged-the-price': 5 });
+  });
+
+  it("charged-the-price: a charge without its own captured hold, an answer's charged_units that is not the price", () => {
+    const run = cleanRun();
+    run.books.usage[0]!.holdId = 'h3'; // a released hold
+    run.history.calls[1]!.attempts[1]!.body = JSON.stringify({ ...JSON.parse(generation('u2', 'ab', 8)), usage: { charged_units: 0 } });
+    expect(broken(run)).toMatchObject({ 'charged-the-price': 2 });
   });
 
   it('engine-calls-accounted: a usage event answered by an engine that was never called', () => {

@@ -5,6 +5,7 @@ import { checkoutsFulfilledOnce } from './invariants/checkouts';
 import { deliveredCharged } from './invariants/delivered';
 import { engineCallsAccounted } from './invariants/engine-calls';
 import { idempotencyCharged } from './invariants/idempotency';
+import { chargedThePrice } from './invariants/price';
 import { jobsChargedByState } from './invariants/jobs';
 import { keysWithinLimits } from './invariants/limits';
 import { noOpenHold, unitsConserved } from './invariants/units';
@@ -18,6 +19,7 @@ const INVARIANTS: Invariant[] = [
   noOpenHold,
   idempotencyCharged,
   deliveredCharged,
+  chargedThePrice,
   engineCallsAccounted,
   keysWithinLimits,
   jobsChargedByState,
