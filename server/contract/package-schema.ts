@@ -43,6 +43,11 @@ const uniqueList = <T extends z.ZodType<string>>(item: T) =>
     .min(1)
     .max(100)
     .refine((list) => new Set(list).size === list.length, 'entries must be unique');
+/** Language tags, matched ignoring case (`en-US` is `en-us`): unique so, as requests are matched. */
+const languageList = uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).refine(
+  (list) => new Set(list.map((tag) => tag.toLowerCase())).size === list.length,
+  'entries must be unique ignoring case (languages are matched so: en and EN are one)',
+);
 
 /** A model id of the OpenAI-compatible surface: letters, digits and `. _ : / -`, as OpenAI's own ids are. */
 export const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
@@ -82,13 +87,13 @@ export const operationSettingsSchemas = {
   'audio.speech': z.strictObject({
     ...base,
     voices: uniqueList(z.string().min(1).max(80)).optional(),
-    languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
+    languages: languageList.optional(),
     output_formats: uniqueList(z.enum(SPEECH_OUTPUT_FORMATS)).optional(),
     max_duration_seconds: z.number().int().min(1).max(3600).optional(),
   }),
   'audio.transcribe': z.strictObject({
     ...base,
-    languages: uniqueList(z.string().regex(LANGUAGE_PATTERN, 'language must look like en or en-US')).optional(),
+    languages: languageList.optional(),
     timestamps: uniqueList(z.enum(TIMESTAMP_MODES)).optional(),
     /** The longest input upload (seconds of media) a call may send; longer is 422 before anything is charged. */
     max_input_seconds: z.number().int().min(1).max(86_400).optional(),
