@@ -23,11 +23,18 @@ export async function dashboardCallerOf(
   if (!ctx.session) redirect(`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);
   const { role } = ctx.session;
   if (!roleAllows(role, minimumRole)) notFound();
-  // A procedure that met the database away tells the page (its answer is then 503, not Next's 500).
-  const onError = ({ error }: { error: TRPCError }) => {
+  return {
+    caller: createCaller(ctx, { onError: tellingStoreAway(onStoreUnavailable) }),
+    session: ctx.session,
+    can: (minimum: OperatorRole) => roleAllows(role, minimum),
+  };
+}
+
+/** A server caller's onError: a procedure that met the database away tells the page (its answer is then 503, not Next's 500). */
+export function tellingStoreAway(onStoreUnavailable?: () => void) {
+  return ({ error }: { error: TRPCError }) => {
     if (isUnavailableError(error)) onStoreUnavailable?.();
   };
-  return { caller: createCaller(ctx, { onError }), session: ctx.session, can: (minimum: OperatorRole) => roleAllows(role, minimum) };
 }
 
 /** A procedure's refusal that means "no such record" for a page: not found, or an id that cannot be one. */

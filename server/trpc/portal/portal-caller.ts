@@ -1,9 +1,7 @@
 import { createPortalCaller } from './portal-router';
 import { createPortalRequestContext } from './portal-context';
-import type { TRPCError } from '@trpc/server';
 import { isStoreUnavailable } from '../../db/store-unavailable';
-import { isUnavailableError } from '../response-meta';
-import { isMissingRecord } from '../server-caller';
+import { isMissingRecord, tellingStoreAway } from '../server-caller';
 
 type PortalCaller = ReturnType<typeof createPortalCaller>;
 
@@ -18,10 +16,7 @@ export async function portalCaller(onStoreUnavailable?: () => void) {
     throw error;
   });
   if (!ctx.portal) return null;
-  const onError = ({ error }: { error: TRPCError }) => {
-    if (isUnavailableError(error)) onStoreUnavailable?.();
-  };
-  return { caller: createPortalCaller(ctx, { onError }), session: ctx.portal };
+  return { caller: createPortalCaller(ctx, { onError: tellingStoreAway(onStoreUnavailable) }), session: ctx.portal };
 }
 
 /**
