@@ -4,7 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 // A fake OpenAI-compatible server on 127.0.0.1 (port 0) for provider tests. It implements
 // POST /v1/chat/completions with switchable behaviour, counts calls and records what it got. A
 // request with `stream: true` is answered as OpenAI streams: chat.completion.chunk events, one
-// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words. Usage is
+// word each, then `data: [DONE]`; `break` and `stall` cut such a stream after some words, `stream-error` ends it
+// with an error event. Usage is
 // reported as OpenAI does (a stream's only when `stream_options.include_usage` asks), or never
 // (`setReportsUsage(false)`, as some OpenAI-compatible servers). A word counts as a token: an answer
 // longer than the request's max_tokens (or max_completion_tokens) stops there, its finish reason
@@ -23,7 +24,9 @@ export type FakeMode =
   /** Each streamed word `ms` after the one before (the first too); a JSON answer after `ms`. */
   | { kind: 'drip'; ms: number }
   /** The answer cut off half-way: a JSON body or a stream's words, then the connection dropped. */
-  | { kind: 'truncate' };
+  | { kind: 'truncate' }
+  /** Streams `after` words, then an error event in the stream (as OpenAI's servers send one), and ends. */
+  | { kind: 'stream-error'; after: number };
 
 /** What one call gets instead of the fake's mode and reply. */
 export interface CallPlan {
@@ -157,7 +160,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     const finish = cutAtCap ? 'length' : 'stop';
 
     const streamed = (body as { stream?: unknown })?.stream === true;
-    const cutStream = current.kind === 'break' || current.kind === 'stall' || current.kind === 'truncate';
+    const cutStream =
+      current.kind === 'break' || current.kind === 'stall' || current.kind === 'truncate' || current.kind === 'stream-error';
     if (streamed && (current.kind === 'ok' || current.kind === 'drip' || cutStream)) {
       const pieces = wordsOf(content);
       const cutAfter = current.kind === 'truncate' ? Math.floor(pieces.length / 2) : 'after' in current ? current.after : pieces.length;
@@ -173,6 +177,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (response.destroyed) return;
         response.write(chunk(model, { content: piece }, null));
         await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (current.kind === 'stream-error') {
+        ended = true;
+        response.end(`data: ${JSON.stringify({ error: { message: FAKE_ERROR_TEXT, type: 'server_error', code: 'fake_failure' } })}\n\n`);
+        return;
       }
       if (current.kind === 'break' || current.kind === 'truncate') {
         if (current.kind === 'break' && current.pauseMs) await new Promise((resolve) => setTimeout(resolve, current.pauseMs));
@@ -200,6 +209,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
 
     switch (current.kind) {
       case 'break':
+      case 'stream-error':
       case 'stall':
       case 'ok':
       case 'drip':
