@@ -103,6 +103,9 @@ const idempotencyKey = z.string().regex(IDEMPOTENCY_HEADER_PATTERN).meta({
 
 const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
 
+/** Every path answers another method 405 with its `Allow` (CONTRACT.md §1), whatever its route lists. */
+const withWrongMethod = (statuses: number[]) => [...new Set([...statuses, 405])].sort((a, b) => a - b);
+
 /** A POST answers from its idempotency store on a retry, and tells the minute's rate count. */
 function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
   const post = route.method === 'POST';
@@ -120,7 +123,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
         description: [
           post
             ? `${description} A retry with the same Idempotency-Key replays this response byte for byte with \`Idempotent-Replayed: true\`.`
-            : description,
+            : `${description} \`HEAD\` answers as \`GET\` does, without the body${route.rateLimited ? ', and counts against the minute as it does' : ''}.`,
           ...(route.eventStream ? [route.eventStream.description] : []),
         ].join('\n\n'),
         headers: post
@@ -131,7 +134,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
           ...(route.eventStream ? { 'text/event-stream': { schema: route.eventStream.event } } : {}),
         },
       },
-      ...errorResponses(route.errors, [...COUNTED_ERROR_STATUSES, ...(route.countedErrors ?? [])]),
+      ...errorResponses(withWrongMethod(route.errors), [...COUNTED_ERROR_STATUSES, ...(route.countedErrors ?? [])]),
     },
   };
 }

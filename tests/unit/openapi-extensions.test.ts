@@ -28,7 +28,7 @@ describe('OpenAPI document: extensions of v1', () => {
     expect(operation.requestBody).toBeUndefined();
     expect(operation.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Key');
     expect(Object.keys(operation.responses['200'].headers)).toContain('RateLimit-Remaining');
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '429', '500', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '405', '429', '500', '503']);
     expect(Object.keys(document.components.schemas.Key.properties).sort()).toEqual(
       ['expires_at', 'limits', 'object', 'operations', 'package', 'prefix', 'remaining_units'].sort(),
     );
@@ -87,5 +87,14 @@ describe('OpenAPI document: extensions of v1', () => {
       'RateLimit-Reset',
       'X-Request-Id',
     ]);
+  });
+});
+
+describe('OpenAPI document: a wrong method', () => {
+  it('is 405 with its Allow header on every operation (CONTRACT.md §1; none listed it: openapi audit)', () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    const operations = Object.values(paths).flatMap((methods) => Object.values(methods));
+    expect(operations.length).toBeGreaterThan(10);
+    for (const operation of operations) expect(Object.keys(operation.responses['405']?.headers ?? {})).toContain('Allow');
   });
 });
