@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,7 +121,9 @@ describe('api_key_env names only provider key variables', () => {
     const provider = name('cli');
     const file = join(tmpdir(), `${provider}.json`);
     writeFileSync(file, JSON.stringify(fileWith(provider, { type: 'openai', api_key_env: 'MINIO_ROOT_PASSWORD' })));
-    const result = await runCli(['packages', 'apply', file], tmpdir(), 90_000, { DATABASE_URL: process.env.DATABASE_URL! });
+    // On a DATABASE_URL the production CLI needs the instances' PROVIDER_KEYS_SECRET (it generates none).
+    const env = { DATABASE_URL: process.env.DATABASE_URL!, PROVIDER_KEYS_SECRET: randomBytes(32).toString('base64') };
+    const result = await runCli(['packages', 'apply', file], tmpdir(), 90_000, env);
     expect(result.code).toBe(1);
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
