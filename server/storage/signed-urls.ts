@@ -30,7 +30,8 @@ export function signObjectUrl(
   ttlSeconds = getConfig().OUTPUT_URL_TTL_SECONDS,
 ): SignedUrl {
   assertSafeKey(key);
-  const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+  // Rounded up: the URL lives at least ttlSeconds (rounded down, up to a second less: clock audit).
+  const expires = Math.ceil(Date.now() / 1000 + ttlSeconds);
   const nonce = randomBytes(9).toString('base64url');
   const query = new URLSearchParams({
     exp: String(expires),

@@ -72,6 +72,7 @@ describe('images.generate', () => {
       ['webp', 'image/webp'],
     ] as const) {
       const before = await remainingUnits(main.id);
+      const asked = Date.now();
       const result = await call(
         api,
         '/v1/images/generate',
@@ -85,7 +86,9 @@ describe('images.generate', () => {
       expect(body.output.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
       const ttl = Date.parse(body.output.expires_at) - Date.now();
       expect(ttl).toBeGreaterThan(880_000);
-      expect(ttl).toBeLessThanOrEqual(900_000);
+      expect(ttl).toBeLessThanOrEqual(901_000);
+      // It lives the whole OUTPUT_URL_TTL_SECONDS (15 minutes) from the answer: up to a second less before (clock audit).
+      expect(Date.parse(body.output.expires_at)).toBeGreaterThanOrEqual(asked + 900_000);
       const verified = verifyObjectUrl(new URL(body.output.url));
       expect(verified.ok && verified.key).toMatch(new RegExp(`^outputs/[0-9a-f-]{36}\\.`));
 

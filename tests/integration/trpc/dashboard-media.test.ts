@@ -71,7 +71,7 @@ describe('jobs: filters and a fresh link to the video', () => {
       key: `outputs/${mine.id}/${jobId}.mp4`,
       contentType: 'video/mp4',
     });
-    expect(Date.parse(first!.expires_at) - Date.now()).toBeLessThanOrEqual(900_000);
+    expect(Date.parse(first!.expires_at) - Date.now()).toBeLessThanOrEqual(901_000); // OUTPUT_URL_TTL_SECONDS, rounded up to a whole second
     await expectTrpcError(caller.jobs.resultLink({ id: 'job_missing' }), 'NOT_FOUND', 'not_found');
   });
 
