@@ -25,7 +25,7 @@ const retryAfter = {
 const rateHeaders = {
   'RateLimit-Policy': {
     description:
-      'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`. With the other `RateLimit` headers on every answer that took a point of the key’s minute (a 2xx, a 402, a job read’s 404, a cancel’s 409, an upload completion’s 422, a 503 after the checks, the concurrency limit’s 429) and on the minute’s own 429.',
+      'The key’s per-minute policy as draft-ietf-httpapi-ratelimit-headers’ structured field: `"minute";q=<requests per minute>;w=60`. With the other `RateLimit` headers on every answer that took a point of the key’s minute (a 2xx, a 402, a job read’s 404, a cancel’s 409, an upload completion’s 422, a 503 after the checks, the concurrency limit’s and the daily budget’s 429) and on the minute’s own 429.',
     schema: { type: 'string' as const },
   },
   RateLimit: {
@@ -41,7 +41,7 @@ const rateHeaders = {
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' as const } },
   'RateLimit-Reset': {
     description:
-      'Seconds until the oldest request counted in the key’s sliding 60-second window leaves it (a place frees then). Counted: the answers that took a point of the minute (see `RateLimit-Policy`); requests refused before the rate step (401 to 422, but for an upload’s 413 for what its key holds in storage, which comes after it), replays and idempotency conflicts are not; a request refused by the concurrency limit is.',
+      'Seconds until the oldest request counted in the key’s sliding 60-second window leaves it (a place frees then). Counted: the answers that took a point of the minute (see `RateLimit-Policy`); requests refused before the rate step (401 to 422, but for an upload’s 413 for what its key holds in storage, which comes after it), replays and idempotency conflicts are not; a request refused by the concurrency limit or the daily budget is.',
     schema: { type: 'integer' as const },
   },
 };
