@@ -4,7 +4,14 @@ import type {
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { afterAnswerBegan, deadlineOf, laterEngineRemains, ProviderUnavailableError, type GenerationMeta, type TextDeltaSink } from '../engine';
+import {
+  afterAnswerBegan,
+  deadlineOf,
+  laterEngineRemains,
+  ProviderUnavailableError,
+  type GenerationMeta,
+  type TextDeltaSink,
+} from '../engine';
 import { withRetries } from '../retry';
 import type { Prompt } from './prompts';
 
