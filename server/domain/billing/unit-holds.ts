@@ -3,7 +3,7 @@ import type { QueryConfig } from 'pg';
 import type { SqlDb } from '../../db/client';
 import sql, { type Sql } from 'sql-template-tag';
 import { recordStillHeld, settleHoldCtes, usageEventCte, type UsageEventColumn } from './settlement-sql';
-import { ApiError } from '../errors';
+import { ApiError, ERROR_CATALOG } from '../errors';
 import { budgetRefusal } from './budget-refusal';
 import { CAPTURE_HOLD, writeBatched } from './batched-writes';
 import { HOLD_OUTCOME_COLUMNS, unitHoldCtes, type HoldOutcome, type HoldValues } from './hold-sql';
@@ -58,19 +58,19 @@ export function holdRefusal(row: HoldOutcome, units: number, concurrency: number
  * still in flight come back should those fail (a 402 is final for this request, not for the key).
  */
 function quotaRefusal(units: number, remaining: number, inFlight: number): ApiError {
-  const calls =
-    inFlight === 1
-      ? 'A call of this key in flight holds units, returned if it fails'
-      : `${inFlight} calls of this key in flight hold units, returned if they fail`;
-  const held = inFlight > 0 ? ` ${calls}.` : '';
-  const said =
+  const details = { required_units: units, remaining_units: remaining };
+  if (remaining === 0 && inFlight === 0) return new ApiError('quota_exhausted', { details }); // the catalog's message
+  const balance =
     remaining > 0
       ? `This call needs ${units} units and only ${remaining} remain in the purchased quota.`
-      : held && 'The purchased quota is exhausted.';
-  return new ApiError('quota_exhausted', {
-    ...(said ? { message: `${said}${held}` } : {}),
-    details: { required_units: units, remaining_units: remaining },
-  });
+      : ERROR_CATALOG.quota_exhausted.message;
+  const held =
+    inFlight === 0
+      ? ''
+      : inFlight === 1
+        ? ' A call of this key in flight holds units, returned if it fails.'
+        : ` ${inFlight} calls of this key in flight hold units, returned if they fail.`;
+  return new ApiError('quota_exhausted', { message: `${balance}${held}`, details });
 }
 
 /** A hold request's values for hold-sql.ts, under a new hold id. */
