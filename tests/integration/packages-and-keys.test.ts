@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { disconnectDb, getPool, getPrisma } from '@/server/db/client';
+import { disconnectDb, getPool, getPrisma, getSqlDb } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import { issueKey } from '@/server/domain/keys/issue-key';
+import { revokeKey } from '@/server/domain/keys/manage-keys';
 import { applyPackages, parsePackagesFile } from '@/server/domain/packages/apply-packages';
 import { setPackageArchived } from '@/server/domain/packages/archive-package';
 
@@ -137,6 +138,7 @@ describe('keys', () => {
     await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label: '😀'.repeat(200) })).resolves.toBeDefined();
     for (const [label, code] of [
       ['', 'too_short'],
+      ['   ', 'too_short'], // trimmed, as the dashboard's form trims it (keys audit: the CLI kept a label of spaces)
       ['x'.repeat(201), 'too_long'],
       ['😀'.repeat(201), 'too_long'],
     ] as const) {
@@ -145,5 +147,16 @@ describe('keys', () => {
         details: { issues: [{ path: 'label', code, message: 'label must be 1 to 200 characters' }] },
       });
     }
+    const padded = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label: '  team a  ' });
+    expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: padded.id } })).label).toBe('team a');
+  });
+
+  it('audits the revocation of an expired key as expired before (keys audit: it said active)', async () => {
+    await applyPackages(getPrisma(), CLI_ACTOR, parsePackagesFile(file('pk-keys', 42)));
+    const { id } = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys' });
+    await getPool().query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    await revokeKey(getSqlDb(), CLI_ACTOR, id);
+    const entry = await getPrisma().auditLog.findFirstOrThrow({ where: { targetId: id, action: 'key.revoke' } });
+    expect([entry.before, entry.after]).toEqual([{ status: 'expired' }, { status: 'revoked' }]);
   });
 });

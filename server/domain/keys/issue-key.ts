@@ -26,7 +26,9 @@ export interface IssuedKey {
 }
 
 /** Issues a key locked to one package version. The secret is returned here and never again. */
-export async function issueKey(db: PrismaClient, actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
+export async function issueKey(db: PrismaClient, actor: Actor, given: IssueKeyInput): Promise<IssuedKey> {
+  // Trimmed as the dashboard's form trims it: a label of spaces is no label (too short), on every surface.
+  const input = { ...given, label: given.label?.trim() };
   const { pkg, version } = await sellableVersion(db, input);
   checkKeyTerms(input, version.quotaUnits);
   const extra = input.extraUnits ?? 0;

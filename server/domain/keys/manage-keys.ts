@@ -142,7 +142,7 @@ export async function revokeKey(db: SqlDb, actor: Actor, id: string): Promise<Ke
       action: 'key.revoke',
       targetType: 'api_key',
       targetId: id,
-      before: { status: before.status },
+      before: { status: before.view.status }, // as shown: `expired` when its day has passed
       after: { status: 'revoked' },
     });
     return { view: after.view, hash: before.hash };
