@@ -23,7 +23,7 @@ function addCreate(keys: Command): void {
     .description('Issue a key locked to a package version; the secret is printed once')
     .requiredOption('--package <slug>', 'package slug')
     .option('--version <n>', 'package version (default: latest)', positiveInt)
-    .option('--label <text>', 'label shown to operators')
+    .option('--label <text>', 'label shown to operators (trimmed; 1 to 200 characters, no control ones)')
     .option('--json', 'print {"id","key","prefix","package","package_version","remaining_units"}')
     .action((options: { package: string; version?: number; label?: string; json?: boolean }) =>
       withDb(async (prisma) => {
