@@ -58,6 +58,8 @@ export interface FakeOpenAi {
   setPlanOf(planOf: ((call: FakeCall) => CallPlan | undefined) | undefined): void;
   /** false: no usage in any answer, whatever the request asks (reset: true). */
   setReportsUsage(reports: boolean): void;
+  /** The token counts every answer reports instead of the fake's own (undefined: its own; reset: its own). */
+  setUsage(usage: { prompt_tokens: number; completion_tokens: number } | undefined): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
   /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
@@ -71,14 +73,16 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string, withUsage: boolean, finish = 'stop') {
+type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens?: number };
+
+function completion(model: string, content: string, usage: Usage | undefined, finish = 'stop') {
   return {
     id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finish }],
-    ...(withUsage ? { usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } } : {}),
+    ...(usage ? { usage } : {}),
   };
 }
 
@@ -116,6 +120,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   let reply: string | undefined;
   let planOf: ((call: FakeCall) => CallPlan | undefined) | undefined;
   let reportsUsage = true;
+  let usageOverride: Usage | undefined;
+  const usageOf = (completionTokens: number): Usage =>
+    usageOverride ?? { prompt_tokens: 5, completion_tokens: completionTokens, total_tokens: 5 + completionTokens };
   let active = 0;
   let maxActive = 0;
   let streamsAbandoned = 0;
@@ -199,8 +206,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         for (const piece of pieces.slice(count)) response.write(chunk(model, { content: piece }, null));
       }
       const asked = (body as { stream_options?: { include_usage?: unknown } })?.stream_options?.include_usage === true;
-      const usage = { prompt_tokens: 5, completion_tokens: pieces.length, total_tokens: 5 + pieces.length };
-      response.write(chunk(model, {}, finish, reportsUsage && asked ? usage : undefined));
+      response.write(chunk(model, {}, finish, reportsUsage && asked ? usageOf(pieces.length) : undefined));
       ended = true;
       streamsFinished++;
       response.end('data: [DONE]\n\n');
@@ -217,11 +223,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         if (current.kind === 'slow' || current.kind === 'drip') await new Promise((resolve) => setTimeout(resolve, current.ms));
         if (response.destroyed) return;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(completion(model, content, reportsUsage, finish)));
+        response.end(JSON.stringify(completion(model, content, reportsUsage ? usageOf(7) : undefined, finish)));
         return;
       }
       case 'truncate': {
-        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage, finish)));
+        const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage ? usageOf(7) : undefined, finish)));
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
         response.write(whole.subarray(0, Math.floor(whole.length / 2)));
         response.destroy();
@@ -292,12 +298,16 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     setReportsUsage(reports) {
       reportsUsage = reports;
     },
+    setUsage(usage) {
+      usageOverride = usage;
+    },
     reset() {
       calls.length = 0;
       mode = { kind: 'ok' };
       reply = undefined;
       planOf = undefined;
       reportsUsage = true;
+      usageOverride = undefined;
       maxActive = active;
       streamsAbandoned = 0;
       streamsFinished = 0;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as GenaiPrices from '@pydantic/genai-prices';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { CHARS_PER_TOKEN, type EnginePricing, type ModelPrices, type ProviderUsage } from '../../providers/engine';
 
 // What a call cost at its provider, in the deployment's CURRENCY, at the time of the call: the
@@ -115,14 +116,30 @@ export function reportsNothing(metering: Metering): boolean {
   return isEmpty(metering.usage);
 }
 
-/** Prices one engine's call. `pricing` absent: the local engine, which costs nothing. */
+/**
+ * A quantity the books can believe and hold: a number, not negative, at most PostgreSQL's integer
+ * (the usage columns'). A provider reporting -500 or 1e15 tokens lowered a key's budgeted cost of
+ * the day, or failed the call's capture and held its units and slot until the sweep (engines audit).
+ */
+const believable = (value: unknown) => typeof value !== 'number' || (Number.isFinite(value) && value >= 0 && value <= PG_INTEGER_MAX);
+/** The most one call may cost (as a price may be, the packages file's `money`): more is a figure no provider meant. */
+const MAX_CALL_COST = 1_000_000_000;
+
+/**
+ * Prices one engine's call. `pricing` absent: the local engine, which costs nothing. A quantity
+ * the books cannot believe (believable) counts as not reported: it is estimated where a missing one would be.
+ */
 export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsage | undefined): Metering {
-  const reported = Object.fromEntries(Object.entries(usage ?? {}).filter(([, value]) => value !== undefined)) as ProviderUsage;
+  const reported = Object.fromEntries(
+    Object.entries(usage ?? {}).filter(([, value]) => value !== undefined && believable(value)),
+  ) as ProviderUsage;
   if (!pricing) return { usage: reported, cost: 0, unpriced: false };
   // A provider that reported nothing (a failed call): nothing to price, and nothing guessed.
   if (isEmpty(reported)) return { usage: reported, cost: null, unpriced: false };
   const cost = pricing.override ? costByOverride(reported, pricing.override) : costByTable(reported, pricing);
-  return cost === null ? { usage: reported, cost: null, unpriced: true } : { usage: reported, cost: round(cost), unpriced: false };
+  return cost === null || cost > MAX_CALL_COST
+    ? { usage: reported, cost: null, unpriced: true }
+    : { usage: reported, cost: round(cost), unpriced: false };
 }
 
 const SUMMED: (keyof ProviderUsage)[] = [

@@ -12,6 +12,8 @@ import {
   type GenerationMeta,
   type TextDeltaSink,
 } from '../engine';
+import { PG_INTEGER_MAX } from '../../contract/pg-integer';
+import { STREAMED_TEXT_LIMIT, tooLarge } from '../reply-limits';
 import { withRetries } from '../retry';
 import type { Prompt } from './prompts';
 
@@ -64,15 +66,23 @@ const retryOptions = (call: LanguageCall) => ({
   laterEngine: laterEngineRemains(call.signal),
 });
 
+/** A token count no call can have: negative, fractional, past PostgreSQL's integer. */
+const impossibleCount = (count: number | undefined) =>
+  count !== undefined && !(Number.isInteger(count) && count >= 0 && count <= PG_INTEGER_MAX);
+
+/**
+ * The answer's finish reason and usage. Usage no call can have is a malformed answer, whatever the
+ * provider's type: the anthropic and google modules' own schemas refuse a negative count, the
+ * openai-compatible one took it (engines audit).
+ */
 function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'usage'>): GenerationMeta {
-  return {
-    finishReason: result.finishReason.unified,
-    usage: {
-      inputTokens: result.usage.inputTokens.total,
-      outputTokens: result.usage.outputTokens.total,
-      cachedInputTokens: result.usage.inputTokens.cacheRead,
-    },
+  const usage = {
+    inputTokens: result.usage.inputTokens.total,
+    outputTokens: result.usage.outputTokens.total,
+    cachedInputTokens: result.usage.inputTokens.cacheRead,
   };
+  if (Object.values(usage).some(impossibleCount)) throw malformed('the provider reported a token count no call can have');
+  return { finishReason: result.finishReason.unified, usage };
 }
 
 /** One text answer of the language model: its doGenerate, retried by the gate's policy. */
@@ -123,11 +133,15 @@ export async function streamOnce(
     }
   }, retryOptions(call));
   let text = '';
+  let bytes = 0;
   let meta: GenerationMeta = {};
   const take = (part: LanguageModelV3StreamPart) => {
     if (part.type === 'error') throw part.error;
     if (part.type === 'finish') meta = metaOf(part);
     if (part.type === 'text-delta' && part.delta !== '') {
+      // A provider that ignores max_tokens may stream without end: cut off, as a reply too large to read is.
+      bytes += Buffer.byteLength(part.delta);
+      if (bytes > STREAMED_TEXT_LIMIT) throw malformed(tooLarge(STREAMED_TEXT_LIMIT).message);
       text += part.delta;
       onDelta(part.delta);
     }

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { priceCall } from '@/server/domain/billing/provider-cost';
+
+// The books believe a provider's figures only within what one call can use: a quantity past them
+// counts as not reported (estimated where a missing one would be), a cost past any price as unpriced.
+
+const pricing = {
+  providerType: 'openai-compatible',
+  model: 'm',
+  override: { input_per_mtok: 1000, output_per_mtok: 2000, per_image: 1e9 },
+};
+
+describe('priceCall', () => {
+  it('prices what a call can use', () => {
+    expect(priceCall(pricing, { inputTokens: 5, outputTokens: 7 })).toEqual({
+      usage: { inputTokens: 5, outputTokens: 7 },
+      cost: 0.019,
+      unpriced: false,
+    });
+  });
+
+  it('drops a negative, infinite or past-integer quantity, as if it had not been reported', () => {
+    expect(priceCall(pricing, { inputTokens: -500, outputTokens: 7 })).toEqual({
+      usage: { outputTokens: 7 },
+      cost: 0.014,
+      unpriced: false,
+    });
+    expect(priceCall(pricing, { inputTokens: 1e15, outputTokens: Number.POSITIVE_INFINITY })).toEqual({
+      usage: {},
+      cost: null,
+      unpriced: false,
+    });
+  });
+
+  it('leaves a cost past any price unpriced (it could not be kept in the books)', () => {
+    expect(priceCall(pricing, { images: 2 })).toEqual({ usage: { images: 2 }, cost: null, unpriced: true });
+  });
+});
