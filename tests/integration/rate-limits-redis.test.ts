@@ -98,6 +98,27 @@ describe('requests per minute in Redis (REDIS_URL)', () => {
     expect((await call(api, TEXT, { input: 'second' }, { key })).status).toBe(200);
   });
 
+  it('a stalled Redis: the requests it kept waiting are 503 and count nothing, though it runs their commands once it wakes', async () => {
+    const { key, id } = await createTestKey({ rpm: 3, quota: 100 });
+    redis.pause();
+    try {
+      const stalled = await Promise.all([0, 1].map((i) => call(api, TEXT, { input: `stalled ${i}` }, { key })));
+      for (const answer of stalled) expectEnvelope(answer, 503, 'provider_unavailable');
+    } finally {
+      redis.resume();
+    }
+    // Redis audit: the woken Redis counted both, and their retries were 429 for a minute.
+    let counted = -1;
+    for (let waited = 0; counted !== 0 && waited < 40; waited++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      counted = await admin.hvals(`rpm:${id}`).then((counts) => counts.reduce((sum, n) => sum + Number(n), 0));
+    }
+    expect(counted).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await call(api, TEXT, { input: `after ${i}` }, { key })).status).toBe(200);
+    expectEnvelope(await call(api, TEXT, { input: 'one more' }, { key }), 429, 'rate_limited');
+    expect(await remainingUnits(id)).toBe(97);
+  });
+
   it('Redis down: 503 with Retry-After, nothing charged, the key free; back up: served again', async () => {
     const { key, id } = await createTestKey({ rpm: 100, quota: 10 });
     const finished = newIdempotencyKey();

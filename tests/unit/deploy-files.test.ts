@@ -425,6 +425,9 @@ describe('compose.yaml keeps its secrets where they belong', () => {
     expect(services.redis.environment.REDISCLI_AUTH).toBe(required); // the health check's redis-cli, no password in its arguments
     expect(services.redis.healthcheck.test.join(' ')).not.toContain('REDIS_PASSWORD');
     expect(services.redis.ports).toBeUndefined();
+    // Its counts outlive a restart (Redis audit: one restarted empty let a key take twice its limit in a minute).
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    expect(services.redis.volumes).toEqual(['redis-data:/data']);
     for (const app of ['app1', 'app2', 'worker']) {
       expect(services[app].environment.REDIS_URL, app).toBe(`redis://:${required}@redis:6379`);
       expect(services[app].environment.REDIS_PASSWORD, app).toBe(''); // in REDIS_URL only

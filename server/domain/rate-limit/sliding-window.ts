@@ -3,7 +3,7 @@ import { prepared } from '../../db/named-statement';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { SqlDb } from '../../db/client';
-import { getRedis } from '../../db/redis';
+import { getRedis, withinRedisWait } from '../../db/redis';
 
 // A sliding window shared by every instance: per key, the hits of the last `window` seconds in
 // one-second buckets, in Redis (REDIS_URL) or in PostgreSQL (rate_windows, through the SQL
@@ -131,14 +131,17 @@ export function redisWindowStore(redis: Redis): WindowStore {
     redis.defineCommand('wgsRateTake', { numberOfKeys: 2, lua: TAKE_SCRIPT });
     redis.defineCommand('wgsRateGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
   }
+  const giveBack = (key: string) => withinRedisWait(client.wgsRateGiveBack(key)).then(() => undefined);
   return {
     async take(key, limit, windowSeconds, nowMs) {
-      const [allowed, used, waitMs] = await client.wgsRateTake(key, `${key}:latest`, limit, windowSeconds, nowMs ?? -1);
+      const command = client.wgsRateTake(key, `${key}:latest`, limit, windowSeconds, nowMs ?? -1);
+      // Refused for want of an answer, the request counts nothing: a hit Redis takes late is given back (Redis audit).
+      const ifLate = (late: typeof command) =>
+        void late.then(([allowed]) => (allowed === 1 ? client.wgsRateGiveBack(key) : undefined)).catch(() => {});
+      const [allowed, used, waitMs] = await withinRedisWait(command, ifLate);
       return { allowed: allowed === 1, used, waitMs };
     },
-    async giveBack(key) {
-      await client.wgsRateGiveBack(key);
-    },
+    giveBack,
   };
 }
 

@@ -29,6 +29,15 @@ export class RedisServer {
     });
   }
 
+  /** Stalls it (SIGSTOP): connections stay open, commands wait unanswered until resume(). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;
