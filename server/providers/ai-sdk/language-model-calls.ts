@@ -134,10 +134,11 @@ export async function streamOnce(
   }, retryOptions(call));
   let text = '';
   let bytes = 0;
-  let meta: GenerationMeta = {};
+  let meta: GenerationMeta | undefined;
   const take = (part: LanguageModelV3StreamPart) => {
     if (part.type === 'error') throw part.error;
-    if (part.type === 'finish') meta = metaOf(part);
+    // A finish part whose reason the provider never sent is the module's own, at the stream's end (engines audit).
+    if (part.type === 'finish' && part.finishReason.raw !== undefined) meta = metaOf(part);
     if (part.type === 'text-delta' && part.delta !== '') {
       // A provider that ignores max_tokens may stream without end: cut off, as a reply too large to read is.
       bytes += Buffer.byteLength(part.delta);
@@ -154,5 +155,8 @@ export async function streamOnce(
     throw error;
   }
   if (text === '') throw malformed('empty completion');
+  // Every module ends a stream with a finish part; only one whose provider said why it stopped was finished:
+  // a stream that merely ended was cut short (the anthropic and google modules passed it on as done).
+  if (!meta) throw malformed('the stream ended before its provider finished the answer');
   return { text, ...meta };
 }
