@@ -14,8 +14,8 @@
 // during the run falls on them alike.
 // The scenarios are a table (scripts/bench/scenarios.ts); scripts/bench/runner.ts runs them.
 // Everything runs on 127.0.0.1, on a temporary data dir with its own embedded PostgreSQL.
-// The figures are printed, never asserted; the books and the rejections' lack of writes are
-// checked (exit code 1 when they fail). The last line has a fixed form for comparisons.
+// The figures are printed, never asserted; the books (against the answers), each row's answers
+// and the rejections' lack of writes are checked (exit code 1 when they fail). The last line has a fixed form for comparisons.
 import { drain, readBooks } from './bench/books';
 import { memoryOf } from './bench/proc-stats';
 import { shutdown } from './bench/processes';
@@ -23,7 +23,7 @@ import { printReport, startLoadAverage } from './bench/report';
 import { runScenarios } from './bench/runner';
 import { lowerRateScenarios, MEDIA_SCENARIOS, ROW_ORDER, SCENARIOS, tenthOf } from './bench/scenarios';
 import { LOWER_RATES } from './bench/settings';
-import { startStack } from './bench/stack';
+import { KEY_LABELS, startStack } from './bench/stack';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -39,7 +39,8 @@ async function main(): Promise<void> {
   // Requests the load generator gave up on may still be running (a backlog at a fixed rate):
   // the books are read once every request has settled its hold.
   await drain(stack.stats);
-  const books = await readBooks(stack.stats);
+  const answered = new Map([...results.tallies].map(([key, tally]) => [KEY_LABELS[key], tally]));
+  const books = (await readBooks(stack.stats)).map((b) => ({ ...b, answered: answered.get(b.label) }));
   await stack.stats.end();
   const correct = printReport({
     rows: results.rows,

@@ -25,7 +25,8 @@ declare module 'autocannon' {
       p99: number;
     }
     interface Result {
-      requests: Histogram;
+      /** sent: requests written, answered or not. */
+      requests: Histogram & { sent: number };
       latency: Histogram;
       errors: number;
       timeouts: number;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { AnswerTally } from './load';
 
 // What the bench reads of the product's database: whether a request wrote anything, whether
 // requests are still holding units, and the books of the bench keys once the load is over.
@@ -47,6 +48,8 @@ export interface Books {
   captured: number;
   usage: number;
   held: number;
+  /** The paid answers the key's loads got and the requests they sent (runner.ts), when any were counted. */
+  answered?: AnswerTally;
 }
 
 /** Each bench key's books: units left, units captured, succeeded usage events, holds still open. */
@@ -68,7 +71,14 @@ export async function readBooks(client: pg.Client): Promise<Books[]> {
   }));
 }
 
-/** The books balance: every unit taken was captured, one succeeded usage event per unit, no hold left open. */
+/**
+ * The books balance: every unit taken was captured, one succeeded usage event per unit, no hold
+ * left open; and the key was charged a unit for every paid answer it got, and for no more calls
+ * than were sent (a call whose answer the load stopped waiting for may have been charged).
+ */
 export function booksBalance(books: Books[]): boolean {
-  return books.length > 0 && books.every((b) => b.remaining + b.captured === BENCH_QUOTA && b.usage === b.captured && b.held === 0);
+  const charged = ({ captured, answered }: Books) => !answered || (answered.paid <= captured && captured <= answered.sent);
+  return (
+    books.length > 0 && books.every((b) => b.remaining + b.captured === BENCH_QUOTA && b.usage === b.captured && b.held === 0 && charged(b))
+  );
 }

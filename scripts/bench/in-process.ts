@@ -8,6 +8,8 @@ export interface InProcessResult {
   /** CPU of this process per request, in ms (the pipeline, zod, pg driver; no HTTP). */
   cpuMs: number;
   statuses: Record<string, number>;
+  /** Its paid (2xx) answers and the calls made, the warm-up's included. */
+  tally: { paid: number; sent: number };
   /** CPU of the database per request, in ms, when `databaseCpuMs` is given. */
   databaseCpuMs?: number;
 }
@@ -24,6 +26,7 @@ export async function measureHandlerInProcess(options: {
   process.env.DATABASE_URL = options.databaseUrl;
   const { textGenerateRoute } = await import('../../server/http/routes/text-and-code');
   let counter = 0;
+  let paid = 0;
   const run = (seconds: number) => {
     const statuses: Record<string, number> = {};
     let count = 0;
@@ -46,6 +49,7 @@ export async function measureHandlerInProcess(options: {
         );
         await response.arrayBuffer();
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+        if (response.ok) paid++;
         count++;
       }
     });
@@ -61,7 +65,7 @@ export async function measureHandlerInProcess(options: {
     });
   };
   await run(Math.min(3, options.seconds)); // warm-up: JIT, key cache, prepared statements
-  const result = await run(options.seconds);
+  const result = { ...(await run(options.seconds)), tally: { paid, sent: counter } };
   const { disconnectDb } = await import('../../server/db/client');
   await disconnectDb();
   return result;

@@ -26,7 +26,18 @@ export interface Measured {
   promotedPerRequest?: number;
   /** The share of the machine's CPU busy meanwhile (every process: the load generator's, PostgreSQL's, the servers'). */
   machineBusy?: number;
+  /** What every answer of the row must be: '2xx' (any success) or one status. */
+  expected?: string;
   note?: string;
+}
+
+/**
+ * The paid answers a key got and the requests sent to it, warm-ups included: its books must have
+ * captured at least one unit per paid answer and at most one per request sent (scripts/bench/books.ts).
+ */
+export interface AnswerTally {
+  paid: number;
+  sent: number;
 }
 
 export interface Load {
@@ -42,6 +53,8 @@ export interface Load {
   duration?: number;
   /** Count promotions while measuring, through the server's promotion counter writing here. */
   promotionFile?: string;
+  /** Adds this load's paid answers and requests sent, warm-ups included. */
+  tally?: AnswerTally;
 }
 
 interface Run {
@@ -49,6 +62,8 @@ interface Run {
   p50: number;
   p99: number;
   total: number;
+  /** Requests sent, answered or not (those the load stopped waiting for included). */
+  sent: number;
   statuses: Record<string, number>;
   errors: number;
 }
@@ -84,6 +99,7 @@ async function closedLoop(load: Load): Promise<Run> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
+    sent: result.requests.sent,
     statuses,
     errors: result.errors + result.timeouts,
   };
@@ -104,6 +120,7 @@ function percentile(result: LoadTestResult, which: 50 | 99): number {
 async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
   const run = loadTest as unknown as (options: LoadTestOptions) => Promise<LoadTestResult>;
   const body = load.body ?? '';
+  let sent = 0;
   const result = await run({
     url: load.url,
     method: load.method ?? 'GET',
@@ -122,6 +139,7 @@ async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
     ) => {
       if (load.freshKey) params.headers['idempotency-key'] = freshIdempotencyKey();
       if (load.method === 'POST') params.headers['Content-Length'] = Buffer.byteLength(body);
+      sent++;
       return request(params, callback);
     },
   });
@@ -133,12 +151,27 @@ async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
     p50: percentile(result, 50),
     p99: percentile(result, 99),
     total: result.totalRequests,
+    sent,
     statuses,
     errors: result.totalErrors - failed,
   };
 }
 
-const drive = (load: Load) => (load.overallRate ? openLoop({ ...load, overallRate: load.overallRate }) : closedLoop(load));
+/** Whether a status (autocannon's `200`, loadtest's `2xx` or `401`) is the `expected` one (Measured). */
+const answeredAs = (status: string, expected: string) => (expected === '2xx' ? status.startsWith('2') : status === expected);
+
+/** A row with an answer other than its scenario's (a 5xx on a paid path, a 429 among the 401s) or a request that failed. */
+export const answeredOtherwise = (row: Measured) =>
+  row.expected !== undefined && (row.errors > 0 || Object.keys(row.statuses).some((status) => !answeredAs(status, row.expected!)));
+
+async function drive(load: Load): Promise<Run> {
+  const run = await (load.overallRate ? openLoop({ ...load, overallRate: load.overallRate }) : closedLoop(load));
+  if (load.tally) {
+    for (const [status, count] of Object.entries(run.statuses)) if (answeredAs(status, '2xx')) load.tally.paid += count;
+    load.tally.sent += run.sent;
+  }
+  return run;
+}
 
 /** Samples a server's peak RSS (every 200 ms) and, with PostgreSQL's, its CPU until `stop`. */
 function sample(pid: number | undefined, postmasterPid: number) {

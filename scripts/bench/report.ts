@@ -1,11 +1,11 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { booksBalance, type Books } from './books';
-import { busyPercent, type Measured } from './load';
+import { answeredOtherwise, busyPercent, type Measured } from './load';
 import { CONNECTIONS, DURATION_S, NODE_OPTIONS, OBSERVABILITY_OFF, ROUNDS, WARMUP_S, WITHOUT } from './settings';
 
 // The printed result of a run: the machine and conditions, the table, the comparisons, the books,
 // the targets and, last, one line of a fixed form for comparing runs:
-//   bench: text.generate R req/s, Y x bare floor, provider path Q req/s, +C ms cpu, added p99 D ms, rss M MB, P x peer
+//   bench: text.generate T req/s, Y x bare floor, provider path Q req/s, +C ms cpu, added p99 D ms, rss M MB, P x peer
 
 export interface Report {
   rows: Map<string, Measured>;
@@ -126,7 +126,7 @@ function gateCost(report: Report) {
   };
 }
 
-/** Prints the report; false when a check of the product's correctness (books, rejections) failed. */
+/** Prints the report; false when a check of the product's correctness (books, answers, rejections) failed. */
 export function printReport(report: Report): boolean {
   const row = (id: string) => report.rows.get(id)!;
   const { addedCpu, addedP99, rssMax } = gateCost(report);
@@ -139,10 +139,15 @@ export function printReport(report: Report): boolean {
     `product RSS: ${fmt(report.idleRss)} MB idle after start, max ${fmt(rssMax)} MB under the local and provider loads, ${fmt(row('media').rssMb ?? 0)} MB under the media load, VmHWM ${fmt(report.hwm)} MB (PostgreSQL's own processes not included)`,
   );
   for (const b of report.books) {
+    const answered = b.answered ? `, paid answers ${b.answered.paid} of ${b.answered.sent} requests sent` : '';
     out(
-      `books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}`,
+      `books ${b.label}: remaining ${b.remaining}, captured units ${b.captured}, succeeded usage events ${b.usage}, open holds ${b.held}${answered}`,
     );
   }
+  const misanswered = report.rowOrder.map(row).filter(answeredOtherwise);
+  out(
+    `answers: ${misanswered.length ? misanswered.map((r) => `${r.name} answered other than ${r.expected}`).join('; ') : 'every row answered as it should'}`,
+  );
   const noWrite = row('r401').note === 'no db write' && row('r422').note === 'no db write';
   const balanced = booksBalance(report.books);
   const [product, viaProvider, peer] = [row('product'), row('viaProvider'), row('peer')];
@@ -155,11 +160,12 @@ export function printReport(report: Report): boolean {
     ['rejections without a database write', noWrite],
     ['RSS <= 300 MB', rssMax <= 300],
     ['books balance', balanced],
+    ['every answer as expected', misanswered.length === 0],
   ] as const;
   out(`targets: ${targets.map(([what, ok]) => `${what}: ${ok ? 'met' : 'NOT met'}`).join('; ')}`);
   out(`(total bench time ${fmt((Date.now() - report.started) / 1000)} s)`);
   out(
     `bench: text.generate ${fmt(product.rps)} req/s, ${fmt(product.rps / row('bare').rps, 2)} x bare floor, provider path ${fmt(viaProvider.rps)} req/s, ${signed(addedCpu, 2)} ms cpu, added p99 ${fmt(addedP99)} ms, rss ${fmt(rssMax)} MB, ${fmt(viaProvider.rps / peer.rps, 2)} x peer`,
   );
-  return noWrite && balanced;
+  return noWrite && balanced && misanswered.length === 0;
 }

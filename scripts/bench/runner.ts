@@ -6,10 +6,10 @@ import { activityNote, databaseActivity } from './database-activity';
 import { measureHandlerInProcess } from './in-process';
 import { cpuByPid, cpuSpent, postgresPids } from './proc-stats';
 import { stopChild } from './processes';
-import { fixedRate, type Scenario } from './scenarios';
+import { expectedAnswer, fixedRate, type Scenario } from './scenarios';
 import { CONNECTIONS, DURATION_S, log, ROUNDS, runId } from './settings';
-import { startProduct, type Stack } from './stack';
-import { measure, measureWindow, rowOf, warmUp, type Load, type Measured, type Window } from './load';
+import { startProduct, type KeyName, type Stack } from './stack';
+import { measure, measureWindow, rowOf, warmUp, type AnswerTally, type Load, type Measured, type Window } from './load';
 
 // Runs scenarios one after another against a stack, each to one row, keyed by the scenario's id.
 
@@ -40,6 +40,17 @@ export interface Results {
   rows: Map<string, Measured>;
   /** The offered rate of the fixed-rate rows, once the local path's closed loop has been measured. */
   fixedRate?: number;
+  /** Per bench key: its paid answers and the requests sent to it (what its books are checked against). */
+  tallies: Map<KeyName, AnswerTally>;
+}
+
+/** The tally of the key a scenario's requests pay with, if they pay (a fresh Idempotency-Key each, a body the schema takes). */
+function tallyOf(results: Results, scenario: Scenario): AnswerTally | undefined {
+  const key = scenario.key;
+  if (key === undefined || key === 'unknown' || scenario.body === 'empty-input') return undefined;
+  let tally = results.tallies.get(key);
+  if (!tally) results.tallies.set(key, (tally = { paid: 0, sent: 0 }));
+  return tally;
 }
 
 interface Run {
@@ -94,13 +105,15 @@ function loadOf(run: Run, scenario: Scenario, url: string): Load {
     connections: scenario.connections,
     overallRate: rateOf(run, scenario),
     promotionFile: scenario.promotion && scenario.instance === 'app' ? run.stack.appPromotionFile : undefined,
+    tally: scenario.idempotency === 'fresh' ? tallyOf(run.results, scenario) : undefined,
   };
 }
 
-/** The first request of a stored key: the answer every later one replays. */
-async function storeReplay(load: Load): Promise<void> {
+/** The first request of a stored key: the answer every later one replays (the only one of them that pays). */
+async function storeReplay(load: Load, tally: AnswerTally | undefined): Promise<void> {
   const first = await fetch(load.url, { method: 'POST', headers: load.headers, body: load.body });
   if (first.status !== 200) throw new Error(`replay setup answered ${first.status}: ${await first.text()}`);
+  if (tally) [tally.paid, tally.sent] = [tally.paid + 1, tally.sent + 1];
 }
 
 async function inProcessRow(run: Run, scenario: Scenario): Promise<Measured> {
@@ -115,6 +128,8 @@ async function inProcessRow(run: Run, scenario: Scenario): Promise<Measured> {
     concurrency: CONNECTIONS,
     databaseCpuMs: () => cpuSpent(pgStart, cpuByPid(postgresPids(stack.postmasterPid))),
   });
+  const tally = tallyOf(run.results, scenario);
+  if (tally) [tally.paid, tally.sent] = [tally.paid + handler.tally.paid, tally.sent + handler.tally.sent];
   return {
     name: scenario.name,
     rps: handler.rps,
@@ -135,7 +150,7 @@ async function runScenario(run: Run, scenario: Scenario): Promise<Measured> {
   const target = await instanceFor(run, scenario);
   if (scenario.load.kind === 'in-process') return { ...(await inProcessRow(run, scenario)), note: scenario.note };
   const load = loadOf(run, scenario, target.url);
-  if (scenario.idempotency === 'stored') await storeReplay(load);
+  if (scenario.idempotency === 'stored') await storeReplay(load, tallyOf(run.results, scenario));
   const name = load.overallRate ? `${scenario.name} @ ${load.overallRate}/s` : scenario.name;
   // The bench's database starts empty: until autovacuum first analyzes the tables that grow (a
   // minute or more), PostgreSQL plans the paid path's statements for empty tables, and spent 2.5x
@@ -218,12 +233,16 @@ async function runAlternating(run: Run, group: Scenario[]): Promise<void> {
   }
   for (const { scenario, pid, windows, batches } of entries) {
     const note = noteOf(scenario, batches && batchSizesNote(new Map(), batches));
-    run.results.rows.set(scenario.id, { ...rowOf(scenario.name, windows, pid), note });
+    run.results.rows.set(scenario.id, { ...rowOf(scenario.name, windows, pid), note, expected: expectedAnswer(scenario) });
   }
 }
 
 /** Runs `scenarios` in order, adding a row each to `results`; neighbouring `alternate` ones together. */
-export async function runScenarios(stack: Stack, scenarios: Scenario[], results: Results = { rows: new Map() }): Promise<Results> {
+export async function runScenarios(
+  stack: Stack,
+  scenarios: Scenario[],
+  results: Results = { rows: new Map(), tallies: new Map() },
+): Promise<Results> {
   const run: Run = { stack, results };
   for (let index = 0; index < scenarios.length;) {
     let end = index;
@@ -232,7 +251,8 @@ export async function runScenarios(stack: Stack, scenarios: Scenario[], results:
       await runAlternating(run, scenarios.slice(index, end));
       index = end;
     } else {
-      results.rows.set(scenarios[index]!.id, await runScenario(run, scenarios[index]!));
+      const scenario = scenarios[index]!;
+      results.rows.set(scenario.id, { ...(await runScenario(run, scenario)), expected: expectedAnswer(scenario) });
       index++;
     }
   }

@@ -138,6 +138,12 @@ export const MEDIA_SCENARIOS: Scenario[] = [
   },
 ];
 
+/** What every answer of a scenario's row must be (Measured.expected): the refusal it is made of, else a success. */
+export function expectedAnswer(scenario: Scenario): string {
+  if (scenario.key === 'unknown') return '401';
+  return scenario.body === 'empty-input' ? '422' : '2xx';
+}
+
 /** The table's rows: as they run, but the fixed-rate group with the paid paths first; then the lower rates and the media row. */
 export const ROW_ORDER = [
   ...['trivial', 'product', 'viaProvider', 'bare', 'direct', 'peer', 'r401', 'r422', 'quietPaid', 'quiet401', 'quiet422', 'replay'],

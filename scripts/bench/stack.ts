@@ -18,6 +18,14 @@ import { withoutSettings } from './start-settings';
 
 export type KeyName = 'product' | 'provider' | 'floor' | 'inProcess';
 
+/** Each bench key's label, by which the books name it. */
+export const KEY_LABELS: Record<KeyName, string> = {
+  product: 'bench product',
+  floor: 'bench floor',
+  inProcess: 'bench in-process',
+  provider: 'bench provider path',
+};
+
 /** The peer gateway (Portkey's open-source gateway, its Node build), headless. */
 const PEER_SERVER = 'node_modules/@portkey-ai/gateway/build/start-server.js';
 
@@ -108,12 +116,13 @@ function applyPackages(baseEnv: NodeJS.ProcessEnv, dataDir: string, providerUrl:
     }),
   );
   runCli(['packages', 'apply', packagesFile, '--json'], baseEnv);
-  const key = (pkg: string, label: string) => String(runCli(['keys', 'create', '--package', pkg, '--label', label, '--json'], baseEnv).key);
+  const key = (pkg: string, name: KeyName) =>
+    String(runCli(['keys', 'create', '--package', pkg, '--label', KEY_LABELS[name], '--json'], baseEnv).key);
   return {
-    product: key('bench', 'bench product'),
-    floor: key('bench', 'bench floor'),
-    inProcess: key('bench', 'bench in-process'),
-    provider: key('bench-provider', 'bench provider path'),
+    product: key('bench', 'product'),
+    floor: key('bench', 'floor'),
+    inProcess: key('bench', 'inProcess'),
+    provider: key('bench-provider', 'provider'),
   };
 }
 

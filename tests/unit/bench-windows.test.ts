@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { addBatchCounts, batchSizesNote, type BatchCounts } from '../../scripts/bench/batch-sizes';
-import { rowOf, type Window } from '../../scripts/bench/load';
+import { BENCH_QUOTA, booksBalance } from '../../scripts/bench/books';
+import { answeredOtherwise, rowOf, type Window } from '../../scripts/bench/load';
 
 function window(seconds: number, rps: number, p99: number, cpuMs: number, rssMb: number, promoted?: number, machineBusy = 0.5): Window {
   const total = rps * seconds;
   return {
     seconds,
-    run: { rps, p50: p99 / 2, p99, total, statuses: { '200': total }, errors: 0 },
+    run: { rps, p50: p99 / 2, p99, total, sent: total, statuses: { '200': total }, errors: 0 },
     spent: { rssMb, server: cpuMs, main: cpuMs / 2, database: cpuMs * 2, machineBusy },
     promoted,
   };
@@ -46,5 +47,30 @@ describe('a bench row measured in alternating windows', () => {
     addBatchCounts(total, at(50, 900), at(80, 1000)); // second: 30 statements, 100 calls (another row wrote in between)
     addBatchCounts(total, undefined, at(90, 2000)); // metrics off: nothing known
     expect(batchSizesNote(new Map(), total)).toBe('calls per statement: reserve 7.5');
+  });
+});
+
+describe("the bench's checks of the product's answers", () => {
+  const row = (statuses: Record<string, number>, expected: string, errors = 0) =>
+    ({ name: 'row', rps: 1, p50: 1, p99: 1, statuses, errors, expected }) as const;
+
+  it('wants every answer of a row to be its scenario’s', () => {
+    expect(answeredOtherwise(row({ '200': 10 }, '2xx'))).toBe(false);
+    expect(answeredOtherwise(row({ '2xx': 10 }, '2xx'))).toBe(false);
+    expect(answeredOtherwise(row({ '200': 10, '502': 1 }, '2xx'))).toBe(true);
+    expect(answeredOtherwise(row({ '401': 10, '429': 1 }, '401'))).toBe(true);
+    expect(answeredOtherwise(row({ '422': 10 }, '422'))).toBe(false);
+    expect(answeredOtherwise(row({ '200': 10 }, '2xx', 1))).toBe(true);
+  });
+
+  it('wants a unit captured for every paid answer, and for no more calls than were sent', () => {
+    const books = (captured: number, answered?: { paid: number; sent: number }) => [
+      { label: 'k', remaining: BENCH_QUOTA - captured, captured, usage: captured, held: 0, answered },
+    ];
+    expect(booksBalance(books(100, { paid: 98, sent: 101 }))).toBe(true);
+    expect(booksBalance(books(100, { paid: 100, sent: 100 }))).toBe(true);
+    expect(booksBalance(books(97, { paid: 98, sent: 101 }))).toBe(false); // a paid answer charged nothing
+    expect(booksBalance(books(102, { paid: 98, sent: 101 }))).toBe(false); // charged more than was asked
+    expect(booksBalance(books(100))).toBe(true);
   });
 });
