@@ -24,7 +24,7 @@ import { apiPaths } from '../server/http/edge/normalize-request';
 import { ensureLocalSecrets } from '../server/config/runtime-secrets';
 import { startInstance } from '../server/instance/start-instance';
 import { startTracing } from '../server/observability/tracing';
-import { serviceApp, servesTarget, SURFACE_PREFIXES } from '../server/surfaces/service-app';
+import { answerEdgeError, serviceApp, servesTarget, SURFACE_PREFIXES } from '../server/surfaces/service-app';
 
 const log = (line: string) => process.stdout.write(`[wgs] ${line}\n`);
 /** A second stop: the requests still running are cut, and the process exits in 5 s at most. */
@@ -82,8 +82,8 @@ function requestOnItsOwnConnection(url: string): Promise<number> {
 
 /** The API's paths, and the service's app for those it serves (unless Next is to route them). */
 function edgeRoutes(throughNext: boolean): EdgeRoutes {
-  const isApiPath = apiPaths(SURFACE_PREFIXES);
-  return throughNext ? { isApiPath } : { isApiPath, app: { serves: servesTarget, dispatch: createDirectDispatch(serviceApp) } };
+  const shared = { isApiPath: apiPaths(SURFACE_PREFIXES), answerError: answerEdgeError };
+  return throughNext ? shared : { ...shared, app: { serves: servesTarget, dispatch: createDirectDispatch(serviceApp) } };
 }
 
 async function main(): Promise<void> {

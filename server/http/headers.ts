@@ -9,14 +9,22 @@ const JSON_CONTENT_TYPE = /^application\/json(?:[ \t]*;)*(?:(?<=;)[ \t]*charset=
 
 /**
  * `application/json`, optionally with `charset=utf-8` in any case; anything else is 415, and so
- * is a body in a content coding (gzip, ...) the API does not decode (RFC 9110 §15.5.16).
+ * is a body in a content coding the API does not decode (refuseContentCoding).
  */
 export function requireJsonContentType(request: Request): void {
   const value = request.headers.get('content-type');
   if (value === null || !JSON_CONTENT_TYPE.test(value.trim())) throw new ApiError('unsupported_media_type');
+  refuseContentCoding(request);
+}
+
+/**
+ * A body in a content coding (gzip, ...) the API does not decode, whatever its type (JSON, a
+ * multipart form): `unsupported_media_type` (RFC 9110 §15.5.16), checked after the type.
+ */
+export function refuseContentCoding(request: Request): void {
   const coding = request.headers.get('content-encoding')?.trim().toLowerCase();
   if (coding && coding !== 'identity') {
-    throw new ApiError('unsupported_media_type', { message: 'Content-Encoding is not supported: send the JSON body uncompressed.' });
+    throw new ApiError('unsupported_media_type', { message: 'Content-Encoding is not supported: send the body uncompressed.' });
   }
 }
 

@@ -92,17 +92,31 @@ export function createServiceApp(surfaces: readonly Surface[]): Hono<ServiceEnv>
 
 export const serviceApp = createServiceApp(SURFACES);
 
+/** A request target's path, without its query. */
+function pathOf(target: string): string {
+  const queryAt = target.indexOf('?');
+  return queryAt === -1 ? target : target.slice(0, queryAt);
+}
+
+/** The surface whose prefix a path is, or is under (`/v1/key`, and `/v1%5Ckey`, its 404). */
+const surfaceOf = (path: string): Surface | undefined =>
+  SURFACES.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`) || /^%5c/i.test(path.slice(prefix.length)));
+
 /** Whether the app serves a request target (path and query): a surface's path, a signed URL's, or a probe's. */
 export function servesTarget(target: string): boolean {
-  const queryAt = target.indexOf('?');
-  const path = queryAt === -1 ? target : target.slice(0, queryAt);
-  if (
-    SURFACES.some(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`) || /^%5c/i.test(path.slice(prefix.length))) ||
-    path.startsWith(OUTPUT_URLS) ||
-    path.startsWith(UPLOAD_URLS)
-  )
-    return true;
+  const path = pathOf(target);
+  if (surfaceOf(path) || path.startsWith(OUTPUT_URLS) || path.startsWith(UPLOAD_URLS)) return true;
   return Object.hasOwn(PROBES, path) || (path.endsWith('/') && Object.hasOwn(PROBES, path.slice(0, -1)));
+}
+
+/**
+ * An error npm start's server answers itself, before any route sees the request (a transfer coding
+ * it does not decode), in the error format of the surface whose path the target is (OpenAI's under
+ * /openai/v1); /v1's envelope elsewhere.
+ */
+export function answerEdgeError(target: string, error: ApiError): Response {
+  const surface = surfaceOf(pathOf(target));
+  return surface ? surface.answerError(error, newRequestId(), {}) : toErrorResponse(error, newRequestId());
 }
 
 /** The prefixes of the surfaces, whose every path and method the app answers (404, 405). */

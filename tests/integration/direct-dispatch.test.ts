@@ -10,7 +10,7 @@ import { createDirectDispatch } from '@/server/http/edge/direct-dispatch';
 import { createEdgeServer } from '@/server/http/edge/edge-server';
 import { apiPaths } from '@/server/http/edge/normalize-request';
 import { enableMetrics } from '@/server/observability/metrics';
-import { serviceApp, servesTarget, SURFACE_PREFIXES } from '@/server/surfaces/service-app';
+import { answerEdgeError, serviceApp, servesTarget, SURFACE_PREFIXES } from '@/server/surfaces/service-app';
 import { createTestKey, newIdempotencyKey } from '../helpers/api';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 import { sampleWav } from './support/storage/uploads';
@@ -34,7 +34,7 @@ beforeAll(async () => {
       nextSaw.push({ connection: acceptedConnection(), headers: Object.keys(req.headers) });
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('next');
     },
-    { isApiPath: apiPaths(SURFACE_PREFIXES), app },
+    { isApiPath: apiPaths(SURFACE_PREFIXES), app, answerError: answerEdgeError },
   );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -179,6 +179,32 @@ describe('the direct path of npm start', () => {
       expect(received.toLowerCase()).toContain('cache-control: no-store');
     }
     expect(nextCalls.slice(nextCallsBefore)).toEqual([]);
+  });
+
+  it("refuses a transfer coding it does not decode in the envelope of the path's surface: OpenAI's under /openai/v1 (outside audit: /v1's)", async () => {
+    const refusal = async (path: string) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const closed = once(socket, 'close');
+      const body = '{"model":"text.generate"}';
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wgs_live_unknown\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      await closed; // Connection: close
+      const headEnd = received.indexOf('\r\n\r\n');
+      return { head: received.slice(0, headEnd).toLowerCase(), body: JSON.parse(received.slice(headEnd + 4)) as { error: object } };
+    };
+    const message = 'The transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length.';
+    const openai = await refusal('/openai/v1/chat/completions');
+    expect(openai.head).toMatch(/^http\/1\.1 400 /);
+    expect(openai.head).toContain('x-should-retry: false');
+    expect(openai.body).toEqual({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_request' } });
+    const v1 = await refusal('/v1/text/generate');
+    expect(v1.head).toMatch(/^http\/1\.1 400 /);
+    expect(v1.body).toEqual({ error: { code: 'invalid_request', message, request_id: expect.stringMatching(/^req_/) } });
+    expect(v1.head).toContain(`x-request-id: ${(v1.body.error as { request_id: string }).request_id.toLowerCase()}`);
   });
 
   it("answers a method Next cannot route on the probes in the envelope, with the probe's own Allow", async () => {

@@ -127,6 +127,11 @@ describe('an /openai/v1 multipart body', () => {
     expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${boundary}--\r\n`))).toMatchObject(
       invalid,
     );
+    // An empty name is no name (outside audit: a field named "" was taken, and the call charged).
+    for (const disposition of ['form-data; name=""', 'form-data; name=""; filename="a.wav"']) {
+      const part = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\nx\r\n--${boundary}--\r\n`;
+      expect(await refusal(request(part))).toMatchObject(invalid);
+    }
     expect(await refusal(request(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nx\r\n`))).toMatchObject(invalid);
   });
 
@@ -149,5 +154,22 @@ describe('an /openai/v1 multipart body', () => {
       details: { param: 'prompt', code: 'invalid_value' },
     });
     expect(await refusal(form(Buffer.from([0x61, 0xc3, 0x28])))).toMatchObject({ message: 'prompt is not valid UTF-8.' });
+  });
+
+  it('refuses a body in a content coding (gzip, br, any but identity) before reading it, as a JSON body is (outside audit: it ran, and was charged)', async () => {
+    const form = (coding: string) => {
+      const request = multipart([['model', 'audio.transcribe']]);
+      const headers = new Headers(request.headers);
+      headers.set('content-encoding', coding);
+      return new Request(request, { headers });
+    };
+    for (const coding of ['gzip', 'br', 'zzz', ' GZIP ']) {
+      expect(await refusal(form(coding))).toEqual({
+        code: 'unsupported_media_type',
+        message: 'Content-Encoding is not supported: send the body uncompressed.',
+        details: undefined,
+      });
+    }
+    expect((await readMultipartBody(form('identity'), 1024)).fields).toEqual({ model: 'audio.transcribe' });
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { servingConnection } from '../../auth/connection';
+import { ApiError } from '../../domain/errors';
 import { answeringPage } from '../page-answer';
 import { newRequestId } from '../request-id';
 import { isStopping } from '../../lifecycle/shutdown-hooks';
@@ -16,7 +17,15 @@ import {
   withoutUnparseableCallbackCookie,
 } from './normalize-request';
 import type { DirectDispatch } from './direct-dispatch';
-import { answerClientError, connectAnswer, envelopeAnswer, nonPathTargetAnswer, rawAnswer, type ProtocolAnswer } from './protocol-answers';
+import {
+  answerClientError,
+  connectAnswer,
+  envelopeAnswer,
+  fromResponse,
+  nonPathTargetAnswer,
+  rawAnswer,
+  type ProtocolAnswer,
+} from './protocol-answers';
 import { answerAfterDraining, awaitContinue, continueIfAwaited } from './refused-body';
 import { beforeHead } from '../before-head';
 
@@ -35,6 +44,11 @@ export interface EdgeRoutes {
   isApiPath(target: string): boolean;
   /** The service's app and the targets it serves; without it Next serves them too (`--v1-through-next`). */
   app?: { serves(target: string): boolean; dispatch: DirectDispatch };
+  /**
+   * A refusal this server answers itself, in the error format of the surface whose path the target
+   * is (service-app.ts `answerEdgeError`: OpenAI's under /openai/v1); without it, /v1's envelope.
+   */
+  answerError?(target: string, error: ApiError): Response;
 }
 
 /**
@@ -76,6 +90,20 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
   res.writeHead(status, status === 204 ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) }).end(body);
 }
 
+/**
+ * A transfer coding this server does not decode: 400 as for headers too large (the interface's
+ * statuses are the API's; RFC 9112 suggests 501), in the error format of the surface whose path
+ * it is (routes.answerError), once the body has gone by.
+ */
+function refuseTransferCoding(req: IncomingMessage, res: ServerResponse, routes: EdgeRoutes, coding: string): void {
+  const message = `The transfer coding ${coding} is not supported: send the body as it is, chunked or with a Content-Length.`;
+  const close = { Connection: 'close' };
+  const reply = routes.answerError
+    ? fromResponse(routes.answerError(req.url ?? '/', new ApiError('invalid_request', { message })), close)
+    : Promise.resolve(envelopeAnswer(400, 'invalid_request', message, close));
+  answerAfterDraining(req, () => void reply.then((made) => answer(res, made)));
+}
+
 /** Answers or rewrites one request, then hands it to the app or to Next. */
 function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHandler, routes: EdgeRoutes): void {
   stampRequestId(res);
@@ -105,9 +133,7 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   }
   const coding = unsupportedTransferCoding(req.headers['transfer-encoding']);
   if (coding !== undefined) {
-    // 400 as for headers too large: the interface's statuses are the API's (RFC 9112 suggests 501).
-    const message = `The transfer coding ${coding} is not supported: send the body as it is, chunked or with a Content-Length.`;
-    answerAfterDraining(req, () => answer(res, envelopeAnswer(400, 'invalid_request', message, { Connection: 'close' })));
+    refuseTransferCoding(req, res, routes, coding);
     return;
   }
   const refusal = dashboardBodyRefusal(api, req.headers);

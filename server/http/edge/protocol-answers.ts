@@ -24,6 +24,11 @@ export function envelopeAnswer(status: number, code: ErrorCode, message: string,
   };
 }
 
+/** A Fetch Response (a surface's error answer) as one of this server's answers, with `extra` headers. */
+export async function fromResponse(response: Response, extra: Record<string, string> = {}): Promise<ProtocolAnswer> {
+  return { status: response.status, headers: { ...Object.fromEntries(response.headers), ...extra }, body: await response.text() };
+}
+
 /** The answer as bytes, for a socket no ServerResponse owns; the connection is closed after it. */
 export function rawAnswer({ status, headers, body }: ProtocolAnswer): string {
   const lines = Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { ApiError } from '../../domain/errors';
-import { requireJsonContentType } from '../headers';
+import { refuseContentCoding, requireJsonContentType } from '../headers';
 import { dropRestOfBody, parseJsonObject, readBodyBytes } from '../read-json-body';
 import { refuseParam } from './openai-errors';
 
@@ -50,6 +50,7 @@ export async function readMultipartBody(request: Request, maxFileBytes: number):
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     throw new ApiError('unsupported_media_type', { message: 'Content-Type must be multipart/form-data with the file as a part.' });
   }
+  refuseContentCoding(request); // as a JSON body's: after its type, before a byte is read
   const limit = maxFileBytes + FORM_OVERHEAD_BYTES;
   const tooLarge = new ApiError('payload_too_large', {
     message: `The form exceeds this key's package upload limit of ${maxFileBytes} bytes for its file, and ${FORM_OVERHEAD_BYTES / 1024} KiB for its other fields.`,
@@ -105,8 +106,8 @@ async function parseParts(request: Request, contentType: string, limit: number, 
   let failure: ApiError | undefined;
   parser.on('file', (name: string | undefined, stream, filename: string | undefined, _encoding, mimeType) => {
     stream.on('error', () => (failure ??= invalidForm())); // a part cut short: the parser says so too
-    if (name === undefined) {
-      failure ??= invalidForm(); // a part without a name: busboy passes it on as if it had one
+    if (!name) {
+      failure ??= invalidForm(); // a part without a name, or an empty one: busboy passes it on as if it had one
       stream.resume();
       return;
     }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disconnectDb } from '@/server/db/client';
 import { api, createTestKey, remainingUnits } from '../../helpers/api';
@@ -84,6 +85,61 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     const response = await transcription(key, form);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { param: 'model', code: 'invalid_value', message: 'model: send it once.' } });
+    expect(await remainingUnits(id)).toBe(10);
+  });
+
+  it('a multipart body in a content coding (Content-Encoding, any but identity) is 400 unsupported_media_type, as a JSON body is, and nothing is charged (outside audit)', async () => {
+    const { id, key } = await createTestKey({
+      operations: { ...OPERATIONS, 'videos.generate': { engine: 'local', units: 5 } },
+      quota: 10,
+    });
+    const wav = await sampleWav('Hi.');
+    const unsupported = {
+      error: {
+        type: 'invalid_request_error',
+        param: null,
+        code: 'unsupported_media_type',
+        message: expect.stringContaining('Content-Encoding'),
+      },
+    };
+    for (const coding of ['gzip', 'br', 'zzz']) {
+      const refused = await transcription(key, fileForm(wav, 'audio/wav', 'a.wav'), { 'content-encoding': coding });
+      expect(refused.status, coding).toBe(400);
+      expect(await refused.json()).toMatchObject(unsupported);
+    }
+    // A form really gzipped is refused the same way (it was a 400 invalid_request: the gzip read as a form).
+    const form = new Request('http://x/', { method: 'POST', body: fileForm(wav, 'audio/wav', 'a.wav') });
+    const gzipped = gzipSync(Buffer.from(await form.arrayBuffer()));
+    const type = { 'content-type': form.headers.get('content-type')!, 'content-encoding': 'gzip' };
+    expect(await (await transcription(key, gzipped, type)).json()).toMatchObject(unsupported);
+    const video = new FormData();
+    video.append('prompt', 'A lighthouse at dusk');
+    const videoRefused = await api(
+      new Request('http://127.0.0.1/openai/v1/videos', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-encoding': 'gzip' },
+        body: video,
+      }),
+    );
+    expect(videoRefused.status).toBe(400);
+    expect(await videoRefused.json()).toMatchObject(unsupported);
+    expect(await remainingUnits(id)).toBe(10);
+    expect((await transcription(key, fileForm(wav, 'audio/wav', 'a.wav'), { 'content-encoding': 'identity' })).status).toBe(200);
+  });
+
+  it('a multipart part with an empty name is refused as one without a name: 400 invalid_request, and nothing is charged (outside audit)', async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const form = fileForm(await sampleWav('Hi.'), 'audio/wav', 'a.wav');
+    form.append('', 'x');
+    const refused = await transcription(key, form);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+        message: 'The request body is not a valid multipart/form-data body.',
+      },
+    });
     expect(await remainingUnits(id)).toBe(10);
   });
 
