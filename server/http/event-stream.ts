@@ -68,9 +68,25 @@ export function replayedEventsResponse(events: string, requestId: string, extra?
  */
 export type StreamWork = (signal: AbortSignal, onDelta: (text: string) => boolean) => Promise<string>;
 
-export function eventStreamResponse(requestId: string, extra: Record<string, string>, work: StreamWork): Response {
+/**
+ * Calls `leave` once the client is gone, as the request's own signal tells it (aborted when the
+ * connection closed before the answer ended: npm start's server, Next's alike), at once if it is
+ * already: a client that half-closed or reset while its request was checked is gone by the time its
+ * answer begins, and an aborted signal fires no listener.
+ */
+export function whenClientGone(request: AbortSignal, leave: () => void): void {
+  if (request.aborted) leave();
+  else request.addEventListener('abort', leave, { once: true });
+}
+
+/** `work`'s pieces as they come; its signal fires on `request` (the request's own signal) or the body's cancel. */
+export function eventStreamResponse(requestId: string, extra: Record<string, string>, request: AbortSignal, work: StreamWork): Response {
   const disconnect = new AbortController();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const clientGone = () => {
+    clearInterval(keepAlive);
+    if (!disconnect.signal.aborted) disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
+  };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (text: string): boolean => {
@@ -80,6 +96,7 @@ export function eventStreamResponse(requestId: string, extra: Record<string, str
       };
       send(KEEP_ALIVE);
       keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
+      whenClientGone(request, clientGone); // its run then never calls an engine (stream-channel.ts)
       const onDelta = (text: string) => send(deltaEventText(text));
       work(disconnect.signal, onDelta)
         .then(
@@ -94,10 +111,7 @@ export function eventStreamResponse(requestId: string, extra: Record<string, str
           if (!disconnect.signal.aborted) controller.close();
         });
     },
-    cancel() {
-      clearInterval(keepAlive);
-      disconnect.abort(new DOMException('The client closed the stream.', 'AbortError'));
-    },
+    cancel: clientGone,
   });
   return new Response(body, { status: 200, headers: eventStreamHeaders(requestId, extra) });
 }

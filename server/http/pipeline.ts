@@ -160,7 +160,7 @@ async function answer<P>(
     const settled = await runAndSettle(ctx, reservation, jsonChannel(spec.run, prepared));
     return jsonText(settled.status, settled.body, ctx.requestId, headers);
   }
-  return eventStreamResponse(ctx.requestId, headers, (disconnected, writeDelta) => {
+  return eventStreamResponse(ctx.requestId, headers, ctx.request.signal, (disconnected, writeDelta) => {
     const settling = runAndSettle(ctx, reservation, streamChannel(spec.stream!, prepared, disconnected, writeDelta, reservation));
     ctx.record.streamSettled = settling;
     return settling

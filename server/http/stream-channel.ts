@@ -4,7 +4,7 @@ import { engineFailureOf, withEngineReport, type EngineReport } from '../domain/
 import { interruptedMessage, type StreamEnding } from '../domain/generation/stream-endings';
 import type { StreamDeltaSink } from '../domain/generation/text-and-code';
 import type { AnswerChannel, Ran } from './answer-lifecycle';
-import { deltaEventText, errorEventText } from './event-stream';
+import { deltaEventText, errorEventText, whenClientGone } from './event-stream';
 import { firstDeltaGate, type FirstDeltaGate } from './first-delta-gate';
 import type { Outcome, RunContext } from './route-context';
 
@@ -36,15 +36,21 @@ export function streamChannel<P>(
   const undelivered = () => disconnected.aborted && !delivered();
   return {
     async run(ctx, deadline) {
-      // Should the request never settle, its key replays the first delta, ended as interrupted.
+      // Should the request never settle, its key replays the first delta, ended as interrupted. A
+      // client already gone is never marked delivered: nothing could be written to it.
       const mark = (delivery: Parameters<OpenReservation['markDelivered']>[0], first: string) =>
-        reservation.markDelivered(delivery, interrupted([first], 'stream_interrupted', ctx.requestId).stored);
+        disconnected.aborted
+          ? Promise.reject(disconnected.reason)
+          : reservation.markDelivered(delivery, interrupted([first], 'stream_interrupted', ctx.requestId).stored);
       const open = firstDeltaGate(writeDelta, mark, deadline.abort);
       gate = open;
       const abortUndelivered = () => {
         if (!delivered()) deadline.abort(disconnected.reason);
       };
-      disconnected.addEventListener('abort', abortUndelivered, { once: true });
+      // A client may be gone before the run begins (a half-close or a reset while the request was
+      // checked and its units held), and a signal already aborted fires no listener added to it: its
+      // deadline is aborted at once, so no engine is called (call-engine.ts).
+      whenClientGone(disconnected, abortUndelivered);
       try {
         let outcome: Extract<Outcome, { kind: 'generation' }>;
         try {

@@ -55,7 +55,12 @@ describe('keep-alive', () => {
     vi.useFakeTimers();
     try {
       let finish: (done: string) => void = () => {};
-      const response = eventStreamResponse('req_test', {}, () => new Promise<string>((resolve) => (finish = resolve)));
+      const response = eventStreamResponse(
+        'req_test',
+        {},
+        new AbortController().signal,
+        () => new Promise<string>((resolve) => (finish = resolve)),
+      );
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
       const next = async () => decoder.decode((await reader.read()).value);

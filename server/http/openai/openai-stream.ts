@@ -3,7 +3,7 @@ import { ApiError, type ErrorCode } from '../../domain/errors';
 import { observeStreamCharged } from '../../observability/observe-request';
 import { noteError } from '../../observability/request-record';
 import { runAndSettle } from '../answer-lifecycle';
-import { eventStreamHeaders, KEEP_ALIVE_MS } from '../event-stream';
+import { eventStreamHeaders, KEEP_ALIVE_MS, whenClientGone } from '../event-stream';
 import type { V1Steps } from './openai-route';
 import type { RouteContext } from '../route-context';
 import { toApiError } from '../responses';
@@ -60,9 +60,7 @@ export function streamAnswer<P>(
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: clientGone });
   // Until the first piece the answer is not handed over, so its body cannot see the client go: the
   // request's own signal does (a client gone then is charged nothing, and the engine call is aborted).
-  const request = ctx.request.signal;
-  if (request.aborted) clientGone();
-  else request.addEventListener('abort', clientGone, { once: true });
+  whenClientGone(ctx.request.signal, clientGone);
   let answer!: (response: Response) => void;
   const answered = new Promise<Response>((resolve) => (answer = resolve));
   let opened = false;
