@@ -1,5 +1,7 @@
 'use client';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatMoney } from '../ui/format';
+import { bucketTick, tooltipFormat } from './chart-format';
 
 // Revenue and provider cost per bucket as bars, the margin as a line; the same numbers are in the table beside it.
 
@@ -10,8 +12,12 @@ export interface MarginPoint {
   margin: number;
 }
 
-export function MarginChart({ data, bucket, label }: { data: MarginPoint[]; bucket: 'hour' | 'day'; label: string }) {
-  const tick = (at: string) => (bucket === 'hour' ? `${at.slice(11, 13)}:00` : at.slice(5, 10));
+export function MarginChart(props: { data: MarginPoint[]; bucket: 'hour' | 'day'; label: string; currency: string }) {
+  const { data, bucket, label } = props;
+  const tick = bucketTick(
+    bucket,
+    data.map((point) => point.at),
+  );
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
@@ -19,7 +25,7 @@ export function MarginChart({ data, bucket, label }: { data: MarginPoint[]; buck
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="at" tickFormatter={tick} fontSize={12} />
           <YAxis fontSize={12} width={64} />
-          <Tooltip />
+          <Tooltip {...tooltipFormat(bucket, (amount) => formatMoney(String(amount), props.currency))} />
           <Legend />
           <Bar dataKey="revenue" name="Revenue" fill="#1a7f45" isAnimationActive={false} />
           <Bar dataKey="cost" name="Provider cost" fill="#b42318" isAnimationActive={false} />

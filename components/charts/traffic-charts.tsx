@@ -1,13 +1,11 @@
 'use client';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TrafficBucket, TrafficOverview } from '@/server/trpc/outputs';
+import { formatNumber } from '../ui/format';
+import { bucketTick, tooltipFormat } from './chart-format';
 
 // Charts carry an aria-label summary; the same numbers are in the tables beside them.
 const COLORS = { succeeded: '#1a7f45', failed: '#b42318', refused: '#b54708', server: '#7a271a' };
-
-function bucketTick(bucket: 'hour' | 'day') {
-  return (at: string) => (bucket === 'hour' ? `${at.slice(11, 13)}:00` : at.slice(5, 10));
-}
 
 export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; bucket: 'hour' | 'day'; label: string }) {
   return (
@@ -15,9 +13,16 @@ export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; b
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="at" tickFormatter={bucketTick(bucket)} fontSize={12} />
+          <XAxis
+            dataKey="at"
+            tickFormatter={bucketTick(
+              bucket,
+              data.map((row) => row.at),
+            )}
+            fontSize={12}
+          />
           <YAxis allowDecimals={false} fontSize={12} width={48} />
-          <Tooltip />
+          <Tooltip {...tooltipFormat(bucket, formatNumber)} />
           <Legend />
           <Bar dataKey="succeeded" name="Succeeded" stackId="t" fill={COLORS.succeeded} isAnimationActive={false} />
           <Bar dataKey="failed" name="Failed" stackId="t" fill={COLORS.failed} isAnimationActive={false} />

@@ -6,6 +6,7 @@ import { formatNumber, lastDay } from '../ui/format';
 import { FieldError, fieldErrors } from '../forms/field-error';
 import { describeError, trpc } from '../trpc/client';
 import { CopyButton } from './copy-button';
+import { requestedPackageProblem } from './requested-package';
 
 const LABELS: Record<string, string> = {
   packageSlug: 'Package',
@@ -32,8 +33,13 @@ interface Issued {
   expires_at: string | null;
 }
 
-export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?: string }) {
-  const [slug, setSlug] = useState(props.initialPackage ?? props.packages[0]?.slug ?? '');
+/**
+ * `requested` is the package a link asked for (`?package=`); one not offered (`archived`, or none
+ * of that slug) is named in a notice and no other package is chosen in its place.
+ */
+export function IssueKeyForm(props: { packages: PackageChoice[]; requested?: string; archived?: readonly string[] }) {
+  const problem = requestedPackageProblem(props.requested, props.packages, props.archived ?? []);
+  const [slug, setSlug] = useState(problem ? '' : (props.requested ?? props.packages[0]?.slug ?? ''));
   const [issued, setIssued] = useState<Issued | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -108,6 +114,11 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
           {error}
         </div>
       ) : null}
+      {problem && !slug ? (
+        <div className="alert alert-warn" role="status" data-testid="requested-package">
+          {problem} Choose the package of the key below.
+        </div>
+      ) : null}
       <div className="form-grid">
         <div className="field">
           <label htmlFor="package">Package</label>
@@ -122,6 +133,11 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
             required
             {...FieldError.props('packageSlug', errors)}
           >
+            {slug === '' ? (
+              <option value="" disabled>
+                Choose a package
+              </option>
+            ) : null}
             {props.packages.map((pkg) => (
               <option key={pkg.slug} value={pkg.slug}>
                 {pkg.name} ({pkg.slug})
@@ -187,7 +203,9 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; initialPackage?
             {...FieldError.props('extraUnits', errors, 'extraUnits-hint')}
           />
           <span className="hint" id="extraUnits-hint">
-            On top of version {chosenVersion}&apos;s {formatNumber(selected?.version_quotas[chosenVersion] ?? 0)} units
+            {selected
+              ? `On top of version ${chosenVersion}'s ${formatNumber(selected.version_quotas[chosenVersion] ?? 0)} units`
+              : "On top of the chosen version's units"}
           </span>
           <FieldError name="extraUnits" errors={errors} />
         </div>

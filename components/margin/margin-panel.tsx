@@ -43,6 +43,7 @@ export function MarginPanel(props: {
       <MarginChart
         data={report.by_bucket.map((b) => ({ at: b.at, revenue: Number(b.revenue), cost: Number(b.cost), margin: Number(b.margin) }))}
         bucket={report.range.bucket}
+        currency={currency}
         label={`Revenue ${money(totals.revenue)}, provider cost ${money(totals.cost)}, margin ${money(totals.margin)} over ${report.range.label}.`}
       />
       <DataTable

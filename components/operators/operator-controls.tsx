@@ -1,23 +1,31 @@
 'use client';
 import { useState } from 'react';
 import { OPERATOR_ROLES, type OperatorRole } from '@/server/contract/dashboard/roles';
-import { trpc } from '../trpc/client';
-import { ConfirmDialog, ErrorAlert, useRefreshingAction } from '../ui/confirm-dialog';
+import { describeError, trpc } from '../trpc/client';
+import { ConfirmDialog, ConfirmQuestion, ErrorAlert, useQuestion, useRefreshingAction } from '../ui/confirm-dialog';
+import { ownRoleChange } from './own-role';
 
-/** An owner's controls for one operator: their role, and whether they may sign in. Audited. */
-export function OperatorControls(props: { email: string; role: OperatorRole; disabled: boolean }) {
+/** An owner's controls for one operator: their role, and whether they may sign in. Audited. `self`: the signed-in operator. */
+export function OperatorControls(props: { email: string; role: OperatorRole; disabled: boolean; self?: boolean }) {
   const [role, setRole] = useState<OperatorRole>(props.role);
   const save = useRefreshingAction(() => trpc.operators.setRole.mutate({ email: props.email, role }));
   const enable = useRefreshingAction(() => trpc.operators.setDisabled.mutate({ email: props.email, disabled: false }));
-  const busy = save.busy || enable.busy;
+  const own = useOwnRole(props.email, role);
+  const busy = save.busy || enable.busy || own.busy;
   const selectId = `role-${props.email}`;
+  const change = ownRoleChange(props.role, role);
   return (
     <div className="stack">
       <div className="actions">
         <label htmlFor={selectId} className="visually-hidden">
           Role of {props.email}
         </label>
-        <select id={selectId} value={role} onChange={(event) => setRole(event.target.value as OperatorRole)} disabled={busy}>
+        <select
+          id={selectId}
+          value={role}
+          onChange={(event) => setRole(event.target.value as OperatorRole)}
+          disabled={busy || own.question.asking !== null}
+        >
           {OPERATOR_ROLES.map((option) => (
             <option key={option} value={option}>
               {option}
@@ -25,10 +33,12 @@ export function OperatorControls(props: { email: string; role: OperatorRole; dis
           ))}
         </select>
         <button
+          ref={own.question.opener('confirm')}
           type="button"
           className="button button-secondary"
-          onClick={() => void save.run()}
-          disabled={busy || role === props.role}
+          // One's own role asks first, as Disable does: an owner who steps down loses this page.
+          onClick={() => (props.self ? own.question.ask('confirm') : void save.run())}
+          disabled={busy || role === props.role || own.question.asking !== null}
           aria-label={`Save the role of ${props.email}`}
         >
           {save.busy ? 'Saving…' : 'Save role'}
@@ -57,7 +67,41 @@ export function OperatorControls(props: { email: string; role: OperatorRole; dis
           />
         )}
       </div>
+      {own.question.asking ? (
+        <ConfirmQuestion
+          question={change.question}
+          consequence={change.consequence}
+          confirmLabel={own.busy ? 'Saving…' : `Change my role to ${role}`}
+          busy={own.busy}
+          onConfirm={() => void own.run(change.leaveFor)}
+          onCancel={own.question.cancel}
+        >
+          <ErrorAlert error={own.error} />
+        </ConfirmQuestion>
+      ) : null}
       <ErrorAlert error={save.error ?? enable.error} />
     </div>
   );
+}
+
+/**
+ * The signed-in operator's own role change, once confirmed. Leaving for another page loads it
+ * afresh (the layout's navigation and role too), rather than refreshing a page the new role cannot see.
+ */
+function useOwnRole(email: string, role: OperatorRole) {
+  const question = useQuestion<'confirm'>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function run(leaveFor: string | null) {
+    setBusy(true);
+    setError(null);
+    try {
+      await trpc.operators.setRole.mutate({ email, role });
+      window.location.assign(leaveFor ?? window.location.href);
+    } catch (failure) {
+      setError(describeError(failure).message);
+      setBusy(false);
+    }
+  }
+  return { question, busy, error, run };
 }

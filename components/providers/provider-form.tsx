@@ -2,7 +2,8 @@
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
-import { describeError, trpc, type FieldIssue } from '../trpc/client';
+import { describeError, trpc } from '../trpc/client';
+import { PRICES_EXAMPLE, providerEntryErrors, providerIssueErrors, providerNameError } from './provider-errors';
 
 // Adds or edits a provider: the fields of a packages-file provider entry. What each type can
 // serve comes from the capability table, so the operator picks a type knowing what it sells.
@@ -18,12 +19,8 @@ export interface ProviderInitial {
 
 type Errors = Record<string, string>;
 
-/** An issue path (`base_url`, `entry.type`, `name`) to the form field it is about. */
-function toErrors(issues: FieldIssue[]): Errors {
-  const errors: Errors = {};
-  for (const issue of issues) errors[issue.path.replace(/^entry\./, '').split('.')[0] || 'form'] ??= issue.message;
-  return errors;
-}
+/** The alert above the form: the fields' own errors are not said twice. */
+const FIX_FIELDS = 'Fix the highlighted fields.';
 
 const serves = (type: ProviderType) => PROVIDER_TYPE_INFO[type].operations.join(', ');
 
@@ -47,9 +44,19 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       try {
         entry.prices = JSON.parse(text('prices'));
       } catch {
-        setErrors({ prices: 'prices: must be JSON such as {"gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}' });
+        setErrors({ prices: `Prices must be JSON, such as ${PRICES_EXAMPLE}` });
+        setMessage({ tone: 'error', text: FIX_FIELDS });
         return;
       }
+    }
+    // Empty fields mean "not given", as the server reads them; the entry is judged here first.
+    const given = Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== ''));
+    const nameError = props.mode === 'create' ? providerNameError(name) : undefined;
+    const found = { ...(nameError ? { name: nameError } : {}), ...providerEntryErrors(given) };
+    if (Object.keys(found).length > 0) {
+      setErrors(found);
+      setMessage({ tone: 'error', text: FIX_FIELDS });
+      return;
     }
     setBusy(true);
     setErrors({});
@@ -71,8 +78,11 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       router.refresh();
     } catch (failure) {
       const described = describeError(failure);
-      setErrors(toErrors(described.issues));
-      setMessage({ tone: 'error', text: described.message });
+      const found = providerIssueErrors(described.issues);
+      const shown = ['name', 'type', 'base_url', 'api_key_env', 'prices', ...Object.keys(info.extras)];
+      const allShown = described.issues.length > 0 && Object.keys(found).every((key) => shown.includes(key));
+      setErrors(found);
+      setMessage({ tone: 'error', text: allShown ? FIX_FIELDS : described.message });
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,8 @@
 'use client';
 import type { FormEvent } from 'react';
 import { useFormAction } from '../forms/use-form-action';
-import { trpc } from '../trpc/client';
+import { describeError, trpc } from '../trpc/client';
+import { providerIssueText } from './provider-errors';
 
 /** "Test": one real, cheap call through the provider's engine; the outcome in plain words. */
 export function TestProviderForm(props: { provider: string; operation: string | null; models: string[] }) {
@@ -12,8 +13,15 @@ export function TestProviderForm(props: { provider: string; operation: string | 
     event.preventDefault();
     const model = String(new FormData(event.currentTarget).get('model') ?? '').trim();
     await run(async () => {
-      const outcome = await trpc.providers.test.mutate({ provider: props.provider, model: model || undefined });
-      return { tone: outcome.ok ? 'ok' : 'error', text: `${outcome.message} (${outcome.operation} with ${outcome.model})` };
+      try {
+        const outcome = await trpc.providers.test.mutate({ provider: props.provider, model: model || undefined });
+        return { tone: outcome.ok ? 'ok' : 'error', text: `${outcome.message} (${outcome.operation} with ${outcome.model})` };
+      } catch (failure) {
+        // A refused model is said with the field's label ("Model: type the model id ..."), as the form's other errors.
+        const issue = describeError(failure).issues.find((found) => found.path === 'model');
+        if (issue) return { tone: 'error', text: providerIssueText(issue) };
+        throw failure;
+      }
     });
   }
 

@@ -1,11 +1,20 @@
 'use client';
+import { buyerEmailInput } from '@/server/contract/dashboard/key-forms';
+import { fieldErrors } from '../forms/plain-issues';
 import { useFormAction } from '../forms/use-form-action';
 import { trpc } from '../trpc/client';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 
+/** What is wrong with a buyer's e-mail as typed (null: the procedure's schema takes it), in the key forms' words. */
+export function buyerEmailError(email: string): string | null {
+  const input = { email: email.trim() || null };
+  const parsed = buyerEmailInput.safeParse(input);
+  return parsed.success ? null : (fieldErrors(parsed.error, input, () => "Buyer's e-mail", buyerEmailInput).email ?? null);
+}
+
 /** The key's buyer's e-mail (the address that confirms its portal changes): set, change or remove; audited as key.email. */
 export function BuyerEmailForm(props: { id: string; email: string | null }) {
-  const { busy, message, run } = useFormAction();
+  const { busy, message, setMessage, run } = useFormAction();
   return (
     <form
       className="filters"
@@ -14,6 +23,11 @@ export function BuyerEmailForm(props: { id: string; email: string | null }) {
       onSubmit={(event) => {
         event.preventDefault();
         const email = String(new FormData(event.currentTarget).get('email') ?? '').trim();
+        const refused = buyerEmailError(email);
+        if (refused) {
+          setMessage({ tone: 'error', text: refused });
+          return;
+        }
         void run(async () => {
           await trpc.sales.setBuyerEmail.mutate({ id: props.id, email: email || null });
           return { tone: 'ok', text: email ? `Changes in the portal are now confirmed by e-mail to ${email}.` : 'E-mail removed.' };

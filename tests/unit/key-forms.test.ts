@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buyerEmailError } from '@/components/sales/key-owner';
 import { keyIssueInput, keyLabelInput } from '@/server/contract/dashboard/key-forms';
 
 // A key's label is shown in the CLI's `keys list` (a terminal) and on pages: no control characters.
@@ -16,5 +17,17 @@ describe("the dashboard's key label", () => {
     }
     expect(keyIssueInput.safeParse({ packageSlug: 'starter', label: '   ' }).success).toBe(false);
     expect(keyLabelInput.safeParse({ label: 'x'.repeat(201) }).success).toBe(false);
+  });
+});
+
+// The key page's buyer e-mail past 254 characters said `Too big: expected string to have <=254
+// characters` (dashboard audit): the form says it with the key forms' phrasing, before the call.
+describe("the key page's buyer e-mail", () => {
+  it('names the field and its bound, and takes an address of 254 characters or an empty field', () => {
+    const long = `${'a'.repeat(243)}@example.com`;
+    expect(long).toHaveLength(255);
+    expect(buyerEmailError(long)).toBe("Buyer's e-mail must be at most 254 characters");
+    expect(buyerEmailError(long.slice(1))).toBeNull();
+    expect(buyerEmailError('   ')).toBeNull();
   });
 });

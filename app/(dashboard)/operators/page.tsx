@@ -47,7 +47,12 @@ export default async function OperatorsPage() {
           { header: 'Role', cell: (row) => <span data-testid={`role-of-${row.email}`}>{row.role}</span> },
           { header: 'Access', cell: (row) => <StatusBadge status={row.disabled ? 'disabled' : 'active'} /> },
           { header: 'Last sign-in', cell: (row) => formatDate(row.last_login_at) },
-          { header: 'Change', cell: (row) => <OperatorControls email={row.email} role={row.role} disabled={row.disabled} /> },
+          {
+            header: 'Change',
+            cell: (row) => (
+              <OperatorControls email={row.email} role={row.role} disabled={row.disabled} self={row.email === session.email} />
+            ),
+          },
         ]}
       />
     </div>

@@ -21,3 +21,6 @@ export const keyIssueInput = z.strictObject({
 });
 
 export const keyLabelInput = z.strictObject({ label: keyLabel.nullable() });
+
+/** A key's buyer's e-mail (the address that confirms its portal changes), set on the key's page; null removes it. */
+export const buyerEmailInput = z.strictObject({ email: z.string().trim().max(254).nullable() });

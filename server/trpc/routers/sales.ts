@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { buyerEmailInput } from '../../contract/dashboard/key-forms';
 import { mailOn } from '../../mail/mailer';
 import { keyOwner, setBuyerEmail } from '../../domain/portal/owner-email';
 import { reinstateKey } from '../../domain/sales/key-suspension';
@@ -23,7 +24,7 @@ export const salesRouter = router({
     .input(z.strictObject({ id: uuid }))
     .query(async ({ ctx, input }) => ({ ...(await keyOwner(ctx.db, input.id)), mail_on: mailOn() })),
   setBuyerEmail: adminProcedure
-    .input(z.strictObject({ id: uuid, email: z.string().trim().max(254).nullable() }))
+    .input(buyerEmailInput.extend({ id: uuid }))
     .mutation(({ ctx, input }) => setBuyerEmail(ctx.db, ctx.actor, input.id, input.email)),
   /** The operator's decision that a suspended key works again (revoking is keys.revoke). */
   reinstateKey: adminProcedure.input(z.strictObject({ id: uuid })).mutation(({ ctx, input }) => reinstateKey(ctx.db, ctx.actor, input.id)),

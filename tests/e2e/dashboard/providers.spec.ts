@@ -41,7 +41,9 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await page.getByLabel('Type').selectOption('openai-compatible');
     await expect(page.getByText('Serves text.generate, code.generate, images.generate.')).toBeVisible();
     await page.getByRole('button', { name: 'Add provider' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'base_url' })).toBeVisible();
+    // Said once, by the field's label: the alert above the form only points at it.
+    await expect(page.getByRole('alert').filter({ hasText: 'Fix the highlighted fields.' })).toBeVisible();
+    await expect(page.getByText('Base URL is required', { exact: true })).toBeVisible();
     await expect(page.getByLabel('Base URL')).toHaveAttribute('aria-invalid', 'true');
     await page.getByLabel('Base URL').fill(fake.baseUrl);
     await page.getByRole('button', { name: 'Add provider' }).click();

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ArchivePackage } from '@/components/packages/archive-package';
 import { VersionDiff } from '@/components/packages/version-diff';
+import { comparedVersions, missingVersionsText } from '@/components/packages/compared-versions';
 import { StatusBadge } from '@/components/ui/badge';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
@@ -29,15 +30,11 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const created = param(search, 'created');
   const { caller, can } = await dashboardCaller(`/packages/${slug}`);
   const pkg = await orNotFound(caller.packages.get({ slug }));
-  // Compare any two versions; by default the latest with the one before it.
+  // Compare any two versions; by default the latest with the one before it. One the address names
+  // that does not exist is said to, rather than compared as another.
   const numbers = pkg.versions.map((version) => version.version);
-  const pick = (name: string, fallback: number) => {
-    const wanted = Number(param(search, name));
-    return numbers.includes(wanted) ? wanted : fallback;
-  };
-  const to = pick('to', pkg.latest_version);
-  const from = pick('from', numbers.find((version) => version < to) ?? to);
-  const diff = numbers.length > 1 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
+  const { from, to, missing } = comparedVersions(numbers, pkg.latest_version, { from: param(search, 'from'), to: param(search, 'to') });
+  const diff = numbers.length > 1 && missing.length === 0 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
   const asked = rangeFromParams(search);
   const range = asked.value;
   const margin = await caller.margin.report({ package: pkg.slug, ...range });
@@ -73,7 +70,8 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
       ) : null}
       <TimeRangePicker action={`/packages/${pkg.slug}`} range={asked} />
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
-      {diff ? (
+      {missing.length > 0 ? <Alert tone="warn">{missingVersionsText(pkg.slug, missing, numbers)}</Alert> : null}
+      {numbers.length > 1 ? (
         <Card title="Compare versions" id="diff">
           <div className="stack">
             <form className="filters" method="get" action={`/packages/${pkg.slug}#diff`} aria-label="Choose two versions to compare">
@@ -93,7 +91,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                 Compare
               </button>
             </form>
-            <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} />
+            {diff ? <VersionDiff changes={diff.changes} from={diff.from} to={diff.to} /> : null}
           </div>
         </Card>
       ) : null}
