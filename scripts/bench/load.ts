@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { loadTest, type LoadTestOptions, type LoadTestResult } from 'loadtest';
@@ -47,6 +48,8 @@ export interface Load {
   body?: string;
   /** A fresh Idempotency-Key per request. */
   freshKey?: boolean;
+  /** A different unknown API key per request (the 401 rows: one key would be answered from the product's cache of missing keys). */
+  freshUnknownKey?: boolean;
   connections?: number;
   /** Open loop at this many requests per second; closed loop without. */
   overallRate?: number;
@@ -71,6 +74,22 @@ interface Run {
 let keyCounter = 0;
 export const freshIdempotencyKey = () => `bench-${runId}-${++keyCounter}`;
 
+/** An API key of the product's form never issued: wgs_live_ and 40 base62 characters. */
+const unknownApiKey = () =>
+  `wgs_live_${randomBytes(30)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 40)}`;
+
+/** A request's headers with what each request of `load` gets anew. */
+function freshHeaders(load: Load, headers: Record<string, string> | undefined): Record<string, string> {
+  return {
+    ...headers,
+    ...(load.freshKey ? { 'idempotency-key': freshIdempotencyKey() } : {}),
+    ...(load.freshUnknownKey ? { authorization: `Bearer ${unknownApiKey()}` } : {}),
+  };
+}
+
 async function closedLoop(load: Load): Promise<Run> {
   const result = await autocannon({
     url: load.url,
@@ -79,17 +98,8 @@ async function closedLoop(load: Load): Promise<Run> {
     body: load.body,
     connections: load.connections ?? CONNECTIONS,
     duration: load.duration ?? DURATION_S,
-    ...(load.freshKey
-      ? {
-          requests: [
-            {
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                headers: { ...request.headers, 'idempotency-key': freshIdempotencyKey() },
-              }),
-            },
-          ],
-        }
+    ...(load.freshKey || load.freshUnknownKey
+      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, headers: freshHeaders(load, request.headers) }) }] }
       : {}),
   });
   const statuses: Record<string, number> = {};
@@ -137,7 +147,7 @@ async function openLoop(load: Load & { overallRate: number }): Promise<Run> {
       request: (p: unknown, cb: unknown) => unknown,
       callback: unknown,
     ) => {
-      if (load.freshKey) params.headers['idempotency-key'] = freshIdempotencyKey();
+      Object.assign(params.headers, freshHeaders(load, {}));
       if (load.method === 'POST') params.headers['Content-Length'] = Buffer.byteLength(body);
       sent++;
       return request(params, callback);

@@ -13,7 +13,6 @@ import { measure, measureWindow, rowOf, warmUp, type AnswerTally, type Load, typ
 
 // Runs scenarios one after another against a stack, each to one row, keyed by the scenario's id.
 
-const UNKNOWN_KEY = `wgs_live_${'x'.repeat(40)}`;
 /** The paid rows' body. */
 export const SUMMARY = JSON.stringify({ input: 'Summarise the benefits of idempotent APIs in two sentences.' });
 
@@ -90,7 +89,7 @@ function loadOf(run: Run, scenario: Scenario, url: string): Load {
   if (scenario.body === 'completion') headers.authorization = 'Bearer bench';
   if (scenario.instance === 'peer')
     Object.assign(headers, { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': run.stack.providerUrl });
-  if (scenario.key) headers.authorization = `Bearer ${scenario.key === 'unknown' ? UNKNOWN_KEY : run.stack.keys[scenario.key]}`;
+  if (scenario.key && scenario.key !== 'unknown') headers.authorization = `Bearer ${run.stack.keys[scenario.key]}`;
   if (scenario.body !== 'none') headers['content-type'] = 'application/json';
   if (scenario.idempotency === 'stored') headers['idempotency-key'] = `bench-replay-${runId}`;
   const body = { none: undefined, summary: SUMMARY, 'empty-input': JSON.stringify({ input: '' }), completion: COMPLETION, speech: SPEECH }[
@@ -102,6 +101,7 @@ function loadOf(run: Run, scenario: Scenario, url: string): Load {
     headers,
     body,
     freshKey: scenario.idempotency === 'fresh',
+    freshUnknownKey: scenario.key === 'unknown',
     connections: scenario.connections,
     overallRate: rateOf(run, scenario),
     promotionFile: scenario.promotion && scenario.instance === 'app' ? run.stack.appPromotionFile : undefined,
