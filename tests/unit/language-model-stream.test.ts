@@ -4,9 +4,8 @@ import { streamOnce } from '@/server/providers/ai-sdk/language-model-calls';
 import { ProviderUnavailableError } from '@/server/providers/engine';
 
 // How a streamed answer of any provider module ends: finished only when its provider said why it
-// stopped. Every module ends its stream with a finish part; one the provider never sent keeps the
-// module's own reason (raw undefined), and was passed on as done by the anthropic and google
-// modules when a stream simply stopped (engines audit).
+// stopped. A module whose stream simply stopped gives its own reason (`other`, raw undefined) or no
+// finish part, which the anthropic and google modules' streams were passed on as done with (engines audit).
 
 const usage = {
   inputTokens: { total: 5, noCache: 5, cacheRead: undefined, cacheWrite: undefined },
@@ -37,16 +36,18 @@ const call = { prompt: { system: 's', user: 'u' }, signal: new AbortController()
 const text = (delta: string): LanguageModelV3StreamPart => ({ type: 'text-delta', id: 't', delta });
 
 describe('a streamed answer', () => {
-  it('is finished when its provider said why it stopped', async () => {
-    const deltas: string[] = [];
-    const model = modelStreaming([
-      text('Hello '),
-      text('there'),
-      { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'end_turn' } },
-    ]);
-    const answer = await streamOnce(model, call, (delta) => deltas.push(delta));
-    expect(answer).toMatchObject({ text: 'Hello there', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 2 } });
-    expect(deltas).toEqual(['Hello ', 'there']);
+  it('is finished when its provider said why it stopped, or its module read why from the protocol', async () => {
+    // raw undefined with `stop`: OpenAI's Responses API on a normal end (review of this change: through the gateway).
+    for (const finishReason of [
+      { unified: 'stop', raw: 'end_turn' },
+      { unified: 'stop', raw: undefined },
+    ] as const) {
+      const deltas: string[] = [];
+      const model = modelStreaming([text('Hello '), text('there'), { type: 'finish', usage, finishReason }]);
+      const answer = await streamOnce(model, call, (delta) => deltas.push(delta));
+      expect(answer).toMatchObject({ text: 'Hello there', finishReason: 'stop', usage: { inputTokens: 5, outputTokens: 2 } });
+      expect(deltas).toEqual(['Hello ', 'there']);
+    }
   });
 
   it('that merely stopped (no reason from its provider, or no finish at all) was cut short: a failure after its pieces', async () => {

@@ -32,6 +32,13 @@ describe('priceCall', () => {
     });
   });
 
+  it("holds each quantity to its column: counts are whole and at most an integer's, seconds at most DECIMAL(12, 3)'s", () => {
+    const seconds = { ...pricing, override: { per_second: 0.01 } };
+    expect(priceCall(pricing, { inputTokens: 2.5, outputTokens: 7 }).usage).toEqual({ outputTokens: 7 });
+    expect(priceCall(seconds, { audioSeconds: 12.345 })).toEqual({ usage: { audioSeconds: 12.345 }, cost: 0.12345, unpriced: false });
+    expect(priceCall(seconds, { videoSeconds: 1.5e9 }).usage).toEqual({});
+  });
+
   it('leaves a cost past any price unpriced (it could not be kept in the books)', () => {
     expect(priceCall(pricing, { images: 2 })).toEqual({ usage: { images: 2 }, cost: null, unpriced: true });
   });

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as GenaiPrices from '@pydantic/genai-prices';
-import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { CHARS_PER_TOKEN, type EnginePricing, type ModelPrices, type ProviderUsage } from '../../providers/engine';
+import { believableQuantity } from '../../providers/usage-bounds';
 
 // What a call cost at its provider, in the deployment's CURRENCY, at the time of the call: the
 // operator's prices of the model when set (packages file `prices`, the Providers page), else the
@@ -116,22 +116,16 @@ export function reportsNothing(metering: Metering): boolean {
   return isEmpty(metering.usage);
 }
 
-/**
- * A quantity the books can believe and hold: a number, not negative, at most PostgreSQL's integer
- * (the usage columns'). A provider reporting -500 or 1e15 tokens lowered a key's budgeted cost of
- * the day, or failed the call's capture and held its units and slot until the sweep (engines audit).
- */
-const believable = (value: unknown) => typeof value !== 'number' || (Number.isFinite(value) && value >= 0 && value <= PG_INTEGER_MAX);
 /** The most one call may cost (as a price may be, the packages file's `money`): more is a figure no provider meant. */
 const MAX_CALL_COST = 1_000_000_000;
 
 /**
  * Prices one engine's call. `pricing` absent: the local engine, which costs nothing. A quantity
- * the books cannot believe (believable) counts as not reported: it is estimated where a missing one would be.
+ * no call can have (providers/usage-bounds.ts) counts as not reported: it is estimated where a missing one would be.
  */
 export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsage | undefined): Metering {
   const reported = Object.fromEntries(
-    Object.entries(usage ?? {}).filter(([, value]) => value !== undefined && believable(value)),
+    Object.entries(usage ?? {}).filter(([field, value]) => value !== undefined && believableQuantity(field as keyof ProviderUsage, value)),
   ) as ProviderUsage;
   if (!pricing) return { usage: reported, cost: 0, unpriced: false };
   // A provider that reported nothing (a failed call): nothing to price, and nothing guessed.

@@ -1,6 +1,7 @@
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
+  LanguageModelV3FinishReason,
   LanguageModelV3GenerateResult,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
@@ -12,9 +13,9 @@ import {
   type GenerationMeta,
   type TextDeltaSink,
 } from '../engine';
-import { PG_INTEGER_MAX } from '../../contract/pg-integer';
 import { STREAMED_TEXT_LIMIT, tooLarge } from '../reply-limits';
 import { withRetries } from '../retry';
+import { believableQuantity } from '../usage-bounds';
 import type { Prompt } from './prompts';
 
 // The two calls of a language model the engine makes for text and code: its doGenerate, and its
@@ -66,10 +67,6 @@ const retryOptions = (call: LanguageCall) => ({
   laterEngine: laterEngineRemains(call.signal),
 });
 
-/** A token count no call can have: negative, fractional, past PostgreSQL's integer. */
-const impossibleCount = (count: number | undefined) =>
-  count !== undefined && !(Number.isInteger(count) && count >= 0 && count <= PG_INTEGER_MAX);
-
 /**
  * The answer's finish reason and usage. Usage no call can have is a malformed answer, whatever the
  * provider's type: the anthropic and google modules' own schemas refuse a negative count, the
@@ -81,7 +78,8 @@ function metaOf(result: Pick<LanguageModelV3GenerateResult, 'finishReason' | 'us
     outputTokens: result.usage.outputTokens.total,
     cachedInputTokens: result.usage.inputTokens.cacheRead,
   };
-  if (Object.values(usage).some(impossibleCount)) throw malformed('the provider reported a token count no call can have');
+  const impossible = Object.entries(usage).some(([field, count]) => !believableQuantity(field as keyof typeof usage, count));
+  if (impossible) throw malformed('the provider reported a token count no call can have');
   return { finishReason: result.finishReason.unified, usage };
 }
 
@@ -95,6 +93,14 @@ export async function generateOnce(model: LanguageModelV3, call: LanguageCall): 
   if (text.trim() === '') throw malformed('empty completion');
   return { text, ...metaOf(result) };
 }
+
+/**
+ * Whether a stream's finish part says its provider finished: a reason it sent (`raw`), or one the
+ * module read from its protocol (OpenAI's Responses API, through the gateway too, finishes with
+ * `stop` and no raw reason). A module whose stream merely ended gives its own `other` and no raw
+ * reason at the end (google, openai-compatible, OpenAI's chat), or no finish part (anthropic).
+ */
+const finished = (reason: LanguageModelV3FinishReason) => reason.raw !== undefined || reason.unified !== 'other';
 
 type StreamReader = ReadableStreamDefaultReader<LanguageModelV3StreamPart>;
 
@@ -137,8 +143,7 @@ export async function streamOnce(
   let meta: GenerationMeta | undefined;
   const take = (part: LanguageModelV3StreamPart) => {
     if (part.type === 'error') throw part.error;
-    // A finish part whose reason the provider never sent is the module's own, at the stream's end (engines audit).
-    if (part.type === 'finish' && part.finishReason.raw !== undefined) meta = metaOf(part);
+    if (part.type === 'finish' && finished(part.finishReason)) meta = metaOf(part);
     if (part.type === 'text-delta' && part.delta !== '') {
       // A provider that ignores max_tokens may stream without end: cut off, as a reply too large to read is.
       bytes += Buffer.byteLength(part.delta);
@@ -155,8 +160,7 @@ export async function streamOnce(
     throw error;
   }
   if (text === '') throw malformed('empty completion');
-  // Every module ends a stream with a finish part; only one whose provider said why it stopped was finished:
-  // a stream that merely ended was cut short (the anthropic and google modules passed it on as done).
+  // A stream that merely ended was cut short (the anthropic and google modules passed it on as done).
   if (!meta) throw malformed('the stream ended before its provider finished the answer');
   return { text, ...meta };
 }
