@@ -36,11 +36,18 @@ export function decodeCursor(cursor: string | undefined, isRowId: RowIdCheck = i
   return { createdAt, id, before };
 }
 
-/** The Prisma condition "strictly after this position" in newest-first order (or before it). */
+/**
+ * The Prisma condition "strictly after this position" in newest-first order (or before it). The
+ * bound on created_at alone (`<=`, implied by the rest) is what the index range scan starts from:
+ * without it PostgreSQL read every row newer than the position and filtered them out, so a page
+ * cost more the deeper it was (scale audit: 7 ms written as a bound, 755 ms 250,000 rows deep).
+ */
 export function afterPosition(position: CursorPosition | undefined) {
   if (!position) return {};
   const beyond = position.before ? 'gt' : 'lt';
+  const atMost = position.before ? 'gte' : 'lte';
   return {
+    createdAt: { [atMost]: position.createdAt },
     OR: [{ createdAt: { [beyond]: position.createdAt } }, { createdAt: position.createdAt, id: { [beyond]: position.id } }],
   };
 }

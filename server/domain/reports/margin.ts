@@ -1,7 +1,7 @@
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import { Prisma } from '../../db/generated/client';
-import { prepared } from '../../db/named-statement';
+import { plannedEachRun } from '../../db/named-statement';
 import { getConfig } from '../../config';
 import { stripeExponent } from '../../contract/stripe-currency';
 import { bucketStarts, type TimeRange } from './time-range';
@@ -116,17 +116,14 @@ const isLoss = (f: MarginFigures) => new Prisma.Decimal(f.margin).isNegative();
 /** Revenue, cost and margin of the range: in total, by operation and by day, for everything, a package or a key. */
 export async function marginReport(db: SqlDb, scope: MarginScope): Promise<MarginReport> {
   // The bucket's unit is one of two fixed words, written into the SQL (not a parameter) so the
-  // grouping expressions are the same text in SELECT, GROUPING and GROUP BY: two statements, one name each.
+  // grouping expressions are the same text in SELECT, GROUPING and GROUP BY: two statements.
   const unit = scope.range.bucket === 'hour' ? 'hour' : 'day';
   const bucket = raw(`date_trunc('${unit}', e.created_at AT TIME ZONE 'UTC')`);
   const { rows } = await db.pool.query<Row & { operation: string | null; at: Date | null; grouping: number }>(
-    prepared(
-      `wgs-margin-report-by-${unit}`,
-      sql`SELECT e.operation, ${bucket} AT TIME ZONE 'UTC' AS at, GROUPING(e.operation, ${bucket})::int AS grouping, ${FIGURES}
+    plannedEachRun(sql`SELECT e.operation, ${bucket} AT TIME ZONE 'UTC' AS at, GROUPING(e.operation, ${bucket})::int AS grouping, ${FIGURES}
             FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id ${soldUnitPrices()}
            WHERE ${where(scope)}
-           GROUP BY GROUPING SETS ((e.operation), (${bucket}), ())`,
-    ),
+           GROUP BY GROUPING SETS ((e.operation), (${bucket}), ())`),
   );
   // GROUPING bits: 1 = the bucket is rolled up (a per-operation row), 2 = the operation is (a per-bucket row), 3 = total.
   const total = rows.find((row) => row.grouping === 3);
@@ -151,14 +148,11 @@ export async function marginByPackage(
   sort: MarginSort = 'margin_asc',
 ): Promise<(MarginFigures & { slug: string; name: string; loss: boolean })[]> {
   const { rows } = await db.pool.query<Row & { slug: string; name: string }>(
-    prepared(
-      'wgs-margin-by-package',
-      sql`SELECT p.slug, p.name, ${FIGURES}
+    plannedEachRun(sql`SELECT p.slug, p.name, ${FIGURES}
             FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id JOIN packages p ON p.id = v.package_id
             ${soldUnitPrices()}
            WHERE ${where(scope)}
-           GROUP BY p.slug, p.name`,
-    ),
+           GROUP BY p.slug, p.name`),
   );
   return sortByMargin(
     rows.map((row) => ({ slug: row.slug, name: row.name, ...figures(row) })),
@@ -173,14 +167,11 @@ export async function marginByKey(
   sort: MarginSort = 'margin_asc',
 ): Promise<(MarginFigures & { id: string; prefix: string; label: string | null; package_slug: string; loss: boolean })[]> {
   const { rows } = await db.pool.query<Row & { id: string; prefix: string; label: string | null; package_slug: string }>(
-    prepared(
-      'wgs-margin-by-key',
-      sql`SELECT k.id, k.prefix, k.label, p.slug AS package_slug, ${FIGURES}
+    plannedEachRun(sql`SELECT k.id, k.prefix, k.label, p.slug AS package_slug, ${FIGURES}
             FROM usage_events e JOIN package_versions v ON v.id = e.package_version_id
             JOIN api_keys k ON k.id = e.api_key_id JOIN packages p ON p.id = v.package_id ${soldUnitPrices()}
            WHERE ${where(scope)}
-           GROUP BY k.id, k.prefix, k.label, p.slug`,
-    ),
+           GROUP BY k.id, k.prefix, k.label, p.slug`),
   );
   return sortByMargin(
     rows.map(({ id, prefix, label, package_slug, ...row }) => ({ id, prefix, label, package_slug, ...figures(row) })),

@@ -1,7 +1,7 @@
 import sql from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
-import { prepared } from '../../db/named-statement';
+import { plannedEachRun } from '../../db/named-statement';
 import { listUsageEvents, type UsageView } from './usage-events';
 
 // Aggregates for the dashboard's charts. Each is one grouped scan over the created_at range
@@ -49,17 +49,14 @@ export async function usageByDay(db: SqlDb, input: { days?: number; apiKeyId?: s
   const since = windowStart(days, input.now ?? new Date());
   const keyId = input.apiKeyId ?? null;
   const { rows } = await db.pool.query<DailyRow>(
-    prepared(
-      'wgs-report-usage-by-day',
-      sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+    plannedEachRun(sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                  SUM(units) FILTER (WHERE outcome = 'succeeded') AS units,
                  COUNT(*) AS requests,
                  COUNT(*) FILTER (WHERE outcome = 'failed') AS failed
             FROM usage_events
            WHERE created_at >= ${since}
              AND (${keyId}::uuid IS NULL OR api_key_id = ${keyId}::uuid)
-           GROUP BY 1`,
-    ),
+           GROUP BY 1`),
   );
   const byDay = new Map(rows.map((row) => [row.day, row]));
   return Array.from({ length: days }, (_, index) => {
@@ -72,17 +69,14 @@ export async function usageByDay(db: SqlDb, input: { days?: number; apiKeyId?: s
 export async function usageByOperation(db: SqlDb, input: { days?: number; now?: Date } = {}): Promise<OperationUsage[]> {
   const since = windowStart(Math.min(Math.max(input.days ?? 14, 1), 366), input.now ?? new Date());
   const { rows } = await db.pool.query<OperationRow>(
-    prepared(
-      'wgs-report-usage-by-operation',
-      sql`SELECT operation,
+    plannedEachRun(sql`SELECT operation,
                  COUNT(*) AS requests,
                  COUNT(*) FILTER (WHERE outcome = 'failed') AS failed,
                  SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
             FROM usage_events
            WHERE created_at >= ${since}
            GROUP BY operation
-           ORDER BY operation`,
-    ),
+           ORDER BY operation`),
   );
   return rows.map((row) => {
     const requests = Number(row.requests);

@@ -1,6 +1,6 @@
 import sql, { join } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
-import { prepared } from '../../db/named-statement';
+import { plannedEachRun } from '../../db/named-statement';
 
 // Each provider's last 24 hours, from usage_events: every engine a request called is one call
 // to its provider (fallbacks included); a call failed unless its engine answered a request that
@@ -34,17 +34,14 @@ const ANSWERED = sql`(t.name = e.engine AND e.outcome = 'succeeded' AND COALESCE
 export async function providerHealth(db: SqlDb, input: { now?: Date } = {}): Promise<Map<string, ProviderHealth>> {
   const since = new Date((input.now ?? new Date()).getTime() - HEALTH_WINDOW_HOURS * 3_600_000);
   const { rows } = await db.pool.query<HealthRow>(
-    prepared(
-      'wgs-report-provider-health',
-      sql`SELECT split_part(t.name, ':', 1) AS provider,
+    plannedEachRun(sql`SELECT split_part(t.name, ':', 1) AS provider,
                  COUNT(*) AS calls,
                  COUNT(*) FILTER (WHERE NOT ${ANSWERED}) AS failures,
                  (percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE ${ANSWERED}))::float8 AS p95_ms
             FROM usage_events e
             CROSS JOIN LATERAL unnest(e.engines_tried) AS t(name)
            WHERE e.created_at >= ${since} AND t.name <> 'local'
-           GROUP BY 1`,
-    ),
+           GROUP BY 1`),
   );
   return new Map(
     rows.map((row) => [

@@ -1,7 +1,7 @@
 import sql, { raw } from 'sql-template-tag';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
-import { prepared } from '../../db/named-statement';
+import { plannedEachRun } from '../../db/named-statement';
 import { bucketStarts, type TimeRange } from './time-range';
 import { listUsageEvents, type UsageView } from './usage-events';
 
@@ -63,28 +63,22 @@ async function bucketCounts(db: SqlDb, range: TimeRange) {
   const step = stepSeconds(range);
   const [usage, refused] = await Promise.all([
     db.pool.query<UsageBucketRow>(
-      prepared(
-        'wgs-report-traffic-usage-buckets',
-        sql`SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
+      plannedEachRun(sql`SELECT (floor(extract(epoch FROM created_at) / ${step}) * ${step})::bigint AS at,
                    COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
                    COUNT(*) FILTER (WHERE ${providerFailedEvent}) AS failed_provider,
                    COUNT(*) FILTER (WHERE ${serverFailedEvent}) AS failed_server,
                    SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
               FROM usage_events
              WHERE created_at >= ${range.from} AND created_at < ${range.to}
-             GROUP BY 1`,
-      ),
+             GROUP BY 1`),
     ),
     db.pool.query<RefusedBucketRow>(
-      prepared(
-        'wgs-report-traffic-refused-buckets',
-        sql`SELECT (floor(extract(epoch FROM minute) / ${step}) * ${step})::bigint AS at,
+      plannedEachRun(sql`SELECT (floor(extract(epoch FROM minute) / ${step}) * ${step})::bigint AS at,
                    SUM(count) FILTER (WHERE NOT (${serverFailure})) AS refused,
                    SUM(count) FILTER (WHERE ${serverFailure}) AS server
               FROM refused_requests
              WHERE minute >= ${range.from} AND minute < ${range.to}
-             GROUP BY 1`,
-      ),
+             GROUP BY 1`),
     ),
   ]);
   return { usage: usage.rows, refused: refused.rows };
@@ -93,30 +87,24 @@ async function bucketCounts(db: SqlDb, range: TimeRange) {
 export async function refusedByCode(db: SqlDb, range: TimeRange, apiKeyId?: string) {
   const key = apiKeyId ?? null;
   const { rows } = await db.pool.query<{ status: number; code: string; count: string }>(
-    prepared(
-      'wgs-report-refused-by-code',
-      sql`SELECT status, code, SUM(count) AS count FROM refused_requests
+    plannedEachRun(sql`SELECT status, code, SUM(count) AS count FROM refused_requests
            WHERE minute >= ${range.from} AND minute < ${range.to} AND NOT (${serverFailure})
              AND (${key}::uuid IS NULL OR api_key_id = ${key}::uuid)
-           GROUP BY status, code ORDER BY 3 DESC, status, code`,
-    ),
+           GROUP BY status, code ORDER BY 3 DESC, status, code`),
   );
   return rows.map((row) => ({ status: row.status, code: row.code, count: Number(row.count) }));
 }
 
 async function failedByOperation(db: SqlDb, range: TimeRange) {
   const { rows } = await db.pool.query<{ operation: string; provider: string; server: string }>(
-    prepared(
-      'wgs-report-failed-by-operation',
-      sql`SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
+    plannedEachRun(sql`SELECT operation, SUM(provider) AS provider, SUM(server) AS server FROM (
             SELECT operation, COUNT(*) FILTER (WHERE ${providerFailedEvent}) AS provider,
                    COUNT(*) FILTER (WHERE ${serverFailedEvent}) AS server FROM usage_events
              WHERE created_at >= ${range.from} AND created_at < ${range.to} AND outcome = 'failed' GROUP BY operation
             UNION ALL
             SELECT operation, 0, SUM(count) FROM refused_requests
              WHERE minute >= ${range.from} AND minute < ${range.to} AND ${serverFailure} GROUP BY operation
-          ) f GROUP BY operation ORDER BY operation`,
-    ),
+          ) f GROUP BY operation ORDER BY operation`),
   );
   return rows.map((row) => ({ operation: row.operation, provider: Number(row.provider), server: Number(row.server) }));
 }
