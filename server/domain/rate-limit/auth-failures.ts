@@ -134,7 +134,7 @@ function countHere(group: string, nowMs: number): void {
 async function countShared(redis: NonNullable<ReturnType<typeof getRedis>>, group: string): Promise<ApiError | undefined> {
   const limit = getConfig().AUTH_FAILURES_PER_MINUTE;
   try {
-    const hit = await redisWindowStore(redis).take(`auth-failures:${group}`, limit, WINDOW_SECONDS);
+    const hit = await redisWindowStore(redis).take(`auth-failures:${group}`, limit, WINDOW_SECONDS, undefined, { keepLate: true });
     if (hit.allowed && hit.used < limit) return undefined;
     if (sharedRefusals.size >= MAX_ADDRESSES) sharedRefusals.delete(sharedRefusals.keys().next().value!);
     sharedRefusals.set(group, Date.now() + hit.waitMs);

@@ -26,7 +26,11 @@ export interface WindowHit {
 }
 
 export interface WindowStore {
-  take(key: string, limit: number, windowSeconds: number, nowMs?: number): Promise<WindowHit>;
+  /**
+   * `keepLate`: a hit Redis takes after the caller stopped waiting stays (a failed authentication,
+   * answered 401 either way); else it is given back (the request was refused for want of an answer).
+   */
+  take(key: string, limit: number, windowSeconds: number, nowMs?: number, options?: { keepLate?: boolean }): Promise<WindowHit>;
   /** Gives back the newest hit of the key. */
   giveBack(key: string): Promise<void>;
 }
@@ -133,12 +137,12 @@ export function redisWindowStore(redis: Redis): WindowStore {
   }
   const giveBack = (key: string) => withinRedisWait(client.wgsRateGiveBack(key)).then(() => undefined);
   return {
-    async take(key, limit, windowSeconds, nowMs) {
+    async take(key, limit, windowSeconds, nowMs, options) {
       const command = client.wgsRateTake(key, `${key}:latest`, limit, windowSeconds, nowMs ?? -1);
       // Refused for want of an answer, the request counts nothing: a hit Redis takes late is given back (Redis audit).
       const ifLate = (late: typeof command) =>
         void late.then(([allowed]) => (allowed === 1 ? client.wgsRateGiveBack(key) : undefined)).catch(() => {});
-      const [allowed, used, waitMs] = await withinRedisWait(command, ifLate);
+      const [allowed, used, waitMs] = await withinRedisWait(command, options?.keepLate ? undefined : ifLate);
       return { allowed: allowed === 1, used, waitMs };
     },
     giveBack,
