@@ -138,8 +138,14 @@ export const MEDIA_SCENARIOS: Scenario[] = [
   },
 ];
 
-/** What every answer of a scenario's row must be (Measured.expected): the refusal it is made of, else a success. */
-export function expectedAnswer(scenario: Scenario): string {
+/**
+ * What every answer of a scenario's row must be (Measured.expected): the refusal it is made of, else
+ * a success; checked on the rows whose figures are the product's or the floor's at a load they set
+ * themselves (closed loop, in process). At a fixed rate a slowed machine builds a backlog, whose
+ * connection errors and 503s are the load's, not wrong answers (the books still count each call).
+ */
+export function expectedAnswer(scenario: Scenario): string | undefined {
+  if (scenario.load.kind === 'open' || scenario.instance === 'peer' || scenario.instance === 'provider') return undefined;
   if (scenario.key === 'unknown') return '401';
   return scenario.body === 'empty-input' ? '422' : '2xx';
 }
