@@ -107,11 +107,16 @@ describe('the OpenAI SDK on /openai/v1', () => {
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     let finish: string | null = null;
+    const usages: unknown[] = [];
     for await (const chunk of stream) {
       text += chunk.choices[0]?.delta.content ?? '';
       finish = chunk.choices[0]?.finish_reason ?? finish;
       usage = chunk.usage ?? usage;
+      usages.push(chunk.usage);
     }
+    // OpenAI's reference: with include_usage every chunk has `usage`, null but in the last (SDK audit: it was absent).
+    expect(usages.slice(0, -1).every((each) => each === null)).toBe(true);
+    expect(usages.at(-1)).toEqual(usage);
     expect(text.length).toBeGreaterThan(0);
     expect(finish).toBe('stop');
     expect(usage!.completion_tokens).toBeGreaterThan(0);

@@ -39,7 +39,9 @@ function contentOf(output: unknown): string {
 
 export function chatAnswer(call: { id: string; model: string; includeUsage: boolean; created?: number }) {
   const created = call.created ?? Math.floor(Date.now() / 1000);
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+  // With include_usage every chunk carries `usage`, null but in the last one (OpenAI's reference; SDK audit).
+  const noUsage = call.includeUsage ? { usage: null } : {};
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = noUsage) =>
     JSON.stringify({ id: call.id, object: 'chat.completion.chunk', created, model: call.model, choices, ...extra });
   let first = true;
   const chunks: ChunkStream = {
