@@ -207,6 +207,28 @@ describe('the direct path of npm start', () => {
     expect(v1.head).toContain(`x-request-id: ${(v1.body.error as { request_id: string }).request_id.toLowerCase()}`);
   });
 
+  it("refuses a request without exactly one Host in the envelope of the path's surface (review: /v1's on /openai/v1)", async () => {
+    const refusal = async (head: string) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const closed = once(socket, 'close');
+      socket.write(`${head}Connection: close\r\n\r\n`);
+      await closed;
+      const headEnd = received.indexOf('\r\n\r\n');
+      return { status: received.slice(0, 12), body: JSON.parse(received.slice(headEnd + 4)) as { error: Record<string, unknown> } };
+    };
+    const message = 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).';
+    for (const head of ['GET /openai/v1/models HTTP/1.1\r\n', 'GET /openai/v1/models HTTP/1.1\r\nHost: a\r\nHost: b\r\n']) {
+      expect(await refusal(head)).toEqual({
+        status: 'HTTP/1.1 400',
+        body: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_request' } },
+      });
+    }
+    const v1 = await refusal('GET /v1/key HTTP/1.1\r\n');
+    expect([v1.status, v1.body.error.code, v1.body.error.message]).toEqual(['HTTP/1.1 400', 'invalid_request', message]);
+  });
+
   it("answers a method Next cannot route on the probes in the envelope, with the probe's own Allow", async () => {
     const probe = await send('/healthz', { method: 'PROPFIND' });
     expect([probe.status, probe.headers.get('allow'), JSON.parse(probe.text).error.code]).toEqual([405, 'GET, HEAD', 'method_not_allowed']);

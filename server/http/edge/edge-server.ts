@@ -91,17 +91,18 @@ function answer(res: ServerResponse, { status, headers, body }: ProtocolAnswer):
 }
 
 /**
- * A transfer coding this server does not decode: 400 as for headers too large (the interface's
- * statuses are the API's; RFC 9112 suggests 501), in the error format of the surface whose path
- * it is (routes.answerError), once the body has gone by.
+ * A 400 this server answers itself, in the error format of the surface whose path `target` is
+ * (routes.answerError: OpenAI's under /openai/v1), /v1's envelope elsewhere; after the request's
+ * body has gone by, closing the connection, when `drain` (a body it will not read).
  */
-function refuseTransferCoding(req: IncomingMessage, res: ServerResponse, routes: EdgeRoutes, coding: string): void {
-  const message = `The transfer coding ${coding} is not supported: send the body as it is, chunked or with a Content-Length.`;
-  const close = { Connection: 'close' };
+function refuse(req: IncomingMessage, res: ServerResponse, routes: EdgeRoutes, target: string, message: string, drain: boolean): void {
+  const extra: Record<string, string> = drain ? { Connection: 'close' } : {};
   const reply = routes.answerError
-    ? fromResponse(routes.answerError(req.url ?? '/', new ApiError('invalid_request', { message })), close)
-    : Promise.resolve(envelopeAnswer(400, 'invalid_request', message, close));
-  answerAfterDraining(req, () => void reply.then((made) => answer(res, made)));
+    ? fromResponse(routes.answerError(target, new ApiError('invalid_request', { message })), extra)
+    : Promise.resolve(envelopeAnswer(400, 'invalid_request', message, extra));
+  const send = () => void reply.then((made) => answer(res, made));
+  if (drain) answerAfterDraining(req, send);
+  else send();
 }
 
 /** Answers or rewrites one request, then hands it to the app or to Next. */
@@ -111,11 +112,12 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   // further on its connection: a request pipelined behind it would wait unanswered. Closed instead.
   if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
   const repeated = repeatedHeaders(req.rawHeaders);
+  const originForm = toOriginForm(req.url ?? '/');
   if (repeated.host !== undefined || (req.headers.host === undefined && req.httpVersion !== '1.0')) {
-    answer(res, envelopeAnswer(400, 'invalid_request', 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).'));
+    const message = 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).';
+    refuse(req, res, routes, normalizeTarget(originForm.target), message, false);
     return;
   }
-  const originForm = toOriginForm(req.url ?? '/');
   if (!originForm.target.startsWith('/')) {
     answer(res, nonPathTargetAnswer(req.method ?? '', originForm.target));
     return;
@@ -133,7 +135,9 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   }
   const coding = unsupportedTransferCoding(req.headers['transfer-encoding']);
   if (coding !== undefined) {
-    refuseTransferCoding(req, res, routes, coding);
+    // 400 as for headers too large: the interface's statuses are the API's (RFC 9112 suggests 501).
+    const message = `The transfer coding ${coding} is not supported: send the body as it is, chunked or with a Content-Length.`;
+    refuse(req, res, routes, req.url, message, true);
     return;
   }
   const refusal = dashboardBodyRefusal(api, req.headers);
