@@ -23,8 +23,8 @@ export type FakeMode =
   | { kind: 'stall'; after: number }
   /** Each streamed word `ms` after the one before (the first too); a JSON answer after `ms`. */
   | { kind: 'drip'; ms: number }
-  /** The answer cut off half-way: a JSON body or a stream's words, then the connection dropped. */
-  | { kind: 'truncate' }
+  /** The answer cut off half-way: a JSON body or a stream's words, then the connection dropped (`pauseMs` later: the client has read what came). */
+  | { kind: 'truncate'; pauseMs?: number }
   /** Streams `after` words, then an error event in the stream (as OpenAI's servers send one), and ends. */
   | { kind: 'stream-error'; after: number };
 
@@ -230,6 +230,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         const whole = Buffer.from(JSON.stringify(completion(model, content, reportsUsage ? usageOf(7) : undefined, finish)));
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(whole.length) });
         response.write(whole.subarray(0, Math.floor(whole.length / 2)));
+        if (current.pauseMs) await new Promise((resolve) => setTimeout(resolve, current.pauseMs));
         response.destroy();
         return;
       }

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { afterAnswerBegan } from './engine';
 import { refusalIn } from './outbound/outbound-door';
 import { providerDoor } from './outbound/provider-door';
 import { limitFor, ReplyTooLargeError, tooLarge } from './reply-limits';
@@ -100,7 +101,8 @@ class DirectReply implements Dispatcher.DispatchHandlers {
 
   onError(error: Error) {
     this.finish();
-    if (!this.stream) return this.reject(error);
+    // A 2xx whose body broke off: the provider began its answer (its prompt is paid for, billing.md).
+    if (!this.stream) return this.reject(this.status >= 200 && this.status < 300 ? afterAnswerBegan(error) : error);
     // As fetch's body fails: the abort's reason, else a TypeError naming undici's error.
     const { signal } = this.attempt;
     const reason = signal?.aborted

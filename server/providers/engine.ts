@@ -173,9 +173,12 @@ export function afterAnswerBegan<E>(error: E): E {
   return error;
 }
 
-/** Whether an error was marked by afterAnswerBegan. */
+/** Whether an error, or one it wraps (its `cause`, as the SDK's errors and fetch's wrap them), was marked by afterAnswerBegan. */
 export function markedAfterAnswerBegan(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { [ANSWER_BEGAN]?: boolean })[ANSWER_BEGAN] === true;
+  for (let depth = 0, at = error; depth < 5 && typeof at === 'object' && at !== null; depth++, at = (at as { cause?: unknown }).cause) {
+    if ((at as { [ANSWER_BEGAN]?: boolean })[ANSWER_BEGAN] === true) return true;
+  }
+  return false;
 }
 
 const DEADLINE = Symbol('wgs.deadline');

@@ -126,6 +126,8 @@ describe('a provider that failed after it began its answer', () => {
     expect((await (await openStream(key, { input })).rest()).at(-1)!.event).toBe('error');
     fake.setMode({ kind: 'stream-error', after: 0 }); // a stream's 200, then an error event in it
     expect((await (await openStream(key, { input })).rest()).at(-1)!.event).toBe('error');
+    fake.setMode({ kind: 'truncate', pauseMs: 50 }); // a JSON answer's 200 and half its body, then the connection dropped (engines audit)
+    expect((await call(api, '/v1/text/generate', { input }, { key })).status).toBe(503);
     fake.setMode({ kind: 'status', status: 500 }); // no answer begun
     expect((await call(api, '/v1/text/generate', { input }, { key })).status).toBe(503);
 
@@ -137,7 +139,7 @@ describe('a provider that failed after it began its answer', () => {
       usage_estimated: true,
     });
     const none = { input_tokens: null, output_tokens: null, provider_cost: null, unpriced: false, usage_estimated: false };
-    expect(await used(id)).toEqual([prompt(5), prompt(3), prompt(5), prompt(5), none]);
-    expect(Number(await costToday(id))).toBeCloseTo(3 * priced(5, 0) + priced(3, 0), 10);
+    expect(await used(id)).toEqual([prompt(5), prompt(3), prompt(5), prompt(5), prompt(5), none]);
+    expect(Number(await costToday(id))).toBeCloseTo(4 * priced(5, 0) + priced(3, 0), 10);
   });
 });
