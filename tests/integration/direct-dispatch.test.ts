@@ -181,21 +181,28 @@ describe('the direct path of npm start', () => {
     expect(nextCalls.slice(nextCallsBefore)).toEqual([]);
   });
 
+  /** Sends raw bytes and reads the refusal, the connection closed after it: its head (lower case) and its JSON body. */
+  async function refusalOf(bytes: string): Promise<{ head: string; body: { error: Record<string, unknown> } }> {
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = once(socket, 'close');
+    socket.write(bytes);
+    await closed;
+    const headEnd = received.indexOf('\r\n\r\n');
+    return {
+      head: received.slice(0, headEnd).toLowerCase(),
+      body: JSON.parse(received.slice(headEnd + 4)) as { error: Record<string, unknown> },
+    };
+  }
+
   it("refuses a transfer coding it does not decode in the envelope of the path's surface: OpenAI's under /openai/v1 (outside audit: /v1's)", async () => {
-    const refusal = async (path: string) => {
-      const socket = connect(Number(new URL(base).port), '127.0.0.1');
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-      const closed = once(socket, 'close');
-      const body = '{"model":"text.generate"}';
-      socket.write(
+    const body = '{"model":"text.generate"}';
+    const refusal = (path: string) =>
+      refusalOf(
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wgs_live_unknown\r\nContent-Type: application/json\r\n` +
           `Transfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
       );
-      await closed; // Connection: close
-      const headEnd = received.indexOf('\r\n\r\n');
-      return { head: received.slice(0, headEnd).toLowerCase(), body: JSON.parse(received.slice(headEnd + 4)) as { error: object } };
-    };
     const message = 'The transfer coding gzip is not supported: send the body as it is, chunked or with a Content-Length.';
     const openai = await refusal('/openai/v1/chat/completions');
     expect(openai.head).toMatch(/^http\/1\.1 400 /);
@@ -209,14 +216,8 @@ describe('the direct path of npm start', () => {
 
   it("refuses a request without exactly one Host in the envelope of the path's surface (review: /v1's on /openai/v1)", async () => {
     const refusal = async (head: string) => {
-      const socket = connect(Number(new URL(base).port), '127.0.0.1');
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-      const closed = once(socket, 'close');
-      socket.write(`${head}Connection: close\r\n\r\n`);
-      await closed;
-      const headEnd = received.indexOf('\r\n\r\n');
-      return { status: received.slice(0, 12), body: JSON.parse(received.slice(headEnd + 4)) as { error: Record<string, unknown> } };
+      const answer = await refusalOf(`${head}Connection: close\r\n\r\n`);
+      return { status: answer.head.slice(0, 12).toUpperCase(), body: answer.body };
     };
     const message = 'An HTTP/1.1 request needs exactly one Host header (RFC 9112, section 3.2).';
     for (const head of ['GET /openai/v1/models HTTP/1.1\r\n', 'GET /openai/v1/models HTTP/1.1\r\nHost: a\r\nHost: b\r\n']) {
