@@ -39,6 +39,9 @@ const routes = [
 
 describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => {
   const keyWith = (quota: number) => createTestKey({ quota, operations: { [name]: { engine: 'local', units: 3 } } });
+  /** A key whose calls (3 units each) go to the fake provider. */
+  const providerKeyWith = (quota: number) =>
+    createTestKey({ quota, providers: providers(), operations: { [name]: { engine: 'fakequota:model-q', units: 3 } } });
 
   it('enough units: 200, charged and remaining units in the result', async () => {
     const { key, id } = await keyWith(10);
@@ -85,11 +88,7 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
   });
 
   it('plus two: 503 never charges; the units are released and a failed usage event with 0 units recorded', async () => {
-    const { key, id } = await createTestKey({
-      quota: 3,
-      providers: providers(),
-      operations: { [name]: { engine: 'fakequota:model-q', units: 3 } },
-    });
+    const { key, id } = await providerKeyWith(3);
     fake.reset();
     fake.setMode({ kind: 'status', status: 500 });
     expectEnvelope(await call(handler, path, body, { key }), 503, 'provider_unavailable');
@@ -104,11 +103,7 @@ describe.each(routes)('$name quota', ({ name, handler, path, body, schema }) => 
   });
 
   it('no units left but those a call in flight holds: 402 saying they come back if it fails (outside audit)', async () => {
-    const { key, id } = await createTestKey({
-      quota: 3,
-      providers: providers(),
-      operations: { [name]: { engine: 'fakequota:model-q', units: 3 } },
-    });
+    const { key, id } = await providerKeyWith(3);
     fake.reset();
     fake.setMode({ kind: 'slow', ms: 800 });
     const first = call(handler, path, body, { key });
