@@ -1,22 +1,11 @@
 'use client';
-import { useState } from 'react';
+import { useCopy } from '../ui/use-copy';
 
 export function CopyButton(props: { value: string; label: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [state, copy] = useCopy(props.value);
   return (
     <>
-      <button
-        type="button"
-        className="button button-secondary"
-        onClick={() => {
-          // navigator.clipboard exists only in secure contexts (HTTPS or localhost).
-          const written = navigator.clipboard?.writeText(props.value) ?? Promise.reject(new Error('no clipboard'));
-          written.then(
-            () => setState('copied'),
-            () => setState('failed'),
-          );
-        }}
-      >
+      <button type="button" className="button button-secondary" onClick={copy}>
         {props.label}
       </button>
       <span role="status" className="muted">

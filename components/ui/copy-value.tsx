@@ -1,18 +1,9 @@
 'use client';
-import { useState } from 'react';
+import { useCopy } from './use-copy';
 
 /** A small button that copies a value (an id, a prefix) and says so to screen readers too. */
 export function CopyValue(props: { value: string; what: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  function copy() {
-    // navigator.clipboard exists only in secure contexts (HTTPS or localhost).
-    const written = navigator.clipboard?.writeText(props.value) ?? Promise.reject(new Error('no clipboard'));
-    written.then(
-      () => setState('copied'),
-      () => setState('failed'),
-    );
-    setTimeout(() => setState('idle'), 2000);
-  }
+  const [state, copy] = useCopy(props.value, 2000);
   return (
     <span className="copy">
       <button

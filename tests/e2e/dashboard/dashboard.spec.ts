@@ -169,6 +169,16 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     expect(key).toMatch(/^wgs_live_[0-9A-Za-z]{32,}$/);
     await expect(page.getByRole('button', { name: 'Copy key' })).toBeVisible();
     await keepScreenshot(page, 'key-issued');
+    // A dashboard reached over plain HTTP off localhost has no Clipboard API: the copy still works.
+    await page.evaluate(() => {
+      Object.defineProperty(window, 'isSecureContext', { value: false, configurable: true });
+      Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+      document.addEventListener('copy', () => ((window as { copied?: string }).copied = document.getSelection()?.toString()));
+    });
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Copied.' })).toBeVisible();
+    expect(await page.evaluate(() => (window as { copied?: string }).copied)).toBe(key);
+    await expect(page.getByRole('button', { name: 'Copy key' })).toBeFocused();
     await page.getByRole('link', { name: 'Open the key' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'e2e customer' })).toBeVisible();
     keyId = new URL(page.url()).pathname.split('/').at(-1)!;
