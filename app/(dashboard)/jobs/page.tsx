@@ -10,12 +10,13 @@ import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { pageAt, Pager } from '@/components/ui/pager';
 import { parseUsageFilters, usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { JOB_STATUSES, OPERATIONS } from '@wgs/server/next';
+import { JOB_STATUSES } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
 export const metadata: Metadata = { title: 'Jobs' };
 
-const JOB_FILTERS = ['key', 'operation', 'from', 'to'];
+// No operation filter: every job is a video generation (the Job's `operation` is always videos.generate).
+const JOB_FILTERS = ['key', 'from', 'to'];
 
 export default async function JobsPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
@@ -25,7 +26,7 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
   const rawStatus = param(params, 'status');
   const status = param(params, 'status', JOB_STATUSES);
   const cursor = param(params, 'cursor');
-  const query = { key: filters.key, operation: filters.operation, status, from: filters.from, to: filters.to };
+  const query = { key: filters.key, status, from: filters.from, to: filters.to };
   const unreadable = Object.keys(invalid).length > 0 || Boolean(rawStatus && !status);
   const jobs = unreadable ? null : await pageAt((input) => caller.jobs.list(input), { ...query, cursor, limit: 50 });
   const filtered = Object.values(query).some(Boolean);
@@ -43,14 +44,6 @@ export default async function JobsPage({ searchParams }: { searchParams: SearchP
             value: filters.key ?? param(params, 'key'),
             placeholder: 'prefix, label or id',
             error: invalid.key,
-          },
-          {
-            kind: 'select',
-            name: 'operation',
-            label: 'Operation',
-            value: filters.operation,
-            options: optionsOf(OPERATIONS),
-            error: invalid.operation,
           },
           {
             kind: 'select',

@@ -272,6 +272,9 @@ test('jobs and uploads: the video plays through a fresh URL, the upload previews
   await page.goto(`/jobs?key=${issued.prefix}&status=succeeded`);
   const jobs = page.getByRole('region', { name: 'Jobs' });
   await expect(jobs.locator('tbody tr')).toHaveCount(1);
+  // Every job is a video generation: no filter by operation to offer.
+  await expect(page.getByRole('search', { name: 'Filter jobs' }).getByLabel('Status')).toBeVisible();
+  await expect(page.getByRole('search', { name: 'Filter jobs' }).getByLabel('Operation')).toHaveCount(0);
   await expectAccessible(page, 'jobs');
   await keepScreenshot(page, 'jobs-filtered');
   await jobs.locator('tbody tr').first().getByRole('link').first().click();
