@@ -22,10 +22,10 @@ type OutputCappedOperation = (typeof OUTPUT_CAPPED_OPERATIONS)[number];
 function schemaErrors(error: Parameters<typeof fieldErrors>[0], definition: unknown): Errors {
   const errors: Errors = {};
   for (const [path, message] of Object.entries(fieldErrors(error, definition, definitionLabel, packageDefinitionSchema))) {
-    // A size is typed in MB or GB: its message says so rather than counting bytes.
+    // A size is typed in MiB or GiB: its message says so rather than counting bytes.
     errors[issueField(path)] ??=
       path === 'limits.max_upload_bytes' && !message.endsWith('is required')
-        ? 'Largest upload must be more than 0 and at most 100 MB'
+        ? 'Largest upload must be more than 0 and at most 100 MiB'
         : path === 'limits.max_stored_bytes'
           ? 'Storage per key must be more than 0 (or empty)'
           : message;
@@ -129,7 +129,7 @@ export function PackageVersionForm(props: {
             name="max_upload_bytes"
             label="Largest upload"
             errors={errors}
-            hint="empty: 100 MB, the most allowed; 1 MB = 1,048,576 bytes"
+            hint="empty: 100 MiB, the most allowed; 1 MiB = 1,048,576 bytes"
           >
             {(a11y) => (
               <SizeInput

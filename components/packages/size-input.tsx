@@ -1,6 +1,6 @@
 import { SIZE_UNITS, sizeForForm } from './version-fields';
 
-/** A size typed as an amount and a unit (MB or GB); the form reads `<name>` and `<unitName>`. */
+/** A size typed as an amount and a unit (MiB or GiB); the form reads `<name>` and `<unitName>`. */
 export function SizeInput(props: { a11y: object; bytes: number | undefined; unitName: string; unitLabel: string }) {
   const initial = sizeForForm(props.bytes);
   return (

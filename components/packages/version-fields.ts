@@ -112,21 +112,21 @@ function engineSetting(values: FormDataEntryValue[]): string | string[] {
   return names.length === 1 ? names[0]! : names;
 }
 
-/** Units of the upload-size picker (binary, as the interface's 104857600-byte limit is 100 MB). */
-export const SIZE_UNITS = { MB: 1024 ** 2, GB: 1024 ** 3 } as const;
+/** Units of the upload-size picker: binary, as CONTRACT.md writes sizes (1 MiB) and the dashboard shows them. */
+export const SIZE_UNITS = { MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
 
-/** A size typed as a number of MB or GB, in bytes; raw text when it is not a number. */
+/** A size typed as a number of MiB or GiB, in bytes; raw text when it is not a number. */
 function sizeInBytes(value: FormDataEntryValue | null, unit: FormDataEntryValue | null): unknown {
   const amount = numberOrRaw(value);
   if (typeof amount !== 'number') return amount;
-  return Math.round(amount * (SIZE_UNITS[String(unit) as keyof typeof SIZE_UNITS] ?? SIZE_UNITS.MB));
+  return Math.round(amount * (SIZE_UNITS[String(unit) as keyof typeof SIZE_UNITS] ?? SIZE_UNITS.MiB));
 }
 
-/** The size shown in the form: in GB when it is a whole number of them, else in MB. */
+/** The size shown in the form: in GiB when it is a whole number of them, else in MiB. */
 export function sizeForForm(bytes: number | undefined): { amount: string; unit: keyof typeof SIZE_UNITS } {
-  if (bytes === undefined) return { amount: '', unit: 'MB' };
-  if (bytes % SIZE_UNITS.GB === 0) return { amount: String(bytes / SIZE_UNITS.GB), unit: 'GB' };
-  return { amount: String(Math.round((bytes / SIZE_UNITS.MB) * 1000) / 1000), unit: 'MB' };
+  if (bytes === undefined) return { amount: '', unit: 'MiB' };
+  if (bytes % SIZE_UNITS.GiB === 0) return { amount: String(bytes / SIZE_UNITS.GiB), unit: 'GiB' };
+  return { amount: String(Math.round((bytes / SIZE_UNITS.MiB) * 1000) / 1000), unit: 'MiB' };
 }
 
 /**

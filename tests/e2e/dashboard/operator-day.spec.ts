@@ -189,6 +189,8 @@ test('package: a new version with plain-language errors, tags and sizes, its dif
   await page.getByLabel('Name', { exact: true }).fill(`Day ${slug}`);
   await page.getByLabel('Requests per minute').fill('120');
   await page.getByLabel('Largest upload', { exact: true }).fill('50');
+  // Sizes in one unit throughout: typed in MiB, shown in MiB.
+  await expect(page.getByLabel('Unit of the largest upload')).toHaveValue('MiB');
   const formats = page.getByRole('group', { name: 'text.generate' });
   await formats.getByRole('button', { name: '+ markdown' }).click();
   await expect(page.getByTestId('tags-text.generate|output_formats')).toContainText('markdown');
