@@ -1,6 +1,6 @@
 'use client';
 import Link from 'next/link';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { keyIssueInput } from '@/server/contract/dashboard/key-forms';
 import { formatNumber, lastDay } from '../ui/format';
 import { FieldError, fieldErrors } from '../forms/field-error';
@@ -80,33 +80,7 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; requested?: str
     }
   }
 
-  if (issued) {
-    return (
-      <div className="card stack" aria-labelledby="issued-title">
-        <h2 id="issued-title">Key issued</h2>
-        <div className="alert alert-warn" role="status">
-          Copy the key now. It is shown only once and cannot be recovered; only its hash is stored.
-        </div>
-        <div className="secret">
-          <code data-testid="issued-key">{issued.key}</code>
-          <CopyButton value={issued.key} label="Copy key" />
-        </div>
-        <p>
-          Package <code>{issued.package}</code> version {issued.package_version}, {formatNumber(issued.remaining_units)} units,{' '}
-          {issued.expires_at ? `works until ${lastDay(issued.expires_at)} (UTC, inclusive)` : 'no expiry'}.
-        </p>
-        <div className="actions">
-          <Link className="button" href={`/keys/${issued.id}`}>
-            Open the key
-          </Link>
-          <Link className="button button-secondary" href="/keys">
-            All keys
-          </Link>
-        </div>
-      </div>
-    );
-  }
-
+  if (issued) return <IssuedKey issued={issued} />;
   return (
     <form className="card stack" onSubmit={submit} aria-label="Issue a key" noValidate>
       {error ? (
@@ -216,5 +190,37 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; requested?: str
         </button>
       </div>
     </form>
+  );
+}
+
+/** The issued key, shown once; the focus moves to it from the form it replaces (which held it). */
+function IssuedKey({ issued }: { issued: Issued }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <div className="card stack" aria-labelledby="issued-title">
+      <h2 id="issued-title" ref={heading} tabIndex={-1}>
+        Key issued
+      </h2>
+      <div className="alert alert-warn" role="status">
+        Copy the key now. It is shown only once and cannot be recovered; only its hash is stored.
+      </div>
+      <div className="secret">
+        <code data-testid="issued-key">{issued.key}</code>
+        <CopyButton value={issued.key} label="Copy key" />
+      </div>
+      <p>
+        Package <code>{issued.package}</code> version {issued.package_version}, {formatNumber(issued.remaining_units)} units,{' '}
+        {issued.expires_at ? `works until ${lastDay(issued.expires_at)} (UTC, inclusive)` : 'no expiry'}.
+      </p>
+      <div className="actions">
+        <Link className="button" href={`/keys/${issued.id}`}>
+          Open the key
+        </Link>
+        <Link className="button button-secondary" href="/keys">
+          All keys
+        </Link>
+      </div>
+    </div>
   );
 }

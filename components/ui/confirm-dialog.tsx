@@ -117,6 +117,21 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
   );
 }
 
+/**
+ * When a question goes with its answer (the refreshed page no longer offers the action), the focus
+ * it held would fall to the page: it goes to the page's heading instead (WCAG 2.4.3). A cancelled
+ * question's opener has taken it back by then (useQuestion), and is left alone.
+ */
+function focusHeadingIfDropped() {
+  setTimeout(() => {
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  });
+}
+
 /** The question itself, for a form that runs the action its own way (the webhook panel): Cancel has the focus, Escape cancels. */
 export function ConfirmQuestion(props: {
   question: ReactNode;
@@ -129,7 +144,10 @@ export function ConfirmQuestion(props: {
 }) {
   const cancel = useRef<HTMLButtonElement>(null);
   const questionId = useId();
-  useEffect(() => cancel.current?.focus(), []);
+  useEffect(() => {
+    cancel.current?.focus();
+    return focusHeadingIfDropped;
+  }, []);
   return (
     <div
       className="confirm"

@@ -166,6 +166,8 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
     await page.getByLabel('Label').fill('e2e customer');
     await page.getByRole('button', { name: 'Issue key' }).click();
     key = (await page.getByTestId('issued-key').textContent()) ?? '';
+    // The form that held the focus is gone: it moves to the key shown.
+    await expect(page.getByRole('heading', { name: 'Key issued' })).toBeFocused();
     expect(key).toMatch(/^wgs_live_[0-9A-Za-z]{32,}$/);
     await expect(page.getByRole('button', { name: 'Copy key' })).toBeVisible();
     await keepScreenshot(page, 'key-issued');
@@ -263,6 +265,8 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
       .click();
     await expect(stat(page, 'key-status')).toHaveText('revoked');
     await expect(page.getByRole('button', { name: 'Revoke key' })).toHaveCount(0);
+    // The question went with its answer: the focus it held goes to the page's heading, not to nowhere.
+    await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
     await expect.poll(async () => (await generate(request, key)).status(), { timeout: 5_000 }).toBe(401);
   });
 
