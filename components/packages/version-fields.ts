@@ -112,21 +112,30 @@ function engineSetting(values: FormDataEntryValue[]): string | string[] {
   return names.length === 1 ? names[0]! : names;
 }
 
-/** Units of the upload-size picker: binary, as CONTRACT.md writes sizes (1 MiB) and the dashboard shows them. */
-export const SIZE_UNITS = { MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
+/**
+ * Units of the upload-size picker: binary, as CONTRACT.md writes sizes (1 MiB) and the dashboard
+ * shows them; bytes for a size no short number of MiB makes (one from a packages file).
+ */
+export const SIZE_UNITS = { MiB: 1024 ** 2, GiB: 1024 ** 3, bytes: 1 } as const;
 
-/** A size typed as a number of MiB or GiB, in bytes; raw text when it is not a number. */
+/** A size typed as a number of MiB, GiB or bytes, in bytes; raw text when it is not a number. */
 function sizeInBytes(value: FormDataEntryValue | null, unit: FormDataEntryValue | null): unknown {
   const amount = numberOrRaw(value);
   if (typeof amount !== 'number') return amount;
   return Math.round(amount * (SIZE_UNITS[String(unit) as keyof typeof SIZE_UNITS] ?? SIZE_UNITS.MiB));
 }
 
-/** The size shown in the form: in GiB when it is a whole number of them, else in MiB. */
+/**
+ * The size shown in the form, in a unit it reads back from exactly (a version saved with its sizes
+ * untouched keeps them to the byte): GiB when a whole number of them, MiB to three decimals when
+ * that is exact, else bytes.
+ */
 export function sizeForForm(bytes: number | undefined): { amount: string; unit: keyof typeof SIZE_UNITS } {
   if (bytes === undefined) return { amount: '', unit: 'MiB' };
   if (bytes % SIZE_UNITS.GiB === 0) return { amount: String(bytes / SIZE_UNITS.GiB), unit: 'GiB' };
-  return { amount: String(Math.round((bytes / SIZE_UNITS.MiB) * 1000) / 1000), unit: 'MiB' };
+  const mebibytes = Math.round((bytes / SIZE_UNITS.MiB) * 1000) / 1000;
+  if (Math.round(mebibytes * SIZE_UNITS.MiB) === bytes) return { amount: String(mebibytes), unit: 'MiB' };
+  return { amount: String(bytes), unit: 'bytes' };
 }
 
 /**
