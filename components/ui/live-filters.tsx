@@ -1,7 +1,7 @@
 'use client';
 import Link from 'next/link';
-import { usePathname, useRouter } from 'next/navigation';
-import { useEffect, useRef } from 'react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
 
 export type FilterField =
   | { kind: 'search'; name: string; label: string; value?: string; placeholder?: string; error?: string; hint?: string }
@@ -13,7 +13,9 @@ const DEBOUNCE_MS = 300;
 /**
  * Filters that live in the URL: they apply as you type (debounced, replacing the URL so the
  * back button is not flooded), and the form is still a plain GET that works without JavaScript.
- * A value that cannot apply keeps its text and says why next to its field.
+ * A value that cannot apply keeps its text and says why next to its field. Fields hold what was
+ * typed; a URL the form did not write (Reset, "Clear the filters", back, a pager link) renders
+ * them anew from the page's values, or they would keep filters the list no longer applies.
  */
 export function Filters(props: { action: string; fields: FilterField[]; label: string }) {
   const router = useRouter();
@@ -21,6 +23,21 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
   const form = useRef<HTMLFormElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
+  const urlQuery = useSearchParams().toString();
+  const written = useRef(urlQuery);
+  const [generation, setGeneration] = useState(0);
+  const hadFocus = useRef(false);
+  useEffect(() => {
+    if (urlQuery === written.current) return;
+    written.current = urlQuery;
+    hadFocus.current = Boolean(form.current?.contains(document.activeElement));
+    setGeneration((count) => count + 1);
+  }, [urlQuery]);
+  useEffect(() => {
+    // A keyboard user who pressed Reset stays in the form rather than at the page's start.
+    if (hadFocus.current) form.current?.querySelector<HTMLElement>('input, select')?.focus();
+    hadFocus.current = false;
+  }, [generation]);
 
   function apply(delay: number) {
     clearTimeout(timer.current);
@@ -29,6 +46,7 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
       const query = new URLSearchParams();
       for (const [name, value] of new FormData(form.current)) if (typeof value === 'string' && value.trim()) query.set(name, value.trim());
       const text = query.toString();
+      written.current = text;
       // A changed filter starts again at the first page (the cursor is not a form field).
       router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
     }, delay);
@@ -36,6 +54,7 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
 
   return (
     <form
+      key={generation}
       ref={form}
       className="filters"
       method="get"

@@ -96,6 +96,14 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expect(page.getByRole('link', { name: 'Issue the first key' })).toHaveCount(0);
   await page.getByRole('searchbox', { name: 'Search' }).fill(`${label}-renamed`);
   await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
+  // Reset empties the fields with the list (they kept the filter the list no longer applied), and keeps the focus in the form.
+  await page.getByRole('link', { name: 'Reset' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/keys$/);
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('');
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toBeFocused();
+  await page.getByRole('searchbox', { name: 'Search' }).fill(`${label}-renamed`);
+  await expect(page.getByRole('region', { name: 'API keys' }).getByRole('row')).toHaveCount(2);
 
   await page
     .getByRole('region', { name: 'API keys' })
