@@ -1,6 +1,6 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { CopyButton } from '../keys/copy-button';
 import { ConfirmQuestion, useQuestion } from '../ui/confirm-dialog';
 import { ConfirmCode, useChangeRequest } from './confirm-code';
@@ -16,24 +16,7 @@ export function RotateKey(props: { prefix: string }) {
   const [rotated, setRotated] = useState<{ secret: string; prefix: string } | null>(null);
   const question = useQuestion<'rotate'>();
 
-  if (rotated) {
-    return (
-      <div className="stack">
-        <div className="alert alert-ok" data-testid="rotated-secret">
-          <p>Your new API key, shown only now. Store it before you leave this page:</p>
-          <code>{rotated.secret}</code> <CopyButton value={rotated.secret} label="Copy key" />
-        </div>
-        <p className="muted">
-          The old key ({props.prefix}…) is refused from now on, and this portal session ended with it. Units, history and the webhook stay.
-        </p>
-        <div className="actions">
-          <button type="button" className="button" onClick={() => router.refresh()}>
-            Sign in with the new key
-          </button>
-        </div>
-      </div>
-    );
-  }
+  if (rotated) return <RotatedKey secret={rotated.secret} oldPrefix={props.prefix} onSignIn={() => router.refresh()} />;
   if (change.sentTo) {
     return (
       <ConfirmCode
@@ -67,6 +50,28 @@ export function RotateKey(props: { prefix: string }) {
           {change.error}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The new key, shown once; the focus moves to it from the confirmation it replaces (which held it). */
+function RotatedKey(props: { secret: string; oldPrefix: string; onSignIn: () => void }) {
+  const shown = useRef<HTMLDivElement>(null);
+  useEffect(() => shown.current?.focus(), []);
+  return (
+    <div className="stack">
+      <div className="alert alert-ok" data-testid="rotated-secret" ref={shown} tabIndex={-1}>
+        <p>Your new API key, shown only now. Store it before you leave this page:</p>
+        <code>{props.secret}</code> <CopyButton value={props.secret} label="Copy key" />
+      </div>
+      <p className="muted">
+        The old key ({props.oldPrefix}…) is refused from now on, and this portal session ended with it. Units, history and the webhook stay.
+      </p>
+      <div className="actions">
+        <button type="button" className="button" onClick={props.onSignIn}>
+          Sign in with the new key
+        </button>
+      </div>
     </div>
   );
 }

@@ -122,6 +122,8 @@ test('a customer signs in with their key, sees their call and units, sets a webh
     expect((await generate(request, issued.key)).status()).toBe(200); // nothing changes before the code
     await confirmWithCode(page, 3);
     const shown = page.getByTestId('rotated-secret');
+    // The confirmation that held the focus is gone: it moves to the key shown once.
+    await expect(shown).toBeFocused();
     await expect(shown).toContainText('wgs_live_');
     const secret = (await shown.locator('code').textContent())!.trim();
     expect(secret).not.toBe(issued.key);
