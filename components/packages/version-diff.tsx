@@ -4,10 +4,15 @@ import type { Sale } from '@/server/contract/package-schema';
 import { definitionLabel } from './definition-labels';
 import { topUpsForForm } from './sale-fields';
 
+/** A size, with its bytes where the rounded unit hides them: two sizes that differ never look the same. */
+function shownSize(bytes: number): string {
+  return bytes < 1024 || bytes % 1024 ** 2 === 0 ? formatBytes(bytes) : `${formatBytes(bytes)} (${formatNumber(bytes)} bytes)`;
+}
+
 /** A field's value as the diff shows it: top-up packs as the form writes them (units:price), any other list item by its JSON. */
 export function shownValue(path: string, value: unknown): string {
   if (value === undefined) return '—';
-  if ((path === 'limits.max_upload_bytes' || path === 'limits.max_stored_bytes') && typeof value === 'number') return formatBytes(value);
+  if ((path === 'limits.max_upload_bytes' || path === 'limits.max_stored_bytes') && typeof value === 'number') return shownSize(value);
   if (typeof value === 'number') return formatNumber(value);
   if (path === 'sale.top_ups' && Array.isArray(value)) return value.length ? topUpsForForm({ top_ups: value } as Sale) : '—';
   if (Array.isArray(value))

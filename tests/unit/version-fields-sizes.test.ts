@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { shownValue } from '@/components/packages/version-diff';
 import { fieldName, formToDefinition, sizeForForm } from '@/components/packages/version-fields';
 
 // The package form shows a version's sizes for its next version: saved untouched, they must come
@@ -44,5 +45,12 @@ describe('sizes in the package form', () => {
     expect(sizeForForm(104_857_600)).toEqual({ amount: '100', unit: 'MiB' });
     expect(sizeForForm(10_000_000)).toEqual({ amount: '10000000', unit: 'bytes' });
     expect(sizeForForm(undefined)).toEqual({ amount: '', unit: 'MiB' });
+  });
+
+  it('compares sizes that differ by a byte as different', () => {
+    const [before, after] = [10_000_000, 10_000_269].map((bytes) => shownValue('limits.max_upload_bytes', bytes));
+    expect(before).not.toBe(after);
+    expect(after).toBe('9.5 MiB (10,000,269 bytes)');
+    expect(shownValue('limits.max_upload_bytes', 50 * 1024 ** 2)).toBe('50.0 MiB');
   });
 });
