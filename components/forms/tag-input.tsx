@@ -3,8 +3,9 @@ import { useState, type KeyboardEvent } from 'react';
 
 /**
  * A list setting as tags: type and press Enter or comma to add, Backspace or × to remove; the
- * interface's allowed values (when the list is closed) are offered as buttons. The value is kept
- * comma-separated in a hidden input, so the form reads it as before.
+ * interface's allowed values (when the list is closed) are offered as buttons. Each tag is a hidden
+ * input of its own, kept as it is: a tag from the packages file may hold a comma or edge spaces
+ * (`"oil, on canvas"`), which a comma-joined value split them at.
  */
 export function TagInput(props: {
   id: string;
@@ -59,7 +60,9 @@ export function TagInput(props: {
           aria-invalid={props.invalid}
         />
       </div>
-      <input type="hidden" name={props.name} value={[...tags, ...(draft.trim() ? [draft.trim()] : [])].join(',')} />
+      {[...tags, ...(draft.trim() && !tags.includes(draft.trim()) ? [draft.trim()] : [])].map((tag, index) => (
+        <input key={index} type="hidden" name={props.name} value={tag} />
+      ))}
       {offered.length > 0 ? (
         <div className="actions" role="group" aria-label="Allowed values">
           {offered.map((value) => (

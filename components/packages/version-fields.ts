@@ -102,6 +102,12 @@ function list(value: FormDataEntryValue | null): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
+/** A tag list (forms/tag-input.tsx: one input per tag), each tag as it is; none: not set. */
+function tags(values: FormDataEntryValue[]): string[] | undefined {
+  const items = values.map(String).filter((item) => item !== '');
+  return items.length > 0 ? items : undefined;
+}
+
 /**
  * The Engine field: the engine picker sends one input per engine, in order; a typed
  * comma-separated list (model ids hold no comma) is read the same way. One name is the engine,
@@ -168,7 +174,7 @@ export function formToDefinition(form: FormData): Record<string, unknown> {
       units: numberOrRaw(form.get(fieldName(operation, 'units'))),
     };
     for (const field of LIST_FIELDS[operation]) {
-      const values = list(form.get(fieldName(operation, field.key)));
+      const values = tags(form.getAll(fieldName(operation, field.key)));
       if (values) settings[field.key] = values;
     }
     if (TAKES_UPLOADS.includes(operation)) settings.input_uploads = form.get(fieldName(operation, 'input_uploads')) === 'on';

@@ -92,3 +92,23 @@ test('audit log: a long version diff wraps inside its own box, the page never sc
   await expectAccessible(page, 'audit log with a long diff');
   await keepScreenshot(page, 'audit-long-diff');
 });
+
+test('package: a new version saved untouched keeps list entries with a comma or edge spaces and exact sizes', async ({ page }) => {
+  const slug = `lists-${tag()}`;
+  applyPackage({
+    slug,
+    name: `Lists ${slug}`,
+    quota_units: 100,
+    limits: { requests_per_minute: 60, concurrency: 2, max_upload_bytes: 10_000_000 },
+    operations: {
+      'images.generate': { engine: 'local', units: 5, styles: ['oil, on canvas', '  spaced ', 'photo'] },
+      'audio.speech': { engine: 'local', units: 2, voices: ['Mr, Smith', 'trail '] },
+    },
+  });
+  await signedIn(page);
+  await page.goto(`/packages/${slug}/new-version`);
+  await expect(page.getByTestId('tags-images.generate|styles')).toContainText('oil, on canvas');
+  await page.getByRole('button', { name: 'Create version' }).click();
+  // Dashboard audit: the styles came back split at their commas and trimmed, the size 10,000,269 bytes.
+  await expect(page.getByText('Nothing changed: version 1 stays the latest.')).toBeVisible();
+});
