@@ -127,6 +127,11 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     message: 'a USD price is at least 0.01',
   },
   {
+    rule: '`unit_price` and `limits.max_provider_cost_per_day` have at most 10 decimal places, as they are stored (a finer amount would be rounded).',
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).unit_price = 5e-11),
+    message: 'must have at most 10 decimal places (what is stored)',
+  },
+  {
     rule: "A `sale`'s currency is one money is charged in: not `XXX`, `XAU` or another metal, fund or testing code.",
     breaking: (file) => ((file.packages[0] as Record<string, unknown>).sale = { price: 9, currency: 'XXX' }),
     message: 'currency must be one money is charged in',

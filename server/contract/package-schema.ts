@@ -64,9 +64,11 @@ const modelAliases = uniqueList(
   .optional();
 
 const base = { engine, units, model_aliases: modelAliases };
-/** An amount of CURRENCY: at most 10 decimals are kept. */
+/** An amount of CURRENCY. */
 const MONEY_RULE = "must be an amount from 0 to 1,000,000,000 (in the deployment's CURRENCY)";
 const money = z.number(MONEY_RULE).min(0, MONEY_RULE).max(1_000_000_000, MONEY_RULE);
+/** An amount a version stores in numeric(20,10): a finer one would be stored rounded, and a new version made at each apply. */
+const storedMoney = money.refine((amount) => Number(amount.toFixed(10)) === amount, 'must have at most 10 decimal places (what is stored)');
 /** The most output tokens one call may ask of the engine; unset, the provider's own default applies. */
 const maxOutputTokens = z.number().int().min(1).max(1_000_000).optional();
 
@@ -184,12 +186,12 @@ export const packageDefinitionSchema = z.strictObject({
     concurrency: z.number().int().min(1).max(10_000),
     max_upload_bytes: z.number().int().min(1).max(MAX_UPLOAD_BYTES).default(MAX_UPLOAD_BYTES),
     /** Each key's most provider cost (CURRENCY) per UTC day; past it, 429 with reason "budget". */
-    max_provider_cost_per_day: money.optional().meta({ omitted: 'no cap' }),
+    max_provider_cost_per_day: storedMoney.optional().meta({ omitted: 'no cap' }),
     /** What one key may hold in storage at once (uploads and outputs); omitted: 10 x max_upload_bytes. */
     max_stored_bytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ omitted: '10 x `max_upload_bytes`' }),
   }),
   /** What one unit sells for (CURRENCY): revenue = units charged × unit_price. */
-  unit_price: money.optional(),
+  unit_price: storedMoney.optional(),
   /** For sale through Stripe Checkout: a key's price and optional top-up packs; omitted, not sold. */
   sale: saleSchema.optional(),
   /** The OpenAI-compatible surface (/openai/v1): whether it requires an Idempotency-Key as /v1 does. */
