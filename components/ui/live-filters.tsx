@@ -1,6 +1,6 @@
 'use client';
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 
 export type FilterField =
@@ -14,39 +14,45 @@ const DEBOUNCE_MS = 300;
  * Filters that live in the URL: they apply as you type (debounced, replacing the URL so the
  * back button is not flooded), and the form is still a plain GET that works without JavaScript.
  * A value that cannot apply keeps its text and says why next to its field. Fields hold what was
- * typed; a URL the form did not write (Reset, "Clear the filters", back, a pager link) renders
- * them anew from the page's values, or they would keep filters the list no longer applies.
+ * typed; values the form did not write (Reset, "Clear the filters", back and forward) render them
+ * anew, or they would keep filters the list no longer applies.
  */
+/** Filled fields as a query string, trimmed (what apply writes to the URL). */
+function queryOf(entries: [string, FormDataEntryValue][]): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of entries) if (typeof value === 'string' && value.trim()) query.set(name, value.trim());
+  return query.toString();
+}
+
 export function Filters(props: { action: string; fields: FilterField[]; label: string }) {
   const router = useRouter();
   const pathname = usePathname();
   const form = useRef<HTMLFormElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
-  const urlQuery = useSearchParams().toString();
-  const written = useRef(urlQuery);
+  // The page's values as the form would write them: when they are not what the form wrote last, the
+  // fields are rendered anew (a new key) in the same render as the values, never before them.
+  // What the fields stand for: the values they were rendered from until the form writes, then the
+  // last few queries it wrote (a page rendered for an earlier one arrives while the next is typed).
+  const shown = queryOf(props.fields.map((field) => [field.name, field.value ?? '']));
+  const [standing, setStanding] = useState({ queries: [shown], written: false });
   const [generation, setGeneration] = useState(0);
-  const hadFocus = useRef(false);
+  if (!standing.queries.includes(shown)) {
+    setStanding({ queries: [shown], written: false });
+    setGeneration(generation + 1);
+  }
   useEffect(() => {
-    if (urlQuery === written.current) return;
-    written.current = urlQuery;
-    hadFocus.current = Boolean(form.current?.contains(document.activeElement));
-    setGeneration((count) => count + 1);
-  }, [urlQuery]);
-  useEffect(() => {
-    // A keyboard user who pressed Reset stays in the form rather than at the page's start.
-    if (hadFocus.current) form.current?.querySelector<HTMLElement>('input, select')?.focus();
-    hadFocus.current = false;
+    // The fields went with the old form: the focus (a keyboard user's, on Reset) stays in the new one.
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (generation > 0 && lost) form.current?.querySelector<HTMLElement>('input, select')?.focus();
   }, [generation]);
 
   function apply(delay: number) {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       if (!form.current) return;
-      const query = new URLSearchParams();
-      for (const [name, value] of new FormData(form.current)) if (typeof value === 'string' && value.trim()) query.set(name, value.trim());
-      const text = query.toString();
-      written.current = text;
+      const text = queryOf([...new FormData(form.current)]);
+      setStanding((last) => ({ queries: [...(last.written ? last.queries.slice(-4) : []), text], written: true }));
       // A changed filter starts again at the first page (the cursor is not a form field).
       router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
     }, delay);

@@ -58,7 +58,8 @@ export function TimeRangePicker(props: { action: string; range: RangeFromParams;
     </div>
   );
   return (
-    <form className="filters" method="get" action={props.action} aria-label="Choose the time range">
+    // autoComplete off: after back or forward the browser would put back the fields' last values, not the page's.
+    <form className="filters" method="get" action={props.action} aria-label="Choose the time range" autoComplete="off">
       {Object.entries(props.keep ?? {}).map(([name, value]) =>
         value ? <input key={name} type="hidden" name={name} value={value} /> : null,
       )}

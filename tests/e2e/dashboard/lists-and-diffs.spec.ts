@@ -112,3 +112,24 @@ test('package: a new version saved untouched keeps list entries with a comma or 
   // Dashboard audit: the styles came back split at their commas and trimmed, the size 10,000,269 bytes.
   await expect(page.getByText('Nothing changed: version 1 stays the latest.')).toBeVisible();
 });
+
+test('back and forward: the filter fields and the time range show what the page lists', async ({ page }) => {
+  await signedIn(page);
+  await page.goto('/keys');
+  await page.goto('/keys?status=active');
+  await page.getByRole('searchbox', { name: 'Search' }).fill('zz-nobody-has-this');
+  await expect(page).toHaveURL(/q=zz-nobody-has-this/);
+  await page.goBack();
+  await expect(page).toHaveURL(/\/keys$/);
+  // Dashboard audit: the fields kept the filter the list no longer applied.
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('');
+  await expect(page.getByRole('search', { name: 'Filter keys' }).getByLabel('Status')).toHaveValue('');
+
+  await page.goto('/?range=7d');
+  await page.getByLabel('Time range', { exact: true }).selectOption('24h');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await expect(page).toHaveURL(/range=24h/);
+  await page.goBack();
+  await expect(page).toHaveURL(/range=7d/);
+  await expect(page.getByLabel('Time range', { exact: true })).toHaveValue('7d');
+});
