@@ -1,6 +1,6 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { keyLabelInput } from '@/server/contract/dashboard/key-forms';
 import { fieldErrors } from '../forms/plain-issues';
 import { describeError, trpc } from '../trpc/client';
@@ -11,6 +11,13 @@ export function EditLabel(props: { id: string; label: string | null }) {
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Saved or cancelled, the focus goes back to "Edit label" (it would fall to the page with the form).
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (!editing && wasEditing.current) opener.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -37,14 +44,22 @@ export function EditLabel(props: { id: string; label: string | null }) {
     return (
       <span className="actions">
         <span data-testid="key-label">{props.label ?? <span className="muted">No label</span>}</span>
-        <button type="button" className="button-link" onClick={() => setEditing(true)}>
+        <button ref={opener} type="button" className="button-link" onClick={() => setEditing(true)}>
           Edit label
         </button>
       </span>
     );
   }
   return (
-    <form className="actions" onSubmit={submit} aria-label="Edit the key's label" noValidate>
+    <form
+      className="actions"
+      onSubmit={submit}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') setEditing(false);
+      }}
+      aria-label="Edit the key's label"
+      noValidate
+    >
       <div className="field">
         <label htmlFor="key-label-input" className="visually-hidden">
           Label

@@ -79,10 +79,16 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expectAccessible(page, 'key page');
   await keepScreenshot(page, 'key-detail-with-bar');
 
+  // Escape closes the form, and the focus goes back to "Edit label" (as after a save).
+  await page.getByRole('button', { name: 'Edit label' }).click();
+  await page.getByRole('textbox', { name: 'Label' }).press('Escape');
+  await expect(page.getByRole('textbox', { name: 'Label' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Edit label' })).toBeFocused();
   await page.getByRole('button', { name: 'Edit label' }).click();
   await page.getByRole('textbox', { name: 'Label' }).fill(`${label}-renamed`);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: `${label}-renamed` })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Edit label' })).toBeFocused();
 
   await page.goto('/keys');
   await page.getByRole('searchbox', { name: 'Search' }).pressSequentially(`${label}-ren`, { delay: 20 });
