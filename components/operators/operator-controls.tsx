@@ -1,5 +1,5 @@
 'use client';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { OPERATOR_ROLES, type OperatorRole } from '@/server/contract/dashboard/roles';
 import { describeError, trpc } from '../trpc/client';
 import { ConfirmDialog, ConfirmQuestion, ErrorAlert, useQuestion, useRefreshingAction } from '../ui/confirm-dialog';
@@ -8,7 +8,15 @@ import { ownRoleChange } from './own-role';
 /** An owner's controls for one operator: their role, and whether they may sign in. Audited. `self`: the signed-in operator. */
 export function OperatorControls(props: { email: string; role: OperatorRole; disabled: boolean; self?: boolean }) {
   const [role, setRole] = useState<OperatorRole>(props.role);
-  const save = useRefreshingAction(() => trpc.operators.setRole.mutate({ email: props.email, role }));
+  // Saved, the focus (lost with the disabled button) goes back to the role, and the change is said.
+  const [saved, setSaved] = useState(0);
+  const roleSelect = useRef<HTMLSelectElement>(null);
+  useEffect(() => {
+    if (saved > 0) roleSelect.current?.focus();
+  }, [saved]);
+  const save = useRefreshingAction(() => trpc.operators.setRole.mutate({ email: props.email, role }), {
+    onDone: () => setSaved((count) => count + 1),
+  });
   const enable = useRefreshingAction(() => trpc.operators.setDisabled.mutate({ email: props.email, disabled: false }));
   const own = useOwnRole(props.email, role);
   const busy = save.busy || enable.busy || own.busy;
@@ -21,6 +29,7 @@ export function OperatorControls(props: { email: string; role: OperatorRole; dis
           Role of {props.email}
         </label>
         <select
+          ref={roleSelect}
           id={selectId}
           value={role}
           onChange={(event) => setRole(event.target.value as OperatorRole)}
@@ -79,6 +88,9 @@ export function OperatorControls(props: { email: string; role: OperatorRole; dis
           <ErrorAlert error={own.error} />
         </ConfirmQuestion>
       ) : null}
+      <span role="status" className="muted">
+        {saved > 0 && !save.busy && !save.error ? `Role saved: ${role}.` : ''}
+      </span>
       <ErrorAlert error={save.error ?? enable.error} />
     </div>
   );

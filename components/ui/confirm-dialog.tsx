@@ -148,6 +148,12 @@ export function ConfirmQuestion(props: {
     cancel.current?.focus();
     return focusHeadingIfDropped;
   }, []);
+  // Refused (the question stays, with its error): the focus, lost with the disabled buttons, goes back to Cancel.
+  const wasBusy = useRef(false);
+  useEffect(() => {
+    if (wasBusy.current && !props.busy) cancel.current?.focus();
+    wasBusy.current = props.busy;
+  }, [props.busy]);
   return (
     <div
       className="confirm"

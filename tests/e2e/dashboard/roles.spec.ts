@@ -129,7 +129,19 @@ test('an owner sees operators and changes a role there; the change is audited an
   await page.getByLabel(`Role of ${email}`, { exact: true }).selectOption('admin');
   await page.getByRole('button', { name: `Save the role of ${email}` }).click();
   await expect(page.getByTestId(`role-of-${email}`)).toHaveText('admin');
+  // The focus, lost with the disabled button, is back on the role, and the change is said.
+  await expect(page.getByLabel(`Role of ${email}`, { exact: true })).toBeFocused();
+  await expect(page.getByRole('status').filter({ hasText: 'Role saved: admin.' })).toBeVisible();
   await keepScreenshot(page, 'roles-owner-operators');
+  // A confirmed action that fails keeps its question, with the error, and the focus on Cancel (it fell to the page).
+  await page.route('**/api/trpc/operators.setDisabled**', (route) => route.abort());
+  await page.getByRole('button', { name: `Disable ${email}` }).click();
+  const question = page.getByRole('alertdialog', { name: `Disable ${email}?` });
+  await question.getByRole('button', { name: 'Disable', exact: true }).click();
+  await expect(question.getByRole('alert')).toBeVisible();
+  await expect(question.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.unroute('**/api/trpc/operators.setDisabled**');
+  await question.getByRole('button', { name: 'Cancel' }).click();
 
   await other.goto('/keys');
   await expect(other.getByTestId('operator-role')).toHaveText('admin');
