@@ -10,13 +10,6 @@ export type FilterField =
 
 const DEBOUNCE_MS = 300;
 
-/**
- * Filters that live in the URL: they apply as you type (debounced, replacing the URL so the
- * back button is not flooded), and the form is still a plain GET that works without JavaScript.
- * A value that cannot apply keeps its text and says why next to its field. Fields hold what was
- * typed; values the form did not write (Reset, "Clear the filters", back and forward) render them
- * anew, or they would keep filters the list no longer applies.
- */
 /** Filled fields as a query string, trimmed (what apply writes to the URL). */
 function queryOf(entries: [string, FormDataEntryValue][]): string {
   const query = new URLSearchParams();
@@ -24,16 +17,22 @@ function queryOf(entries: [string, FormDataEntryValue][]): string {
   return query.toString();
 }
 
+/**
+ * Filters that live in the URL: they apply as you type (debounced, replacing the URL so the
+ * back button is not flooded), and the form is still a plain GET that works without JavaScript.
+ * A value that cannot apply keeps its text and says why next to its field. Fields hold what was
+ * typed; values the form did not write (Reset, "Clear the filters", back and forward) render them
+ * anew, or they would keep filters the list no longer applies.
+ */
 export function Filters(props: { action: string; fields: FilterField[]; label: string }) {
   const router = useRouter();
   const pathname = usePathname();
   const form = useRef<HTMLFormElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
-  // The page's values as the form would write them: when they are not what the form wrote last, the
-  // fields are rendered anew (a new key) in the same render as the values, never before them.
-  // What the fields stand for: the values they were rendered from until the form writes, then the
-  // last few queries it wrote (a page rendered for an earlier one arrives while the next is typed).
+  // What the fields stand for: the page's values they were rendered from until the form writes,
+  // then the last few queries it wrote (a page rendered for an earlier one arrives while the next
+  // is typed). Other values render the fields anew (a new key), in the same render as those values.
   const shown = queryOf(props.fields.map((field) => [field.name, field.value ?? '']));
   const [standing, setStanding] = useState({ queries: [shown], written: false });
   const [generation, setGeneration] = useState(0);
