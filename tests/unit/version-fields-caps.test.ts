@@ -3,29 +3,13 @@ import { definitionLabel } from '@/components/packages/definition-labels';
 import { fieldName, formToDefinition } from '@/components/packages/version-fields';
 import { packageDefinitionSchema } from '@/server/contract/package-schema';
 import { outputCapNotices } from '@/server/contract/output-cap-notices';
+import { packageForm } from './support/package-form';
 
 // The package form carries the cost caps: max_output_tokens (text, code), max_input_seconds
 // (transcribe); an empty field is no cap, which the packages-file schema accepts.
 
-function form(values: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries({
-    slug: 'caps',
-    name: 'Caps',
-    quota_units: '10',
-    requests_per_minute: '5',
-    concurrency: '1',
-    ...values,
-  })) {
-    data.set(key, value);
-  }
-  for (const operation of ['text.generate', 'code.generate', 'audio.transcribe']) {
-    data.set(fieldName(operation, 'enabled'), 'on');
-    data.set(fieldName(operation, 'engine'), values[fieldName(operation, 'engine')] ?? 'local');
-    data.set(fieldName(operation, 'units'), '1');
-  }
-  return data;
-}
+const form = (values: Record<string, string>) =>
+  packageForm({ slug: 'caps', name: 'Caps', ...values }, ['text.generate', 'code.generate', 'audio.transcribe']);
 
 describe('cost caps in the package form', () => {
   it('reads the caps into the definition the packages-file schema accepts', () => {

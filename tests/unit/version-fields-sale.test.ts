@@ -2,31 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { definitionLabel } from '@/components/packages/definition-labels';
 import { topUpsForForm } from '@/components/packages/sale-fields';
 import { shownValue } from '@/components/packages/version-diff';
-import { fieldName, formToDefinition, issueField } from '@/components/packages/version-fields';
+import { formToDefinition, issueField } from '@/components/packages/version-fields';
 import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
 import { packageDefinitionSchema, saleSchema } from '@/server/contract/package-schema';
 import { fromMinorUnits, toMinorUnits } from '@/server/contract/stripe-currency';
+import { packageForm } from './support/package-form';
 
 // A package version's sale (issue 38 point 1): in the packages file's schema, on the package
 // form (price, currency, top-up packs as units:price), and in the version diff.
 
-function form(values: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [key, value] of Object.entries({
-    slug: 'sold',
-    name: 'Sold',
-    quota_units: '500',
-    requests_per_minute: '5',
-    concurrency: '1',
-    ...values,
-  })) {
-    data.set(key, value);
-  }
-  data.set(fieldName('text.generate', 'enabled'), 'on');
-  data.set(fieldName('text.generate', 'engine'), 'local');
-  data.set(fieldName('text.generate', 'units'), '1');
-  return data;
-}
+const form = (values: Record<string, string>) => packageForm({ slug: 'sold', name: 'Sold', quota_units: '500', ...values });
 
 describe('sale in the packages file', () => {
   it('refuses top-up packs without a price of a key, naming the price (the form dropped them)', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shownValue } from '@/components/packages/version-diff';
-import { fieldName, formToDefinition, sizeForForm } from '@/components/packages/version-fields';
+import { formToDefinition, sizeForForm } from '@/components/packages/version-fields';
+import { packageForm } from './support/package-form';
 
 // The package form shows a version's sizes for its next version: saved untouched, they must come
 // back to the byte (dashboard audit: 10,000,000 bytes shown as 9.537 MiB came back 10,000,269).
@@ -8,23 +9,14 @@ import { fieldName, formToDefinition, sizeForForm } from '@/components/packages/
 function savedUntouched(maxUploadBytes: number, maxStoredBytes: number) {
   const upload = sizeForForm(maxUploadBytes);
   const stored = sizeForForm(maxStoredBytes);
-  const form = new FormData();
-  for (const [key, value] of Object.entries({
+  const form = packageForm({
     slug: 'sizes',
     name: 'Sizes',
-    quota_units: '10',
-    requests_per_minute: '5',
-    concurrency: '1',
     max_upload_bytes: upload.amount,
     max_upload_unit: upload.unit,
     max_stored_bytes: stored.amount,
     max_stored_unit: stored.unit,
-  })) {
-    form.set(key, value);
-  }
-  form.set(fieldName('text.generate', 'enabled'), 'on');
-  form.set(fieldName('text.generate', 'engine'), 'local');
-  form.set(fieldName('text.generate', 'units'), '1');
+  });
   return (formToDefinition(form) as { limits: Record<string, unknown> }).limits;
 }
 
