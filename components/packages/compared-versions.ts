@@ -1,6 +1,6 @@
 import { truncated } from '../ui/format';
 
-// The package page compares two versions (`?from=&to=`), by default the latest with the one before
+// The package page compares two versions (`?from_version=&to_version=`), by default the latest with the one before
 // it. A version the address names that the package does not have is said to be missing, not
 // silently swapped for another ("Versions 1 and 1 have the same terms" for `?from=9&to=1`).
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { comparedVersions, missingVersionsText } from '@/components/packages/compared-versions';
 
-// `/packages/<slug>?from=9&to=1` for a package without version 9 said "Versions 1 and 1 have the
-// same terms." (dashboard audit): a version the address names that does not exist is said to.
+// `/packages/<slug>?from_version=9&to_version=1` for a package without version 9 said "Versions 1
+// and 1 have the same terms." (dashboard audit): a version the address names that does not exist is said to.
 
 describe("the package page's compared versions", () => {
   it('names an asked version the package does not have, and compares nothing in its place', () => {

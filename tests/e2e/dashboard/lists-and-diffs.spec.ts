@@ -133,3 +133,42 @@ test('back and forward: the filter fields and the time range show what the page 
   await expect(page).toHaveURL(/range=7d/);
   await expect(page.getByLabel('Time range', { exact: true })).toHaveValue('7d');
 });
+
+test("package page: the time range and the compared versions each keep the other's choice", async ({ page }) => {
+  // Both forms used `from` and `to`: a custom range was read as versions "2026-…" that do not exist,
+  // and comparing versions dropped the range.
+  const slug = `pair-${tag()}`;
+  for (const quota of [100, 200, 300]) {
+    applyPackage({
+      slug,
+      name: `Pair ${quota}`,
+      quota_units: quota,
+      limits: { requests_per_minute: 60, concurrency: 2 },
+      operations: { 'text.generate': { engine: 'local', units: 1, output_formats: ['text'] } },
+    });
+  }
+  await signedIn(page);
+  await page.goto(`/packages/${slug}`);
+  const compare = page.getByRole('form', { name: 'Choose two versions to compare' });
+  await compare.getByLabel('From version').selectOption('1');
+  await compare.getByRole('button', { name: 'Compare' }).click();
+  await expect(page).toHaveURL(/from_version=1&to_version=3/);
+  const diff = page.getByRole('region', { name: 'Changes from version 1 to 3' });
+  await expect(diff.getByRole('row', { name: /Quota/ })).toContainText('300');
+
+  const range = page.getByRole('form', { name: 'Choose the time range' });
+  await range.getByLabel('Time range', { exact: true }).selectOption('custom');
+  await range.getByLabel('From', { exact: true }).fill('2026-01-01');
+  await range.getByLabel('To', { exact: true }).fill('2026-01-31');
+  await range.getByRole('button', { name: 'Show' }).click();
+  await expect(page).toHaveURL(/range=custom&from=2026-01-01&to=2026-01-31/);
+  await expect(page.getByText(/does not exist/)).toHaveCount(0);
+  await expect(diff.getByRole('row', { name: /Quota/ })).toContainText('300');
+
+  await compare.getByLabel('From version').selectOption('2');
+  await compare.getByRole('button', { name: 'Compare' }).click();
+  await expect(page).toHaveURL(/from_version=2&to_version=3/);
+  await expect(page).toHaveURL(/range=custom&from=2026-01-01&to=2026-01-31/);
+  await expect(page.getByRole('region', { name: 'Changes from version 2 to 3' })).toBeVisible();
+  await expect(range.getByLabel('From', { exact: true })).toHaveValue('2026-01-01');
+});

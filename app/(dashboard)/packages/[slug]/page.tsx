@@ -31,12 +31,15 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const { caller, can } = await dashboardCaller(`/packages/${slug}`);
   const pkg = await orNotFound(caller.packages.get({ slug }));
   // Compare any two versions; by default the latest with the one before it. One the address names
-  // that does not exist is said to, rather than compared as another.
+  // that does not exist is said to, rather than compared as another. Each of the page's two forms
+  // keeps the other's choice (its own parameters: `from`/`to` are the time range's).
   const numbers = pkg.versions.map((version) => version.version);
-  const { from, to, missing } = comparedVersions(numbers, pkg.latest_version, { from: param(search, 'from'), to: param(search, 'to') });
+  const askedVersions = { from: param(search, 'from_version'), to: param(search, 'to_version') };
+  const { from, to, missing } = comparedVersions(numbers, pkg.latest_version, askedVersions);
   const diff = numbers.length > 1 && missing.length === 0 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
   const asked = rangeFromParams(search);
   const range = asked.value;
+  const keptRange = { range: asked.asked.range, from: asked.asked.from, to: asked.asked.to };
   const margin = await caller.margin.report({ package: pkg.slug, ...range });
   return (
     <div className="stack">
@@ -68,17 +71,24 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
       {pkg.archived_at ? (
         <Alert tone="warn">Archived on {formatDate(pkg.archived_at)}: no new keys can be issued; keys already issued keep working.</Alert>
       ) : null}
-      <TimeRangePicker action={`/packages/${pkg.slug}`} range={asked} />
+      <TimeRangePicker
+        action={`/packages/${pkg.slug}`}
+        range={asked}
+        keep={{ from_version: askedVersions.from, to_version: askedVersions.to }}
+      />
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       {missing.length > 0 ? <Alert tone="warn">{missingVersionsText(pkg.slug, missing, numbers)}</Alert> : null}
       {numbers.length > 1 ? (
         <Card title="Compare versions" id="diff">
           <div className="stack">
             <form className="filters" method="get" action={`/packages/${pkg.slug}#diff`} aria-label="Choose two versions to compare">
+              {Object.entries(keptRange).map(([name, value]) =>
+                value ? <input key={name} type="hidden" name={name} value={value} /> : null,
+              )}
               {(['from', 'to'] as const).map((name) => (
                 <div className="field" key={name}>
                   <label htmlFor={`diff-${name}`}>{name === 'from' ? 'From version' : 'To version'}</label>
-                  <select id={`diff-${name}`} name={name} defaultValue={name === 'from' ? from : to}>
+                  <select id={`diff-${name}`} name={`${name}_version`} defaultValue={name === 'from' ? from : to}>
                     {numbers.map((version) => (
                       <option key={version} value={version}>
                         {version}
