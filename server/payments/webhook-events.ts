@@ -1,4 +1,4 @@
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
 
 // A Stripe webhook delivery: verified against the raw body with the endpoint's signing secret,
 // then reduced to the few events selling acts on.
@@ -17,12 +17,23 @@ export type SalesEvent =
 /** Stripe's tolerance, in seconds, both ways: its SDK refuses a signature older than this, not one dated later. */
 const TOLERANCE_SECONDS = 300;
 
-/** Throws (Stripe's StripeSignatureVerificationError, mostly) when the signature, secret or timestamp is wrong. */
-export function verifyStripeEvent(stripe: Stripe, rawBody: string, signature: string, webhookSecret: string): Stripe.Event {
-  const event = stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, TOLERANCE_SECONDS);
+const SIGNATURE_REFUSAL = 'The Stripe-Signature header does not verify.';
+
+/** A delivery's event, or why it is refused (400): the signature first, then what the signed body holds. */
+export type VerifiedDelivery = { event: Stripe.Event } | { refusal: string };
+
+/** Checks the signature (secret, timestamp) on the body, then reads the event from it. */
+export function verifyStripeEvent(stripe: Stripe, rawBody: string, signature: string, webhookSecret: string): VerifiedDelivery {
   const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature)?.[1]);
-  if (signedAt > Date.now() / 1000 + TOLERANCE_SECONDS) throw new Error('The signature is dated in the future.');
-  return event;
+  if (signedAt > Date.now() / 1000 + TOLERANCE_SECONDS) return { refusal: SIGNATURE_REFUSAL }; // dated in the future
+  try {
+    return { event: stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, TOLERANCE_SECONDS) };
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) return { refusal: SIGNATURE_REFUSAL };
+    // Signed, so the operator's own or Stripe's: say what is wrong with it, not that the signature is.
+    if (error instanceof SyntaxError) return { refusal: 'The body is signed but is not JSON.' };
+    return { refusal: 'The body is no Stripe event.' };
+  }
 }
 
 /** An expandable field's id: the string, or the expanded object's `id`; anything else (never Stripe's) is none. */
@@ -37,6 +48,8 @@ const sessionIdOf = (event: Stripe.Event): string | null => {
 };
 
 export function salesEventOf(event: Stripe.Event): SalesEvent {
+  // A signed body that is no object at all (`null`, `[]`, `5`) names no type.
+  if (typeof event !== 'object' || event === null) return { type: 'malformed', stripeType: '' };
   const object: unknown = (event.data as { object?: unknown } | undefined)?.object;
   if (typeof event.type !== 'string') return { type: 'malformed', stripeType: '' };
   if (typeof object !== 'object' || object === null) return { type: 'malformed', stripeType: event.type };

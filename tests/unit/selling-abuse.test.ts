@@ -78,7 +78,8 @@ describe('Stripe events selling acts on', () => {
     }
     expect(salesEventOf({ type: 'charge.refunded', data: { object: null } } as unknown as Stripe.Event)).toEqual(malformed);
     // A signed body that is no event object at all names no type (it said "The undefined event"; sales audit).
-    expect(salesEventOf([] as unknown as Stripe.Event)).toEqual({ type: 'malformed', stripeType: '' });
+    for (const body of [[], null, 5, 'x'])
+      expect(salesEventOf(body as unknown as Stripe.Event)).toEqual({ type: 'malformed', stripeType: '' });
   });
 });
 

@@ -19,13 +19,9 @@ export async function handleStripeWebhook(request: Request): Promise<Response> {
   if (!stripe || !settings) return toErrorResponse(new ApiError('not_found', { message: 'Selling is off on this service.' }), requestId);
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_EVENT_BYTES) return toErrorResponse(new ApiError('payload_too_large'), requestId);
-  const raw = await request.text();
-  let event;
-  try {
-    event = verifyStripeEvent(stripe, raw, request.headers.get('stripe-signature') ?? '', settings.webhookSecret);
-  } catch {
-    return toErrorResponse(new ApiError('invalid_request', { message: 'The Stripe-Signature header does not verify.' }), requestId);
-  }
+  const verified = verifyStripeEvent(stripe, await request.text(), request.headers.get('stripe-signature') ?? '', settings.webhookSecret);
+  if ('refusal' in verified) return toErrorResponse(new ApiError('invalid_request', { message: verified.refusal }), requestId);
+  const { event } = verified;
   try {
     const result = await handleSalesEvent(getPrisma(), stripe, salesEventOf(event));
     return jsonResponse(200, { received: true, result: result.state }, requestId);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../setup/test-database';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -125,6 +126,20 @@ describe("selling's and the portal's routes through npm start", () => {
       ]);
       expect(JSON.parse(answer.text).error).toMatchObject({ code: 'method_not_allowed', request_id: expect.stringMatching(/^req_/) });
     }
+  });
+  it('refuse a signed body that is no Stripe event 400, saying why, never 500 (sales audit: a signed `null` was a 500)', async () => {
+    const deliverSigned = async (body: Buffer) => {
+      const t = Math.floor(Date.now() / 1000);
+      const v1 = createHmac('sha256', WEBHOOK_SECRET)
+        .update(Buffer.concat([Buffer.from(`${t}.`), body]))
+        .digest('hex');
+      const headers = { 'content-type': 'application/json', 'stripe-signature': `t=${t},v1=${v1}` };
+      const response = await undiciFetch(webhookUrl().replace('127.0.0.1', CLIENT), { method: 'POST', headers, body, dispatcher: client });
+      return [response.status, ((await response.json()) as { error: { message: string } }).error.message];
+    };
+    expect(await deliverSigned(Buffer.from('null'))).toEqual([400, 'The body is no Stripe event.']);
+    // Signed, not JSON: it said the signature did not verify.
+    expect(await deliverSigned(Buffer.from('not json'))).toEqual([400, 'The body is signed but is not JSON.']);
   });
 });
 
