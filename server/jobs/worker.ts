@@ -38,7 +38,7 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   await ensureWebhookQueue(boss);
   await boss.work<WebhookMessage>(WEBHOOK_QUEUE, { ...polling, batchSize: 1, localConcurrency: concurrency }, async ([job]) => {
     if (!job) return;
-    return { outcome: await deliverWebhook(getSqlDb(), job.data.deliveryId) };
+    return { outcome: await deliverWebhook(getSqlDb(), job.data.deliveryId, job.data.due) };
   });
 
   let stopped = false;

@@ -10,7 +10,7 @@ import { CLI_ACTOR } from '@/server/domain/actor';
 import type { ApiError } from '@/server/domain/errors';
 import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { deliverWebhook } from '@/server/domain/webhooks/deliver-webhook';
-import { listKeyDeliveries, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
+import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
 import { allowProviderPrivateOrigin } from '@/server/providers/outbound/provider-door';
 import { keyOnFreshPackage, portalSignIn } from './portal/portal-helpers';
 import { expectTrpcError, operatorCaller } from './trpc/helpers';
@@ -120,6 +120,43 @@ describe('resends', () => {
     const other = await keyOnFreshPackage('hookresend');
     await caller.keys.setWebhook({ id: other.id, url: 'https://hooks.example.com/wgs' });
     await caller.keys.resendDelivery({ id: other.id, deliveryId: await pendingDelivery(other.id) });
+  });
+});
+
+describe('a resend after a failed attempt', () => {
+  it("leaves the retry that attempt scheduled nothing to do: its round was replaced (webhooks audit: it POSTed in the new round's wait)", async () => {
+    process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1.5,1.5,1.5'; // within the claim's 2 s of slack: any retry is due at once
+    resetConfigForTests();
+    try {
+      answers['hooks-down.example.com'] = '127.0.0.1'; // refused as private: a failed attempt, no request sent
+      const key = await keyOnFreshPackage('hookround');
+      await setKeyWebhook(getPrisma(), CLI_ACTOR, key.id, 'https://hooks-down.example.com/wgs');
+      const deliveryId = await pendingDelivery(key.id);
+      const dueOf = async () =>
+        (await getPool().query<{ due: string }>('SELECT next_attempt_at::text AS due FROM webhook_deliveries WHERE id = $1', [deliveryId]))
+          .rows[0]!.due;
+      expect(await deliverWebhook(getSqlDb(), deliveryId)).toBe('retry');
+      const replacedRound = await dueOf();
+      await resendDelivery(getPrisma(), CLI_ACTOR, key.id, deliveryId);
+      expect(await deliverWebhook(getSqlDb(), deliveryId)).toBe('retry'); // the resend's first attempt
+      const round = await dueOf();
+      expect(round).not.toBe(replacedRound);
+      expect(await deliverWebhook(getSqlDb(), deliveryId, replacedRound)).toBe('not_due');
+      expect((await listKeyDeliveries(getPrisma(), key.id))[0]).toMatchObject({ attempts: 1 });
+      expect(await deliverWebhook(getSqlDb(), deliveryId, round)).toBe('retry');
+      expect((await listKeyDeliveries(getPrisma(), key.id))[0]).toMatchObject({ attempts: 2 });
+      // The retry is queued for its time, not rounded up to the next whole second (it came up to 1 s late).
+      const { rows } = await getPool().query<{ early_ms: number }>(
+        `SELECT extract(epoch FROM (d.next_attempt_at - j.start_after)) * 1000 AS early_ms
+           FROM webhook_deliveries d JOIN pgboss.job j ON j.name = 'job-webhooks' AND j.data->>'due' = d.next_attempt_at::text
+          WHERE d.id = $1`,
+        [deliveryId],
+      );
+      expect(rows).toHaveLength(1);
+      expect(Math.abs(Number(rows[0]!.early_ms))).toBeLessThan(100);
+    } finally {
+      delete process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS;
+    }
   });
 });
 

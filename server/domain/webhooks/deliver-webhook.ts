@@ -51,7 +51,7 @@ export interface AttemptAnswer {
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped' | 'not_due';
 
-async function claim(db: SqlDb, deliveryId: string): Promise<ClaimedDelivery | null> {
+async function claim(db: SqlDb, deliveryId: string, due: string | null): Promise<ClaimedDelivery | null> {
   const { rows } = await db.pool.query<ClaimedDelivery>(
     prepared(
       'wgs-webhook-claim',
@@ -59,6 +59,7 @@ async function claim(db: SqlDb, deliveryId: string): Promise<ClaimedDelivery | n
              FROM api_keys k LEFT JOIN webhook_secrets s ON s.api_key_id = k.id
             WHERE d.id = ${deliveryId} AND k.id = d.api_key_id AND d.status = 'pending'
               AND d.next_attempt_at <= now() + interval '2 seconds'
+              AND (${due}::timestamptz IS NULL OR d.next_attempt_at = ${due}::timestamptz)
               AND (d.claimed_until IS NULL OR d.claimed_until < now())
            RETURNING d.id, d.api_key_id, d.job_id, d.event_type, d.attempts, d.created_at,
                      k.webhook_url, k.webhook_secret AS legacy_secret, k.webhook_disabled_at, s.iv, s.ciphertext, s.auth_tag`,
@@ -138,14 +139,15 @@ async function settle(db: SqlDb, delivery: ClaimedDelivery, answer: AttemptAnswe
   const outcome: DeliveryOutcome = ok ? 'delivered' : delay === null ? 'failed' : 'retry';
   const error = answer.error ?? (ok ? null : `HTTP ${answer.status}`);
   const status = outcome === 'retry' ? 'pending' : outcome;
-  await db.pool.query(
+  const settled = await db.pool.query<{ due: string | null }>(
     prepared(
       'wgs-webhook-settle',
       sql`UPDATE webhook_deliveries SET status = ${status}, attempts = ${attempts}, last_status = ${answer.status ?? null}, last_error = ${error?.slice(0, 500) ?? null},
                   next_attempt_at = CASE WHEN ${delay}::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => ${delay}::float8) END,
                   delivered_at = CASE WHEN ${status} = 'delivered' THEN now() ELSE delivered_at END,
                   claimed_until = NULL, updated_at = now()
-            WHERE id = ${delivery.id}`,
+            WHERE id = ${delivery.id}
+        RETURNING next_attempt_at::text AS due`,
     ),
   );
   if (gone) {
@@ -158,13 +160,13 @@ async function settle(db: SqlDb, delivery: ClaimedDelivery, answer: AttemptAnswe
     );
   }
   countWebhookAttempt(outcome === 'delivered' ? 'delivered' : outcome === 'retry' ? 'retry' : 'failed');
-  if (delay !== null) await queueDeliveries([delivery.id], delay);
+  if (delay !== null) await queueDeliveries([delivery.id], delay, settled.rows[0]?.due ?? undefined);
   return outcome;
 }
 
-/** Runs one attempt of a delivery (the queue's handler). Safe to run twice for one message. */
-export async function deliverWebhook(db: SqlDb, deliveryId: string): Promise<DeliveryOutcome> {
-  const delivery = await claim(db, deliveryId);
+/** Runs one attempt of a delivery (the queue's handler) for the round `due` names (WebhookMessage). Safe to run twice for one message. */
+export async function deliverWebhook(db: SqlDb, deliveryId: string, due?: string): Promise<DeliveryOutcome> {
+  const delivery = await claim(db, deliveryId, due ?? null);
   if (!delivery) return 'not_due';
   const secret = await signingSecretOf(delivery).catch((error: unknown) => {
     console.error(`[webhooks] ${(error as Error).message}`);

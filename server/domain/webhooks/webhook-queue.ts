@@ -9,6 +9,12 @@ export const WEBHOOK_QUEUE = 'job-webhooks';
 
 export interface WebhookMessage {
   deliveryId: string;
+  /**
+   * A retry's `next_attempt_at` (its text, exact): a resend since has started another round, and
+   * the retry of the round it replaced then finds another time and sends nothing. None: the first
+   * attempt, a resend's or the sweep's, any attempt due.
+   */
+  due?: string;
 }
 
 export async function ensureWebhookQueue(boss: PgBoss): Promise<void> {
@@ -18,14 +24,15 @@ export async function ensureWebhookQueue(boss: PgBoss): Promise<void> {
   });
 }
 
-/** Queues an attempt of each delivery, `afterSeconds` from now. */
-export async function queueDeliveries(ids: readonly string[], afterSeconds = 0): Promise<void> {
+/** Queues an attempt of each delivery, `afterSeconds` from now (to the millisecond: the queue takes fractions), for the round `due` names. */
+export async function queueDeliveries(ids: readonly string[], afterSeconds = 0, due?: string): Promise<void> {
   if (ids.length === 0) return;
   const boss = await getJobQueue();
   await ensureWebhookQueue(boss);
   for (const deliveryId of ids) {
-    const message: WebhookMessage = { deliveryId };
-    await boss.send(WEBHOOK_QUEUE, message, { startAfter: Math.max(0, Math.ceil(afterSeconds)), retryLimit: 5, retryDelay: 5 });
+    const message: WebhookMessage = due === undefined ? { deliveryId } : { deliveryId, due };
+    const startAfter = Math.max(0, Math.round(afterSeconds * 1000) / 1000);
+    await boss.send(WEBHOOK_QUEUE, message, { startAfter, retryLimit: 5, retryDelay: 5 });
   }
 }
 
