@@ -60,7 +60,7 @@ export const limitSettings = {
   ),
   AUTH_FAILURES_PER_MINUTE: doc(
     positiveInt(60),
-    'Failed authentications (401 on /v1, and failed portal and dashboard sign-ins) one client address may have in any 60 s (IPv6 per /64; loopback addresses are not counted: a client or proxy on the host itself that connects over loopback; one that connects over a network address counts as one client unless TRUST_PROXY trusts it); past it the address gets 429 with Retry-After, without any database query. Each instance counts in its memory; with REDIS_URL every failure is also counted in Redis, and one past that shared count is a 429, so any number of instances let at most the limit through (without Redis each counts its own: up to N times the limit).',
+    'Failed authentications (401 on /v1, and failed portal and dashboard sign-ins) one client address may have in any 60 s (IPv6 per /64; loopback addresses are not counted: a client or proxy on the host itself that connects over loopback; one that connects over a network address counts as one client unless TRUST_PROXY trusts it); past it the address gets 429 with Retry-After, without any database query. Each instance counts in its memory; with REDIS_URL every failure is also counted in Redis, one past that shared count is a 429, and every instance then refuses the address (told through Redis), so any number of instances let at most the limit through (without Redis each counts its own: up to N times the limit).',
     RUNNING,
   ),
   CHECKOUT_STARTS_PER_MINUTE: doc(

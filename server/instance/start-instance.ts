@@ -3,6 +3,7 @@ import { getConfig } from '../config';
 import { disconnectDb, getPrisma, getSqlDb } from '../db/client';
 import { drainPendingReleases } from '../domain/billing/pending-releases';
 import { listenForKeyCacheChanges } from '../domain/keys/key-cache-invalidation';
+import { listenForSharedRefusals } from '../domain/rate-limit/auth-failures';
 import { DEFAULT_SEED_FILE, seedExamplePackages } from '../domain/packages/seed-example-packages';
 import { refusedProviderLines } from '../domain/providers/refused-providers';
 import { sealLegacyWebhookSecrets } from '../domain/webhooks/webhook-secrets';
@@ -43,6 +44,8 @@ async function runInstance(): Promise<void> {
   onShutdown(disconnectDb);
   const keyCacheListener = listenForKeyCacheChanges();
   onShutdown(() => keyCacheListener.stop());
+  const refusalListener = listenForSharedRefusals();
+  if (refusalListener) onShutdown(() => refusalListener.stop());
   await startObservability(log);
   // Hooks run last registered first: releases the database refused earlier are written before it closes.
   onShutdown(drainPendingReleases);

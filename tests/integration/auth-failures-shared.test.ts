@@ -33,7 +33,8 @@ beforeAll(async () => {
   await redis.start();
   database = await createDatabase('wgs_auth_shared');
   await useDatabaseInThisProcess(database.url);
-  const env = { HOST: '::', REDIS_URL: redis.url, AUTH_FAILURES_PER_MINUTE: String(LIMIT), LOG_FORMAT: 'off' };
+  // A proxy on loopback is trusted: its X-Forwarded-For names clients of addresses of their own.
+  const env = { HOST: '::', REDIS_URL: redis.url, AUTH_FAILURES_PER_MINUTE: String(LIMIT), LOG_FORMAT: 'off', TRUST_PROXY: '127.0.0.1' };
   a = await startProduct({ databaseUrl: database.url, env });
   b = await startProduct({ databaseUrl: database.url, env });
 }, 240_000);
@@ -48,9 +49,9 @@ afterAll(async () => {
 const address = ownAddresses().ipv4;
 const badKey = () => `wgs_live_${randomBytes(30).toString('base64url').slice(0, 40)}`;
 
-async function readKey(product: Product, secret: string, from = address) {
+async function readKey(product: Product, secret: string, from = address, forwardedFor?: string) {
   const response = await fetch(`${originAt(from, product.port)}/v1/key`, {
-    headers: { authorization: `Bearer ${secret}` },
+    headers: { authorization: `Bearer ${secret}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
     signal: AbortSignal.timeout(30_000),
   });
   return {
@@ -76,6 +77,15 @@ describe('failed authentications with REDIS_URL, across two instances', () => {
     expect(answers.filter((answer) => answer.status === 401)).toHaveLength(LIMIT);
     for (const product of [a, b]) expect((await readKey(product, key.key)).status).toBe(429);
     for (const product of [a, b]) expect((await readKey(product, key.key, '127.0.0.1')).status).toBe(200);
+  });
+
+  it('an address past the count is refused by both instances, also by one that answered none of its failures (multi-instance audit: it served a valid key)', async () => {
+    const key = await createTestKey({ quota: 10 });
+    const client = '203.0.113.7'; // through the proxy on loopback
+    for (let i = 0; i < LIMIT; i++) expect((await readKey(a, badKey(), '127.0.0.1', client)).status).toBe(401);
+    expect((await readKey(a, key.key, '127.0.0.1', client)).status).toBe(429);
+    await expect.poll(async () => (await readKey(b, key.key, '127.0.0.1', client)).status, { timeout: 3_000 }).toBe(429);
+    expect((await readKey(b, key.key, '127.0.0.1', '203.0.113.8')).status).toBe(200);
   });
 
   it('with Redis down a failure is still a 401, and each instance still counts its own', async () => {

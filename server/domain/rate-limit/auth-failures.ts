@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { getConfig } from '../../config';
+import type { Redis } from 'ioredis';
 import { getRedis } from '../../db/redis';
 import { ApiError } from '../errors';
 import { waitSeconds } from './request-rate';
@@ -18,7 +19,9 @@ import { redisWindowStore } from './sliding-window';
 // real defence; this bounds the cost). IPv6 addresses count per /64, the block one client usually
 // holds. A loopback address is not counted: it is the host itself or a proxy on it (without
 // TRUST_PROXY), whose requests are every client's, so counting them would let one client's bad
-// keys lock every customer out.
+// keys lock every customer out. An instance that finds the shared count at the limit tells the
+// others (Redis pub/sub), so the address is refused by every instance, not only by those that
+// answered one of its failures, at once (a message's time) and without a query per request.
 
 const WINDOW_SECONDS = 60;
 const MAX_ADDRESSES = 100_000;
@@ -130,19 +133,57 @@ function countHere(group: string, nowMs: number): void {
   }
 }
 
-/** Counts the failure where every instance sees it; past the limit, this instance refuses the address until it frees, this failure included. */
-async function countShared(redis: NonNullable<ReturnType<typeof getRedis>>, group: string): Promise<ApiError | undefined> {
+/**
+ * Counts the failure where every instance sees it; past the limit, every instance refuses the
+ * address until it frees (this one at once, this failure included; the others when told).
+ */
+async function countShared(redis: Redis, group: string): Promise<ApiError | undefined> {
   const limit = getConfig().AUTH_FAILURES_PER_MINUTE;
   try {
     const hit = await redisWindowStore(redis).take(`auth-failures:${group}`, limit, WINDOW_SECONDS, undefined, { keepLate: true });
     if (hit.allowed && hit.used < limit) return undefined;
-    if (sharedRefusals.size >= MAX_ADDRESSES) sharedRefusals.delete(sharedRefusals.keys().next().value!);
-    sharedRefusals.set(group, Date.now() + hit.waitMs);
+    refuseShared(group, hit.waitMs);
+    void redis.publish(LOCKOUT_CHANNEL, `${group} ${Math.ceil(hit.waitMs)}`).catch(() => {});
     return hit.allowed ? undefined : tooManyFailures(limit, waitSeconds(hit.waitMs, WINDOW_SECONDS));
   } catch {
     // Redis unavailable: this instance's own count still limits the address.
     return undefined;
   }
+}
+
+function refuseShared(group: string, waitMs: number): void {
+  const until = Date.now() + waitMs;
+  if ((sharedRefusals.get(group) ?? 0) >= until) return;
+  if (!sharedRefusals.has(group) && sharedRefusals.size >= MAX_ADDRESSES) sharedRefusals.delete(sharedRefusals.keys().next().value!);
+  sharedRefusals.set(group, until);
+}
+
+/** Where an instance says which address the shared count refuses, and for how long: `<group> <ms>`. */
+const LOCKOUT_CHANNEL = 'wgs:auth-failures:refused';
+
+/**
+ * With REDIS_URL: hears the addresses other instances found past the shared count, on a connection
+ * of its own (a subscribed one runs no other command), subscribing again whenever it reconnects.
+ */
+export function listenForSharedRefusals(): { stop(): Promise<void> } | undefined {
+  const redis = getRedis();
+  if (!redis) return undefined;
+  const subscriber = redis.duplicate({ autoResubscribe: false, maxRetriesPerRequest: null });
+  subscriber.on('error', () => {}); // reconnects by itself
+  subscriber.on('ready', () => void subscriber.subscribe(LOCKOUT_CHANNEL).catch(() => {}));
+  subscriber.on('message', (channel: string, message: string) => {
+    const [group, ms] = message.split(' ');
+    const waitMs = Number(ms);
+    if (channel === LOCKOUT_CHANNEL && group && Number.isFinite(waitMs) && waitMs > 0)
+      refuseShared(group, Math.min(waitMs, WINDOW_SECONDS * 1000));
+  });
+  return {
+    stop: () =>
+      subscriber.quit().then(
+        () => undefined,
+        () => subscriber.disconnect(),
+      ),
+  };
 }
 
 export function clearAuthFailures(): void {
