@@ -1,5 +1,5 @@
 import type { VersionChange } from '@/server/trpc/outputs';
-import { formatBytes, formatNumber } from '../ui/format';
+import { formatBytes, formatExactNumber, formatNumber } from '../ui/format';
 import type { Sale } from '@/server/contract/package-schema';
 import { definitionLabel } from './definition-labels';
 import { topUpsForForm } from './sale-fields';
@@ -13,7 +13,8 @@ function shownSize(bytes: number): string {
 export function shownValue(path: string, value: unknown): string {
   if (value === undefined) return '—';
   if ((path === 'limits.max_upload_bytes' || path === 'limits.max_stored_bytes') && typeof value === 'number') return shownSize(value);
-  if (typeof value === 'number') return formatNumber(value);
+  // Every decimal: a unit price of 0.0012345678 against 0.00124 must not read "0.001" twice.
+  if (typeof value === 'number') return formatExactNumber(value);
   if (path === 'sale.top_ups' && Array.isArray(value)) return value.length ? topUpsForForm({ top_ups: value } as Sale) : '—';
   if (Array.isArray(value))
     return value.map((item) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item))).join(', ');

@@ -12,15 +12,38 @@ export const operationName = (operation: string) => OPERATION_NAMES[operation as
 
 export const formatNumber = (value: number) => numberFormat.format(value);
 
+/** Every decimal a package's terms may hold (up to 10), where formatNumber rounds to 3. */
+const exactNumberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 10 });
+export const formatExactNumber = (value: number) => exactNumberFormat.format(value);
+
+/** The digits of `currency`'s minor unit (USD 2, JPY 0, KWD 3). */
+const minorDigits = (currency: string) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+
 /**
- * A decimal amount (margin report, unit price) in `currency`: to the cent, except a non-zero amount under a
- * cent, given two significant digits ($0.0012), since provider costs of one call are often that small.
+ * A decimal amount (margin report) in `currency`: to its minor unit (the cent; none for JPY, a
+ * thousandth for KWD), except a non-zero amount under one, given two significant digits ($0.0012),
+ * since provider costs of one call are often that small.
  */
 export function formatMoney(value: string, currency: string): string {
   const amount = Number(value);
+  const minor = minorDigits(currency);
   const digits =
-    amount !== 0 && Math.abs(amount) < 0.01 ? { maximumSignificantDigits: 2 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+    amount !== 0 && Math.abs(amount) < 10 ** -minor
+      ? { maximumSignificantDigits: 2 }
+      : { minimumFractionDigits: minor, maximumFractionDigits: minor };
   return new Intl.NumberFormat('en-US', { style: 'currency', currency, ...digits }).format(amount);
+}
+
+/** A price a package sets (its unit price, a daily budget) in `currency`: every decimal it has, never rounded. */
+export function formatPriceTerm(value: string, currency: string): string {
+  const format = new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: minorDigits(currency),
+    maximumFractionDigits: 10,
+  });
+  return format.format(value as Intl.StringNumericLiteral);
 }
 
 export function formatDate(value: string | null | undefined): string {

@@ -104,7 +104,7 @@ describe('margin', () => {
   it("the usage CSV carries each event's provider cost, revenue and margin, summing to the report", async () => {
     const lines: string[] = [];
     const filters = { apiKeyId: a.id, from: range.from, to: range.to };
-    for await (const line of usageCsvLines(getPrisma(), filters)) lines.push(line.trimEnd());
+    for await (const line of usageCsvLines(getPrisma(), getSqlDb(), filters)) lines.push(line.trimEnd());
     const header = lines[0]!.split(',');
     const rows = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, i) => [header[i], cell])));
     const images = rows.find((row) => row.operation === 'images.generate')!;
@@ -114,6 +114,39 @@ describe('margin', () => {
     const cents = (field: string) => rows.reduce((sum, row) => sum + Math.round(Number(row[field] || 0) * 1e7), 0) / 1e7;
     expect(cents('revenue')).toBe(0.38);
     expect(cents('provider_cost')).toBe(0.1752345); // succeeded 0.1712345 + failed 0.004
+  });
+});
+
+describe('a key sold through Stripe Checkout', () => {
+  it("is counted at what was paid per unit, in the CSV as in the report (outside audit: the CSV used the version's price)", async () => {
+    const sold = await createTestKey({ operations: { 'text.generate': { engine: 'local', units: 1 } }, unitPrice: 0.05 });
+    const apiKey = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: sold.id } });
+    // 12.34 USD paid for 1,000 units, 0.34 refunded: 0.012 a unit, not the version's 0.05.
+    await getPrisma().purchase.create({
+      data: {
+        kind: 'package',
+        status: 'fulfilled',
+        packageVersionId: apiKey.packageVersionId,
+        apiKeyId: sold.id,
+        units: 1000,
+        amount: 1234,
+        currency: 'USD',
+        amountPaid: 1234,
+        amountRefunded: 34,
+      },
+    });
+    await event(sold, { op: 'text.generate', units: 7, cost: '0.01', day: '2031-01-10' });
+    await event(sold, { op: 'text.generate', units: 3, cost: '0.01', day: '2031-01-11' });
+    const [byKey] = (await marginByKey(getSqlDb(), { range })).filter((k) => k.id === sold.id);
+    expect([byKey!.revenue, byKey!.margin]).toEqual(['0.12', '0.1']);
+    const lines: string[] = [];
+    for await (const line of usageCsvLines(getPrisma(), getSqlDb(), { apiKeyId: sold.id, from: range.from, to: range.to }))
+      lines.push(line);
+    const header = lines[0]!.trimEnd().split(',');
+    const cells = lines.slice(1).map((line) => line.trimEnd().split(','));
+    const column = (name: string) => cells.map((row) => row[header.indexOf(name)]);
+    expect(column('revenue').sort()).toEqual(['0.036', '0.084']);
+    expect(column('margin').sort()).toEqual(['0.026', '0.074']);
   });
 });
 

@@ -91,7 +91,7 @@ export interface ListKeysInput {
 }
 
 /** The keys shown with `status` (shownKeyStatus): an expired key is stored `active`, its expiry past. */
-function statusWhere(status: ShownKeyStatus, now: Date): Prisma.ApiKeyWhereInput {
+export function statusWhere(status: ShownKeyStatus, now: Date): Prisma.ApiKeyWhereInput {
   if (status === 'expired') return { status: 'active', expiresAt: { lte: now } };
   // In an AND: the search's OR sits beside it.
   if (status === 'active') return { status: 'active', AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }] };

@@ -66,6 +66,15 @@ function soldUnitPrices(): Sql {
   ) s ON s.api_key_id = e.api_key_id`;
 }
 
+/** What a unit of each of the keys named brought in, for those sold through Stripe Checkout (soldUnitPrices), as decimal text. */
+export async function soldUnitPricesOf(db: SqlDb, apiKeyIds: readonly string[]): Promise<Map<string, string>> {
+  if (apiKeyIds.length === 0) return new Map();
+  const { rows } = await db.pool.query<{ api_key_id: string; unit_price: string }>(
+    sql`SELECT e.api_key_id, s.unit_price FROM unnest(${apiKeyIds}::uuid[]) AS e(api_key_id) ${soldUnitPrices()} WHERE s.unit_price IS NOT NULL`,
+  );
+  return new Map(rows.map((row) => [row.api_key_id, row.unit_price]));
+}
+
 /** The aggregates every grouping selects; `e` is usage_events, `v` its package version, `s` its key's paid unit price. */
 const FIGURES = sql`COUNT(*) AS requests,
   COALESCE(SUM(e.units * COALESCE(s.unit_price, v.unit_price)) FILTER (WHERE e.outcome = 'succeeded'), 0) AS revenue,

@@ -3,6 +3,7 @@ import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { plannedEachRun } from '../../db/named-statement';
 import { listUsageEvents, type UsageView } from './usage-events';
+import { statusWhere } from '../keys/manage-keys';
 
 // Aggregates for the dashboard's charts. Each is one grouped scan over the created_at range
 // of usage_events (indexed), so the cost follows the window, not the table's age.
@@ -98,7 +99,7 @@ export async function getOverview(db: PrismaClient, sqlDb: SqlDb, input: { days?
   const [daily, operations, activeKeys, failures] = await Promise.all([
     usageByDay(sqlDb, { days, now: input.now }),
     usageByOperation(sqlDb, { days, now: input.now }),
-    db.apiKey.count({ where: { status: 'active' } }),
+    db.apiKey.count({ where: statusWhere('active', input.now ?? new Date()) }), // expired keys are stored active
     listUsageEvents(db, { outcome: 'failed', limit: 10 }),
   ]);
   const requests = daily.reduce((sum, d) => sum + d.requests, 0);

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import { plannedEachRun } from '../../db/named-statement';
 import { bucketStarts, type TimeRange } from './time-range';
 import { listUsageEvents, type UsageView } from './usage-events';
+import { statusWhere } from '../keys/manage-keys';
 
 // The overview's counts over a time range, each request in exactly one class:
 // succeeded and failed are usage events (the request reached an engine); refused and failed
@@ -114,7 +115,7 @@ export async function getTrafficOverview(db: PrismaClient, sqlDb: SqlDb, range: 
     bucketCounts(sqlDb, range),
     refusedByCode(sqlDb, range),
     failedByOperation(sqlDb, range),
-    db.apiKey.count({ where: { status: 'active' } }),
+    db.apiKey.count({ where: statusWhere('active', new Date()) }), // expired keys are stored active
     listUsageEvents(db, { outcome: 'failed', from: range.from, to: range.to, limit: 10 }),
   ]);
   const usage = new Map(counts.usage.map((row) => [Number(row.at) * 1000, row]));

@@ -1,4 +1,6 @@
-import type { Prisma, PrismaClient, UsageEvent } from '../../db/generated/client';
+import type { SqlDb } from '../../db/client';
+import { Prisma, type PrismaClient, type UsageEvent } from '../../db/generated/client';
+import { soldUnitPricesOf } from './margin';
 import { likeLiteral } from '../like-literal';
 import { isUuid } from '../uuid';
 import { clampLimit, keysetPageQuery, toPage } from '../pagination';
@@ -143,7 +145,7 @@ export const USAGE_CSV_COLUMNS = [
   'usage_estimated',
 ] as const satisfies readonly (keyof UsageView)[];
 
-/** Money columns after USAGE_CSV_COLUMNS: units × the version's unit price, and revenue − provider cost. */
+/** Money columns after USAGE_CSV_COLUMNS: units × the unit price (the margin report's: what was paid per unit for a key sold through Stripe, else the version's), and revenue − provider cost. */
 const MONEY_CSV_COLUMNS = ['revenue', 'margin'] as const;
 
 /** Columns added later, last so that the earlier ones keep their places: the key's label and the surface (`v1`, `openai`). */
@@ -160,11 +162,12 @@ function csvCell(value: unknown): string {
 }
 
 /** The filtered events as CSV lines (header first), read page by page so memory stays flat. */
-export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, maxRows = 1_000_000): AsyncGenerator<string> {
+export async function* usageCsvLines(db: PrismaClient, sqlDb: SqlDb, filters: UsageFilters, maxRows = 1_000_000): AsyncGenerator<string> {
   yield `${[...USAGE_CSV_COLUMNS, ...MONEY_CSV_COLUMNS, ...LATER_CSV_COLUMNS].join(',')}\r\n`;
   let cursor: string | undefined;
   let sent = 0;
   const unitPrices = new Map<string, Prisma.Decimal | null>();
+  const soldPrices = new Map<string, Prisma.Decimal | null>();
   do {
     const page = await listUsageEvents(db, { ...filters, cursor, limit: 200 });
     const missing = [...new Set(page.items.map((item) => item.package_version_id))].filter((id) => !unitPrices.has(id));
@@ -172,8 +175,11 @@ export async function* usageCsvLines(db: PrismaClient, filters: UsageFilters, ma
       const versions = await db.packageVersion.findMany({ where: { id: { in: missing } }, select: { id: true, unitPrice: true } });
       for (const version of versions) unitPrices.set(version.id, version.unitPrice);
     }
+    const unseenKeys = [...new Set(page.items.map((item) => item.api_key_id))].filter((id) => !soldPrices.has(id));
+    const sold = await soldUnitPricesOf(sqlDb, unseenKeys);
+    for (const id of unseenKeys) soldPrices.set(id, sold.has(id) ? new Prisma.Decimal(sold.get(id)!) : null);
     for (const item of page.items) {
-      const price = unitPrices.get(item.package_version_id) ?? null;
+      const price = soldPrices.get(item.api_key_id) ?? unitPrices.get(item.package_version_id) ?? null;
       const revenue = price ? price.times(item.units) : null;
       const margin = revenue && !item.unpriced ? revenue.minus(item.provider_cost ?? 0) : null;
       const cells = [

@@ -1,3 +1,4 @@
+import { getSqlDb } from '../../db/client';
 import { inDayOrder, usageFilters, usageRange } from '../../contract/dashboard/usage-filters';
 import { listUsageEvents, usageCsvLines, usageTotals } from '../../domain/reports/usage-events';
 import { viewerProcedure, router } from '../init';
@@ -15,5 +16,5 @@ export const usageRouter = router({
   /** The same events as CSV lines (header first), read page by page: the export streams them as they come. */
   csv: viewerProcedure
     .input(inDayOrder(usageFilters))
-    .query(({ ctx, input }) => inExportSlot(() => usageCsvLines(ctx.db, { ...input, ...usageRange(input) }))),
+    .query(({ ctx, input }) => inExportSlot(() => usageCsvLines(ctx.db, getSqlDb(), { ...input, ...usageRange(input) }))),
 });

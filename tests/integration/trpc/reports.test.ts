@@ -32,6 +32,21 @@ describe('overview', () => {
   });
 });
 
+describe('active keys', () => {
+  it('are counted as the keys list shows them: an expired key is not (reports audit: both overviews counted it)', async () => {
+    const { caller } = await operatorCaller();
+    const key = await keyWithPackage(caller);
+    const counts = async () => [
+      (await caller.overview.get({ days: 7 })).totals.active_keys,
+      (await caller.refusals.overview()).totals.active_keys,
+    ];
+    const before = await counts();
+    await getPrisma().apiKey.update({ where: { id: key.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await counts()).toEqual(before.map((count) => count - 1));
+    expect((await caller.keys.list({ status: 'active' })).items.some((item) => item.id === key.id)).toBe(false);
+  });
+});
+
 describe('usage events', () => {
   it('lists with filters and keyset paging', async () => {
     const { caller } = await operatorCaller();

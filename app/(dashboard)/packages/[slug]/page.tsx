@@ -6,7 +6,7 @@ import { comparedVersions, missingVersionsText } from '@/components/packages/com
 import { StatusBadge } from '@/components/ui/badge';
 import { Alert, Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatBytes, formatDate, formatMoney, formatNumber, param, type SearchParams } from '@/components/ui/format';
+import { formatBytes, formatDate, formatNumber, formatPriceTerm, param, type SearchParams } from '@/components/ui/format';
 import { saleSummary } from '@/components/sales/money';
 import { PageHeader } from '@/components/ui/page-header';
 import { engineNamesOf, orNotFound } from '@wgs/server/next';
@@ -119,12 +119,12 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
                 ['Requests per minute', formatNumber(version.limits.requests_per_minute)],
                 ['Concurrent requests', formatNumber(version.limits.concurrency)],
                 ['Largest upload', formatBytes(version.limits.max_upload_bytes)],
-                ['Unit price', version.unit_price !== undefined ? formatMoney(String(version.unit_price), margin.currency) : 'not set'],
+                ['Unit price', version.unit_price !== undefined ? formatPriceTerm(String(version.unit_price), margin.currency) : 'not set'],
                 ['For sale (/buy)', saleSummary(version.sale)],
                 [
                   'Provider cost budget per key per day',
                   version.limits.max_provider_cost_per_day !== undefined
-                    ? formatMoney(String(version.limits.max_provider_cost_per_day), margin.currency)
+                    ? formatPriceTerm(String(version.limits.max_provider_cost_per_day), margin.currency)
                     : 'none',
                 ],
                 [
