@@ -81,7 +81,7 @@ export const settings = {
   ),
   REDIS_URL: doc(
     z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379' }).optional(),
-    "Keep the requests-per-minute counts in this Redis instead of PostgreSQL (every instance must use the same one); a Redis that does not answer within a second refuses every /v1 request that counts against them (paid or not: GET /v1/key, job reads, uploads) with 503, charging nothing and counting nothing (a point a stalled Redis takes when it wakes, within 30 s, is given back); a finished request's retry is still its replay. Keep its data across restarts (compose: an append-only file): a Redis restarted empty forgets the minute's counts, and a key may then take up to twice its limit in that minute. GET /readyz checks it when set (within READINESS_TIMEOUT_MS).",
+    "Keep the requests-per-minute counts in this Redis instead of PostgreSQL (every instance must use the same one); a Redis that does not answer within a second refuses every /v1 request that counts against them (paid or not: GET /v1/key, job reads, uploads) with 503, charging nothing and counting nothing (a point a stalled Redis takes when it wakes, within 30 s, is given back); a finished request's retry is still its replay. Keep its data across restarts (compose: an append-only file): a Redis restarted empty forgets the minute's counts, and a key may then take its limit again in that minute (twice it for one restart, once more for each further one). GET /readyz checks it when set (within READINESS_TIMEOUT_MS).",
   ),
   KEY_CACHE_TTL_MS: doc(
     z.coerce.number().int().min(0).max(1000).default(500),
