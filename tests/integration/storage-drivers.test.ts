@@ -184,25 +184,6 @@ describe('local disk driver', () => {
   });
 });
 
-describe('a storage that fails', () => {
-  it('refuses the call 503 with Retry-After, charging nothing and holding no bytes (storage audit: it was a 500)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wgs-failing-store-'));
-    class FailingStore extends LocalDiskStore {
-      override put(): Promise<void> {
-        return Promise.reject(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
-      }
-    }
-    setObjectStoreForTests(new FailingStore(dir));
-    const before = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    const image = await call(api, '/v1/images/generate', { prompt: 'on a full disk' }, { key: key.key });
-    expectEnvelope(image, 503, 'provider_unavailable');
-    expect(image.headers.get('retry-after')).toBe('5');
-    const after = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    expect([after.remainingUnits, after.storedBytes, after.inFlight]).toEqual([before.remainingUnits, before.storedBytes, 0]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-});
-
 describe('S3 driver against s3rver', () => {
   let server: { run(): Promise<{ port: number }>; close(): Promise<void> };
   let dir: string;

@@ -51,22 +51,11 @@ async function afterEngine<T, R>(call: EngineCall<T>, next: (value: T) => Promis
   }
 }
 
-/** How long a call refused for a storage failure asks the client to wait. */
-const STORAGE_RETRY_AFTER_SECONDS = 5;
-
 /** Stores an engine's output privately and hands back a short-lived signed URL for it. */
 export async function storeOutput(db: SqlDb, keyId: string, bytes: Buffer, mimeType: string, origin: string): Promise<FileOutput> {
   // Named by a random id alone: the URL handed out carries nothing of the key (its internal id).
   const key = `outputs/${randomUUID()}.${EXTENSIONS[mimeType] ?? 'bin'}`;
-  await storeOutputObject(db, { apiKeyId: keyId, storageKey: key }, bytes, mimeType).catch((error: unknown) => {
-    // The storage (disk, S3, Blob) failed, not the request: 503 as for a provider, nothing charged, a retry is safe.
-    console.error(`[wgs] storing an output failed: ${error instanceof Error ? error.message : String(error)}`);
-    throw new ApiError('provider_unavailable', {
-      message: 'The output could not be stored. Retry later (with the same Idempotency-Key): nothing was charged.',
-      retryAfter: STORAGE_RETRY_AFTER_SECONDS,
-      cause: error,
-    });
-  });
+  await storeOutputObject(db, { apiKeyId: keyId, storageKey: key }, bytes, mimeType);
   const signed = signObjectUrl(origin, key, mimeType);
   return { url: signed.url, expires_at: signed.expiresAt.toISOString() };
 }
