@@ -17,9 +17,14 @@ export function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyK
       current = def.innerType;
     }
     if (part === null || !current) break;
-    const def = (current as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType } } })._zod
-      .def;
-    current = def.type === 'object' ? def.shape?.[String(part)] : def.type === 'array' ? def.element : undefined;
+    const def = (
+      current as unknown as {
+        _zod: { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; valueType?: z.ZodType } };
+      }
+    )._zod.def;
+    if (def.type === 'object') current = def.shape?.[String(part)];
+    else if (def.type === 'array') current = def.element;
+    else current = def.type === 'record' ? def.valueType : undefined; // a provider's prices by model
   }
   return current;
 }
@@ -74,9 +79,8 @@ export function plainMessage(label: string, issue: z.core.$ZodIssue, value?: unk
       return `${label} is out of range`;
     }
     case 'invalid_type':
-      return (issue as { expected: string }).expected === 'number' || (issue as { expected: string }).expected === 'int'
-        ? `${label} must be a whole number`
-        : `${label} has the wrong kind of value`;
+      if ((issue as { expected: string }).expected === 'int') return `${label} must be a whole number`;
+      return (issue as { expected: string }).expected === 'number' ? `${label} must be a number` : `${label} has the wrong kind of value`;
     case 'invalid_value':
       return `${label} must be one of ${(issue as { values: unknown[] }).values.map(String).join(', ')}`;
     case 'invalid_format':

@@ -38,6 +38,15 @@ describe('the provider form', () => {
     expect(providerEntryErrors({ type: 'openai', base_url: 'https://models.example/v1', api_key_env: 'OPENAI_API_KEY' })).toEqual({});
   });
 
+  it('says a price must be a number, not a whole number (admin pages audit: "0.15" as text read "must be a whole number")', () => {
+    for (const price of ['0.15', 'abc']) {
+      expect(providerEntryErrors({ type: 'openai', prices: { 'gpt-x': { input_per_mtok: price } } }).prices).toBe(
+        'Prices (gpt-x input_per_mtok) must be a number',
+      );
+    }
+    expect(providerEntryErrors({ type: 'openai', prices: { 'gpt-x': { input_per_mtok: 0.15 } } })).toEqual({});
+  });
+
   it("labels the server's issues the same way, without the internal name", () => {
     const errors = providerIssueErrors(serverIssues({ type: 'openai', base_url: 'ftp://models.example' }));
     expect(errors).toEqual({ base_url: 'Base URL must be an http:// or https:// URL' });
