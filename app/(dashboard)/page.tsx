@@ -12,7 +12,8 @@ import { MarginRankings } from '@/components/margin/margin-rankings';
 import { SalesFlagsNotice } from '@/components/sales/sale-flags';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
-export const metadata: Metadata = { title: 'Overview' };
+// The layout's title template applies to the pages below it, not to this one beside it.
+export const metadata: Metadata = { title: { absolute: 'Overview · Workflow Generation Service' } };
 
 export default async function OverviewPage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;

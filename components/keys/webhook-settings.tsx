@@ -14,6 +14,11 @@ export function WebhookSettings(props: { id: string; url: string | null; disable
 }
 
 /** Sends a delivery again now, with the same webhook-id. */
-export function ResendDelivery(props: { id: string; deliveryId: string }) {
-  return <ResendButton resend={() => trpc.keys.resendDelivery.mutate({ id: props.id, deliveryId: props.deliveryId })} />;
+export function ResendDelivery(props: { id: string; delivery: { id: string; event_type: string } }) {
+  return (
+    <ResendButton
+      delivery={props.delivery}
+      resend={() => trpc.keys.resendDelivery.mutate({ id: props.id, deliveryId: props.delivery.id })}
+    />
+  );
 }

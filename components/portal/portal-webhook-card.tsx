@@ -32,7 +32,7 @@ export function PortalWebhookCard(props: { webhook: KeyWebhook & { deliveries: O
           { header: 'Last answer', cell: (row) => (row.last_status ? String(row.last_status) : (row.last_error ?? '—')) },
           { header: 'Next try', cell: (row) => <span className="nowrap">{formatDate(row.next_attempt_at)}</span> },
           ...(owner.status === 'active'
-            ? [{ header: 'Resend', cell: (row: Omit<DeliveryView, 'job_id'>) => <PortalResendDelivery deliveryId={row.id} /> }]
+            ? [{ header: 'Resend', cell: (row: Omit<DeliveryView, 'job_id'>) => <PortalResendDelivery delivery={row} /> }]
             : []),
         ]}
       />

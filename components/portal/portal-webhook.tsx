@@ -61,6 +61,6 @@ export function PortalWebhookSettings(props: { url: string | null; disabledAt: s
 }
 
 /** Sends one of the key's deliveries again now, with the same webhook-id. */
-export function PortalResendDelivery(props: { deliveryId: string }) {
-  return <ResendButton resend={() => portalTrpc.resendDelivery.mutate({ deliveryId: props.deliveryId })} />;
+export function PortalResendDelivery(props: { delivery: { id: string; event_type: string } }) {
+  return <ResendButton delivery={props.delivery} resend={() => portalTrpc.resendDelivery.mutate({ deliveryId: props.delivery.id })} />;
 }

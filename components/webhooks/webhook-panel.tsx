@@ -59,15 +59,18 @@ export function WebhookPanel(props: { actions: WebhookActions; jobs: string; url
 }
 
 /** Sends one delivery again now, with the same webhook-id. */
-export function ResendButton(props: { resend: () => Promise<unknown> }) {
+export function ResendButton(props: { resend: () => Promise<unknown>; delivery: { id: string; event_type: string } }) {
   const { busy, message, run } = useFormAction();
   return (
     <>
+      {/* Named by its delivery (each row has one); aria-disabled, not disabled, so the focus stays on it while it works. */}
       <button
         type="button"
         className="button button-secondary"
-        disabled={busy}
+        aria-label={`Resend ${props.delivery.event_type} delivery ${props.delivery.id}`}
+        aria-disabled={busy || undefined}
         onClick={() =>
+          !busy &&
           run(async () => {
             await props.resend();
             return { tone: 'ok', text: 'Queued.' };

@@ -42,3 +42,28 @@ test("an operator sets, rotates and removes a key's job webhook", async ({ page 
   await expect(page.getByRole('button', { name: 'Set webhook' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Rotate secret' })).toHaveCount(0);
 });
+
+test("each delivery's Resend is named by its delivery, and keeps the focus while it works (admin pages audit)", async ({ page }) => {
+  const issued = cli<{ id: string; key: string }>('keys', 'create', '--package', 'starter', '--label', 'webhook-resend');
+  await signIn(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page).toHaveTitle('Overview · Workflow Generation Service');
+  await page.goto(`/keys/${issued.id}`);
+  await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/resend');
+  await page.getByRole('button', { name: 'Set webhook' }).click();
+  await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
+  const submitted = await page.request.post('/v1/videos/generate', {
+    headers: { authorization: `Bearer ${issued.key}`, 'idempotency-key': `resend-${issued.id}` },
+    data: { prompt: 'a delivery to resend' },
+  });
+  expect(submitted.status(), await submitted.text()).toBe(202);
+  const resend = page.getByRole('button', { name: /^Resend job\.succeeded delivery msg_/ });
+  await expect(async () => {
+    await page.reload();
+    await expect(resend).toHaveCount(1, { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  await resend.focus();
+  await resend.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Queued.' })).toBeVisible();
+  await expect(resend).toBeFocused();
+});

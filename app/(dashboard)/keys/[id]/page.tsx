@@ -147,7 +147,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
               ? [
                   {
                     header: 'Resend',
-                    cell: (row: (typeof webhook.deliveries)[number]) => <ResendDelivery id={key.id} deliveryId={row.id} />,
+                    cell: (row: (typeof webhook.deliveries)[number]) => <ResendDelivery id={key.id} delivery={row} />,
                   },
                 ]
               : []),
