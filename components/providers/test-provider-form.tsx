@@ -11,6 +11,7 @@ export function TestProviderForm(props: { provider: string; operation: string | 
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    if (busy) return;
     const model = String(new FormData(event.currentTarget).get('model') ?? '').trim();
     await run(async () => {
       try {
@@ -52,7 +53,8 @@ export function TestProviderForm(props: { provider: string; operation: string | 
             ))}
           </datalist>
         </div>
-        <button className="button" type="submit" disabled={busy || !props.operation}>
+        {/* aria-disabled while it works, not disabled: a disabled button drops the focus to the page's start. */}
+        <button className="button" type="submit" disabled={!props.operation} aria-disabled={busy || undefined}>
           {busy ? 'Testing…' : 'Test'}
         </button>
       </div>

@@ -71,6 +71,7 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     fake.reset();
     await page.getByRole('button', { name: 'Test', exact: true }).click();
     await expect(result).toContainText(/^Answered in \d+ ms\. \(text\.generate with fake-model\)$/);
+    await expect(page.getByRole('button', { name: 'Test', exact: true })).toBeFocused(); // it fell to the page's start (admin pages audit)
     expect(fake.lastAuthorization).toBe(`Bearer ${PROVIDER_KEY}`);
   });
 
