@@ -16,9 +16,16 @@ export const formatNumber = (value: number) => numberFormat.format(value);
 const exactNumberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 10 });
 export const formatExactNumber = (value: number) => exactNumberFormat.format(value);
 
-/** The digits of `currency`'s minor unit (USD 2, JPY 0, KWD 3). */
-const minorDigits = (currency: string) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+/** The digits of `currency`'s minor unit (USD 2, JPY 0, KWD 3), looked up once per currency (a table formats many amounts). */
+const minorDigitsOf = new Map<string, number>();
+function minorDigits(currency: string): number {
+  let digits = minorDigitsOf.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    minorDigitsOf.set(currency, digits);
+  }
+  return digits;
+}
 
 /**
  * A decimal amount (margin report) in `currency`: to its minor unit (the cent; none for JPY, a

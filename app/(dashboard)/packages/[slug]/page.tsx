@@ -39,7 +39,6 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const diff = numbers.length > 1 && missing.length === 0 ? await caller.packages.diff({ slug: pkg.slug, from, to }) : null;
   const asked = rangeFromParams(search);
   const range = asked.value;
-  const keptRange = { range: asked.asked.range, from: asked.asked.from, to: asked.asked.to };
   const margin = await caller.margin.report({ package: pkg.slug, ...range });
   return (
     <div className="stack">
@@ -82,7 +81,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
         <Card title="Compare versions" id="diff">
           <div className="stack">
             <form className="filters" method="get" action={`/packages/${pkg.slug}#diff`} aria-label="Choose two versions to compare">
-              {Object.entries(keptRange).map(([name, value]) =>
+              {Object.entries(asked.asked).map(([name, value]) =>
                 value ? <input key={name} type="hidden" name={name} value={value} /> : null,
               )}
               {(['from', 'to'] as const).map((name) => (
