@@ -59,7 +59,7 @@ export interface FakeOpenAi {
   /** false: no usage in any answer, whatever the request asks (reset: true). */
   setReportsUsage(reports: boolean): void;
   /** The token counts every answer reports instead of the fake's own (undefined: its own; reset: its own). */
-  setUsage(usage: { prompt_tokens: number; completion_tokens: number } | undefined): void;
+  setUsage(usage: Usage | undefined): void;
   /** Streamed answers whose client closed the connection before the stream's end. */
   readonly streamsAbandoned: number;
   /** Streamed answers read to their end (the finish chunk and `[DONE]` written). */
@@ -73,7 +73,12 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens?: number };
+type Usage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens: number };
+};
 
 function completion(model: string, content: string, usage: Usage | undefined, finish = 'stop') {
   return {

@@ -69,6 +69,27 @@ describe('usage no call can have', () => {
   });
 });
 
+describe('cached prompt tokens past the prompt', () => {
+  it('are believed up to the prompt: the answer is served and charged, its cost priced by the table', async () => {
+    const { key, id } = await createTestKey({
+      quota: 100,
+      providers: { tabled: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_BOUNDS_KEY' } },
+      operations: { 'text.generate': { engine: 'tabled:gpt-4o-mini', units: 2 } },
+    });
+    fake.setUsage({ prompt_tokens: 100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 900 } });
+    const answered = await call(api, '/v1/text/generate', { input: 'Count me' }, { key });
+    expect(answered.status, answered.text).toBe(200);
+    expect(await keyState(id)).toMatchObject({ remaining_units: 98, in_flight: 0 });
+    const { rows } = await getPool().query<{ cached_input_tokens: number; provider_cost: string | null }>(
+      'SELECT cached_input_tokens, provider_cost::text FROM usage_events WHERE api_key_id = $1',
+      [id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.cached_input_tokens).toBe(100);
+    expect(Number(rows[0]!.provider_cost)).toBeGreaterThan(0);
+  });
+});
+
 describe('a streamed answer past the reply cap', () => {
   it('is cut off as a provider failure after its first pieces: output_interrupted, charged once, the server whole', async () => {
     const { key, id } = await compatibleKey();

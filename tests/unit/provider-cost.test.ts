@@ -42,4 +42,18 @@ describe('priceCall', () => {
   it('leaves a cost past any price unpriced (it could not be kept in the books)', () => {
     expect(priceCall(pricing, { images: 2 })).toEqual({ usage: { images: 2 }, cost: null, unpriced: true });
   });
+
+  it('believes cached prompt tokens only up to the prompt: more are cut to it, none without a prompt count', () => {
+    const table = { providerType: 'openai', model: 'gpt-4o-mini' };
+    const cut = priceCall(table, { inputTokens: 100, cachedInputTokens: 900, outputTokens: 10 });
+    expect(cut.usage).toEqual({ inputTokens: 100, cachedInputTokens: 100, outputTokens: 10 });
+    expect(cut.cost).toBe(priceCall(table, { inputTokens: 100, cachedInputTokens: 100, outputTokens: 10 }).cost);
+    expect(cut.cost).toBeGreaterThan(0);
+    expect(priceCall(table, { cachedInputTokens: 5, outputTokens: 10 }).usage).toEqual({ outputTokens: 10 });
+    expect(priceCall(pricing, { inputTokens: 5, cachedInputTokens: 5, outputTokens: 7 }).usage).toEqual({
+      inputTokens: 5,
+      cachedInputTokens: 5,
+      outputTokens: 7,
+    });
+  });
 });

@@ -95,12 +95,18 @@ function costByOverride(usage: ProviderUsage, prices: ModelPrices): number | nul
 function costByTable(usage: ProviderUsage, pricing: EnginePricing): number | null {
   const providerId = GENAI_PRICES_PROVIDER[pricing.providerType];
   if (!providerId || !hasTokens(usage)) return null;
-  const result = calcPrice(
-    { input_tokens: usage.inputTokens ?? 0, output_tokens: usage.outputTokens ?? 0, cache_read_tokens: usage.cachedInputTokens ?? 0 },
-    pricing.model,
-    { providerId },
-  );
-  return result ? result.total_price : null;
+  try {
+    const result = calcPrice(
+      { input_tokens: usage.inputTokens ?? 0, output_tokens: usage.outputTokens ?? 0, cache_read_tokens: usage.cachedInputTokens ?? 0 },
+      pricing.model,
+      { providerId },
+    );
+    return result ? result.total_price : null;
+  } catch (error) {
+    // Usage the table refuses to price leaves the answered call unpriced, never failed.
+    console.error(`[pricing] ${pricing.providerType}:${pricing.model} could not be priced by the table`, error);
+    return null;
+  }
 }
 
 /** Whether the genai-prices table prices this model's tokens for this provider type. */
@@ -124,9 +130,13 @@ const MAX_CALL_COST = 1_000_000_000;
  * no call can have (providers/usage-bounds.ts) counts as not reported: it is estimated where a missing one would be.
  */
 export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsage | undefined): Metering {
-  const reported = Object.fromEntries(
-    Object.entries(usage ?? {}).filter(([field, value]) => value !== undefined && believableQuantity(field as keyof ProviderUsage, value)),
-  ) as ProviderUsage;
+  const reported = withCachedWithinPrompt(
+    Object.fromEntries(
+      Object.entries(usage ?? {}).filter(
+        ([field, value]) => value !== undefined && believableQuantity(field as keyof ProviderUsage, value),
+      ),
+    ) as ProviderUsage,
+  );
   if (!pricing) return { usage: reported, cost: 0, unpriced: false };
   // A provider that reported nothing (a failed call): nothing to price, and nothing guessed.
   if (isEmpty(reported)) return { usage: reported, cost: null, unpriced: false };
@@ -134,6 +144,17 @@ export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsa
   return cost === null || cost > MAX_CALL_COST
     ? { usage: reported, cost: null, unpriced: true }
     : { usage: reported, cost: round(cost), unpriced: false };
+}
+
+/**
+ * Cached prompt tokens are part of the prompt's: a count past it is believed up to it, and one
+ * without a prompt count is not believed (the table refuses such usage outright, which failed an
+ * answered call and lost its cost).
+ */
+function withCachedWithinPrompt(usage: ProviderUsage): ProviderUsage {
+  if (usage.cachedInputTokens === undefined || usage.cachedInputTokens <= (usage.inputTokens ?? -1)) return usage;
+  const { cachedInputTokens, ...rest } = usage;
+  return usage.inputTokens === undefined ? rest : { ...rest, cachedInputTokens: Math.min(cachedInputTokens, usage.inputTokens) };
 }
 
 const SUMMED: (keyof ProviderUsage)[] = [
