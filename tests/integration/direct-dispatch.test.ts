@@ -372,6 +372,28 @@ describe('Expect: 100-continue', () => {
     socket.destroy();
   });
 
+  it('one the API refuses by its headers is answered without inviting the body, and the connection closes (HTTP edges audit: 100, then 401 or 413)', async () => {
+    const { key } = await createTestKey();
+    for (const [authorization, length, status] of [
+      ['Bearer wgs_live_not_a_key', 20, 401],
+      [`Bearer ${key}`, 2_000_000, 413],
+    ] as const) {
+      const head = [
+        'POST /v1/text/generate HTTP/1.1',
+        'Host: x',
+        `Authorization: ${authorization}`,
+        `Idempotency-Key: ${newIdempotencyKey()}`,
+        'Content-Type: application/json',
+        `Content-Length: ${length}`,
+        'Expect: 100-continue',
+      ];
+      const { socket, text } = await firstAnswer(`${head.join('\r\n')}\r\n\r\n`);
+      expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(text).toMatch(/\r\nConnection: close\r\n/i);
+      await once(socket, 'close');
+    }
+  });
+
   it('a request the edge passes on is told to go on, and served', async () => {
     const { key } = await createTestKey();
     const body = '{"input":"hello"}';

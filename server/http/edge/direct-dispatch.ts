@@ -4,6 +4,7 @@ import type { Connection } from '../../auth/connection';
 import { ApiError } from '../../domain/errors';
 import { newRequestId } from '../request-id';
 import { toErrorResponse } from '../responses';
+import { awaitsContinue, continueOnFirstRead } from './refused-body';
 import { dropUnreadBody } from './unread-body';
 
 // `npm start` serves the API's surfaces and the probes itself: the service's app (server/surfaces)
@@ -39,8 +40,10 @@ export function createDirectDispatch(app: ConnectionAwareApp): DirectDispatch {
     },
   );
   return (req, res) => {
+    continueOnFirstRead(req, res);
     // Before 'finish': there Node drops a body nobody began to read itself, reading all of it, however large.
-    res.once('prefinish', () => dropUnreadBody(req));
+    // A body never invited never comes (the connection closes after the answer).
+    res.once('prefinish', () => awaitsContinue(req) || dropUnreadBody(req));
     void listener(req, res);
   };
 }

@@ -153,9 +153,9 @@ function routeRequest(req: IncomingMessage, res: ServerResponse, handle: NextHan
   const cookie = withoutUnparseableCallbackCookie(req.headers.cookie);
   if (cookie !== undefined) req.headers.cookie = cookie;
   Object.assign(req.headers, repeated);
+  if (served) return served(req, res); // which invites a body when it reads it (direct-dispatch.ts)
   continueIfAwaited(req, res);
-  if (served) served(req, res);
-  else void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
+  void servingConnection({ peerAddress: req.socket.remoteAddress, target: req.url }, () => answeringPage(res, () => handle(req, res)));
 }
 
 /** How many requests of one connection may wait behind the one being served; more closes it. */

@@ -26,6 +26,27 @@ export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): vo
   if (awaitingContinue.delete(req)) res.writeContinue();
 }
 
+/**
+ * For the app's requests: 100 Continue goes out when the app first reads the body, so that one it
+ * refuses by its headers (the key, the type, the Idempotency-Key, a Content-Length past the limit)
+ * is answered without inviting a body it will not read. Node then closes the connection, whose
+ * client sent no body (Connection: close).
+ */
+export function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
+  if (!awaitingContinue.has(req)) return;
+  const read = req._read.bind(req);
+  req._read = (size: number) => {
+    req._read = read;
+    continueIfAwaited(req, res);
+    read(size);
+  };
+}
+
+/** Whether the client of `req` still waits for 100 Continue (and so sends no body). */
+export function awaitsContinue(req: IncomingMessage): boolean {
+  return awaitingContinue.has(req);
+}
+
 /** Marks a request that asked `Expect: 100-continue` (Node's 'checkContinue'). */
 export function awaitContinue(req: IncomingMessage): void {
   awaitingContinue.add(req);
