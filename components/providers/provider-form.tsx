@@ -1,8 +1,9 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from '@/server/contract/provider-types';
 import { describeError, trpc } from '../trpc/client';
+import { ConfirmQuestion, useQuestion } from '../ui/confirm-dialog';
 import { PRICES_EXAMPLE, providerEntryErrors, providerIssueErrors, providerNameError } from './provider-errors';
 
 // Adds or edits a provider: the fields of a packages-file provider entry. What each type can
@@ -24,20 +25,31 @@ const FIX_FIELDS = 'Fix the highlighted fields.';
 
 const serves = (type: ProviderType) => PROVIDER_TYPE_INFO[type].operations.join(', ');
 
-export function ProviderForm(props: { mode: 'create' | 'update'; initial?: ProviderInitial }) {
+/** Whether saving `entry` moves the provider to another server (type, base URL, azure's resource), which deletes its stored key. */
+function movesProvider(initial: ProviderInitial, entry: Record<string, unknown>): boolean {
+  const given = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return (
+    entry.type !== initial.type ||
+    given(entry.base_url) !== initial.base_url ||
+    given(entry.resource_name) !== given(initial.options.resource_name)
+  );
+}
+
+export function ProviderForm(props: { mode: 'create' | 'update'; initial?: ProviderInitial; hasStoredKey?: boolean }) {
   const router = useRouter();
   const initial = props.initial;
   const [type, setType] = useState<ProviderType>((initial?.type as ProviderType | undefined) ?? 'openai');
   const [errors, setErrors] = useState<Errors>({});
   const [message, setMessage] = useState<{ tone: 'ok' | 'warn' | 'error'; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** An edit that would delete the stored key waits for the operator's yes; Cancel gives the focus back to Save. */
+  const question = useQuestion<'move'>();
+  const moving = useRef<Record<string, unknown> | null>(null);
   const info = PROVIDER_TYPE_INFO[type] ?? PROVIDER_TYPE_INFO.openai;
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  /** The form's entry, judged here first; undefined (the errors shown) when it has any. */
+  function readEntry(form: FormData): Record<string, unknown> | undefined {
     const text = (key: string) => String(form.get(key) ?? '').trim();
-    const name = props.mode === 'update' ? initial!.name : text('name');
     const entry: Record<string, unknown> = { type, base_url: text('base_url'), api_key_env: text('api_key_env') };
     for (const extra of Object.keys(info.extras)) entry[extra] = text(extra);
     if (text('prices') !== '') {
@@ -46,18 +58,35 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       } catch {
         setErrors({ prices: `Prices must be JSON, such as ${PRICES_EXAMPLE}` });
         setMessage({ tone: 'error', text: FIX_FIELDS });
-        return;
+        return undefined;
       }
     }
-    // Empty fields mean "not given", as the server reads them; the entry is judged here first.
+    // Empty fields mean "not given", as the server reads them.
     const given = Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== ''));
-    const nameError = props.mode === 'create' ? providerNameError(name) : undefined;
+    const nameError = props.mode === 'create' ? providerNameError(text('name')) : undefined;
     const found = { ...(nameError ? { name: nameError } : {}), ...providerEntryErrors(given) };
-    if (Object.keys(found).length > 0) {
-      setErrors(found);
-      setMessage({ tone: 'error', text: FIX_FIELDS });
+    if (Object.keys(found).length === 0) return entry;
+    setErrors(found);
+    setMessage({ tone: 'error', text: FIX_FIELDS });
+    return undefined;
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const entry = readEntry(form);
+    if (!entry) return;
+    if (props.mode === 'update' && props.hasStoredKey && movesProvider(initial!, entry)) {
+      setErrors({});
+      setMessage(null);
+      moving.current = entry;
+      question.ask('move');
       return;
     }
+    await save(props.mode === 'update' ? initial!.name : String(form.get('name') ?? '').trim(), entry);
+  }
+
+  async function save(name: string, entry: Record<string, unknown>) {
     setBusy(true);
     setErrors({});
     setMessage(null);
@@ -85,6 +114,7 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       setMessage({ tone: 'error', text: allShown ? FIX_FIELDS : described.message });
     } finally {
       setBusy(false);
+      question.close();
     }
   }
 
@@ -190,11 +220,22 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
           {error('prices')}
         </div>
       </div>
-      <div className="actions">
-        <button className="button" type="submit" disabled={busy}>
-          {busy ? 'Saving…' : props.mode === 'create' ? 'Add provider' : 'Save changes'}
-        </button>
-      </div>
+      {question.asking ? (
+        <ConfirmQuestion
+          question={`Move ${initial!.name} to another server?`}
+          consequence="Its type or base URL changes, so its stored key is deleted (it was given for the old server): set the key again after saving."
+          confirmLabel={busy ? 'Saving…' : 'Save and delete the key'}
+          busy={busy}
+          onConfirm={() => void save(initial!.name, moving.current!)}
+          onCancel={question.cancel}
+        />
+      ) : (
+        <div className="actions">
+          <button ref={question.opener('move')} className="button" type="submit" disabled={busy}>
+            {busy ? 'Saving…' : props.mode === 'create' ? 'Add provider' : 'Save changes'}
+          </button>
+        </div>
+      )}
     </form>
   );
 }

@@ -73,6 +73,12 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await expect(result).toContainText(/^Answered in \d+ ms\. \(text\.generate with fake-model\)$/);
     await expect(page.getByRole('button', { name: 'Test', exact: true })).toBeFocused(); // it fell to the page's start (admin pages audit)
     expect(fake.lastAuthorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    // Another key makes the outcome stale: it goes (it stayed, naming the old key's answer: admin pages audit).
+    const form = page.getByRole('form', { name: `API key of ${PROVIDER}` });
+    await form.getByLabel('New API key').fill(PROVIDER_KEY);
+    await form.getByRole('button', { name: 'Replace key' }).click();
+    await expect(form.getByRole('status')).toHaveText('Key replaced. Every instance uses it within 10 seconds.');
+    await expect(result).toHaveCount(0);
   });
 
   await test.step('sell text.generate through it, with local as the fallback', async () => {
@@ -133,6 +139,29 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await expect(row).toContainText('stored');
     await expect(row).toContainText('text.generate, code.generate, images.generate');
     await keepScreenshot(page, 'providers');
+  });
+
+  await test.step('moving it to another server asks first: its stored key is deleted', async () => {
+    await page.goto(`/providers/${PROVIDER}`);
+    const edit = page.getByRole('form', { name: 'Edit provider' });
+    await edit.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const question = edit.getByRole('alertdialog', { name: `Move ${PROVIDER} to another server?` });
+    await expect(question).toContainText('its stored key is deleted');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    await expect(edit.getByRole('button', { name: 'Save changes' })).toBeFocused();
+    await page.reload();
+    await expect(page.locator('dd').filter({ hasText: /^stored set \d{4}-/ })).toBeVisible(); // nothing was saved
+    await edit.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await question.getByRole('button', { name: 'Save and delete the key' }).click();
+    await expect(edit.getByRole('status')).toHaveText(
+      'Saved. The type or base URL changed, so its stored key was deleted: set the key again below.',
+    );
+    await expect(page.locator('dd').filter({ hasText: /^stored set/ })).toHaveCount(0);
+    // An edit that keeps the server saves at once: there is no key to lose.
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect(edit.getByRole('status')).toHaveText('Nothing changed.');
   });
 });
 

@@ -60,7 +60,13 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
         </Card>
         {can('admin') ? (
           <Card title="Test">
-            <TestProviderForm provider={provider.name} operation={testOperationOf(provider.operations) ?? null} models={provider.models} />
+            {/* A new key or server makes the last outcome stale: the form starts afresh. */}
+            <TestProviderForm
+              key={`${provider.key.source}:${provider.key.updated_at}:${provider.type}:${provider.base_url}`}
+              provider={provider.name}
+              operation={testOperationOf(provider.operations) ?? null}
+              models={provider.models}
+            />
           </Card>
         ) : null}
       </div>
@@ -75,7 +81,7 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
       ) : null}
       {can('admin') ? (
         <Card title="Edit">
-          <ProviderForm mode="update" initial={provider} />
+          <ProviderForm mode="update" initial={provider} hasStoredKey={provider.key.source === 'stored'} />
         </Card>
       ) : null}
     </div>
