@@ -6,6 +6,8 @@ import { describeError } from '../trpc/client';
 export interface FormMessage {
   tone: 'ok' | 'error';
   text: string;
+  /** A refusal's fields (their paths), for the inputs it is about. */
+  fields?: string[];
 }
 
 /**
@@ -23,7 +25,8 @@ export function useFormAction() {
       setMessage(await action());
       router.refresh();
     } catch (failure) {
-      setMessage({ tone: 'error', text: describeError(failure).message });
+      const described = describeError(failure);
+      setMessage({ tone: 'error', text: described.message, fields: described.issues.map((issue) => issue.path) });
     } finally {
       setBusy(false);
     }

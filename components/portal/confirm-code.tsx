@@ -17,17 +17,20 @@ export function useChangeRequest() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [errorFields, setErrorFields] = useState<string[]>([]);
   async function request(input: Parameters<typeof portalTrpc.requestChange.mutate>[0]) {
     setBusy(true);
     setError(null);
+    setErrorFields([]);
     try {
       setSentTo((await portalTrpc.requestChange.mutate(input)).sent_to);
     } catch (failure) {
       setError(portalErrorText(failure));
+      setErrorFields(describeError(failure).issues.map((issue) => issue.path));
     }
     setBusy(false);
   }
-  return { sentTo, busy, error, request, reset: () => setSentTo(null) };
+  return { sentTo, busy, error, errorFields, request, reset: () => setSentTo(null) };
 }
 
 /** The code from the e-mail; `onConfirmed` gets what the change returned (a new secret is shown once). */

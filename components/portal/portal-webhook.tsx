@@ -51,6 +51,7 @@ export function PortalWebhookSettings(props: { url: string | null; disabledAt: s
       onClear={() => ask({ action: 'clear_webhook' })}
       outcome={done}
       error={change.error}
+      urlRefused={change.errorFields.includes('url')}
       awaiting={
         change.sentTo ? (
           <ConfirmCode sentTo={change.sentTo} what={WHAT[asked]} onConfirmed={confirmed} onCancel={change.reset} />

@@ -46,6 +46,8 @@ export function WebhookEndpointForm(props: {
   onClear: () => void;
   outcome: WebhookOutcome | null;
   error: string | null;
+  /** The error is the URL's: the field is marked invalid and described by it. */
+  urlRefused?: boolean;
   awaiting?: ReactNode;
   askFirst?: boolean;
 }) {
@@ -78,6 +80,8 @@ export function WebhookEndpointForm(props: {
                 defaultValue={props.url ?? ''}
                 placeholder="https://example.com/hooks/wgs"
                 required
+                aria-invalid={props.urlRefused || undefined}
+                aria-describedby={props.urlRefused ? 'webhook-error' : undefined}
               />
             </div>
             <button className="button" type="submit" disabled={props.busy}>
@@ -125,7 +129,7 @@ export function WebhookEndpointForm(props: {
         </div>
       ) : null}
       {props.error ? (
-        <div className="alert alert-error" role="alert">
+        <div className="alert alert-error" role="alert" id="webhook-error">
           {props.error}
         </div>
       ) : null}

@@ -54,6 +54,7 @@ export function WebhookPanel(props: { actions: WebhookActions; jobs: string; url
       }
       outcome={message?.tone === 'ok' ? { text: message.text, secret } : null}
       error={message?.tone === 'error' ? message.text : null}
+      urlRefused={message?.fields?.includes('url')}
     />
   );
 }

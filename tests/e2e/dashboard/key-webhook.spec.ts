@@ -15,8 +15,15 @@ test("an operator sets, rotates and removes a key's job webhook", async ({ page 
   await page.goto(`/keys/${issued.id}`);
   await expect(page.getByText('When a video job of this key ends,')).toBeVisible();
 
+  // A refused URL is the field's error: marked invalid and described by it (admin pages audit).
+  await page.getByLabel('Endpoint URL').fill('hooks.example.com/operator');
+  await page.getByRole('button', { name: 'Set webhook' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'must be an absolute URL' })).toBeVisible();
+  await expect(page.getByLabel('Endpoint URL')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByLabel('Endpoint URL')).toHaveAccessibleDescription(/must be an absolute URL/);
   await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/operator');
   await page.getByRole('button', { name: 'Set webhook' }).click();
+  await expect(page.getByLabel('Endpoint URL')).not.toHaveAttribute('aria-invalid');
   await expect(page.getByText('Job events are POSTed to https://hooks.example.com/operator.')).toBeVisible();
   await expect(page.getByTestId('webhook-secret')).toContainText('whsec_');
   const first = await secretShown(page);
