@@ -6,7 +6,7 @@ import { MonoId } from '@/components/ui/mono-id';
 import type { PurchaseView } from '@/server/trpc/outputs';
 import { formatMinor } from './money';
 
-type Row = PurchaseView & { key_prefix?: string | null; package_name?: string; package_version?: number };
+type Row = PurchaseView & { key_prefix?: string | null; key_status?: string | null; package_name?: string; package_version?: number };
 
 /** Paid amount, with what was refunded of it. */
 function amountOf(row: Row) {
@@ -14,16 +14,23 @@ function amountOf(row: Row) {
   return row.amount_refunded > 0 ? `${paid} (${formatMinor(row.amount_refunded, row.currency)} refunded)` : paid;
 }
 
-/** What the operator should know of a purchase beyond its state: why it was refused, units taken back. */
-function noteOf(row: Row): string {
+/** What became of a disputed purchase's key: suspended until an operator decides, then as decided. */
+const AFTER_DISPUTE: Record<string, string> = {
+  suspended: 'key suspended by the dispute',
+  active: 'key reinstated after the dispute',
+  revoked: 'key revoked',
+};
+
+/** What the operator should know of a purchase beyond its state: why it was refused, units taken back, its key after a dispute. */
+export function purchaseNote(row: Row, keyStatus: string | null | undefined): string {
   if (row.refusal) return `${row.refusal}: nothing issued; refund it in Stripe`;
   if (row.units_reclaimed > 0) return `${formatNumber(row.units_reclaimed)} unspent units taken back`;
-  if (row.disputed_at) return 'key suspended by the dispute';
+  if (row.disputed_at) return AFTER_DISPUTE[keyStatus ?? ''] ?? 'disputed';
   return '—';
 }
 
 /** Purchases and top-ups with their Checkout Session, key, amount and state (the Sales page, a key's page). */
-export function PurchasesTable(props: { rows: Row[]; caption: string; showKey?: boolean }) {
+export function PurchasesTable(props: { rows: Row[]; caption: string; showKey?: boolean; keyStatus?: string }) {
   return (
     <DataTable
       caption={props.caption}
@@ -52,7 +59,7 @@ export function PurchasesTable(props: { rows: Row[]; caption: string; showKey?: 
         { header: 'Units', cell: (row) => formatNumber(row.units), numeric: true },
         { header: 'Amount', cell: (row) => <span className="nowrap">{amountOf(row)}</span>, numeric: true },
         { header: 'State', cell: (row) => <StatusBadge status={row.state} /> },
-        { header: 'Note', cell: noteOf },
+        { header: 'Note', cell: (row) => purchaseNote(row, row.key_status ?? props.keyStatus) },
         { header: 'Buyer', cell: (row) => row.buyer_email ?? '—' },
         {
           header: 'Checkout Session',

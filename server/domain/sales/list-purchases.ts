@@ -81,13 +81,14 @@ export async function listPurchases(db: PrismaClient, input: { limit: number; cu
     where: afterPosition(position ? { ...position, before: false } : undefined),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: input.limit + 1,
-    include: { apiKey: { select: { prefix: true } }, packageVersion: { select: { name: true, version: true } } },
+    include: { apiKey: { select: { prefix: true, status: true } }, packageVersion: { select: { name: true, version: true } } },
   });
   const page = purchases.slice(0, input.limit);
   return {
     items: page.map((purchase) => ({
       ...toPurchaseView(purchase),
       key_prefix: purchase.apiKey?.prefix ?? null,
+      key_status: purchase.apiKey?.status ?? null,
       package_name: purchase.packageVersion.name,
       package_version: purchase.packageVersion.version,
     })),

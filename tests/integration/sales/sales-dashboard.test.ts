@@ -91,6 +91,11 @@ describe('the Sales page', () => {
     });
     expect((await caller.sales.forKey({ id: refunded.keyId }))[0]).toMatchObject({ state: 'refunded', amount_refunded: 4900 });
     expect((await caller.sales.forKey({ id: disputed.keyId }))[0]).toMatchObject({ state: 'disputed' });
+    // The Sales page's row follows the key: suspended by the dispute, then as an operator decided.
+    const rowOf = async () => (await caller.sales.list({ limit: 50 })).items.find((item) => item.api_key_id === disputed.keyId);
+    expect(await rowOf()).toMatchObject({ state: 'disputed', key_status: 'suspended' });
+    await (await operatorCaller('admin')).caller.sales.reinstateKey({ id: disputed.keyId });
+    expect(await rowOf()).toMatchObject({ state: 'disputed', key_status: 'active' });
   });
 });
 

@@ -117,7 +117,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
       ) : null}
       {purchases.length > 0 ? (
         <Card title="Bought through Stripe">
-          <PurchasesTable rows={purchases} caption="Purchases and top-ups of this key" />
+          <PurchasesTable rows={purchases} caption="Purchases and top-ups of this key" keyStatus={key.status} />
         </Card>
       ) : null}
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />

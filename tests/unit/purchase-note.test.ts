@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { purchaseNote } from '@/components/sales/purchases-table';
+import type { PurchaseView } from '@/server/trpc/outputs';
+
+// A disputed purchase's note says what became of its key now: it said "suspended by the dispute"
+// after an operator had reinstated the key (admin pages audit).
+
+const disputed = {
+  refusal: null,
+  units_reclaimed: 0,
+  disputed_at: '2026-12-01T10:00:00.000Z',
+} as PurchaseView;
+
+describe('purchaseNote', () => {
+  it("follows the disputed purchase's key: suspended, reinstated or revoked", () => {
+    expect(purchaseNote(disputed, 'suspended')).toBe('key suspended by the dispute');
+    expect(purchaseNote(disputed, 'active')).toBe('key reinstated after the dispute');
+    expect(purchaseNote(disputed, 'revoked')).toBe('key revoked');
+    expect(purchaseNote(disputed, null)).toBe('disputed');
+  });
+
+  it('says why a purchase was refused, and what a refund took back, first', () => {
+    expect(purchaseNote({ ...disputed, refusal: 'package archived' }, 'suspended')).toBe(
+      'package archived: nothing issued; refund it in Stripe',
+    );
+    expect(purchaseNote({ ...disputed, units_reclaimed: 1200 }, 'active')).toBe('1,200 unspent units taken back');
+    expect(purchaseNote({ ...disputed, disputed_at: null }, 'active')).toBe('—');
+  });
+});
