@@ -49,9 +49,12 @@ export default async function OperatorsPage() {
           { header: 'Last sign-in', cell: (row) => formatDate(row.last_login_at) },
           {
             header: 'Change',
-            cell: (row) => (
-              <OperatorControls email={row.email} role={row.role} disabled={row.disabled} self={row.email === session.email} />
-            ),
+            cell: (row) =>
+              row.last_owner ? (
+                <span className="muted">the last owner: make another operator an owner first</span>
+              ) : (
+                <OperatorControls email={row.email} role={row.role} disabled={row.disabled} self={row.email === session.email} />
+              ),
           },
         ]}
       />

@@ -18,12 +18,15 @@ export interface OperatorSummary {
   disabled: boolean;
   created_at: string;
   last_login_at: string | null;
+  /** The only enabled owner: neither demoted nor disabled (refuseLosingLastOwner), so offered neither. */
+  last_owner: boolean;
 }
 
 /** Every operator, owners first, then by e-mail. */
 export async function listOperators(db: PrismaClient): Promise<OperatorSummary[]> {
   const rows = await db.operator.findMany({ orderBy: [{ email: 'asc' }] });
   const rank: Record<OperatorRole, number> = { owner: 0, admin: 1, viewer: 2 };
+  const enabledOwners = rows.filter((row) => row.role === 'owner' && !row.disabledAt).length;
   return rows
     .map((row) => ({
       id: row.id,
@@ -33,6 +36,7 @@ export async function listOperators(db: PrismaClient): Promise<OperatorSummary[]
       disabled: Boolean(row.disabledAt),
       created_at: row.createdAt.toISOString(),
       last_login_at: row.lastLoginAt?.toISOString() ?? null,
+      last_owner: enabledOwners === 1 && row.role === 'owner' && !row.disabledAt,
     }))
     .sort((a, b) => rank[a.role] - rank[b.role]);
 }

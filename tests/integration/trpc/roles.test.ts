@@ -130,6 +130,9 @@ describe('operator roles in the dashboard API', () => {
         .operator.updateMany({ where: { id: { in: ids } }, data: { role: 'owner' } })
         .then(() => undefined),
     );
+    // The Operators page offers the last owner no change (it offered both, then refused them: admin pages audit).
+    const listed = await caller.operators.list();
+    expect(listed.filter((row) => row.last_owner).map((row) => row.email)).toEqual([operator.email]);
     await expectTrpcError(caller.operators.setRole({ email: operator.email, role: 'viewer' }), 'UNPROCESSABLE_CONTENT', 'validation_error');
     const refused = await expectTrpcError(caller.operators.setDisabled({ email: operator.email, disabled: true }), 'UNPROCESSABLE_CONTENT');
     expect(refused.message).toContain('last owner');
@@ -140,6 +143,7 @@ describe('operator roles in the dashboard API', () => {
       password: 'a long enough password',
       role: 'owner',
     });
+    expect((await caller.operators.list()).filter((row) => row.last_owner)).toEqual([]);
     expect(await caller.operators.setRole({ email: operator.email, role: 'admin' })).toMatchObject({ role: 'admin' });
     expect(second.role).toBe('owner');
   });
