@@ -189,7 +189,7 @@ const INTRODUCTION = [
   'Applying a file is one transaction: an unchanged package keeps its version, a changed one gets a new version (a',
   'one-engine list written for that engine, or `openai_compatible` with its default alone, is no change), and a file',
   'with any wrong field is refused as a whole, with one line per wrong field (its path and what it allows). The file is',
-  "checked in stages, each naming every wrong field it finds: its format (each field's own type and bounds; rules across",
+  "checked in stages, each naming every wrong field it finds: its format (each field's own type and bounds, a package selling no operation among them; rules across",
   'fields, such as a slug named twice, once every field has its type), then its providers\' key variables and',
   'addresses, then its engines, then the prices its budgets need; a stage that finds one ends the check.',
   'Unknown fields are refused everywhere. "required" means the field must be given; a value in the default column',
