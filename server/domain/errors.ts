@@ -42,12 +42,12 @@ export class ApiError extends Error {
     return this.retryAfter === undefined ? undefined : String(Math.max(1, Math.ceil(this.retryAfter)));
   }
 
-  /** The same error with more response headers (the error's own win over these). */
-  withHeaders(headers: Record<string, string>): ApiError {
+  /** The same error with more response headers (the error's own win over these), and another wait when given. */
+  withHeaders(headers: Record<string, string>, retryAfter = this.retryAfter): ApiError {
     return new ApiError(this.code, {
       message: this.message,
       details: this.details,
-      retryAfter: this.retryAfter,
+      retryAfter,
       headers: { ...headers, ...this.headers },
       cause: this.cause,
     });

@@ -170,6 +170,27 @@ describe('concurrency', () => {
     fake.reset();
   });
 
+  it("a concurrency 429 that spent the minute's last point says to wait for the minute, not 1 s (limits audit)", async () => {
+    const { key } = await createTestKey({
+      quota: 10,
+      concurrency: 1,
+      rpm: 2,
+      providers: { fakerate: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_PROVIDER_KEY' } },
+      operations: { 'text.generate': { engine: 'fakerate:model-slow', units: 1 } },
+    });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_000 });
+    const results = await Promise.all([0, 1].map((i) => call(api, TEXT, { input: `m${i}` }, { key })));
+    const limited = results.find((r) => r.status === 429)!;
+    expectEnvelope(limited, 429, 'rate_limited');
+    expect(limited.json.error.message).toContain('Concurrent request limit');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    const reset = Number(limited.headers.get('ratelimit-reset'));
+    expect(reset).toBeGreaterThan(50);
+    expect(Number(limited.headers.get('retry-after'))).toBe(reset);
+    fake.reset();
+  });
+
   it('never more than `concurrency` running at once under a burst, every unit accounted for', async () => {
     const { key, id } = await slowKey(3, 100);
     fake.reset();

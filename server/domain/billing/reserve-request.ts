@@ -139,13 +139,13 @@ async function claimKey(db: SqlDb, request: BillingRequest, rate: RateState): Pr
 /**
  * The concurrency limit's 429 and the quota's 402 tell the minute's count too, as the per-minute
  * 429 does. Their point is kept: given back, a key at its concurrency limit could send refused
- * requests (each a few writes) without any per-minute bound.
+ * requests (each a few writes) without any per-minute bound. A concurrency 429 that took the
+ * minute's last point waits for the minute too: a retry sooner would find it spent.
  */
 function withRateHeaders(error: unknown, rate: RateState): unknown {
-  if (isApiError(error) && (error.code === 'rate_limited' || error.code === 'quota_exhausted')) {
-    return error.withHeaders(rateLimitHeaders(rate));
-  }
-  return error;
+  if (!isApiError(error) || (error.code !== 'rate_limited' && error.code !== 'quota_exhausted')) return error;
+  const minuteSpent = error.code === 'rate_limited' && rate.remaining === 0;
+  return error.withHeaders(rateLimitHeaders(rate), minuteSpent ? Math.max(error.retryAfter ?? 1, rate.resetSeconds) : error.retryAfter);
 }
 
 /** What a paid request holds; undefined for one that charges nothing. */
