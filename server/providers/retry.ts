@@ -3,8 +3,8 @@ import { failureKindOf, isRetryable, retryAfterMsOf } from './failure';
 // The gate's own bounded retry of one provider call (text and code, which call the SDK model's
 // doGenerate directly): up to `maxRetries` more attempts after a failure one more attempt may
 // cure (408, 409, 429, 5xx, no answer at all; see isRetryable), waiting an exponential backoff
-// with jitter, or the provider's Retry-After when it names one (while no later engine of the
-// request's list could answer at once instead). No wait reaches past the
+// with jitter, or the provider's Retry-After when it names one (one longer than the backoff only
+// while no later engine of the request's list could answer at once instead). No wait reaches past the
 // request's deadline: a wait that would is not begun, and the failure goes to the caller at once,
 // which leaves the rest of the request's time to the next engine of the list.
 
@@ -16,10 +16,10 @@ export interface RetryOptions {
   /** When the request's deadline fires (epoch ms); undefined: unknown, waits are bounded by MAX_WAIT_MS. */
   deadline?: number;
   /**
-   * A later engine of the request's list remains: an attempt that timed out, or one the provider
-   * asked to be waited for (Retry-After), is not retried; the next engine is called at once. A
-   * hanging provider retried would spend the request's time (PROVIDER_TIMEOUT_MS an attempt) that
-   * the fallback needs, and one that names its wait says it is busy for that long.
+   * A later engine of the request's list remains: an attempt that timed out, or one whose provider
+   * asked for a longer wait (Retry-After) than the backoff, is not retried; the next engine is
+   * called at once. A hanging provider retried would spend the request's time (PROVIDER_TIMEOUT_MS
+   * an attempt) that the fallback needs, and one that names a long wait says it is busy for that long.
    */
   laterEngine?: boolean;
 }
@@ -70,8 +70,9 @@ export function nextWaitMs(error: unknown, retry: number, options: RetryOptions,
   if (options.laterEngine && failureKindOf(error) === 'timeout') return undefined;
   const now = clock.now();
   const asked = retryAfterMsOf(error, now);
-  if (options.laterEngine && asked !== undefined) return undefined;
-  const wait = asked ?? backoffMs(retry, clock.random());
+  const backoff = backoffMs(retry, clock.random());
+  if (options.laterEngine && asked !== undefined && asked > backoff) return undefined;
+  const wait = asked ?? backoff;
   if (options.deadline !== undefined ? now + wait >= options.deadline : wait > MAX_WAIT_MS) return undefined;
   return wait;
 }

@@ -85,16 +85,16 @@ describe('withRetries', () => {
     expect(sole.calls()).toBe(3);
   });
 
-  it("with a later engine in the list, a provider's Retry-After is not waited: the next engine answers at once", async () => {
+  it("with a later engine in the list, a provider's Retry-After longer than the backoff is not waited: the next engine answers at once", async () => {
     const clock = fakeClock();
     const asked = flaky([httpError(429, { 'retry-after': '3' })]);
     await expect(withRetries(asked.attempt, { maxRetries: 2, laterEngine: true }, clock)).rejects.toMatchObject({ statusCode: 429 });
     expect(asked.calls()).toBe(1);
     expect(clock.waits).toEqual([]);
-    // A 429 naming no wait is still tried again after the backoff, as a 5xx is.
-    const unnamed = flaky([httpError(429)]);
-    expect(await withRetries(unnamed.attempt, { maxRetries: 2, laterEngine: true }, clock)).toBe('ok');
-    expect(clock.waits).toEqual([backoffMs(0, 0.5)]);
+    // A shorter one is waited, and a 429 naming no wait is tried again after the backoff, as a 5xx is.
+    const short = flaky([httpError(503, { 'retry-after-ms': '40' }), httpError(429)]);
+    expect(await withRetries(short.attempt, { maxRetries: 2, laterEngine: true }, clock)).toBe('ok');
+    expect(clock.waits).toEqual([40, backoffMs(1, 0.5)]);
   });
 
   it('a malformed answer is not tried again; maxRetries 0 means one attempt', async () => {
