@@ -47,8 +47,8 @@ async function handleUploadPut(request: Request, next?: NextContext): Promise<Re
     }
     const lengthHeader = request.headers.get('content-length');
     const contentLength = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]);
-    const received = await receiveUploadBytes(getPrisma(), uploadId, body, contentLength);
+    const openBody = () => (body = request.body ? bodyReadable(request.body) : Readable.from([] as Buffer[]));
+    const received = await receiveUploadBytes(getPrisma(), uploadId, openBody, contentLength);
     return jsonResponse(200, received, requestId);
   } catch (error) {
     // Every refusal (an upload gone or finished, a database away, not only the ones that read part

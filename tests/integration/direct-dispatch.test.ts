@@ -394,6 +394,56 @@ describe('Expect: 100-continue', () => {
     }
   });
 
+  it('a client that sends its body without waiting keeps its connection: answered, then the request behind it (HTTP edges audit)', async () => {
+    const { key } = await createTestKey();
+    const body = '{"input":"one segment"}';
+    const head = [
+      'POST /v1/text/generate HTTP/1.1',
+      'Host: x',
+      `Authorization: Bearer ${key}`,
+      `Idempotency-Key: ${newIdempotencyKey()}`,
+      'Content-Type: application/json',
+      `Content-Length: ${body.length}`,
+      'Expect: 100-continue',
+    ];
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+    let received = '';
+    const finals = () => received.match(/HTTP\/1\.1 [2-5]\d\d /g) ?? [];
+    for await (const chunk of socket) {
+      received += (chunk as Buffer).toString('latin1');
+      if (finals().length === 2) break;
+    }
+    expect(finals()).toEqual(['HTTP/1.1 200 ', 'HTTP/1.1 200 ']);
+    expect(received).not.toMatch(/\r\nConnection: close\r\n/i);
+    socket.destroy();
+  });
+
+  it('an upload URL refuses a body past its declared size before inviting it (HTTP edges audit: 100, then 413)', async () => {
+    const { key } = await createTestKey({
+      operations: { 'images.generate': { engine: 'local', units: 1, input_uploads: true } },
+      maxUploadBytes: 1_000_000,
+    });
+    const created = await send('/v1/uploads', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': newIdempotencyKey() },
+      body: JSON.stringify({
+        purpose: 'image_input',
+        mime_type: 'image/png',
+        filename: 'in.png',
+        size_bytes: 1000,
+        sha256: 'a'.repeat(64),
+      }),
+    });
+    expect(created.status, created.text).toBe(201);
+    const url = new URL((JSON.parse(created.text) as { upload_url: string }).upload_url);
+    const { socket, text } = await firstAnswer(
+      `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 12582912\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    socket.destroy();
+  });
+
   it('a request the edge passes on is told to go on, and served', async () => {
     const { key } = await createTestKey();
     const body = '{"input":"hello"}';

@@ -6,7 +6,9 @@ import { ApiError } from '../errors';
 import { isKeyActive } from '../key-status';
 
 // The bytes of a direct upload to this service (local store): streamed to storage, hashed and
-// counted on the way, refused as soon as more than the declared size arrives.
+// counted on the way, refused as soon as more than the declared size arrives. The body is opened
+// only once the upload, its key and its declared length allow it: a client that waits for
+// `100 Continue` is refused without being invited to send it.
 
 export interface ReceivedBytes {
   upload_id: string;
@@ -19,7 +21,7 @@ const gone = () => new ApiError('not_found', { message: 'There is no pending upl
 export async function receiveUploadBytes(
   db: PrismaClient,
   uploadId: string,
-  body: Readable,
+  openBody: () => Readable,
   contentLength?: number,
 ): Promise<ReceivedBytes> {
   const upload = await db.upload.findUnique({
@@ -29,18 +31,13 @@ export async function receiveUploadBytes(
   if (!upload || upload.status !== 'pending' || upload.expiresAt.getTime() <= Date.now()) throw gone();
   // Read with the upload, not from the key cache: a revoked (or expired) key's URL stops at once.
   const { apiKey } = upload;
-  if (!isKeyActive(apiKey)) {
-    body.destroy();
-    throw new ApiError('forbidden', { message: 'The API key this upload belongs to is no longer active.' });
-  }
+  if (!isKeyActive(apiKey)) throw new ApiError('forbidden', { message: 'The API key this upload belongs to is no longer active.' });
   const tooLarge = () =>
     new ApiError('payload_too_large', {
       message: `The upload body is larger than the declared size_bytes (${upload.sizeBytes}).`,
     });
-  if (contentLength !== undefined && contentLength > upload.sizeBytes) {
-    body.destroy();
-    throw tooLarge();
-  }
+  if (contentLength !== undefined && contentLength > upload.sizeBytes) throw tooLarge();
+  const body = openBody();
 
   const hash = createHash('sha256');
   let received = 0;

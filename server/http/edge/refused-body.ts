@@ -30,15 +30,26 @@ export function continueIfAwaited(req: IncomingMessage, res: ServerResponse): vo
  * For the app's requests: 100 Continue goes out when the app first reads the body, so that one it
  * refuses by its headers (the key, the type, the Idempotency-Key, a Content-Length past the limit)
  * is answered without inviting a body it will not read. Node then closes the connection, whose
- * client sent no body (Connection: close).
+ * client sent no body (Connection: close). A client that sent its body without waiting (RFC 9110
+ * allows it) is told to go on as it arrives, before any answer: its connection is kept.
  */
 export function continueOnFirstRead(req: IncomingMessage, res: ServerResponse): void {
   if (!awaitingContinue.has(req)) return;
+  if (req.complete || req.readableLength > 0) return continueIfAwaited(req, res); // its body came with its headers
   const read = req._read.bind(req);
-  req._read = (size: number) => {
+  const push = req.push.bind(req);
+  const goOn = () => {
     req._read = read;
-    continueIfAwaited(req, res);
+    req.push = push;
+    if (!res.headersSent) continueIfAwaited(req, res);
+  };
+  req._read = (size: number) => {
+    goOn();
     read(size);
+  };
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    goOn();
+    return push(chunk, encoding);
   };
 }
 
