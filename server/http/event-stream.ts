@@ -1,4 +1,4 @@
-import type { ApiError } from '../domain/errors';
+import { ApiError, type ErrorCode } from '../domain/errors';
 import { baseHeaders, errorBody, toApiError } from './responses';
 
 // A streamed answer as server-sent events (text/event-stream): `event: delta` with
@@ -48,6 +48,17 @@ export function eventStreamHeaders(requestId: string, extra?: Record<string, str
   // nginx and its kind pass each event on instead of collecting the answer.
   headers.set('X-Accel-Buffering', 'no');
   return headers;
+}
+
+/** The error a charged stream ended with, from the events stored for its replays (their last `error` event). */
+export function endingOf(events: string | undefined): ApiError | undefined {
+  const last = events
+    ?.trimEnd()
+    .split('\n')
+    .findLast((line) => line.startsWith('data: '));
+  if (!last) return undefined;
+  const { error } = JSON.parse(last.slice('data: '.length)) as { error?: { code: ErrorCode; message: string } };
+  return error ? new ApiError(error.code, { message: error.message }) : undefined;
 }
 
 /** A finished result as a stream of one `done` event (a replay). */

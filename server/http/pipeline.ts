@@ -15,9 +15,9 @@ import { noteFailedAuthentication, refuseFailingAddress } from '../domain/rate-l
 import { consumeRequest, rateLimitHeaders } from '../domain/rate-limit/request-rate';
 import { zodValidationError } from '../domain/zod-issues';
 import { observeStreamCharged } from '../observability/observe-request';
-import { noteError, noteKey } from '../observability/request-record';
+import { noteError, noteKey, type RequestRecord } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
-import { acceptsEventStream, doneEventResponse, eventStreamResponse, replayedEventsResponse } from './event-stream';
+import { acceptsEventStream, doneEventResponse, endingOf, eventStreamResponse, replayedEventsResponse } from './event-stream';
 import { jsonChannel, runAndSettle } from './answer-lifecycle';
 import { streamChannel } from './stream-channel';
 import { publicOrigin } from '../auth/forwarded';
@@ -112,7 +112,7 @@ export function definePostRoute<S extends z.ZodType, P>(spec: PostRouteSpec<S, P
       const billing = billingRequest(ctx, idempotencyKey, json, spec.charge?.(prepared, ctx));
       const reserved = await traceStep('reserve', () => reserve(getSqlDb(), billing)); // 8. to 10.
       const streamed = spec.stream !== undefined && acceptsEventStream(request);
-      if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed);
+      if (reserved.kind === 'replay') return replayResponse(reserved, requestId, streamed, call.record);
       reservation = reserved.reservation;
       return await answer(spec, prepared, ctx, reservation, streamed); // 11. and settling
     } catch (error) {
@@ -182,9 +182,14 @@ async function answer<P>(
  * A stored answer again; to a retry that asks for a stream, a stored generation as one `done` event,
  * or a call charged without `done` as the events it ended with (its deltas and `output_interrupted`).
  */
-function replayResponse(replay: Replay, requestId: string, streamed: boolean): Response {
+function replayResponse(replay: Replay, requestId: string, streamed: boolean, record: RequestRecord): Response {
   const headers = { 'Idempotent-Replayed': 'true' };
-  if (streamed && replay.events !== undefined) return replayedEventsResponse(replay.events, requestId, headers);
+  if (streamed && replay.events !== undefined) {
+    // Its `error` event again: the line's and the metric's code, as the first answer's was.
+    const ending = endingOf(replay.events);
+    if (ending) noteError(record, ending);
+    return replayedEventsResponse(replay.events, requestId, headers);
+  }
   if (streamed && replay.status === 200) return doneEventResponse(replay.body, requestId, headers);
   return jsonText(replay.status, replay.body, requestId, headers);
 }

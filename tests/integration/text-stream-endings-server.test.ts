@@ -116,6 +116,24 @@ describe('a stream that ends badly after a delta, through the running product fr
       const again = await streamed(key, body, idempotencyKey);
       expect(again.response.headers.get('idempotent-replayed')).toBe('true');
       expect(again.events.map((e) => e.raw)).toEqual(first.events.map((e) => e.raw));
+      // Its line says how it ended, as the first one's does (it said nothing: metrics and logs audit).
+      const requestIds = [first, again].map(({ response }) => response.headers.get('x-request-id'));
+      const lines = await waitFor(
+        'both log lines',
+        () => {
+          const found = product
+            .output()
+            .split('\n')
+            .filter((text) => text.startsWith('{') && requestIds.some((requestId) => text.includes(`"request_id":"${requestId}"`)))
+            .map((text) => JSON.parse(text) as Record<string, unknown>);
+          return found.length === 2 ? found : undefined;
+        },
+        5_000,
+      );
+      expect(lines.map((line) => [line.status, line.code, line.units])).toEqual([
+        [200, 'output_interrupted', 2],
+        [200, 'output_interrupted', 0],
+      ]);
       const json = await send(key, body, idempotencyKey, false);
       expect(json.status).toBe(200);
       expect(json.headers.get('idempotent-replayed')).toBe('true');

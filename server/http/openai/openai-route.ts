@@ -17,7 +17,9 @@ import { jsonResponse } from '../responses';
 import { noModelForPath, toOpenAIErrorResponse } from './openai-errors';
 import { rateHeadersOf, withHeaders } from './openai-headers';
 import { openAIBillingRequest, sentIdempotencyKey } from './openai-idempotency';
-import { endingOf, streamAnswer, type ChunkStream } from './openai-stream';
+import { streamAnswer, type ChunkStream } from './openai-stream';
+import { endingOf } from '../event-stream';
+import { noteError } from '../../observability/request-record';
 
 // A route of the OpenAI-compatible surface translates, it does not duplicate: its request becomes
 // the body of the /v1 route that sells the same operation, checked by that route's schema and
@@ -118,7 +120,10 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       const billing = await openAIBillingRequest(ctx, sentKey, translation.fingerprinted, translation.steps.charge?.(prepared, ctx));
       const reserved = await traceStep('reserve', () => reserve(getSqlDb(), { ...billing, render: translation!.render }));
       if (reserved.kind === 'replay') {
-        const replayed = await translation.respond(reserved.body, ctx, endingOf(reserved.events));
+        const ending = endingOf(reserved.events);
+        // A replayed stream that ended in an error ends in it again: its line and metric say so, as the first one's did.
+        if (ending && translation.chunks) noteError(call.record, ending);
+        const replayed = await translation.respond(reserved.body, ctx, ending);
         return withHeaders(replayed, { 'Idempotent-Replayed': 'true' });
       }
       reservation = reserved.reservation;

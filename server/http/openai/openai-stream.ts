@@ -1,5 +1,5 @@
 import type { OpenReservation } from '../../domain/billing/reserve';
-import { ApiError, type ErrorCode } from '../../domain/errors';
+import type { ApiError } from '../../domain/errors';
 import { observeStreamCharged } from '../../observability/observe-request';
 import { noteError } from '../../observability/request-record';
 import { runAndSettle } from '../answer-lifecycle';
@@ -17,17 +17,6 @@ import { withHeaders } from './openai-headers';
 // paid for. The answer's status and headers leave with its first piece: a failure before any piece
 // is an ordinary error answer (503, nothing charged), which the SDKs retry; after it, a failure
 // arrives as `data: {"error": …}`, which the SDKs raise, and the call stays charged once.
-
-/** The error a charged stream ended with, from the events stored for its replays (their last `error` event). */
-export function endingOf(events: string | undefined): ApiError | undefined {
-  const last = events
-    ?.trimEnd()
-    .split('\n')
-    .findLast((line) => line.startsWith('data: '));
-  if (!last) return undefined;
-  const { error } = JSON.parse(last.slice('data: '.length)) as { error?: { code: ErrorCode; message: string } };
-  return error ? new ApiError(error.code, { message: error.message }) : undefined;
-}
 
 /** The `data:` of an error ending a stream, in OpenAI's shape (the SDKs raise it). */
 export const errorChunk = (error: ApiError) => JSON.stringify({ error: openAIError(error).body.error });
