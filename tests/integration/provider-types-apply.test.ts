@@ -181,6 +181,11 @@ describe('applying providers of every type', () => {
     const toFal = { name: `d${id}`, mode: 'update', entry: { type: 'fal', api_key_env: 'FAL_API_KEY' } };
     const error = await saveProvider(getPrisma(), CLI_ACTOR, toFal).catch((e: unknown) => e);
     expect((error as ApiError).message).toContain(`package "dash-${id}" version 1 sells through this provider`);
+    const toAnthropic = { ...toFal, entry: { type: 'anthropic', api_key_env: 'ANTHROPIC_API_KEY' } };
+    const cannot = await saveProvider(getPrisma(), CLI_ACTOR, toAnthropic).catch((e: unknown) => e);
+    expect((cannot as ApiError).message).toContain(
+      `this provider, and provider "d${id}" is of type "anthropic", which cannot do audio.speech`,
+    );
     await getPrisma().apiKey.update({ where: { id: key }, data: { status: 'revoked', revokedAt: new Date() } });
     expect(await saveProvider(getPrisma(), CLI_ACTOR, toFal)).toMatchObject({ name: `d${id}`, status: 'updated' });
   });

@@ -90,7 +90,9 @@ async function refuseTypeThatBreaksPackages(tx: Prisma.TransactionClient, name: 
     const definition = { operations: version.operations } as PackageDefinition;
     const issue = engineCapabilityIssues(definition, 0, new Map([[name, type]]))[0];
     if (!issue) continue;
-    const why = issue.message.slice(issue.message.indexOf(': ') + 2);
+    // "… cannot honour it: WHY" says WHY; the others are said whole (a cut at no ': ' dropped their first letter).
+    const cut = issue.message.indexOf(': ');
+    const why = cut === -1 ? issue.message : issue.message.slice(cut + 2);
     throw ApiError.validation([
       {
         path: 'entry.type',
