@@ -32,6 +32,11 @@ export function PortalWebhookSettings(props: { url: string | null; disabledAt: s
     setDone(null);
     void change.request(request);
   };
+  /** The controls come back in the code's place: the focus (which the code's form held) goes to the URL, not the page. */
+  function cancelled() {
+    change.reset();
+    setTimeout(() => document.getElementById('webhook-url')?.focus());
+  }
   function confirmed(result: ConfirmedChange) {
     change.reset();
     if (result.action === 'clear_webhook') setDone({ text: 'Webhook removed.' });
@@ -53,9 +58,7 @@ export function PortalWebhookSettings(props: { url: string | null; disabledAt: s
       error={change.error}
       urlRefused={change.errorFields.includes('url')}
       awaiting={
-        change.sentTo ? (
-          <ConfirmCode sentTo={change.sentTo} what={WHAT[asked]} onConfirmed={confirmed} onCancel={change.reset} />
-        ) : undefined
+        change.sentTo ? <ConfirmCode sentTo={change.sentTo} what={WHAT[asked]} onConfirmed={confirmed} onCancel={cancelled} /> : undefined
       }
     />
   );

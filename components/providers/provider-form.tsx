@@ -223,7 +223,7 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       {question.asking ? (
         <ConfirmQuestion
           question={`Move ${initial!.name} to another server?`}
-          consequence="Its type or base URL changes, so its stored key is deleted (it was given for the old server): set the key again after saving."
+          consequence="Its type or address changes, so its stored key is deleted (it was given for the old server): set the key again after saving."
           confirmLabel={busy ? 'Saving…' : 'Save and delete the key'}
           busy={busy}
           onConfirm={() => void save(initial!.name, moving.current!)}

@@ -6,7 +6,8 @@ import type { PurchaseView } from '@/server/trpc/outputs';
  * A key whose purchase was refunded or disputed says so at the top of its page: a dispute has
  * suspended it until the operator decides, a refunded top-up's unspent units were taken back.
  */
-export function SaleFlags({ purchases, suspended }: { purchases: PurchaseView[]; suspended: boolean }) {
+export function SaleFlags({ purchases, status }: { purchases: PurchaseView[]; status: string }) {
+  const suspended = status === 'suspended';
   const refunded = purchases.filter((p) => p.amount_refunded > 0).length;
   const disputed = purchases.filter((p) => p.disputed_at !== null).length;
   const reclaimed = purchases.reduce((sum, p) => sum + p.units_reclaimed, 0);
@@ -20,7 +21,9 @@ export function SaleFlags({ purchases, suspended }: { purchases: PurchaseView[];
         {what ? ')' : ''}.{reclaimed > 0 ? ` ${reclaimed.toLocaleString('en-US')} unspent top-up units were taken back.` : ''}
         {suspended
           ? ' It is suspended: the API refuses it until you reinstate or revoke it (below).'
-          : ' It is not revoked automatically: revoke it if its units should stop.'}
+          : status === 'revoked'
+            ? ' It is revoked.'
+            : ' It is not revoked automatically: revoke it if its units should stop.'}
       </span>
     </Alert>
   );

@@ -144,6 +144,7 @@ export function ConfirmQuestion(props: {
 }) {
   const cancel = useRef<HTMLButtonElement>(null);
   const questionId = useId();
+  const consequenceId = useId();
   useEffect(() => {
     cancel.current?.focus();
     return focusHeadingIfDropped;
@@ -159,12 +160,13 @@ export function ConfirmQuestion(props: {
       className="confirm"
       role="alertdialog"
       aria-labelledby={questionId}
+      aria-describedby={consequenceId}
       onKeyDown={(event) => {
         if (event.key === 'Escape') props.onCancel();
       }}
     >
       <strong id={questionId}>{props.question}</strong>
-      <span>{props.consequence}</span>
+      <span id={consequenceId}>{props.consequence}</span>
       <div className="actions">
         <button type="button" className="button button-danger" onClick={props.onConfirm} disabled={props.busy}>
           {props.confirmLabel}

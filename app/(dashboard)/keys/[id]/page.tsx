@@ -49,7 +49,7 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
         }
         back={{ href: '/keys', label: 'API keys' }}
       />
-      <SaleFlags purchases={purchases} suspended={owner.suspended} />
+      <SaleFlags purchases={purchases} status={key.status} />
       <div className="stats">
         <Stat label="Remaining units" value={formatNumber(key.remaining_units)} testId="remaining-units">
           <UnitsBar remaining={key.remaining_units} total={key.total_units} testId="units-bar" />

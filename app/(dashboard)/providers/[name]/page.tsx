@@ -62,7 +62,7 @@ export default async function ProviderPage(props: { params: Promise<{ name: stri
           <Card title="Test">
             {/* A new key or server makes the last outcome stale: the form starts afresh. */}
             <TestProviderForm
-              key={`${provider.key.source}:${provider.key.updated_at}:${provider.type}:${provider.base_url}`}
+              key={`${provider.key.source}:${provider.key.updated_at}:${provider.type}:${provider.base_url}:${JSON.stringify(provider.options)}`}
               provider={provider.name}
               operation={testOperationOf(provider.operations) ?? null}
               models={provider.models}
