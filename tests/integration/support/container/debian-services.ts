@@ -93,7 +93,9 @@ export async function startDebianRedis(args: string[] = ['--save', '', '--append
   const port = await freePort();
   if (spawnSync('redis-server', ['--version']).error)
     throw new Error('redis-server is needed by this test: apt-get install -y redis-server (.ci/run does)');
-  const server = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1'], {
+  // Its files (compose's command keeps an append-only file) go to a directory of its own, not the repository's.
+  const dir = mkdtempSync(join(tmpdir(), 'wgs-redis-'));
+  const server = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--dir', dir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -104,5 +106,12 @@ export async function startDebianRedis(args: string[] = ['--save', '', '--append
     });
     server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
-  return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopped(server) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      await stopped(server);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
