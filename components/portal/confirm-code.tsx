@@ -7,9 +7,9 @@ import { portalTrpc } from './portal-trpc';
 /** A failed portal call's sentence: the field's own message when the server named one (a wrong code). */
 export function portalErrorText(failure: unknown): string {
   const described = describeError(failure);
-  return described.issues[0]?.message
-    ? `${described.issues[0].message[0]!.toUpperCase()}${described.issues[0].message.slice(1)}.`
-    : described.message;
+  const issue = described.issues[0]?.message;
+  if (!issue) return described.message;
+  return `${issue[0]!.toUpperCase()}${issue.slice(1)}${issue.endsWith('.') ? '' : '.'}`;
 }
 
 /** Asks for a change and, with the code the buyer was e-mailed, makes it: `sentTo` set means a code is waiting. */
