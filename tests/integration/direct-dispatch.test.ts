@@ -357,6 +357,17 @@ describe('an absolute-form target', () => {
 });
 
 describe('Expect: 100-continue', () => {
+  /** The head of a text call that asks to be told to go on before its body. */
+  const expectingHead = (authorization: string, length: number) =>
+    [
+      'POST /v1/text/generate HTTP/1.1',
+      'Host: x',
+      `Authorization: ${authorization}`,
+      `Idempotency-Key: ${newIdempotencyKey()}`,
+      'Content-Type: application/json',
+      `Content-Length: ${length}`,
+      'Expect: 100-continue',
+    ].join('\r\n') + '\r\n\r\n';
   const firstAnswer = async (head: string) => {
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     socket.write(head);
@@ -378,16 +389,7 @@ describe('Expect: 100-continue', () => {
       ['Bearer wgs_live_not_a_key', 20, 401],
       [`Bearer ${key}`, 2_000_000, 413],
     ] as const) {
-      const head = [
-        'POST /v1/text/generate HTTP/1.1',
-        'Host: x',
-        `Authorization: ${authorization}`,
-        `Idempotency-Key: ${newIdempotencyKey()}`,
-        'Content-Type: application/json',
-        `Content-Length: ${length}`,
-        'Expect: 100-continue',
-      ];
-      const { socket, text } = await firstAnswer(`${head.join('\r\n')}\r\n\r\n`);
+      const { socket, text } = await firstAnswer(expectingHead(authorization, length));
       expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(text).toMatch(/\r\nConnection: close\r\n/i);
       await once(socket, 'close');
@@ -397,17 +399,8 @@ describe('Expect: 100-continue', () => {
   it('a client that sends its body without waiting keeps its connection: answered, then the request behind it (HTTP edges audit)', async () => {
     const { key } = await createTestKey();
     const body = '{"input":"one segment"}';
-    const head = [
-      'POST /v1/text/generate HTTP/1.1',
-      'Host: x',
-      `Authorization: Bearer ${key}`,
-      `Idempotency-Key: ${newIdempotencyKey()}`,
-      'Content-Type: application/json',
-      `Content-Length: ${body.length}`,
-      'Expect: 100-continue',
-    ];
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    socket.write(`${head.join('\r\n')}\r\n\r\n${body}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.write(`${expectingHead(`Bearer ${key}`, body.length)}${body}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
     let received = '';
     const finals = () => received.match(/HTTP\/1\.1 [2-5]\d\d /g) ?? [];
     for await (const chunk of socket) {
@@ -447,16 +440,7 @@ describe('Expect: 100-continue', () => {
   it('a request the edge passes on is told to go on, and served', async () => {
     const { key } = await createTestKey();
     const body = '{"input":"hello"}';
-    const head = [
-      'POST /v1/text/generate HTTP/1.1',
-      'Host: x',
-      `Authorization: Bearer ${key}`,
-      `Idempotency-Key: ${newIdempotencyKey()}`,
-      'Content-Type: application/json',
-      `Content-Length: ${body.length}`,
-      'Expect: 100-continue',
-    ];
-    const { socket, text } = await firstAnswer(`${head.join('\r\n')}\r\n\r\n`);
+    const { socket, text } = await firstAnswer(expectingHead(`Bearer ${key}`, body.length));
     expect(text).toBe('HTTP/1.1 100 Continue\r\n\r\n');
     const answered = once(socket, 'data');
     socket.write(body);
