@@ -45,11 +45,14 @@ const invalidForm = () => new ApiError('invalid_request', { message: 'The reques
 /** A part as it came: a field's text, or a file (its bytes once it has ended). */
 type Part = { name: string; text: string } | { name: string; file: InlineFile | undefined };
 
-export async function readMultipartBody(request: Request, maxFileBytes: number): Promise<MultipartBody> {
+/** `takes`: what the route's Content-Type may be, for its refusal's sentence. */
+export async function readMultipartBody(
+  request: Request,
+  maxFileBytes: number,
+  takes = 'multipart/form-data with the file as a part',
+): Promise<MultipartBody> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw new ApiError('unsupported_media_type', { message: 'Content-Type must be multipart/form-data with the file as a part.' });
-  }
+  if (!/^multipart\/form-data\s*;/i.test(type)) throw new ApiError('unsupported_media_type', { message: `Content-Type must be ${takes}.` });
   refuseContentCoding(request); // as a JSON body's: after its type, before a byte is read
   const limit = maxFileBytes + FORM_OVERHEAD_BYTES;
   const tooLarge = new ApiError('payload_too_large', {

@@ -123,6 +123,18 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     );
     expect(videoRefused.status).toBe(400);
     expect(await videoRefused.json()).toMatchObject(unsupported);
+    // A type it does not take names both it does (it said multipart only, though JSON is taken too: edges audit).
+    const videoAsText = await api(
+      new Request('http://127.0.0.1/openai/v1/videos', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+        body: 'A lighthouse at dusk',
+      }),
+    );
+    expect(videoAsText.status).toBe(400);
+    expect(((await videoAsText.json()) as { error: { message: string } }).error.message).toBe(
+      'Content-Type must be multipart/form-data or application/json.',
+    );
     expect(await remainingUnits(id)).toBe(10);
     expect((await transcription(key, fileForm(wav, 'audio/wav', 'a.wav'), { 'content-encoding': 'identity' })).status).toBe(200);
   });

@@ -66,7 +66,7 @@ async function readVideoBody(request: Request, maxBytes: number): Promise<Multip
     const json = await readJsonBody(request);
     return { fields: json as Record<string, string>, files: {} };
   }
-  return readMultipartBody(request, maxBytes);
+  return readMultipartBody(request, maxBytes, 'multipart/form-data or application/json');
 }
 
 function translateVideo(body: MultipartBody, ctx: RouteContext): Translation<unknown> {
