@@ -105,7 +105,9 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
             : { tone: 'ok', text: 'Saved. Engines use it within 10 seconds on every instance.' },
       );
       router.refresh();
+      question.close();
     } catch (failure) {
+      question.cancel(); // a move refused: the focus goes back to Save, beside the fields to fix
       const described = describeError(failure);
       const found = providerIssueErrors(described.issues);
       const shown = ['name', 'type', 'base_url', 'api_key_env', 'prices', ...Object.keys(info.extras)];
@@ -114,7 +116,6 @@ export function ProviderForm(props: { mode: 'create' | 'update'; initial?: Provi
       setMessage({ tone: 'error', text: allShown ? FIX_FIELDS : described.message });
     } finally {
       setBusy(false);
-      question.close();
     }
   }
 

@@ -152,6 +152,13 @@ test('add a provider with a key, test it, and sell an operation through it', asy
     await expect(edit.getByRole('button', { name: 'Save changes' })).toBeFocused();
     await page.reload();
     await expect(page.locator('dd').filter({ hasText: /^stored set \d{4}-/ })).toBeVisible(); // nothing was saved
+    // Refused by the server once confirmed: the field says why, the focus is back on Save (it fell to the heading), the key kept.
+    await edit.getByLabel('Base URL').fill('http://169.254.169.254/v1');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await question.getByRole('button', { name: 'Save and delete the key' }).click();
+    await expect(edit.getByLabel('Base URL')).toHaveAttribute('aria-invalid', 'true');
+    await expect(edit.getByRole('button', { name: 'Save changes' })).toBeFocused();
+    await expect(page.locator('dd').filter({ hasText: /^stored set \d{4}-/ })).toBeVisible();
     await edit.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await question.getByRole('button', { name: 'Save and delete the key' }).click();
