@@ -26,7 +26,9 @@ export function useFormAction() {
       router.refresh();
     } catch (failure) {
       const described = describeError(failure);
-      setMessage({ tone: 'error', text: described.message, fields: described.issues.map((issue) => issue.path) });
+      // Shown as a sentence: a field's message may begin in lower case ("the webhook URL must be …").
+      const text = described.message.charAt(0).toUpperCase() + described.message.slice(1);
+      setMessage({ tone: 'error', text, fields: described.issues.map((issue) => issue.path) });
     } finally {
       setBusy(false);
     }
