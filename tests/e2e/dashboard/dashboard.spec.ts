@@ -265,6 +265,9 @@ test('operator journey: package version, key, API usage, top-up, revoke, sign ou
       .click();
     await expect(stat(page, 'key-status')).toHaveText('revoked');
     await expect(page.getByRole('button', { name: 'Revoke key' })).toHaveCount(0);
+    // Nor is a webhook offered, which the server refuses for a revoked key (dashboard audit).
+    await expect(page.getByRole('button', { name: 'Set webhook' })).toHaveCount(0);
+    await expect(page.getByText('A revoked key runs no jobs, so it takes no webhook endpoint.')).toBeVisible();
     // The question went with its answer: the focus it held goes to the page's heading, not to nowhere.
     await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
     await expect.poll(async () => (await generate(request, key)).status(), { timeout: 5_000 }).toBe(401);

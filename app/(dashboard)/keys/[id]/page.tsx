@@ -122,12 +122,14 @@ export default async function KeyPage(props: { params: Promise<{ id: string }>; 
       ) : null}
       <MarginPanel report={margin} title={`Revenue, provider cost and margin over ${margin.range.label}`} />
       <Card title="Job webhook">
-        {can('admin') ? (
+        {can('admin') && key.status === 'active' ? (
           <WebhookSettings id={key.id} url={webhook.url} disabledAt={webhook.disabled_at} />
         ) : (
           <p className="muted">
             Endpoint: {webhook.host ? <code>{webhook.host}</code> : 'none'}
             {webhook.disabled_at ? ' (disabled: it answered 410 Gone)' : ''}
+            {/* The server refuses an endpoint for such a key: the form is not offered. */}
+            {key.status === 'active' ? '' : `. A ${key.status} key runs no jobs, so it takes no webhook endpoint.`}
           </p>
         )}
         <DataTable
