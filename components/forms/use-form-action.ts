@@ -2,6 +2,7 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { describeError } from '../trpc/client';
+import { capitalised } from '../ui/format';
 
 export interface FormMessage {
   tone: 'ok' | 'error';
@@ -26,9 +27,7 @@ export function useFormAction() {
       router.refresh();
     } catch (failure) {
       const described = describeError(failure);
-      // Shown as a sentence: a field's message may begin in lower case ("the webhook URL must be …").
-      const text = described.message.charAt(0).toUpperCase() + described.message.slice(1);
-      setMessage({ tone: 'error', text, fields: described.issues.map((issue) => issue.path) });
+      setMessage({ tone: 'error', text: capitalised(described.message), fields: described.issues.map((issue) => issue.path) });
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,7 @@
 'use client';
 import { useState, type FormEvent } from 'react';
 import { describeError } from '../trpc/client';
+import { capitalised } from '../ui/format';
 import type { ConfirmedChange } from '@/server/trpc/outputs';
 import { portalTrpc } from './portal-trpc';
 
@@ -9,7 +10,7 @@ export function portalErrorText(failure: unknown): string {
   const described = describeError(failure);
   const issue = described.issues[0]?.message;
   if (!issue) return described.message;
-  return `${issue[0]!.toUpperCase()}${issue.slice(1)}${issue.endsWith('.') ? '' : '.'}`;
+  return `${capitalised(issue)}${issue.endsWith('.') ? '' : '.'}`;
 }
 
 /** Asks for a change and, with the code the buyer was e-mailed, makes it: `sentTo` set means a code is waiting. */

@@ -82,6 +82,9 @@ export function formatBytes(bytes: number | null | undefined): string {
 }
 
 /** `text` cut to at most `length` UTF-16 units and marked with …, never inside a surrogate pair (an emoji). */
+/** A message shown as a sentence: a field's may begin in lower case ("the webhook URL must be …"). */
+export const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 export function truncated(text: string, length: number): string {
   if (text.length <= length) return text;
   const cut = /[\uD800-\uDBFF]/.test(text.charAt(length - 1)) ? length - 1 : length;

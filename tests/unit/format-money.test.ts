@@ -6,21 +6,25 @@ import { formatMoney, formatPriceTerm } from '@/components/ui/format';
 // $0.00 (outside audit): an amount under a cent keeps two significant digits.
 
 describe('formatMoney', () => {
-  it('shows a non-zero amount under a cent with two significant digits', () => {
-    expect(formatMoney('0.001207', 'USD')).toBe('$0.0012');
-    expect(formatMoney('0.006', 'USD')).toBe('$0.006');
-    expect(formatMoney('0.0000004', 'USD')).toBe('$0.0000004');
-    expect(formatMoney('-0.0012', 'USD')).toBe('-$0.0012');
-    expect(formatMoney('0.001207', 'EUR')).toBe('€0.0012');
+  it.each([
+    ['0.001207', 'USD', '$0.0012'],
+    ['0.006', 'USD', '$0.006'],
+    ['0.0000004', 'USD', '$0.0000004'],
+    ['-0.0012', 'USD', '-$0.0012'],
+    ['0.001207', 'EUR', '€0.0012'],
+  ])('shows a non-zero amount under a cent with two significant digits: %s %s is %s', (amount, currency, shown) => {
+    expect(formatMoney(amount, currency)).toBe(shown);
   });
 
-  it('keeps revenue, prices and zero to the cent', () => {
-    expect(formatMoney('0', 'USD')).toBe('$0.00');
-    expect(formatMoney('0.000000', 'USD')).toBe('$0.00');
-    expect(formatMoney('0.01', 'USD')).toBe('$0.01');
-    expect(formatMoney('0.036', 'USD')).toBe('$0.04');
-    expect(formatMoney('1234.5', 'USD')).toBe('$1,234.50');
-    expect(formatMoney('-0.024', 'USD')).toBe('-$0.02');
+  it.each([
+    ['0', '$0.00'],
+    ['0.000000', '$0.00'],
+    ['0.01', '$0.01'],
+    ['0.036', '$0.04'],
+    ['1234.5', '$1,234.50'],
+    ['-0.024', '-$0.02'],
+  ])('keeps revenue, prices and zero to the cent: %s is %s', (amount, shown) => {
+    expect(formatMoney(amount, 'USD')).toBe(shown);
   });
 });
 
@@ -28,12 +32,14 @@ describe('formatMoney', () => {
 // currency to its own minor unit. A package's unit price of 0.0012345678 read "$0.0012", and a
 // change of it to 0.00124 read "0.001 → 0.001": a price a package sets is shown exactly.
 describe('money in other currencies, and prices as set', () => {
-  it('rounds an amount to the currency’s minor unit: none for JPY, a thousandth for KWD', () => {
-    expect(formatMoney('898.9', 'JPY')).toBe('¥899');
-    expect(formatMoney('10.316358009', 'KWD')).toBe('KWD\u00a010.316');
-    expect(formatMoney('0.1118918374', 'KWD')).toBe('KWD\u00a00.112');
-    expect(formatMoney('0.22', 'JPY')).toBe('¥0.22'); // under one yen: two significant digits
-    expect(formatMoney('0', 'JPY')).toBe('¥0');
+  it.each([
+    ['898.9', 'JPY', '¥899'],
+    ['10.316358009', 'KWD', 'KWD\u00a010.316'],
+    ['0.1118918374', 'KWD', 'KWD\u00a00.112'],
+    ['0.22', 'JPY', '¥0.22'], // under one yen: two significant digits
+    ['0', 'JPY', '¥0'],
+  ])('rounds an amount to the currency’s minor unit (none for JPY, a thousandth for KWD): %s %s is %s', (amount, currency, shown) => {
+    expect(formatMoney(amount, currency)).toBe(shown);
   });
 
   it('shows a unit price or budget with every decimal it has, at least the minor unit', () => {

@@ -152,9 +152,9 @@ export function priceCall(pricing: EnginePricing | undefined, usage: ProviderUsa
  * answered call and lost its cost).
  */
 function withCachedWithinPrompt(usage: ProviderUsage): ProviderUsage {
-  if (usage.cachedInputTokens === undefined || usage.cachedInputTokens <= (usage.inputTokens ?? -1)) return usage;
-  const { cachedInputTokens, ...rest } = usage;
-  return usage.inputTokens === undefined ? rest : { ...rest, cachedInputTokens: Math.min(cachedInputTokens, usage.inputTokens) };
+  const { cachedInputTokens, inputTokens, ...rest } = usage;
+  if (cachedInputTokens === undefined || (inputTokens !== undefined && cachedInputTokens <= inputTokens)) return usage;
+  return inputTokens === undefined ? rest : { ...rest, inputTokens, cachedInputTokens: inputTokens };
 }
 
 const SUMMED: (keyof ProviderUsage)[] = [
