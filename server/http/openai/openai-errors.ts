@@ -63,8 +63,12 @@ export function refuseParam(param: string, message: string, code = 'unsupported_
 
 /** The model is not one the key's package sells under this path: 404 `model_not_found`. */
 export function modelNotFound(model: string): ApiError {
-  return noModel(`The model \`${model}\` does not exist or this key's package does not sell it.`);
+  // Echoed as sent, up to a length a model's name has: a 1 MB one made a 1 MB answer.
+  const named = model.length > MODEL_ECHO_CHARS ? `${model.slice(0, MODEL_ECHO_CHARS)}…` : model;
+  return noModel(`The model \`${named}\` does not exist or this key's package does not sell it.`);
 }
+
+const MODEL_ECHO_CHARS = 200;
 
 /** The key's package sells none of a path's operations, so it has no model there: 404 `model_not_found`. */
 export function noModelForPath(path: string): ApiError {

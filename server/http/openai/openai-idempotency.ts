@@ -14,10 +14,13 @@ import type { RouteContext } from '../route-context';
 // call of the last lease with the same fingerprint, so it is answered by that call (its stored
 // answer, or 409 while it runs) and never runs it again. A package may require the header instead.
 
-/** The SDK's retry number: 0 for a first attempt (or a client that does not say). */
+/**
+ * The SDK's retry number: 0 for a first attempt, a client that does not say, or a value that is not
+ * a count in decimal digits (`0x1`, `1.0`, ` `: no SDK sends one, and a retry taken for one is never run).
+ */
 function retryCount(request: Request): number {
-  const value = Number(request.headers.get('x-stainless-retry-count') ?? '0');
-  return Number.isInteger(value) && value > 0 ? value : 0;
+  const value = request.headers.get('x-stainless-retry-count') ?? '';
+  return /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
 }
 
 /** The Idempotency-Key sent, if any (400 when malformed, or when the package requires one and none came). */

@@ -303,4 +303,64 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
     });
     expect(await remainingUnits(id)).toBe(10);
   });
+
+  it('a lone surrogate or NUL in a message is refused naming where it was sent, and an unknown model is echoed at most 200 characters (fuzz audit)', async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const cases: [unknown, string][] = [
+      [[{ role: 'user', content: 'hi \ud800' }], 'messages[0].content'],
+      [
+        [
+          { role: 'system', content: 'be\u0000brief' },
+          { role: 'user', content: 'hi' },
+        ],
+        'messages[0].content',
+      ],
+      [
+        [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'ok' },
+              { type: 'text', text: '\udc00' },
+            ],
+          },
+        ],
+        'messages[0].content[1].text',
+      ],
+    ];
+    for (const [messages, param] of cases) {
+      const response = await chat(key, { messages });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { param, code: 'invalid_value' } });
+    }
+    const unknown = await chat(key, { model: 'm'.repeat(10_000) });
+    expect(unknown.status).toBe(404);
+    const { message } = (await unknown.json()).error;
+    expect(message).toBe(`The model \`${'m'.repeat(200)}…\` does not exist or this key's package does not sell it.`);
+    expect(await remainingUnits(id)).toBe(10);
+  });
+
+  it('x-stainless-retry-count that is not a count in decimal digits marks a first attempt, run and charged (fuzz audit)', async () => {
+    const { id, key } = await createTestKey({ operations: OPERATIONS, quota: 10 });
+    const call = (retry: string) =>
+      api(
+        new Request('http://127.0.0.1/openai/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-stainless-retry-count': retry },
+          body: JSON.stringify({ model: 'text.generate', messages: [{ role: 'user', content: 'same' }] }),
+        }),
+      );
+    const ids = [];
+    for (const retry of ['0', '0x1', '1.0', '1e0']) {
+      const response = await call(retry);
+      expect(response.status, retry).toBe(200);
+      expect(response.headers.get('idempotent-replayed'), retry).toBeNull();
+      ids.push((await response.json()).id);
+    }
+    expect(new Set(ids).size).toBe(4);
+    const retried = await call('01');
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect((await retried.json()).id).toBe(ids[3]);
+    expect(await remainingUnits(id)).toBe(6);
+  });
 });

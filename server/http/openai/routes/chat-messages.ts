@@ -12,8 +12,16 @@ export interface ChatPrompt {
 
 const ROLES = { system: 'context', developer: 'context', user: 'User', assistant: 'Assistant' } as const;
 
+/** A text as /v1's fields take it (no U+0000, no lone surrogate), refused naming where it was sent. */
+function checkedText(text: string, at: string): string {
+  if (text.includes('\u0000') || !text.isWellFormed()) {
+    throw refuseParam(at, `${at} must be valid Unicode without the NUL character (U+0000).`, 'invalid_value');
+  }
+  return text;
+}
+
 function textOf(content: unknown, at: string): string {
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return checkedText(content, at);
   if (!Array.isArray(content)) throw refuseParam(at, `${at} must be a string or a list of text parts.`, 'invalid_type');
   return content
     .map((part: unknown, index) => {
@@ -24,7 +32,7 @@ function textOf(content: unknown, at: string): string {
       // Never silently dropped: a part's other members (cache hints, annotations) are refused naming them.
       const extra = Object.keys(part as object).find((member) => member !== 'type' && member !== 'text');
       if (extra) throw refuseParam(`${at}[${index}].${extra}`, `${at}[${index}].${extra} is not supported.`);
-      return text;
+      return checkedText(text, `${at}[${index}].text`);
     })
     .join('');
 }
