@@ -87,6 +87,11 @@ describe('webhook endpoints', () => {
       const problem = webhookUrlProblem(url);
       expect(problem, url).toMatch(/^must name a public host: /);
       expect(problem, url).toMatch(reason);
+      expect(problem, url).toMatch(/\(private networks need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true\)$/);
+      // A customer (the portal) is not told of the operator's setting.
+      expect(webhookUrlProblem(url, 'customer'), url).toBe(
+        problem!.replace(' (private networks need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)', ''),
+      );
     }
     for (const url of [
       'https://hooks.example.com./wgs',

@@ -57,7 +57,7 @@ async function changeableKey(db: PrismaClient, session: PortalSession) {
 
 function checkChange(change: OwnershipChange, url: string | undefined, webhookUrl: string | null): void {
   if (change === 'set_webhook') {
-    const problem = url ? webhookUrlProblem(url) : 'is missing';
+    const problem = url ? webhookUrlProblem(url, 'customer') : 'is missing';
     if (problem) throw ApiError.validation([{ path: 'url', code: 'invalid_webhook_url', message: `the webhook URL ${problem}` }]);
   } else if (change !== 'rotate_key' && !webhookUrl) {
     throw ApiError.validation([{ path: 'action', code: 'no_webhook', message: 'the key has no webhook endpoint' }]);

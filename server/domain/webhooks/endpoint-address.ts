@@ -45,8 +45,11 @@ function privateHostReason(host: string): string | null {
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u0020\u007f-\u009f]/;
 
-/** Why a webhook URL is refused, or null when it may be used. */
-export function webhookUrlProblem(raw: string): string | null {
+/**
+ * Why a webhook URL is refused, or null when it may be used. An operator is told which setting lets
+ * a private network in; a customer (the portal) is not: the setting is not theirs.
+ */
+export function webhookUrlProblem(raw: string, reader: 'operator' | 'customer' = 'operator'): string | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -63,7 +66,8 @@ export function webhookUrlProblem(raw: string): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isMetadataHost(host)) return 'must not be a cloud metadata or link-local address';
   const reason = allowPrivate ? null : privateHostReason(host);
-  if (reason) return `must name a public host: ${host} is ${reason} (private networks need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)`;
+  const setting = reader === 'operator' ? ' (private networks need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)' : '';
+  if (reason) return `must name a public host: ${host} is ${reason}${setting}`;
   return null;
 }
 
