@@ -1,4 +1,4 @@
-import type { Sale } from '@/server/contract/package-schema';
+import type { Sale } from '@/server/contract/sale-schema';
 import { Field, type Errors } from './form-field';
 
 /** Top-up packs as the form shows them: "1000:10, 5000:40" (units:price). */

@@ -1,6 +1,6 @@
 import type { VersionChange } from '@/server/trpc/outputs';
 import { formatBytes, formatExactNumber, formatNumber } from '../ui/format';
-import type { Sale } from '@/server/contract/package-schema';
+import type { Sale } from '@/server/contract/sale-schema';
 import { definitionLabel } from './definition-labels';
 import { topUpsForForm } from './sale-fields';
 

@@ -112,6 +112,19 @@ export const CROSS_FIELD_RULES: { rule: string; breaking: (file: ExampleFile) =>
     message: 'base_url must not have a query or fragment',
   },
   {
+    rule: "A provider's `prices` name at most 1000 models.",
+    breaking: (file) =>
+      (file.providers = {
+        main: { type: 'openai', prices: Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`m${i}`, { input_per_mtok: 1 }])) },
+      }),
+    message: 'prices name at most 1000 models',
+  },
+  {
+    rule: "A package's `name` holds no control or bidirectional-formatting character: it is shown as what it is, in pages and terminals.",
+    breaking: (file) => ((file.packages[0] as Record<string, unknown>).name = 'Starter\u202e'),
+    message: 'must not contain control characters or bidirectional-override characters',
+  },
+  {
     rule: 'An `azure` provider needs `resource_name` or `base_url`.',
     breaking: (file) => (file.providers = { az: { type: 'azure' } }),
     message: 'an azure provider needs resource_name or base_url',

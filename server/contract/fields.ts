@@ -100,10 +100,16 @@ const CONTROLS = '\\u0001-\\u001F\\u007F-\\u009F';
 const UNSAFE_NAME_CHARACTERS = `${CONTROLS}\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069`;
 const UNSAFE_NAME = new RegExp(`[${UNSAFE_NAME_CHARACTERS}]`, 'u'); // U+0000: text() already refuses it
 
-/** Any control character (U+0000 too): text that reaches a terminal (a key's label in `keys list`) holds none. */
-export const CONTROL_CHARACTERS = new RegExp(`[\\u0000${CONTROLS}]`, 'u');
+/**
+ * Any control or bidirectional-formatting character (U+0000 too): text that reaches a terminal (a
+ * key's label in `keys list`) or a page holds none, so it shows as what it is.
+ */
+export const UNSAFE_DISPLAY_CHARACTERS = new RegExp(`[\\u0000${UNSAFE_NAME_CHARACTERS}]`, 'u');
 
-/** A file name shown back to people: `text` without control or bidirectional-formatting characters. */
+/** What a label or name shown to people is refused for holding an UNSAFE_DISPLAY_CHARACTERS one. */
+export const UNSAFE_DISPLAY_RULE = 'must not contain control characters (line breaks, tabs, escapes) or bidirectional-override characters';
+
+/** A file name, or another name shown back to people: `text` without control or bidirectional-formatting characters. */
 export function fileName(min: number, max: number) {
   return text(min, max)
     .superRefine((value, ctx) => {
@@ -118,3 +124,6 @@ export function fileName(min: number, max: number) {
     })
     .meta({ minLength: min, maxLength: max, pattern: `^[^\\u0000${UNSAFE_NAME_CHARACTERS}]*$` });
 }
+
+/** A name shown to people (a package's): a file name's rule, for the same reason. */
+export const displayName = fileName;

@@ -9,7 +9,8 @@ import {
   TIMESTAMP_MODES,
 } from './values';
 import { PROVIDER_TYPE_INFO, PROVIDER_TYPES, type ProviderType } from './provider-types';
-import { isChargeableCurrency, priceDecimals } from './stripe-currency';
+import { saleSchema } from './sale-schema';
+import { displayName } from './fields';
 
 // The package file format of CONTRACT.md §7, used by the CLI, the dashboard form and the
 // hot path alike. A list setting, when given, is the set of allowed values and its first
@@ -127,51 +128,6 @@ export const operationsSchema = z
 
 export type PackageOperations = z.infer<typeof operationsSchema>;
 
-const salePrice = z.number().positive().max(999_999);
-/** Sold through Stripe Checkout (docs/selling.md): the key's price, and packs of units a key may add. */
-export const saleSchema = z
-  .strictObject({
-    // Top-up packs without a price (the form's empty price) are refused naming the price: packs sell only to a key that is sold.
-    price: z
-      .number({
-        error: (issue) => (issue.input === undefined ? 'a sale needs the price of a key (top-up packs sell only with it)' : undefined),
-      })
-      .positive()
-      .max(999_999),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as USD', abort: true })
-      .refine(isChargeableCurrency, 'currency must be one money is charged in (an ISO 4217 code such as USD)'),
-    top_ups: z
-      .array(z.strictObject({ units: z.number().int().min(1).max(1_000_000_000), price: salePrice }))
-      .max(10)
-      .refine(
-        (packs) => new Set(packs.map((pack) => pack.units)).size === packs.length,
-        'each top-up pack sells a different number of units',
-      )
-      .default([]),
-  })
-  .superRefine((sale, ctx) => {
-    const decimals = priceDecimals(sale.currency);
-    const smallest = 10 ** -decimals;
-    const prices = [
-      { path: ['price'], value: sale.price },
-      ...sale.top_ups.map((pack, i) => ({ path: ['top_ups', i, 'price'], value: pack.price })),
-    ];
-    for (const { path, value } of prices) {
-      if (!(value > 0)) continue; // refused by its own schema already
-      // Compared in the price's smallest step, where a float's error is far below one.
-      const steps = value * 10 ** decimals;
-      if (Math.abs(steps - Math.round(steps)) > 1e-6) {
-        ctx.addIssue({ code: 'custom', path, message: `${sale.currency} prices have at most ${decimals} decimals` });
-      } else if (Math.round(steps) < 1) {
-        ctx.addIssue({ code: 'custom', path, message: `a ${sale.currency} price is at least ${smallest.toFixed(decimals)}` });
-      }
-    }
-  });
-
-export type Sale = z.infer<typeof saleSchema>;
-
 export const packageDefinitionSchema = z.strictObject({
   slug: z
     .string()
@@ -179,7 +135,7 @@ export const packageDefinitionSchema = z.strictObject({
       /^[a-z0-9][a-z0-9-]{0,62}$/,
       'slug must be 1 to 63 characters: lowercase letters, digits and hyphens, starting with a letter or digit',
     ),
-  name: z.string().min(1).max(120),
+  name: displayName(1, 120),
   quota_units: z.number().int().min(0).max(2_000_000_000),
   limits: z.strictObject({
     requests_per_minute: z.number().int().min(1).max(1_000_000),
@@ -206,6 +162,7 @@ export type PackageDefinition = z.infer<typeof packageDefinitionSchema>;
 // what it sends, only a way to put a token (Azure's api-key, Google's key) where every operator sees it.
 const baseUrl = z
   .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
+  .max(2_000, 'base_url must be at most 2000 characters')
   .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'base_url must not hold credentials: name the secret in api_key_env')
   .refine(
     (url) => !/[?#]/.test(url),
@@ -223,13 +180,18 @@ export const modelPricesSchema = z
     per_image: money.optional(),
   })
   .refine((prices) => Object.keys(prices).length > 0, "a model's prices name at least one price");
-export const providerPricesSchema = z.record(z.string().min(1).max(120), modelPricesSchema);
+/** The most models one provider's prices name: more than any provider sells, few enough to show on a page. */
+const MAX_PRICED_MODELS = 1_000;
+export const providerPricesSchema = z
+  .record(z.string().min(1).max(120), modelPricesSchema)
+  .refine((prices) => Object.keys(prices).length <= MAX_PRICED_MODELS, `prices name at most ${MAX_PRICED_MODELS} models`);
 
 const providerCommon = {
   /** Per model id: its prices, overriding the genai-prices table. */
   prices: providerPricesSchema.optional(),
   api_key_env: z
     .string()
+    .max(128, 'api_key_env must be at most 128 characters')
     .regex(/^[A-Z_][A-Z0-9_]*$/, 'api_key_env names an environment variable, e.g. MAIN_API_KEY')
     .optional(),
 };

@@ -8,6 +8,9 @@ import type { Prisma } from './generated/client';
 /** The lock of the catalogue: a `packages apply` and a provider saved from the dashboard never interleave. */
 export const CATALOGUE_LOCK = 72707371;
 
+/** The lock of one package's sale: a key issued on it and its archive never interleave. */
+export const packageSaleLock = (slug: string) => `wgs:package-sale:${slug}`;
+
 /** Serialises the transactions that take the same `key` until each ends (a number as is, a name hashed). */
 export async function advisoryXactLock(tx: Prisma.TransactionClient, key: number | string): Promise<void> {
   if (typeof key === 'number') await tx.$executeRaw`SELECT pg_advisory_xact_lock(${key})`;

@@ -113,6 +113,28 @@ describe('packages apply', () => {
       expect.objectContaining({ path: 'packages.0.slug', message: expect.stringContaining('1 to 63 characters') }),
     ]);
   });
+
+  it('bounds what a provider entry may hold and shows a package name as what it is (tRPC audit: a 900 KB base_url was stored and shown)', () => {
+    const refusedAt = (raw: unknown) => {
+      try {
+        parsePackagesFile(raw);
+        return [];
+      } catch (error) {
+        return (error as { details: { issues: { path: string; message: string }[] } }).details.issues.map((issue) => issue.path);
+      }
+    };
+    const provider = (entry: Record<string, unknown>) => ({ ...file('pk-bounds'), providers: { main: { type: 'openai', ...entry } } });
+    expect(refusedAt(provider({ base_url: `https://api.example.com/${'a'.repeat(1_976)}` }))).toEqual([]);
+    expect(refusedAt(provider({ base_url: `https://api.example.com/${'a'.repeat(1_977)}` }))).toEqual(['providers.main.base_url']);
+    expect(refusedAt(provider({ api_key_env: `${'A'.repeat(121)}_API_KEY` }))).toEqual(['providers.main.api_key_env']);
+    const prices = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`m${i}`, { input_per_mtok: 1 }]));
+    expect(refusedAt(provider({ prices: prices(1_000) }))).toEqual([]);
+    expect(refusedAt(provider({ prices: prices(1_001) }))).toEqual(['providers.main.prices']);
+    const named = (name: string) => ({ packages: [{ ...file('pk-named').packages[0], name }] });
+    expect(refusedAt(named('Team \u00e9 😀'))).toEqual([]);
+    for (const name of ['Ctl\u001b[31mred', 'invoice\u202efdp', 'a\u2066b'])
+      expect(refusedAt(named(name)), name).toEqual(['packages.0.name']);
+  });
 });
 
 describe('keys', () => {
@@ -147,6 +169,12 @@ describe('keys', () => {
         details: { issues: [{ path: 'label', code, message: 'label must be 1 to 200 characters' }] },
       });
     }
+    // A label shows as what it is: no bidirectional override (tRPC audit: "\u202eevil" reached the CLI's terminal raw).
+    for (const label of ['team\u001b[2J', 'invoice\u202efdp.exe', 'a\u2067b']) {
+      await expect(issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label }), label).rejects.toMatchObject({
+        details: { issues: [{ path: 'label', code: 'control_characters' }] },
+      });
+    }
     const padded = await issueKey(getPrisma(), CLI_ACTOR, { packageSlug: 'pk-keys', label: '  team a  ' });
     expect((await getPrisma().apiKey.findUniqueOrThrow({ where: { id: padded.id } })).label).toBe('team a');
   });
@@ -158,5 +186,25 @@ describe('keys', () => {
     await revokeKey(getSqlDb(), CLI_ACTOR, id);
     const entry = await getPrisma().auditLog.findFirstOrThrow({ where: { targetId: id, action: 'key.revoke' } });
     expect([entry.before, entry.after]).toEqual([{ status: 'expired' }, { status: 'revoked' }]);
+  });
+
+  it('issued while its package is archived: each key either refused or written before the archive, its audit entry first (tRPC audit)', async () => {
+    const prisma = getPrisma();
+    for (let round = 0; round < 5; round++) {
+      const slug = `pk-archive-race-${round}`;
+      await applyPackages(prisma, CLI_ACTOR, parsePackagesFile(file(slug)));
+      const issues = Array.from({ length: 4 }, () =>
+        issueKey(prisma, CLI_ACTOR, { packageSlug: slug }).then(
+          (key) => key.id,
+          () => null,
+        ),
+      );
+      await setPackageArchived(prisma, CLI_ACTOR, slug, true);
+      const issued = (await Promise.all(issues)).filter((id) => id !== null);
+      const archive = await prisma.auditLog.findFirstOrThrow({ where: { action: 'package.archive', targetId: slug } });
+      const created = await prisma.auditLog.findMany({ where: { action: 'key.create', targetId: { in: issued } } });
+      expect(created).toHaveLength(issued.length);
+      for (const entry of created) expect(entry.id < archive.id, `${slug}: key ${entry.targetId}`).toBe(true);
+    }
   });
 });

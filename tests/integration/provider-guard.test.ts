@@ -114,6 +114,8 @@ describe('the dashboard (tRPC providers.save)', () => {
     for (const [entry, field] of [
       [{ type: 'openai', api_key_env: 'DATABASE_URL' }, 'api_key_env'],
       [{ type: 'openai', base_url: 'http://169.254.169.254/' }, 'base_url'],
+      // A member a form never sends is refused, `__proto__` too (tRPC audit: it was dropped in silence).
+      [JSON.parse('{"type":"openai","__proto__":{"base_url":"https://evil.example"}}') as { type: string }, 'Unknown field'],
     ] as const) {
       const error = await expectTrpcError(
         caller.providers.save({ name: provider, mode: 'create', entry }),

@@ -4,7 +4,8 @@ import { topUpsForForm } from '@/components/packages/sale-fields';
 import { shownValue } from '@/components/packages/version-diff';
 import { formToDefinition, issueField } from '@/components/packages/version-fields';
 import { diffDefinitions, definitionOf } from '@/server/domain/packages/version-diff';
-import { packageDefinitionSchema, saleSchema } from '@/server/contract/package-schema';
+import { packageDefinitionSchema } from '@/server/contract/package-schema';
+import { saleSchema } from '@/server/contract/sale-schema';
 import { fromMinorUnits, toMinorUnits } from '@/server/contract/stripe-currency';
 import { packageForm } from './support/package-form';
 

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import type { ProvidedDatabase } from '../../../server/db/provide-database';
 import type { SqlDb } from '../../../server/db/client';
 import type { PrismaClient } from '../../../server/db/generated/client';
-import { CONTROL_CHARACTERS } from '../../../server/contract/fields';
+import { UNSAFE_DISPLAY_CHARACTERS } from '../../../server/contract/fields';
 
 // What every CLI command shares: the database it opens on first use (and the entry point closes),
 // and how it prints a result: one JSON object with --json, else a line for a person.
@@ -32,9 +32,9 @@ export async function withDb<T>(work: (prisma: PrismaClient, sqlDb: SqlDb) => Pr
   return work(getPrisma(), getSqlDb());
 }
 
-const CONTROL = new RegExp(CONTROL_CHARACTERS.source, 'gu');
+const CONTROL = new RegExp(UNSAFE_DISPLAY_CHARACTERS.source, 'gu');
 
-/** Text from the database as a terminal may print it: each control character as its \u escape (an old label may hold one). */
+/** Text from the database as a terminal may print it: each control or bidirectional-formatting character as its \u escape (an old label may hold one). */
 export function printable(text: string): string {
   return text.replace(CONTROL, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTROL_CHARACTERS } from '../fields';
+import { UNSAFE_DISPLAY_CHARACTERS, UNSAFE_DISPLAY_RULE } from '../fields';
 import { PG_INTEGER_MAX } from '../pg-integer';
 import { usageDay } from './usage-filters';
 
@@ -8,7 +8,7 @@ const keyLabel = z
   .string()
   .trim()
   .max(200)
-  .refine((label) => !CONTROL_CHARACTERS.test(label), 'must not contain control characters (line breaks, tabs, escapes)');
+  .refine((label) => !UNSAFE_DISPLAY_CHARACTERS.test(label), UNSAFE_DISPLAY_RULE);
 
 /** Issuing a key from the dashboard: the form validates with this schema and so does the procedure. */
 export const keyIssueInput = z.strictObject({

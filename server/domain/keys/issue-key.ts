@@ -1,9 +1,10 @@
 import type { Prisma, PrismaClient } from '../../db/generated/client';
+import { advisoryXactLock, packageSaleLock } from '../../db/transaction-locks';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
 import { PG_INTEGER_MAX } from '../../contract/pg-integer';
-import { codePointLength, CONTROL_CHARACTERS } from '../../contract/fields';
+import { codePointLength, UNSAFE_DISPLAY_CHARACTERS, UNSAFE_DISPLAY_RULE } from '../../contract/fields';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './key-secret';
 
 export interface IssueKeyInput {
@@ -33,16 +34,30 @@ export async function issueKey(db: PrismaClient, actor: Actor, given: IssueKeyIn
   checkKeyTerms(input, version.quotaUnits);
   const extra = input.extraUnits ?? 0;
 
-  return db.$transaction((tx) =>
-    insertKey(tx, actor, {
+  return db.$transaction(async (tx) => {
+    // The package's sale lock, then its archive read again: an archive commits either before it
+    // (refused here) or after this key, whose audit entry so never follows the archive's (tRPC audit).
+    await advisoryXactLock(tx, packageSaleLock(pkg.slug));
+    const current = await tx.package.findUniqueOrThrow({ where: { id: pkg.id }, select: { archivedAt: true } });
+    if (current.archivedAt) throw archivedRefusal(pkg.slug);
+    return insertKey(tx, actor, {
       packageSlug: pkg.slug,
       version,
       label: input.label ?? null,
       units: version.quotaUnits + extra,
       expiresAt: input.expiresAt ?? null,
-    }),
-  );
+    });
+  });
 }
+
+const archivedRefusal = (slug: string) =>
+  ApiError.validation([
+    {
+      path: 'packageSlug',
+      code: 'package_archived',
+      message: `Package "${slug}" is archived: it sells no new keys (the keys already issued on it keep working).`,
+    },
+  ]);
 
 export interface NewKeyRow {
   packageSlug: string;
@@ -100,15 +115,7 @@ async function sellableVersion(db: PrismaClient, input: IssueKeyInput) {
       : '';
     throw new ApiError('not_found', { message: `No package "${input.packageSlug}".${hint}` });
   }
-  if (pkg.archivedAt) {
-    throw ApiError.validation([
-      {
-        path: 'packageSlug',
-        code: 'package_archived',
-        message: `Package "${pkg.slug}" is archived: it sells no new keys (the keys already issued on it keep working).`,
-      },
-    ]);
-  }
+  if (pkg.archivedAt) throw archivedRefusal(pkg.slug);
   const wanted = input.version ?? pkg.latestVersion;
   // Versions are PostgreSQL integers: a number outside them names no version (not a database error).
   const version =
@@ -126,10 +133,8 @@ function checkKeyTerms(input: IssueKeyInput, quotaUnits: number): void {
     const code = labelLength < 1 ? 'too_short' : 'too_long';
     throw ApiError.validation([{ path: 'label', code, message: 'label must be 1 to 200 characters' }]);
   }
-  if (input.label !== undefined && CONTROL_CHARACTERS.test(input.label)) {
-    throw ApiError.validation([
-      { path: 'label', code: 'control_characters', message: 'label must not contain control characters (line breaks, tabs, escapes)' },
-    ]);
+  if (input.label !== undefined && UNSAFE_DISPLAY_CHARACTERS.test(input.label)) {
+    throw ApiError.validation([{ path: 'label', code: 'control_characters', message: `label ${UNSAFE_DISPLAY_RULE}` }]);
   }
   const extra = input.extraUnits ?? 0;
   if (!Number.isInteger(extra) || extra < 0 || quotaUnits + extra > PG_INTEGER_MAX) {

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../db/generated/client';
+import { advisoryXactLock, packageSaleLock } from '../../db/transaction-locks';
 import type { Actor } from '../actor';
 import { recordAudit } from '../audit/record-audit';
 import { ApiError } from '../errors';
@@ -9,6 +10,7 @@ import { ApiError } from '../errors';
  */
 export async function setPackageArchived(db: PrismaClient, actor: Actor, slug: string, archived: boolean) {
   return db.$transaction(async (tx) => {
+    await advisoryXactLock(tx, packageSaleLock(slug)); // a key being issued on it is written first (issue-key.ts)
     const pkg = await tx.package.findUnique({ where: { slug } });
     if (!pkg) throw new ApiError('not_found', { message: `No package "${slug}".` });
     if (Boolean(pkg.archivedAt) === archived) return { slug, archived_at: pkg.archivedAt?.toISOString() ?? null };

@@ -1,6 +1,7 @@
 import type { PackageVersion, PrismaClient } from '../../db/generated/client';
 import { ApiError } from '../errors';
-import type { PackageDefinition, PackageOperations, Sale } from '../../contract/package-schema';
+import type { PackageDefinition, PackageOperations } from '../../contract/package-schema';
+import type { Sale } from '../../contract/sale-schema';
 
 export function toVersionView(version: PackageVersion, keyCount = 0) {
   return {

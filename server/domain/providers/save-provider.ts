@@ -25,7 +25,11 @@ export const saveProviderInput = z.strictObject({
   name: z.string().regex(PROVIDER_NAME, PROVIDER_NAME_RULE),
   mode: z.enum(['create', 'update']),
   /** A packages-file provider entry: { type, base_url?, api_key_env?, ...the type's extras }. */
-  entry: z.record(z.string(), z.unknown()),
+  // Taken as sent (z.record copies it, dropping a `__proto__` member): the entry's schema refuses what it does not know.
+  entry: z.custom<Record<string, unknown>>(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    'entry must be an object',
+  ),
 });
 
 export type SaveProviderInput = z.infer<typeof saveProviderInput>;

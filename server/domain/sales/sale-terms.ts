@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../db/generated/client';
-import { saleSchema, type PackageOperations, type Sale } from '../../contract/package-schema';
+import type { PackageOperations } from '../../contract/package-schema';
+import { saleSchema, type Sale } from '../../contract/sale-schema';
 import { toMinorUnits } from '../../contract/stripe-currency';
 import type { CatalogueEntry } from '../../contract/sales-pages';
 
