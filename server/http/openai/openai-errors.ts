@@ -111,7 +111,8 @@ export function openAIError(error: ApiError): { status: number; body: OpenAIErro
   // A 405 names the methods the path takes (RFC 9110 §15.5.6), on this surface as on /v1.
   if (error.headers?.Allow) headers.allow = error.headers.Allow;
   if (error.retryAfterHeader) headers['retry-after'] = error.retryAfterHeader;
-  if (error.status === 401) headers['www-authenticate'] = 'Bearer realm="api"';
+  // As on /v1: the scheme, with RFC 6750's `error="invalid_token"` when a Bearer token was sent (authenticate-key.ts).
+  if (error.status === 401) headers['www-authenticate'] = error.headers?.['WWW-Authenticate'] ?? 'Bearer realm="api"';
   const body = { error: { message: message.toWellFormed(), type: mapped.type, param, code } };
   return { status: mapped.status, body, headers };
 }

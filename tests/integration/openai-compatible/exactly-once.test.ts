@@ -224,6 +224,8 @@ describe('errors as the SDK raises them', () => {
       .catch((error: unknown) => error);
     expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((wrongKey as APIError).code).toBe('invalid_api_key');
+    // The scheme, and RFC 6750's error for a token sent, as /v1 says them (security audit: no error= here).
+    expect((wrongKey as APIError).headers?.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
     const unknownModel = await client.chat.completions.create({ model: 'gpt-5', messages }).catch((error: unknown) => error);
     expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
     expect((unknownModel as APIError).code).toBe('model_not_found');
