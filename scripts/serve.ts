@@ -149,8 +149,10 @@ async function main(): Promise<void> {
     (error: unknown) => (stopping ? false : Promise.reject(error)),
   );
   if (!warm) return; // closed under the warm-up by stop(), which exits
-  if (!stopping)
-    log(`serving on ${listeningUrl(config.HOST, config.PORT)} (API under /v1, dashboard at /)${production ? ' in production mode' : ''}`);
+  // On every interface (0.0.0.0, ::) the URL names this machine, and the line says the others serve too.
+  const everywhere = config.HOST === '0.0.0.0' || config.HOST === '::' ? ` and every address of this machine (HOST=${config.HOST})` : '';
+  const mode = production ? ' in production mode' : '';
+  if (!stopping) log(`serving on ${listeningUrl(config.HOST, config.PORT)}${everywhere} (API under /v1, dashboard at /)${mode}`);
 }
 
 main().catch(async (error: unknown) => {
