@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeAuditTargets } from '../../domain/audit/audit-targets';
-import { isAuditCursor, listAudit, listAuditActions } from '../../domain/audit/list-audit';
+import { listAudit, listAuditActions } from '../../domain/audit/list-audit';
 import { viewerProcedure, router } from '../init';
 import { limit } from './inputs';
 
@@ -12,7 +12,7 @@ export const auditRouter = router({
         actor: z.string().max(320).optional(),
         targetType: z.string().max(100).optional(),
         targetId: z.string().max(200).optional(),
-        cursor: z.string().refine(isAuditCursor, 'not a cursor this service returned').optional(),
+        cursor: z.string().max(100).optional(), // one this service never returned: 422 from listAudit, as every list's
         limit,
       }),
     )
