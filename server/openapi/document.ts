@@ -12,11 +12,13 @@ import type { RouteDoc } from '../http/route-doc';
 
 const requestIdHeader = {
   description: 'Identifier of this request (`req_` + 24 or more url-safe characters); equals `error.request_id` on errors.',
+  required: true,
   schema: { type: 'string' as const, pattern: REQUEST_ID_PATTERN.source },
 };
+/** On every answer (CONTRACT.md §1). */
 const commonHeaders = {
   'X-Request-Id': requestIdHeader,
-  'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string' as const, enum: ['no-store'] } },
+  'Cache-Control': { description: 'Always `no-store`.', required: true, schema: { type: 'string' as const, enum: ['no-store'] } },
 };
 const retryAfter = {
   description: 'Seconds to wait before retrying with the same Idempotency-Key.',
@@ -55,6 +57,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The key’s package does not include this operation.',
   404: 'Not found, or not owned by the calling key.',
   405: 'Known path, wrong method (see the Allow header).',
+  408: 'The request (its headers, or its body) was not received in time; the connection closes.',
   409: 'A request with the same Idempotency-Key is still running; or, on POST /v1/jobs/{jobId}/cancel, the job has already ended (`job_not_cancellable`, its `status` in `details`).',
   413: 'Request body over 1 MiB, or a declared upload above the package limit; on POST /v1/uploads also an upload its key cannot hold with what it holds (`max_stored_bytes`, `details` `{"max_stored_bytes","stored_bytes"}`: judged after the rate step, the only 413 with the RateLimit headers).',
   415: 'Content-Type is not application/json.',
@@ -67,7 +70,8 @@ const STATUS_TEXT: Record<number, string> = {
 function errorResponses(statuses: number[], counted: number[]): ZodOpenApiResponsesObject {
   return Object.fromEntries(
     statuses.map((status) => {
-      const codes = (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
+      const codes =
+        EDGE_CODES[status] ?? (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((code) => ERROR_CATALOG[code].status === status);
       const headers = {
         ...commonHeaders,
         ...([409, 429, 503].includes(status) ? { 'Retry-After': retryAfter } : {}),
@@ -103,8 +107,14 @@ const idempotencyKey = z.string().regex(IDEMPOTENCY_HEADER_PATTERN).meta({
 
 const replayedHeader = { description: 'Present (`true`) on a replayed response.', schema: { type: 'string' as const, enum: ['true'] } };
 
-/** Every path answers another method 405 with its `Allow` (CONTRACT.md §1), whatever its route lists. */
-const withWrongMethod = (statuses: number[]) => [...new Set([...statuses, 405])].sort((a, b) => a - b);
+/** Answers of the server's edge, before any route, in a code the catalog gives another status. */
+const EDGE_CODES: Partial<Record<number, ErrorCode[]>> = { 408: ['invalid_request'] };
+
+/**
+ * Every path answers another method 405 with its `Allow` (CONTRACT.md §1), and a request not
+ * received in time 408 (docs/api.md, Requests), whatever its route lists.
+ */
+const withEveryPathsAnswers = (statuses: number[]) => [...new Set([...statuses, 405, 408])].sort((a, b) => a - b);
 
 /** A POST answers from its idempotency store on a retry, and tells the minute's rate count. */
 function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
@@ -134,7 +144,7 @@ function operationOf(route: RouteDoc): ZodOpenApiOperationObject {
           ...(route.eventStream ? { 'text/event-stream': { schema: route.eventStream.event } } : {}),
         },
       },
-      ...errorResponses(withWrongMethod(route.errors), [...COUNTED_ERROR_STATUSES, ...(route.countedErrors ?? [])]),
+      ...errorResponses(withEveryPathsAnswers(route.errors), [...COUNTED_ERROR_STATUSES, ...(route.countedErrors ?? [])]),
     },
   };
 }

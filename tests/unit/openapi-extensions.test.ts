@@ -28,7 +28,7 @@ describe('OpenAPI document: extensions of v1', () => {
     expect(operation.requestBody).toBeUndefined();
     expect(operation.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Key');
     expect(Object.keys(operation.responses['200'].headers)).toContain('RateLimit-Remaining');
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '405', '429', '500', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '405', '408', '429', '500', '503']);
     expect(Object.keys(document.components.schemas.Key.properties).sort()).toEqual(
       ['expires_at', 'limits', 'object', 'operations', 'package', 'prefix', 'remaining_units'].sort(),
     );
@@ -96,5 +96,15 @@ describe('OpenAPI document: a wrong method', () => {
     const operations = Object.values(paths).flatMap((methods) => Object.values(methods));
     expect(operations.length).toBeGreaterThan(10);
     for (const operation of operations) expect(Object.keys(operation.responses['405']?.headers ?? {})).toContain('Allow');
+  });
+
+  it('a request not received in time is 408 invalid_request on every operation, and every answer has its request id (openapi audit)', () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { description: string; headers: object }> }>>;
+    for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+      expect(operation.responses['408']?.description).toMatch(/not received in time.* Codes: `invalid_request`\.$/);
+      for (const response of Object.values(operation.responses)) {
+        expect(response.headers).toMatchObject({ 'X-Request-Id': { required: true }, 'Cache-Control': { required: true } });
+      }
+    }
   });
 });
