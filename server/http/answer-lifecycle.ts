@@ -2,12 +2,13 @@ import { getConfig } from '../config';
 import { firstEngine } from '../domain/billing/reservation';
 import { loggedEngine, type OpenReservation } from '../domain/billing/reserve';
 import { ApiError } from '../domain/errors';
-import { engineFailureOf, type EngineReport } from '../domain/generation/call-engine';
+import { engineFailureOf, withEngineReport, type EngineReport } from '../domain/generation/call-engine';
 import { interruptedMessage } from '../domain/generation/stream-endings';
 import { noteEngine, noteHeld } from '../observability/request-record';
 import { traceStep } from '../observability/tracing';
 import type { Outcome, RouteContext, RunContext } from './route-context';
 import { requestDeadline, type RequestDeadline } from './request-deadline';
+import { whenClientGone } from './event-stream';
 import { answeredCode } from './responses';
 
 // Step 11 and what ends it, one lifecycle for every POST that got past step 10: the operation
@@ -44,6 +45,36 @@ export interface SettledAnswer {
 /** The operation answered as JSON: its output reaches the client after the reservation is settled. */
 export function jsonChannel<P>(run: (prepared: P, ctx: RunContext) => Promise<Outcome>, prepared: P): AnswerChannel {
   return { run: async (ctx) => ({ outcome: await run(prepared, ctx) }) };
+}
+
+/**
+ * The operation answered as events once its answer is whole (/openai/v1's code.generate stream):
+ * nothing reaches the client before the reservation is settled, so a client gone before then is
+ * charged nothing, as a stream's before its first piece: the engine call is aborted, the units go back.
+ */
+export function wholeAnswerChannel<P>(
+  run: (prepared: P, ctx: RunContext) => Promise<Outcome>,
+  prepared: P,
+  request: AbortSignal,
+): AnswerChannel {
+  let gone: unknown;
+  return {
+    async run(ctx, deadline) {
+      const leave = () => {
+        gone = new DOMException('The client closed the stream.', 'AbortError');
+        deadline.abort(gone);
+      };
+      whenClientGone(request, leave); // at once when it half-closed while its request was checked
+      try {
+        const outcome = await run(prepared, ctx);
+        if (gone && outcome.kind === 'generation') throw withEngineReport(gone, outcome.engines);
+        return { outcome };
+      } finally {
+        request.removeEventListener('abort', leave);
+      }
+    },
+    failureCode: () => (gone ? 'client_disconnected' : undefined),
+  };
 }
 
 /**

@@ -8,7 +8,8 @@ import type { Operation } from '../../contract/values';
 import { consumeRequest, type RateState } from '../../domain/rate-limit/request-rate';
 import { zodValidationError } from '../../domain/zod-issues';
 import { traceStep } from '../../observability/tracing';
-import { jsonChannel, runAndSettle } from '../answer-lifecycle';
+import { jsonChannel, runAndSettle, wholeAnswerChannel } from '../answer-lifecycle';
+import { observeStreamCharged } from '../../observability/observe-request';
 import { routeContext, type PostRouteSpec } from '../pipeline';
 import type { RouteCall, RouteDoc, RouteSpec } from '../route-doc';
 import type { RouteContext } from '../route-context';
@@ -47,6 +48,8 @@ export interface Translation<P> {
   render?: RenderGeneration;
   /** Answered as chat.completion.chunk events: the stream's pieces (a route with the /v1 stream step streams live). */
   chunks?: ChunkStream;
+  /** Answered as events once whole (`respond` writes them): a client gone before then is charged nothing. */
+  streamsWhole?: boolean;
   /** The answer from the stored body, the first time and on every replay (`ended`: the error a charged stream ended with). */
   respond(stored: string, ctx: RouteContext, ended?: ApiError): Promise<Response> | Response;
 }
@@ -131,7 +134,14 @@ export function defineOpenAIPostRoute<B>(spec: OpenAIPostSpec<B>): RouteSpec {
       if (translation.chunks && translation.steps.stream) {
         return await streamAnswer(ctx, reservation, translation.steps, prepared, translation.chunks, headers);
       }
-      const settled = await runAndSettle(ctx, reservation, jsonChannel(translation.steps.run, prepared));
+      const { run } = translation.steps;
+      const whole = translation.streamsWhole;
+      const settled = await runAndSettle(
+        ctx,
+        reservation,
+        whole ? wholeAnswerChannel(run, prepared, request.signal) : jsonChannel(run, prepared),
+      );
+      if (whole) observeStreamCharged(ctx.record); // an event stream's units are counted and logged so
       return withHeaders(await translation.respond(settled.body, ctx), headers);
     } catch (error) {
       await reservation?.abandon();

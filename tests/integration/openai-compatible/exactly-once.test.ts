@@ -38,7 +38,7 @@ const fakeEngineKey = () =>
 
 beforeAll(async () => {
   fake = await startFakeOpenAi();
-  setup = await startSurface('wgs_openai_once', { WGS_PROVIDER_KEY_FAKE_ONCE: 'sk-fake-once' });
+  setup = await startSurface('wgs_openai_once', { WGS_PROVIDER_KEY_FAKE_ONCE: 'sk-fake-once', LOG_FORMAT: 'json' }); // the request log read below
 }, 300_000);
 
 afterAll(async () => {
@@ -184,6 +184,36 @@ describe('a stream that fails, or is left, before or after its first chunk', () 
     await expect.poll(() => fake.streamsAbandoned).toBe(1); // the provider call is aborted
     await expect.poll(() => books(setup.database.url, id)).toMatchObject({ remaining: 10, captured: 0, held: 0, inFlight: 0 });
     expect(await usageEvents(id)).toEqual([{ surface: 'openai', error_code: 'client_disconnected' }]);
+  });
+
+  it("charges nothing for a code stream its client left before its whole answer, and logs a finished one's units (Python SDK audit)", async () => {
+    const { key, id } = await createTestKey({
+      quota: 10,
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key_env: 'WGS_PROVIDER_KEY_FAKE_ONCE' } },
+      operations: { 'code.generate': { engine: 'fake:model-once', units: 2 } },
+    });
+    fake.reset();
+    fake.setMode({ kind: 'slow', ms: 1_500 });
+    const { client } = sdk(setup.product.base, key, { maxRetries: 0 });
+    const leave = new AbortController();
+    const opened = client.chat.completions.create({ model: 'code.generate', messages, stream: true }, { signal: leave.signal });
+    await expect.poll(() => fake.callCount).toBe(1);
+    leave.abort();
+    await expect(opened).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+    await expect.poll(() => books(setup.database.url, id)).toMatchObject({ remaining: 10, captured: 0, held: 0, inFlight: 0 });
+    expect(await usageEvents(id)).toEqual([{ surface: 'openai', error_code: 'client_disconnected' }]);
+    // Read to its end it is charged, and its log line says so (it said units 0).
+    fake.setMode({ kind: 'ok' });
+    const chunks = [];
+    for await (const chunk of await client.chat.completions.create({ model: 'code.generate', messages, stream: true })) chunks.push(chunk);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(await books(setup.database.url, id)).toMatchObject({ remaining: 8, captured: 1 });
+    const finished = () =>
+      setup.product
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"operation":"code.generate"') && line.includes('"status":200'));
+    await expect.poll(finished, { timeout: 5_000 }).toEqual([expect.stringContaining('"units":2')]); // lines are written within a second
   });
 
   it('answers a stream that fails before its first chunk 503, charged nothing, with the point of the minute it took in x-ratelimit-*', async () => {

@@ -137,6 +137,7 @@ function translateChat(body: Record<string, unknown>, ctx: RouteContext): Transl
   return {
     ...shared,
     steps: { ...steps, run: metered(steps.run, chars, seen) },
+    streamsWhole: chat.stream,
     prepare: async (ctx) => {
       const prepared: Prepared<CodeTask> = await steps.prepare(parseV1Body(steps.schema, { input }), ctx);
       prepared.task.maxOutputTokens = capped(prepared.task.maxOutputTokens, chat.maxTokens);
