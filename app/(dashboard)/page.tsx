@@ -63,6 +63,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         <Stat label="Succeeded" value={formatNumber(totals.succeeded)} testId="total-succeeded" />
         <Stat label="Failed (provider)" value={formatNumber(totals.failed_provider)} testId="total-failed-provider" />
         <Stat label="Failed (server)" value={formatNumber(totals.failed_server)} testId="total-failed-server" />
+        <Stat label="Left by client" value={formatNumber(totals.left_by_client)} testId="total-left-by-client" />
         <Stat label="Refused" value={formatNumber(totals.refused)} testId="total-refused" />
         <Stat label="Units charged" value={formatNumber(totals.units)} testId="total-units" />
         <Stat label="Active keys" value={formatNumber(totals.active_keys)} />
@@ -71,7 +72,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         <TrafficChart
           data={overview.buckets}
           bucket={overview.range.bucket}
-          label={`Succeeded ${totals.succeeded}, failed ${totals.failed_provider + totals.failed_server}, refused ${totals.refused} over ${overview.range.label}.`}
+          label={`Succeeded ${totals.succeeded}, failed ${totals.failed_provider + totals.failed_server}, left by client ${totals.left_by_client}, refused ${totals.refused} over ${overview.range.label}.`}
         />
       </Card>
       <MarginPanel report={margin} />

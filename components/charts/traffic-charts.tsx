@@ -5,7 +5,7 @@ import { formatNumber } from '../ui/format';
 import { bucketTick, tooltipFormat } from './chart-format';
 
 // Charts carry an aria-label summary; the same numbers are in the tables beside them.
-const COLORS = { succeeded: '#1a7f45', failed: '#b42318', refused: '#b54708', server: '#7a271a' };
+const COLORS = { succeeded: '#1a7f45', failed: '#b42318', left: '#667085', refused: '#b54708', server: '#7a271a' };
 
 export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; bucket: 'hour' | 'day'; label: string }) {
   return (
@@ -26,6 +26,7 @@ export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; b
           <Legend />
           <Bar dataKey="succeeded" name="Succeeded" stackId="t" fill={COLORS.succeeded} isAnimationActive={false} />
           <Bar dataKey="failed" name="Failed" stackId="t" fill={COLORS.failed} isAnimationActive={false} />
+          <Bar dataKey="left" name="Left by client" stackId="t" fill={COLORS.left} isAnimationActive={false} />
           <Bar dataKey="refused" name="Refused" stackId="t" fill={COLORS.refused} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>

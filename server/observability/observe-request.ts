@@ -116,8 +116,9 @@ function finish(
   const operation = record.operation ?? route.operation;
   // A stream answered 200 that ended in an `error` event has that event's code.
   const code = status >= 400 ? (record.errorCode ?? 'unknown') : record.errorCode;
-  // After the hold an error is the engine's, and its usage event already says so.
-  if (code && !record.held) countRefusal(record.keyId, operation, status, code);
+  // After the hold an error is the engine's, and its usage event already says so; a 200 (a replayed
+  // stream ending in its stored error) is no refusal.
+  if (code && !record.held && status >= 400) countRefusal(record.keyId, operation, status, code);
   const charged = chargedNow(response, record);
   if (charged) countUnitsCharged(record.packageSlug ?? '', operation, record.units!);
   meter.observe(request.method, status, code ?? '', ms / 1000);

@@ -4,6 +4,8 @@ import { textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPool } from '@/server/db/client';
 import { forgetCircuitSnapshot } from '@/server/domain/providers/provider-circuit';
+import { currentMetrics, enableMetrics } from '@/server/observability/metrics';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text';
 import { api, call, createTestKey, expectEnvelope, remainingUnits } from '../helpers/api';
 import { FALLBACK_KEY_ENV, twoFakeProviders } from './support/providers/two-fake-providers';
 import { REPO_ROOT, childEnv, track } from './support/processes';
@@ -205,9 +207,19 @@ describe('the circuit breaker, shared through the database', () => {
     for (let i = 0; i < CIRCUIT_FAILURES; i++) expect((await call(api, TEXT, { input: `f ${i}` }, { key })).status).toBe(200);
     expect([fakes.first.callCount, fakes.second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES]);
 
-    // Open: the list goes straight to the second engine while the first stays down.
+    // Open: the list goes straight to the second engine while the first stays down, a fallback the
+    // metric counts as it counts one after a failure (operations audit: the panel showed nothing).
+    await enableMetrics();
+    const fallbacks = async () =>
+      sampleValue(parsePrometheusText(await currentMetrics()!.registry.metrics()), 'wgs_provider_fallbacks_total', {
+        operation: 'text.generate',
+        from: `${names.a}:model-a`,
+        to: `${names.b}:model-b`,
+      }) ?? 0;
+    const before = await fallbacks();
     expect((await call(api, TEXT, { input: 'skipped' }, { key })).status).toBe(200);
     expect([fakes.first.callCount, fakes.second.callCount]).toEqual([CIRCUIT_FAILURES, CIRCUIT_FAILURES + 1]);
+    expect(await fallbacks()).toBe(before + 1);
 
     // The provider is back; a call where it is the only engine succeeds and closes the circuit.
     fakes.first.setMode({ kind: 'ok' });

@@ -3,6 +3,7 @@ import { textGenerateResponse } from '@/server/contract/generation';
 import { resetConfigForTests } from '@/server/config';
 import { getPrisma } from '@/server/db/client';
 import { cutShortInFlight } from '@/server/lifecycle/in-flight';
+import { pendingRefusals } from '@/server/observability/refusal-counter';
 import { api, call, createTestKey, expectNothingShown, newIdempotencyKey, remainingUnits } from '../helpers/api';
 import { openStream, type StreamEvent } from '../helpers/event-stream';
 import { FAKE_ERROR_TEXT, wordsOf } from '../../fakes/fake-openai';
@@ -68,10 +69,13 @@ async function expectChargedEnding(body: Record<string, unknown>, cause: string,
   expect([event!.outcome, event!.units, event!.errorCode]).toEqual(['succeeded', 2, cause]);
   expect(event!.providerCost, 'its provider cost is counted').not.toBeNull();
 
-  // The same key streamed again: the same deltas and terminal event, replayed, nothing charged or called.
+  // The same key streamed again: the same deltas and terminal event, replayed, nothing charged or called,
+  // and no refused request counted (a 200 replay: an operations audit found it in the Overview's refusals).
+  const refusals = pendingRefusals();
   const again = await openStream(key, body, idempotencyKey);
   expect(again.response.headers.get('idempotent-replayed')).toBe('true');
   expect((await again.rest()).map((e) => [e.event, e.raw])).toEqual(events.map((e) => [e.event, e.raw]));
+  expect(pendingRefusals()).toBeLessThanOrEqual(refusals); // less when the rollup was flushed meanwhile
   // Without the stream's Accept: the Generation result of the text delivered.
   const json = await call(api, TEXT, body, { key, idempotencyKey });
   expect(json.status, json.text).toBe(200);

@@ -46,7 +46,13 @@ describe('the margin chart (Overview, package page)', () => {
 
 describe('the traffic chart (Overview)', () => {
   it('writes the day and the counts as the tables do, with the year over two years', () => {
-    const rows = ['2025-12-31T00:00:00.000Z', '2026-01-01T00:00:00.000Z'].map((at) => ({ at, succeeded: 1200, failed: 0, refused: 0 }));
+    const rows = ['2025-12-31T00:00:00.000Z', '2026-01-01T00:00:00.000Z'].map((at) => ({
+      at,
+      succeeded: 1200,
+      failed: 0,
+      left: 0,
+      refused: 0,
+    }));
     const chart = TrafficChart({ data: rows, bucket: 'day', label: 'traffic' }) as ReactNode;
     const tooltip = find(chart, Tooltip)!;
     expect(label(tooltip, rows[0]!.at)).toBe('2025-12-31');

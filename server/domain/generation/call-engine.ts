@@ -123,13 +123,18 @@ async function callInOrder<T>(
   report: EngineReport,
 ): Promise<T> {
   let lastError: unknown;
+  let previous: string | undefined; // the engine tried or skipped before this one: a fallback is counted from it
   for (const [index, name] of names.entries()) {
     if (options.signal?.aborted) break;
     const provider = providerOf(name);
     const laterEngineRemains = index < names.length - 1;
-    if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) continue;
-    const previous = report.tried.at(-1);
+    if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) {
+      if (previous) countFallback(options.operation ?? 'unknown', previous, name);
+      previous = name; // skipped: its calls go to the next engine, a fallback the metric shows (operations audit)
+      continue;
+    }
     if (previous) countFallback(options.operation ?? 'unknown', previous, name);
+    previous = name;
     report.tried.push(name);
     let engine: Engine | undefined;
     try {

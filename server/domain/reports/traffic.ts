@@ -12,18 +12,23 @@ import { statusWhere } from '../keys/manage-keys';
 // by the server itself after the engine (internal_error: its output could not be stored, a job's
 // hold ran out) is a server failure too, not the provider's. 503s
 // before an engine (a database or Redis that does not answer) count as refused: the request was
-// turned away, nothing was charged, and a retry may succeed.
+// turned away, nothing was charged, and a retry may succeed. A call its client left before any
+// output (client_disconnected: an abort, a timeout) is neither's failure: it is counted as left.
 
 /** The rollup's server failures; everything else in it is a refusal. */
 const serverFailure = raw('status >= 500 AND status <> 503');
 /** A failed usage event the server caused, not the engine. */
 const serverFailedEvent = raw(`outcome = 'failed' AND error_code = 'internal_error'`);
-const providerFailedEvent = raw(`outcome = 'failed' AND error_code IS DISTINCT FROM 'internal_error'`);
+const clientLeftEvent = raw(`outcome = 'failed' AND error_code = 'client_disconnected'`);
+const providerFailedEvent = raw(
+  `outcome = 'failed' AND error_code IS DISTINCT FROM 'internal_error' AND error_code IS DISTINCT FROM 'client_disconnected'`,
+);
 
 export interface TrafficBucket {
   at: string;
   succeeded: number;
   failed: number;
+  left: number;
   refused: number;
 }
 
@@ -34,6 +39,7 @@ export interface TrafficOverview {
     succeeded: number;
     failed_provider: number;
     failed_server: number;
+    left_by_client: number;
     refused: number;
     units: number;
     active_keys: number;
@@ -52,6 +58,7 @@ interface UsageBucketRow {
   succeeded: string;
   failed_provider: string;
   failed_server: string;
+  left: string;
   units: string | null;
 }
 interface RefusedBucketRow {
@@ -68,6 +75,7 @@ async function bucketCounts(db: SqlDb, range: TimeRange) {
                    COUNT(*) FILTER (WHERE outcome = 'succeeded') AS succeeded,
                    COUNT(*) FILTER (WHERE ${providerFailedEvent}) AS failed_provider,
                    COUNT(*) FILTER (WHERE ${serverFailedEvent}) AS failed_server,
+                   COUNT(*) FILTER (WHERE ${clientLeftEvent}) AS left,
                    SUM(units) FILTER (WHERE outcome = 'succeeded') AS units
               FROM usage_events
              WHERE created_at >= ${range.from} AND created_at < ${range.to}
@@ -127,6 +135,7 @@ export async function getTrafficOverview(db: PrismaClient, sqlDb: SqlDb, range: 
       at: start.toISOString(),
       succeeded: Number(u?.succeeded ?? 0),
       failed: Number(u?.failed_provider ?? 0) + Number(u?.failed_server ?? 0) + Number(r?.server ?? 0),
+      left: Number(u?.left ?? 0),
       refused: Number(r?.refused ?? 0),
     };
   });
@@ -134,14 +143,16 @@ export async function getTrafficOverview(db: PrismaClient, sqlDb: SqlDb, range: 
   const succeeded = sum(counts.usage, (row) => row.succeeded);
   const failedProvider = sum(counts.usage, (row) => row.failed_provider);
   const failedServer = sum(counts.usage, (row) => row.failed_server) + sum(counts.refused, (row) => row.server);
+  const left = sum(counts.usage, (row) => row.left);
   const refusedTotal = sum(counts.refused, (row) => row.refused);
   return {
     range: { from: range.from.toISOString(), to: range.to.toISOString(), bucket: range.bucket, label: range.label },
     totals: {
-      requests: succeeded + failedProvider + failedServer + refusedTotal,
+      requests: succeeded + failedProvider + failedServer + left + refusedTotal,
       succeeded,
       failed_provider: failedProvider,
       failed_server: failedServer,
+      left_by_client: left,
       refused: refusedTotal,
       units: sum(counts.usage, (row) => row.units),
       active_keys: activeKeys,

@@ -60,7 +60,13 @@ export async function expectTrpcError(call: Promise<unknown>, code: TRPCError['c
 let clock = 0;
 
 /** A usage event as the API pipeline writes it: now, and always later than the previous one. */
-export async function usage(apiKeyId: string, outcome: 'succeeded' | 'failed', units: number, operation = 'text.generate') {
+export async function usage(
+  apiKeyId: string,
+  outcome: 'succeeded' | 'failed',
+  units: number,
+  operation = 'text.generate',
+  errorCode = 'provider_unavailable',
+) {
   const key = await getPrisma().apiKey.findUniqueOrThrow({ where: { id: apiKeyId } });
   await getPrisma().usageEvent.create({
     data: {
@@ -70,7 +76,7 @@ export async function usage(apiKeyId: string, outcome: 'succeeded' | 'failed', u
       engine: 'local',
       outcome,
       units,
-      errorCode: outcome === 'failed' ? 'provider_unavailable' : null,
+      errorCode: outcome === 'failed' ? errorCode : null,
       requestId: `req_${randomUUID()}`,
       durationMs: 12,
       createdAt: new Date((clock = Math.max(clock + 1, Date.now()))),

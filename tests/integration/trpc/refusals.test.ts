@@ -4,7 +4,7 @@ import { countRefusal, flushRefusals } from '@/server/observability/refusal-coun
 import { getObjectStore } from '@/server/storage/get-object-store';
 import { api, call, createTestKey } from '../../helpers/api';
 import { startFakeOpenAi, type FakeOpenAi } from '../../../fakes/fake-openai';
-import { expectTrpcError, operatorCaller } from './helpers';
+import { expectTrpcError, operatorCaller, usage } from './helpers';
 
 // After a scripted mix of successes, failures and refusals the overview counts each class
 // exactly (as differences: other files share the database), a key's page its refusals by code,
@@ -44,6 +44,7 @@ describe('succeeded, failed and refused traffic', () => {
     for (let i = 0; i < 2; i++) await send('wgs_live_nobody');
     expect(statuses).toEqual([200, 200, 200, 402, 402, 422, 422, 422, 200, 429, 429, 429, 429, 503, 503, 401, 401]);
     countRefusal(a.id, 'text.generate', 500, 'internal_error'); // a server failure before any engine
+    await usage(c.id, 'failed', 0, 'text.generate', 'client_disconnected'); // left by its client: not the provider's failure
     await flushRefusals(getPool());
 
     const after = await caller.refusals.overview({ range: '24h' });
@@ -51,12 +52,13 @@ describe('succeeded, failed and refused traffic', () => {
     expect(delta((o) => o.totals.succeeded)).toBe(4);
     expect(delta((o) => o.totals.failed_provider)).toBe(2);
     expect(delta((o) => o.totals.failed_server)).toBe(1);
+    expect(delta((o) => o.totals.left_by_client)).toBe(1); // an operations audit: it was counted as the provider's failure
     expect(delta((o) => o.totals.refused)).toBe(11);
-    expect(delta((o) => o.totals.requests)).toBe(18);
+    expect(delta((o) => o.totals.requests)).toBe(19);
     expect(delta((o) => o.totals.units)).toBe(4);
     expect(after.range.bucket).toBe('hour');
     expect(after.buckets).toHaveLength(24);
-    const sumBuckets = (o: typeof after) => o.buckets.reduce((sum, row) => sum + row.succeeded + row.failed + row.refused, 0);
+    const sumBuckets = (o: typeof after) => o.buckets.reduce((sum, row) => sum + row.succeeded + row.failed + row.left + row.refused, 0);
     expect(sumBuckets(after)).toBe(after.totals.requests);
     const code = (o: typeof after, status: number, name: string) =>
       o.refused_by_code.find((r) => r.status === status && r.code === name)?.count ?? 0;
