@@ -188,7 +188,7 @@ export const settings = {
   ...salesSettings,
   SEED_PACKAGES_FILE: doc(
     z.string().optional(),
-    'Packages file applied to an empty database as an instance starts; one named here must exist and be valid, or the start stops naming it. Unset: packages.example.json, when present.',
+    'Packages file applied to an empty database as an instance starts (JSON, or YAML when its name ends in .yaml or .yml, as `packages apply` reads one); one named here must exist and be valid, or the start stops naming it. Unset: packages.example.json, when present.',
   ),
   REFUSALS_FLUSH_MS: doc(
     z.coerce.number().int().min(100, 'REFUSALS_FLUSH_MS must be at least 100').max(300_000).default(5_000),

@@ -1,6 +1,6 @@
 import { MAX_CANONICAL_DEPTH, nestsTooDeep } from '../domain/canonical-json';
 import { ApiError } from '../domain/errors';
-import { findDuplicateMember } from './duplicate-keys';
+import { findDuplicateMember } from '../contract/duplicate-members';
 import { DRAIN_LIMIT_BYTES } from './edge/unread-body';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

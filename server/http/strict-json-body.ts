@@ -1,4 +1,4 @@
-import { findDuplicateMember } from './duplicate-keys';
+import { findDuplicateMember } from '../contract/duplicate-members';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 

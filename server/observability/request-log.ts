@@ -67,7 +67,8 @@ export function createRequestLogger(format: 'json' | 'pretty' | 'off', destinati
   if (format === 'off') return null;
   const options = { base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime };
   if (format === 'pretty') {
-    return pino(options, pretty({ destination: destination ?? stdoutDestination(0) }));
+    // One line a request, as JSON's: the fields after the time, level and message, on the same line.
+    return pino(options, pretty({ destination: destination ?? stdoutDestination(0), singleLine: true }));
   }
   return pino(options, destination ?? stdoutDestination(4096));
 }

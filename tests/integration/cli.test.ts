@@ -143,6 +143,9 @@ describe('cli --help', () => {
     expect(badUnits.code).toBe(1);
     expect(badUnits.stderr).toMatch(/--units <n>.*at least 1/);
     expect(badUnits.stdout).toBe('');
+    // A whole number past any count is too large, not something other than a number (CLI audit).
+    const huge = await runCli(['keys', 'list', '--limit', '99999999999999999999'], dataDir);
+    expect(huge.stderr).toMatch(/--limit <n>.*must be at most 999,999,999,999,999/);
     // With --json, stdout still carries exactly one JSON object.
     for (const args of [
       ['keys', 'topup', '00000000-0000-4000-8000-000000000000', '--units', 'abc', '--json'],

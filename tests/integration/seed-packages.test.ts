@@ -29,6 +29,19 @@ describe('the packages file an instance seeds from', () => {
     expect(String(error)).toMatch(new RegExp(`SEED_PACKAGES_FILE ${wrong}: The packages file is invalid\\.; `));
   });
 
+  it('a YAML file (named .yaml or .yml) is read as YAML, as `packages apply` reads it (config audit: "not valid JSON")', async () => {
+    const valid = join(dir, 'packages.yaml');
+    const pkg =
+      'packages:\n  - slug: seeded-yaml\n    name: Seeded\n    quota_units: 10\n    limits: { requests_per_minute: 5, concurrency: 1 }\n';
+    writeFileSync(valid, `${pkg}    operations: { text.generate: { engine: local, units: 1 } }\n`);
+    const applied = await seedExamplePackages(getPrisma(), getSqlDb(), valid);
+    expect([[], ['seeded-yaml']]).toContainEqual(applied); // applied to an empty database, else checked only
+    const wrong = join(dir, 'wrong.yml');
+    writeFileSync(wrong, 'packages:\n  - slug: Not A Slug\n');
+    const error = await seedExamplePackages(getPrisma(), getSqlDb(), wrong).catch((failure: Error) => failure);
+    expect(String(error)).toMatch(new RegExp(`SEED_PACKAGES_FILE ${wrong}: The packages file is invalid\\.; `));
+  });
+
   it('unset, the default file applies when present and is not required', async () => {
     const before = process.cwd();
     process.chdir(dir); // no packages.example.json here

@@ -89,6 +89,7 @@ describe('getConfig', () => {
     ['JOB_RETRY_LIMIT', '0b1'],
     ['SHUTDOWN_GRACE_SECONDS', '25s'],
     ['PROVIDER_TIMEOUT_MS', 'Infinity'],
+    ['IDEMPOTENCY_LEASE_SECONDS', '1e3'], // its misread 1000 also blamed HOLD_LEASE_SECONDS (config audit)
   ])('refuses %s=%j: numbers are written in decimal', (name, value) => {
     expect(problemWith(name, value)).toBe(`Invalid configuration:\n  ${name}: must be a decimal number, such as 30`);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findDuplicateMember } from '@/server/http/duplicate-keys';
+import { findDuplicateMember } from '@/server/contract/duplicate-members';
 
 describe('findDuplicateMember', () => {
   it.each([

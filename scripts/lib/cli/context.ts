@@ -45,6 +45,8 @@ export function output(json: boolean, value: unknown, human: () => string): void
 
 /** Decimal digits only: `1e3`, `0x10` or `12.0` are refused rather than read as some number. */
 export const positiveInt = (value: string) => {
+  // A whole number too long for any count is refused as too large, not as something other than a number.
+  if (/^\d{16,}$/.test(value.trim())) throw new InvalidArgumentError('must be at most 999,999,999,999,999');
   const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1, in decimal digits');
   return n;

@@ -88,7 +88,7 @@ function addRevokeAndTopUp(keys: Command): void {
     .command('topup')
     .description('Add units to a key')
     .argument('<id>', 'key id')
-    .requiredOption('--units <n>', 'units to add', positiveInt)
+    .requiredOption('--units <n>', 'units to add: 1 to 1,000,000,000', positiveInt)
     .option('--json', 'print the key')
     .action((id: string, options: { units: number; json?: boolean }) =>
       withDb(async (prisma) => {

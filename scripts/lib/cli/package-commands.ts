@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CLI_ACTOR } from '../../../server/domain/actor';
 import { ApiError, isApiError } from '../../../server/domain/errors';
-import { findDuplicateMember } from '../../../server/http/duplicate-keys';
+import { parsePackagesText } from '../../../server/domain/packages/packages-file-text';
 import { output, withDb } from './context';
 
 // `cli packages`: apply a packages file, archive and unarchive a package.
@@ -80,27 +80,9 @@ async function readPackagesFile(file: string): Promise<unknown> {
   } catch {
     throw fileProblem(`${file} is not valid UTF-8`);
   }
-  const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
-  let parsed: unknown;
   try {
-    parsed = yaml ? strictYaml((await import('yaml')).parseDocument, text) : JSON.parse(text);
+    return await parsePackagesText(text, file);
   } catch (error) {
-    throw fileProblem(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+    throw fileProblem((error as Error).message);
   }
-  // JSON.parse keeps the last of a repeated member silently (YAML refuses it): which value was
-  // meant cannot be told, so the file is refused, as a request body would be.
-  const repeated = yaml ? undefined : findDuplicateMember(text);
-  if (repeated !== undefined) throw fileProblem(`${file} is not valid JSON: the member "${repeated}" appears twice in one object`);
-  return parsed;
-}
-
-/**
- * YAML as its parser reads it, but a warning refuses it too: a tag it cannot resolve
- * (`!!js/function`) was dropped with a warning on stderr, and the text under it applied.
- */
-function strictYaml(parseDocument: typeof import('yaml').parseDocument, text: string): unknown {
-  const document = parseDocument(text);
-  const problem = document.errors[0] ?? document.warnings[0];
-  if (problem) throw problem;
-  return document.toJS();
 }

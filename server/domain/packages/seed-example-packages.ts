@@ -4,6 +4,7 @@ import type { PrismaClient } from '../../db/generated/client';
 import { SYSTEM_ACTOR } from '../actor';
 import { validationIssuesOf } from '../errors';
 import { applyPackages, parsePackagesFile } from './apply-packages';
+import { parsePackagesText } from './packages-file-text';
 import sql from 'sql-template-tag';
 import { prepared } from '../../db/named-statement';
 
@@ -24,7 +25,7 @@ export async function seedExamplePackages(db: PrismaClient, sqlDb: SqlDb, file: 
     if (file !== undefined) throw new Error(`SEED_PACKAGES_FILE: no file at ${file}`);
     return [];
   }
-  const packages = readSeedFile(path); // checked at every start, not only the first
+  const packages = await readSeedFile(path); // checked at every start, not only the first
   const lock = await sqlDb.pool.connect();
   try {
     await lock.query(prepared('wgs-seed-lock', sql`SELECT pg_advisory_lock(${SEED_LOCK_ID})`));
@@ -38,9 +39,9 @@ export async function seedExamplePackages(db: PrismaClient, sqlDb: SqlDb, file: 
 }
 
 /** The file, parsed; what is wrong with it said with its name and each problem, as the CLI's `packages apply` says it. */
-function readSeedFile(path: string) {
+async function readSeedFile(path: string) {
   try {
-    return parsePackagesFile(JSON.parse(readFileSync(path, 'utf8')));
+    return parsePackagesFile(await parsePackagesText(readFileSync(path, 'utf8'), path)); // JSON, or YAML by its name
   } catch (error) {
     const issues = validationIssuesOf(error);
     const reason = [error instanceof Error ? error.message : String(error), ...issues.map((issue) => issue.message)].join('; ');

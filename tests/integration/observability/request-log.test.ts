@@ -73,8 +73,9 @@ describe('the request log', () => {
     createRequestLogger('pretty', stream)!.info({ request_id: 'req_pretty', status: 429, code: 'rate_limited' }, 'request');
     await flushed();
     expect(text).toMatch(/INFO.*request/);
-    expect(text).toContain('request_id: "req_pretty"');
-    expect(text).toContain('code: "rate_limited"');
+    expect(text).toContain('"request_id":"req_pretty"');
+    expect(text).toContain('"code":"rate_limited"');
+    expect(text.trimEnd().split('\n')).toHaveLength(1); // one line a request, as documented (config audit: it wrote ten)
     expect(() => JSON.parse(text)).toThrow();
     expect(createRequestLogger('off')).toBeNull();
   });
