@@ -5,6 +5,8 @@ import { formatNumber } from '../ui/format';
 import { bucketTick, tooltipFormat } from './chart-format';
 
 // Charts carry an aria-label summary; the same numbers are in the tables beside them.
+/** The legend names the series in the order they are stacked, bottom up (recharts sorts it alphabetically). */
+const STACK_ORDER = ['succeeded', 'failed', 'left', 'refused'];
 const COLORS = { succeeded: '#1a7f45', failed: '#b42318', left: '#667085', refused: '#b54708', server: '#7a271a' };
 
 export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; bucket: 'hour' | 'day'; label: string }) {
@@ -23,7 +25,7 @@ export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; b
           />
           <YAxis allowDecimals={false} fontSize={12} width={48} />
           <Tooltip {...tooltipFormat(bucket, formatNumber)} />
-          <Legend />
+          <Legend itemSorter={(item) => STACK_ORDER.indexOf(String(item.dataKey))} />
           <Bar dataKey="succeeded" name="Succeeded" stackId="t" fill={COLORS.succeeded} isAnimationActive={false} />
           <Bar dataKey="failed" name="Failed" stackId="t" fill={COLORS.failed} isAnimationActive={false} />
           <Bar dataKey="left" name="Left by client" stackId="t" fill={COLORS.left} isAnimationActive={false} />

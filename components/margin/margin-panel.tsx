@@ -1,7 +1,7 @@
 import { MarginChart } from '@/components/charts/margin-charts';
 import { Card, Stat } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
-import { formatMoney, formatNumber } from '@/components/ui/format';
+import { counted, formatMoney, formatNumber } from '@/components/ui/format';
 import type { MarginFigures, MarginReport } from '@/server/trpc/outputs';
 
 // Revenue, provider cost and margin of a range (the overview, a package, a key): totals, a chart
@@ -31,13 +31,14 @@ export function MarginPanel(props: {
       </div>
       {totals.estimated > 0 ? (
         <p className="hint" data-testid="margin-estimated-hint">
-          {formatNumber(totals.estimated)} calls were priced on an estimate of their usage (their provider reported none: tokens from the
-          text, seconds from the media): {money(totals.estimated_cost)} of the cost above.
+          {counted(totals.estimated, 'call was', 'calls were')} priced on an estimate of their usage (their provider reported none: tokens
+          from the text, seconds from the media): {money(totals.estimated_cost)} of the cost above.
         </p>
       ) : null}
       {totals.no_unit_price > 0 ? (
         <p className="hint">
-          {formatNumber(totals.no_unit_price)} charged calls were sold by a package version without a unit price: not in revenue.
+          {counted(totals.no_unit_price, 'charged call was', 'charged calls were')} sold by a package version without a unit price: not in
+          revenue.
         </p>
       ) : null}
       <MarginChart

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { Alert } from '@/components/ui/card';
+import { counted } from '@/components/ui/format';
 import type { PurchaseView } from '@/server/trpc/outputs';
 
 /**
@@ -32,13 +33,12 @@ export function SaleFlags({ purchases, status }: { purchases: PurchaseView[]; st
 /** The overview's notice of refunded, disputed and refused purchases and suspended keys, linking to the Sales page. */
 export function SalesFlagsNotice(props: { refunded: number; disputed: number; refused: number; suspended: number }) {
   if (props.refunded + props.disputed + props.refused + props.suspended === 0) return null;
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return (
     <Alert tone={props.refused + props.suspended > 0 ? 'error' : 'warn'}>
       <span data-testid="sales-flags">
         {props.refunded} refunded and {props.disputed} disputed {props.refunded + props.disputed === 1 ? 'purchase' : 'purchases'}
-        {props.refused > 0 ? `, ${plural(props.refused, 'payment', 'payments')} refused (not the amount asked: refund it)` : ''}
-        {props.suspended > 0 ? `, ${plural(props.suspended, 'key', 'keys')} suspended until you decide` : ''}: see{' '}
+        {props.refused > 0 ? `, ${counted(props.refused, 'payment', 'payments')} refused (not the amount asked: refund it)` : ''}
+        {props.suspended > 0 ? `, ${counted(props.suspended, 'key', 'keys')} suspended until you decide` : ''}: see{' '}
         <Link href="/sales">Sales</Link> and the keys they bought.
       </span>
     </Alert>

@@ -85,6 +85,9 @@ export function formatBytes(bytes: number | null | undefined): string {
 /** A message shown as a sentence: a field's may begin in lower case ("the webhook URL must be …"). */
 export const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
+/** A count with its noun: "1 call", "2 calls". */
+export const counted = (n: number, one: string, many: string) => `${formatNumber(n)} ${n === 1 ? one : many}`;
+
 export function truncated(text: string, length: number): string {
   if (text.length <= length) return text;
   const cut = /[\uD800-\uDBFF]/.test(text.charAt(length - 1)) ? length - 1 : length;

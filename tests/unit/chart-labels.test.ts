@@ -1,5 +1,5 @@
 import { isValidElement, type ReactElement, type ReactNode } from 'react';
-import { Tooltip, XAxis } from 'recharts';
+import { Bar, BarChart, Legend, Tooltip, XAxis } from 'recharts';
 import { describe, expect, it } from 'vitest';
 import { MarginChart } from '@/components/charts/margin-charts';
 import { TrafficChart } from '@/components/charts/traffic-charts';
@@ -58,5 +58,16 @@ describe('the traffic chart (Overview)', () => {
     expect(label(tooltip, rows[0]!.at)).toBe('2025-12-31');
     expect(value(tooltip, 1200)).toBe('1,200');
     expect(tick(find(chart, XAxis)!, rows[1]!.at)).toBe('2026-01-01');
+  });
+
+  it('names its series in the legend in the order they are stacked (review: alphabetical, Failed first)', () => {
+    const chart = TrafficChart({ data: [], bucket: 'day', label: 'traffic' }) as ReactNode;
+    const stacked = (find(chart, BarChart)!.props.children as ReactNode[])
+      .flat()
+      .filter((child) => isValidElement<Props>(child) && child.type === Bar);
+    const keys = stacked.map((bar) => String((bar as ReactElement<Props>).props.dataKey));
+    expect(keys).toEqual(['succeeded', 'failed', 'left', 'refused']);
+    const sorter = find(chart, Legend)!.props.itemSorter as (item: { dataKey: string }) => number;
+    expect([...keys].reverse().sort((a, b) => sorter({ dataKey: a }) - sorter({ dataKey: b }))).toEqual(keys);
   });
 });
