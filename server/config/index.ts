@@ -121,12 +121,14 @@ function notDecimal(env: Record<string, string | undefined>): string[] {
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = withoutBlanks(env);
+  const parsed = envSchema.safeParse(present);
   const undecimal = notDecimal(present);
-  // A setting not written in decimal is named for that alone, and left out of the rest of the check:
-  // a rule across settings would judge its misread value (1e3 read as 1000) and blame another one.
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(present).filter(([name]) => !undecimal.includes(name))));
   if (!parsed.success || undecimal.length > 0) {
-    const issues = parsed.error?.issues ?? [];
+    // A setting not written in decimal is named for that alone: its other problems, and a rule across
+    // settings that names it (judging its misread value, 1e3 read as 1000), come of misreading it.
+    const misread = (issue: { path: PropertyKey[]; message: string }) =>
+      undecimal.some((name) => issue.path[0] === name || issue.message.includes(name));
+    const issues = (parsed.error?.issues ?? []).filter((issue) => !misread(issue));
     const lines = [
       ...undecimal.map((name) => `  ${name}: must be a decimal number, such as 30`),
       ...issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`),

@@ -94,6 +94,13 @@ describe('getConfig', () => {
     expect(problemWith(name, value)).toBe(`Invalid configuration:\n  ${name}: must be a decimal number, such as 30`);
   });
 
+  it('a rule across settings that names one not written in decimal is left for the next start (review: it quoted a default)', () => {
+    process.env.HOLD_LEASE_SECONDS = '5'; // the environment is restored after each case
+    expect(problemWith('IDEMPOTENCY_LEASE_SECONDS', '1e3')).toBe(
+      'Invalid configuration:\n  IDEMPOTENCY_LEASE_SECONDS: must be a decimal number, such as 30',
+    );
+  });
+
   it('reads a number with spaces around it, and names a negative one by its bound', () => {
     expect(problemWith('PORT', ' 8080 ')).toBe('(accepted)');
     expect(getConfig().PORT).toBe(8080);

@@ -64,7 +64,7 @@ export function refuseParam(param: string, message: string, code = 'unsupported_
 /** The model is not one the key's package sells under this path: 404 `model_not_found`. */
 export function modelNotFound(model: string): ApiError {
   // Echoed as sent, up to a length a model's name has: a 1 MB one made a 1 MB answer.
-  const named = model.length > MODEL_ECHO_CHARS ? `${model.slice(0, MODEL_ECHO_CHARS)}…` : model;
+  const named = model.length > MODEL_ECHO_CHARS ? `${Array.from(model).slice(0, MODEL_ECHO_CHARS).join('')}…` : model; // whole characters
   return noModel(`The model \`${named}\` does not exist or this key's package does not sell it.`);
 }
 

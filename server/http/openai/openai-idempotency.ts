@@ -20,7 +20,7 @@ import type { RouteContext } from '../route-context';
  */
 function retryCount(request: Request): number {
   const value = request.headers.get('x-stainless-retry-count') ?? '';
-  return /^[0-9]{1,9}$/.test(value) ? Number(value) : 0;
+  return /^[0-9]+$/.test(value) ? Number(value) : 0;
 }
 
 /** The Idempotency-Key sent, if any (400 when malformed, or when the package requires one and none came). */

@@ -333,6 +333,8 @@ describe('/openai/v1 refuses what it cannot tell the meaning of', () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: { param, code: 'invalid_value' } });
     }
+    const cut = await chat(key, { model: `${'m'.repeat(199)}😀b` }); // cut after whole characters, never inside one
+    expect((await cut.json()).error.message).toContain(`${'m'.repeat(199)}😀…`);
     const unknown = await chat(key, { model: 'm'.repeat(10_000) });
     expect(unknown.status).toBe(404);
     const { message } = (await unknown.json()).error;
