@@ -123,18 +123,15 @@ async function callInOrder<T>(
   report: EngineReport,
 ): Promise<T> {
   let lastError: unknown;
-  let previous: string | undefined; // the engine tried or skipped before this one: a fallback is counted from it
+  let previous: string | undefined; // the engine tried or skipped before this one
   for (const [index, name] of names.entries()) {
     if (options.signal?.aborted) break;
-    const provider = providerOf(name);
-    const laterEngineRemains = index < names.length - 1;
-    if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) {
-      if (previous) countFallback(options.operation ?? 'unknown', previous, name);
-      previous = name; // skipped: its calls go to the next engine, a fallback the metric shows (operations audit)
-      continue;
-    }
+    // A fallback from the one before, whether it failed or was skipped (its calls go on to this one: operations audit).
     if (previous) countFallback(options.operation ?? 'unknown', previous, name);
     previous = name;
+    const provider = providerOf(name);
+    const laterEngineRemains = index < names.length - 1;
+    if (provider && laterEngineRemains && (await providerCircuitOpenMs(db, provider)) > 0) continue;
     report.tried.push(name);
     let engine: Engine | undefined;
     try {
