@@ -94,7 +94,9 @@ export async function runAndSettle(ctx: RouteContext, reservation: OpenReservati
     const ran = await traceStep('run', () => channel.run(runContext, deadline)).catch(async (thrown: unknown) => {
       const failure = engineFailureOf(thrown);
       engines = failure.engines;
-      await reservation.abandon({ error: failure.error, code: channel.failureCode?.(), engines });
+      const code = channel.failureCode?.();
+      if (code === 'client_disconnected') ctx.record.clientGone = true;
+      await reservation.abandon({ error: failure.error, code, engines });
       throw failure.error;
     });
     deadline.clear();

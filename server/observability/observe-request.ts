@@ -96,6 +96,9 @@ function traced(answer: RecordedAnswer, record: RequestRecord, route: ObservedRo
   );
 }
 
+/** The status logged and counted for a request whose client left before any output (no answer was sent). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** Whether a 200 charged its units now (a stream's are counted when its `done` is written). */
 function chargedNow(response: Response, record: RequestRecord): boolean {
   if (response.status !== 200 || !record.held || !record.units) return false;
@@ -112,10 +115,12 @@ function finish(
   ended = performance.now(),
 ): void {
   const ms = ended - started;
-  const { status } = response;
+  // A client gone before any output received no answer: 499 (nginx's "client closed request"),
+  // neither the provider's failure nor a success, as its usage event says.
+  const status = record.clientGone ? CLIENT_CLOSED_REQUEST : response.status;
   const operation = record.operation ?? route.operation;
   // A stream answered 200 that ended in an `error` event has that event's code.
-  const code = status >= 400 ? (record.errorCode ?? 'unknown') : record.errorCode;
+  const code = record.clientGone ? 'client_disconnected' : status >= 400 ? (record.errorCode ?? 'unknown') : record.errorCode;
   // After the hold an error is the engine's, and its usage event already says so; a 200 (a replayed
   // stream ending in its stored error) is no refusal.
   if (code && !record.held && status >= 400) countRefusal(record.keyId, operation, status, code);

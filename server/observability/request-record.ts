@@ -21,6 +21,8 @@ export interface RequestRecord {
   errorCode?: string;
   /** The answer was a 503 because the database or Redis was away, not a provider (the code is the same). */
   storeAway?: boolean;
+  /** The client left before any output reached it: nothing was charged, and the answer made reached nobody. */
+  clientGone?: boolean;
 }
 
 /** The error a request is answered with: its code, and whether the database or Redis being away caused it. */
