@@ -5,7 +5,7 @@ import { ApiExamples } from '@/components/sales/api-examples';
 import { PortalStats, PortalPackage, PortalUsageChart } from '@/components/portal/portal-key';
 import { RecentCalls, RecentJobs, RecentUploads } from '@/components/portal/portal-activity';
 import { PortalShell } from '@/components/portal/portal-shell';
-import { PortalSignInForm } from '@/components/portal/portal-sign-in-form';
+import { FocusAfterSignIn, PortalSignInForm } from '@/components/portal/portal-sign-in-form';
 import { confirmationNote, noChangeReason, PortalWebhookCard } from '@/components/portal/portal-webhook-card';
 import { RotateKey } from '@/components/portal/rotate-key';
 import { PortalPurchases } from '@/components/portal/portal-receipts';
@@ -39,6 +39,7 @@ export default async function PortalPage({ searchParams }: { searchParams: Searc
   const { owner } = overview;
   return (
     <PortalShell keyPrefix={overview.key.prefix}>
+      <FocusAfterSignIn />
       <div className="stack">
         <PageHeader
           title="Your API key"

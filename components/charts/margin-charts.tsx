@@ -21,7 +21,7 @@ export function MarginChart(props: { data: MarginPoint[]; bucket: 'hour' | 'day'
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
-        <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <ComposedChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="at" tickFormatter={tick} fontSize={12} />
           <YAxis fontSize={12} width={64} />

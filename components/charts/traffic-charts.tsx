@@ -13,7 +13,7 @@ export function TrafficChart({ data, bucket, label }: { data: TrafficBucket[]; b
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis
             dataKey="at"
@@ -41,7 +41,7 @@ export function RefusedByCodeChart({ data, label }: { data: TrafficOverview['ref
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={rows} layout="vertical" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart accessibilityLayer={false} data={rows} layout="vertical" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
           <XAxis type="number" allowDecimals={false} fontSize={12} />
           <YAxis type="category" dataKey="name" fontSize={12} width={170} />
@@ -57,7 +57,7 @@ export function FailedByOperationChart({ data, label }: { data: TrafficOverview[
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="operation" fontSize={12} />
           <YAxis allowDecimals={false} fontSize={12} width={48} />

@@ -10,7 +10,7 @@ export function UnitsPerDayChart({ data, label }: { data: DailyUsage[]; label: s
   return (
     <div className="chart" role="img" aria-label={label}>
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis
             dataKey="day"

@@ -1,5 +1,6 @@
 'use client';
 import { useState, type KeyboardEvent } from 'react';
+import { useFocusAfterRender } from './use-focus-after-render';
 
 /**
  * A list setting as tags: type and press Enter or comma to add, Backspace or × to remove; the
@@ -23,6 +24,8 @@ export function TagInput(props: {
     setDraft('');
   };
   const remove = (tag: string) => setTags(tags.filter((item) => item !== tag));
+  const focusLater = useFocusAfterRender();
+  const choiceId = (value: string) => `${props.id}-choice-${value}`;
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (event.key === 'Enter' || event.key === ',') {
       event.preventDefault();
@@ -39,7 +42,14 @@ export function TagInput(props: {
           <span className="tag" key={tag}>
             {tag}
             {index === 0 ? <span className="muted"> (default)</span> : null}
-            <button type="button" onClick={() => remove(tag)} aria-label={`Remove ${tag}`}>
+            <button
+              type="button"
+              onClick={() => {
+                remove(tag);
+                focusLater(props.id); // the button goes with its tag
+              }}
+              aria-label={`Remove ${tag}`}
+            >
               ×
             </button>
           </span>
@@ -65,8 +75,19 @@ export function TagInput(props: {
       ))}
       {offered.length > 0 ? (
         <div className="actions" role="group" aria-label="Allowed values">
-          {offered.map((value) => (
-            <button key={value} type="button" className="button button-secondary tag-choice" onClick={() => add(value)}>
+          {offered.map((value, index) => (
+            <button
+              key={value}
+              id={choiceId(value)}
+              type="button"
+              className="button button-secondary tag-choice"
+              onClick={() => {
+                add(value);
+                // The button goes once its value is a tag: the next one offered takes the focus, or the field.
+                const next = offered[index + 1] ?? offered[index - 1];
+                focusLater(next === undefined ? props.id : choiceId(next));
+              }}
+            >
               + {value}
             </button>
           ))}

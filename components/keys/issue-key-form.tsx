@@ -65,6 +65,8 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; requested?: str
     const found = parsed.success ? {} : fieldErrors(parsed.error, input, (path) => LABELS[path] ?? path, keyIssueInput);
     if (parsed.success && input.expiresOn && input.expiresOn < today) found.expiresOn = `Expires after must be today (${today}) or later`;
     setErrors(found);
+    // Said once above the form (role=alert), so a screen reader hears why nothing was issued.
+    setError(Object.keys(found).length > 0 ? 'Fix the highlighted fields.' : null);
     if (Object.keys(found).length > 0 || !parsed.success) return;
     setBusy(true);
     setError(null);

@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { MAX_ENGINE_FALLBACKS } from '@/server/contract/package-schema';
+import { useFocusAfterRender } from '../forms/use-focus-after-render';
 import type { EngineChoice } from '@/server/trpc/outputs';
 
 // An operation's engine(s): `local` or a provider able to serve the operation, with a model id
@@ -39,17 +40,32 @@ export function EnginePicker(props: {
   const able = props.choices.filter((choice) => choice.operations.includes(props.operation as EngineChoice['operations'][number]));
   const modelsOf = (provider: string) => props.choices.find((choice) => choice.provider === provider)?.models ?? [];
 
+  const focusLater = useFocusAfterRender();
+  // By position, as the selects' ids: the server renders them too (a row's key is this browser's own).
+  const buttonId = (index: number, action: 'up' | 'down' | 'remove') => `${props.a11y.id}-${index}-${action}`;
+  const addId = `${props.a11y.id}-add-engine`;
   const update = (index: number, change: Partial<Row>) => setRows(rows.map((row, at) => (at === index ? { ...row, ...change } : row)));
   const move = (index: number, by: -1 | 1) => {
     const next = [...rows];
     [next[index], next[index + by]] = [next[index + by]!, next[index]!];
     setRows(next);
+    // The focus stays with the engine moved: on its button the same way, or the other once it reached the end.
+    const at = index + by;
+    const stuck = by < 0 ? at === 0 : at === next.length - 1;
+    focusLater(buttonId(at, by < 0 !== stuck ? 'up' : 'down'));
+  };
+  const removeAt = (index: number) => {
+    const next = rows.filter((_, at) => at !== index);
+    setRows(next);
+    // The next engine's Remove, else the one before's; a last engine cannot be removed: then Add a fallback.
+    focusLater(next.length > 1 ? buttonId(Math.min(index, next.length - 1), 'remove') : addId);
   };
   const add = () => {
     const used = new Set(rows.map((row) => row.provider));
     const provider =
       able.find((choice) => !used.has(choice.provider))?.provider ?? (used.has('local') ? (able[0]?.provider ?? 'local') : 'local');
     setRows([...rows, { key: nextKey++, provider, model: modelsOf(provider)[0] ?? '' }]);
+    focusLater(`${props.a11y.id}-${rows.length}`); // the new engine's provider (Add may be disabled now)
   };
 
   return (
@@ -109,6 +125,7 @@ export function EnginePicker(props: {
             <div className="actions">
               <button
                 type="button"
+                id={buttonId(index, 'up')}
                 className="button button-secondary"
                 aria-label={`Move ${label} up`}
                 disabled={index === 0}
@@ -118,6 +135,7 @@ export function EnginePicker(props: {
               </button>
               <button
                 type="button"
+                id={buttonId(index, 'down')}
                 className="button button-secondary"
                 aria-label={`Move ${label} down`}
                 disabled={index === rows.length - 1}
@@ -127,10 +145,11 @@ export function EnginePicker(props: {
               </button>
               <button
                 type="button"
+                id={buttonId(index, 'remove')}
                 className="button button-secondary"
                 aria-label={`Remove ${label}`}
                 disabled={rows.length === 1}
-                onClick={() => setRows(rows.filter((_, at) => at !== index))}
+                onClick={() => removeAt(index)}
               >
                 Remove
               </button>
@@ -139,7 +158,7 @@ export function EnginePicker(props: {
         );
       })}
       <div className="actions">
-        <button type="button" className="button button-secondary" disabled={rows.length >= MAX_ENGINE_FALLBACKS} onClick={add}>
+        <button type="button" id={addId} className="button button-secondary" disabled={rows.length >= MAX_ENGINE_FALLBACKS} onClick={add}>
           Add a fallback
         </button>
         {able.length === 0 ? (

@@ -1,7 +1,26 @@
 'use client';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useHydrated } from '../ui/use-hydrated';
+
+/** Set as a sign-in succeeds, read by the page it shows (router.refresh keeps this module). */
+let signedInJustNow = false;
+
+/**
+ * On the portal's page after a sign-in: the focus moves to its heading, so a screen reader says
+ * the page changed (the address and title stay the same; the form that had the focus is gone).
+ */
+export function FocusAfterSignIn() {
+  useEffect(() => {
+    if (!signedInJustNow) return;
+    signedInJustNow = false;
+    const heading = document.querySelector<HTMLElement>('#main h1');
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  }, []);
+  return null;
+}
 
 /** Signs in with an API key: POSTs it as JSON (never in a URL) and shows the portal on success; the button waits for the page's script. */
 export function PortalSignInForm() {
@@ -22,6 +41,7 @@ export function PortalSignInForm() {
         body: JSON.stringify({ secret }),
       });
       if (response.ok) {
+        signedInJustNow = true;
         router.refresh();
         return;
       }

@@ -56,14 +56,15 @@ export function ApiExamples({ urls, operations = ['text.generate'] }: { urls: Ba
             <p>
               With <code>curl</code>, on the service&apos;s own API (<a href="/docs">reference</a>):
             </p>
-            <pre>
+            {/* Focusable: a narrow screen scrolls it sideways, also from the keyboard. */}
+            <pre tabIndex={0} aria-label="curl example">
               <code>{shown.curl}</code>
             </pre>
             <p>
               With the OpenAI SDK you already use, on the OpenAI-compatible API (models are the package&apos;s operations; see{' '}
               <code>GET /openai/v1/models</code>):
             </p>
-            <pre>
+            <pre tabIndex={0} aria-label="OpenAI SDK example">
               <code>{shown.sdk}</code>
             </pre>
           </>

@@ -36,13 +36,25 @@ export function BuyerEmailForm(props: { id: string; email: string | null }) {
     >
       <div className="field wide">
         <label htmlFor="buyer-email">Buyer&apos;s e-mail</label>
-        <input id="buyer-email" name="email" type="email" defaultValue={props.email ?? ''} placeholder="buyer@example.com" />
+        <input
+          id="buyer-email"
+          name="email"
+          type="email"
+          defaultValue={props.email ?? ''}
+          placeholder="buyer@example.com"
+          aria-invalid={message?.tone === 'error' ? true : undefined}
+          aria-describedby={message ? 'buyer-email-message' : undefined}
+        />
       </div>
       <button className="button" type="submit" disabled={busy}>
         Save e-mail
       </button>
       {message ? (
-        <span className={message.tone === 'error' ? 'error' : 'muted'} role={message.tone === 'error' ? 'alert' : 'status'}>
+        <span
+          id="buyer-email-message"
+          className={message.tone === 'error' ? 'error' : 'muted'}
+          role={message.tone === 'error' ? 'alert' : 'status'}
+        >
           {message.text}
         </span>
       ) : null}

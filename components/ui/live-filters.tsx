@@ -10,6 +10,13 @@ export type FilterField =
 
 const DEBOUNCE_MS = 300;
 
+/** The queries the fields stand for; `before`, the page shown when the form wrote, until a page of its queries arrives. */
+interface Standing {
+  queries: string[];
+  written: boolean;
+  before?: string;
+}
+
 /** Filled fields as a query string, trimmed (what apply writes to the URL). */
 function queryOf(entries: [string, FormDataEntryValue][]): string {
   const query = new URLSearchParams();
@@ -32,11 +39,18 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
   useEffect(() => () => clearTimeout(timer.current), []);
   // What the fields stand for: the page's values they were rendered from until the form writes,
   // then the last few queries it wrote (a page rendered for an earlier one arrives while the next
-  // is typed). Other values render the fields anew (a new key), in the same render as those values.
+  // is typed), and the page before them until one of theirs arrives (the form renders again with
+  // it as it writes). Other values render the fields anew (a new key), in the same render as those values.
   const shown = queryOf(props.fields.map((field) => [field.name, field.value ?? '']));
-  const [standing, setStanding] = useState({ queries: [shown], written: false });
+  const [standing, setStanding] = useState<Standing>({ queries: [shown], written: false });
   const [generation, setGeneration] = useState(0);
-  if (!standing.queries.includes(shown)) {
+  const rendered = useRef(shown);
+  useEffect(() => {
+    rendered.current = shown;
+  });
+  if (standing.queries.includes(shown)) {
+    if (standing.before !== undefined && shown !== standing.before) setStanding({ ...standing, before: undefined });
+  } else if (shown !== standing.before) {
     setStanding({ queries: [shown], written: false });
     setGeneration(generation + 1);
   }
@@ -51,7 +65,11 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
     timer.current = setTimeout(() => {
       if (!form.current) return;
       const text = queryOf([...new FormData(form.current)]);
-      setStanding((last) => ({ queries: [...(last.written ? last.queries.slice(-4) : []), text], written: true }));
+      setStanding((last) => ({
+        queries: [...(last.written ? last.queries.slice(-4) : []), text],
+        written: true,
+        before: last.before ?? (last.queries.includes(text) ? undefined : rendered.current),
+      }));
       // A changed filter starts again at the first page (the cursor is not a form field).
       router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
     }, delay);

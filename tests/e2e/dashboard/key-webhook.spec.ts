@@ -15,6 +15,12 @@ test("an operator sets, rotates and removes a key's job webhook", async ({ page 
   await page.goto(`/keys/${issued.id}`);
   await expect(page.getByText('When a video job of this key ends,')).toBeVisible();
 
+  // The buyer's e-mail refused is its field's error too (a11y review: announced, but not tied to the field).
+  await page.locator('#buyer-email').fill('not-an-email');
+  await page.getByRole('button', { name: 'Save e-mail' }).click();
+  await expect(page.locator('#buyer-email')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('#buyer-email')).toHaveAccessibleDescription(/e-mail/i);
+
   // A refused URL is the field's error: marked invalid and described by it (admin pages audit).
   await page.getByLabel('Endpoint URL').fill('hooks.example.com/operator');
   await page.getByRole('button', { name: 'Set webhook' }).click();

@@ -172,3 +172,65 @@ test("package page: the time range and the compared versions each keep the other
   await expect(page.getByRole('region', { name: 'Changes from version 2 to 3' })).toBeVisible();
   await expect(range.getByLabel('From', { exact: true })).toHaveValue('2026-01-01');
 });
+
+test('filters as you type, slowly: each keystroke stays in its field and the focus where it is (a11y review)', async ({ page }) => {
+  await signedIn(page);
+  // A chart is an image with its summary: no Tab stop inside it (a11y review: recharts' unnamed "application").
+  await expect(page.locator('.chart').first()).toBeVisible();
+  await expect(page.locator('.chart [tabindex="0"], .chart [role="application"]')).toHaveCount(0);
+  await page.goto('/usage');
+  const filters = page.getByRole('search', { name: 'Filter usage events' });
+  const from = filters.getByLabel('From');
+  // Slower than the filters' debounce: each pause writes the URL, and its page comes back while the next key is typed.
+  await from.pressSequentially('2026-12', { delay: 600 });
+  await expect(page).toHaveURL(/[?&]from=2026-12(&|$)/);
+  await expect(from).toHaveValue('2026-12');
+  await expect(from).toBeFocused();
+  await expect(filters.getByLabel('Key', { exact: true })).toHaveValue('');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('2026', { delay: 600 });
+  await expect(page).toHaveURL(/[?&]to=2026(&|$)/);
+  await expect(filters.getByLabel('To (inclusive)')).toBeFocused();
+  await expect(from).toHaveValue('2026-12');
+
+  // A select changed with the arrow keys applies at once and keeps the focus: the next arrow moves on from there.
+  await page.goto('/keys');
+  const status = page.getByRole('search', { name: 'Filter keys' }).getByLabel('Status');
+  await status.focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(page).toHaveURL(/[?&]status=/);
+  const first = await status.inputValue();
+  await expect(status).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(status).not.toHaveValue(first);
+  await expect(page).toHaveURL(new RegExp(`[?&]status=${await status.inputValue()}(&|$)`));
+  await expect(status).toBeFocused();
+});
+
+test('package form by keyboard: the focus stays in the form when a tag or an engine it was on goes or moves (a11y review)', async ({
+  page,
+}) => {
+  await signedIn(page);
+  await page.goto('/packages/new');
+  const offered = page.getByRole('button', { name: '+ markdown' }).first();
+  await offered.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Remove markdown' }).first()).toBeVisible();
+  expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('BODY');
+  await page.getByRole('button', { name: 'Remove markdown' }).first().focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Remove markdown' })).toHaveCount(0);
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('INPUT');
+
+  const engines = page.getByRole('group', { name: 'text.generate engines, first to answer first' });
+  await engines.getByRole('button', { name: 'Add a fallback' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(engines.getByLabel('text.generate engine 2: provider')).toBeFocused();
+  await engines.getByRole('button', { name: 'Move text.generate engine 1 down' }).focus();
+  await page.keyboard.press('Enter');
+  // Now the last engine, whose Move down is disabled: its Move up has the focus.
+  await expect(engines.getByRole('button', { name: 'Move text.generate engine 2 up' })).toBeFocused();
+  await engines.getByRole('button', { name: 'Remove text.generate engine 2' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(engines.getByRole('button', { name: 'Add a fallback' })).toBeFocused();
+});

@@ -61,6 +61,8 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expect(page.getByTestId('expiresOn-error')).toHaveText('Expires after must be a day written YYYY-MM-DD');
   await expect(page.getByTestId('extraUnits-error')).toHaveText('Extra units must be a whole number from 0 to 1,000,000,000');
   await expect(page.getByLabel('Expires after')).toHaveAttribute('aria-invalid', 'true');
+  // Announced (a11y review: the fields changed in silence).
+  await expect(page.getByRole('alert').filter({ hasText: 'Fix the highlighted fields.' })).toBeVisible();
   await expectAccessible(page, 'issue a key, with errors');
   await keepScreenshot(page, 'key-new-errors');
   await page.getByLabel('Expires after').fill('2099-12-31');

@@ -72,6 +72,14 @@ test('a customer signs in with their key, sees their call and units, sets a webh
   await test.step('the portal shows the package, the units left and the call', async () => {
     await portalSignIn(page, issued.key);
     await expect(page.getByRole('heading', { level: 1, name: 'Your API key' })).toBeVisible();
+    // The form that had the focus is gone: the page's heading takes it (a11y review: the body).
+    await expect(page.getByRole('heading', { level: 1, name: 'Your API key' })).toBeFocused();
+    // On a phone the examples scroll sideways: each is focusable, so a keyboard scrolls it too (a11y review).
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('api-examples').locator('pre').first()).toHaveAttribute('tabindex', '0');
+    await expectAccessible(page, 'the portal at 390 px');
+    await page.setViewportSize(wide);
     await expect(page.getByTestId('portal-key-prefix')).toHaveText(`${issued.prefix}…`);
     await expect(page.getByTestId('portal-remaining-units')).toHaveText('97');
     await expect(page.getByTestId('portal-units-used')).toHaveText('3');
