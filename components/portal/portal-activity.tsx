@@ -6,7 +6,7 @@ import { formatBytes, formatDate, formatNumber, surfacePath } from '../ui/format
 import { MonoId } from '../ui/mono-id';
 import type { PortalCall, PortalJob, PortalUpload } from '@/server/trpc/outputs';
 
-const when = (value: string) => <span className="nowrap">{formatDate(value)}</span>;
+const when = (value: string | null) => <span className="nowrap">{formatDate(value)}</span>;
 
 /** The key's latest calls: what was asked, how it ended and what it cost. */
 export function RecentCalls({ calls }: { calls: PortalCall[] }) {
@@ -68,7 +68,7 @@ export function RecentUploads({ uploads }: { uploads: PortalUpload[] }) {
           { header: 'Purpose', cell: (row) => row.purpose },
           { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
           { header: 'Size', cell: (row) => formatBytes(row.size_bytes), numeric: true },
-          { header: 'Expires', cell: (row) => when(row.expires_at) },
+          { header: 'Usable until', cell: (row) => when(row.usable_until) },
         ]}
       />
     </Card>

@@ -6,6 +6,7 @@ const TONES: Record<string, 'ok' | 'danger' | 'warn' | 'neutral'> = {
   suspended: 'danger',
   failed: 'danger',
   expired: 'neutral',
+  deleted: 'neutral',
   pending: 'warn',
   submitted: 'neutral',
   running: 'warn',

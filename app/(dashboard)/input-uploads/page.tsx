@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { StatusBadge } from '@/components/ui/badge';
+import { UploadStatus } from '@/components/uploads/upload-status';
 import { DataTable } from '@/components/ui/data-table';
 import { Filters, optionsOf } from '@/components/ui/filters';
 import { pageAt, Pager } from '@/components/ui/pager';
@@ -41,7 +41,7 @@ export default async function UploadsPage({ searchParams }: { searchParams: Sear
         empty={{ title: status ? `No ${status} uploads` : 'No uploads yet', hint: 'Uploads created with POST /v1/uploads appear here.' }}
         columns={[
           { header: 'Upload', cell: (row) => <MonoId value={row.id} what="upload id" href={`/input-uploads/${row.id}`} /> },
-          { header: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+          { header: 'Status', cell: (row) => <UploadStatus upload={row} /> },
           { header: 'Purpose', cell: (row) => row.purpose },
           { header: 'File', cell: (row) => row.filename },
           { header: 'Type', cell: (row) => row.mime_type },

@@ -1,10 +1,11 @@
+import { getConfig } from '../../config';
 import type { KeyDescription } from '../../contract/key';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
 import { describeKey } from '../keys/describe-key';
 import { listJobs } from '../reports/jobs';
 import { usageByDay, type DailyUsage } from '../reports/overview';
-import { listUploads } from '../reports/uploads';
+import { listUploads, type UploadView } from '../reports/uploads';
 import { listUsageEvents } from '../reports/usage-events';
 import { confirmationsAvailable, maskEmail, supportContact } from './portal-settings';
 
@@ -40,11 +41,13 @@ export interface PortalJob {
 }
 
 export interface PortalUpload {
+  /** Its status, or `deleted` once retention deleted its bytes (/v1 answers 404 for it since). */
   status: string;
   purpose: string;
   size_bytes: number;
   created_at: string;
-  expires_at: string;
+  /** Until when it can be used: a pending one completed (its expires_at), a verified one as input (until retention); null after. */
+  usable_until: string | null;
 }
 
 /** Who confirms changes of the key, and whom to ask. */
@@ -108,11 +111,19 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       created_at: job.created_at,
     })),
     uploads: uploads.items.map((upload) => ({
-      status: upload.status,
+      status: upload.deleted_at ? 'deleted' : upload.status,
       purpose: upload.purpose,
       size_bytes: upload.size_bytes,
       created_at: upload.created_at,
-      expires_at: upload.expires_at,
+      usable_until: usableUntil(upload),
     })),
   };
+}
+
+/** A pending upload can be completed until it expires; a verified one is an input until retention deletes it. */
+function usableUntil(upload: UploadView): string | null {
+  if (upload.deleted_at) return null;
+  if (upload.status === 'pending') return upload.expires_at;
+  if (upload.status !== 'verified') return null;
+  return new Date(Date.parse(upload.created_at) + getConfig().UPLOAD_RETENTION_HOURS * 3_600_000).toISOString();
 }

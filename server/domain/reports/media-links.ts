@@ -16,18 +16,20 @@ function link(key: string, mimeType: string): MediaLink {
   return { url: signed.url, expires_at: signed.expiresAt.toISOString(), mime_type: mimeType };
 }
 
-/** A succeeded job's result (its video), or null while it has none. */
+/** A succeeded job's result (its video), or null while it has none, or once retention deleted it (OUTPUT_RETENTION_HOURS). */
 export async function jobResultLink(db: PrismaClient, id: string): Promise<MediaLink | null> {
   const job = await db.job.findUnique({ where: { id }, select: { status: true, resultKey: true, resultMimeType: true } });
   if (!job) throw new ApiError('not_found', { message: `No job with id "${id}".` });
-  return job.status === 'succeeded' && job.resultKey && job.resultMimeType ? link(job.resultKey, job.resultMimeType) : null;
+  if (job.status !== 'succeeded' || !job.resultKey || !job.resultMimeType) return null;
+  const stored = await db.storedOutput.findUnique({ where: { storageKey: job.resultKey }, select: { deletedAt: true } });
+  return stored?.deletedAt ? null : link(job.resultKey, job.resultMimeType);
 }
 
-/** A verified upload's bytes (only verified bytes are sealed and kept), or null otherwise. */
+/** A verified upload's bytes (only verified bytes are sealed and kept) until retention deletes them, or null otherwise. */
 export async function uploadFileLink(db: PrismaClient, id: string): Promise<MediaLink | null> {
-  const upload = await db.upload.findUnique({ where: { id }, select: { status: true, storageKey: true, mimeType: true } });
+  const upload = await db.upload.findUnique({ where: { id }, select: { status: true, storageKey: true, mimeType: true, deletedAt: true } });
   if (!upload) throw new ApiError('not_found', { message: `No upload with id "${id}".` });
-  return upload.status === 'verified' ? link(upload.storageKey, upload.mimeType) : null;
+  return upload.status === 'verified' && !upload.deletedAt ? link(upload.storageKey, upload.mimeType) : null;
 }
 
 export interface UploadCall {

@@ -25,6 +25,8 @@ export function toUploadView(upload: UploadWithKey) {
     created_at: upload.createdAt.toISOString(),
     expires_at: upload.expiresAt.toISOString(),
     verified_at: iso(upload.verifiedAt),
+    /** When retention deleted its bytes (UPLOAD_RETENTION_HOURS): the API answers 404 for it since. */
+    deleted_at: iso(upload.deletedAt),
   };
 }
 

@@ -5,7 +5,7 @@ import { portalRouter } from '@/server/trpc/portal/portal-router';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as signInPost } from '@/app/api/portal/session/route';
 import { POST as portalTrpcPost } from '@/app/api/portal/trpc/[trpc]/route';
-import { resetConfigForTests } from '@/server/config';
+import { getConfig, resetConfigForTests } from '@/server/config';
 import { disconnectDb, getPrisma } from '@/server/db/client';
 import { hashKeySecret } from '@/server/domain/keys/key-secret';
 import { setBuyerEmail } from '@/server/domain/portal/owner-email';
@@ -222,9 +222,17 @@ describe("what the portal lists of a key's jobs and uploads", () => {
     expect(overview.jobs).toEqual([
       expect.objectContaining({ operation: 'video.generate', status: 'succeeded', units: 3, charged_units: 3 }),
     ]);
-    expect(overview.uploads).toEqual([expect.objectContaining({ purpose: 'image_input', status: 'verified', size_bytes: 10 })]);
+    // A verified upload is usable until retention deletes it, not until its completion deadline (retention review).
+    const created = (await getPrisma().upload.findUniqueOrThrow({ where: { id: uploadId } })).createdAt;
+    const kept = new Date(created.getTime() + getConfig().UPLOAD_RETENTION_HOURS * 3_600_000).toISOString();
+    expect(overview.uploads).toEqual([
+      expect.objectContaining({ purpose: 'image_input', status: 'verified', size_bytes: 10, usable_until: kept }),
+    ]);
     const shown = JSON.stringify({ jobs: overview.jobs, uploads: overview.uploads });
     for (const hidden of [jobId, uploadId, 'secret-plans.png', '"id"']) expect(shown).not.toContain(hidden);
+    // Once retention deleted its bytes, it says so (it was listed as verified).
+    await getPrisma().upload.update({ where: { id: uploadId }, data: { deletedAt: new Date() } });
+    expect((await caller.overview()).uploads).toEqual([expect.objectContaining({ status: 'deleted', usable_until: null })]);
   });
 });
 

@@ -82,6 +82,25 @@ describe('jobs: filters and a fresh link to the video', () => {
     await createVideoJob(mine.id, { id: jobId, status: 'running', input: { prompt: 'x' }, requestId: 'req_x' });
     expect(await caller.jobs.resultLink({ id: jobId })).toBeNull();
   });
+
+  it('a video retention deleted has no link (retention review: a fresh URL that answered 404)', async () => {
+    const { caller } = await operatorCaller();
+    const mine = await key(caller, 'old video');
+    const jobId = newId('job');
+    const resultKey = `outputs/${mine.id}/${jobId}.mp4`;
+    await createVideoJob(mine.id, {
+      id: jobId,
+      status: 'succeeded',
+      input: { prompt: 'x' },
+      requestId: 'req_old',
+      resultKey,
+      resultMimeType: 'video/mp4',
+    });
+    await getPrisma().storedOutput.create({ data: { storageKey: resultKey, apiKeyId: mine.id, sizeBytes: 100 } });
+    expect(await caller.jobs.resultLink({ id: jobId })).not.toBeNull();
+    await getPrisma().storedOutput.update({ where: { storageKey: resultKey }, data: { deletedAt: new Date() } });
+    expect(await caller.jobs.resultLink({ id: jobId })).toBeNull();
+  });
 });
 
 describe('uploads: preview link and the calls that used it', () => {
@@ -107,6 +126,12 @@ describe('uploads: preview link and the calls that used it', () => {
     expect(await caller.uploads.usedBy({ id: uploadId })).toEqual([
       expect.objectContaining({ job_id: jobId, request_id: 'req_used', outcome: 'submitted', units: 5, has_usage_row: false }),
     ]);
+    expect((await caller.uploads.get({ id: uploadId })).deleted_at).toBeNull();
+    // Retention deleted its bytes: shown as such, and no link (retention review: "verified", with links that answered 404).
+    const deletedAt = new Date();
+    await getPrisma().upload.update({ where: { id: uploadId }, data: { deletedAt } });
+    expect((await caller.uploads.get({ id: uploadId })).deleted_at).toBe(deletedAt.toISOString());
+    expect(await caller.uploads.fileLink({ id: uploadId })).toBeNull();
     await expectTrpcError(caller.uploads.fileLink({ id: 'upl_missing' }), 'NOT_FOUND', 'not_found');
   });
 });

@@ -5,6 +5,7 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber } from '@/components/ui/format';
 import { MediaPreview } from '@/components/ui/media-preview';
 import { MonoId } from '@/components/ui/mono-id';
+import { UploadStatus } from '@/components/uploads/upload-status';
 import { PageHeader } from '@/components/ui/page-header';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { orNotFound } from '@wgs/server/next';
@@ -31,6 +32,11 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
       <Card title="Preview">
         {file ? (
           <MediaPreview link={file} name={upload.filename} label={`Preview of ${upload.filename}`} />
+        ) : upload.deleted_at ? (
+          <p className="muted">
+            Its bytes were deleted on {formatDate(upload.deleted_at)}, <code>UPLOAD_RETENTION_HOURS</code> after it was created: the API
+            answers 404 for it since.
+          </p>
         ) : (
           <p className="muted">Only verified uploads are kept; this one is {upload.status}, so there is nothing to show.</p>
         )}
@@ -38,7 +44,7 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
       <Card title="Details">
         <DetailList
           items={[
-            ['Status', <StatusBadge key="status" status={upload.status} />],
+            ['Status', <UploadStatus key="status" upload={upload} />],
             ['Purpose', upload.purpose],
             ['File name', upload.filename],
             ['Type', upload.mime_type],
@@ -53,6 +59,7 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
             ['Created', formatDate(upload.created_at)],
             ['Expires', formatDate(upload.expires_at)],
             ['Verified', formatDate(upload.verified_at)],
+            ['Deleted', formatDate(upload.deleted_at)],
           ]}
         />
       </Card>

@@ -25,6 +25,12 @@ export default async function JobPage(props: { params: Promise<{ id: string }> }
         <Card title="Result">
           <MediaPreview link={result} name={`${job.id}.mp4`} label={`Video of job ${job.id}`} />
         </Card>
+      ) : job.status === 'succeeded' ? (
+        <Card title="Result">
+          <p className="muted">
+            The video was deleted <code>OUTPUT_RETENTION_HOURS</code> after it was made: its URLs answer 404.
+          </p>
+        </Card>
       ) : null}
       <div className="grid">
         <Card title="Details">
