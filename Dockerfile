@@ -16,10 +16,10 @@ COPY package.json package-lock.json .npmrc prisma.config.ts ./
 COPY packages ./packages
 COPY prisma ./prisma
 COPY scripts/prisma-generate.ts ./scripts/prisma-generate.ts
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY . .
 RUN npm run build
-RUN npm prune --omit=dev --no-audit --no-fund
+RUN npm prune --omit=dev --no-audit --no-fund --loglevel=warn
 RUN rm -rf .next/cache
 
 # ---- runtime: the builds and the production dependencies, Debian's ffmpeg, a non-root user ----

@@ -6,6 +6,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +35,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'networking.k8s.io/v1/Ingress': Ingress,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
 };
 
 const manifests: Manifest[] = readdirSync(K8S)
@@ -69,6 +71,12 @@ const envExample = new Map(
 );
 
 describe('deploy/kubernetes', () => {
+  it("keeps deploy.md's filled-in secret.yaml out of git and the image", () => {
+    const lines = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n');
+    expect(lines('.gitignore')).toContain('/secret.yaml');
+    expect(lines('.dockerignore')).toContain('secret.yaml');
+  });
+
   it('has the Deployments, the migrate Job, the Service, the Ingress, the autoscaler, the policies and the Secret example, each valid against the Kubernetes API schemas', () => {
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual(
       [
@@ -80,6 +88,7 @@ describe('deploy/kubernetes', () => {
         'Job/wgs-migrate',
         'NetworkPolicy/wgs-egress',
         'NetworkPolicy/wgs-ingress',
+        'PodDisruptionBudget/wgs-app',
         'Secret/wgs-secrets',
         'Service/wgs-app',
       ].sort(),
@@ -111,6 +120,12 @@ describe('deploy/kubernetes', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(pause + grace + 5);
     expect(find('Service', 'wgs-app').spec.ports[0].targetPort).toBe(app.ports[0].name);
     expect(find('HorizontalPodAutoscaler', 'wgs-app').spec.scaleTargetRef.name).toBe('wgs-app');
+    // The autoscaler owns the count (a fixed one would scale back at each apply); a drain leaves one serving.
+    expect(find('Deployment', 'wgs-app').spec.replicas).toBeUndefined();
+    expect(find('HorizontalPodAutoscaler', 'wgs-app').spec.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(find('PodDisruptionBudget', 'wgs-app').spec.selector.matchLabels).toEqual(
+      find('Deployment', 'wgs-app').spec.selector.matchLabels,
+    );
   });
 
   it('runs the worker and the migrate step with the commands compose.yaml gives them, on the same image', () => {
@@ -118,6 +133,7 @@ describe('deploy/kubernetes', () => {
     expect(images.size).toBe(1);
     expect(find('Deployment', 'wgs-worker').spec.template.spec.containers[0].command).toEqual(compose.services.worker.command);
     expect(find('Job', 'wgs-migrate').spec.template.spec.containers[0].command).toEqual(compose.services.migrate.command);
+    expect(find('Job', 'wgs-migrate').spec.activeDeadlineSeconds).toBeGreaterThan(0); // a stuck step fails, never hangs
   });
 
   it('names only settings the product reads (or provider keys) in its ConfigMap and Secret', () => {
@@ -352,6 +368,9 @@ describe('compose.yaml and .env.example', () => {
       expect(services[app].image).toBe(services.migrate.image);
     }
     expect(services.app1.command).toBeUndefined(); // the image's CMD
+    // A worker's 60 s to hand its jobs back (static review: it had the apps' 40 s); connections for two apps and a worker.
+    expect(Number.parseInt(services.worker.stop_grace_period, 10)).toBeGreaterThan(60);
+    expect(services.postgres.command.join(' ')).toMatch(/max_connections=(\d{3,})/);
     const nginx = readFileSync(join(ROOT, 'deploy', 'compose', 'nginx.conf'), 'utf8');
     expect(nginx).toContain('server app1:3000');
     expect(nginx).toContain('server app2:3000');
