@@ -39,5 +39,5 @@ export { createRequestContext } from '../trpc/context';
 export { portalCaller, topUpReturnOf } from '../trpc/portal/portal-caller';
 export { createPortalRequestContext } from '../trpc/portal/portal-context';
 export { portalRouter } from '../trpc/portal/portal-router';
-export { dashboardCallerOf, orNotFound } from '../trpc/server-caller';
+export { dashboardCallerOf, orNotFound, recordTitle } from '../trpc/server-caller';
 export { trpcEndpoint } from './trpc-endpoint';

@@ -41,6 +41,18 @@ export function tellingStoreAway(onStoreUnavailable?: () => void) {
 export const isMissingRecord = (error: unknown): boolean =>
   error instanceof TRPCError && (error.code === 'NOT_FOUND' || error.code === 'BAD_REQUEST');
 
+/**
+ * A detail page's title: what `read` found, named by `name`, or the 404 page's own when there is none. `read` is the
+ * page's (React's cache), so the record is read once; a read that failed otherwise keeps the page's kind of title.
+ */
+export async function recordTitle<T>(read: Promise<T>, kind: string, name: (record: T) => string): Promise<{ title: string }> {
+  try {
+    return { title: `${kind} ${name(await read)}` };
+  } catch (error) {
+    return { title: isMissingRecord(error) ? 'Page not found' : kind };
+  }
+}
+
 /** A detail page's read: a missing record renders the 404 page instead of an error. */
 export async function orNotFound<T>(read: Promise<T>): Promise<T> {
   try {

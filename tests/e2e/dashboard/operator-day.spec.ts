@@ -72,6 +72,8 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await page.getByRole('link', { name: 'Open the key' }).click();
 
   await expect(page.getByRole('heading', { level: 1, name: label })).toBeVisible();
+  // Each record's page has a title of its own (a11y review: every key's was "API key").
+  await expect(page).toHaveTitle(`API key ${label} · Workflow Generation Service`);
   const remaining = (await stat(page, 'remaining-units').textContent())!;
   await expect(page.getByTestId('units-bar')).toContainText(`${remaining} of ${remaining}`);
   await expect(page.getByRole('meter', { name: 'Remaining units' })).toHaveAttribute(
@@ -362,6 +364,7 @@ test('layout: a styled 404 everywhere, a long e-mail truncates, controls are rea
 
   await page.goto(`/keys/${randomUUID()}`);
   await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
+  await expect(page).toHaveTitle('Page not found · Workflow Generation Service');
   await expectAccessible(page, '404 in the dashboard');
   await keepScreenshot(page, 'not-found-dashboard');
 

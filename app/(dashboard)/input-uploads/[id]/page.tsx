@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import { StatusBadge } from '@/components/ui/badge';
 import { Card, DetailList } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
@@ -8,15 +9,20 @@ import { MonoId } from '@/components/ui/mono-id';
 import { UploadStatus } from '@/components/uploads/upload-status';
 import { PageHeader } from '@/components/ui/page-header';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { orNotFound } from '@wgs/server/next';
+import { orNotFound, recordTitle } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
-export const metadata: Metadata = { title: 'Upload' };
+/** The page's record, read once for its title and its body. */
+const readUpload = cache(async (id: string) => (await dashboardCaller(`/input-uploads/${id}`)).caller.uploads.get({ id }));
+
+export async function generateMetadata(props: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return recordTitle(readUpload((await props.params).id), 'Upload', (upload) => upload.filename);
+}
 
 export default async function UploadPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
   const { caller } = await dashboardCaller(`/input-uploads/${id}`);
-  const upload = await orNotFound(caller.uploads.get({ id }));
+  const upload = await orNotFound(readUpload(id));
   const [file, usedBy] = await Promise.all([caller.uploads.fileLink({ id: upload.id }), caller.uploads.usedBy({ id: upload.id })]);
   return (
     <div className="stack">

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import Link from 'next/link';
 import { MediaPreview } from '@/components/ui/media-preview';
 import { StatusBadge } from '@/components/ui/badge';
@@ -8,15 +9,20 @@ import { jobUnits } from '@/components/jobs/job-units';
 import { MonoId } from '@/components/ui/mono-id';
 import { PageHeader } from '@/components/ui/page-header';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { orNotFound } from '@wgs/server/next';
+import { orNotFound, recordTitle } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
-export const metadata: Metadata = { title: 'Job' };
+/** The page's record, read once for its title and its body. */
+const readJob = cache(async (id: string) => (await dashboardCaller(`/jobs/${id}`)).caller.jobs.get({ id }));
+
+export async function generateMetadata(props: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return recordTitle(readJob((await props.params).id), 'Job', (job) => job.id);
+}
 
 export default async function JobPage(props: { params: Promise<{ id: string }> }) {
   const { id } = await props.params;
   const { caller } = await dashboardCaller(`/jobs/${id}`);
-  const job = await orNotFound(caller.jobs.get({ id }));
+  const job = await orNotFound(readJob(id));
   const result = await caller.jobs.resultLink({ id: job.id });
   return (
     <div className="stack">

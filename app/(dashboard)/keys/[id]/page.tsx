@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import Link from 'next/link';
 import { UnitsPerDayChart } from '@/components/charts/usage-charts';
 import { EditLabel } from '@/components/keys/edit-label';
@@ -18,17 +19,22 @@ import { PurchasesTable } from '@/components/sales/purchases-table';
 import { SaleFlags } from '@/components/sales/sale-flags';
 import { BuyerEmailForm, ReinstateKey } from '@/components/sales/key-owner';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
-import { orNotFound } from '@wgs/server/next';
+import { orNotFound, recordTitle } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
-export const metadata: Metadata = { title: 'API key' };
+/** The page's record, read once for its title and its body. */
+const readKey = cache(async (id: string) => (await dashboardCaller(`/keys/${id}`)).caller.keys.get({ id }));
+
+export async function generateMetadata(props: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return recordTitle(readKey((await props.params).id), 'API key', (key) => key.label ?? `${key.prefix}…`);
+}
 
 export default async function KeyPage(props: { params: Promise<{ id: string }>; searchParams: SearchParams }) {
   const { id } = await props.params;
   const asked = rangeFromParams(await props.searchParams);
   const range = asked.value;
   const { caller, can } = await dashboardCaller(`/keys/${id}`);
-  const key = await orNotFound(caller.keys.get({ id }));
+  const key = await orNotFound(readKey(id));
   const [activity, refusals, margin, webhook, purchases, owner] = await Promise.all([
     caller.keys.activity({ id: key.id, days: 14 }),
     caller.refusals.byKey({ id: key.id, ...range }),

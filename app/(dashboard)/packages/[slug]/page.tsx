@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import Link from 'next/link';
 import { ArchivePackage } from '@/components/packages/archive-package';
 import { VersionDiff } from '@/components/packages/version-diff';
@@ -9,12 +10,17 @@ import { DataTable } from '@/components/ui/data-table';
 import { formatBytes, formatDate, formatNumber, formatPriceTerm, param, type SearchParams } from '@/components/ui/format';
 import { saleSummary } from '@/components/sales/money';
 import { PageHeader } from '@/components/ui/page-header';
-import { engineNamesOf, orNotFound } from '@wgs/server/next';
+import { engineNamesOf, orNotFound, recordTitle } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 import { MarginPanel } from '@/components/margin/margin-panel';
 import { rangeFromParams, TimeRangePicker } from '@/components/ui/time-range-picker';
 
-export const metadata: Metadata = { title: 'Package' };
+/** The page's record, read once for its title and its body. */
+const readPackage = cache(async (slug: string) => (await dashboardCaller(`/packages/${slug}`)).caller.packages.get({ slug }));
+
+export async function generateMetadata(props: { params: Promise<{ slug: string }> }): Promise<Metadata> {
+  return recordTitle(readPackage((await props.params).slug), 'Package', (pkg) => pkg.name);
+}
 
 function settingsRows(operations: Record<string, Record<string, unknown> | undefined>) {
   return Object.entries(operations)
@@ -29,7 +35,7 @@ export default async function PackagePage(props: { params: Promise<{ slug: strin
   const search = await props.searchParams;
   const created = param(search, 'created');
   const { caller, can } = await dashboardCaller(`/packages/${slug}`);
-  const pkg = await orNotFound(caller.packages.get({ slug }));
+  const pkg = await orNotFound(readPackage(slug));
   // Compare any two versions; by default the latest with the one before it. One the address names
   // that does not exist is said to, rather than compared as another. Each of the page's two forms
   // keeps the other's choice (its own parameters: `from`/`to` are the time range's).

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import { KeyStatus, failureText } from '@/components/providers/key-status';
 import { ProviderForm } from '@/components/providers/provider-form';
 import { SetProviderKeyForm } from '@/components/providers/set-key-form';
@@ -6,16 +7,21 @@ import { TestProviderForm } from '@/components/providers/test-provider-form';
 import { Alert, Card, DetailList, Stat } from '@/components/ui/card';
 import { formatNumber, param, type SearchParams } from '@/components/ui/format';
 import { PageHeader } from '@/components/ui/page-header';
-import { orNotFound, testOperationOf } from '@wgs/server/next';
+import { orNotFound, recordTitle, testOperationOf } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
 
-export const metadata: Metadata = { title: 'Provider' };
+/** The page's record, read once for its title and its body. */
+const readProvider = cache(async (name: string) => (await dashboardCaller(`/providers/${name}`)).caller.providers.get({ name }));
+
+export async function generateMetadata(props: { params: Promise<{ name: string }> }): Promise<Metadata> {
+  return recordTitle(readProvider((await props.params).name), 'Provider', (provider) => provider.name);
+}
 
 export default async function ProviderPage(props: { params: Promise<{ name: string }>; searchParams: SearchParams }) {
   const { name } = await props.params;
   const created = param(await props.searchParams, 'created');
-  const { caller, can } = await dashboardCaller(`/providers/${name}`);
-  const provider = await orNotFound(caller.providers.get({ name }));
+  const { can } = await dashboardCaller(`/providers/${name}`);
+  const provider = await orNotFound(readProvider(name));
   const { health } = provider;
   return (
     <div className="stack">
