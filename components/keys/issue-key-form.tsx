@@ -63,7 +63,8 @@ export function IssueKeyForm(props: { packages: PackageChoice[]; requested?: str
     const parsed = keyIssueInput.safeParse(input);
     const today = new Date().toISOString().slice(0, 10);
     const found = parsed.success ? {} : fieldErrors(parsed.error, input, (path) => LABELS[path] ?? path, keyIssueInput);
-    if (parsed.success && input.expiresOn && input.expiresOn < today) found.expiresOn = `Expires after must be today (${today}) or later`;
+    // Checked with the rest (review: only once every other field parsed, one round of errors after another).
+    if (!found.expiresOn && input.expiresOn && input.expiresOn < today) found.expiresOn = `Expires after must be today (${today}) or later`;
     setErrors(found);
     // Said once above the form (role=alert), so a screen reader hears why nothing was issued.
     setError(Object.keys(found).length > 0 ? 'Fix the highlighted fields.' : null);

@@ -36,7 +36,7 @@ export function PortalPackage({ overview }: { overview: PortalOverview }) {
           ['Concurrent requests', formatNumber(key.limits.concurrency)],
           ['Largest upload', formatBytes(key.limits.max_upload_bytes)],
           ['Storage held at once', formatBytes(key.limits.max_stored_bytes)],
-          ['Units bought', formatNumber(key.total_units)],
+          ['Units in all (package and top-ups)', formatNumber(key.total_units)],
         ]}
       />
     </Card>

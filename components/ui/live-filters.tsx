@@ -10,12 +10,14 @@ export type FilterField =
 
 const DEBOUNCE_MS = 300;
 
-/** The queries the fields stand for; `before`, the page shown when the form wrote, until a page of its queries arrives. */
+/** The page values the fields stand for, and the queries the form wrote whose page has not come yet (oldest first). */
 interface Standing {
-  queries: string[];
-  written: boolean;
-  before?: string;
+  accepted: string;
+  pending: string[];
 }
+
+/** Written queries remembered while their pages load: more than a typist writes in one page's time. */
+const MAX_PENDING = 8;
 
 /** Filled fields as a query string, trimmed (what apply writes to the URL). */
 function queryOf(entries: [string, FormDataEntryValue][]): string {
@@ -37,22 +39,22 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
   const form = useRef<HTMLFormElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
-  // What the fields stand for: the page's values they were rendered from until the form writes,
-  // then the last few queries it wrote (a page rendered for an earlier one arrives while the next
-  // is typed), and the page before them until one of theirs arrives (the form renders again with
-  // it as it writes). Other values render the fields anew (a new key), in the same render as those values.
+  // What the fields stand for: `accepted`, the page values they were last rendered from or that
+  // the form wrote; `pending`, the queries the form wrote whose page has not come yet (one written
+  // while the one before loads; the page before them renders again meanwhile). A page of a pending
+  // query is taken as it is (the fields hold what was typed since); any other values (Reset, "Clear
+  // the filters", back and forward, a new key) render the fields anew, in the same render as those values.
   const shown = queryOf(props.fields.map((field) => [field.name, field.value ?? '']));
-  const [standing, setStanding] = useState<Standing>({ queries: [shown], written: false });
+  const [standing, setStanding] = useState<Standing>({ accepted: shown, pending: [] });
   const [generation, setGeneration] = useState(0);
-  const rendered = useRef(shown);
-  useEffect(() => {
-    rendered.current = shown;
-  });
-  if (standing.queries.includes(shown)) {
-    if (standing.before !== undefined && shown !== standing.before) setStanding({ ...standing, before: undefined });
-  } else if (shown !== standing.before) {
-    setStanding({ queries: [shown], written: false });
-    setGeneration(generation + 1);
+  if (shown !== standing.accepted) {
+    const at = standing.pending.indexOf(shown);
+    // A page the form asked for: the ones written before it will not come any more.
+    if (at >= 0) setStanding({ accepted: shown, pending: standing.pending.slice(at + 1) });
+    else {
+      setStanding({ accepted: shown, pending: [] });
+      setGeneration(generation + 1);
+    }
   }
   useEffect(() => {
     // The fields went with the old form: the focus (a keyboard user's, on Reset) stays in the new one.
@@ -65,11 +67,10 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
     timer.current = setTimeout(() => {
       if (!form.current) return;
       const text = queryOf([...new FormData(form.current)]);
-      setStanding((last) => ({
-        queries: [...(last.written ? last.queries.slice(-4) : []), text],
-        written: true,
-        before: last.before ?? (last.queries.includes(text) ? undefined : rendered.current),
-      }));
+      setStanding((last) => {
+        const latest = last.pending.at(-1) ?? last.accepted;
+        return text === latest ? last : { ...last, pending: [...last.pending, text].slice(-MAX_PENDING) };
+      });
       // A changed filter starts again at the first page (the cursor is not a form field).
       router.replace(text ? `${pathname}?${text}` : pathname, { scroll: false });
     }, delay);
@@ -150,7 +151,16 @@ export function Filters(props: { action: string; fields: FilterField[]; label: s
         <button className="button" type="submit">
           Apply
         </button>
-        <Link className="button button-secondary" href={props.action}>
+        <Link
+          className="button button-secondary"
+          href={props.action}
+          onClick={() => {
+            // What was typed and not yet written stays unwritten; the fields empty now, whatever page is loading.
+            clearTimeout(timer.current);
+            setStanding({ accepted: shown, pending: [] });
+            setGeneration(generation + 1);
+          }}
+        >
           Reset
         </Link>
       </div>

@@ -41,7 +41,7 @@ export interface PortalJob {
 }
 
 export interface PortalUpload {
-  /** Its status, or `deleted` once retention deleted its bytes (/v1 answers 404 for it since). */
+  /** Its status, or `deleted` once retention deleted a verified one's bytes (/v1 answers 404 for it since). */
   status: string;
   purpose: string;
   size_bytes: number;
@@ -111,7 +111,7 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       created_at: job.created_at,
     })),
     uploads: uploads.items.map((upload) => ({
-      status: upload.deleted_at ? 'deleted' : upload.status,
+      status: upload.deleted_at && upload.status === 'verified' ? 'deleted' : upload.status,
       purpose: upload.purpose,
       size_bytes: upload.size_bytes,
       created_at: upload.created_at,

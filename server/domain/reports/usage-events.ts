@@ -148,8 +148,11 @@ export const USAGE_CSV_COLUMNS = [
 /** Money columns after USAGE_CSV_COLUMNS: units × the unit price (the margin report's: what was paid per unit for a key sold through Stripe, else the version's), and revenue − provider cost. */
 const MONEY_CSV_COLUMNS = ['revenue', 'margin'] as const;
 
-/** Columns added later, last so that the earlier ones keep their places: the key's label and the surface (`v1`, `openai`). */
-const LATER_CSV_COLUMNS = ['key_label', 'surface'] as const satisfies readonly (keyof UsageView)[];
+/**
+ * Columns added later, last so that the earlier ones keep their places: the key's label, the surface (`v1`, `openai`)
+ * and every engine called, in order, separated by spaces (an engine's name has none; empty when no fallback was named).
+ */
+const LATER_CSV_COLUMNS = ['key_label', 'surface', 'engines_tried'] as const satisfies readonly (keyof UsageView)[];
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -186,7 +189,7 @@ export async function* usageCsvLines(db: PrismaClient, sqlDb: SqlDb, filters: Us
         ...USAGE_CSV_COLUMNS.map((column) => item[column]),
         revenue?.toFixed() ?? null,
         margin?.toFixed() ?? null,
-        ...LATER_CSV_COLUMNS.map((column) => item[column]),
+        ...LATER_CSV_COLUMNS.map((column) => (column === 'engines_tried' ? item.engines_tried.join(' ') : item[column])),
       ];
       yield `${cells.map(csvCell).join(',')}\r\n`;
     }

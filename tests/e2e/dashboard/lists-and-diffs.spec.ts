@@ -234,3 +234,44 @@ test('package form by keyboard: the focus stays in the form when a tag or an eng
   await page.keyboard.press('Enter');
   await expect(engines.getByRole('button', { name: 'Add a fallback' })).toBeFocused();
 });
+
+test('Reset empties the filters whatever is still being written or loaded (review of the filters as you type)', async ({ page }) => {
+  await signedIn(page);
+  await page.goto('/keys');
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  const reset = page.getByRole('search', { name: 'Filter keys' }).getByRole('link', { name: 'Reset' });
+  const settled = async () => {
+    await expect(page).toHaveURL(/\/keys$/);
+    await expect(search).toHaveValue('');
+    await page.waitForTimeout(1_000); // nothing written or loaded later brings the filter back
+    await expect(page).toHaveURL(/\/keys$/);
+    await expect(search).toHaveValue('');
+  };
+
+  // Before the typed text was written: it never is.
+  await search.pressSequentially('beta', { delay: 20 });
+  await reset.click();
+  await settled();
+
+  // Written, its page still loading.
+  await page.route(/\/keys\?.*q=beta/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await route.continue().catch(() => {});
+  });
+  const loading = page.waitForRequest(/\/keys\?.*q=beta/);
+  await search.pressSequentially('beta', { delay: 20 });
+  await loading; // written; its page comes 800 ms later
+  await reset.click();
+  await settled();
+  await page.unroute(/\/keys\?.*q=beta/);
+
+  // After an empty query was written on the way (a filter typed and erased).
+  await search.pressSequentially('al', { delay: 20 });
+  await expect(page).toHaveURL(/[?&]q=al/);
+  await search.fill('');
+  await expect(page).toHaveURL(/\/keys$/);
+  await search.pressSequentially('beta', { delay: 20 });
+  await expect(page).toHaveURL(/[?&]q=beta/);
+  await reset.click();
+  await settled();
+});

@@ -65,6 +65,11 @@ test('keys: issue with expiry and extra units, plain errors, edit the label, fil
   await expect(page.getByRole('alert').filter({ hasText: 'Fix the highlighted fields.' })).toBeVisible();
   await expectAccessible(page, 'issue a key, with errors');
   await keepScreenshot(page, 'key-new-errors');
+  // A day in the past is said with the other errors, not after them.
+  await page.getByLabel('Expires after').fill('2020-01-01');
+  await page.getByRole('button', { name: 'Issue key' }).click();
+  await expect(page.getByTestId('expiresOn-error')).toHaveText(/^Expires after must be today \(\d{4}-\d{2}-\d{2}\) or later$/);
+  await expect(page.getByTestId('extraUnits-error')).toBeVisible();
   await page.getByLabel('Expires after').fill('2099-12-31');
   await page.getByLabel('Extra units').fill('500');
   await page.getByRole('button', { name: 'Issue key' }).click();

@@ -233,6 +233,9 @@ describe("what the portal lists of a key's jobs and uploads", () => {
     // Once retention deleted its bytes, it says so (it was listed as verified).
     await getPrisma().upload.update({ where: { id: uploadId }, data: { deletedAt: new Date() } });
     expect((await caller.overview()).uploads).toEqual([expect.objectContaining({ status: 'deleted', usable_until: null })]);
+    // One never verified kept no bytes to delete: it stays what it was (review: "deleted" too).
+    await getPrisma().upload.update({ where: { id: uploadId }, data: { status: 'expired' } });
+    expect((await caller.overview()).uploads).toEqual([expect.objectContaining({ status: 'expired', usable_until: null })]);
   });
 });
 

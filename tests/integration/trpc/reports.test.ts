@@ -96,15 +96,20 @@ describe('usage events', () => {
     const { caller } = await operatorCaller();
     const key = await keyWithPackage(caller);
     await usage(key.id, 'succeeded', 7);
-    await getPrisma().usageEvent.updateMany({ where: { apiKeyId: key.id }, data: { errorCode: '=HYPERLINK("x")' } });
+    await getPrisma().usageEvent.updateMany({
+      where: { apiKeyId: key.id },
+      data: { errorCode: '=HYPERLINK("x")', enginesTried: ['openai:gpt-4o', 'local'] },
+    });
     const lines: string[] = [];
     for await (const line of await caller.usage.csv({ key: key.id })) lines.push(line);
     expect(lines[0]).toBe(
       'id,created_at,api_key_id,key_prefix,operation,engine,outcome,units,error_code,request_id,job_id,duration_ms,' +
         'input_tokens,output_tokens,cached_input_tokens,characters,audio_seconds,images,image_size,video_seconds,provider_cost,unpriced,usage_estimated,' +
-        'revenue,margin,key_label,surface\r\n',
+        'revenue,margin,key_label,surface,engines_tried\r\n',
     );
     expect(lines).toHaveLength(2);
+    // Every engine tried, in order (outside audit: the docs said so, the export had no such column).
+    expect(lines[1]).toMatch(/,openai:gpt-4o local\r\n$/);
     expect(lines[1]).toContain(`,${key.id},`);
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
   });

@@ -38,7 +38,7 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
       <Card title="Preview">
         {file ? (
           <MediaPreview link={file} name={upload.filename} label={`Preview of ${upload.filename}`} />
-        ) : upload.deleted_at ? (
+        ) : upload.deleted_at && upload.status === 'verified' ? (
           <p className="muted">
             Its bytes were deleted on {formatDate(upload.deleted_at)}, <code>UPLOAD_RETENTION_HOURS</code> after it was created: the API
             answers 404 for it since.
