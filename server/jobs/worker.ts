@@ -1,4 +1,4 @@
-import type { PgBoss } from 'pg-boss';
+import type { JobResult, PgBoss } from 'pg-boss';
 import { getConfig } from '../config';
 import { getSqlDb } from '../db/client';
 import { createBoss, ensureQueues, VIDEO_DEAD_LETTER_QUEUE, VIDEO_QUEUE, type VideoJobMessage } from '../domain/queue/job-queue';
@@ -10,6 +10,13 @@ import { ensureWebhookQueue, WEBHOOK_QUEUE, type WebhookMessage } from '../domai
 // number of processes and machines, share it safely: pg-boss hands each attempt to one
 // worker (SKIP LOCKED), heartbeats it while it runs, and its supervisor gives the attempt of
 // a worker that stopped heartbeating (killed, machine lost) to another worker.
+
+/**
+ * Webhook attempts one of the worker's pollers sends at once. Each waits on a customer's endpoint
+ * (up to DELIVERY_DEADLINE_MS, 15 s), not on this machine: one by one, a few endpoints that never
+ * answer held every other key's webhooks back by 15 s each (webhooks audit).
+ */
+const WEBHOOK_ATTEMPTS_AT_ONCE = 16;
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -36,10 +43,23 @@ export async function startWorker(options: { concurrency?: number } = {}): Promi
   });
 
   await ensureWebhookQueue(boss);
-  await boss.work<WebhookMessage>(WEBHOOK_QUEUE, { ...polling, batchSize: 1, localConcurrency: concurrency }, async ([job]) => {
-    if (!job) return;
-    return { outcome: await deliverWebhook(getSqlDb(), job.data.deliveryId, job.data.due) };
-  });
+  // A batch's attempts run side by side, each settled on its own (one failing retries only itself).
+  const webhookWork = { ...polling, batchSize: WEBHOOK_ATTEMPTS_AT_ONCE, localConcurrency: concurrency, perJobResults: true };
+  await boss.work<WebhookMessage>(WEBHOOK_QUEUE, webhookWork, (jobs) =>
+    Promise.all(
+      jobs.map(async (job): Promise<JobResult> => {
+        try {
+          return {
+            id: job.id,
+            status: 'completed',
+            output: { outcome: await deliverWebhook(getSqlDb(), job.data.deliveryId, job.data.due) },
+          };
+        } catch (error) {
+          return { id: job.id, status: 'failed', output: { message: error instanceof Error ? error.message : String(error) } };
+        }
+      }),
+    ),
+  );
 
   let stopped = false;
   return {

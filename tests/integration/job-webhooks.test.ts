@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -9,6 +9,7 @@ import { getPool, getPrisma } from '@/server/db/client';
 import { CLI_ACTOR } from '@/server/domain/actor';
 import { stopJobQueue } from '@/server/domain/queue/job-queue';
 import { listKeyDeliveries, resendDelivery, setKeyWebhook } from '@/server/domain/webhooks/manage-webhook';
+import { queueDeliveries } from '@/server/domain/webhooks/webhook-queue';
 import { startWorker, type RunningWorker } from '@/server/jobs/worker';
 import { enableMetrics, type Metrics } from '@/server/observability/metrics';
 import { api, call, createTestKey, type TestKey } from '../helpers/api';
@@ -232,6 +233,45 @@ describe('job webhooks with a running worker', () => {
     const [, resent] = await received(receiver, 2);
     expect(resent!.headers['webhook-id']).toBe(request!.headers['webhook-id']);
     expect(verified(again.secret, resent!).type).toBe('job.cancelled');
+  });
+});
+
+describe("an endpoint that never answers (webhooks audit: two of them held every key's webhooks 15 s)", () => {
+  it("holds up no other key's delivery: that one arrives while the four hanging attempts are still waiting", async () => {
+    const hanging: ServerResponse[] = [];
+    let cut = 0;
+    const blackHole = createServer((request, response) => {
+      hanging.push(response);
+      request.socket.once('close', () => (cut += 1));
+    });
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    receiver = await startReceiver();
+    const worker = await startWorker({ concurrency: 2 });
+    try {
+      const stalled = await keyWithWebhook();
+      await setKeyWebhook(getPrisma(), CLI_ACTOR, stalled.id, `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/hook`);
+      const waiting = await keyWithWebhook();
+      const delivery = async (apiKeyId: string, n: number) => {
+        const id = `msg_${randomBytes(16).toString('hex')}`;
+        await getPool().query(
+          `INSERT INTO webhook_deliveries (id, api_key_id, job_id, event_type, next_attempt_at) VALUES ($1, $2, $3, 'job.succeeded', now())`,
+          [id, apiKeyId, `job_hang${n}${randomBytes(10).toString('hex')}`],
+        );
+        return id;
+      };
+      const stalledIds = await Promise.all([1, 2, 3, 4].map((n) => delivery(stalled.id, n)));
+      await queueDeliveries(stalledIds);
+      await pollUntil('the four attempts to hang', async () => (hanging.length === 4 ? true : undefined));
+      await queueDeliveries([await delivery(waiting.id, 5)]);
+      await received(receiver, 1);
+      expect(cut, 'no hanging attempt was cut off before the other key was served').toBe(0);
+      expect(await deliveriesSettled(waiting.id)).toMatchObject({ status: 'delivered', attempts: 1 });
+    } finally {
+      for (const response of hanging) response.destroy();
+      blackHole.closeAllConnections();
+      await new Promise<void>((resolve) => blackHole.close(() => resolve()));
+      await worker.stop();
+    }
   });
 });
 

@@ -76,6 +76,18 @@ describe('a delivery to an origin a provider opened', () => {
       allowProviderPrivateOrigin('provider:internal-llm', null);
     }
   });
+
+  it("to a private URL saved while private networks were allowed: recorded without the operator's setting, which the portal shows the buyer", async () => {
+    const key = await keyOnFreshPackage('hookprivate');
+    await setKeyWebhook(getPrisma(), CLI_ACTOR, key.id, 'https://hooks.example.com/wgs');
+    await getPool().query('UPDATE api_keys SET webhook_url = $1 WHERE id = $2', [`https://127.0.0.1:${port}/hook`, key.id]);
+    const deliveryId = await pendingDelivery(key.id);
+    hits = 0;
+    expect(await deliverWebhook(getSqlDb(), deliveryId)).toBe('retry');
+    expect(hits).toBe(0);
+    const [delivery] = await listKeyDeliveries(getPrisma(), key.id);
+    expect(delivery!.last_error).toBe('the endpoint URL must name a public host: 127.0.0.1 is a private or reserved address');
+  });
 });
 
 describe('saving an endpoint', () => {

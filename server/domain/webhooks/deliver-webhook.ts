@@ -183,7 +183,8 @@ export async function deliverWebhook(db: SqlDb, deliveryId: string, due?: string
     return 'skipped';
   }
   const body = jobEventBody(delivery);
-  const problem = webhookUrlProblem(delivery.webhook_url);
+  // The customer reads this record too (the portal's deliveries): no operator setting is named in it.
+  const problem = webhookUrlProblem(delivery.webhook_url, 'customer');
   let answer: AttemptAnswer;
   if (problem) {
     answer = { error: `the endpoint URL ${problem}` };
