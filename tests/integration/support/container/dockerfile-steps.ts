@@ -94,7 +94,7 @@ function npmEnv(stage: Stage): NodeJS.ProcessEnv {
  * does not run as the image's user).
  */
 const RUN_STEPS: Record<string, (stage: Stage, build: BuildContext) => void> = {
-  'npm ci --no-audit --no-fund': (stage, build) => {
+  'npm ci --no-audit --no-fund --loglevel=warn': (stage, build) => {
     const app = hostPath(stage, stage.workdir);
     const lock = readFileSync(join(app, 'package-lock.json'), 'utf8');
     if (lock !== readFileSync(join(build.context, 'package-lock.json'), 'utf8')) throw new Error('package-lock.json differs');
@@ -112,8 +112,8 @@ const RUN_STEPS: Record<string, (stage: Stage, build: BuildContext) => void> = {
     linkCopy(build.nextBuild, join(app, '.next'));
     linkCopy(build.serverBundle, join(app, 'dist'));
   },
-  'npm prune --omit=dev --no-audit --no-fund': (stage) => {
-    run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund'], hostPath(stage, stage.workdir), npmEnv(stage));
+  'npm prune --omit=dev --no-audit --no-fund --loglevel=warn': (stage) => {
+    run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=warn'], hostPath(stage, stage.workdir), npmEnv(stage));
   },
   'rm -rf .next/cache': (stage) => rmSync(join(hostPath(stage, stage.workdir), '.next', 'cache'), { recursive: true, force: true }),
   'apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*': () => {
