@@ -1,11 +1,9 @@
+import { retentionDeletedBytes } from '@/server/contract/dashboard/upload-retention';
 import { StatusBadge } from '../ui/badge';
 
-/**
- * An upload's status; a verified one's bytes retention deleted, that (the API answers 404 for it). One never verified
- * kept no bytes to delete: its status (expired, failed) says what it is.
- */
+/** An upload's status, or that retention deleted its bytes (with the status it had). */
 export function UploadStatus({ upload }: { upload: { status: string; deleted_at: string | null } }) {
-  return upload.deleted_at && upload.status === 'verified' ? (
+  return retentionDeletedBytes(upload) ? (
     <StatusBadge status="deleted" label={`deleted (was ${upload.status})`} />
   ) : (
     <StatusBadge status={upload.status} />

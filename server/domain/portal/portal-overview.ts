@@ -1,4 +1,5 @@
 import { getConfig } from '../../config';
+import { retentionDeletedBytes } from '../../contract/dashboard/upload-retention';
 import type { KeyDescription } from '../../contract/key';
 import type { SqlDb } from '../../db/client';
 import type { PrismaClient } from '../../db/generated/client';
@@ -111,7 +112,7 @@ export async function getPortalOverview(db: PrismaClient, sql: SqlDb, apiKeyId: 
       created_at: job.created_at,
     })),
     uploads: uploads.items.map((upload) => ({
-      status: upload.deleted_at && upload.status === 'verified' ? 'deleted' : upload.status,
+      status: retentionDeletedBytes(upload) ? 'deleted' : upload.status,
       purpose: upload.purpose,
       size_bytes: upload.size_bytes,
       created_at: upload.created_at,

@@ -8,6 +8,7 @@ import { MediaPreview } from '@/components/ui/media-preview';
 import { MonoId } from '@/components/ui/mono-id';
 import { UploadStatus } from '@/components/uploads/upload-status';
 import { PageHeader } from '@/components/ui/page-header';
+import { retentionDeletedBytes } from '@/server/contract/dashboard/upload-retention';
 import { usageRowHref } from '@/server/contract/dashboard/usage-filters';
 import { orNotFound, recordTitle } from '@wgs/server/next';
 import { dashboardCaller } from '@/app/(dashboard)/operator';
@@ -38,7 +39,7 @@ export default async function UploadPage(props: { params: Promise<{ id: string }
       <Card title="Preview">
         {file ? (
           <MediaPreview link={file} name={upload.filename} label={`Preview of ${upload.filename}`} />
-        ) : upload.deleted_at && upload.status === 'verified' ? (
+        ) : retentionDeletedBytes(upload) ? (
           <p className="muted">
             Its bytes were deleted on {formatDate(upload.deleted_at)}, <code>UPLOAD_RETENTION_HOURS</code> after it was created: the API
             answers 404 for it since.
